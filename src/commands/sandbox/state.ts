@@ -1,0 +1,64 @@
+// The record of a sandbox started from this config folder (sandbox.json), and how to tell if it still runs.
+import { readFileSync, rmSync, writeFileSync, renameSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface SandboxState {
+  pid: number;
+  url: string;
+  data: string;
+  log: string | null;
+  started_at: string;
+  detached: boolean;
+}
+
+export const statePath = (configDir: string) => join(configDir, 'sandbox.json');
+export const logPath = (configDir: string) => join(configDir, 'sandbox.log');
+
+export function readState(configDir: string): SandboxState | null {
+  try {
+    const s = JSON.parse(readFileSync(statePath(configDir), 'utf8')) as SandboxState;
+    return typeof s.pid === 'number' && typeof s.url === 'string' ? s : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Written whole or not at all (temp file, then rename). */
+export function writeState(configDir: string, state: SandboxState): void {
+  mkdirSync(configDir, { recursive: true, mode: 0o700 });
+  const tmp = `${statePath(configDir)}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+  renameSync(tmp, statePath(configDir));
+}
+
+export function removeState(configDir: string, pid: number): void {
+  if (readState(configDir)?.pid === pid) rmSync(statePath(configDir), { force: true });
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The running sandbox recorded here, or null (a stale record is removed). */
+export async function liveSandbox(configDir: string): Promise<SandboxState | null> {
+  const state = readState(configDir);
+  if (!state) return null;
+  if (isAlive(state.pid) && (await answers(state.url))) return state;
+  if (!isAlive(state.pid)) rmSync(statePath(configDir), { force: true });
+  return null;
+}
+
+export async function answers(url: string, timeoutMs = 1500): Promise<boolean> {
+  try {
+    const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(timeoutMs) });
+    await res.body?.cancel();
+    return res.ok;
+  } catch {
+    return false;
+  }
+}

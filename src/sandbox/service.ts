@@ -1,0 +1,300 @@
+// The sandbox's domain: runs, the pipeline clock, gates, spec, scorecard. No HTTP here; the server
+// translates requests into these calls and Failures into error envelopes.
+import { randomBytes } from 'node:crypto';
+import { GATE_NAMES, TERMINAL_EVENTS, type GateName } from '../contract/events.js';
+import { AppSpecInput, type Gate, type RunCreateParams } from '../contract/schemas.js';
+import { Failure, failureFromZod } from './failure.js';
+import { appIdFor, brandFor, initialSpec, rejectionReasonFor, scorecardFor, screensFor } from './generate.js';
+import type { RunRecord, StoredEvent, Store } from './store.js';
+
+export const STAGES = ['01_intake', '02_concept', '03_brand', '04_design', '05_build', '06_qa', '07_scoring', '08_submission', '09_review'] as const;
+const GATE_AFTER: Partial<Record<string, GateName>> = { '02_concept': 'idea', '03_brand': 'brand', '07_scoring': 'final' };
+const BACK_TO: Record<GateName, string> = { idea: '02_concept', brand: '03_brand', final: '04_design' };
+const TICKS = 4; // a stage reports 0, 25, 50, 75, 100 percent
+
+export function newId(prefix: string): string {
+  return `${prefix}_${randomBytes(15).toString('base64url')}`;
+}
+
+type Level = 'info' | 'warn' | 'error';
+/** Log lines per stage and tick: what a build and QA system would say. */
+const LOGS: Record<string, Array<Array<[Level, string]>>> = {
+  '01_intake': [[['info', 'Reading the request']], [['info', 'Normalising audience and monetization']], [['info', 'Checking for name collisions on the App Store']], [['info', 'Intake complete']]],
+  '02_concept': [[['info', 'Drafting the concept']], [['info', 'Choosing core features']], [['info', 'Writing the App Spec']], [['info', 'Concept ready for review']]],
+  '03_brand': [[['info', 'Generating palette candidates']], [['info', 'Pairing typefaces']], [['info', 'Checking contrast ratios (WCAG AA)']], [['info', 'Brand kit ready for review']]],
+  '04_design': [[['info', 'Laying out screens']], [['info', 'Building the component library']], [['info', 'Rendering screenshots']], [['info', 'Design complete']]],
+  '05_build': [
+    [['info', 'Resolving Swift packages (14 dependencies)'], ['info', 'Compiling Swift sources (1/412)']],
+    [['info', 'Compiling Swift sources (206/412)'], ['warn', "warning: 'UIApplication.keyWindow' was deprecated in iOS 13.0"]],
+    [['info', 'Compiling Swift sources (412/412)'], ['info', 'Linking']],
+    [['info', 'Code signing with the sandbox distribution certificate'], ['info', 'Archive succeeded']],
+  ],
+  '06_qa': [
+    [['info', 'Booting simulators: iPhone 16 Pro, iPhone SE (3rd generation)']],
+    [['info', 'UI tests: 48 passed, 0 failed'], ['warn', 'Snapshot differs by 0.4% on Settings (within tolerance)']],
+    [['info', 'Accessibility audit: 0 issues']],
+    [['info', 'QA complete']],
+  ],
+  '07_scoring': [[['info', 'Scoring visual beauty']], [['info', 'Scoring harmony']], [['info', 'Running pre-flight checks']], [['info', 'Scorecard ready']]],
+  '08_submission': [[['info', 'Uploading build to App Store Connect']], [['info', 'Processing build']], [['info', 'Submitting for review']], [['info', 'Submitted']]],
+  '09_review': [[['info', 'Waiting for review']], [['info', 'In review']], [['info', 'Review finishing']], [['info', 'Review complete']]],
+};
+
+export interface ServiceOptions {
+  stageMs: number;
+  seed: number;
+}
+
+export type EventListener = (runId: string, ev: StoredEvent, terminal: boolean) => void;
+
+export class SandboxService {
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly listeners = new Set<EventListener>();
+  private stopped = false;
+
+  constructor(
+    readonly store: Store,
+    readonly opts: ServiceOptions,
+  ) {}
+
+  /** Picks up every run that was moving when the sandbox last stopped. */
+  start(): void {
+    for (const rec of this.store.runs.values()) if (rec.run.status === 'running') this.schedule(rec);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+  }
+
+  onEvent(fn: EventListener): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  private get tickMs(): number {
+    return Math.max(1, this.opts.stageMs / (TICKS + 1));
+  }
+
+  private now(): string {
+    return new Date().toISOString();
+  }
+
+  getRun(id: string): RunRecord {
+    const rec = this.store.runs.get(id);
+    if (!rec) throw new Failure('run_not_found', `no run with id ${JSON.stringify(id)}`, 'id');
+    return rec;
+  }
+
+  createRun(params: RunCreateParams): RunRecord {
+    const now = this.now();
+    const { text, magic, spec } = initialSpec(params, this.opts.seed);
+    const gate = (name: GateName): Gate => ({ name, state: 'waiting', decided_at: null, notes: null });
+    const rec: RunRecord = {
+      seq: this.store.nextSeq(),
+      run: { id: newId('run'), mode: params.mode, status: 'running', stage: STAGES[0], gate_pending: null, app_id: null, created_at: now, updated_at: now },
+      spec,
+      gates: { idea: gate('idea'), brand: gate('brand'), final: gate('final') },
+      text,
+      magic,
+      stageIndex: 0,
+      tick: 0,
+      furthest: -1,
+      scorecard: null,
+      appStoreUrl: null,
+      lastEventSeq: 0,
+      artifactTimes: {},
+      artifactInputs: {},
+    };
+    const events: StoredEvent[] = [];
+    this.store.transaction(() => {
+      events.push(this.event(rec, 'run.created', { mode: params.mode }));
+      this.advance(rec, events);
+      this.store.saveRun(rec);
+    });
+    this.publish(rec, events);
+    return rec;
+  }
+
+  cancel(id: string): RunRecord {
+    const rec = this.getRun(id);
+    if (rec.run.status === 'canceled') return rec;
+    if (isTerminal(rec)) throw new Failure('run_not_active', `run ${id} is ${rec.run.status} and can no longer be canceled`);
+    const events: StoredEvent[] = [];
+    this.store.transaction(() => {
+      this.clearTimer(rec);
+      Object.assign(rec.run, { status: 'canceled', gate_pending: null, updated_at: this.now() });
+      events.push(this.event(rec, 'run.canceled', { stage: rec.run.stage, reason: 'canceled by a user' }));
+      this.store.saveRun(rec);
+    });
+    this.publish(rec, events);
+    return rec;
+  }
+
+  decide(id: string, name: string, decision: 'approved' | 'rejected', notes: string | null): { gate: Gate; run: RunRecord['run'] } {
+    const rec = this.getRun(id);
+    if (!(GATE_NAMES as readonly string[]).includes(name)) throw new Failure('unknown_gate', `unknown gate ${JSON.stringify(name)}: one of idea, brand, final`, 'gate');
+    const gateName = name as GateName;
+    const gate = rec.gates[gateName];
+    if (gate.state !== 'pending' || rec.run.gate_pending !== gateName)
+      throw new Failure('gate_not_pending', `gate ${gateName} is ${gate.state}, not pending (run ${rec.run.status})`, 'gate');
+    const events: StoredEvent[] = [];
+    this.store.transaction(() => {
+      const now = this.now();
+      Object.assign(gate, { state: decision, decided_at: now, notes });
+      Object.assign(rec.run, { status: 'running', gate_pending: null, updated_at: now });
+      events.push(this.event(rec, 'run.gate_resolved', { gate: gateName, decision }));
+      rec.stageIndex = decision === 'approved' ? STAGES.indexOf(rec.run.stage as (typeof STAGES)[number]) + 1 : STAGES.indexOf(BACK_TO[gateName] as (typeof STAGES)[number]);
+      rec.tick = 0;
+      this.advance(rec, events);
+      this.store.saveRun(rec);
+    });
+    this.publish(rec, events);
+    return { gate: { ...gate }, run: rec.run };
+  }
+
+  patchSpec(id: string, patch: unknown): RunRecord {
+    const rec = this.getRun(id);
+    const open = rec.run.status === 'awaiting_approval' || (rec.run.status === 'running' && rec.gates.final.state !== 'approved');
+    if (!open) throw new Failure('spec_locked', `the spec of run ${id} is locked (run ${rec.run.status}${rec.gates.final.state === 'approved' ? ', final gate approved' : ''})`);
+    if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) throw new Failure('invalid_value', 'a merge patch must be a JSON object');
+    const merged = mergePatch(rec.spec, patch);
+    const parsed = AppSpecInput.safeParse(merged);
+    if (!parsed.success) throw failureFromZod(parsed.error, merged);
+    this.store.transaction(() => {
+      rec.spec = merged as RunRecord['spec'];
+      rec.run.updated_at = this.now();
+      rec.artifactTimes.spec = rec.run.updated_at;
+      this.store.saveRun(rec);
+    });
+    return rec;
+  }
+
+  /** Moves a run one tick: reports progress and logs, and at a stage's end opens a gate, finishes, or moves on. */
+  private advance(rec: RunRecord, events: StoredEvent[]): void {
+    const stage = STAGES[rec.stageIndex]!;
+    const t = rec.tick;
+    rec.run.stage = stage;
+    rec.run.updated_at = this.now();
+    events.push(this.event(rec, 'run.stage_changed', { stage, percent: t * (100 / TICKS) }));
+    for (const [level, message] of t > 0 ? (LOGS[stage]?.[t - 1] ?? []) : []) events.push(this.log(rec, stage, level, message));
+    if (stage === '05_build' && rec.magic.fail && t === 2) {
+      events.push(this.log(rec, stage, 'error', "error: Command SwiftCompile failed with a nonzero exit code (AppDelegate.swift:42: cannot find 'Analytics' in scope)"));
+      rec.run.status = 'failed';
+      events.push(this.event(rec, 'run.failed', { stage, error: { code: 'build_failed', message: 'xcodebuild archive failed: 1 error in AppDelegate.swift' } }));
+      return;
+    }
+    if (t < TICKS) {
+      rec.tick++;
+      this.schedule(rec);
+      return;
+    }
+    // The stage is complete.
+    this.completeStage(rec, stage, events);
+    const gate = GATE_AFTER[stage];
+    if (gate) {
+      Object.assign(rec.gates[gate], { state: 'pending', decided_at: null, notes: null });
+      Object.assign(rec.run, { status: 'awaiting_approval', gate_pending: gate });
+      events.push(this.event(rec, 'run.gate_pending', { gate, stage }));
+      return;
+    }
+    if (rec.stageIndex === STAGES.length - 1) {
+      if (rec.magic.reject) {
+        rec.run.status = 'rejected';
+        events.push(this.event(rec, 'run.rejected', { reason: rejectionReasonFor(this.opts.seed, rec.text) }));
+      } else {
+        const appId = appIdFor(this.opts.seed, rec.text, rec.run.id);
+        rec.appStoreUrl = `https://apps.apple.com/app/id${appId}`;
+        Object.assign(rec.run, { status: 'accepted', app_id: appId });
+        events.push(this.event(rec, 'run.accepted', { app_id: appId, app_store_url: rec.appStoreUrl }));
+      }
+      return;
+    }
+    rec.stageIndex++;
+    rec.tick = 0;
+    this.schedule(rec);
+  }
+
+  private completeStage(rec: RunRecord, stage: string, events: StoredEvent[]): void {
+    const index = STAGES.indexOf(stage as (typeof STAGES)[number]);
+    rec.furthest = Math.max(rec.furthest, index);
+    const now = rec.run.updated_at!;
+    const touch = (...kinds: string[]) => kinds.forEach((k) => (rec.artifactTimes[k] = now));
+    if (stage === '02_concept') touch('spec');
+    if (stage === '03_brand') {
+      rec.spec.brand = { ...brandFor(this.opts.seed, rec.text), ...rec.spec.brand };
+      touch('spec', 'metadata');
+    }
+    if (stage === '04_design') {
+      rec.spec.screens ??= screensFor(this.opts.seed, rec.text);
+      rec.artifactInputs.screenshots = { palette: rec.spec.brand?.palette ?? [], screens: rec.spec.screens.map((s) => s.id) };
+      touch('spec', 'screenshots');
+    }
+    if (stage === '05_build') {
+      rec.artifactInputs.ipa = { name: rec.spec.name, ...(rec.spec.bundle_id ? { bundle_id: rec.spec.bundle_id } : {}) };
+      touch('ipa');
+    }
+    if (stage === '07_scoring') {
+      rec.scorecard = scorecardFor(this.opts.seed, rec.text, rec.magic);
+      touch('scorecard', 'preflight');
+      events.push(this.event(rec, 'run.scored', { score: rec.scorecard.score, passed: rec.scorecard.passed }));
+    }
+  }
+
+  private schedule(rec: RunRecord): void {
+    if (this.stopped) return;
+    this.clearTimer(rec);
+    const timer = setTimeout(() => {
+      this.timers.delete(rec.run.id);
+      if (rec.run.status !== 'running') return;
+      const events: StoredEvent[] = [];
+      this.store.transaction(() => {
+        this.advance(rec, events);
+        this.store.saveRun(rec);
+      });
+      this.publish(rec, events);
+    }, this.tickMs);
+    this.timers.set(rec.run.id, timer);
+  }
+
+  private clearTimer(rec: RunRecord): void {
+    const t = this.timers.get(rec.run.id);
+    if (t) clearTimeout(t);
+    this.timers.delete(rec.run.id);
+  }
+
+  private event(rec: RunRecord, type: string, data: Record<string, unknown>): StoredEvent {
+    const seq = ++rec.lastEventSeq;
+    const json = JSON.stringify({ id: newId('evt'), type, created_at: this.now(), run_id: rec.run.id, data });
+    const ev = { seq, type, json };
+    this.store.appendEvent(rec.run.id, ev);
+    return ev;
+  }
+
+  private log(rec: RunRecord, stage: string, level: Level, message: string): StoredEvent {
+    return this.event(rec, 'log', { stage, level, message, ts: this.now() });
+  }
+
+  /** Tells listeners only after the transaction committed: nothing is announced that could still be lost. */
+  private publish(rec: RunRecord, events: StoredEvent[]): void {
+    this.store.afterCommit(() => {
+      for (const ev of events) for (const fn of this.listeners) fn(rec.run.id, ev, TERMINAL_EVENTS.has(ev.type));
+    });
+  }
+}
+
+export function isTerminal(rec: RunRecord): boolean {
+  return ['accepted', 'rejected', 'failed', 'canceled'].includes(rec.run.status);
+}
+
+/** RFC 7396 JSON Merge Patch: null removes a key, objects merge, everything else (arrays too) replaces. */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
+  const out: Record<string, unknown> = target && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete out[key];
+    else out[key] = mergePatch(out[key], value);
+  }
+  return out;
+}

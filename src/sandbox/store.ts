@@ -1,0 +1,221 @@
+// The sandbox's state: served from memory, written through to SQLite (node:sqlite) in one transaction
+// per change, before the change is acknowledged. ':memory:' gives the same store without a file.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { AppSpecInput, Gate, Run, Scorecard } from '../contract/schemas.js';
+import type { GateName } from '../contract/events.js';
+import type { Magic } from './generate.js';
+
+export interface RunRecord {
+  seq: number;
+  run: Run;
+  spec: AppSpecInput;
+  gates: Record<GateName, Gate>;
+  text: string;
+  magic: Magic;
+  stageIndex: number;
+  tick: number;
+  /** Highest stage index completed at least once: decides which artifacts are ready. */
+  furthest: number;
+  scorecard: Scorecard | null;
+  appStoreUrl: string | null;
+  lastEventSeq: number;
+  /** When each artifact kind last changed (ISO). */
+  artifactTimes: Record<string, string>;
+  /** What binary artifacts were built from, frozen when their stage completed, so a file never changes under its sha256. */
+  artifactInputs: { screenshots?: { palette: string[]; screens: string[] }; ipa?: { name: string; bundle_id?: string } };
+}
+
+export interface StoredEvent {
+  seq: number;
+  type: string;
+  /** The event envelope as one line of JSON: what SSE sends and webhooks post. */
+  json: string;
+}
+
+export interface WebhookRecord {
+  seq: number;
+  id: string;
+  url: string;
+  events: string[];
+  secret: string;
+  status: 'enabled' | 'deleted';
+  created_at: string;
+}
+
+export interface DeliveryRecord {
+  seq: number;
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  body: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  /** Attempts allowed before `failed`; a redelivery raises it by another full round. */
+  max_attempts: number;
+  last_status_code: number | null;
+  next_attempt_at: string | null;
+  created_at: string;
+}
+
+export interface IdempotencyRecord {
+  fingerprint: string;
+  status: number;
+  body: string;
+  createdAtMs: number;
+}
+
+type Sqlite = typeof import('node:sqlite');
+
+export class Store {
+  readonly runs = new Map<string, RunRecord>();
+  /** Run ids in creation order (oldest first). */
+  readonly runOrder: string[] = [];
+  readonly events = new Map<string, StoredEvent[]>();
+  readonly webhooks = new Map<string, WebhookRecord>();
+  readonly deliveries = new Map<string, DeliveryRecord>();
+  readonly idempotency = new Map<string, IdempotencyRecord>();
+  private seq = 0;
+  private readonly db: DatabaseSync;
+  private readonly stmts: Record<string, StatementSync>;
+  private depth = 0;
+  private afterCommitQueue: Array<() => void> = [];
+
+  private constructor(sqlite: Sqlite, readonly path: string) {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    this.db = new sqlite.DatabaseSync(path);
+    // WAL + NORMAL: a committed transaction survives a crash of this process (not a power cut: the sandbox is a test server).
+    this.db.exec(`PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=2000;
+      CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS runs (id TEXT PRIMARY KEY, seq INTEGER NOT NULL, body TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS events (run_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS webhooks (id TEXT PRIMARY KEY, seq INTEGER NOT NULL, body TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS deliveries (id TEXT PRIMARY KEY, seq INTEGER NOT NULL, body TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS idempotency (scope TEXT PRIMARY KEY, created_at INTEGER NOT NULL, body TEXT NOT NULL);`);
+    const p = (sql: string) => this.db.prepare(sql);
+    this.stmts = {
+      putRun: p('INSERT INTO runs (id, seq, body) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET body = excluded.body'),
+      putEvent: p('INSERT INTO events (run_id, seq, type, body) VALUES (?, ?, ?, ?)'),
+      putWebhook: p('INSERT INTO webhooks (id, seq, body) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET body = excluded.body'),
+      putDelivery: p('INSERT INTO deliveries (id, seq, body) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET body = excluded.body'),
+      putIdem: p('INSERT INTO idempotency (scope, created_at, body) VALUES (?, ?, ?) ON CONFLICT(scope) DO UPDATE SET body = excluded.body, created_at = excluded.created_at'),
+      delIdem: p('DELETE FROM idempotency WHERE scope = ?'),
+      getMeta: p('SELECT value FROM meta WHERE key = ?'),
+      putMeta: p('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
+    };
+    this.load();
+  }
+
+  /** Opens (or creates) the store; `node:sqlite` is loaded here so nothing else pays for it. */
+  static async open(path: string): Promise<Store> {
+    const sqlite = await import('node:sqlite');
+    return new Store(sqlite, path);
+  }
+
+  private load(): void {
+    for (const row of this.db.prepare('SELECT body FROM runs ORDER BY seq').all()) {
+      const rec = JSON.parse(row.body as string) as RunRecord;
+      this.runs.set(rec.run.id, rec);
+      this.runOrder.push(rec.run.id);
+      this.events.set(rec.run.id, []);
+      this.seq = Math.max(this.seq, rec.seq);
+    }
+    for (const row of this.db.prepare('SELECT run_id, seq, type, body FROM events ORDER BY run_id, seq').all())
+      this.events.get(row.run_id as string)?.push({ seq: Number(row.seq), type: row.type as string, json: row.body as string });
+    for (const row of this.db.prepare('SELECT body FROM webhooks ORDER BY seq').all()) {
+      const w = JSON.parse(row.body as string) as WebhookRecord;
+      this.webhooks.set(w.id, w);
+      this.seq = Math.max(this.seq, w.seq);
+    }
+    for (const row of this.db.prepare('SELECT body FROM deliveries ORDER BY seq').all()) {
+      const d = JSON.parse(row.body as string) as DeliveryRecord;
+      this.deliveries.set(d.id, d);
+      this.seq = Math.max(this.seq, d.seq);
+    }
+    for (const row of this.db.prepare('SELECT scope, created_at, body FROM idempotency').all())
+      this.idempotency.set(row.scope as string, { ...(JSON.parse(row.body as string) as IdempotencyRecord), createdAtMs: Number(row.created_at) });
+  }
+
+  nextSeq(): number {
+    return ++this.seq;
+  }
+
+  /** Runs `fn` in one transaction; nested calls join the outer one. */
+  transaction<T>(fn: () => T): T {
+    if (this.depth > 0) return fn();
+    this.depth++;
+    this.db.exec('BEGIN IMMEDIATE');
+    let out: T;
+    try {
+      out = fn();
+      this.db.exec('COMMIT');
+    } catch (err) {
+      this.db.exec('ROLLBACK');
+      this.afterCommitQueue = [];
+      throw err;
+    } finally {
+      this.depth--;
+    }
+    const queued = this.afterCommitQueue;
+    this.afterCommitQueue = [];
+    for (const f of queued) f();
+    return out;
+  }
+
+  /** Runs `fn` once the current transaction has committed (at once outside one); dropped on rollback. */
+  afterCommit(fn: () => void): void {
+    if (this.depth > 0) this.afterCommitQueue.push(fn);
+    else fn();
+  }
+
+  saveRun(rec: RunRecord): void {
+    if (!this.runs.has(rec.run.id)) {
+      this.runOrder.push(rec.run.id);
+      if (!this.events.has(rec.run.id)) this.events.set(rec.run.id, []);
+    }
+    this.runs.set(rec.run.id, rec);
+    this.stmts.putRun!.run(rec.run.id, rec.seq, JSON.stringify(rec));
+  }
+
+  appendEvent(runId: string, ev: StoredEvent): void {
+    this.stmts.putEvent!.run(runId, ev.seq, ev.type, ev.json);
+    let list = this.events.get(runId);
+    if (!list) this.events.set(runId, (list = []));
+    list.push(ev);
+  }
+
+  saveWebhook(w: WebhookRecord): void {
+    this.webhooks.set(w.id, w);
+    this.stmts.putWebhook!.run(w.id, w.seq, JSON.stringify(w));
+  }
+
+  saveDelivery(d: DeliveryRecord): void {
+    this.deliveries.set(d.id, d);
+    this.stmts.putDelivery!.run(d.id, d.seq, JSON.stringify(d));
+  }
+
+  saveIdempotency(scope: string, rec: IdempotencyRecord): void {
+    this.idempotency.set(scope, rec);
+    this.stmts.putIdem!.run(scope, rec.createdAtMs, JSON.stringify({ fingerprint: rec.fingerprint, status: rec.status, body: rec.body }));
+  }
+
+  deleteIdempotency(scope: string): void {
+    this.idempotency.delete(scope);
+    this.stmts.delIdem!.run(scope);
+  }
+
+  /** A value kept across restarts (the signing secret of file URLs). */
+  meta(key: string, init: () => string): string {
+    const row = this.stmts.getMeta!.get(key);
+    if (row) return row.value as string;
+    const value = init();
+    this.stmts.putMeta!.run(key, value);
+    return value;
+  }
+
+  close(): void {
+    if (this.db.isOpen) this.db.close();
+  }
+}

@@ -1,0 +1,210 @@
+// Webhook registrations and the dispatcher: signed, at-least-once deliveries with exponential backoff
+// and jitter, run off the request path so a slow or dead receiver never slows the API.
+import { randomBytes } from 'node:crypto';
+import { EVENT_KINDS, LOG_EVENT } from '../contract/events.js';
+import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../contract/signature.js';
+import { WebhookCreateParams, type Delivery, type Webhook } from '../contract/schemas.js';
+import { Failure, failureFromZod } from './failure.js';
+import { newId } from './service.js';
+import type { DeliveryRecord, StoredEvent, Store, WebhookRecord } from './store.js';
+
+export const MAX_ATTEMPTS = 8;
+const DELIVERY_TIMEOUT_MS = 10_000;
+const MAX_IN_FLIGHT = 32;
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+export interface DispatcherOptions {
+  retryBaseMs: number;
+  userAgent: string;
+}
+
+export function isLoopbackHost(hostname: string): boolean {
+  return LOOPBACK.test(hostname);
+}
+
+export function webhookView(w: WebhookRecord): Webhook {
+  return { id: w.id, url: w.url, events: w.events, status: w.status === 'deleted' ? 'disabled' : 'enabled', created_at: w.created_at };
+}
+
+export function deliveryView(d: DeliveryRecord): Delivery {
+  return {
+    id: d.id,
+    event_id: d.event_id,
+    event_type: d.event_type,
+    status: d.status,
+    attempts: d.attempts,
+    last_status_code: d.last_status_code,
+    next_attempt_at: d.next_attempt_at,
+    created_at: d.created_at,
+  };
+}
+
+export class WebhookDispatcher {
+  private timer: NodeJS.Timeout | null = null;
+  private readonly inFlight = new Set<string>();
+  private readonly aborts = new Set<AbortController>();
+  private stopped = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly opts: DispatcherOptions,
+  ) {}
+
+  register(body: unknown): WebhookRecord {
+    const parsed = WebhookCreateParams.safeParse(body);
+    if (!parsed.success) {
+      const f = failureFromZod(parsed.error, body);
+      if (f.field?.startsWith('events')) throw new Failure(f.code, `events: kinds of ${EVENT_KINDS.join(', ')}, or ["*"]`, 'events');
+      throw f;
+    }
+    const url = new URL(parsed.data.url);
+    if (!(url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))))
+      throw new Failure('invalid_value', 'url must be https://, or http:// to a loopback host', 'url');
+    const w: WebhookRecord = {
+      seq: this.store.nextSeq(),
+      id: newId('wh'),
+      url: parsed.data.url,
+      events: [...new Set(parsed.data.events as string[])],
+      secret: `whsec_${randomBytes(24).toString('base64url')}`,
+      status: 'enabled',
+      created_at: new Date().toISOString(),
+    };
+    this.store.transaction(() => this.store.saveWebhook(w));
+    return w;
+  }
+
+  get(id: string): WebhookRecord {
+    const w = this.store.webhooks.get(id);
+    if (!w || w.status === 'deleted') throw new Failure('webhook_not_found', `no webhook with id ${JSON.stringify(id)}`, 'id');
+    return w;
+  }
+
+  remove(id: string): void {
+    const w = this.get(id);
+    this.store.transaction(() => {
+      w.status = 'deleted';
+      this.store.saveWebhook(w);
+      for (const d of this.store.deliveries.values())
+        if (d.webhook_id === id && d.status === 'pending') this.store.saveDelivery({ ...d, status: 'failed', next_attempt_at: null });
+    });
+  }
+
+  redeliver(webhookId: string, deliveryId: string): DeliveryRecord {
+    this.get(webhookId);
+    const d = this.store.deliveries.get(deliveryId);
+    if (!d || d.webhook_id !== webhookId) throw new Failure('delivery_not_found', `no delivery with id ${JSON.stringify(deliveryId)} on webhook ${webhookId}`, 'delivery_id');
+    const queued: DeliveryRecord = { ...d, status: 'pending', max_attempts: d.attempts + MAX_ATTEMPTS, next_attempt_at: new Date().toISOString() };
+    this.store.transaction(() => this.store.saveDelivery(queued));
+    this.kick();
+    return queued;
+  }
+
+  /** Called for every committed event: one delivery per matching webhook, persisted before it is tried. */
+  onEvent = (_runId: string, ev: StoredEvent): void => {
+    if (ev.type === LOG_EVENT || this.stopped) return;
+    const targets = [...this.store.webhooks.values()].filter((w) => w.status === 'enabled' && (w.events.includes('*') || w.events.includes(ev.type)));
+    if (targets.length === 0) return;
+    const eventId = (JSON.parse(ev.json) as { id: string }).id;
+    const now = new Date().toISOString();
+    this.store.transaction(() => {
+      for (const w of targets)
+        this.store.saveDelivery({
+          seq: this.store.nextSeq(),
+          id: newId('dlv'),
+          webhook_id: w.id,
+          event_id: eventId,
+          event_type: ev.type,
+          body: ev.json,
+          status: 'pending',
+          attempts: 0,
+          max_attempts: MAX_ATTEMPTS,
+          last_status_code: null,
+          next_attempt_at: now,
+          created_at: now,
+        });
+    });
+    this.kick();
+  };
+
+  start(): void {
+    this.kick();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    for (const a of this.aborts) a.abort();
+  }
+
+  /** Sends what is due now and sets one timer for the next due delivery. */
+  private kick(): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const now = Date.now();
+    let next = Number.POSITIVE_INFINITY;
+    for (const d of this.store.deliveries.values()) {
+      if (d.status !== 'pending' || this.inFlight.has(d.id) || !d.next_attempt_at) continue;
+      const due = Date.parse(d.next_attempt_at);
+      if (due <= now && this.inFlight.size < MAX_IN_FLIGHT) void this.attempt(d.id);
+      else next = Math.min(next, Math.max(due, now + 5));
+    }
+    if (Number.isFinite(next)) {
+      this.timer = setTimeout(() => this.kick(), next - now);
+      this.timer.unref?.();
+    }
+  }
+
+  private async attempt(id: string): Promise<void> {
+    this.inFlight.add(id);
+    const d = this.store.deliveries.get(id)!;
+    const w = this.store.webhooks.get(d.webhook_id);
+    let status: number | null = null;
+    const abort = new AbortController();
+    this.aborts.add(abort);
+    const timeout = setTimeout(() => abort.abort(), DELIVERY_TIMEOUT_MS);
+    try {
+      if (w && w.status === 'enabled') {
+        const res = await fetch(w.url, {
+          method: 'POST',
+          redirect: 'manual',
+          signal: abort.signal,
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': this.opts.userAgent,
+            [DELIVERY_ID_HEADER]: d.id,
+            [SIGNATURE_HEADER]: signatureHeader(w.secret, d.body),
+          },
+          body: d.body,
+        });
+        status = res.status;
+        await res.body?.cancel().catch(() => {});
+      }
+    } catch {
+      status = null; // connection refused, reset, or timed out: counts as a failed attempt
+    } finally {
+      clearTimeout(timeout);
+      this.aborts.delete(abort);
+    }
+    this.inFlight.delete(id);
+    if (this.stopped) return;
+    const current = this.store.deliveries.get(id)!;
+    if (current.status !== 'pending') return this.kick(); // deleted meanwhile
+    const attempts = current.attempts + 1;
+    const ok = status !== null && status >= 200 && status < 300;
+    const exhausted = attempts >= current.max_attempts;
+    // Exponential backoff with equal jitter: base·2^(n-1), the upper half of it randomised.
+    const backoff = this.opts.retryBaseMs * 2 ** (attempts - 1);
+    const delay = backoff / 2 + Math.random() * (backoff / 2);
+    this.store.transaction(() =>
+      this.store.saveDelivery({
+        ...current,
+        attempts,
+        last_status_code: status,
+        status: ok ? 'succeeded' : exhausted ? 'failed' : 'pending',
+        next_attempt_at: ok || exhausted ? null : new Date(Date.now() + delay).toISOString(),
+      }),
+    );
+    this.kick();
+  }
+}

@@ -1,0 +1,67 @@
+// The one object that owns stdin, stdout and stderr and knows what is a terminal.
+// stdout carries data only; messages, warnings and progress go to stderr.
+import { sanitize } from './sanitize.js';
+
+export interface Streams {
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+}
+
+export interface IOFlags {
+  json: boolean;
+  noInput: boolean;
+  env: NodeJS.ProcessEnv;
+}
+
+export class IO {
+  readonly stdoutIsTTY: boolean;
+  readonly stderrIsTTY: boolean;
+  readonly stdinIsTTY: boolean;
+  readonly json: boolean;
+  /** Colour, spinners and redraws: only for a person at a terminal. */
+  readonly interactiveOutput: boolean;
+  readonly color: boolean;
+  readonly canPrompt: boolean;
+
+  constructor(
+    readonly streams: Streams,
+    flags: IOFlags,
+  ) {
+    this.stdoutIsTTY = Boolean(streams.stdout.isTTY);
+    this.stderrIsTTY = Boolean(streams.stderr.isTTY);
+    this.stdinIsTTY = Boolean(streams.stdin.isTTY);
+    this.json = flags.json;
+    const ci = Boolean(flags.env.CI) && flags.env.CI !== 'false';
+    this.interactiveOutput = this.stdoutIsTTY && this.stderrIsTTY && !ci && !flags.noInput;
+    this.color = this.interactiveOutput && flags.env.NO_COLOR === undefined && flags.env.TERM !== 'dumb';
+    this.canPrompt = this.interactiveOutput && this.stdinIsTTY && !flags.json;
+  }
+
+  get columns(): number {
+    return this.streams.stdout.columns ?? this.streams.stderr.columns ?? 80;
+  }
+
+  /** A line of data on stdout. */
+  out(line: string): void {
+    this.streams.stdout.write(`${line}\n`);
+  }
+
+  /** The one JSON document of a `--json` command. */
+  writeJson(value: unknown): void {
+    this.streams.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  }
+
+  /** A message for the person on stderr. */
+  info(line: string): void {
+    this.streams.stderr.write(`${line}\n`);
+  }
+
+  warn(line: string): void {
+    this.streams.stderr.write(`${this.color ? '\u001b[33mwarning:\u001b[39m' : 'warning:'} ${line}\n`);
+  }
+
+  error(line: string): void {
+    this.streams.stderr.write(`${this.color ? '\u001b[31morc:\u001b[39m' : 'orc:'} ${sanitize(line)}\n`);
+  }
+}
