@@ -192,16 +192,17 @@ export const RunCreateParams = z
     source: z.union([z.string().regex(REPO_URL, 'a repository URL (https://… or git@…:…)'), AppSpecInput]).optional(),
   })
   .superRefine((v, ctx) => {
+    // The field that does not belong is named first: it is the one to remove.
     if (v.idea !== undefined && v.source !== undefined)
       ctx.addIssue({ code: 'custom', path: ['source'], message: 'send either idea or source, not both' });
+    else if (v.mode === 'idea' && v.source !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['source'], message: 'source is for ship mode; idea mode takes idea' });
+    else if (v.mode === 'ship' && v.idea !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['idea'], message: 'idea is for idea mode; ship mode takes source' });
     else if (v.mode === 'idea' && v.idea === undefined)
       ctx.addIssue({ code: 'custom', path: ['idea'], message: 'idea is required in idea mode', params: { missing: true } });
     else if (v.mode === 'ship' && v.source === undefined)
       ctx.addIssue({ code: 'custom', path: ['source'], message: 'source is required in ship mode', params: { missing: true } });
-    else if (v.mode === 'ship' && v.idea !== undefined)
-      ctx.addIssue({ code: 'custom', path: ['idea'], message: 'idea is not allowed in ship mode' });
-    else if (v.mode === 'idea' && v.source !== undefined)
-      ctx.addIssue({ code: 'custom', path: ['source'], message: 'source is not allowed in idea mode' });
   });
 export type RunCreateParams = z.infer<typeof RunCreateParams>;
 
