@@ -36,7 +36,11 @@ export function failureFromZod(error: z.ZodError, input: unknown, prefix: readon
   const issue = error.issues[0]!;
   const path = [...prefix, ...issue.path];
   const field = path.map(String).join('.');
-  const missing = (issue.code === 'custom' && (issue.params as { missing?: boolean } | undefined)?.missing) || (issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined);
+  // Absent, or a required string left empty: both are "missing" to the person who sent it.
+  const missing =
+    (issue.code === 'custom' && (issue.params as { missing?: boolean } | undefined)?.missing) ||
+    (issue.code !== 'custom' && valueAt(input, issue.path) === undefined) ||
+    (issue.code === 'too_small' && issue.origin === 'string' && Number(issue.minimum) === 1);
   if (missing) return new Failure('missing_field', `${field} is required`, field);
   let message = issue.message;
   if (issue.code === 'invalid_value' && 'values' in issue) message = `must be one of ${(issue.values as unknown[]).map((v) => String(v)).join(', ')}`;
