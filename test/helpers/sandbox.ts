@@ -1,0 +1,110 @@
+// Starts a real sandbox on 127.0.0.1:0 in this process and talks to it over real HTTP.
+import { startSandbox, DEFAULT_SANDBOX_KEY, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server.js';
+
+export const KEY = DEFAULT_SANDBOX_KEY;
+
+export interface Answer<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface TestSandbox extends RunningSandbox {
+  call<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Answer<T>>;
+  createRun(pitch?: string, extra?: Record<string, string>): Promise<any>;
+  waitFor(runId: string, pred: (run: any) => boolean, timeoutMs?: number): Promise<any>;
+}
+
+export async function startTestSandbox(opts: Partial<SandboxOptions> = {}): Promise<TestSandbox> {
+  const sb = await startSandbox({ host: '127.0.0.1', port: 0, dataPath: ':memory:', stageMs: 50, rateLimit: 0, retryBaseMs: 20, ...opts });
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> => {
+    const res = await fetch(`${sb.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${KEY}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.status, headers: res.headers, body: parsed, text };
+  };
+  const createRun = async (pitch = 'A habit tracker for runners', extra: Record<string, string> = {}) => {
+    const res = await call('POST', '/v1/runs', { mode: 'idea', idea: { pitch, audience: 'runners', monetization: 'freemium' } }, extra);
+    if (res.status !== 201) throw new Error(`create failed: ${res.status} ${res.text}`);
+    return res.body;
+  };
+  const waitFor = async (runId: string, pred: (run: any) => boolean, timeoutMs = 15_000) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const res = await call('GET', `/v1/runs/${runId}`);
+      if (pred(res.body)) return res.body;
+      if (Date.now() > deadline) throw new Error(`timed out waiting on ${runId}: ${res.text}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  };
+  return Object.assign(sb, { call, createRun, waitFor });
+}
+
+export interface SseMessage {
+  id?: string;
+  event?: string;
+  data?: string;
+  retry?: number;
+  comment?: string;
+}
+
+/** Reads an SSE stream to its end (or until `stopAfter` says so), frame by frame, with the raw fields. */
+export async function readSse(url: string, headers: Record<string, string> = {}, stopAfter?: (m: SseMessage[]) => boolean): Promise<SseMessage[]> {
+  const controller = new AbortController();
+  const res = await fetch(url, { headers: { authorization: `Bearer ${KEY}`, accept: 'text/event-stream', ...headers }, signal: controller.signal });
+  const out: SseMessage[] = [];
+  const decoder = new TextDecoder();
+  let buf = '';
+  try {
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      buf += decoder.decode(chunk, { stream: true });
+      let i: number;
+      while ((i = buf.indexOf('\n\n')) >= 0) {
+        const frame = buf.slice(0, i);
+        buf = buf.slice(i + 2);
+        const m: SseMessage = {};
+        for (const line of frame.split('\n')) {
+          if (line.startsWith(':')) m.comment = line.slice(1).trim();
+          else {
+            const c = line.indexOf(':');
+            const field = line.slice(0, c);
+            const value = line.slice(c + 1).replace(/^ /, '');
+            if (field === 'id') m.id = value;
+            else if (field === 'event') m.event = value;
+            else if (field === 'data') m.data = m.data === undefined ? value : `${m.data}\n${value}`;
+            else if (field === 'retry') m.retry = Number(value);
+          }
+        }
+        out.push(m);
+        if (stopAfter?.(out)) {
+          controller.abort();
+          return out;
+        }
+      }
+    }
+  } catch (err) {
+    if ((err as Error).name !== 'AbortError') throw err;
+  }
+  return out;
+}
+
+/** Approves every gate as it opens, until the run ends; answers the final run. */
+export async function driveToEnd(sb: TestSandbox, runId: string, decide: (gate: string) => 'approve' | { reject: string } = () => 'approve'): Promise<any> {
+  for (;;) {
+    const run = await sb.waitFor(runId, (r) => r.status !== 'running');
+    if (run.status !== 'awaiting_approval') return run;
+    const d = decide(run.gate_pending);
+    const res = d === 'approve' ? await sb.call('POST', `/v1/runs/${runId}/gates/${run.gate_pending}:approve`) : await sb.call('POST', `/v1/runs/${runId}/gates/${run.gate_pending}:reject`, { notes: d.reject });
+    if (res.status !== 200) throw new Error(`decision failed: ${res.text}`);
+  }
+}
