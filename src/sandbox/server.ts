@@ -165,24 +165,31 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
       if (segments[0] !== 'v1') throw new Failure('route_not_found', `no route ${method} ${path}`);
       const r: Request = { req, res, method, segments, query, key };
       if (method === 'POST') return await idempotent(r, path);
-      const body = method === 'PATCH' ? await readJson(req) : undefined;
+      const body = method === 'PATCH' ? await readBody(req) : undefined;
       return route(r, body);
     } catch (err) {
       sendError(res, err);
     }
   }
 
+  /** A body that finishes arriving after shutdown began is refused whole, never half-applied. */
+  async function readBody(req: IncomingMessage): Promise<unknown> {
+    const body = await readJson(req);
+    if (draining) throw new Failure('unavailable', 'the sandbox is shutting down');
+    return body;
+  }
+
   /** Idempotency-Key on any POST: the first answer (2xx) is kept 24 h and replayed; a different body is 422; a request still in flight is 409. */
   async function idempotent(r: Request, path: string): Promise<void> {
     const header = r.req.headers['idempotency-key'];
     const idemKey = Array.isArray(header) ? header[0] : header;
-    if (idemKey === undefined) return route(r, await readJson(r.req));
+    if (idemKey === undefined) return route(r, await readBody(r.req));
     if (idemKey.length === 0 || idemKey.length > 255) throw new Failure('invalid_value', 'Idempotency-Key must be 1 to 255 characters', 'Idempotency-Key');
     const scope = `${r.key}\n${idemKey}`;
     if (inFlightKeys.has(scope)) throw new Failure('idempotency_key_in_use', 'a request with this Idempotency-Key is still being processed; retry shortly');
     inFlightKeys.add(scope);
     try {
-      const body = await readJson(r.req);
+      const body = await readBody(r.req);
       const fingerprint = createHash('sha256').update(`${r.method} ${path}\n${canonicalJson(body)}`).digest('hex');
       let saved = store.idempotency.get(scope);
       if (saved && Date.now() - saved.createdAtMs > IDEMPOTENCY_TTL_MS) {

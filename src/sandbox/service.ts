@@ -249,11 +249,16 @@ export class SandboxService {
       this.timers.delete(rec.run.id);
       if (rec.run.status !== 'running') return;
       const events: StoredEvent[] = [];
-      this.store.transaction(() => {
-        this.advance(rec, events);
-        this.store.saveRun(rec);
-      });
-      this.publish(rec, events);
+      try {
+        this.store.transaction(() => {
+          this.advance(rec, events);
+          this.store.saveRun(rec);
+        });
+        this.publish(rec, events);
+      } catch (err) {
+        // The tick was not recorded; the run stays where the database last saw it.
+        process.emitWarning(`sandbox: run ${rec.run.id} could not advance: ${(err as Error).message}`);
+      }
     }, this.tickMs);
     this.timers.set(rec.run.id, timer);
   }
@@ -279,7 +284,15 @@ export class SandboxService {
   /** Tells listeners only after the transaction committed: nothing is announced that could still be lost. */
   private publish(rec: RunRecord, events: StoredEvent[]): void {
     this.store.afterCommit(() => {
-      for (const ev of events) for (const fn of this.listeners) fn(rec.run.id, ev, TERMINAL_EVENTS.has(ev.type));
+      for (const ev of events)
+        for (const fn of this.listeners) {
+          try {
+            fn(rec.run.id, ev, TERMINAL_EVENTS.has(ev.type));
+          } catch (err) {
+            // A listener's trouble (a webhook record that could not be written) must not undo an acknowledged change.
+            process.emitWarning(`sandbox: event listener failed: ${(err as Error).message}`);
+          }
+        }
     });
   }
 }

@@ -146,7 +146,7 @@ export class WebhookDispatcher {
     for (const d of this.store.deliveries.values()) {
       if (d.status !== 'pending' || this.inFlight.has(d.id) || !d.next_attempt_at) continue;
       const due = Date.parse(d.next_attempt_at);
-      if (due <= now && this.inFlight.size < MAX_IN_FLIGHT) void this.attempt(d.id);
+      if (due <= now && this.inFlight.size < MAX_IN_FLIGHT) void this.attempt(d.id).catch((err: Error) => process.emitWarning(`sandbox: delivery ${d.id} failed: ${err.message}`));
       else next = Math.min(next, Math.max(due, now + 5));
     }
     if (Number.isFinite(next)) {
@@ -196,15 +196,20 @@ export class WebhookDispatcher {
     // Exponential backoff with equal jitter: base·2^(n-1), the upper half of it randomised.
     const backoff = this.opts.retryBaseMs * 2 ** (attempts - 1);
     const delay = backoff / 2 + Math.random() * (backoff / 2);
-    this.store.transaction(() =>
-      this.store.saveDelivery({
+    try {
+      this.store.transaction(() =>
+        this.store.saveDelivery({
         ...current,
         attempts,
         last_status_code: status,
         status: ok ? 'succeeded' : exhausted ? 'failed' : 'pending',
         next_attempt_at: ok || exhausted ? null : new Date(Date.now() + delay).toISOString(),
-      }),
-    );
+        }),
+      );
+    } catch (err) {
+      process.emitWarning(`sandbox: delivery ${id} could not be recorded: ${(err as Error).message}`);
+      return;
+    }
     this.kick();
   }
 }

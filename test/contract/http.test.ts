@@ -1,0 +1,220 @@
+// Cross-cutting HTTP behaviour: auth, request ids, rate limits, idempotency keys, faults, restart with state kept.
+import { request } from 'node:http';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { KEY, readSse, startTestSandbox } from '../helpers/sandbox.js';
+
+const body = (pitch: string) => ({ mode: 'idea', idea: { pitch, audience: 'cyclists', monetization: 'ads' } });
+
+describe('authentication', () => {
+  it.each([
+    [{}, 'missing_api_key'],
+    [{ authorization: 'Basic abc' }, 'invalid_api_key'],
+    [{ authorization: 'Bearer sk_test_somebody_else' }, 'invalid_api_key'],
+    [{ authorization: 'Bearer sk_live_1234567890abcdef' }, 'live_key_in_sandbox'],
+  ])('refuses %j with 401 %s, never echoing the key whole', async (headers, code) => {
+    const sb = await startTestSandbox();
+    try {
+      const res = await fetch(`${sb.url}/v1/runs`, { headers });
+      expect(res.status).toBe(401);
+      const text = await res.text();
+      expect(JSON.parse(text).error).toMatchObject({ type: 'authentication_error', code });
+      expect(text).not.toContain('1234567890abcdef');
+      expect(text).not.toContain('sk_test_somebody_else');
+      expect(res.headers.get('x-request-id')).toMatch(/^req_/);
+    } finally {
+      await sb.close();
+    }
+  });
+
+  it('answers an unknown route with 404 route_not_found and a request id on every answer', async () => {
+    const sb = await startTestSandbox();
+    try {
+      const res = await sb.call('GET', '/v1/nothing/here');
+      expect(res.status).toBe(404);
+      expect(res.body.error).toMatchObject({ type: 'not_found_error', code: 'route_not_found' });
+      const ids = new Set<string>();
+      for (let i = 0; i < 5; i++) ids.add((await sb.call('GET', '/v1/runs')).headers.get('x-request-id')!);
+      expect(ids.size).toBe(5);
+    } finally {
+      await sb.close();
+    }
+  });
+});
+
+describe('rate limiting', () => {
+  it('counts down X-RateLimit-Remaining and answers 429 with Retry-After past the limit', async () => {
+    const sb = await startTestSandbox({ rateLimit: 5 });
+    try {
+      await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20)); // start of a fresh window
+      const answers = [];
+      for (let i = 0; i < 7; i++) answers.push(await sb.call('GET', '/v1/runs'));
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 429, 429]);
+      expect(answers.map((a) => Number(a.headers.get('x-ratelimit-remaining')))).toEqual([4, 3, 2, 1, 0, 0, 0]);
+      const limited = answers[5]!;
+      expect(limited.headers.get('x-ratelimit-limit')).toBe('5');
+      expect(Number(limited.headers.get('x-ratelimit-reset'))).toBeGreaterThanOrEqual(Math.floor(Date.now() / 1000));
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(limited.body.error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limited' });
+      await new Promise((r) => setTimeout(r, Number(limited.headers.get('retry-after')) * 1000));
+      expect((await sb.call('GET', '/v1/runs')).status).toBe(200);
+    } finally {
+      await sb.close();
+    }
+  });
+});
+
+describe('Idempotency-Key', () => {
+  it('replays the first answer for the same key and body, with no second run', async () => {
+    const sb = await startTestSandbox({ stageMs: 60_000 });
+    try {
+      const first = await sb.call('POST', '/v1/runs', body('A cycling route planner'), { 'idempotency-key': 'k-1' });
+      const again = await sb.call('POST', '/v1/runs', body('A cycling route planner'), { 'idempotency-key': 'k-1' });
+      expect(first.status).toBe(201);
+      expect(again.status).toBe(201);
+      expect(again.text).toBe(first.text);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(first.headers.get('idempotent-replayed')).toBeNull();
+      expect((await sb.call('GET', '/v1/runs')).body.data).toHaveLength(1);
+      // the same body with its keys in another order is the same request
+      const reordered = await sb.call('POST', '/v1/runs', { idea: { monetization: 'ads', audience: 'cyclists', pitch: 'A cycling route planner' }, mode: 'idea' }, { 'idempotency-key': 'k-1' });
+      expect(reordered.headers.get('idempotent-replayed')).toBe('true');
+    } finally {
+      await sb.close();
+    }
+  });
+
+  it('refuses the same key with another body: 422 idempotency_key_reused', async () => {
+    const sb = await startTestSandbox();
+    try {
+      await sb.call('POST', '/v1/runs', body('One'), { 'idempotency-key': 'k-2' });
+      const res = await sb.call('POST', '/v1/runs', body('Two'), { 'idempotency-key': 'k-2' });
+      expect(res.status).toBe(422);
+      expect(res.body.error).toMatchObject({ type: 'idempotency_error', code: 'idempotency_key_reused' });
+      expect((await sb.call('GET', '/v1/runs')).body.data).toHaveLength(1);
+    } finally {
+      await sb.close();
+    }
+  });
+
+  it('answers 409 idempotency_key_in_use while the first request is still in flight', async () => {
+    const sb = await startTestSandbox();
+    try {
+      const payload = JSON.stringify(body('Slow upload'));
+      const url = new URL(`${sb.url}/v1/runs`);
+      // The first request sends its headers, then holds its body back.
+      const first = new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = request(url, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), 'idempotency-key': 'k-3' } }, (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode!, text }));
+        });
+        req.on('error', reject);
+        req.write(payload.slice(0, 10));
+        setTimeout(() => req.end(payload.slice(10)), 300);
+      });
+      await new Promise((r) => setTimeout(r, 100));
+      const second = await sb.call('POST', '/v1/runs', body('Slow upload'), { 'idempotency-key': 'k-3' });
+      expect(second.status).toBe(409);
+      expect(second.body.error).toMatchObject({ type: 'idempotency_error', code: 'idempotency_key_in_use' });
+      expect((await first).status).toBe(201);
+      const third = await sb.call('POST', '/v1/runs', body('Slow upload'), { 'idempotency-key': 'k-3' });
+      expect(third.headers.get('idempotent-replayed')).toBe('true');
+      expect(JSON.parse(third.text).id).toBe(JSON.parse((await first).text).id);
+    } finally {
+      await sb.close();
+    }
+  });
+
+  it('creates exactly one run from 30 concurrent requests with one key', async () => {
+    const sb = await startTestSandbox();
+    try {
+      const answers = await Promise.all(Array.from({ length: 30 }, () => sb.call('POST', '/v1/runs', body('A stampede'), { 'idempotency-key': 'k-4' })));
+      expect(answers.every((a) => a.status === 201 || a.status === 409)).toBe(true);
+      const ids = new Set(answers.filter((a) => a.status === 201).map((a) => a.body.id));
+      expect(ids.size).toBe(1);
+      expect((await sb.call('GET', '/v1/runs')).body.data).toHaveLength(1);
+    } finally {
+      await sb.close();
+    }
+  });
+
+  it('does not keep a refused request: the same key works once the body is fixed', async () => {
+    const sb = await startTestSandbox();
+    try {
+      const bad = await sb.call('POST', '/v1/runs', { mode: 'idea' }, { 'idempotency-key': 'k-5' });
+      expect(bad.status).toBe(400);
+      const good = await sb.call('POST', '/v1/runs', body('Fixed'), { 'idempotency-key': 'k-5' });
+      expect(good.status).toBe(201);
+    } finally {
+      await sb.close();
+    }
+  });
+});
+
+describe('faults', () => {
+  it('answers 500 internal_error when its database is gone, and 503 unavailable while shutting down', async () => {
+    const sb = await startTestSandbox();
+    const run = await sb.createRun('Before the fault');
+    sb.store.close();
+    const broken = await sb.call('POST', '/v1/runs', body('After the fault'));
+    expect(broken.status).toBe(500);
+    expect(broken.body.error).toMatchObject({ type: 'api_error', code: 'internal_error' });
+    expect((await sb.call('GET', `/v1/runs/${run.id}`)).status).toBe(200); // reads are served from memory
+    // A write whose body is still arriving when shutdown begins is refused whole with 503.
+    const payload = JSON.stringify(body('Mid-shutdown'));
+    const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request(new URL(`${sb.url}/v1/runs`), { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, text }));
+      });
+      req.on('error', reject);
+      req.write(payload.slice(0, 5));
+      setTimeout(() => req.end(payload.slice(5)), 200);
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    const closing = sb.close();
+    const during = await answer;
+    expect(during.status).toBe(503);
+    expect(JSON.parse(during.text).error).toMatchObject({ type: 'api_error', code: 'unavailable' });
+    await closing;
+  });
+});
+
+describe('restart', () => {
+  it('keeps runs, events, gates and webhooks in its database across a restart, and moving runs move on', async () => {
+    const dataPath = join(mkdtempSync(join(tmpdir(), 'orc-sb-')), 'sandbox.db');
+    const a = await startTestSandbox({ dataPath, stageMs: 40 });
+    const atGate = await a.createRun('Persisted at a gate');
+    await a.waitFor(atGate.id, (r) => r.gate_pending === 'idea');
+    await a.call('POST', `/v1/runs/${atGate.id}/gates/idea:reject`, { notes: 'Sharper pitch' });
+    const moving = await a.createRun('Still moving');
+    const hook = (await a.call('POST', '/v1/webhooks', { url: 'https://example.com/h', events: ['*'] })).body;
+    const eventsBefore = a.store.events.get(atGate.id)!.map((e) => e.json);
+    const idem = await a.call('POST', '/v1/runs', body('Keyed'), { 'idempotency-key': 'k-restart' });
+    await a.close();
+
+    const b = await startTestSandbox({ dataPath, stageMs: 40 });
+    try {
+      const gates = (await b.call('GET', `/v1/runs/${atGate.id}/gates`)).body.data;
+      expect(gates[0].state === 'rejected' || gates[0].state === 'pending').toBe(true);
+      expect((await b.call('GET', `/v1/webhooks/${hook.id}`)).body.url).toBe('https://example.com/h');
+      const history = await readSse(`${b.url}/v1/runs/${atGate.id}/events`, {}, (ms) => ms.filter((m) => m.data).length >= eventsBefore.length);
+      expect(history.filter((m) => m.data).slice(0, eventsBefore.length).map((m) => m.data)).toEqual(eventsBefore);
+      await b.waitFor(moving.id, (r) => r.gate_pending === 'idea');
+      const replay = await b.call('POST', '/v1/runs', body('Keyed'), { 'idempotency-key': 'k-restart' });
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(replay.body.id).toBe(idem.body.id);
+      const ids = (await b.call('GET', '/v1/runs')).body.data.map((r: any) => r.id);
+      expect(ids).toEqual([idem.body.id, moving.id, atGate.id]);
+      // a new run gets a fresh id, never one from before
+      const fresh = await b.createRun('After restart');
+      expect(ids).not.toContain(fresh.id);
+    } finally {
+      await b.close();
+    }
+  });
+});

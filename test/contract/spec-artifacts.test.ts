@@ -1,0 +1,178 @@
+// App Spec merge patches and locking, the scorecard, artifacts and their signed, expiring, Range-capable URLs.
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ArtifactManifest, Scorecard } from '../../src/contract/schemas.js';
+import { driveToEnd, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+
+let sb: TestSandbox;
+let done: any; // an accepted run, shared by the artifact tests
+beforeAll(async () => {
+  sb = await startTestSandbox({ signedUrlTtl: 2 });
+  done = await driveToEnd(sb, (await sb.createRun('A trail running log for ultra runners')).id);
+});
+afterAll(() => sb.close());
+
+const patch = (id: string, body: unknown, type = 'application/merge-patch+json') => sb.call('PATCH', `/v1/runs/${id}/spec`, body, { 'content-type': type });
+const raw = async (url: string, headers: Record<string, string> = {}) => {
+  const res = await fetch(url, { headers });
+  return { res, bytes: Buffer.from(await res.arrayBuffer()) };
+};
+
+describe('App Spec', () => {
+  it('is generated from the pitch and merged with RFC 7396 patches', async () => {
+    const run = await sb.createRun('A budgeting app for students');
+    await sb.waitFor(run.id, (r) => r.gate_pending === 'idea');
+    const spec = (await sb.call('GET', `/v1/runs/${run.id}/spec`)).body;
+    expect(spec).toMatchObject({ name: 'Budgeting Students', audience: 'runners', monetization: 'freemium', platforms: ['ios', 'android'] });
+    const res = await patch(run.id, { tagline: 'Money, sorted', platforms: ['ios'], features: null, extra: { keep: true } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ name: 'Budgeting Students', tagline: 'Money, sorted', platforms: ['ios'], extra: { keep: true } });
+    expect(res.body).not.toHaveProperty('features');
+    expect((await sb.call('GET', `/v1/runs/${run.id}/spec`)).body).toEqual(res.body);
+    const json = await patch(run.id, { category: 'Finance' }, 'application/json');
+    expect(json.status).toBe(200);
+    const text = await patch(run.id, { category: 'Finance' }, 'text/plain');
+    expect(text.status).toBe(415);
+  });
+
+  it('refuses a patch that leaves an invalid spec, naming the dotted path', async () => {
+    const run = await sb.createRun('A stargazing guide');
+    const bad = await patch(run.id, { brand: { palette: ['#123456', 'blue'] } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ code: 'invalid_value', field: 'brand.palette.1' });
+    const noName = await patch(run.id, { name: null });
+    expect(noName.body.error).toMatchObject({ code: 'missing_field', field: 'name' });
+    const notObject = await patch(run.id, [1, 2]);
+    expect(notObject.status).toBe(400);
+    const after = (await sb.call('GET', `/v1/runs/${run.id}/spec`)).body;
+    expect(after.name).toBe('Stargazing Guide');
+  });
+
+  it('is locked once the final gate is approved, and on a canceled run', async () => {
+    const locked = await patch(done.id, { tagline: 'too late' });
+    expect(locked.status).toBe(409);
+    expect(locked.body.error).toMatchObject({ type: 'conflict_error', code: 'spec_locked' });
+    const run = await sb.createRun('A parking timer');
+    await sb.call('POST', `/v1/runs/${run.id}/cancel`);
+    expect((await patch(run.id, { tagline: 'x' })).body.error.code).toBe('spec_locked');
+  });
+});
+
+describe('scorecard', () => {
+  it('is 404 scorecard_not_ready before scoring', async () => {
+    const run = await sb.createRun('A dog walking rota');
+    const res = await sb.call('GET', `/v1/runs/${run.id}/scorecard`);
+    expect(res.status).toBe(404);
+    expect(res.body.error).toMatchObject({ type: 'not_found_error', code: 'scorecard_not_ready' });
+  });
+
+  it('is deterministic for the same pitch, within its ranges, and fails with #lowscore', async () => {
+    const a = Scorecard.parse((await sb.call('GET', `/v1/runs/${done.id}/scorecard`)).body);
+    const again = await driveToEnd(sb, (await sb.createRun('A trail running log for ultra runners')).id);
+    const b = (await sb.call('GET', `/v1/runs/${again.id}/scorecard`)).body;
+    expect(b).toEqual(a);
+    expect(a.score.total).toBe(100);
+    for (const v of [a.score.beauty, a.score.harmony]) expect(v).toBeGreaterThanOrEqual(0), expect(v).toBeLessThanOrEqual(100);
+    expect(a.passed).toBe(true);
+    const low = await driveToEnd(sb, (await sb.createRun('A flashlight #lowscore')).id);
+    const card = Scorecard.parse((await sb.call('GET', `/v1/runs/${low.id}/scorecard`)).body);
+    expect(card.passed).toBe(false);
+    expect(card.score.score).toBeLessThan(70);
+    expect(card.preflight.checks.some((c) => c.status === 'fail')).toBe(true);
+  });
+
+  it('differs with another seed', async () => {
+    const other = await startTestSandbox({ seed: 42 });
+    try {
+      const run = await driveToEnd(other, (await other.createRun('A trail running log for ultra runners')).id);
+      const card = (await other.call('GET', `/v1/runs/${run.id}/scorecard`)).body;
+      const mine = (await sb.call('GET', `/v1/runs/${done.id}/scorecard`)).body;
+      expect(card.score).not.toEqual(mine.score);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe('artifacts', () => {
+  it('lists six kinds, pending until their stage is done', async () => {
+    const run = await sb.createRun('A sourdough starter tracker');
+    const m = ArtifactManifest.parse((await sb.call('GET', `/v1/runs/${run.id}/artifacts`)).body);
+    expect(m.data.map((a) => a.kind).sort()).toEqual(['ipa', 'metadata', 'preflight', 'scorecard', 'screenshots', 'spec']);
+    expect(m.data.every((a) => a.status === 'pending' && a.size === null && a.sha256 === null)).toBe(true);
+    const notReady = await sb.call('GET', `/v1/runs/${run.id}/artifacts/ipa`);
+    expect(notReady.status).toBe(409);
+    expect(notReady.body.error.code).toBe('artifact_not_ready');
+    const unknown = await sb.call('GET', `/v1/runs/${run.id}/artifacts/apk`);
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error).toMatchObject({ code: 'unknown_kind', field: 'kind' });
+  });
+
+  it('serves the JSON kinds inline, matching the manifest', async () => {
+    const m = (await sb.call('GET', `/v1/runs/${done.id}/artifacts`)).body.data;
+    for (const kind of ['spec', 'metadata', 'scorecard', 'preflight']) {
+      const res = await sb.call('GET', `/v1/runs/${done.id}/artifacts/${kind}`);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ kind, content_type: 'application/json' });
+      const entry = m.find((e: any) => e.kind === kind);
+      expect(entry.status).toBe('ready');
+      expect(entry.sha256).toBe(createHash('sha256').update(JSON.stringify(res.body.content)).digest('hex'));
+    }
+    expect((await sb.call('GET', `/v1/runs/${done.id}/artifacts/scorecard`)).body.content).toEqual((await sb.call('GET', `/v1/runs/${done.id}/scorecard`)).body);
+  });
+
+  it('serves screenshots as real PNGs and the ipa as a zip of realistic size, checksums matching', async () => {
+    const shots = (await sb.call('GET', `/v1/runs/${done.id}/artifacts/screenshots`)).body;
+    expect(shots.files.length).toBeGreaterThanOrEqual(3);
+    for (const f of shots.files) {
+      expect(f.url.startsWith(`${sb.url}/files/`)).toBe(true);
+      const { res, bytes } = await raw(f.url); // no Authorization: signed URLs need none
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('image/png');
+      expect(bytes.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+      expect(bytes.subarray(12, 16).toString()).toBe('IHDR');
+      expect([bytes.readUInt32BE(16), bytes.readUInt32BE(20)]).toEqual([1290, 2796]);
+      expect(bytes.length).toBe(f.size);
+      expect(createHash('sha256').update(bytes).digest('hex')).toBe(f.sha256);
+    }
+    const ipa = (await sb.call('GET', `/v1/runs/${done.id}/artifacts/ipa`)).body.files[0];
+    expect(ipa.name).toMatch(/\.ipa$/);
+    expect(ipa.size).toBeGreaterThan(10 * 1024 * 1024);
+    const { bytes } = await raw(ipa.url);
+    expect(bytes.subarray(0, 4)).toEqual(Buffer.from('PK\x03\x04', 'latin1'));
+    expect(bytes.includes(Buffer.from('Payload/'))).toBe(true);
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(ipa.sha256);
+    const entry = (await sb.call('GET', `/v1/runs/${done.id}/artifacts`)).body.data.find((e: any) => e.kind === 'ipa');
+    expect(entry).toMatchObject({ status: 'ready', size: ipa.size, sha256: ipa.sha256, files: 1 });
+  });
+
+  it('honours Range, and refuses an unsatisfiable one with 416', async () => {
+    const ipa = (await sb.call('GET', `/v1/runs/${done.id}/artifacts/ipa`)).body.files[0];
+    const { bytes: whole } = await raw(ipa.url);
+    const part = await raw(ipa.url, { range: 'bytes=100-1123' });
+    expect(part.res.status).toBe(206);
+    expect(part.res.headers.get('content-range')).toBe(`bytes 100-1123/${ipa.size}`);
+    expect(part.bytes).toEqual(whole.subarray(100, 1124));
+    const tail = await raw(ipa.url, { range: 'bytes=-16' });
+    expect(tail.bytes).toEqual(whole.subarray(whole.length - 16));
+    const open = await raw(ipa.url, { range: `bytes=${ipa.size - 10}-` });
+    expect(open.bytes.length).toBe(10);
+    const bad = await raw(ipa.url, { range: `bytes=${ipa.size}-` });
+    expect(bad.res.status).toBe(416);
+    expect(bad.res.headers.get('content-range')).toBe(`bytes */${ipa.size}`);
+  });
+
+  it('refuses a tampered URL and, after its lifetime, an expired one', async () => {
+    const f = (await sb.call('GET', `/v1/runs/${done.id}/artifacts/screenshots`)).body.files[0];
+    const tampered = await raw(f.url.replace(/signature=([0-9a-f])/, (_: string, c: string) => `signature=${c === '0' ? '1' : '0'}`));
+    expect(tampered.res.status).toBe(403);
+    expect(JSON.parse(tampered.bytes.toString()).error).toMatchObject({ type: 'permission_error', code: 'signed_url_invalid' });
+    const otherFile = await raw(f.url.replace(/\/files\/([^/]+)\/screenshots\/[^?]+/, '/files/$1/screenshots/99_evil.png'));
+    expect(otherFile.res.status).toBe(403);
+    expect(Date.parse(f.expires_at) - Date.now()).toBeLessThanOrEqual(2000);
+    await new Promise((r) => setTimeout(r, Date.parse(f.expires_at) - Date.now() + 1100));
+    const expired = await raw(f.url);
+    expect(expired.res.status).toBe(403);
+    expect(JSON.parse(expired.bytes.toString()).error.code).toBe('signed_url_expired');
+  });
+});

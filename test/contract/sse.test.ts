@@ -1,0 +1,66 @@
+// The event stream: retry first, history replay, Last-Event-ID resume, keep-alives, close after the end, many watchers.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Event } from '../../src/contract/schemas.js';
+import { KEY, driveToEnd, readSse, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+
+let sb: TestSandbox;
+beforeAll(async () => {
+  sb = await startTestSandbox({ keepAliveMs: 40 });
+});
+afterAll(() => sb.close());
+
+const dataOf = (ms: Awaited<ReturnType<typeof readSse>>) => ms.filter((m) => m.data !== undefined);
+
+describe('GET /v1/runs/{id}/events', () => {
+  it('opens with retry: 2000, replays the whole history with per-run ids, and closes after the terminal event', async () => {
+    const run = await driveToEnd(sb, (await sb.createRun('A sleep sounds app')).id);
+    const res = await fetch(`${sb.url}/v1/runs/${run.id}/events`, { headers: { authorization: `Bearer ${KEY}` } });
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    await res.body?.cancel();
+    const ms = await readSse(`${sb.url}/v1/runs/${run.id}/events`);
+    expect(ms[0]).toEqual({ retry: 2000 });
+    const data = dataOf(ms);
+    expect(data.map((m) => Number(m.id))).toEqual(data.map((_, i) => i + 1));
+    for (const m of data) {
+      const ev = Event.parse(JSON.parse(m.data!));
+      expect(m.event).toBe(ev.type);
+      expect(ev.run_id).toBe(run.id);
+      expect(ev.id).toMatch(/^evt_/);
+      expect(m.data!.includes('\n')).toBe(false);
+    }
+    expect(data.at(-1)!.event).toBe('run.accepted');
+    const logs = data.filter((m) => m.event === 'log').map((m) => JSON.parse(m.data!).data);
+    expect(logs.length).toBeGreaterThan(20);
+    for (const l of logs) expect(l).toMatchObject({ stage: expect.stringMatching(/^\d\d_/), level: expect.stringMatching(/^(info|warn|error)$/), message: expect.any(String), ts: expect.any(String) });
+    expect(logs.some((l) => l.level === 'warn')).toBe(true);
+  });
+
+  it('resumes after Last-Event-ID without a gap or a duplicate', async () => {
+    const run = await driveToEnd(sb, (await sb.createRun('A podcast clipper #fail')).id);
+    const all = dataOf(await readSse(`${sb.url}/v1/runs/${run.id}/events`));
+    const rest = dataOf(await readSse(`${sb.url}/v1/runs/${run.id}/events`, { 'last-event-id': '7' }));
+    expect(rest.map((m) => m.id)).toEqual(all.slice(7).map((m) => m.id));
+    expect(rest.map((m) => m.data)).toEqual(all.slice(7).map((m) => m.data));
+  });
+
+  it('streams live, sends keep-alives while a gate waits, and many watchers see the same events', async () => {
+    const run = await sb.createRun('A choir rehearsal planner');
+    const watchers = Array.from({ length: 40 }, () => readSse(`${sb.url}/v1/runs/${run.id}/events`));
+    await sb.waitFor(run.id, (r) => r.gate_pending === 'idea');
+    await new Promise((r) => setTimeout(r, 150)); // a few keep-alive periods at the gate
+    await driveToEnd(sb, run.id);
+    const results = await Promise.all(watchers);
+    const reference = dataOf(results[0]!).map((m) => `${m.id}:${m.data}`);
+    expect(reference.at(-1)).toContain('run.accepted');
+    for (const r of results) expect(dataOf(r).map((m) => `${m.id}:${m.data}`)).toEqual(reference);
+    expect(results[0]!.some((m) => m.comment === 'keep-alive')).toBe(true);
+  });
+
+  it('answers 404 for an unknown run and 401 without a key', async () => {
+    const res = await sb.call('GET', '/v1/runs/run_missing/events');
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('run_not_found');
+    const anon = await fetch(`${sb.url}/v1/runs/run_missing/events`);
+    expect(anon.status).toBe(401);
+  });
+});

@@ -1,0 +1,181 @@
+// Webhooks: registration, signed deliveries, retries with backoff, failure after 8, redelivery, delete.
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifySignature } from '../../src/contract/signature.js';
+import { Delivery, Webhook, WebhookWithSecret } from '../../src/contract/schemas.js';
+import { driveToEnd, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+
+interface Received {
+  headers: IncomingMessage['headers'];
+  body: string;
+  at: number;
+}
+
+/** A receiver on loopback whose answer the test chooses per request. */
+async function receiver(answer: (n: number) => number | 'hang' = () => 200) {
+  const got: Received[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      got.push({ headers: req.headers, body, at: Date.now() });
+      const a = answer(got.length);
+      if (a === 'hang') return; // never answers
+      res.writeHead(a).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  return { url, got, close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))) };
+}
+
+async function until<T>(f: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await f();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+let sb: TestSandbox;
+beforeAll(async () => {
+  sb = await startTestSandbox({ retryBaseMs: 10 });
+});
+afterAll(() => sb.close());
+
+describe('webhook registration', () => {
+  it('shows the secret once, then never again', async () => {
+    const created = await sb.call('POST', '/v1/webhooks', { url: 'https://example.com/hooks/orc', events: ['run.accepted', 'run.failed'] });
+    expect(created.status).toBe(201);
+    const w = WebhookWithSecret.parse(created.body);
+    expect(w).toMatchObject({ url: 'https://example.com/hooks/orc', events: ['run.accepted', 'run.failed'], status: 'enabled' });
+    expect(w.id).toMatch(/^wh_/);
+    expect(w.secret).toMatch(/^whsec_/);
+    const got = await sb.call('GET', `/v1/webhooks/${w.id}`);
+    expect(Webhook.parse(got.body)).toMatchObject({ id: w.id, url: w.url });
+    expect(got.body).not.toHaveProperty('secret');
+    const list = await sb.call('GET', '/v1/webhooks');
+    expect(list.body.data.map((x: any) => x.id)).toContain(w.id);
+    expect(list.body.data.every((x: any) => !('secret' in x))).toBe(true);
+  });
+
+  it.each([
+    [{ url: 'http://example.com/hook', events: ['*'] }, 'invalid_value', 'url'],
+    [{ url: 'not a url', events: ['*'] }, 'invalid_value', 'url'],
+    [{ events: ['*'] }, 'missing_field', 'url'],
+    [{ url: 'https://example.com/h', events: ['run.exploded'] }, 'invalid_value', 'events'],
+    [{ url: 'https://example.com/h', events: [] }, 'invalid_value', 'events'],
+    [{ url: 'https://example.com/h' }, 'missing_field', 'events'],
+  ])('refuses %j with %s on %s', async (body, code, field) => {
+    const res = await sb.call('POST', '/v1/webhooks', body);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code, field });
+  });
+
+  it('accepts http:// only to a loopback host', async () => {
+    for (const url of ['http://127.0.0.1:9/h', 'http://localhost:9/h', 'http://[::1]:9/h']) {
+      const res = await sb.call('POST', '/v1/webhooks', { url, events: ['*'] });
+      expect(res.status, url).toBe(201);
+      await sb.call('DELETE', `/v1/webhooks/${res.body.id}`);
+    }
+  });
+
+  it('deletes, then answers 404 webhook_not_found', async () => {
+    const w = (await sb.call('POST', '/v1/webhooks', { url: 'https://example.com/x', events: ['*'] })).body;
+    const del = await sb.call('DELETE', `/v1/webhooks/${w.id}`);
+    expect(del.body).toEqual({ id: w.id, deleted: true });
+    for (const [m, p] of [['GET', `/v1/webhooks/${w.id}`], ['DELETE', `/v1/webhooks/${w.id}`], ['GET', `/v1/webhooks/${w.id}/deliveries`]] as const) {
+      const res = await sb.call(m, p);
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('webhook_not_found');
+    }
+  });
+});
+
+describe('deliveries', () => {
+  it('posts every subscribed event, signed over the raw body, with a delivery id', async () => {
+    const rx = await receiver();
+    try {
+      const w = (await sb.call('POST', '/v1/webhooks', { url: rx.url, events: ['run.created', 'run.gate_pending', 'run.accepted'] })).body;
+      const run = await driveToEnd(sb, (await sb.createRun('A harbour ferry timetable')).id);
+      const mine = () => rx.got.filter((g) => JSON.parse(g.body).run_id === run.id);
+      await until(() => mine().some((g) => JSON.parse(g.body).type === 'run.accepted'));
+      const types = mine().map((g) => JSON.parse(g.body).type);
+      expect(types.sort()).toEqual(['run.accepted', 'run.created', 'run.gate_pending', 'run.gate_pending', 'run.gate_pending'].sort());
+      for (const g of mine()) {
+        expect(g.headers['content-type']).toBe('application/json');
+        expect(g.headers['x-service-delivery-id']).toMatch(/^dlv_/);
+        const header = g.headers['x-service-signature'] as string;
+        expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+        expect(verifySignature(w.secret, header, g.body)).toEqual({ ok: true, timestamp: expect.any(Number) });
+        expect(verifySignature('whsec_wrong', header, g.body).ok).toBe(false);
+        expect(verifySignature(w.secret, header, `${g.body} `).ok).toBe(false);
+        expect(g.headers.authorization).toBeUndefined();
+      }
+      const page = await sb.call('GET', `/v1/webhooks/${w.id}/deliveries?limit=100`);
+      const ds = page.body.data.map((d: any) => Delivery.parse(d));
+      expect(ds.filter((d: any) => d.status === 'succeeded').length).toBeGreaterThanOrEqual(5);
+      expect(ds[0]).toMatchObject({ attempts: 1, last_status_code: 200, next_attempt_at: null });
+      await sb.call('DELETE', `/v1/webhooks/${w.id}`);
+    } finally {
+      await rx.close();
+    }
+  });
+
+  it('retries with growing delays until a 2xx, counting attempts', async () => {
+    const rx = await receiver((n) => (n <= 3 ? 500 : 200));
+    try {
+      const w = (await sb.call('POST', '/v1/webhooks', { url: rx.url, events: ['run.created'] })).body;
+      await sb.createRun('A retry test');
+      const d = await until(async () => (await sb.call('GET', `/v1/webhooks/${w.id}/deliveries`)).body.data.find((x: any) => x.status === 'succeeded'));
+      expect(d).toMatchObject({ attempts: 4, last_status_code: 200, event_type: 'run.created' });
+      const gaps = rx.got.slice(1).map((g, i) => g.at - rx.got[i]!.at);
+      // base 10 ms, doubling, jitter in the upper half: at least 5, 10, 20 ms apart
+      expect(gaps[0]).toBeGreaterThanOrEqual(4);
+      expect(gaps[2]!).toBeGreaterThanOrEqual(19);
+      expect(new Set(rx.got.map((g) => g.headers['x-service-delivery-id'])).size).toBe(1);
+      await sb.call('DELETE', `/v1/webhooks/${w.id}`);
+    } finally {
+      await rx.close();
+    }
+  });
+
+  it('gives up after 8 attempts on a dead receiver, and redelivers on request', async () => {
+    const rx = await receiver(() => 503);
+    try {
+      const w = (await sb.call('POST', '/v1/webhooks', { url: rx.url, events: ['run.created'] })).body;
+      await sb.createRun('A dead receiver');
+      const failed = await until(async () => (await sb.call('GET', `/v1/webhooks/${w.id}/deliveries`)).body.data.find((x: any) => x.status === 'failed'), 20_000);
+      expect(failed).toMatchObject({ attempts: 8, last_status_code: 503, next_attempt_at: null });
+      expect(rx.got).toHaveLength(8);
+      const missing = await sb.call('POST', `/v1/webhooks/${w.id}/deliveries/dlv_nope:redeliver`);
+      expect(missing.status).toBe(404);
+      expect(missing.body.error.code).toBe('delivery_not_found');
+      const again = await sb.call('POST', `/v1/webhooks/${w.id}/deliveries/${failed.id}:redeliver`);
+      expect(again.status).toBe(200);
+      expect(again.body).toMatchObject({ id: failed.id, status: 'pending' });
+      await until(() => rx.got.length > 8);
+      await sb.call('DELETE', `/v1/webhooks/${w.id}`);
+    } finally {
+      await rx.close();
+    }
+  });
+
+  it('a receiver that never answers does not slow the API', async () => {
+    const rx = await receiver(() => 'hang');
+    try {
+      const w = (await sb.call('POST', '/v1/webhooks', { url: rx.url, events: ['*'] })).body;
+      const run = await sb.createRun('A hanging receiver');
+      await until(() => rx.got.length >= 3);
+      const started = Date.now();
+      for (let i = 0; i < 20; i++) expect((await sb.call('GET', `/v1/runs/${run.id}`)).status).toBe(200);
+      expect(Date.now() - started).toBeLessThan(1000);
+      await sb.call('DELETE', `/v1/webhooks/${w.id}`);
+    } finally {
+      await rx.close();
+    }
+  });
+});
