@@ -1,0 +1,210 @@
+// `orc sandbox start|status|stop` and the launcher, run as built, as a user would.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { freshConfigDir, orc, ORC_BIN, startSandboxProcess } from '../helpers/cli.js';
+
+const KEY = 'sk_test_orc_sandbox_local';
+const get = (url: string, path: string) => fetch(`${url}${path}`, { headers: { authorization: `Bearer ${KEY}` } });
+const post = (url: string, path: string, body: unknown) =>
+  fetch(`${url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+describe('orc, the program', () => {
+  it('prints its version, and help with examples on every command', async () => {
+    const v = await orc(['--version']);
+    expect(v.exitCode).toBe(0);
+    expect(v.stdout).toBe(pkg.version);
+    const help = await orc(['--help']);
+    expect(help.exitCode).toBe(0);
+    expect(help.stdout).toContain('sandbox');
+    for (const sub of ['start', 'status', 'stop']) {
+      const h = await orc(['sandbox', sub, '--help']);
+      expect(h.exitCode).toBe(0);
+      expect(h.stdout).toMatch(/Examples:\n\s+\$ orc sandbox/);
+    }
+  });
+
+  it('answers an unknown command or flag with exit 2 and a message naming it', async () => {
+    const cmd = await orc(['sandbx']);
+    expect(cmd.exitCode).toBe(2);
+    expect(cmd.stderr).toMatch(/sandbx/);
+    expect(cmd.stderr).toMatch(/sandbox/); // the suggestion
+    const flag = await orc(['sandbox', 'start', '--prot', '1']);
+    expect(flag.exitCode).toBe(2);
+    expect(flag.stderr).toContain('--prot');
+    const group = await orc(['sandbox']);
+    expect(group.exitCode).toBe(2);
+  });
+
+  it('tells a user on an old Node which version it needs, in one line', () => {
+    // This machine's system Node is older than 22.12; where it is not, the check has nothing to show.
+    let version = '';
+    try {
+      version = execFileSync('/usr/bin/node', ['--version'], { encoding: 'utf8' }).trim();
+    } catch {
+      return;
+    }
+    const [major, minor] = version.slice(1).split('.').map(Number) as [number, number];
+    if (major > 22 || (major === 22 && minor >= 12)) return;
+    let stderr = '';
+    let status = 0;
+    try {
+      execFileSync('/usr/bin/node', [ORC_BIN, '--version'], { encoding: 'utf8', stdio: 'pipe' });
+    } catch (err) {
+      stderr = (err as { stderr: string }).stderr;
+      status = (err as { status: number }).status;
+    }
+    expect(status).toBe(1);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toContain('22.12');
+    expect(stderr).toContain(version.slice(1));
+  });
+});
+
+describe('orc sandbox start', () => {
+  it('listens on the port it prints, serves the API with its test key, and stops cleanly on SIGTERM', async () => {
+    const configDir = freshConfigDir();
+    const { url, proc } = await startSandboxProcess(['--port', '0', '--memory', '--stage-ms', '100'], { configDir });
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const created = await post(url, '/v1/runs', { mode: 'idea', idea: { pitch: 'p', audience: 'a', monetization: 'free' } });
+    expect(created.status).toBe(201);
+    expect((await get(url, '/v1/runs')).status).toBe(200);
+    expect(existsSync(join(configDir, 'sandbox.json'))).toBe(true);
+    proc.kill('SIGTERM');
+    const r = await proc;
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout.trim()).toBe(`listening on ${url}`); // stdout carries only the data line
+    expect(r.stderr).toContain('SIGTERM');
+    expect(existsSync(join(configDir, 'sandbox.json'))).toBe(false);
+  });
+
+  it.each([
+    [['--port', 'abc'], '--port'],
+    [['--port', '70000'], '--port'],
+    [['--stage-ms', '0'], '--stage-ms'],
+    [['--rate-limit', '-1'], '--rate-limit'],
+    [['--seed', '1.5'], '--seed'],
+    [['--api-key', 'sk_live_abcdef123456'], '--api-key'],
+    [['--api-key', 'secret'], '--api-key'],
+    [['--memory', '--data-dir', '/tmp/x'], '--memory'],
+  ])('refuses %j with exit 2 naming %s, starting nothing', async (args, flag) => {
+    const configDir = freshConfigDir();
+    const r = await orc(['sandbox', 'start', ...args], { configDir });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(flag);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).not.toContain('sk_live_abcdef123456');
+    expect(existsSync(join(configDir, 'sandbox.json'))).toBe(false);
+  });
+
+  it('says so when the port is in use (exit 1)', async () => {
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    try {
+      const port = String((blocker.address() as { port: number }).port);
+      const r = await orc(['sandbox', 'start', '--port', port, '--memory']);
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toContain(`port ${port}`);
+      expect(r.stderr).toContain('in use');
+      expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('says so when the data folder cannot be written (exit 1)', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'orc-')), 'a-file');
+    writeFileSync(file, 'not a folder');
+    const r = await orc(['sandbox', 'start', '--port', '0', '--data-dir', join(file, 'data')]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain('cannot write the sandbox data folder');
+    expect(r.stderr).toContain('--memory');
+  });
+
+  it('warns when it listens beyond loopback', async () => {
+    const { proc } = await startSandboxProcess(['--host', '0.0.0.0', '--port', '0', '--memory']);
+    proc.kill('SIGINT');
+    const r = await proc;
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toMatch(/warning: .*not loopback/);
+  });
+
+  it('loses nothing it acknowledged when killed outright, and carries on after a restart', async () => {
+    const configDir = freshConfigDir();
+    const dataDir = mkdtempSync(join(tmpdir(), 'orc-data-'));
+    const first = await startSandboxProcess(['--port', '0', '--data-dir', dataDir, '--stage-ms', '100'], { configDir });
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const res = await post(first.url, '/v1/runs', { mode: 'idea', idea: { pitch: `Run ${i}`, audience: 'a', monetization: 'free' } });
+      expect(res.status).toBe(201);
+      ids.push(((await res.json()) as { id: string }).id);
+    }
+    first.proc.kill('SIGKILL');
+    await first.proc;
+    const second = await startSandboxProcess(['--port', '0', '--data-dir', dataDir, '--stage-ms', '100'], { configDir });
+    try {
+      const list = (await (await get(second.url, '/v1/runs?limit=100')).json()) as { data: Array<{ id: string }> };
+      expect(list.data.map((r) => r.id)).toEqual([...ids].reverse());
+      // the runs move on from where they were
+      const deadline = Date.now() + 20_000;
+      let run: { gate_pending: string | null } = { gate_pending: null };
+      while (run.gate_pending !== 'idea' && Date.now() < deadline) {
+        run = (await (await get(second.url, `/v1/runs/${ids[0]}`)).json()) as typeof run;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(run.gate_pending).toBe('idea');
+    } finally {
+      second.proc.kill('SIGTERM');
+      await second.proc;
+    }
+  });
+});
+
+describe('orc sandbox start --detach, status, stop', () => {
+  it('runs in the background, reports itself, refuses a second one, and stops', async () => {
+    const configDir = freshConfigDir();
+    const started = await orc(['sandbox', 'start', '--detach', '--port', '0', '--memory'], { configDir });
+    expect(started.exitCode, started.stderr).toBe(0);
+    const url = /listening on (\S+)/.exec(started.stdout)![1]!;
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect(existsSync(join(configDir, 'sandbox.log'))).toBe(true);
+
+    const status = await orc(['sandbox', 'status', '--json'], { configDir });
+    expect(status.exitCode).toBe(0);
+    const s = JSON.parse(status.stdout);
+    expect(s).toMatchObject({ running: true, url, detached: true, pid: expect.any(Number) });
+
+    const second = await orc(['sandbox', 'start', '--detach', '--port', '0', '--memory'], { configDir });
+    expect(second.exitCode).toBe(1);
+    expect(second.stderr).toContain('already running');
+
+    const stopped = await orc(['sandbox', 'stop'], { configDir });
+    expect(stopped.exitCode).toBe(0);
+    expect(stopped.stderr).toContain(`pid ${s.pid}`);
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+
+    const after = await orc(['sandbox', 'status'], { configDir });
+    expect(after.exitCode).toBe(1);
+    expect(after.stdout).toBe('not running');
+    const again = await orc(['sandbox', 'stop', '--json'], { configDir });
+    expect(again.exitCode).toBe(0);
+    expect(JSON.parse(again.stdout)).toEqual({ stopped: false, running: false });
+  });
+
+  it('reports why a background sandbox could not start', async () => {
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    try {
+      const port = String((blocker.address() as { port: number }).port);
+      const r = await orc(['sandbox', 'start', '--detach', '--port', port, '--memory']);
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toContain('in use');
+    } finally {
+      blocker.close();
+    }
+  });
+});

@@ -1,0 +1,93 @@
+// Pieces of the sandbox with exact answers: merge patch, Range, PNG and zip structure, magic words.
+import { inflateSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { ipaFile, parseRange, screenshotPng } from '../../src/sandbox/files.js';
+import { magicWords, nameFromText, scorecardFor } from '../../src/sandbox/generate.js';
+import { mergePatch } from '../../src/sandbox/service.js';
+import { compareStages } from '../../src/contract/events.js';
+
+describe('JSON merge patch (RFC 7396 appendix A)', () => {
+  it.each([
+    [{ a: 'b' }, { a: 'c' }, { a: 'c' }],
+    [{ a: 'b' }, { b: 'c' }, { a: 'b', b: 'c' }],
+    [{ a: 'b' }, { a: null }, {}],
+    [{ a: 'b', b: 'c' }, { a: null }, { b: 'c' }],
+    [{ a: ['b'] }, { a: 'c' }, { a: 'c' }],
+    [{ a: 'c' }, { a: ['b'] }, { a: ['b'] }],
+    [{ a: { b: 'c' } }, { a: { b: 'd', c: null } }, { a: { b: 'd' } }],
+    [{ a: [{ b: 'c' }] }, { a: [1] }, { a: [1] }],
+    [['a', 'b'], ['c', 'd'], ['c', 'd']],
+    [{ a: 'b' }, ['c'], ['c']],
+    [{ e: null }, { a: 1 }, { e: null, a: 1 }],
+    [[1, 2], { a: 'b', c: null }, { a: 'b' }],
+    [{}, { a: { bb: { ccc: null } } }, { a: { bb: {} } }],
+  ])('%j + %j = %j', (target, patch, out) => {
+    expect(mergePatch(target, patch)).toEqual(out);
+  });
+});
+
+describe('Range', () => {
+  it.each([
+    ['bytes=0-9', 100, { start: 0, end: 9 }],
+    ['bytes=90-', 100, { start: 90, end: 99 }],
+    ['bytes=-10', 100, { start: 90, end: 99 }],
+    ['bytes=-500', 100, { start: 0, end: 99 }],
+    ['bytes=50-500', 100, { start: 50, end: 99 }],
+    ['bytes=100-', 100, 'unsatisfiable'],
+    ['bytes=9-3', 100, 'unsatisfiable'],
+    ['bytes=-0', 100, 'unsatisfiable'],
+    ['bytes=0-1,5-6', 100, null],
+    ['items=0-1', 100, null],
+    [undefined, 100, null],
+  ])('%s of %i bytes', (header, size, out) => {
+    expect(parseRange(header, size)).toEqual(out);
+  });
+});
+
+describe('binary artifacts', () => {
+  it('draws a decodable PNG of the asked size', () => {
+    const png = screenshotPng(['#112233', '#445566', '#778899', '#AABBCC', '#F0F0F0'], 0, 60, 120);
+    const idat = png.indexOf('IDAT');
+    const len = png.readUInt32BE(idat - 4);
+    const raw = inflateSync(png.subarray(idat + 4, idat + 4 + len));
+    expect(raw.length).toBe(120 * (1 + 60 * 3));
+    // the status bar is palette[3]
+    expect([...raw.subarray(1, 4)]).toEqual([0xaa, 0xbb, 0xcc]);
+  });
+
+  it('builds an ipa whose zip central directory lists the app bundle', () => {
+    const f = ipaFile({ name: 'Trail Log', bundle_id: 'com.example.traillog' }, 'unit');
+    const eocd = f.bytes.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+    expect(eocd).toBe(f.bytes.length - 22);
+    expect(f.bytes.readUInt16LE(eocd + 10)).toBe(3);
+    const cd = f.bytes.subarray(f.bytes.readUInt32LE(eocd + 16), eocd).toString('latin1');
+    expect(cd).toContain('Payload/TrailLog.app/Info.plist');
+    expect(cd).toContain('Payload/TrailLog.app/TrailLog');
+    // the same inputs give the same bytes; another run's label gives other bytes
+    expect(ipaFile({ name: 'Trail Log', bundle_id: 'com.example.traillog' }, 'unit').sha256).toBe(f.sha256);
+    expect(ipaFile({ name: 'Trail Log', bundle_id: 'com.example.traillog' }, 'other').sha256).not.toBe(f.sha256);
+  });
+});
+
+describe('generated content', () => {
+  it('reads magic words anywhere, in any case', () => {
+    expect(magicWords('An app #FAIL now')).toEqual({ fail: true, reject: false, lowscore: false });
+    expect(magicWords('#reject and #lowscore')).toEqual({ fail: false, reject: true, lowscore: true });
+  });
+
+  it('names apps from the pitch without magic words', () => {
+    expect(nameFromText('A habit tracker for runners #fail')).toBe('Habit Tracker');
+    expect(nameFromText('!!!')).toBe('Untitled App');
+  });
+
+  it('scores the same pitch the same way, and #lowscore below passing', () => {
+    const m = magicWords('x');
+    expect(scorecardFor(1, 'pitch', m)).toEqual(scorecardFor(1, 'pitch', m));
+    const low = scorecardFor(1, 'pitch', { ...m, lowscore: true });
+    expect(low.passed).toBe(false);
+  });
+
+  it('orders stages by their number, whatever their names', () => {
+    expect(['10_extra', '02_concept', '09_review', '01_intake'].sort(compareStages)).toEqual(['01_intake', '02_concept', '09_review', '10_extra']);
+  });
+});
