@@ -12,5 +12,6 @@ export default defineConfig({
     pool: 'forks',
     // Two cores in CI: end-to-end files start real processes, so keep parallelism modest.
     maxWorkers: 2,
+    reporters: ['default', './test/helpers/summary-reporter.ts'],
   },
 });
