@@ -1,12 +1,19 @@
-// What a command may use, built once per invocation: the streams, the environment, the config folder.
-// Heavier pieces (the API client, profiles) are added lazily by the issues that need them.
+// What a command may use, built once per invocation: streams, environment, config folder, and lazily
+// the resolved target (profile, URL, key), the API client and the prompter. Nothing here exits.
+import type { Api } from './api/index.js';
 import { configDir } from './config/paths.js';
+import type { Target } from './config/target.js';
 import { IO, type Streams } from './ui/io.js';
+import type { Prompter } from './ui/prompt.js';
 import { VERSION } from './version.js';
 
 export interface GlobalFlags {
   json?: boolean;
   input?: boolean; // commander's --no-input
+  debug?: boolean;
+  profile?: string;
+  live?: boolean;
+  baseUrl?: string;
 }
 
 export interface Context {
@@ -14,16 +21,59 @@ export interface Context {
   env: NodeJS.ProcessEnv;
   configDir: string;
   version: string;
+  flags: GlobalFlags;
   /** The orc launcher, for commands that start orc again in the background. */
   launcher: string;
+  target(): Promise<Target>;
+  api(): Promise<Api>;
+  prompter(): Promise<Prompter>;
 }
 
-export function createContext(globals: GlobalFlags, streams: Streams = process, env: NodeJS.ProcessEnv = process.env): Context {
-  return {
-    io: new IO(streams, { json: Boolean(globals.json), noInput: globals.input === false, env }),
+export function createContext(flags: GlobalFlags, streams: Streams = process, env: NodeJS.ProcessEnv = process.env): Context {
+  const io = new IO(streams, { json: Boolean(flags.json), noInput: flags.input === false, env });
+  let target: Promise<Target> | undefined;
+  let api: Promise<Api> | undefined;
+  let prompter: Promise<Prompter> | undefined;
+  const ctx: Context = {
+    io,
     env,
     configDir: configDir(env),
     version: VERSION,
+    flags,
     launcher: process.argv[1] ?? 'orc',
+    target() {
+      target ??= import('./config/target.js').then((m) => m.resolveTarget({ profile: flags.profile, live: flags.live, baseUrl: flags.baseUrl }, env, ctx.configDir));
+      return target;
+    },
+    api() {
+      api ??= (async () => {
+        const t = await ctx.target();
+        const { createApi } = await import('./api/index.js');
+        if (t.mode === 'live') io.info(`${io.color ? '\u001b[1;31mLIVE\u001b[0m' : 'LIVE'} · profile ${t.profile} · ${t.baseUrl}`);
+        return createApi({
+          baseUrl: t.baseUrl,
+          apiKey: t.key,
+          userAgent: `orc/${VERSION} node/${process.versions.node}`,
+          notice: (line) => io.info(`orc: ${line}`),
+          ...(flags.debug ? { debug: (line: string) => io.debug(line) } : {}),
+          ...(t.autoStartSandbox ? { onConnectionRefused: () => startLocalSandbox(ctx) } : {}),
+        });
+      })();
+      return api;
+    },
+    prompter() {
+      prompter ??= import('./ui/prompt.js').then((m) => m.createPrompter(io));
+      return prompter;
+    },
   };
+  return ctx;
+}
+
+/** With nothing configured and nothing answering, orc starts the local sandbox and says so. */
+async function startLocalSandbox(ctx: Context): Promise<boolean> {
+  const { spawnDetached } = await import('./commands/sandbox/start.js');
+  ctx.io.info('orc: no sandbox answered at the default address; starting one in the background…');
+  const url = await spawnDetached(ctx, {});
+  ctx.io.info(`orc: sandbox running at ${url} (stop it with \`orc sandbox stop\`)`);
+  return true;
 }

@@ -38,10 +38,19 @@ export class EnvironmentError extends OrcError {
   override readonly exitCode = EXIT.failure;
 }
 
+/** An error re-told with better words, keeping the exit code of the one it came from. */
+export class RetoldError extends OrcError {
+  override readonly exitCode: number;
+  constructor(message: string, exitCode: number, hint?: string) {
+    super(message, hint);
+    this.exitCode = exitCode;
+  }
+}
+
 /** The user pressed Ctrl-C (exit 130). */
 export class InterruptedError extends OrcError {
   override readonly exitCode = EXIT.interrupted;
-  constructor() {
-    super('interrupted');
+  constructor(message = 'interrupted') {
+    super(message);
   }
 }

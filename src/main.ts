@@ -28,6 +28,10 @@ export async function run(argv: string[]): Promise<number> {
     .version(VERSION, '-V, --version')
     .option('--json', 'print one JSON document on stdout (for scripts)')
     .option('--no-input', 'never prompt; fail with exit 2 where input is needed')
+    .option('--profile <name>', 'use this profile (default: ORC_PROFILE, then the active one, then the built-in sandbox)')
+    .option('--live', 'use the live key and the live service (default: the test key)')
+    .option('--base-url <url>', 'talk to this service address (default: ORC_BASE_URL, then the profile)')
+    .option('--debug', 'show the HTTP exchange on stderr (keys redacted)')
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({ outputError: (str, write) => write(str.startsWith('error:') ? `orc: ${str.slice(7)}` : str) });
@@ -66,6 +70,7 @@ export async function run(argv: string[]): Promise<number> {
       // --help and --version end here with 0; every parse error is a usage error.
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
+    if ((err as Error)?.name === 'ExitPromptError') return EXIT.interrupted; // Ctrl-C at a prompt
     if (err instanceof OrcError) {
       const stderr = process.stderr;
       stderr.write(`orc: ${sanitize(err.message)}\n`);

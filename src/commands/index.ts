@@ -3,6 +3,83 @@ import type { CommandSpec } from './types.js';
 
 export const COMMANDS: CommandSpec[] = [
   {
+    name: 'run',
+    summary: 'Create, read, list and cancel runs',
+    subcommands: [
+      {
+        name: 'create',
+        summary: 'Create a run from an idea, or from source (ship mode)',
+        options: [
+          { flags: '--mode <mode>', description: 'idea or ship (default: ship with --source, else idea)' },
+          { flags: '--pitch <text>', description: 'idea mode: what the app is' },
+          { flags: '--audience <text>', description: 'idea mode: who it is for' },
+          { flags: '--monetization <model>', description: 'idea mode: free, paid, freemium, subscription, ads or in_app_purchases' },
+          { flags: '--source <repo-url|spec.json|->', description: 'ship mode: a repository URL, an App Spec file, or - for either on stdin' },
+          { flags: '--idempotency-key <key>', description: 'your own key for this create (default: a new UUID, reused on every retry)' },
+        ],
+        examples: [
+          'orc run create --pitch "A habit tracker for runners" --audience runners --monetization freemium',
+          'orc run create --source https://github.com/acme/trail-log.git --json',
+          'cat spec.json | orc run create --source -',
+        ],
+        load: () => import('./run/create.js'),
+      },
+      {
+        name: 'get',
+        summary: 'Show one run',
+        args: ['<run>'],
+        examples: ['orc run get run_8fJ2kQ', 'orc run get run_8fJ2kQ --json | jq -r .status'],
+        load: () => import('./run/get.js'),
+      },
+      {
+        name: 'list',
+        summary: 'List runs, newest first',
+        options: [
+          { flags: '--status <status>', description: 'only runs with this status (running, awaiting_approval, accepted, rejected, failed, canceled)' },
+          { flags: '--limit <n>', description: 'at most this many runs', default: '20' },
+          { flags: '--all', description: 'every run, page after page' },
+        ],
+        examples: ['orc run list', 'orc run list --status awaiting_approval', 'orc run list --all --json | jq length'],
+        load: () => import('./run/list.js'),
+      },
+      {
+        name: 'cancel',
+        summary: 'Cancel a run (asks first for a live run at a terminal)',
+        args: ['<run>'],
+        options: [{ flags: '-y, --yes', description: 'do not ask' }],
+        examples: ['orc run cancel run_8fJ2kQ', 'orc run cancel run_8fJ2kQ --live --yes'],
+        load: () => import('./run/cancel.js'),
+      },
+    ],
+  },
+  {
+    name: 'profile',
+    summary: 'Manage profiles: a base URL with a test key and a live key',
+    subcommands: [
+      {
+        name: 'add',
+        summary: 'Add or update a profile; keys from a masked prompt or stdin, never arguments',
+        args: ['<name>'],
+        options: [
+          { flags: '--base-url <url>', description: 'the service address (https://…)' },
+          { flags: '--with-key', description: 'read the key(s) from stdin, one a line (sk_test_… and/or sk_live_…)' },
+        ],
+        examples: ['orc profile add prod --base-url https://api.example.com', 'printf "%s\\n" "$TEST_KEY" "$LIVE_KEY" | orc profile add ci --base-url https://api.example.com --with-key'],
+        load: () => import('./profile/add.js'),
+      },
+      { name: 'list', summary: 'List profiles (keys redacted)', examples: ['orc profile list', 'orc profile list --json'], load: () => import('./profile/list.js') },
+      { name: 'use', summary: 'Make a profile the active one', args: ['<name>'], examples: ['orc profile use prod', 'orc profile use sandbox'], load: () => import('./profile/use.js') },
+      {
+        name: 'show',
+        summary: 'Show a profile and where each key is kept',
+        args: ['[name]'],
+        examples: ['orc profile show', 'orc profile show prod --json'],
+        load: () => import('./profile/show.js'),
+      },
+      { name: 'remove', summary: 'Remove a profile and its keys', args: ['<name>'], examples: ['orc profile remove old'], load: () => import('./profile/remove.js') },
+    ],
+  },
+  {
     name: 'sandbox',
     summary: 'Run the local emulator of the Run Orchestration Service',
     subcommands: [

@@ -3,6 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { RUN_STATUSES } from '../contract/events.js';
+import { SANDBOX_DEFAULT_KEY, redactKey } from '../contract/keys.js';
 import { ApproveParams, RejectParams, RunCreateParams } from '../contract/schemas.js';
 import { Artifacts } from './artifacts.js';
 import { Failure, failureFromZod } from './failure.js';
@@ -11,7 +12,7 @@ import { SandboxService, isTerminal } from './service.js';
 import { Store, type StoredEvent } from './store.js';
 import { WebhookDispatcher, deliveryView, webhookView } from './webhooks.js';
 
-export const DEFAULT_SANDBOX_KEY = 'sk_test_orc_sandbox_local';
+export const DEFAULT_SANDBOX_KEY = SANDBOX_DEFAULT_KEY;
 
 export interface SandboxOptions {
   host: string;
@@ -135,7 +136,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     if (!m) throw new Failure('invalid_api_key', 'the Authorization header must be Bearer <key>');
     const key = m[1]!;
     if (key.startsWith('sk_live_')) throw new Failure('live_key_in_sandbox', 'a live key was sent to the sandbox; use the sandbox test key');
-    if (key !== opts.apiKey) throw new Failure('invalid_api_key', `invalid API key ${redact(key)}`);
+    if (key !== opts.apiKey) throw new Failure('invalid_api_key', `invalid API key ${redactKey(key)}`);
     return key;
   }
 
@@ -494,6 +495,3 @@ function page<T extends { seq: number }, V>(all: T[], query: URLSearchParams, vi
   return { data, next_cursor: hasMore ? Buffer.from(`c${lastSeq}`, 'latin1').toString('base64url') : null, has_more: hasMore };
 }
 
-function redact(key: string): string {
-  return key.length <= 12 ? `${key.slice(0, 3)}…` : `${key.slice(0, key.indexOf('_', 3) + 1)}…${key.slice(-4)}`;
-}

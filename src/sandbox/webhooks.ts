@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { EVENT_KINDS, LOG_EVENT } from '../contract/events.js';
 import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../contract/signature.js';
+import { isLoopbackHost } from '../contract/keys.js';
 import { WebhookCreateParams, type Delivery, type Webhook } from '../contract/schemas.js';
 import { Failure, failureFromZod } from './failure.js';
 import { newId } from './service.js';
@@ -11,15 +12,10 @@ import type { DeliveryRecord, StoredEvent, Store, WebhookRecord } from './store.
 export const MAX_ATTEMPTS = 8;
 const DELIVERY_TIMEOUT_MS = 10_000;
 const MAX_IN_FLIGHT = 32;
-const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
 export interface DispatcherOptions {
   retryBaseMs: number;
   userAgent: string;
-}
-
-export function isLoopbackHost(hostname: string): boolean {
-  return LOOPBACK.test(hostname);
 }
 
 export function webhookView(w: WebhookRecord): Webhook {

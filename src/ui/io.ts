@@ -47,21 +47,36 @@ export class IO {
     this.streams.stdout.write(`${line}\n`);
   }
 
-  /** The one JSON document of a `--json` command. */
+  /** The one JSON document of a `--json` command. JSON.stringify leaves DEL and C1 controls (U+007F–U+009F)
+   * raw, and some terminals act on those; they are escaped too, so server text cannot drive the terminal. */
   writeJson(value: unknown): void {
-    this.streams.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+    this.streams.stdout.write(`${escapeControls(JSON.stringify(value, null, 2))}\n`);
   }
 
-  /** A message for the person on stderr. */
+  /** One compact JSON document per line (NDJSON), flushed as it comes. */
+  writeJsonLine(value: unknown): void {
+    this.streams.stdout.write(`${escapeControls(JSON.stringify(value))}\n`);
+  }
+
+  /** --debug output: stderr, sanitised. */
+  debug(line: string): void {
+    this.streams.stderr.write(`${this.color ? '\u001b[2m' : ''}${sanitize(line)}${this.color ? '\u001b[22m' : ''}\n`);
+  }
+
+  /** A message for the person on stderr (sanitised: it may quote the service). */
   info(line: string): void {
-    this.streams.stderr.write(`${line}\n`);
+    this.streams.stderr.write(`${sanitize(line)}\n`);
   }
 
   warn(line: string): void {
-    this.streams.stderr.write(`${this.color ? '\u001b[33mwarning:\u001b[39m' : 'warning:'} ${line}\n`);
+    this.streams.stderr.write(`${this.color ? '\u001b[33mwarning:\u001b[39m' : 'warning:'} ${sanitize(line)}\n`);
   }
 
   error(line: string): void {
     this.streams.stderr.write(`${this.color ? '\u001b[31morc:\u001b[39m' : 'orc:'} ${sanitize(line)}\n`);
   }
+}
+
+function escapeControls(json: string): string {
+  return json.replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -4,9 +4,9 @@ import { mkdirSync, openSync, closeSync, readFileSync, accessSync, constants } f
 import { join, resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { EnvironmentError, UsageError } from '../../errors.js';
-import { isLoopbackHost } from '../../sandbox/webhooks.js';
+import { isLoopbackHost } from '../../contract/keys.js';
 import type { SandboxOptions } from '../../sandbox/server.js';
-import { liveSandbox, logPath, removeState, writeState } from './state.js';
+import { liveSandbox, logPath, removeState, writeState } from '../../config/sandbox-state.js';
 
 interface StartFlags {
   host: string;
@@ -58,7 +58,7 @@ export function parseStartFlags(flags: StartFlags, configDir: string): Omit<Sand
 
 export default async function start(ctx: Context, _args: string[], flags: StartFlags): Promise<number> {
   const opts = parseStartFlags(flags, ctx.configDir);
-  if (!isLoopbackHost(opts.host) && opts.host !== '::1')
+  if (!isLoopbackHost(opts.host))
     ctx.io.warn(`listening on ${opts.host}, not loopback: anyone who can reach this address can use the sandbox with its test key`);
   if (opts.dataDir) prepareDataDir(opts.dataDir);
   if (flags.detach) return detach(ctx, flags);
@@ -74,7 +74,7 @@ export default async function start(ctx: Context, _args: string[], flags: StartF
   // Record this sandbox for `status` and `stop`, unless another one already holds the record.
   const recorded = !others;
   if (recorded)
-    writeState(ctx.configDir, { pid: process.pid, url: sandbox.url, data: opts.dataPath, log: process.send ? logPath(ctx.configDir) : null, started_at: new Date().toISOString(), detached: Boolean(process.send) });
+    writeState(ctx.configDir, { pid: process.pid, url: sandbox.url, data: opts.dataPath, log: process.send ? logPath(ctx.configDir) : null, started_at: new Date().toISOString(), detached: Boolean(process.send), api_key: opts.apiKey });
   ctx.io.out(`listening on ${sandbox.url}`);
   ctx.io.info(`test key ${opts.apiKey} · ${opts.dataDir ? `data in ${opts.dataPath}` : 'in memory'} · stage ${opts.stageMs} ms · Ctrl-C to stop`);
   process.send?.({ type: 'listening', url: sandbox.url });

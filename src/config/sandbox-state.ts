@@ -9,6 +9,8 @@ export interface SandboxState {
   log: string | null;
   started_at: string;
   detached: boolean;
+  /** The test key it accepts (the file is 0600 in a 0700 folder). */
+  api_key?: string;
 }
 
 export const statePath = (configDir: string) => join(configDir, 'sandbox.json');

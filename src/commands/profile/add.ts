@@ -1,0 +1,89 @@
+// `orc profile add <name>`: a base URL and keys. Keys come from a masked prompt or stdin (--with-key),
+// never from arguments, which any user of the machine can read in `ps`.
+import { keyMode, redactKey, isLoopbackHost } from '../../contract/keys.js';
+import { keychainDelete, keychainSet, liveKeyAccount } from '../../config/keychain.js';
+import { BUILT_IN_PROFILE, configFile, readConfig, updateConfig, validProfileName, type StoredProfile } from '../../config/profiles.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { profileViews } from './view.js';
+
+export default async function add(ctx: Context, [name]: string[], flags: { baseUrl?: string; withKey?: boolean }): Promise<number> {
+  if (!validProfileName(name!)) throw new UsageError(`profile name ${JSON.stringify(name)}: use letters, digits, '.', '_' or '-' (up to 40)`);
+  if (name === BUILT_IN_PROFILE) throw new UsageError(`"${BUILT_IN_PROFILE}" is the built-in profile of the local sandbox; choose another name`);
+  const existing = readConfig(ctx.configDir).profiles[name!];
+
+  let baseUrl = flags.baseUrl ?? existing?.base_url;
+  if (!baseUrl && ctx.io.canPrompt) baseUrl = await (await ctx.prompter()).input('Base URL of the service (https://…)', { required: true });
+  if (!baseUrl) throw new UsageError('missing --base-url: the address of the service, https://…');
+  baseUrl = checkUrl(baseUrl);
+
+  const keys: { test?: string; live?: string } = {};
+  if (flags.withKey) {
+    const text = await readAll(ctx.io.streams.stdin);
+    for (const line of text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean)) {
+      const mode = keyMode(line);
+      if (!mode) throw new UsageError('--with-key: each line on stdin must be a key starting sk_test_ or sk_live_');
+      if (keys[mode]) throw new UsageError(`--with-key: two ${mode} keys on stdin; give one of each at most`);
+      keys[mode] = line;
+    }
+    if (!keys.test && !keys.live) throw new UsageError('--with-key: no key on stdin');
+  } else if (ctx.io.canPrompt) {
+    const prompter = await ctx.prompter();
+    for (const mode of ['test', 'live'] as const) {
+      const entered = (await prompter.password(`${mode === 'test' ? 'Test' : 'Live'} key (sk_${mode}_…; Enter to ${existing ? 'keep' : 'skip'})`)).trim();
+      if (!entered) continue;
+      if (keyMode(entered) !== mode) throw new UsageError(`that is not a ${mode} key: it must start sk_${mode}_`);
+      keys[mode] = entered;
+    }
+  } else if (!existing || flags.baseUrl === undefined) {
+    throw new UsageError('give the keys on stdin with --with-key (one a line), or run this at a terminal to be asked', 'Keys are never taken as arguments: they would show in `ps`.');
+  }
+  if (!existing && !keys.test && !keys.live) throw new UsageError('a new profile needs at least one key');
+
+  // The live key goes to the keychain when there is one; the file holds it otherwise.
+  let liveIn: StoredProfile['live_key_in'] = existing?.live_key_in;
+  if (keys.live) liveIn = (await keychainSet(liveKeyAccount(name!), keys.live, ctx.env)) ? 'keychain' : 'file';
+  let becameActive = false;
+  const config = await updateConfig(ctx.configDir, (c) => {
+    const p: StoredProfile = { ...c.profiles[name!], base_url: baseUrl! };
+    if (keys.test) p.test_key = keys.test;
+    if (keys.live) {
+      if (liveIn === 'file') p.live_key = keys.live;
+      else delete p.live_key;
+      p.live_key_in = liveIn;
+    }
+    c.profiles[name!] = p;
+    if (!c.active_profile) {
+      c.active_profile = name!;
+      becameActive = true;
+    }
+  });
+  if (keys.live && liveIn === 'file') await keychainDelete(liveKeyAccount(name!));
+
+  const view = (await profileViews(config, false, ctx.configDir)).find((v) => v.name === name)!;
+  if (ctx.io.json) ctx.io.writeJson(view);
+  else {
+    ctx.io.info(`${existing ? 'Updated' : 'Saved'} profile ${name} (${baseUrl})${becameActive ? '; it is now the active profile' : ''}.`);
+    if (keys.test) ctx.io.info(`  test key ${redactKey(keys.test)} in ${configFile(ctx.configDir)}`);
+    if (keys.live) ctx.io.info(`  live key ${redactKey(keys.live)} in ${liveIn === 'keychain' ? 'the system keychain' : `${configFile(ctx.configDir)} (no keychain here; the file is readable by you only)`}`);
+  }
+  return 0;
+}
+
+function checkUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`--base-url: not a URL: ${JSON.stringify(raw)}`);
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname)))
+    throw new UsageError(`--base-url must be https:// (plain http only for this machine), not ${url.protocol}//${url.host}`);
+  return url.href.replace(/\/+$/, '');
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of stream as AsyncIterable<Buffer | string>) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c));
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,120 @@
+// `orc run create`: a run from an idea (pitch, audience, monetization) or from source (a repo URL or an App Spec).
+import { existsSync, readFileSync } from 'node:fs';
+import { MONETIZATION_VALUES } from '../../contract/events.js';
+import { REPO_URL, RunCreateParams } from '../../contract/schemas.js';
+import type { Context } from '../../context.js';
+import { RetoldError, UsageError } from '../../errors.js';
+import { printRun } from './show.js';
+
+export interface CreateFlags {
+  mode?: string;
+  pitch?: string;
+  audience?: string;
+  monetization?: string;
+  source?: string;
+  idempotencyKey?: string;
+}
+
+/** Which flag sets each field of the request, so an error about a field can name the flag. */
+export const FLAG_FOR_FIELD: Record<string, string> = {
+  mode: '--mode',
+  idea: '--pitch, --audience and --monetization',
+  'idea.pitch': '--pitch',
+  'idea.audience': '--audience',
+  'idea.monetization': '--monetization',
+  source: '--source',
+};
+
+export function flagForField(field: string): string | undefined {
+  return FLAG_FOR_FIELD[field] ?? (field.startsWith('source.') ? '--source' : undefined);
+}
+
+export default async function create(ctx: Context, _args: string[], flags: CreateFlags): Promise<number> {
+  const params = await buildParams(ctx, flags);
+  const api = await ctx.api();
+  let run;
+  try {
+    run = await api.runs.create(params, flags.idempotencyKey ? { idempotencyKey: flags.idempotencyKey } : {});
+  } catch (err) {
+    const e = err as { field?: string; message: string; exitCode: number; hint?: string };
+    const flag = e.field ? flagForField(e.field) : undefined;
+    if (flag) throw new RetoldError(`${e.field} (${flag}): ${e.message}`, e.exitCode, e.hint);
+    throw err;
+  }
+  await printRun(ctx, run);
+  if (!ctx.io.json) ctx.io.info(`Created ${run.id}. Follow it with \`orc watch ${run.id}\`, or \`orc run get ${run.id}\`.`);
+  return 0;
+}
+
+export async function buildParams(ctx: Context, flags: CreateFlags): Promise<RunCreateParams> {
+  const mode = flags.mode ?? (flags.source !== undefined ? 'ship' : 'idea');
+  if (mode !== 'idea' && mode !== 'ship') throw new UsageError(`--mode must be idea or ship, not ${JSON.stringify(mode)}`);
+  let params: unknown;
+  if (mode === 'idea') {
+    if (flags.source !== undefined) throw new UsageError('--source is for ship mode; an idea run takes --pitch, --audience and --monetization');
+    const idea = { pitch: flags.pitch, audience: flags.audience, monetization: flags.monetization };
+    const missing = (['pitch', 'audience', 'monetization'] as const).filter((k) => !idea[k]?.trim());
+    if (missing.length && !ctx.io.canPrompt)
+      throw new UsageError(`missing ${missing.map((k) => `--${k}`).join(', ')}: an idea run needs a pitch, an audience and a monetization`, `Monetization is one of ${MONETIZATION_VALUES.join(', ')}.`);
+    if (missing.length) {
+      const prompter = await ctx.prompter();
+      if (!idea.pitch?.trim()) idea.pitch = await prompter.input('Pitch: what is the app?', { required: true });
+      if (!idea.audience?.trim()) idea.audience = await prompter.input('Audience: who is it for?', { required: true });
+      if (!idea.monetization?.trim()) idea.monetization = await prompter.select('Monetization', MONETIZATION_VALUES.map((value) => ({ value })));
+    }
+    if (!(MONETIZATION_VALUES as readonly string[]).includes(idea.monetization!))
+      throw new UsageError(`--monetization must be one of ${MONETIZATION_VALUES.join(', ')}, not ${JSON.stringify(idea.monetization)}`);
+    params = { mode, idea };
+  } else {
+    for (const k of ['pitch', 'audience', 'monetization'] as const)
+      if (flags[k] !== undefined) throw new UsageError(`--${k} is for idea mode; a ship run takes --source`);
+    let source = flags.source;
+    if (source === undefined && ctx.io.canPrompt) source = await (await ctx.prompter()).input('Source: a repository URL, or the path of an App Spec (JSON)', { required: true });
+    if (source === undefined) throw new UsageError('missing --source: a ship run needs a repository URL, a spec.json path, or - for a spec on stdin');
+    params = { mode, source: await readSource(ctx, source) };
+  }
+  const parsed = RunCreateParams.safeParse(params);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = issue.path.join('.');
+    throw new UsageError(`${flagForField(field) ?? field}: ${issue.message.replace(/^Invalid input: /, '')}${field && !flagForField(field)?.includes(field) ? ` (${field})` : ''}`);
+  }
+  return parsed.data;
+}
+
+/** `--source`: `-` (stdin: a spec as JSON, or a URL), a path to a spec.json, or a repository URL. */
+async function readSource(ctx: Context, source: string): Promise<string | Record<string, unknown>> {
+  let text: string;
+  let from: string;
+  if (source === '-') {
+    text = await readAll(ctx.io.streams.stdin);
+    from = 'stdin';
+  } else if (REPO_URL.test(source)) {
+    return source;
+  } else if (existsSync(source)) {
+    try {
+      text = readFileSync(source, 'utf8');
+    } catch (err) {
+      throw new UsageError(`--source: cannot read ${source}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+    from = source;
+  } else {
+    throw new UsageError(`--source: ${JSON.stringify(source)} is neither a repository URL (https://… or git@…:…) nor a file`);
+  }
+  const trimmed = text.trim();
+  if (from === 'stdin' && REPO_URL.test(trimmed)) return trimmed;
+  let spec: unknown;
+  try {
+    spec = JSON.parse(trimmed);
+  } catch (err) {
+    throw new UsageError(`--source: ${from} is not JSON: ${(err as Error).message}`);
+  }
+  if (spec === null || typeof spec !== 'object' || Array.isArray(spec)) throw new UsageError(`--source: the App Spec in ${from} must be a JSON object`);
+  return spec as Record<string, unknown>;
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of stream as AsyncIterable<Buffer | string>) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c));
+  return Buffer.concat(chunks).toString('utf8');
+}

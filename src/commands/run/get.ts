@@ -1,0 +1,9 @@
+// `orc run get <id>`: one run.
+import type { Context } from '../../context.js';
+import { printRun } from './show.js';
+
+export default async function get(ctx: Context, [id]: string[]): Promise<number> {
+  const api = await ctx.api();
+  await printRun(ctx, await api.runs.retrieve(id!));
+  return 0;
+}

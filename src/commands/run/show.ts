@@ -1,0 +1,23 @@
+// How a run looks to a person: one field a line, values from the service sanitised.
+import type { Run } from '../../contract/schemas.js';
+import type { Context } from '../../context.js';
+import { orDash, relativeTime } from '../../ui/format.js';
+import { sanitizeLine } from '../../ui/sanitize.js';
+import { loadStyle } from '../../ui/style.js';
+
+export async function printRun(ctx: Context, run: Run): Promise<void> {
+  if (ctx.io.json) return ctx.io.writeJson(run);
+  const style = await loadStyle(ctx.io);
+  const s = (v: unknown) => sanitizeLine(orDash(v as string | null | undefined));
+  const rows: Array<[string, string]> = [
+    ['id', style.bold(s(run.id))],
+    ['status', style.status(s(run.status))],
+    ['stage', s(run.stage)],
+    ['gate', run.gate_pending ? style.yellow(`${s(run.gate_pending)} (awaiting a decision)`) : '—'],
+    ['mode', s(run.mode)],
+    ['app id', s(run.app_id)],
+    ['created', `${s(run.created_at)} (${relativeTime(run.created_at)})`],
+  ];
+  if (run.updated_at) rows.push(['updated', `${s(run.updated_at)} (${relativeTime(run.updated_at)})`]);
+  for (const [k, v] of rows) ctx.io.out(`${k.padEnd(8)} ${v}`);
+}

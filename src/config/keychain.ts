@@ -1,0 +1,37 @@
+// Live keys in the OS keychain where there is one (@napi-rs/keyring: macOS Keychain, Windows Credential
+// Manager, Secret Service on Linux desktops). Headless machines and CI have none: callers fall back to the file.
+const SERVICE = 'orc';
+
+async function entry(account: string) {
+  const { Entry } = await import('@napi-rs/keyring');
+  return new Entry(SERVICE, account);
+}
+
+export const liveKeyAccount = (profile: string) => `${profile}:live_key`;
+
+/** True if the keychain now holds the secret; false if there is no usable keychain. */
+export async function keychainSet(account: string, secret: string, env: NodeJS.ProcessEnv): Promise<boolean> {
+  if (env.ORC_NO_KEYCHAIN) return false;
+  try {
+    (await entry(account)).setPassword(secret);
+    return (await entry(account)).getPassword() === secret;
+  } catch {
+    return false;
+  }
+}
+
+export async function keychainGet(account: string): Promise<string | null> {
+  try {
+    return (await entry(account)).getPassword() ?? null;
+  } catch {
+    return null;
+  }
+}
+
+export async function keychainDelete(account: string): Promise<void> {
+  try {
+    (await entry(account)).deletePassword();
+  } catch {
+    // nothing stored, or no keychain: nothing to delete
+  }
+}

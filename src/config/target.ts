@@ -1,0 +1,108 @@
+// Which service, which key: flag > environment > profile > the built-in `sandbox` profile, and the
+// rules that keep keys safe (a live key never goes to a sandbox, a test key never to the live service).
+import { DEFAULT_SANDBOX_URL, DEFAULT_SANDBOX_KEY } from './sandbox-defaults.js';
+import { isLoopbackHost, keyMode, redactKey, type KeyMode } from '../contract/keys.js';
+import { ConfigError, UsageError } from '../errors.js';
+import { BUILT_IN_PROFILE, readConfig, type StoredProfile } from './profiles.js';
+import { keychainGet, liveKeyAccount } from './keychain.js';
+import { readState, isAlive } from './sandbox-state.js';
+
+export interface TargetFlags {
+  profile?: string | undefined;
+  live?: boolean | undefined;
+  baseUrl?: string | undefined;
+}
+
+export type Source = 'flag' | 'env' | 'profile' | 'built-in';
+
+export interface Target {
+  profile: string;
+  profileFrom: Source;
+  baseUrl: string;
+  baseUrlFrom: Source;
+  mode: KeyMode;
+  key: string;
+  keyFrom: 'env' | 'profile' | 'built-in';
+  /** True when orc may start the local sandbox itself: nothing configured points elsewhere. */
+  autoStartSandbox: boolean;
+}
+
+export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, configDir: string): Promise<Target> {
+  const config = readConfig(configDir);
+  const [profile, profileFrom]: [string, Source] = flags.profile
+    ? [flags.profile, 'flag']
+    : env.ORC_PROFILE
+      ? [env.ORC_PROFILE, 'env']
+      : config.active_profile
+        ? [config.active_profile, 'profile']
+        : [BUILT_IN_PROFILE, 'built-in'];
+  let stored: StoredProfile;
+  if (profile === BUILT_IN_PROFILE && !config.profiles[BUILT_IN_PROFILE]) {
+    // The built-in profile points at the sandbox this config folder started, else the default address.
+    const state = readState(configDir);
+    const running = state && isAlive(state.pid) ? state : null;
+    stored = { base_url: running?.url ?? DEFAULT_SANDBOX_URL, test_key: running?.api_key ?? DEFAULT_SANDBOX_KEY };
+  } else {
+    const found = config.profiles[profile];
+    if (!found) {
+      const where = profileFrom === 'flag' ? '--profile' : profileFrom === 'env' ? 'ORC_PROFILE' : 'the active profile';
+      throw new ConfigError(`no profile named ${JSON.stringify(profile)} (from ${where})`, 'See `orc profile list`, or add it with `orc profile add`.');
+    }
+    stored = found;
+  }
+  const builtIn = profile === BUILT_IN_PROFILE && !config.profiles[BUILT_IN_PROFILE];
+
+  const [rawUrl, baseUrlFrom]: [string, Source] = flags.baseUrl
+    ? [flags.baseUrl, 'flag']
+    : env.ORC_BASE_URL
+      ? [env.ORC_BASE_URL, 'env']
+      : [stored.base_url, builtIn ? 'built-in' : 'profile'];
+  const baseUrl = checkBaseUrl(rawUrl, baseUrlFrom, profile);
+
+  const mode: KeyMode = flags.live ? 'live' : 'test';
+  let key: string | undefined;
+  let keyFrom: Target['keyFrom'];
+  if (env.ORC_API_KEY) {
+    key = env.ORC_API_KEY.trim();
+    keyFrom = 'env';
+  } else {
+    keyFrom = builtIn ? 'built-in' : 'profile';
+    if (mode === 'test') key = stored.test_key;
+    else key = stored.live_key_in === 'keychain' ? ((await keychainGet(liveKeyAccount(profile))) ?? undefined) : stored.live_key;
+  }
+  if (!key) {
+    throw new ConfigError(
+      `profile ${JSON.stringify(profile)} has no ${mode} key${mode === 'live' && stored.live_key_in === 'keychain' ? ' (the keychain did not give it back)' : ''}`,
+      `Add one with \`orc profile add ${profile} --with-key\` (the key on stdin), or set ORC_API_KEY.`,
+    );
+  }
+  const actual = keyMode(key);
+  if (!actual) throw new ConfigError(`the ${keyFrom === 'env' ? 'key in ORC_API_KEY' : 'stored key'} (${redactKey(key)}) is neither sk_test_… nor sk_live_…`);
+  if (actual !== mode)
+    throw new ConfigError(
+      actual === 'live' ? `${keyFrom === 'env' ? 'ORC_API_KEY holds' : 'the key is'} a live key (${redactKey(key)}), but --live was not given` : `--live needs a live key, but ${keyFrom === 'env' ? 'ORC_API_KEY holds' : 'the key is'} a test key (${redactKey(key)})`,
+      actual === 'live' ? 'Add --live to act on the live service on purpose.' : undefined,
+    );
+  const host = new URL(baseUrl).hostname;
+  const sandbox = isLoopbackHost(host);
+  if (mode === 'live' && sandbox) throw new ConfigError(`refusing to send a live key to the sandbox at ${baseUrl}`, 'Live keys go to the live service only; drop --live to use the test key.');
+  if (mode === 'test' && !sandbox)
+    throw new ConfigError(`refusing to send a test key to ${host}: test keys are for the sandbox (a loopback address)`, 'Use --live with a live key for the live service, or point --base-url at a sandbox.');
+
+  return { profile, profileFrom, baseUrl, baseUrlFrom, mode, key, keyFrom, autoStartSandbox: builtIn && baseUrlFrom === 'built-in' };
+}
+
+function checkBaseUrl(raw: string, from: Source, profile: string): string {
+  const where = from === 'flag' ? '--base-url' : from === 'env' ? 'ORC_BASE_URL' : `the base URL of profile ${JSON.stringify(profile)}`;
+  const fail = (msg: string) => (from === 'flag' ? new UsageError(`${where}: ${msg}`) : new ConfigError(`${where}: ${msg}`));
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw fail(`not a URL: ${JSON.stringify(raw)}`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw fail(`must be https:// (or http:// to this machine), not ${url.protocol}`);
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) throw fail(`plain http is only for this machine; ${url.host} needs https://`);
+  if (url.username || url.password) throw fail('must not carry a user name or password');
+  return url.href.replace(/\/+$/, '');
+}

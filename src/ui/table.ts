@@ -1,0 +1,45 @@
+// Tables: aligned and fitted to the terminal for people, tab-separated lines for pipes.
+import { sanitizeLine } from './sanitize.js';
+
+export interface Column {
+  header: string;
+  /** May be shortened with … when the terminal is narrow (the others keep their width). */
+  flexible?: boolean;
+}
+
+export interface TableOptions {
+  tty: boolean;
+  width: number;
+  /** Colours a cell after its width is fixed (escape codes do not count as width). */
+  paint?: (row: number, column: number, text: string) => string;
+}
+
+export function renderTable(columns: Column[], rows: string[][], opts: TableOptions): string[] {
+  const cells = rows.map((r) => r.map((c) => sanitizeLine(c)));
+  if (!opts.tty) return cells.map((r) => r.join('\t'));
+  const widths = columns.map((col, i) => Math.max(col.header.length, ...cells.map((r) => [...(r[i] ?? '')].length)));
+  const gap = 2;
+  let total = widths.reduce((a, b) => a + b, 0) + gap * (columns.length - 1);
+  for (let i = columns.length - 1; i >= 0 && total > opts.width; i--) {
+    if (!columns[i]!.flexible) continue;
+    const cut = Math.min(total - opts.width, widths[i]! - Math.max(columns[i]!.header.length, 8));
+    if (cut > 0) {
+      widths[i]! -= cut;
+      total -= cut;
+    }
+  }
+  const fit = (s: string, w: number) => {
+    const chars = [...s];
+    return chars.length > w ? `${chars.slice(0, Math.max(0, w - 1)).join('')}…` : s + ' '.repeat(w - chars.length);
+  };
+  const line = (r: string[], row: number) =>
+    r
+      .map((c, i) => {
+        const text = fit(c, widths[i]!);
+        const painted = opts.paint && row >= 0 ? opts.paint(row, i, text.trimEnd()) + ' '.repeat(text.length - text.trimEnd().length) : text;
+        return painted;
+      })
+      .join(' '.repeat(gap))
+      .trimEnd();
+  return [line(columns.map((c) => c.header), -1), ...cells.map((r, i) => line(r, i))];
+}

@@ -1,0 +1,72 @@
+// A small proxy of the tests' own between orc and the sandbox: it forwards, or misbehaves as told.
+import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type Fault =
+  | { kind: 'pass' }
+  /** Forward, let the service answer, then cut the connection before orc sees the answer. */
+  | { kind: 'reset-after-forward' }
+  | { kind: 'answer'; status: number; headers?: Record<string, string>; body?: string }
+  | { kind: 'redirect'; location: string; status?: number }
+  /** Forward, then change the answer's body. */
+  | { kind: 'rewrite'; rewrite: (body: string) => string };
+
+export interface SeenRequest {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+}
+
+export interface FaultProxy {
+  url: string;
+  seen: SeenRequest[];
+  /** Decides each request's fate; the n-th request (from 1) gets plan(req, n). Default: pass. */
+  plan: (req: SeenRequest, n: number) => Fault;
+  close(): Promise<void>;
+}
+
+export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
+  const target = new URL(upstream);
+  const proxy: FaultProxy = { url: '', seen: [], plan: () => ({ kind: 'pass' }), close: async () => {} };
+  const server: Server = createServer((req, res) => {
+    const seen = { method: req.method!, url: req.url!, headers: req.headers };
+    proxy.seen.push(seen);
+    const fault = proxy.plan(seen, proxy.seen.length);
+    if (fault.kind === 'answer') {
+      req.resume();
+      res.writeHead(fault.status, fault.headers ?? {});
+      res.end(fault.body ?? '');
+      return;
+    }
+    if (fault.kind === 'redirect') {
+      req.resume();
+      res.writeHead(fault.status ?? 307, { location: fault.location, 'x-request-id': 'req_proxy_redirect' });
+      res.end();
+      return;
+    }
+    const up = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (upRes) => {
+      const chunks: Buffer[] = [];
+      upRes.on('data', (c: Buffer) => chunks.push(c));
+      upRes.on('end', () => {
+        if (fault.kind === 'reset-after-forward') {
+          req.socket.destroy();
+          return;
+        }
+        let body = Buffer.concat(chunks).toString('utf8');
+        const headers = { ...upRes.headers };
+        if (fault.kind === 'rewrite') {
+          body = fault.rewrite(body);
+          headers['content-length'] = String(Buffer.byteLength(body));
+        }
+        res.writeHead(upRes.statusCode!, headers);
+        res.end(body);
+      });
+    });
+    up.on('error', () => res.destroy());
+    req.pipe(up);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  proxy.close = () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r())));
+  return proxy;
+}
