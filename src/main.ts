@@ -53,7 +53,8 @@ export async function run(argv: string[]): Promise<number> {
       const load = spec.load;
       cmd.action(async (...params: unknown[]) => {
         const self = params[params.length - 1] as Command;
-        const args = params.slice(0, -2).map(String);
+        // Positional arguments keep their places; an optional one not given stays undefined.
+        const args = params.slice(0, -2).map((v) => (v === undefined ? undefined : String(v))) as string[];
         const opts = self.optsWithGlobals() as GlobalFlags & Record<string, unknown>;
         const { default: handler } = (await load()) as { default: Handler };
         exitCode = (await handler(createContext(opts), args, opts)) ?? EXIT.ok;

@@ -1,0 +1,37 @@
+// `orc run create` at a real terminal (tmux): missing idea fields are asked for, on stderr, with the
+// monetization values offered; stdout keeps only the run.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { freshConfigDir, ORC_BIN } from '../helpers/cli.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { TmuxSession } from '../helpers/tmux.js';
+
+let sb: TestSandbox;
+beforeAll(async () => {
+  sb = await startTestSandbox({ stageMs: 30_000 });
+});
+afterAll(() => sb.close());
+
+it('asks for the pitch, the audience and the monetization, then creates the run', async () => {
+  const term = TmuxSession.start([process.execPath, ORC_BIN, 'run', 'create'], { env: { ORC_BASE_URL: sb.url, ORC_CONFIG_DIR: freshConfigDir() } });
+  try {
+    await term.waitFor('Pitch: what is the app?');
+    term.type('A quiet timer for focused work');
+    term.send('Enter');
+    await term.waitFor('Audience: who is it for?');
+    term.type('students');
+    term.send('Enter');
+    const menu = await term.waitFor('Monetization');
+    for (const value of ['free', 'paid', 'freemium', 'subscription']) expect(menu).toContain(value);
+    term.send('Down');
+    term.send('Enter');
+    expect(await term.exitCode()).toBe(0);
+    const screen = term.screen();
+    expect(screen).toMatch(/id\s+run_\S+/);
+    const id = /id\s+(run_\S+)/.exec(screen)![1]!;
+    const spec = await sb.call('GET', `/v1/runs/${id}/spec`);
+    expect(spec.body).toMatchObject({ audience: 'students', monetization: 'paid' });
+    expect(spec.body.tagline).toContain('A quiet timer');
+  } finally {
+    term.kill();
+  }
+});

@@ -1,0 +1,64 @@
+// A real terminal for interactive tests: tmux runs the built orc, send-keys types, capture-pane reads the screen.
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+
+export interface TmuxOptions {
+  env?: Record<string, string>;
+  width?: number;
+  height?: number;
+}
+
+export class TmuxSession {
+  private constructor(private readonly socket: string) {}
+
+  /** Starts `command` in a fresh tmux server; the shell prints `[exit N]` when it ends and keeps the pane. */
+  static start(command: string[], opts: TmuxOptions = {}): TmuxSession {
+    const socket = `orc-test-${randomBytes(6).toString('hex')}`;
+    const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+    // A person at a terminal: no CI variable, a capable TERM.
+    const env = Object.entries({ TERM: 'xterm-256color', ...opts.env }).map(([k, v]) => `${k}=${quote(v)}`).join(' ');
+    const script = `env -u CI -u NO_COLOR ${env} ${command.map(quote).join(' ')}; echo "[exit $?]"; sleep 600`;
+    execFileSync('tmux', ['-L', socket, '-f', '/dev/null', 'new-session', '-d', '-s', 'orc', '-x', String(opts.width ?? 120), '-y', String(opts.height ?? 40), 'sh', '-c', script]);
+    return new TmuxSession(socket);
+  }
+
+  private tmux(...args: string[]): string {
+    return execFileSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8' });
+  }
+
+  /** Keys by tmux name (Enter, Down, C-c) or literal text with `literal`. */
+  send(keys: string, literal = false): void {
+    this.tmux('send-keys', '-t', 'orc', ...(literal ? ['-l', keys] : [keys]));
+  }
+
+  type(text: string): void {
+    this.send(text, true);
+  }
+
+  screen(): string {
+    return this.tmux('capture-pane', '-p', '-t', 'orc', '-S', '-200');
+  }
+
+  async waitFor(what: string | RegExp, timeoutMs = 20_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const s = this.screen();
+      if (typeof what === 'string' ? s.includes(what) : what.test(s)) return s;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the screen:\n${s}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  async exitCode(timeoutMs = 20_000): Promise<number> {
+    const s = await this.waitFor(/\[exit \d+\]/, timeoutMs);
+    return Number(/\[exit (\d+)\]/.exec(s)![1]);
+  }
+
+  kill(): void {
+    try {
+      this.tmux('kill-server');
+    } catch {
+      // already gone
+    }
+  }
+}

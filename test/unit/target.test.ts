@@ -1,0 +1,49 @@
+// Which URL and key a command uses, and the key-safety rules, without any network.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { resolveTarget } from '../../src/config/target.js';
+
+function configWith(profiles: object, active?: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'orc-target-'));
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles, ...(active ? { active_profile: active } : {}) }));
+  return dir;
+}
+const prod = { base_url: 'https://api.example.com', test_key: 'sk_test_prod1234', live_key: 'sk_live_prod5678', live_key_in: 'file' };
+
+describe('resolveTarget', () => {
+  it('with nothing configured: the built-in sandbox, which orc may start', async () => {
+    const t = await resolveTarget({}, {}, mkdtempSync(join(tmpdir(), 'orc-empty-')));
+    expect(t).toMatchObject({ profile: 'sandbox', baseUrl: 'http://127.0.0.1:4010', mode: 'test', key: 'sk_test_orc_sandbox_local', autoStartSandbox: true });
+  });
+
+  it('does not start a sandbox when a URL was given', async () => {
+    const t = await resolveTarget({}, { ORC_BASE_URL: 'http://127.0.0.1:5555/' }, mkdtempSync(join(tmpdir(), 'orc-empty-')));
+    expect(t).toMatchObject({ baseUrl: 'http://127.0.0.1:5555', baseUrlFrom: 'env', autoStartSandbox: false });
+  });
+
+  it('--live takes the live key and the live service', async () => {
+    const t = await resolveTarget({ live: true }, {}, configWith({ prod }, 'prod'));
+    expect(t).toMatchObject({ profile: 'prod', mode: 'live', key: 'sk_live_prod5678', baseUrl: 'https://api.example.com', autoStartSandbox: false });
+  });
+
+  it('orders flag > env > active profile for the profile name', async () => {
+    const dir = configWith({ prod, other: { ...prod, base_url: 'https://other.example.com' } }, 'prod');
+    expect((await resolveTarget({ live: true }, {}, dir)).profile).toBe('prod');
+    expect((await resolveTarget({ live: true }, { ORC_PROFILE: 'other' }, dir))).toMatchObject({ profile: 'other', baseUrl: 'https://other.example.com' });
+    expect((await resolveTarget({ live: true, profile: 'prod' }, { ORC_PROFILE: 'other' }, dir)).profile).toBe('prod');
+  });
+
+  it.each([
+    [{}, { ORC_API_KEY: 'sk_live_x12345678' }, '--live was not given'],
+    [{ live: true }, { ORC_API_KEY: 'sk_test_x12345678' }, '--live needs a live key'],
+    [{ live: true, baseUrl: 'http://localhost:4010' }, { ORC_API_KEY: 'sk_live_x12345678' }, 'refusing to send a live key to the sandbox'],
+    [{ baseUrl: 'https://api.example.com' }, { ORC_PROFILE: 'sandbox' }, 'test keys are for the sandbox'],
+    [{ baseUrl: 'ftp://x' }, {}, 'must be https://'],
+    [{ baseUrl: 'https://user:pw@api.example.com' }, {}, 'user name or password'],
+    [{}, { ORC_API_KEY: 'pk_nonsense' }, 'neither sk_test_'],
+  ])('refuses %j with %j: %s', async (flags, env, message) => {
+    await expect(resolveTarget(flags, env, configWith({ prod }))).rejects.toThrow(message);
+  });
+});
