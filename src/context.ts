@@ -72,8 +72,18 @@ export function createContext(flags: GlobalFlags, streams: Streams = process, en
 /** With nothing configured and nothing answering, orc starts the local sandbox and says so. */
 async function startLocalSandbox(ctx: Context): Promise<boolean> {
   const { spawnDetached } = await import('./commands/sandbox/start.js');
-  ctx.io.info('orc: no sandbox answered at the default address; starting one in the background…');
-  const url = await spawnDetached(ctx, {});
-  ctx.io.info(`orc: sandbox running at ${url} (stop it with \`orc sandbox stop\`)`);
-  return true;
+  const message = 'no sandbox answered at the default address; starting one in the background…';
+  // A spinner for a person at a terminal; one plain line otherwise.
+  const spinner = ctx.io.interactiveOutput ? (await import('ora')).default({ text: message, stream: ctx.io.streams.stderr as NodeJS.WriteStream }).start() : null;
+  if (!spinner) ctx.io.info(`orc: ${message}`);
+  try {
+    const url = await spawnDetached(ctx, {});
+    const done = `sandbox running at ${url} (stop it with \`orc sandbox stop\`)`;
+    if (spinner) spinner.succeed(done);
+    else ctx.io.info(`orc: ${done}`);
+    return true;
+  } catch (err) {
+    spinner?.fail('the sandbox could not start');
+    throw err;
+  }
 }

@@ -1,9 +1,9 @@
 // The entry point: builds the program from the command table, runs it, and maps errors to exit codes.
 // This is the only place that exits.
-import { Command, CommanderError, Option } from 'commander';
+import type { Command } from 'commander';
 import { COMMANDS } from './commands/index.js';
 import type { CommandSpec, Handler } from './commands/types.js';
-import { createContext, type GlobalFlags } from './context.js';
+import type { GlobalFlags } from './context.js';
 import { EXIT, OrcError } from './errors.js';
 import { sanitize } from './ui/sanitize.js';
 import { VERSION } from './version.js';
@@ -22,6 +22,8 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(`${VERSION}\n`);
     return EXIT.ok;
   }
+  // Everything past the fast path loads here, so `--version` pays for none of it.
+  const [{ Command, CommanderError, Option }, { createContext }] = await Promise.all([import('commander'), import('./context.js')]);
   let exitCode: number = EXIT.ok;
   const program = new Command('orc')
     .description('Drive runs on the Run Orchestration Service, or on its local sandbox')
@@ -61,7 +63,13 @@ export async function run(argv: string[]): Promise<number> {
       });
     }
   };
-  for (const spec of COMMANDS) define(program, spec);
+  // Only the command being run is built in full (its options and subcommands); the others are listed by
+  // name and summary, which is all `orc --help` shows. `orc help …` builds everything.
+  const invoked = firstCommandWord(argv);
+  for (const spec of COMMANDS) {
+    if (invoked === undefined || invoked === 'help' || invoked === spec.name) define(program, spec);
+    else program.command(spec.name).summary(spec.summary).description(spec.summary);
+  }
 
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -81,6 +89,17 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`orc: unexpected error: ${(err as Error)?.stack ?? String(err)}\n`);
     return EXIT.failure;
   }
+}
+
+/** The first word of argv that is not an option or the value of a global option. */
+function firstCommandWord(argv: string[]): string | undefined {
+  const takesValue = new Set(['--profile', '--base-url']);
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (takesValue.has(a)) i++;
+    else if (!a.startsWith('-')) return a;
+  }
+  return undefined;
 }
 
 function drain(stream: NodeJS.WriteStream): Promise<void> {

@@ -1,7 +1,7 @@
 // The one request loop every command uses: auth, timeouts, retries with the same Idempotency-Key,
 // Retry-After within a cap, typed errors, pagination. It knows HTTP and the contract, nothing of terminals.
 import { randomUUID } from 'node:crypto';
-import type { z } from 'zod';
+import type { ZodMiniType } from 'zod/mini';
 import { isLoopbackHost, redactKey } from '../contract/keys.js';
 import { ErrorEnvelope, pageOf } from '../contract/schemas.js';
 import { EXIT, OrcError } from '../errors.js';
@@ -38,7 +38,7 @@ export interface RequestOptions<T> {
   query?: Query;
   body?: unknown;
   contentType?: string;
-  schema: z.ZodType<T>;
+  schema: ZodMiniType<T>;
   /** For a POST: one key per logical request, reused on every retry. Generated when absent. */
   idempotencyKey?: string;
 }
@@ -110,8 +110,8 @@ export class ApiClient {
   }
 
   /** Every item of a list endpoint, page after page. */
-  async *paginate<T>(path: string, item: z.ZodType<T>, query: Query = {}): AsyncGenerator<T> {
-    const schema = pageOf(item) as unknown as z.ZodType<{ data: T[]; next_cursor: string | null; has_more: boolean }>;
+  async *paginate<T>(path: string, item: ZodMiniType<T>, query: Query = {}): AsyncGenerator<T> {
+    const schema = pageOf(item) as unknown as ZodMiniType<{ data: T[]; next_cursor: string | null; has_more: boolean }>;
     let cursor: string | null = null;
     do {
       const page: { data: T[]; next_cursor: string | null; has_more: boolean } = await this.request({ method: 'GET', path, query: { ...query, cursor }, schema });

@@ -1,13 +1,15 @@
 // Every wire shape of the spec and CONTRACT.md, once. Read shapes are tolerant (unknown fields kept,
 // unknown enum values accepted as strings); input shapes are what the service accepts.
-import { z } from 'zod';
+// zod/mini, not classic zod: classic gives every schema instance dozens of methods, which made building
+// these ~45 schemas cost 14 ms at every start; mini builds them in a fraction of that.
+import * as z from 'zod/mini';
 import { EVENT_KINDS, GATE_NAMES, MONETIZATION_VALUES } from './events.js';
 
 /** A string that is usually one of `values` but may be anything the service adds later. */
 const knownOr = <const T extends readonly string[]>(_values: T) =>
-  z.string() as unknown as z.ZodType<T[number] | (string & {})>;
+  z.string() as unknown as z.ZodMiniType<T[number] | (string & {})>;
 const time = z.string();
-const nullableTime = z.string().nullable();
+const nullableTime = z.nullable(z.string());
 
 // ---------- read shapes (what the service answers) ----------
 
@@ -16,15 +18,15 @@ export const Run = z.looseObject({
   mode: knownOr(['idea', 'ship']),
   status: knownOr(['running', 'awaiting_approval', 'accepted', 'rejected', 'failed', 'canceled']),
   stage: z.string(),
-  gate_pending: z.string().nullable(),
-  app_id: z.string().nullable(),
+  gate_pending: z.nullable(z.string()),
+  app_id: z.nullable(z.string()),
   created_at: time,
-  updated_at: time.optional(),
+  updated_at: z.optional(time),
 });
 export type Run = z.infer<typeof Run>;
 
-export const pageOf = <T extends z.ZodType>(item: T) =>
-  z.looseObject({ data: z.array(item), next_cursor: z.string().nullable(), has_more: z.boolean() });
+export const pageOf = <T extends z.ZodMiniType>(item: T) =>
+  z.looseObject({ data: z.array(item), next_cursor: z.nullable(z.string()), has_more: z.boolean() });
 export interface Page<T> {
   data: T[];
   next_cursor: string | null;
@@ -35,32 +37,32 @@ export const Gate = z.looseObject({
   name: knownOr(GATE_NAMES),
   state: knownOr(['waiting', 'pending', 'approved', 'rejected']),
   decided_at: nullableTime,
-  notes: z.string().nullable(),
+  notes: z.nullable(z.string()),
 });
 export type Gate = z.infer<typeof Gate>;
 export const GateList = z.looseObject({ data: z.array(Gate) });
 export const GateDecision = z.looseObject({ gate: Gate, run: Run });
 
 export const Brand = z.looseObject({
-  palette: z.array(z.string()).optional(),
-  typeface: z.string().optional(),
-  voice: z.string().optional(),
+  palette: z.optional(z.array(z.string())),
+  typeface: z.optional(z.string()),
+  voice: z.optional(z.string()),
 });
-export const Screen = z.looseObject({ id: z.string(), title: z.string().optional(), purpose: z.string().optional() });
+export const Screen = z.looseObject({ id: z.string(), title: z.optional(z.string()), purpose: z.optional(z.string()) });
 /** The App Spec as read: only `name` is relied on, everything else is kept as it comes. */
 export const AppSpec = z.looseObject({
   name: z.string(),
-  tagline: z.string().optional(),
-  description: z.string().optional(),
-  platforms: z.array(z.string()).optional(),
-  bundle_id: z.string().optional(),
-  category: z.string().optional(),
-  audience: z.string().optional(),
-  monetization: z.string().optional(),
-  brand: Brand.optional(),
-  screens: z.array(Screen).optional(),
-  features: z.array(z.string()).optional(),
-  source: z.looseObject({ repo_url: z.string().optional(), ref: z.string().optional() }).optional(),
+  tagline: z.optional(z.string()),
+  description: z.optional(z.string()),
+  platforms: z.optional(z.array(z.string())),
+  bundle_id: z.optional(z.string()),
+  category: z.optional(z.string()),
+  audience: z.optional(z.string()),
+  monetization: z.optional(z.string()),
+  brand: z.optional(Brand),
+  screens: z.optional(z.array(Screen)),
+  features: z.optional(z.array(z.string())),
+  source: z.optional(z.looseObject({ repo_url: z.optional(z.string()), ref: z.optional(z.string()) })),
 });
 export type AppSpec = z.infer<typeof AppSpec>;
 
@@ -69,7 +71,7 @@ export const PreflightCheck = z.looseObject({
   id: z.string(),
   title: z.string(),
   status: knownOr(['pass', 'warn', 'fail']),
-  detail: z.string().nullable().optional(),
+  detail: z.optional(z.nullable(z.string())),
 });
 export const Scorecard = z.looseObject({
   score: Score,
@@ -82,8 +84,8 @@ export const ArtifactEntry = z.looseObject({
   kind: z.string(),
   status: knownOr(['pending', 'ready']),
   content_type: z.string(),
-  size: z.number().nullable(),
-  sha256: z.string().nullable(),
+  size: z.nullable(z.number()),
+  sha256: z.nullable(z.string()),
   files: z.number(),
   updated_at: time,
 });
@@ -112,14 +114,14 @@ export const Webhook = z.looseObject({
   created_at: time,
 });
 export type Webhook = z.infer<typeof Webhook>;
-export const WebhookWithSecret = Webhook.extend({ secret: z.string() });
+export const WebhookWithSecret = z.extend(Webhook, { secret: z.string() });
 export const Delivery = z.looseObject({
   id: z.string(),
   event_id: z.string(),
   event_type: z.string(),
   status: knownOr(['pending', 'succeeded', 'failed']),
   attempts: z.number(),
-  last_status_code: z.number().nullable(),
+  last_status_code: z.nullable(z.number()),
   next_attempt_at: nullableTime,
   created_at: time,
 });
@@ -127,20 +129,20 @@ export type Delivery = z.infer<typeof Delivery>;
 export const Deleted = z.looseObject({ id: z.string(), deleted: z.literal(true) });
 
 export const EventData = z.looseObject({
-  stage: z.string().optional(),
-  percent: z.number().optional(),
-  gate: z.string().optional(),
-  decision: z.string().optional(),
-  score: Score.optional(),
-  passed: z.boolean().optional(),
-  app_id: z.string().optional(),
-  app_store_url: z.string().optional(),
-  reason: z.string().optional(),
-  error: z.looseObject({ code: z.string(), message: z.string() }).optional(),
-  mode: z.string().optional(),
-  level: z.string().optional(),
-  message: z.string().optional(),
-  ts: z.string().optional(),
+  stage: z.optional(z.string()),
+  percent: z.optional(z.number()),
+  gate: z.optional(z.string()),
+  decision: z.optional(z.string()),
+  score: z.optional(Score),
+  passed: z.optional(z.boolean()),
+  app_id: z.optional(z.string()),
+  app_store_url: z.optional(z.string()),
+  reason: z.optional(z.string()),
+  error: z.optional(z.looseObject({ code: z.string(), message: z.string() })),
+  mode: z.optional(z.string()),
+  level: z.optional(z.string()),
+  message: z.optional(z.string()),
+  ts: z.optional(z.string()),
 });
 /** The envelope shared by webhooks and SSE (`type` is `log` for log lines on the stream). */
 export const Event = z.looseObject({
@@ -153,29 +155,29 @@ export const Event = z.looseObject({
 export type Event = z.infer<typeof Event>;
 
 export const ErrorEnvelope = z.object({
-  error: z.looseObject({ type: z.string(), code: z.string(), message: z.string(), field: z.string().optional() }),
+  error: z.looseObject({ type: z.string(), code: z.string(), message: z.string(), field: z.optional(z.string()) }),
 });
 
 // ---------- input shapes (what the service accepts) ----------
 
-const nonEmpty = z.string().trim().min(1);
-const hexColor = z.string().regex(/^#[0-9A-Fa-f]{6}$/, 'a colour as #RRGGBB');
+const nonEmpty = z.string().check(z.trim(), z.minLength(1));
+const hexColor = z.string().check(z.regex(/^#[0-9A-Fa-f]{6}$/, 'a colour as #RRGGBB'));
 export const REPO_URL = /^(https:\/\/\S+|git@[^\s:]+:\S+)$/;
 
 /** A valid App Spec as the sandbox keeps it; unknown keys are allowed and kept. */
 export const AppSpecInput = z.looseObject({
   name: nonEmpty,
-  tagline: z.string().optional(),
-  description: z.string().optional(),
-  platforms: z.array(z.enum(['ios', 'android'])).optional(),
-  bundle_id: z.string().regex(/^[A-Za-z][\w-]*(\.[A-Za-z][\w-]*)+$/, 'a reverse-DNS id like com.example.app').optional(),
-  category: z.string().optional(),
-  audience: z.string().optional(),
-  monetization: z.enum(MONETIZATION_VALUES).optional(),
-  brand: z.looseObject({ palette: z.array(hexColor).optional(), typeface: z.string().optional(), voice: z.string().optional() }).optional(),
-  screens: z.array(z.looseObject({ id: nonEmpty, title: z.string().optional(), purpose: z.string().optional() })).optional(),
-  features: z.array(z.string()).optional(),
-  source: z.looseObject({ repo_url: z.string().regex(REPO_URL, 'an https:// or git@ URL').optional(), ref: z.string().optional() }).optional(),
+  tagline: z.optional(z.string()),
+  description: z.optional(z.string()),
+  platforms: z.optional(z.array(z.enum(['ios', 'android']))),
+  bundle_id: z.optional(z.string().check(z.regex(/^[A-Za-z][\w-]*(\.[A-Za-z][\w-]*)+$/, 'a reverse-DNS id like com.example.app'))),
+  category: z.optional(z.string()),
+  audience: z.optional(z.string()),
+  monetization: z.optional(z.enum(MONETIZATION_VALUES)),
+  brand: z.optional(z.looseObject({ palette: z.optional(z.array(hexColor)), typeface: z.optional(z.string()), voice: z.optional(z.string()) })),
+  screens: z.optional(z.array(z.looseObject({ id: nonEmpty, title: z.optional(z.string()), purpose: z.optional(z.string()) }))),
+  features: z.optional(z.array(z.string())),
+  source: z.optional(z.looseObject({ repo_url: z.optional(z.string().check(z.regex(REPO_URL, 'an https:// or git@ URL'))), ref: z.optional(z.string()) })),
 });
 export type AppSpecInput = z.infer<typeof AppSpecInput>;
 
@@ -188,10 +190,10 @@ export const IdeaInput = z.object({
 export const RunCreateParams = z
   .object({
     mode: z.enum(['idea', 'ship']),
-    idea: IdeaInput.optional(),
-    source: z.union([z.string().regex(REPO_URL, 'a repository URL (https://… or git@…:…)'), AppSpecInput]).optional(),
+    idea: z.optional(IdeaInput),
+    source: z.optional(z.union([z.string().check(z.regex(REPO_URL, 'a repository URL (https://… or git@…:…)')), AppSpecInput])),
   })
-  .superRefine((v, ctx) => {
+  .check(z.superRefine((v, ctx) => {
     // The field that does not belong is named first: it is the one to remove.
     if (v.idea !== undefined && v.source !== undefined)
       ctx.addIssue({ code: 'custom', path: ['source'], message: 'send either idea or source, not both' });
@@ -203,14 +205,15 @@ export const RunCreateParams = z
       ctx.addIssue({ code: 'custom', path: ['idea'], message: 'idea is required in idea mode', params: { missing: true } });
     else if (v.mode === 'ship' && v.source === undefined)
       ctx.addIssue({ code: 'custom', path: ['source'], message: 'source is required in ship mode', params: { missing: true } });
-  });
+  }));
+
 export type RunCreateParams = z.infer<typeof RunCreateParams>;
 
 export const RejectParams = z.object({ notes: nonEmpty });
-export const ApproveParams = z.object({ notes: z.string().optional() });
+export const ApproveParams = z.object({ notes: z.optional(z.string()) });
 
 export const WebhookCreateParams = z.object({
-  url: z.string().url(),
-  events: z.union([z.tuple([z.literal('*')]), z.array(z.enum(EVENT_KINDS)).min(1)]),
+  url: z.url(),
+  events: z.union([z.tuple([z.literal('*')]), z.array(z.enum(EVENT_KINDS)).check(z.minLength(1))]),
 });
 export type WebhookCreateParams = z.infer<typeof WebhookCreateParams>;

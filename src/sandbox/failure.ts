@@ -1,5 +1,5 @@
 // A request the sandbox refuses: one error code of the contract, with the field it concerns.
-import type { z } from 'zod';
+import type { $ZodIssue } from 'zod/v4/core';
 import { ERROR_CODES, type ErrorCode } from '../contract/errors.js';
 
 export class Failure extends Error {
@@ -32,7 +32,7 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
 }
 
 /** The first zod issue as a contract error: `missing_field` when nothing was there, else `invalid_value`. */
-export function failureFromZod(error: z.ZodError, input: unknown, prefix: readonly PropertyKey[] = []): Failure {
+export function failureFromZod(error: { issues: readonly $ZodIssue[] }, input: unknown, prefix: readonly PropertyKey[] = []): Failure {
   const issue = error.issues[0]!;
   const path = [...prefix, ...issue.path];
   const field = path.map(String).join('.');

@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { RUN_STATUSES } from '../contract/events.js';
 import { SANDBOX_DEFAULT_KEY, redactKey } from '../contract/keys.js';
+import { useEnglishMessages } from '../contract/messages.js';
 import { ApproveParams, RejectParams, RunCreateParams } from '../contract/schemas.js';
 import { Artifacts } from './artifacts.js';
 import { Failure, failureFromZod } from './failure.js';
@@ -67,6 +68,7 @@ interface Request {
 }
 
 export async function startSandbox(partial: Partial<SandboxOptions> = {}): Promise<RunningSandbox> {
+  useEnglishMessages();
   const opts = { ...SANDBOX_DEFAULTS, ...partial };
   const store = await Store.open(opts.dataPath);
   try {

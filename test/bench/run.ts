@@ -4,7 +4,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { get as httpGet, type IncomingMessage } from 'node:http';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
@@ -139,28 +139,46 @@ async function benchSse(): Promise<void> {
   }
 }
 
-/** Median wall time of a command over n runs, after one warm-up. */
-function medianMs(cmd: string, args: string[], n = 21): number {
-  spawnSync(cmd, args);
-  const times: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = process.hrtime.bigint();
-    const r = spawnSync(cmd, args, { stdio: 'ignore', env: { ...process.env, ORC_CONFIG_DIR: tmpdir() } });
-    if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}`);
-    times.push(Number(process.hrtime.bigint() - t) / 1e6);
-  }
-  return times.sort((a, b) => a - b)[Math.floor(n / 2)]!;
+/** Median wall times of several commands, run interleaved (a, b, c, a, b, c, …) after a warm-up each,
+ * so that a busy moment of this shared machine falls on all of them alike. */
+function medians(commands: Array<{ args: string[]; env?: Record<string, string> }>, n = 31): number[] {
+  const cfg = mkdtempSync(join(tmpdir(), 'orc-bench-cfg-'));
+  const opts = commands.map((c) => ({ stdio: 'ignore' as const, env: { ...process.env, ORC_CONFIG_DIR: cfg, ...c.env } }));
+  commands.forEach((c, i) => spawnSync(process.execPath, c.args, opts[i]));
+  const times = commands.map(() => [] as number[]);
+  for (let k = 0; k < n; k++)
+    commands.forEach((c, i) => {
+      const t = process.hrtime.bigint();
+      const r = spawnSync(process.execPath, c.args, opts[i]);
+      if (r.status !== 0) throw new Error(`${c.args.join(' ')} exited ${r.status}`);
+      times[i]!.push(Number(process.hrtime.bigint() - t) / 1e6);
+    });
+  return times.map((t) => t.sort((a, b) => a - b)[Math.floor(n / 2)]!);
 }
 
-function benchStartup(): void {
-  const node = medianMs(process.execPath, ['-e', '0']);
-  const version = medianMs(process.execPath, [ORC, '--version']);
-  const help = medianMs(process.execPath, [ORC, '--help']);
+async function benchStartup(): Promise<void> {
+  const [node, version, help] = medians([{ args: ['-e', '0'] }, { args: [ORC, '--version'] }, { args: [ORC, '--help'] }]) as [number, number, number];
   row('orc --version', `${version.toFixed(1)} ms`, '', (version / node).toFixed(2), `node -e 0: ${node.toFixed(1)} ms (goal ≤ 1.3)`);
-  row('orc --help', `${help.toFixed(1)} ms`, '', (help / node).toFixed(2), 'builds the whole command tree (commander loaded)');
+  row('orc --help', `${help.toFixed(1)} ms`, '', (help / node).toFixed(2), 'loads commander and lists every command');
+
+  // A whole command: resolve the profile, one GET, validate, print JSON; beside bare scripts doing the same GET.
+  const sb = await startSandbox(['--stage-ms', '3600000']);
+  try {
+    const run = await api(sb.url, 'POST', '/v1/runs', idea);
+    const url = `${sb.url}/v1/runs/${run.id}`;
+    const dir = mkdtempSync(join(tmpdir(), 'orc-bench-bare-'));
+    const fetchScript = join(dir, 'fetch.mjs');
+    const httpScript = join(dir, 'http.mjs');
+    writeFileSync(fetchScript, `const r = await fetch(${JSON.stringify(url)}, { headers: { authorization: 'Bearer ${KEY}' } });\nprocess.stdout.write(JSON.stringify(await r.json(), null, 2) + '\\n');\n`);
+    writeFileSync(httpScript, `import { get } from 'node:http';\nget(${JSON.stringify(url)}, { headers: { authorization: 'Bearer ${KEY}' } }, (res) => { let b = ''; res.setEncoding('utf8'); res.on('data', (c) => (b += c)); res.on('end', () => process.stdout.write(JSON.stringify(JSON.parse(b), null, 2) + '\\n')); });\n`);
+    const [bareFetch, bareHttp, orcGet] = medians([{ args: [fetchScript] }, { args: [httpScript] }, { args: [ORC, 'run', 'get', run.id, '--json'], env: { ORC_BASE_URL: sb.url } }]) as [number, number, number];
+    row('orc run get <id> --json', `${orcGet.toFixed(1)} ms`, '', (orcGet / bareFetch).toFixed(2), `bare script with fetch: ${bareFetch.toFixed(1)} ms (goal ≤ 1.25); with node:http: ${bareHttp.toFixed(1)} ms (ratio ${(orcGet / bareHttp).toFixed(2)})`);
+  } finally {
+    sb.child.kill('SIGTERM');
+  }
 }
 
-if (want('startup')) benchStartup();
+if (want('startup')) await benchStartup();
 if (want('http')) await benchHttp();
 if (want('sse')) await benchSse();
 

@@ -1,5 +1,5 @@
 // Runs: create, retrieve, list (a page or every page), cancel, and the scorecard.
-import { z } from 'zod';
+import type * as z from 'zod/mini';
 import { Run, Scorecard, pageOf, type RunCreateParams } from '../../contract/schemas.js';
 import type { ApiClient } from '../client.js';
 

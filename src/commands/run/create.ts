@@ -1,6 +1,7 @@
 // `orc run create`: a run from an idea (pitch, audience, monetization) or from source (a repo URL or an App Spec).
 import { existsSync, readFileSync } from 'node:fs';
 import { MONETIZATION_VALUES } from '../../contract/events.js';
+import { useEnglishMessages } from '../../contract/messages.js';
 import { REPO_URL, RunCreateParams } from '../../contract/schemas.js';
 import type { Context } from '../../context.js';
 import { RetoldError, UsageError } from '../../errors.js';
@@ -73,6 +74,7 @@ export async function buildParams(ctx: Context, flags: CreateFlags): Promise<Run
     if (source === undefined) throw new UsageError('missing --source: a ship run needs a repository URL, a spec.json path, or - for a spec on stdin');
     params = { mode, source: await readSource(ctx, source) };
   }
+  useEnglishMessages();
   const parsed = RunCreateParams.safeParse(params);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

@@ -70,6 +70,16 @@ export default async function start(ctx: Context, _args: string[], flags: StartF
   } catch (err) {
     throw explainStartError(err, opts);
   }
+  // Listen for the signals before saying "listening": a script may send one as soon as it reads that line.
+  const stopped = new Promise<void>((done) => {
+    const stop = (signal: string) => {
+      ctx.io.info(`${signal}: stopping the sandbox`);
+      done();
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGHUP', () => stop('SIGHUP'));
+  });
   const others = await liveSandbox(ctx.configDir);
   // Record this sandbox for `status` and `stop`, unless another one already holds the record.
   const recorded = !others;
@@ -79,15 +89,7 @@ export default async function start(ctx: Context, _args: string[], flags: StartF
   ctx.io.info(`test key ${opts.apiKey} · ${opts.dataDir ? `data in ${opts.dataPath}` : 'in memory'} · stage ${opts.stageMs} ms · Ctrl-C to stop`);
   process.send?.({ type: 'listening', url: sandbox.url });
 
-  await new Promise<void>((done) => {
-    const stop = (signal: string) => {
-      ctx.io.info(`${signal}: stopping the sandbox`);
-      done();
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGHUP', () => stop('SIGHUP'));
-  });
+  await stopped;
   await sandbox.close();
   if (recorded) removeState(ctx.configDir, process.pid);
   return 0;
