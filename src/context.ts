@@ -74,7 +74,7 @@ async function startLocalSandbox(ctx: Context): Promise<boolean> {
   const { spawnDetached } = await import('./commands/sandbox/start.js');
   const message = 'no sandbox answered at the default address; starting one in the background…';
   // A spinner for a person at a terminal; one plain line otherwise.
-  const spinner = ctx.io.interactiveOutput ? (await import('ora')).default({ text: message, stream: ctx.io.streams.stderr as NodeJS.WriteStream }).start() : null;
+  const spinner = ctx.io.animate ? (await import('ora')).default({ text: message, stream: ctx.io.streams.stderr as NodeJS.WriteStream }).start() : null;
   if (!spinner) ctx.io.info(`orc: ${message}`);
   try {
     const url = await spawnDetached(ctx, {});

@@ -22,6 +22,8 @@ export class IO {
   /** Colour, spinners and redraws: only for a person at a terminal. */
   readonly interactiveOutput: boolean;
   readonly color: boolean;
+  /** Spinners and redrawn progress: decoration, so off with NO_COLOR too. */
+  readonly animate: boolean;
   readonly canPrompt: boolean;
 
   constructor(
@@ -35,6 +37,7 @@ export class IO {
     const ci = Boolean(flags.env.CI) && flags.env.CI !== 'false';
     this.interactiveOutput = this.stdoutIsTTY && this.stderrIsTTY && !ci && !flags.noInput;
     this.color = this.interactiveOutput && flags.env.NO_COLOR === undefined && flags.env.TERM !== 'dumb';
+    this.animate = this.color;
     this.canPrompt = this.interactiveOutput && this.stdinIsTTY && !flags.json;
   }
 

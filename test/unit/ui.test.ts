@@ -1,0 +1,77 @@
+// The output layer: what is a terminal, tables for people and pipes, JSON that cannot drive a terminal.
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { parseRetryAfter } from '../../src/api/client.js';
+import { relativeTime } from '../../src/ui/format.js';
+import { IO } from '../../src/ui/io.js';
+import { renderTable } from '../../src/ui/table.js';
+
+function io(tty: boolean, env: NodeJS.ProcessEnv = {}, flags: { json?: boolean; noInput?: boolean } = {}) {
+  const out = Object.assign(new PassThrough(), { isTTY: tty, columns: 60 });
+  const err = Object.assign(new PassThrough(), { isTTY: tty });
+  const stdin = Object.assign(new PassThrough(), { isTTY: tty });
+  const chunks: string[] = [];
+  out.on('data', (c) => chunks.push(String(c)));
+  return { io: new IO({ stdin, stdout: out, stderr: err }, { json: flags.json ?? false, noInput: flags.noInput ?? false, env }), stdout: () => chunks.join('') };
+}
+
+describe('IO', () => {
+  it.each([
+    ['a terminal', true, {}, {}, { color: true, animate: true, canPrompt: true }],
+    ['a pipe', false, {}, {}, { color: false, animate: false, canPrompt: false }],
+    ['CI', true, { CI: 'true' }, {}, { color: false, animate: false, canPrompt: false }],
+    ['NO_COLOR', true, { NO_COLOR: '' }, {}, { color: false, animate: false, canPrompt: true }],
+    ['--no-input', true, {}, { noInput: true }, { color: false, animate: false, canPrompt: false }],
+    ['--json', true, {}, { json: true }, { canPrompt: false }],
+  ])('at %s', (_name, tty, env, flags, expected) => {
+    expect(io(tty, env, flags).io).toMatchObject(expected);
+  });
+
+  it('escapes DEL and C1 controls that JSON.stringify leaves raw', () => {
+    const t = io(false);
+    t.io.writeJson({ stage: 'a\u009b2Jb\u007f\u001b[31m' });
+    expect(t.stdout()).toBe('{\n  "stage": "a\\u009b2Jb\\u007f\\u001b[31m"\n}\n');
+    expect(JSON.parse(t.stdout()).stage).toBe('a\u009b2Jb\u007f\u001b[31m');
+  });
+});
+
+describe('renderTable', () => {
+  const cols = [{ header: 'ID' }, { header: 'NAME', flexible: true }, { header: 'STATUS' }];
+  const rows = [['run_1', 'A rather long name that will not fit in a narrow terminal', 'running']];
+
+  it('joins cells with tabs for pipes, whatever the width', () => {
+    expect(renderTable(cols, rows, { tty: false, width: 20 })).toEqual(['run_1\tA rather long name that will not fit in a narrow terminal\trunning']);
+  });
+
+  it('aligns columns and shortens the flexible one to fit the terminal', () => {
+    const lines = renderTable(cols, rows, { tty: true, width: 40 });
+    expect(lines[0]).toMatch(/^ID\s+NAME\s+STATUS$/);
+    for (const l of lines) expect([...l].length).toBeLessThanOrEqual(40);
+    expect(lines[1]).toContain('…');
+    expect(lines[1]).toMatch(/running$/);
+    expect(lines[1]!.indexOf('running')).toBe(lines[0]!.indexOf('STATUS'));
+  });
+
+  it('sanitises cells', () => {
+    expect(renderTable(cols, [['run_1\u001b[2J', 'x\ny', 'ok']], { tty: false, width: 80 })).toEqual(['run_1\tx y\tok']);
+  });
+});
+
+describe('small readers', () => {
+  it('reads Retry-After as seconds or an HTTP date', () => {
+    const now = Date.UTC(2026, 10, 22, 12, 0, 0);
+    expect(parseRetryAfter('7', now)).toBe(7);
+    expect(parseRetryAfter('Sun, 22 Nov 2026 12:01:00 GMT', now)).toBe(60);
+    expect(parseRetryAfter('soon', now)).toBeNull();
+    expect(parseRetryAfter(null, now)).toBeNull();
+  });
+
+  it('says times relative to now', () => {
+    const now = Date.parse('2026-11-22T12:00:00Z');
+    expect(relativeTime('2026-11-22T11:59:30Z', now)).toBe('30 seconds ago');
+    expect(relativeTime('2026-11-22T11:00:00Z', now)).toBe('1 hour ago');
+    expect(relativeTime('2026-11-20T12:00:00Z', now)).toBe('2 days ago');
+    expect(relativeTime('2026-11-22T12:05:00Z', now)).toBe('in 5 minutes');
+    expect(relativeTime(null, now)).toBe('—');
+  });
+});
