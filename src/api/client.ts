@@ -31,6 +31,13 @@ export interface ClientOptions {
 
 export type Query = Record<string, string | number | undefined | null>;
 
+export interface OpenStream {
+  status: number;
+  contentType: string | null;
+  requestId: string | null;
+  body: AsyncIterable<Buffer> & { destroy(err?: Error): void };
+}
+
 export interface RequestOptions<T> {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** Starts with /v1; ids in it already percent-encoded (the resources do that). */
@@ -107,6 +114,35 @@ export class ApiClient {
     }
     void headers;
     return parsed.data;
+  }
+
+  /** Opens a long-lived stream (SSE): one attempt, no body timeout; whoever reads it decides on reconnecting.
+   * A non-2xx answer becomes the same typed errors as `request`. */
+  async openStream(path: string, { headers = {}, signal }: { headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<OpenStream> {
+    const url = this.urlFor(path);
+    const all = { authorization: `Bearer ${this.opts.apiKey}`, 'user-agent': this.opts.userAgent, accept: 'text/event-stream', ...headers };
+    this.debugRequest('GET', url, all, undefined);
+    const started = Date.now();
+    let res;
+    try {
+      res = await this.agent.request({ origin: url.origin, path: url.pathname + url.search, method: 'GET', headers: all, bodyTimeout: 0, ...(signal ? { signal } : {}) });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? '';
+      throw Object.assign(new ApiConnectionError(`cannot reach ${url.origin}: ${describeNetwork(code) || (err as Error).message}`), { code });
+    }
+    const status = res.statusCode;
+    const requestId = headerValue(res.headers['x-request-id']);
+    if (status < 200 || status >= 300) {
+      const text = await res.body.text().catch(() => '');
+      this.debugResponse(status, Date.now() - started, res.headers, text);
+      if (status >= 300 && status < 400) {
+        const next = new URL(headerValue(res.headers.location) ?? '', url);
+        if (next.origin !== url.origin) throw new UnsafeRequestError(`the service redirected to ${next.origin}; orc does not follow a redirect to another host with your key`);
+      }
+      throw parseError(status, text, headerValue(res.headers['content-type']), requestId);
+    }
+    this.debugResponse(status, Date.now() - started, res.headers, '');
+    return { status, contentType: headerValue(res.headers['content-type']), requestId, body: res.body as AsyncIterable<Buffer> & { destroy(err?: Error): void } };
   }
 
   /** Every item of a list endpoint, page after page. */

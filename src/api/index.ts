@@ -1,6 +1,7 @@
 // The service, one resource per noun, over one client.
 import { ApiClient, type ClientOptions } from './client.js';
 import { Artifacts } from './resources/artifacts.js';
+import { Events } from './resources/events.js';
 import { Gates } from './resources/gates.js';
 import { Runs } from './resources/runs.js';
 import { Spec } from './resources/spec.js';
@@ -12,6 +13,7 @@ export class Api {
   readonly spec: Spec;
   readonly artifacts: Artifacts;
   readonly webhooks: Webhooks;
+  readonly events: Events;
 
   constructor(readonly client: ApiClient) {
     this.runs = new Runs(client);
@@ -19,6 +21,7 @@ export class Api {
     this.spec = new Spec(client);
     this.artifacts = new Artifacts(client);
     this.webhooks = new Webhooks(client);
+    this.events = new Events(client);
   }
 }
 

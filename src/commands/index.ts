@@ -1,5 +1,13 @@
 // Every command of orc, as data. Handlers are dynamic imports: a command pays only for what it uses.
-import type { CommandSpec } from './types.js';
+import type { CommandSpec, OptionSpec } from './types.js';
+
+/** How `watch` and `run create --watch` treat gates. */
+const FOLLOW_OPTIONS: OptionSpec[] = [
+  { flags: '--on-gate <mode>', description: 'when a gate opens: prompt (ask here), wait (someone else decides), exit (exit 6); default prompt at a terminal, else wait' },
+  { flags: '--approve <gates>', description: 'approve these gates when they open, e.g. idea,brand,final' },
+  { flags: '--until-gate', description: 'stop at the first pending gate with exit 6 (with --json, the gate event is the last line)' },
+  { flags: '--no-bell', description: 'do not ring the terminal bell when a gate opens' },
+];
 
 export const COMMANDS: CommandSpec[] = [
   {
@@ -16,8 +24,11 @@ export const COMMANDS: CommandSpec[] = [
           { flags: '--monetization <model>', description: 'idea mode: free, paid, freemium, subscription, ads or in_app_purchases' },
           { flags: '--source <repo-url|spec.json|->', description: 'ship mode: a repository URL, an App Spec file, or - for either on stdin' },
           { flags: '--idempotency-key <key>', description: 'your own key for this create (default: a new UUID, reused on every retry)' },
+          { flags: '--watch', description: 'then watch it, as `orc watch` does (its flags below apply)' },
+          ...FOLLOW_OPTIONS,
         ],
         examples: [
+          'orc run create --pitch "A habit tracker for runners" --audience runners --monetization freemium --watch',
           'orc run create --pitch "A habit tracker for runners" --audience runners --monetization freemium',
           'orc run create --source https://github.com/acme/trail-log.git --json',
           'cat spec.json | orc run create --source -',
@@ -49,6 +60,43 @@ export const COMMANDS: CommandSpec[] = [
         options: [{ flags: '-y, --yes', description: 'do not ask' }],
         examples: ['orc run cancel run_8fJ2kQ', 'orc run cancel run_8fJ2kQ --live --yes'],
         load: () => import('./run/cancel.js'),
+      },
+    ],
+  },
+  {
+    name: 'watch',
+    summary: 'Watch a run live, deciding its gates as they open',
+    args: ['<run>'],
+    options: FOLLOW_OPTIONS,
+    examples: ['orc watch run_8fJ2kQ', 'orc watch run_8fJ2kQ --approve idea,brand,final --json', 'orc watch run_8fJ2kQ --until-gate --json | tail -n 1'],
+    load: () => import('./watch/command.js'),
+  },
+  {
+    name: 'gate',
+    summary: 'List and decide the approval gates of a run',
+    subcommands: [
+      { name: 'list', summary: 'The three gates of a run: state, when decided, notes', args: ['<run>'], examples: ['orc gate list run_8fJ2kQ', 'orc gate list run_8fJ2kQ --json'], load: () => import('./gate/list.js') },
+      {
+        name: 'approve',
+        summary: 'Approve a pending gate (idea, brand or final)',
+        args: ['<run>', '<gate>'],
+        options: [
+          { flags: '--notes <text>', description: 'notes kept with the approval' },
+          { flags: '--notes-file <file|->', description: 'notes from a file, or - for stdin' },
+        ],
+        examples: ['orc gate approve run_8fJ2kQ idea', 'orc gate approve run_8fJ2kQ final --notes "Ship it"'],
+        load: () => import('./gate/approve.js'),
+      },
+      {
+        name: 'reject',
+        summary: 'Reject a pending gate with notes; the run goes back to rework',
+        args: ['<run>', '<gate>'],
+        options: [
+          { flags: '--notes <text>', description: 'why, and what to change (required; at a terminal your editor opens without it)' },
+          { flags: '--notes-file <file|->', description: 'the notes from a file, or - for stdin' },
+        ],
+        examples: ['orc gate reject run_8fJ2kQ brand --notes "Warmer palette, less corporate"', 'orc gate reject run_8fJ2kQ final --notes-file review.md'],
+        load: () => import('./gate/reject.js'),
       },
     ],
   },

@@ -2,6 +2,7 @@
 // translates requests into these calls and Failures into error envelopes.
 import { randomBytes } from 'node:crypto';
 import { GATE_NAMES, TERMINAL_EVENTS, type GateName } from '../contract/events.js';
+import { applyMergePatch } from '../contract/merge-patch.js';
 import { AppSpecInput, type Gate, type RunCreateParams } from '../contract/schemas.js';
 import { Failure, failureFromZod } from './failure.js';
 import { appIdFor, brandFor, initialSpec, rejectionReasonFor, scorecardFor, screensFor } from './generate.js';
@@ -159,7 +160,7 @@ export class SandboxService {
     const open = rec.run.status === 'awaiting_approval' || (rec.run.status === 'running' && rec.gates.final.state !== 'approved');
     if (!open) throw new Failure('spec_locked', `the spec of run ${id} is locked (run ${rec.run.status}${rec.gates.final.state === 'approved' ? ', final gate approved' : ''})`);
     if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) throw new Failure('invalid_value', 'a merge patch must be a JSON object');
-    const merged = mergePatch(rec.spec, patch);
+    const merged = applyMergePatch(rec.spec, patch);
     const parsed = AppSpecInput.safeParse(merged);
     if (!parsed.success) throw failureFromZod(parsed.error, merged);
     this.store.transaction(() => {
@@ -299,15 +300,4 @@ export class SandboxService {
 
 export function isTerminal(rec: RunRecord): boolean {
   return ['accepted', 'rejected', 'failed', 'canceled'].includes(rec.run.status);
-}
-
-/** RFC 7396 JSON Merge Patch: null removes a key, objects merge, everything else (arrays too) replaces. */
-export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
-  const out: Record<string, unknown> = target && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete out[key];
-    else out[key] = mergePatch(out[key], value);
-  }
-  return out;
 }

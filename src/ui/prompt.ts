@@ -1,33 +1,38 @@
 // Questions for a person at a terminal (@inquirer/prompts, loaded on first use), asked on stderr so that
-// stdout stays data. Commands ask through this interface; tests can hand them another.
+// stdout stays data. Commands ask through this interface; tests can hand them another. A prompt given an
+// AbortSignal closes when it fires (a gate decided elsewhere).
 import type { IO } from './io.js';
 
+export interface AskOptions {
+  signal?: AbortSignal;
+}
+
 export interface Prompter {
-  input(message: string, opts?: { default?: string; required?: boolean }): Promise<string>;
-  password(message: string): Promise<string>;
-  select<T extends string>(message: string, choices: Array<{ value: T; name?: string; description?: string }>): Promise<T>;
-  confirm(message: string, defaultValue?: boolean): Promise<boolean>;
+  input(message: string, opts?: AskOptions & { default?: string; required?: boolean }): Promise<string>;
+  password(message: string, opts?: AskOptions): Promise<string>;
+  select<T extends string>(message: string, choices: Array<{ value: T; name?: string; description?: string }>, opts?: AskOptions): Promise<T>;
+  confirm(message: string, defaultValue?: boolean, opts?: AskOptions): Promise<boolean>;
 }
 
 export function createPrompter(io: IO): Prompter {
-  const context = { input: io.streams.stdin, output: io.streams.stderr, clearPromptOnDone: false } as never;
+  const context = (signal?: AbortSignal) => ({ input: io.streams.stdin, output: io.streams.stderr, clearPromptOnDone: false, ...(signal ? { signal } : {}) }) as never;
   const load = () => import('@inquirer/prompts');
   return {
     async input(message, opts = {}) {
       const { input } = await load();
-      return input({ message, ...(opts.default !== undefined ? { default: opts.default } : {}), required: opts.required ?? false }, context);
+      return input({ message, ...(opts.default !== undefined ? { default: opts.default } : {}), required: opts.required ?? false }, context(opts.signal));
     },
-    async password(message) {
+    async password(message, opts = {}) {
       const { password } = await load();
-      return password({ message, mask: '•' }, context);
+      return password({ message, mask: '•' }, context(opts.signal));
     },
-    async select(message, choices) {
+    async select(message, choices, opts = {}) {
       const { select } = await load();
-      return select({ message, choices }, context);
+      return select({ message, choices, pageSize: 10 }, context(opts.signal));
     },
-    async confirm(message, defaultValue = false) {
+    async confirm(message, defaultValue = false, opts = {}) {
       const { confirm } = await load();
-      return confirm({ message, default: defaultValue }, context);
+      return confirm({ message, default: defaultValue }, context(opts.signal));
     },
   };
 }

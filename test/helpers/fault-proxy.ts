@@ -9,7 +9,9 @@ export type Fault =
   | { kind: 'answer'; status: number; headers?: Record<string, string>; body?: string }
   | { kind: 'redirect'; location: string; status?: number }
   /** Forward, then change the answer's body. */
-  | { kind: 'rewrite'; rewrite: (body: string) => string };
+  | { kind: 'rewrite'; rewrite: (body: string) => string }
+  /** Stream the answer through, then after this many body bytes cut the connection, or (stall) go silent. */
+  | { kind: 'cut-body'; afterBytes: number; stall?: boolean };
 
 export interface SeenRequest {
   method: string;
@@ -45,6 +47,35 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
       return;
     }
     const up = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (upRes) => {
+      if (fault.kind === 'pass') {
+        // Streamed as it comes: an event stream never ends while its run waits at a gate.
+        res.writeHead(upRes.statusCode!, upRes.headers);
+        res.flushHeaders();
+        upRes.pipe(res);
+        res.on('close', () => upRes.destroy());
+        return;
+      }
+      if (fault.kind === 'cut-body') {
+        res.writeHead(upRes.statusCode!, upRes.headers);
+        res.flushHeaders();
+        let sent = 0;
+        let done = false;
+        upRes.on('data', (c: Buffer) => {
+          if (done) return;
+          const room = fault.afterBytes - sent;
+          if (c.length < room) {
+            sent += c.length;
+            res.write(c);
+            return;
+          }
+          res.write(c.subarray(0, room)); // mid-event, as likely as not
+          done = true;
+          if (fault.stall) upRes.destroy(); // the client hears nothing more, not even keep-alives
+          else setTimeout(() => req.socket.destroy(), 20);
+        });
+        res.on('close', () => upRes.destroy());
+        return;
+      }
       const chunks: Buffer[] = [];
       upRes.on('data', (c: Buffer) => chunks.push(c));
       upRes.on('end', () => {

@@ -17,7 +17,8 @@ export class TmuxSession {
     const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
     // A person at a terminal: no CI variable, a capable TERM.
     const env = Object.entries({ TERM: 'xterm-256color', ...opts.env }).map(([k, v]) => `${k}=${quote(v)}`).join(' ');
-    const script = `env -u CI -u NO_COLOR ${env} ${command.map(quote).join(' ')}; echo "[exit $?]"; sleep 600`;
+    // The shell survives a Ctrl-C meant for the program (a trap, unlike an ignore, is not inherited).
+    const script = `trap 'true' INT; env -u CI -u NO_COLOR ${env} ${command.map(quote).join(' ')}; echo "[exit $?]"; sleep 600`;
     execFileSync('tmux', ['-L', socket, '-f', '/dev/null', 'new-session', '-d', '-s', 'orc', '-x', String(opts.width ?? 120), '-y', String(opts.height ?? 40), 'sh', '-c', script]);
     return new TmuxSession(socket);
   }
@@ -52,6 +53,11 @@ export class TmuxSession {
   async exitCode(timeoutMs = 20_000): Promise<number> {
     const s = await this.waitFor(/\[exit \d+\]/, timeoutMs);
     return Number(/\[exit (\d+)\]/.exec(s)![1]);
+  }
+
+  /** Whether the terminal shows its cursor (a program that hid it must show it again). */
+  cursorVisible(): boolean {
+    return this.tmux('display-message', '-p', '-t', 'orc', '#{cursor_flag}').trim() === '1';
   }
 
   kill(): void {

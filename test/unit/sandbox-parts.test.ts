@@ -3,7 +3,7 @@ import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { ipaFile, parseRange, screenshotPng } from '../../src/sandbox/files.js';
 import { magicWords, nameFromText, scorecardFor } from '../../src/sandbox/generate.js';
-import { mergePatch } from '../../src/sandbox/service.js';
+import { applyMergePatch as mergePatch, diffMergePatch } from '../../src/contract/merge-patch.js';
 import { compareStages } from '../../src/contract/events.js';
 
 describe('JSON merge patch (RFC 7396 appendix A)', () => {
@@ -23,6 +23,17 @@ describe('JSON merge patch (RFC 7396 appendix A)', () => {
     [{}, { a: { bb: { ccc: null } } }, { a: { bb: {} } }],
   ])('%j + %j = %j', (target, patch, out) => {
     expect(mergePatch(target, patch)).toEqual(out);
+  });
+});
+
+describe('diffMergePatch', () => {
+  it('gives the patch that turns one spec into another', () => {
+    const before = { name: 'A', tagline: 't', brand: { palette: ['#000000'], voice: 'calm' }, features: ['x'] };
+    const after = { name: 'B', brand: { palette: ['#000000'], voice: 'bold', typeface: 'Inter' }, features: ['x', 'y'], extra: 1 };
+    const patch = diffMergePatch(before, after);
+    expect(patch).toEqual({ tagline: null, name: 'B', brand: { voice: 'bold', typeface: 'Inter' }, features: ['x', 'y'], extra: 1 });
+    expect(mergePatch(before, patch)).toEqual(after);
+    expect(diffMergePatch(before, structuredClone(before))).toEqual({});
   });
 });
 

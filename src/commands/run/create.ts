@@ -5,9 +5,11 @@ import { useEnglishMessages } from '../../contract/messages.js';
 import { REPO_URL, RunCreateParams } from '../../contract/schemas.js';
 import type { Context } from '../../context.js';
 import { RetoldError, UsageError } from '../../errors.js';
+import type { FollowFlags } from '../watch/follow.js';
 import { printRun } from './show.js';
 
-export interface CreateFlags {
+export interface CreateFlags extends FollowFlags {
+  watch?: boolean;
   mode?: string;
   pitch?: string;
   audience?: string;
@@ -31,6 +33,10 @@ export function flagForField(field: string): string | undefined {
 }
 
 export default async function create(ctx: Context, _args: string[], flags: CreateFlags): Promise<number> {
+  const watching = flags.watch || flags.onGate !== undefined || flags.approve !== undefined || flags.untilGate;
+  // The watch flags are checked before anything is created: a bad one must not leave a run behind.
+  const followModule = watching ? await import('../watch/follow.js') : null;
+  followModule?.parseFollowFlags(ctx, flags);
   const params = await buildParams(ctx, flags);
   const api = await ctx.api();
   let run;
@@ -41,6 +47,11 @@ export default async function create(ctx: Context, _args: string[], flags: Creat
     const flag = e.field ? flagForField(e.field) : undefined;
     if (flag) throw new RetoldError(`${e.field} (${flag}): ${e.message}`, e.exitCode, e.hint);
     throw err;
+  }
+  if (followModule) {
+    // Under --json the stream of events is the output (every envelope carries run_id).
+    if (!ctx.io.json) ctx.io.info(`Created ${run.id}; watching it (Ctrl-C stops watching, the run goes on).`);
+    return followModule.follow(ctx, run.id, flags);
   }
   await printRun(ctx, run);
   if (!ctx.io.json) ctx.io.info(`Created ${run.id}. Follow it with \`orc watch ${run.id}\`, or \`orc run get ${run.id}\`.`);

@@ -1,0 +1,41 @@
+// `orc gate approve|reject <run> <gate>`: one decision. A gate that is not pending is exit 3 with its actual state.
+import { ApiError } from '../../api/errors.js';
+import type { Api } from '../../api/index.js';
+import type { Context } from '../../context.js';
+import { RetoldError } from '../../errors.js';
+import { orDash } from '../../ui/format.js';
+import { sanitizeLine } from '../../ui/sanitize.js';
+import { readNotes } from './notes.js';
+
+export interface DecideFlags {
+  notes?: string;
+  notesFile?: string;
+}
+
+export async function decide(ctx: Context, runId: string, gate: string, decision: 'approve' | 'reject', flags: DecideFlags): Promise<number> {
+  const notes = await readNotes(ctx, gate, flags, decision === 'reject');
+  const api = await ctx.api();
+  try {
+    const result = decision === 'approve' ? await api.gates.approve(runId, gate, notes) : await api.gates.reject(runId, gate, notes!);
+    if (ctx.io.json) ctx.io.writeJson(result);
+    else {
+      ctx.io.out(`gate ${sanitizeLine(result.gate.name)} ${sanitizeLine(result.gate.state)}`);
+      ctx.io.info(`Run ${result.run.id} is ${result.run.status} at ${result.run.stage}.`);
+    }
+    return 0;
+  } catch (err) {
+    throw await explainNotPending(api, runId, gate, err);
+  }
+}
+
+/** 409 gate_not_pending: say what the gate actually is, so a script or person knows why. */
+export async function explainNotPending(api: Api, runId: string, gate: string, err: unknown): Promise<unknown> {
+  if (!(err instanceof ApiError)) return err;
+  if (err.code === 'unknown_gate') return new RetoldError(`<gate>: ${err.message}`, err.exitCode, err.hint);
+  if (err.code !== 'gate_not_pending') return err;
+  const actual = (await api.gates.list(runId).catch(() => [])).find((g) => g.name === gate);
+  if (!actual) return err;
+  const when = actual.decided_at ? ` on ${actual.decided_at}` : '';
+  const what = actual.state === 'waiting' ? 'not reached yet (waiting)' : `${actual.state}${when}`;
+  return new RetoldError(`gate ${gate} of ${runId} is ${sanitizeLine(what)}, not pending${actual.notes ? `; notes: ${sanitizeLine(orDash(actual.notes))}` : ''}`, err.exitCode, err.hint);
+}

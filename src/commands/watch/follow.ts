@@ -1,0 +1,167 @@
+// Following a run to its end: the engine's events to a renderer, gates approved, asked, waited on or
+// stopped at, and the outcome as an exit code (CONTRACT.md): 0 accepted, 5 rejected/failed/canceled,
+// 6 a gate pending with no one to ask, 1 the stream lost for good, 130 Ctrl-C.
+import { ApiError } from '../../api/errors.js';
+import { watchRun, type WatchEvent } from '../../api/watch.js';
+import { GATE_NAMES } from '../../contract/events.js';
+import type { Context } from '../../context.js';
+import { EXIT, UsageError } from '../../errors.js';
+import { sanitizeLine } from '../../ui/sanitize.js';
+import { loadStyle } from '../../ui/style.js';
+import { describeEvent } from '../../ui/watch/describe.js';
+import type { WatchRenderer } from '../../ui/watch/types.js';
+import type { PromptOutcome } from './gate-prompt.js';
+
+export interface FollowFlags {
+  onGate?: string;
+  approve?: string;
+  untilGate?: boolean;
+  bell?: boolean;
+}
+
+type Policy = 'prompt' | 'wait' | 'exit';
+
+export function parseFollowFlags(ctx: Context, flags: FollowFlags): { policy: Policy; approve: Set<string> } {
+  if (flags.onGate !== undefined && !['prompt', 'wait', 'exit'].includes(flags.onGate)) throw new UsageError(`--on-gate must be prompt, wait or exit, not ${JSON.stringify(flags.onGate)}`);
+  if (flags.untilGate && flags.onGate && flags.onGate !== 'exit') throw new UsageError('--until-gate stops at the first pending gate; it does not go with --on-gate prompt or wait');
+  const policy: Policy = flags.untilGate ? 'exit' : ((flags.onGate as Policy | undefined) ?? (ctx.io.canPrompt ? 'prompt' : 'wait'));
+  if (policy === 'prompt' && !ctx.io.canPrompt) throw new UsageError('--on-gate prompt needs a terminal (and no --json, --no-input or CI); use wait or exit');
+  const approve = new Set(
+    (flags.approve ?? '')
+      .split(',')
+      .map((g) => g.trim())
+      .filter(Boolean),
+  );
+  for (const g of approve) if (!(GATE_NAMES as readonly string[]).includes(g)) throw new UsageError(`--approve: unknown gate ${JSON.stringify(g)}; gates are ${GATE_NAMES.join(', ')}`);
+  return { policy, approve };
+}
+
+async function makeRenderer(ctx: Context): Promise<WatchRenderer> {
+  if (ctx.io.json) return new (await import('../../ui/watch/ndjson.js')).NdjsonRenderer(ctx.io);
+  if (ctx.io.interactiveOutput) return new (await import('../../ui/watch/tty.js')).TtyRenderer(ctx.io, await loadStyle(ctx.io));
+  return new (await import('../../ui/watch/plain.js')).PlainRenderer(ctx.io);
+}
+
+export async function follow(ctx: Context, runId: string, flags: FollowFlags): Promise<number> {
+  const { policy, approve } = parseFollowFlags(ctx, flags);
+  const api = await ctx.api();
+  const renderer = await makeRenderer(ctx);
+  const idleS = Number(ctx.env.ORC_WATCH_IDLE_TIMEOUT ?? 45);
+  if (!(idleS > 0)) throw new UsageError(`ORC_WATCH_IDLE_TIMEOUT must be a number of seconds above 0, not ${JSON.stringify(ctx.env.ORC_WATCH_IDLE_TIMEOUT)}`);
+  const reconnects = Number(ctx.env.ORC_WATCH_RECONNECTS ?? 8);
+  if (!Number.isInteger(reconnects) || reconnects < 0) throw new UsageError(`ORC_WATCH_RECONNECTS must be a whole number, not ${JSON.stringify(ctx.env.ORC_WATCH_RECONNECTS)}`);
+  const stop = new AbortController();
+  let interrupted = false;
+  let stoppedAtGate: string | null = null;
+  let promptError: unknown = null;
+  // A box, not a variable: the prompt's callbacks change it while the loop below reads it.
+  const active: { prompt: { gate: string; abort: AbortController; why: string | null } | null } = { prompt: null };
+  const onSigint = () => {
+    interrupted = true;
+    active.prompt?.abort.abort();
+    stop.abort();
+  };
+  process.on('SIGINT', onSigint);
+  const bell = () => {
+    if (flags.bell !== false && ctx.io.interactiveOutput) ctx.io.streams.stderr.write('\u0007');
+  };
+
+  /** A gate opened: approve it, stop, wait, or ask (the prompt runs while events keep coming). */
+  const onGate = async (gate: string): Promise<number | undefined> => {
+    // History replays old gates too: act only on the gate the run is waiting at now.
+    const run = await api.runs.retrieve(runId);
+    if (run.gate_pending !== gate) return undefined;
+    if (approve.has(gate)) {
+      try {
+        await api.gates.approve(runId, gate);
+        renderer.note(`approved gate ${gate} (--approve)`);
+      } catch (err) {
+        if (!(err instanceof ApiError && err.code === 'gate_not_pending')) throw err;
+        renderer.note(`gate ${gate} was decided elsewhere`);
+      }
+      return undefined;
+    }
+    bell();
+    if (policy === 'exit') {
+      renderer.finish();
+      ctx.io.info(`orc: gate ${gate} of ${runId} awaits a decision: \`orc gate approve ${runId} ${gate}\` or \`orc gate reject ${runId} ${gate} --notes …\``);
+      return EXIT.gatePending;
+    }
+    if (policy === 'wait') {
+      renderer.note(`gate ${gate} awaits a decision; waiting for someone to decide (\`orc gate approve ${runId} ${gate}\`)`);
+      return undefined;
+    }
+    if (active.prompt) return undefined;
+    const current = { gate, abort: new AbortController(), why: null as string | null };
+    active.prompt = current;
+    renderer.pause();
+    const { decideAtPrompt } = await import('./gate-prompt.js');
+    decideAtPrompt(ctx, api, runId, gate, current.abort.signal).then(
+      (outcome: PromptOutcome) => {
+        active.prompt = null;
+        renderer.resume();
+        if (outcome === 'stop') {
+          stoppedAtGate = gate;
+          stop.abort();
+        }
+      },
+      (err: unknown) => {
+        active.prompt = null;
+        renderer.resume();
+        const name = (err as Error)?.name;
+        if (name === 'AbortPromptError' && current.why) return renderer.note(current.why);
+        if (name === 'AbortPromptError' || name === 'ExitPromptError') {
+          interrupted = interrupted || name === 'ExitPromptError';
+          if (name === 'ExitPromptError') stop.abort();
+          return;
+        }
+        promptError = err;
+        stop.abort();
+      },
+    );
+    return undefined;
+  };
+
+  const outcome = (ev: Extract<WatchEvent, { kind: 'ended' }>): number => {
+    renderer.finish();
+    const text = describeEvent(ev.event);
+    if (ev.status === 'accepted') {
+      if (!ctx.io.interactiveOutput) ctx.io.info(`orc: ${runId} ${text}`);
+      return EXIT.ok;
+    }
+    if (!ctx.io.interactiveOutput || ctx.io.json) ctx.io.info(`orc: ${runId} ${text}`);
+    return EXIT.runEnded;
+  };
+
+  try {
+    for await (const ev of watchRun(api, runId, { signal: stop.signal, idleTimeoutMs: idleS * 1000, maxReconnects: reconnects })) {
+      renderer.handle(ev);
+      const open = active.prompt;
+      if (ev.kind === 'event' && ev.event.type === 'run.gate_resolved' && open && open.gate === ev.event.data.gate) {
+        open.why = `gate ${sanitizeLine(open.gate)} was ${sanitizeLine(ev.event.data.decision ?? 'decided')} elsewhere`;
+        open.abort.abort();
+      }
+      if (ev.kind === 'gate_pending') {
+        const code = await onGate(ev.gate);
+        if (code !== undefined) return code;
+      }
+      if (ev.kind === 'ended') {
+        if (open) {
+          open.why = 'the run ended';
+          open.abort.abort();
+        }
+        return outcome(ev);
+      }
+    }
+    if (promptError) throw promptError;
+    renderer.finish();
+    if (stoppedAtGate) {
+      ctx.io.info(`orc: stopped watching; gate ${stoppedAtGate} of ${runId} still awaits a decision`);
+      return EXIT.gatePending;
+    }
+    return interrupted ? EXIT.interrupted : EXIT.ok;
+  } finally {
+    process.off('SIGINT', onSigint);
+    renderer.finish();
+  }
+}

@@ -1,0 +1,152 @@
+// Deciding a gate at the prompt: show what is being decided, then approve, reject, edit or show the spec,
+// leave it pending, or stop watching.
+import { ApiError } from '../../api/errors.js';
+import type { Api } from '../../api/index.js';
+import { diffMergePatch } from '../../contract/merge-patch.js';
+import type { Context } from '../../context.js';
+import { OrcError } from '../../errors.js';
+import { cleanNotes, editText } from '../../ui/editor.js';
+import { sanitize, sanitizeLine } from '../../ui/sanitize.js';
+import { loadStyle, type Style } from '../../ui/style.js';
+import { scoreBars } from '../../ui/watch/tty.js';
+
+export type PromptOutcome = 'decided' | 'left' | 'stop';
+
+type Choice = 'approve' | 'reject' | 'reject-editor' | 'edit-spec' | 'show-spec' | 'leave' | 'stop';
+
+export async function decideAtPrompt(ctx: Context, api: Api, runId: string, gate: string, signal: AbortSignal): Promise<PromptOutcome> {
+  const style = await loadStyle(ctx.io);
+  const prompter = await ctx.prompter();
+  const say = (line = '') => ctx.io.streams.stderr.write(`${line}\n`);
+  let showSummary = true;
+  for (;;) {
+    if (showSummary) for (const line of await gateSummary(api, runId, gate, style)) say(line);
+    showSummary = false;
+    const choice = await prompter.select<Choice>(
+      `Gate ${gate}: your decision`,
+      [
+        { value: 'approve', name: 'Approve' },
+        { value: 'reject', name: 'Reject, with notes written here' },
+        { value: 'reject-editor', name: 'Reject, with notes written in your editor' },
+        { value: 'edit-spec', name: 'Edit the App Spec in your editor, then decide' },
+        { value: 'show-spec', name: 'Show the whole App Spec' },
+        { value: 'leave', name: 'Leave it pending and keep watching' },
+        { value: 'stop', name: 'Stop watching (the run waits at this gate)' },
+      ],
+      { signal },
+    );
+    try {
+      switch (choice) {
+        case 'approve':
+          await api.gates.approve(runId, gate);
+          say(style.green(`✓ approved gate ${gate}`));
+          return 'decided';
+        case 'reject':
+        case 'reject-editor': {
+          const notes =
+            choice === 'reject'
+              ? (await prompter.input('Notes for the rejection (why, and what to change)', { signal })).trim()
+              : cleanNotes(editText(ctx.env, `\n# Why is the ${gate} gate rejected? Lines starting with # are ignored.\n`, `${gate}-notes.md`));
+          if (!notes) {
+            say(style.yellow('The notes are empty: nothing was sent.'));
+            continue;
+          }
+          await api.gates.reject(runId, gate, notes);
+          say(style.red(`✗ rejected gate ${gate}; the run goes back with your notes`));
+          return 'decided';
+        }
+        case 'edit-spec': {
+          const before = await api.spec.retrieve(runId);
+          const edited = editText(ctx.env, `${JSON.stringify(before, null, 2)}\n`, 'spec.json');
+          let after: unknown;
+          try {
+            after = JSON.parse(edited);
+          } catch (err) {
+            say(style.yellow(`That is not JSON (${(err as Error).message}); the spec is unchanged.`));
+            continue;
+          }
+          if (after === null || typeof after !== 'object' || Array.isArray(after)) {
+            say(style.yellow('The spec must be a JSON object; it is unchanged.'));
+            continue;
+          }
+          const patch = diffMergePatch(before as Record<string, unknown>, after as Record<string, unknown>);
+          if (Object.keys(patch).length === 0) {
+            say('No changes.');
+            continue;
+          }
+          await api.spec.update(runId, patch);
+          say(style.green(`✓ spec updated (${Object.keys(patch).join(', ')})`));
+          showSummary = true;
+          continue;
+        }
+        case 'show-spec':
+          say(sanitize(JSON.stringify(await api.spec.retrieve(runId), null, 2)));
+          continue;
+        case 'leave':
+          say(`Gate ${gate} stays pending; decide later with \`orc gate approve ${runId} ${gate}\`.`);
+          return 'left';
+        case 'stop':
+          return 'stop';
+      }
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'gate_not_pending') {
+        say(style.yellow(`Gate ${gate} was already decided elsewhere.`));
+        return 'decided';
+      }
+      // A refused edit or decision is said, and the question asked again; anything else ends the watch.
+      if (err instanceof ApiError && err.status < 500) {
+        say(style.yellow(`${err.field ? `${err.field}: ` : ''}${sanitizeLine(err.message)}`));
+        continue;
+      }
+      if (err instanceof OrcError && err.exitCode === 2) {
+        say(style.yellow(sanitizeLine(err.message)));
+        continue;
+      }
+      throw err;
+    }
+  }
+}
+
+/** What is being decided: the idea (the spec's summary), the brand (palette, typeface, voice), or the final scorecard. */
+export async function gateSummary(api: Api, runId: string, gate: string, style: Style): Promise<string[]> {
+  const s = (v: unknown) => sanitizeLine(String(v ?? '—'));
+  const lines = ['', style.bold(`Gate ${s(gate)} of ${s(runId)} awaits your decision`)];
+  if (gate === 'final') {
+    const card = await api.runs.scorecard(runId);
+    lines.push(...scoreBars(style, card.score, card.passed));
+    const checks = [...card.preflight.checks].sort((a, b) => rank(a.status) - rank(b.status));
+    lines.push(`  ${style.bold('Pre-flight')} ${card.preflight.passed ? style.green('passed') : style.red('failed')}`);
+    for (const c of checks) {
+      const mark = c.status === 'fail' ? style.red('✗') : c.status === 'warn' ? style.yellow('!') : style.green('✓');
+      lines.push(`    ${mark} ${s(c.title)}${c.detail ? style.dim(`  ${s(c.detail)}`) : ''}`);
+    }
+    return lines;
+  }
+  const spec = await api.spec.retrieve(runId);
+  if (gate === 'brand') {
+    const palette = spec.brand?.palette ?? [];
+    lines.push(`  palette   ${palette.map((hex) => swatch(hex, style)).join(' ') || '—'}`);
+    lines.push(`  typeface  ${s(spec.brand?.typeface)}`);
+    lines.push(`  voice     ${s(spec.brand?.voice)}`);
+    return lines;
+  }
+  lines.push(`  name          ${style.bold(s(spec.name))}`);
+  lines.push(`  tagline       ${s(spec.tagline)}`);
+  lines.push(`  audience      ${s(spec.audience)}`);
+  lines.push(`  monetization  ${s(spec.monetization)}`);
+  lines.push(`  features      ${(spec.features ?? []).map(s).join(', ') || '—'}`);
+  return lines;
+}
+
+function rank(status: string): number {
+  return status === 'fail' ? 0 : status === 'warn' ? 1 : 2;
+}
+
+/** A colour swatch (a block in that colour, where colour is on) and its hex. */
+function swatch(hex: string, style: Style): string {
+  const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(hex);
+  const label = sanitizeLine(hex);
+  if (!m || style.bold('x') === 'x') return label;
+  const [r, g, b] = m.slice(1).map((h) => Number.parseInt(h, 16));
+  return `\u001b[48;2;${r};${g};${b}m    \u001b[0m ${label}`;
+}

@@ -1,0 +1,269 @@
+// At a terminal: finished stages with ticks and durations stay in the scrollback; below them a live region
+// (current stage with a bar, percent and elapsed time, the last log lines dimmed, warnings and errors kept)
+// is redrawn at most 20 times a second however fast events come.
+import type { WatchEvent } from '../../api/watch.js';
+import { compareStages } from '../../contract/events.js';
+import type { Event } from '../../contract/schemas.js';
+import type { IO } from '../io.js';
+import { sanitizeLine } from '../sanitize.js';
+import type { Style } from '../style.js';
+import { describeEvent } from './describe.js';
+import type { WatchRenderer } from './types.js';
+
+const FRAME_MS = 50;
+const LOG_LINES = 3;
+const NOTABLE_LINES = 5;
+const ESC = '\u001b[';
+
+interface Notable {
+  level: string;
+  text: string;
+}
+
+export class TtyRenderer implements WatchRenderer {
+  private region = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private ticker: NodeJS.Timeout;
+  private paused = false;
+  private finished = false;
+  private cursorHidden = false;
+  private stage: string | null = null;
+  private stageStart = 0;
+  private percent = 0;
+  private readonly logs: string[] = [];
+  private readonly notable: Notable[] = [];
+  private waiting: string | null = null;
+  private status = '';
+  /** Lines that came while a prompt owned the terminal, printed when it gives it back. */
+  private held: string[] = [];
+  /** How many redraws were asked for and how many were drawn (the bench reads these). */
+  readonly stats = { events: 0, frames: 0 };
+
+  constructor(
+    private readonly io: IO,
+    private readonly style: Style,
+    private readonly now: () => number = Date.now,
+  ) {
+    // The elapsed time of the current stage moves even when no event comes.
+    this.ticker = setInterval(() => this.schedule(), 1000);
+    this.ticker.unref();
+  }
+
+  handle(ev: WatchEvent): void {
+    this.stats.events++;
+    switch (ev.kind) {
+      case 'connected':
+        this.status = '';
+        break;
+      case 'reconnecting':
+        this.status = `${ev.reason}; reconnecting in ${(ev.delayMs / 1000).toFixed(1)} s (attempt ${ev.attempt})`;
+        break;
+      case 'polling':
+        this.print([this.style.yellow(`! ${sanitizeLine(ev.reason)}; following the run by polling`)]);
+        break;
+      case 'log':
+        this.onLog(ev.event);
+        break;
+      case 'event':
+        this.status = '';
+        this.onEvent(ev.event);
+        break;
+      default:
+        break;
+    }
+    this.schedule();
+  }
+
+  private onLog(e: Event): void {
+    const level = e.data.level ?? 'info';
+    const text = `${sanitizeLine(e.data.stage ?? '')}  ${sanitizeLine(e.data.message ?? '')}`;
+    if (level === 'warn' || level === 'error') {
+      this.notable.push({ level, text });
+      if (this.notable.length > NOTABLE_LINES) this.notable.shift();
+    } else {
+      this.logs.push(text);
+      if (this.logs.length > LOG_LINES) this.logs.shift();
+    }
+  }
+
+  private onEvent(e: Event): void {
+    const at = Date.parse(e.created_at) || this.now();
+    const d = e.data;
+    switch (e.type) {
+      case 'run.stage_changed': {
+        const next = d.stage ?? this.stage;
+        if (next && next !== this.stage) {
+          if (this.stage) {
+            if (compareStages(next, this.stage) > 0) this.print([`${this.style.green('✓')} ${sanitizeLine(this.stage)}  ${this.style.dim(duration(at - this.stageStart))}`]);
+            else this.print([this.style.yellow(`↺ back to ${sanitizeLine(next)}`)]);
+          }
+          this.stage = next;
+          this.stageStart = at;
+        }
+        this.percent = typeof d.percent === 'number' ? d.percent : this.percent;
+        break;
+      }
+      case 'run.gate_pending':
+        this.waiting = d.gate ?? null;
+        this.print([this.style.yellow(`◆ ${describeEvent(e)}`)]);
+        break;
+      case 'run.gate_resolved':
+        this.waiting = null;
+        this.print([`${d.decision === 'approved' ? this.style.green('◆') : this.style.red('◆')} ${describeEvent(e)}`]);
+        break;
+      case 'run.scored':
+        if (d.score) this.print(scoreBars(this.style, d.score, d.passed));
+        break;
+      case 'run.accepted':
+      case 'run.rejected':
+      case 'run.failed':
+      case 'run.canceled': {
+        const ok = e.type === 'run.accepted';
+        if (this.stage) this.print([`${ok ? this.style.green('✓') : this.style.red('✗')} ${sanitizeLine(this.stage)}  ${this.style.dim(duration(at - this.stageStart))}`]);
+        this.stage = null;
+        this.waiting = null;
+        this.print([ok ? this.style.green(this.style.bold(describeEvent(e))) : this.style.red(this.style.bold(describeEvent(e)))]);
+        break;
+      }
+      case 'run.created':
+        break;
+      default:
+        this.print([`• ${describeEvent(e)}`]);
+    }
+  }
+
+  note(text: string): void {
+    this.print([this.style.cyan(`› ${sanitizeLine(text)}`)]);
+  }
+
+  pause(): void {
+    this.clear();
+    this.paused = true;
+  }
+
+  resume(): void {
+    this.paused = false;
+    const held = this.held;
+    this.held = [];
+    if (held.length) this.write(held.join('\n') + '\n');
+    this.draw();
+  }
+
+  finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    clearInterval(this.ticker);
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.paused) this.resume();
+    else this.draw();
+    // Warnings and errors stay on screen after the run; the progress region does not.
+    this.clear();
+    if (this.notable.length) this.write(this.notable.map((n) => this.fit(this.paint(n))).join('\n') + '\n');
+    this.showCursor();
+  }
+
+  /** Restores the cursor if the process is interrupted. */
+  showCursor(): void {
+    if (this.cursorHidden) this.io.streams.stdout.write(`${ESC}?25h`);
+    this.cursorHidden = false;
+  }
+
+  private schedule(): void {
+    if (this.timer || this.paused || this.finished) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.draw();
+    }, FRAME_MS);
+  }
+
+  /** Lines that stay: printed above the live region. */
+  private print(lines: string[]): void {
+    if (this.paused) return void this.held.push(...lines.map((l) => this.fit(l)));
+    if (this.finished) return this.write(lines.map((l) => this.fit(l)).join('\n') + '\n');
+    this.clear();
+    this.write(lines.map((l) => this.fit(l)).join('\n') + '\n');
+    if (!this.paused) this.draw();
+  }
+
+  private clear(): void {
+    if (this.region > 0) this.write(`${ESC}${this.region}A${ESC}J`);
+    this.region = 0;
+  }
+
+  private draw(): void {
+    if (this.paused || this.finished && this.region === 0 && !this.stage) return;
+    this.stats.frames++;
+    const lines: string[] = [];
+    if (this.stage) {
+      const width = 24;
+      const filled = Math.round((Math.max(0, Math.min(100, this.percent)) / 100) * width);
+      const bar = `${this.style.cyan('█'.repeat(filled))}${this.style.dim('░'.repeat(width - filled))}`;
+      lines.push(`${this.style.cyan('▸')} ${this.style.bold(sanitizeLine(this.stage))}  ${bar} ${String(this.percent).padStart(3)}%  ${this.style.dim(duration(this.now() - this.stageStart))}`);
+    }
+    if (this.waiting) lines.push(this.style.yellow(`  waiting on gate ${sanitizeLine(this.waiting)}`));
+    for (const n of this.notable) lines.push(`  ${this.paint(n)}`);
+    for (const l of this.logs) lines.push(this.style.dim(`  ${l}`));
+    if (this.status) lines.push(this.style.yellow(`  ${sanitizeLine(this.status)}`));
+    this.clear();
+    if (!this.cursorHidden) {
+      this.write(`${ESC}?25l`);
+      this.cursorHidden = true;
+    }
+    if (lines.length) this.write(lines.map((l) => this.fit(l)).join('\n') + '\n');
+    this.region = lines.length;
+  }
+
+  private paint(n: Notable): string {
+    return n.level === 'error' ? this.style.red(`✗ ${n.text}`) : this.style.yellow(`! ${n.text}`);
+  }
+
+  /** One screen line at most, so the region's height is what we counted. */
+  private fit(line: string): string {
+    const max = Math.max(20, this.io.columns - 1);
+    let visible = 0;
+    let out = '';
+    for (let i = 0; i < line.length; i++) {
+      if (line[i] === '\u001b') {
+        const end = line.indexOf('m', i);
+        if (end > 0) {
+          out += line.slice(i, end + 1);
+          i = end;
+          continue;
+        }
+      }
+      if (visible >= max) return `${out}…${ESC}0m`;
+      out += line[i];
+      visible++;
+    }
+    return out;
+  }
+
+  private write(s: string): void {
+    this.io.streams.stdout.write(s);
+  }
+}
+
+export function scoreBars(style: Style, score: { beauty: number; harmony: number; score: number; total: number }, passed: boolean | undefined): string[] {
+  const bar = (v: number, of: number) => {
+    const w = 20;
+    const f = Math.round((Math.max(0, Math.min(of, v)) / of) * w);
+    const color = v / of >= 0.7 ? style.green : v / of >= 0.5 ? style.yellow : style.red;
+    return `${color('█'.repeat(f))}${style.dim('░'.repeat(w - f))}`;
+  };
+  return [
+    style.bold('Scorecard'),
+    `  beauty   ${bar(score.beauty, 100)} ${score.beauty}`,
+    `  harmony  ${bar(score.harmony, 100)} ${score.harmony}`,
+    `  score    ${bar(score.score, score.total || 100)} ${score.score}/${score.total}  ${passed ? style.green('passed') : style.red('did not pass')}`,
+  ];
+}
+
+function duration(ms: number): string {
+  if (ms < 10_000) return `${(Math.max(0, ms) / 1000).toFixed(1)}s`;
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
+}

@@ -1,0 +1,13 @@
+// What every watch renderer does with the engine's events.
+import type { WatchEvent } from '../../api/watch.js';
+
+export interface WatchRenderer {
+  handle(ev: WatchEvent): void;
+  /** A line from orc itself: an automatic approval, a gate decided elsewhere. */
+  note(text: string): void;
+  /** Stop drawing while a prompt owns the terminal; resume() draws the current state again. */
+  pause(): void;
+  resume(): void;
+  /** Final drawing; restores the terminal. Safe to call twice. */
+  finish(): void;
+}

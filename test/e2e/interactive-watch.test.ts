@@ -1,0 +1,127 @@
+// Watching and deciding at a real terminal (tmux), as a person would: keystrokes in, the screen read back.
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshConfigDir, ORC_BIN } from '../helpers/cli.js';
+import { readSse, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { TmuxSession } from '../helpers/tmux.js';
+
+let sb: TestSandbox;
+beforeAll(async () => {
+  sb = await startTestSandbox({ stageMs: 150 });
+});
+afterAll(() => sb.close());
+
+const orcIn = (args: string[], env: Record<string, string> = {}) =>
+  TmuxSession.start([process.execPath, ORC_BIN, ...args], { env: { ORC_BASE_URL: sb.url, ORC_CONFIG_DIR: freshConfigDir(), ...env }, width: 110, height: 50 });
+const count = (screen: string, text: string) => screen.split(text).length - 1;
+
+describe('orc watch at a terminal', () => {
+  it('approves idea by keystrokes, rejects brand with a note, approves the rest, and shows the scorecard', async () => {
+    const term = orcIn(['run', 'create', '--pitch', 'A meditation timer', '--audience', 'busy parents', '--monetization', 'subscription', '--watch']);
+    try {
+      await term.waitFor('Gate idea: your decision');
+      expect(term.screen()).toContain('monetization  subscription');
+      term.send('Enter'); // Approve
+      await term.waitFor('Gate brand: your decision');
+      expect(term.screen()).toMatch(/palette\s+.*#[0-9A-F]{6}/);
+      term.send('Down');
+      term.send('Enter'); // Reject, with notes written here
+      await term.waitFor('Notes for the rejection');
+      term.type('Warmer palette, softer type');
+      term.send('Enter');
+      await term.waitFor('rejected gate brand');
+      // the brand gate opens again after the rework
+      await term.waitFor(/Gate brand: your decision[\s\S]*Gate brand: your decision/);
+      term.send('Enter');
+      await term.waitFor('Gate final: your decision');
+      const finalScreen = term.screen();
+      expect(finalScreen).toContain('Scorecard');
+      expect(finalScreen).toMatch(/beauty\s+█+░*\s+\d+/);
+      expect(finalScreen).toContain('Pre-flight');
+      term.send('Enter');
+      expect(await term.exitCode(30_000)).toBe(0);
+      const end = term.screen();
+      expect(end).toMatch(/accepted: app \d+ https:\/\/apps\.apple\.com/);
+      expect(count(end, '◆ gate brand rejected')).toBe(1);
+      const runId = /Created (run_\S+);/.exec(end)![1]!;
+      const events = (await readSse(`${sb.url}/v1/runs/${runId}/events`)).filter((m) => m.event === 'run.gate_resolved').map((m) => JSON.parse(m.data!).data);
+      expect(events).toEqual([
+        { gate: 'idea', decision: 'approved' },
+        { gate: 'brand', decision: 'rejected' },
+        { gate: 'brand', decision: 'approved' },
+        { gate: 'final', decision: 'approved' },
+      ]);
+      expect((await sb.call('GET', `/v1/runs/${runId}`)).body.status).toBe('accepted');
+    } finally {
+      term.kill();
+    }
+  }, 60_000);
+
+  it('closes the prompt when the gate is decided elsewhere, and says who won; stopping leaves exit 6', async () => {
+    const run = await sb.createRun('Decided elsewhere');
+    const term = orcIn(['watch', run.id]);
+    try {
+      await term.waitFor('Gate idea: your decision');
+      await sb.call('POST', `/v1/runs/${run.id}/gates/idea:approve`);
+      await term.waitFor('gate idea was approved elsewhere');
+      await term.waitFor('Gate brand: your decision');
+      for (let i = 0; i < 6; i++) term.send('Down');
+      term.send('Enter'); // Stop watching
+      expect(await term.exitCode()).toBe(6);
+      expect(term.screen()).toContain('gate brand of');
+      expect((await sb.call('GET', `/v1/runs/${run.id}`)).body.gate_pending).toBe('brand');
+    } finally {
+      term.kill();
+    }
+  }, 60_000);
+
+  it('Ctrl-C stops watching, leaves the run going, restores the cursor, exit 130', async () => {
+    const slow = await startTestSandbox({ stageMs: 5_000 });
+    const run = await slow.createRun('Interrupted');
+    const term = TmuxSession.start([process.execPath, ORC_BIN, 'watch', run.id], { env: { ORC_BASE_URL: slow.url, ORC_CONFIG_DIR: freshConfigDir() } });
+    try {
+      await term.waitFor(/▸ 01_intake/);
+      term.send('C-c');
+      expect(await term.exitCode()).toBe(130);
+      expect((await slow.call('GET', `/v1/runs/${run.id}`)).body.status).toBe('running');
+      expect(term.cursorVisible()).toBe(true);
+    } finally {
+      term.kill();
+      await slow.close();
+    }
+  }, 30_000);
+});
+
+describe('orc gate reject at a terminal', () => {
+  it('takes the notes from $EDITOR, and refuses an empty note without sending anything', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'orc-editor-'));
+    const writes = join(dir, 'writes-notes');
+    writeFileSync(writes, `#!/bin/sh\nprintf 'Too corporate\\n# a comment line\\nwarmer, please\\n' > "$1"\n`);
+    const empty = join(dir, 'writes-nothing');
+    writeFileSync(empty, '#!/bin/sh\nprintf "# only a comment\\n" > "$1"\n');
+    chmodSync(writes, 0o755);
+    chmodSync(empty, 0o755);
+    const run = await sb.waitFor((await sb.createRun('Editor notes')).id, (r) => r.gate_pending === 'idea');
+
+    const refused = orcIn(['gate', 'reject', run.id, 'idea'], { EDITOR: empty });
+    try {
+      expect(await refused.exitCode()).toBe(2);
+      expect(refused.screen()).toContain('the notes are empty: nothing was sent');
+    } finally {
+      refused.kill();
+    }
+    expect((await sb.call('GET', `/v1/runs/${run.id}`)).body.gate_pending).toBe('idea');
+
+    const term = orcIn(['gate', 'reject', run.id, 'idea'], { EDITOR: writes, VISUAL: '' });
+    try {
+      expect(await term.exitCode()).toBe(0);
+      expect(term.screen()).toContain('gate idea rejected');
+    } finally {
+      term.kill();
+    }
+    const resolved = (await readSse(`${sb.url}/v1/runs/${run.id}/events`, {}, (ms) => ms.some((m) => m.event === 'run.gate_resolved'))).find((m) => m.event === 'run.gate_resolved');
+    expect(JSON.parse(resolved!.data!).data).toEqual({ gate: 'idea', decision: 'rejected' });
+  }, 30_000);
+});
