@@ -56,9 +56,9 @@ export class IO {
     this.streams.stdout.write(`${escapeControls(JSON.stringify(value, null, 2))}\n`);
   }
 
-  /** One compact JSON document per line (NDJSON), flushed as it comes. */
-  writeJsonLine(value: unknown): void {
-    this.streams.stdout.write(`${escapeControls(JSON.stringify(value))}\n`);
+  /** One compact JSON document and its newline (NDJSON), controls escaped as in writeJson. */
+  jsonLine(value: unknown): string {
+    return `${escapeControls(JSON.stringify(value))}\n`;
   }
 
   /** --debug output: stderr, sanitised. */

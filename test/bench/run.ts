@@ -3,8 +3,9 @@
 // Runs on Node's own type stripping; it drives only built code (bin/orc.js) and npm packages.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { get as httpGet, type IncomingMessage } from 'node:http';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, get as httpGet, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
@@ -178,7 +179,93 @@ async function benchStartup(): Promise<void> {
   }
 }
 
+/** A service that streams one run: `logs` log events as fast as the socket takes them, then the end. */
+async function floodServer(logs: number): Promise<{ url: string; close: () => void }> {
+  const frame = (seq: number, type: string, data: object) =>
+    `id: ${seq}\nevent: ${type}\ndata: ${JSON.stringify({ id: `evt_${seq}`, type, created_at: new Date(Date.UTC(2026, 10, 22, 10, 0, 0, seq)).toISOString(), run_id: 'run_bench', data })}\n\n`;
+  let body = `retry: 2000\n\n${frame(1, 'run.stage_changed', { stage: '05_build', percent: 0 })}`;
+  for (let i = 0; i < logs; i++) body += frame(i + 2, 'log', { stage: '05_build', level: i % 500 === 0 ? 'warn' : 'info', message: `Compiling Swift sources (${i}/${logs})`, ts: '2026-11-22T10:00:00.000Z' });
+  body += frame(logs + 2, 'run.accepted', { app_id: '1234567890', app_store_url: 'https://apps.apple.com/app/id1234567890' });
+  const server = createServer((req, res) => {
+    if (req.url?.endsWith('/events')) {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(body);
+    } else {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id: 'run_bench', mode: 'idea', status: 'accepted', stage: '09_review', gate_pending: null, app_id: '1234567890', created_at: '2026-11-22T10:00:00.000Z' }));
+    }
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+}
+
+interface Usage {
+  cpuMs: number;
+  maxRssMb: number;
+  wallMs: number;
+}
+
+/** Runs a node program (in a pseudo-terminal when `pty`), output drained, and reads back its own usage report. */
+function measured(args: string[], env: Record<string, string>, pty: boolean): Promise<Usage> {
+  const usageFile = join(mkdtempSync(join(tmpdir(), 'orc-bench-usage-')), 'usage.json');
+  const usageArgs = ['--import', resolve(import.meta.dirname, 'usage.mjs'), ...args];
+  const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...env, ORC_BENCH_USAGE: usageFile, ORC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'orc-bench-cfg-')) };
+  delete fullEnv.CI;
+  const quote = (x: string) => `'${x.replace(/'/g, `'\\''`)}'`;
+  const child = pty
+    ? spawn('script', ['-qfec', `stty cols 120 rows 40; ${[process.execPath, ...usageArgs].map(quote).join(' ')}`, '/dev/null'], { env: { ...fullEnv, TERM: 'xterm-256color' }, stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(process.execPath, usageArgs, { env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.resume();
+  child.stderr!.resume();
+  return new Promise((ok, fail) =>
+    child.on('exit', (code) => {
+      if (code !== 0) return fail(new Error(`${args.join(' ')} exited ${code}`));
+      ok(JSON.parse(readFileSync(usageFile, 'utf8')) as Usage);
+    }),
+  );
+}
+
+async function benchWatch(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'orc-bench-watch-'));
+  const bare = join(dir, 'bare.mjs');
+  // The least a consumer can do: read the stream, print each event's data as a line.
+  writeFileSync(bare, `const r = await fetch(process.argv[2]);\nlet buf = '';\nconst dec = new TextDecoder();\nfor await (const c of r.body) { buf += dec.decode(c, { stream: true }); let i; while ((i = buf.indexOf('\\n\\n')) >= 0) { const f = buf.slice(0, i); buf = buf.slice(i + 2); const d = f.split('\\n').find((l) => l.startsWith('data: ')); if (d) process.stdout.write(d.slice(6) + '\\n'); } }\n`);
+  const results: Record<string, Usage> = {};
+  for (const logs of [2_000, 20_000]) {
+    const server = await floodServer(logs);
+    try {
+      const env = { ORC_BASE_URL: server.url };
+      const runs = 3;
+      const best = async (args: string[], pty: boolean) => {
+        const all: Usage[] = [];
+        for (let i = 0; i < runs; i++) all.push(await measured(args, env, pty));
+        return all.sort((a, b) => a.wallMs - b.wallMs)[Math.floor(runs / 2)]!;
+      };
+      results[`bare:${logs}`] = await best([bare, `${server.url}/v1/runs/run_bench/events`], false);
+      results[`json:${logs}`] = await best([ORC, 'watch', 'run_bench', '--json'], false);
+      results[`tty:${logs}`] = await best([ORC, 'watch', 'run_bench'], true);
+    } finally {
+      server.close();
+    }
+  }
+  const n = 20_000;
+  const rate = (u: Usage) => Math.round(n / (u.wallMs / 1000));
+  const base = results[`bare:${n}`]!;
+  for (const mode of ['json', 'tty'] as const) {
+    const u = results[`${mode}:${n}`]!;
+    const small = results[`${mode}:2000`]!;
+    row(
+      `watch, 20,000 log events, ${mode === 'json' ? '--json (NDJSON)' : 'TTY renderer (in a pty)'}`,
+      `${rate(u).toLocaleString('en')} events/s`,
+      `CPU ${Math.round(u.cpuMs)} ms, peak ${u.maxRssMb.toFixed(0)} MB`,
+      (rate(u) / rate(base)).toFixed(2),
+      `bare fetch-and-print script: ${rate(base).toLocaleString('en')} events/s, CPU ${Math.round(base.cpuMs)} ms, peak ${base.maxRssMb.toFixed(0)} MB; peak with 2,000 events: ${small.maxRssMb.toFixed(0)} MB (x${(u.maxRssMb / small.maxRssMb).toFixed(2)} for 10x the events)`,
+    );
+  }
+}
+
 if (want('startup')) await benchStartup();
+if (want('watch')) await benchWatch();
 if (want('http')) await benchHttp();
 if (want('sse')) await benchSse();
 

@@ -6,19 +6,41 @@ import type { WatchRenderer } from './types.js';
 
 export class NdjsonRenderer implements WatchRenderer {
   private readonly notes: PlainRenderer;
+  /** Lines of the events that came in one read from the network, written together: one write, not one each. */
+  private pending: string[] = [];
+  private scheduled = false;
+
   constructor(private readonly io: IO) {
     this.notes = new PlainRenderer(io);
   }
 
   handle(ev: WatchEvent): void {
-    if (ev.kind === 'event' || ev.kind === 'log') this.io.writeJsonLine(ev.kind === 'event' && ev.synthetic ? { ...ev.event, synthetic: true } : ev.event);
-    else if (ev.kind !== 'gate_pending' && ev.kind !== 'ended') this.notes.handle(ev);
+    if (ev.kind === 'event' || ev.kind === 'log') {
+      this.pending.push(this.io.jsonLine(ev.kind === 'event' && ev.synthetic ? { ...ev.event, synthetic: true } : ev.event));
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    } else if (ev.kind !== 'gate_pending' && ev.kind !== 'ended') {
+      this.flush();
+      this.notes.handle(ev);
+    }
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    if (this.pending.length === 0) return;
+    this.io.streams.stdout.write(this.pending.join(''));
+    this.pending = [];
   }
 
   note(text: string): void {
+    this.flush();
     this.notes.note(text);
   }
   pause(): void {}
   resume(): void {}
-  finish(): void {}
+  finish(): void {
+    this.flush();
+  }
 }
