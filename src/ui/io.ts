@@ -41,6 +41,13 @@ export class IO {
     this.canPrompt = this.interactiveOutput && this.stdinIsTTY && !flags.json;
   }
 
+  /** All of stdin, as text (`-` arguments, --with-key). */
+  async readStdin(): Promise<string> {
+    const chunks: Buffer[] = [];
+    for await (const c of this.streams.stdin as AsyncIterable<Buffer | string>) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c));
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
   get columns(): number {
     return this.streams.stdout.columns ?? this.streams.stderr.columns ?? 80;
   }

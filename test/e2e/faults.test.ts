@@ -1,89 +1,76 @@
 // What the network and proxies do to orc: a proxy of the tests' own between the built orc and the sandbox.
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { orc } from '../helpers/cli.js';
-import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
+import { useProxiedSandbox } from '../helpers/proxied.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
-let sb: TestSandbox;
-let proxy: FaultProxy;
-beforeAll(async () => {
-  sb = await startTestSandbox({ stageMs: 30_000 });
-  proxy = await startFaultProxy(sb.url);
-});
-afterEach(() => {
-  proxy.plan = () => ({ kind: 'pass' });
-  proxy.seen.length = 0;
-});
-afterAll(async () => {
-  await proxy.close();
-  await sb.close();
-});
+const shared = useProxiedSandbox({ stageMs: 30_000 });
 
-const viaProxy = (args: string[], env: Record<string, string> = {}) => orc(args, { env: { ORC_BASE_URL: proxy.url, ...env } });
+const viaProxy = (args: string[], env: Record<string, string> = {}) => orc(args, { env: { ORC_BASE_URL: shared.proxy.url, ...env } });
 const idea = ['--pitch', 'A tide table', '--audience', 'sailors', '--monetization', 'paid'];
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 describe('retries', () => {
   it('a connection reset after the service created the run: retried with the same key, exactly one run', async () => {
-    const before = (await sb.call('GET', '/v1/runs?limit=100')).body.data.length;
-    proxy.plan = (req, n) => (req.method === 'POST' && n === 1 ? { kind: 'reset-after-forward' } : { kind: 'pass' });
+    const before = (await shared.sb.call('GET', '/v1/runs?limit=100')).body.data.length;
+    shared.proxy.plan = (req, n) => (req.method === 'POST' && n === 1 ? { kind: 'reset-after-forward' } : { kind: 'pass' });
     const r = await viaProxy(['run', 'create', ...idea, '--json']);
     expect(r.exitCode, r.stderr).toBe(0);
-    const posts = proxy.seen.filter((s) => s.method === 'POST');
+    const posts = shared.proxy.seen.filter((s) => s.method === 'POST');
     expect(posts).toHaveLength(2);
     expect(posts[0]!.headers['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
     expect(posts[1]!.headers['idempotency-key']).toBe(posts[0]!.headers['idempotency-key']);
-    const runs = (await sb.call('GET', '/v1/runs?limit=100')).body.data;
+    const runs = (await shared.sb.call('GET', '/v1/runs?limit=100')).body.data;
     expect(runs).toHaveLength(before + 1);
     expect(JSON.parse(r.stdout).id).toBe(runs[0].id);
     expect(r.stderr).toMatch(/connection (closed|reset).*retrying/);
   });
 
   it('429 with Retry-After: waits that long, then succeeds', async () => {
-    proxy.plan = (_req, n) => (n === 1 ? { kind: 'answer', status: 429, headers: { 'retry-after': '1', 'content-type': 'application/json' }, body: JSON.stringify({ error: { type: 'rate_limit_error', code: 'rate_limited', message: 'slow down' } }) } : { kind: 'pass' });
+    shared.proxy.plan = (_req, n) => (n === 1 ? { kind: 'answer', status: 429, headers: { 'retry-after': '1', 'content-type': 'application/json' }, body: JSON.stringify({ error: { type: 'rate_limit_error', code: 'rate_limited', message: 'slow down' } }) } : { kind: 'pass' });
     const started = Date.now();
     const r = await viaProxy(['run', 'list', '--json']);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
     expect(r.stderr).toContain('429 rate_limited; retrying in 1 s');
-    expect(proxy.seen).toHaveLength(2);
+    expect(shared.proxy.seen).toHaveLength(2);
   });
 
   it('429 asking for an hour: fails at once with exit 3 and says when to retry', async () => {
-    proxy.plan = () => ({ kind: 'answer', status: 429, headers: { 'retry-after': '3600', 'content-type': 'application/json', 'x-request-id': 'req_limit' }, body: JSON.stringify({ error: { type: 'rate_limit_error', code: 'rate_limited', message: 'too many requests' } }) });
+    shared.proxy.plan = () => ({ kind: 'answer', status: 429, headers: { 'retry-after': '3600', 'content-type': 'application/json', 'x-request-id': 'req_limit' }, body: JSON.stringify({ error: { type: 'rate_limit_error', code: 'rate_limited', message: 'too many requests' } }) });
     const started = Date.now();
     const r = await viaProxy(['run', 'list']);
     expect(r.exitCode).toBe(3);
     expect(Date.now() - started).toBeLessThan(5000);
-    expect(proxy.seen).toHaveLength(1);
+    expect(shared.proxy.seen).toHaveLength(1);
     expect(r.stderr).toMatch(/retry in 60 min, after \d{4}-\d\d-\d\dT/);
     expect(r.stderr).toContain('req_limit');
   });
 
   it('a burst of 503s: retried with backoff until the service answers', async () => {
-    proxy.plan = (_req, n) => (n <= 3 ? { kind: 'answer', status: 503, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { type: 'api_error', code: 'unavailable', message: 'busy' } }) } : { kind: 'pass' });
+    shared.proxy.plan = (_req, n) => (n <= 3 ? { kind: 'answer', status: 503, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { type: 'api_error', code: 'unavailable', message: 'busy' } }) } : { kind: 'pass' });
     const r = await viaProxy(['run', 'list', '--json']);
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(proxy.seen).toHaveLength(4);
+    expect(shared.proxy.seen).toHaveLength(4);
     expect(r.stderr.match(/503 unavailable; retrying/g)).toHaveLength(3);
   });
 
   it('never retries a 4xx it should not', async () => {
-    proxy.plan = () => ({ kind: 'answer', status: 404, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { type: 'not_found_error', code: 'run_not_found', message: 'no such run' } }) });
+    shared.proxy.plan = () => ({ kind: 'answer', status: 404, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { type: 'not_found_error', code: 'run_not_found', message: 'no such run' } }) });
     const r = await viaProxy(['run', 'get', 'run_x']);
     expect(r.exitCode).toBe(3);
-    expect(proxy.seen).toHaveLength(1);
+    expect(shared.proxy.seen).toHaveLength(1);
   });
 });
 
 describe('answers that are not the service', () => {
   it('an HTML 502 from a proxy: the status and request id, never a parse error or a stack', async () => {
-    proxy.plan = () => ({ kind: 'answer', status: 502, headers: { 'content-type': 'text/html', 'x-request-id': 'req_edge_502' }, body: '<html><body><h1>502 Bad Gateway</h1></body></html>' });
+    shared.proxy.plan = () => ({ kind: 'answer', status: 502, headers: { 'content-type': 'text/html', 'x-request-id': 'req_edge_502' }, body: '<html><body><h1>502 Bad Gateway</h1></body></html>' });
     const r = await viaProxy(['run', 'get', 'run_x']);
     expect(r.exitCode).toBe(1);
-    expect(proxy.seen).toHaveLength(5); // 5xx is retried: 1 + 4
+    expect(shared.proxy.seen).toHaveLength(5); // 5xx is retried: 1 + 4
     expect(r.stderr).toContain('502 Bad Gateway (text/html, 50 bytes');
     expect(r.stderr).toContain('req_edge_502');
     expect(r.stderr).not.toMatch(/SyntaxError|Unexpected token|\n\s+at /);
@@ -91,14 +78,14 @@ describe('answers that are not the service', () => {
   }, 20_000);
 
   it('an empty 400 is reported as such, with exit 2', async () => {
-    proxy.plan = () => ({ kind: 'answer', status: 400, headers: {} });
+    shared.proxy.plan = () => ({ kind: 'answer', status: 400, headers: {} });
     const r = await viaProxy(['run', 'get', 'run_x']);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('400 Bad Request (an empty body');
   });
 
   it('a validation error from the service names the field and the flag that sets it', async () => {
-    proxy.plan = () => ({ kind: 'answer', status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { type: 'invalid_request_error', code: 'invalid_value', message: 'audience is too vague', field: 'idea.audience' } }) });
+    shared.proxy.plan = () => ({ kind: 'answer', status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { type: 'invalid_request_error', code: 'invalid_value', message: 'audience is too vague', field: 'idea.audience' } }) });
     const r = await viaProxy(['run', 'create', ...idea]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('idea.audience (--audience): audience is too vague');
@@ -113,7 +100,7 @@ describe('answers that are not the service', () => {
     await new Promise<void>((r) => evil.listen(0, '127.0.0.1', r));
     try {
       const evilUrl = `http://localhost:${(evil.address() as AddressInfo).port}`; // another origin
-      proxy.plan = () => ({ kind: 'redirect', location: `${evilUrl}/v1/runs` });
+      shared.proxy.plan = () => ({ kind: 'redirect', location: `${evilUrl}/v1/runs` });
       const r = await viaProxy(['run', 'list']);
       expect(r.exitCode).toBe(4);
       expect(r.stderr).toContain('redirected to');
@@ -124,16 +111,16 @@ describe('answers that are not the service', () => {
   });
 
   it('escape sequences in server strings never reach the terminal', async () => {
-    const created = await sb.createRun('Escapes');
+    const created = await shared.sb.createRun('Escapes');
     const nasty = '\u001b]0;pwned\u0007\u001b[2J\u001b[31m05_build\u009b1m\u0007';
-    proxy.plan = () => ({ kind: 'rewrite', rewrite: (body) => body.replace('"01_intake"', JSON.stringify(nasty)).replace('"running"', JSON.stringify('running\u001b[8m')) });
+    shared.proxy.plan = () => ({ kind: 'rewrite', rewrite: (body) => body.replace('"01_intake"', JSON.stringify(nasty)).replace('"running"', JSON.stringify('running\u001b[8m')) });
     for (const args of [['run', 'get', created.id], ['run', 'list'], ['run', 'get', created.id, '--json'], ['run', 'list', '--json']]) {
       const r = await viaProxy(args);
       expect(r.exitCode, r.stderr).toBe(0);
       expect(r.stdout).toContain('05_build');
       expect(r.stdout, args.join(' ')).not.toMatch(CONTROL);
     }
-    proxy.plan = () => ({ kind: 'answer', status: 404, headers: { 'content-type': 'application/json', 'x-request-id': 'req_escapes' }, body: JSON.stringify({ error: { type: 'not_found_error', code: 'run_not_found', message: 'gone \u001b]8;;https://evil.example\u0007click\u001b]8;;\u0007 \u009b2J' } }) });
+    shared.proxy.plan = () => ({ kind: 'answer', status: 404, headers: { 'content-type': 'application/json', 'x-request-id': 'req_escapes' }, body: JSON.stringify({ error: { type: 'not_found_error', code: 'run_not_found', message: 'gone \u001b]8;;https://evil.example\u0007click\u001b]8;;\u0007 \u009b2J' } }) });
     const err = await viaProxy(['run', 'get', 'run_x']);
     expect(err.exitCode).toBe(3);
     expect(err.stderr).toContain('gone click');
@@ -178,7 +165,7 @@ describe('the key', () => {
     const unflagged = await viaProxy(['run', 'list'], { ORC_API_KEY: 'sk_live_abcdefgh12345678' });
     expect(unflagged.exitCode).toBe(4);
     expect(unflagged.stderr).toContain('--live was not given');
-    expect(proxy.seen).toHaveLength(0);
+    expect(shared.proxy.seen).toHaveLength(0);
   });
 
   it('a wrong key is exit 4 with the service message', async () => {

@@ -1,34 +1,21 @@
 // `orc watch`, `orc run create --watch` and `orc gate …`, built, against a sandbox on port 0.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Event } from '../../src/contract/schemas.js';
 import { orc } from '../helpers/cli.js';
-import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
+import { useProxiedSandbox } from '../helpers/proxied.js';
 import { driveToEnd, readSse, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
-let sb: TestSandbox;
-let proxy: FaultProxy;
-beforeAll(async () => {
-  sb = await startTestSandbox({ stageMs: 60 });
-  proxy = await startFaultProxy(sb.url);
-});
-afterEach(() => {
-  proxy.plan = () => ({ kind: 'pass' });
-  proxy.seen.length = 0;
-});
-afterAll(async () => {
-  await proxy.close();
-  await sb.close();
-});
+const shared = useProxiedSandbox({ stageMs: 60 });
 
 const idea = (pitch: string) => ['--pitch', pitch, '--audience', 'runners', '--monetization', 'freemium'];
 const ndjson = (stdout: string) => stdout.split('\n').filter(Boolean).map((l) => Event.parse(JSON.parse(l)));
 /** The run's whole history as the service keeps it: what an uncut watch must print, line for line. */
-const history = async (runId: string) => (await readSse(`${sb.url}/v1/runs/${runId}/events`)).filter((m) => m.data).map((m) => JSON.parse(m.data!));
+const history = async (runId: string) => (await readSse(`${shared.sb.url}/v1/runs/${runId}/events`)).filter((m) => m.data).map((m) => JSON.parse(m.data!));
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 describe('run create --watch', () => {
   it('a full idea run with --approve idea,brand,final ends 0, NDJSON of every event', async () => {
-    const r = await orc(['run', 'create', ...idea('A habit tracker'), '--watch', '--approve', 'idea,brand,final', '--json'], { env: { ORC_BASE_URL: sb.url } });
+    const r = await orc(['run', 'create', ...idea('A habit tracker'), '--watch', '--approve', 'idea,brand,final', '--json'], { env: { ORC_BASE_URL: shared.sb.url } });
     expect(r.exitCode, r.stderr).toBe(0);
     const events = ndjson(r.stdout);
     expect(events[0]!.type).toBe('run.created');
@@ -40,40 +27,40 @@ describe('run create --watch', () => {
   });
 
   it('#fail ends 5 and names 05_build', async () => {
-    const r = await orc(['run', 'create', ...idea('A budget app #fail'), '--watch', '--approve', 'idea,brand,final'], { env: { ORC_BASE_URL: sb.url } });
+    const r = await orc(['run', 'create', ...idea('A budget app #fail'), '--watch', '--approve', 'idea,brand,final'], { env: { ORC_BASE_URL: shared.sb.url } });
     expect(r.exitCode).toBe(5);
     expect(r.stderr).toMatch(/failed at 05_build: build_failed: /);
     expect(r.stdout).toMatch(/^\S+Z run\.failed failed at 05_build/m);
   });
 
   it('--until-gate --json ends 6 with the gate event as its last line', async () => {
-    const r = await orc(['run', 'create', ...idea('A gate stopper'), '--until-gate', '--json'], { env: { ORC_BASE_URL: sb.url } });
+    const r = await orc(['run', 'create', ...idea('A gate stopper'), '--until-gate', '--json'], { env: { ORC_BASE_URL: shared.sb.url } });
     expect(r.exitCode).toBe(6);
     const last = ndjson(r.stdout).at(-1)!;
     expect(last).toMatchObject({ type: 'run.gate_pending', data: { gate: 'idea' } });
     expect(r.stderr).toContain(`orc gate approve ${last.run_id} idea`);
-    const run = await sb.call('GET', `/v1/runs/${last.run_id}`);
+    const run = await shared.sb.call('GET', `/v1/runs/${last.run_id}`);
     expect(run.body.gate_pending).toBe('idea');
   });
 
   it('refuses bad watch flags before creating anything', async () => {
-    const before = (await sb.call('GET', '/v1/runs?limit=100')).body.data.length;
+    const before = (await shared.sb.call('GET', '/v1/runs?limit=100')).body.data.length;
     for (const [args, flag] of [[['--approve', 'idea,launch'], '--approve'], [['--on-gate', 'maybe'], '--on-gate'], [['--on-gate', 'prompt'], '--on-gate prompt']] as const) {
-      const r = await orc(['run', 'create', ...idea('Never made'), '--watch', ...args], { env: { ORC_BASE_URL: sb.url } });
+      const r = await orc(['run', 'create', ...idea('Never made'), '--watch', ...args], { env: { ORC_BASE_URL: shared.sb.url } });
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toContain(flag);
     }
-    expect((await sb.call('GET', '/v1/runs?limit=100')).body.data.length).toBe(before);
+    expect((await shared.sb.call('GET', '/v1/runs?limit=100')).body.data.length).toBe(before);
   });
 });
 
 describe('orc watch', () => {
   it('prints one timestamped line per event when piped, with no escape codes, and waits for others to decide', async () => {
-    const run = await sb.createRun('A watched run');
-    const watching = orc(['watch', run.id], { env: { ORC_BASE_URL: sb.url } });
-    await sb.waitFor(run.id, (r) => r.gate_pending === 'idea');
+    const run = await shared.sb.createRun('A watched run');
+    const watching = orc(['watch', run.id], { env: { ORC_BASE_URL: shared.sb.url } });
+    await shared.sb.waitFor(run.id, (r) => r.gate_pending === 'idea');
     await new Promise((r) => setTimeout(r, 300)); // orc is waiting, not exiting
-    await driveToEnd(sb, run.id);
+    await driveToEnd(shared.sb, run.id);
     const r = await watching;
     expect(r.exitCode, r.stderr).toBe(0);
     const lines = r.stdout.split('\n');
@@ -84,12 +71,12 @@ describe('orc watch', () => {
   });
 
   it('a finished run replays and exits by its outcome; an unknown run is exit 3', async () => {
-    const done = await driveToEnd(sb, (await sb.createRun('Already rejected #reject')).id);
-    const r = await orc(['watch', done.id, '--json'], { env: { ORC_BASE_URL: sb.url } });
+    const done = await driveToEnd(shared.sb, (await shared.sb.createRun('Already rejected #reject')).id);
+    const r = await orc(['watch', done.id, '--json'], { env: { ORC_BASE_URL: shared.sb.url } });
     expect(r.exitCode).toBe(5);
     expect(ndjson(r.stdout)).toEqual(await history(done.id));
     expect(r.stderr).toMatch(/rejected: Guideline/);
-    const missing = await orc(['watch', 'run_nope'], { env: { ORC_BASE_URL: sb.url } });
+    const missing = await orc(['watch', 'run_nope'], { env: { ORC_BASE_URL: shared.sb.url } });
     expect(missing.exitCode).toBe(3);
     expect(missing.stderr).toContain('run_not_found');
   });
@@ -100,21 +87,21 @@ describe('orc watch', () => {
   ])('through a proxy whose stream is %s: the same NDJSON as an uncut run, no gap, no duplicate', async (_name, { stall, idle }) => {
     // Every stream connection is cut after a different number of bytes, so the cuts fall mid-frame.
     let cuts = 0;
-    proxy.plan = (req) => (req.url.endsWith('/events') && cuts++ < 4 ? { kind: 'cut-body', afterBytes: 700 + 1331 * cuts, stall } : { kind: 'pass' });
-    const r = await orc(['run', 'create', ...idea('A flaky network'), '--watch', '--approve', 'idea,brand,final', '--json'], { env: { ORC_BASE_URL: proxy.url, ORC_WATCH_IDLE_TIMEOUT: idle } });
+    shared.proxy.plan = (req) => (req.url.endsWith('/events') && cuts++ < 4 ? { kind: 'cut-body', afterBytes: 700 + 1331 * cuts, stall } : { kind: 'pass' });
+    const r = await orc(['run', 'create', ...idea('A flaky network'), '--watch', '--approve', 'idea,brand,final', '--json'], { env: { ORC_BASE_URL: shared.proxy.url, ORC_WATCH_IDLE_TIMEOUT: idle } });
     expect(r.exitCode, r.stderr).toBe(0);
     const events = ndjson(r.stdout);
     expect(events).toEqual(await history(events[0]!.run_id));
     expect(r.stderr.match(/reconnecting in/g)?.length).toBeGreaterThanOrEqual(4);
     if (stall) expect(r.stderr).toContain('nothing arrived for');
-    const resumes = proxy.seen.filter((s) => s.url.endsWith('/events')).map((s) => Number(s.headers['last-event-id'] ?? 0));
+    const resumes = shared.proxy.seen.filter((s) => s.url.endsWith('/events')).map((s) => Number(s.headers['last-event-id'] ?? 0));
     expect(resumes[0]).toBe(0);
     for (let i = 1; i < resumes.length; i++) expect(resumes[i]).toBeGreaterThan(resumes[i - 1]!);
   }, 60_000);
 
   it('falls back to polling, and says so, when a proxy strips the event stream', async () => {
-    proxy.plan = (req) => (req.url.endsWith('/events') ? { kind: 'answer', status: 200, headers: { 'content-type': 'text/html' }, body: '<html>buffered</html>' } : { kind: 'pass' });
-    const r = await orc(['run', 'create', ...idea('Behind a proxy'), '--watch', '--approve', 'idea,brand,final', '--json'], { env: { ORC_BASE_URL: proxy.url } });
+    shared.proxy.plan = (req) => (req.url.endsWith('/events') ? { kind: 'answer', status: 200, headers: { 'content-type': 'text/html' }, body: '<html>buffered</html>' } : { kind: 'pass' });
+    const r = await orc(['run', 'create', ...idea('Behind a proxy'), '--watch', '--approve', 'idea,brand,final', '--json'], { env: { ORC_BASE_URL: shared.proxy.url } });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain('instead of an event stream; following the run by polling instead');
     const events = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
@@ -123,11 +110,11 @@ describe('orc watch', () => {
   }, 60_000);
 
   it('gives up with exit 1 when the stream cannot be had again', async () => {
-    const run = await sb.createRun('Unreachable');
-    proxy.plan = (req) => (req.url.endsWith('/events') ? { kind: 'answer', status: 503, headers: { 'content-type': 'application/json', 'retry-after': '0' }, body: JSON.stringify({ error: { type: 'api_error', code: 'unavailable', message: 'down' } }) } : { kind: 'pass' });
-    const r = await orc(['watch', run.id, '--json'], { env: { ORC_BASE_URL: proxy.url, ORC_WATCH_RECONNECTS: '2' } });
+    const run = await shared.sb.createRun('Unreachable');
+    shared.proxy.plan = (req) => (req.url.endsWith('/events') ? { kind: 'answer', status: 503, headers: { 'content-type': 'application/json', 'retry-after': '0' }, body: JSON.stringify({ error: { type: 'api_error', code: 'unavailable', message: 'down' } }) } : { kind: 'pass' });
+    const r = await orc(['watch', run.id, '--json'], { env: { ORC_BASE_URL: shared.proxy.url, ORC_WATCH_RECONNECTS: '2' } });
     expect(r.exitCode).toBe(1);
-    expect(proxy.seen.filter((s) => s.url.endsWith('/events'))).toHaveLength(3);
+    expect(shared.proxy.seen.filter((s) => s.url.endsWith('/events'))).toHaveLength(3);
     expect(r.stderr).toContain('lost the event stream');
     expect(r.stderr).toContain(`orc watch ${run.id}`);
   }, 30_000);
@@ -146,18 +133,18 @@ describe('orc gate', () => {
       expect(early.stderr).toContain('gate idea of');
       expect(early.stderr).toContain('is not reached yet (waiting), not pending');
       // a run at its first gate, on a sandbox whose stages are quick
-      const moving = await sb.waitFor((await sb.createRun('Gates by hand, at a gate')).id, (r: any) => r.gate_pending === 'idea');
-      const at = { ORC_BASE_URL: sb.url };
+      const moving = await shared.sb.waitFor((await shared.sb.createRun('Gates by hand, at a gate')).id, (r: any) => r.gate_pending === 'idea');
+      const at = { ORC_BASE_URL: shared.sb.url };
       const empty = await orc(['gate', 'reject', moving.id, 'idea', '--notes', '   '], { env: at });
       expect(empty.exitCode).toBe(2);
       const noNotes = await orc(['gate', 'reject', moving.id, 'idea'], { env: at });
       expect(noNotes.exitCode).toBe(2);
       expect(noNotes.stderr).toContain('--notes');
-      expect((await sb.call('GET', `/v1/runs/${moving.id}`)).body.gate_pending).toBe('idea'); // nothing was sent
+      expect((await shared.sb.call('GET', `/v1/runs/${moving.id}`)).body.gate_pending).toBe('idea'); // nothing was sent
       const rejected = await orc(['gate', 'reject', moving.id, 'idea', '--notes-file', '-', '--json'], { env: at, input: 'Make it about trail running\n' });
       expect(rejected.exitCode, rejected.stderr).toBe(0);
       expect(JSON.parse(rejected.stdout)).toMatchObject({ gate: { name: 'idea', state: 'rejected', notes: 'Make it about trail running' }, run: { stage: '02_concept' } });
-      await sb.waitFor(moving.id, (r: any) => r.gate_pending === 'idea');
+      await shared.sb.waitFor(moving.id, (r: any) => r.gate_pending === 'idea');
       const approved = await orc(['gate', 'approve', moving.id, 'idea', '--notes', 'Better', '--json'], { env: at });
       expect(JSON.parse(approved.stdout)).toMatchObject({ gate: { name: 'idea', state: 'approved', notes: 'Better' }, run: { status: 'running' } });
       const again = await orc(['gate', 'approve', moving.id, 'idea'], { env: at });

@@ -10,7 +10,7 @@ export async function readNotes(ctx: Context, gate: string, flags: { notes?: str
   if (flags.notes !== undefined) notes = flags.notes;
   else if (flags.notesFile !== undefined) {
     try {
-      notes = flags.notesFile === '-' ? await readAll(ctx.io.streams.stdin) : readFileSync(flags.notesFile, 'utf8');
+      notes = flags.notesFile === '-' ? await ctx.io.readStdin() : readFileSync(flags.notesFile, 'utf8');
     } catch (err) {
       throw new UsageError(`--notes-file: cannot read ${flags.notesFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
@@ -23,10 +23,4 @@ export async function readNotes(ctx: Context, gate: string, flags: { notes?: str
   if (required && !notes) throw new UsageError('the notes are empty: nothing was sent (a rejection needs a reason)');
   if (notes === '') throw new UsageError('--notes is empty: nothing was sent');
   return notes;
-}
-
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of stream as AsyncIterable<Buffer | string>) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c));
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -19,7 +19,7 @@ export default async function add(ctx: Context, [name]: string[], flags: { baseU
 
   const keys: { test?: string; live?: string } = {};
   if (flags.withKey) {
-    const text = await readAll(ctx.io.streams.stdin);
+    const text = await ctx.io.readStdin();
     for (const line of text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean)) {
       const mode = keyMode(line);
       if (!mode) throw new UsageError('--with-key: each line on stdin must be a key starting sk_test_ or sk_live_');
@@ -80,10 +80,4 @@ function checkUrl(raw: string): string {
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname)))
     throw new UsageError(`--base-url must be https:// (plain http only for this machine), not ${url.protocol}//${url.host}`);
   return url.href.replace(/\/+$/, '');
-}
-
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of stream as AsyncIterable<Buffer | string>) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c));
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -100,7 +100,7 @@ async function readSource(ctx: Context, source: string): Promise<string | Record
   let text: string;
   let from: string;
   if (source === '-') {
-    text = await readAll(ctx.io.streams.stdin);
+    text = await ctx.io.readStdin();
     from = 'stdin';
   } else if (REPO_URL.test(source)) {
     return source;
@@ -124,10 +124,4 @@ async function readSource(ctx: Context, source: string): Promise<string | Record
   }
   if (spec === null || typeof spec !== 'object' || Array.isArray(spec)) throw new UsageError(`--source: the App Spec in ${from} must be a JSON object`);
   return spec as Record<string, unknown>;
-}
-
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of stream as AsyncIterable<Buffer | string>) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c));
-  return Buffer.concat(chunks).toString('utf8');
 }
