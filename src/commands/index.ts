@@ -13,6 +13,7 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'run',
     summary: 'Create, read, list and cancel runs',
+    examples: ['orc run create --pitch "A habit tracker" --audience runners --monetization freemium --watch', 'orc run list --status awaiting_approval', 'orc run get run_8fJ2kQ --json'],
     subcommands: [
       {
         name: 'create',
@@ -74,6 +75,7 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'gate',
     summary: 'List and decide the approval gates of a run',
+    examples: ['orc gate list run_8fJ2kQ', 'orc gate approve run_8fJ2kQ idea', 'orc gate reject run_8fJ2kQ brand --notes "Warmer palette"'],
     subcommands: [
       { name: 'list', summary: 'The three gates of a run: state, when decided, notes', args: ['<run>'], examples: ['orc gate list run_8fJ2kQ', 'orc gate list run_8fJ2kQ --json'], load: () => import('./gate/list.js') },
       {
@@ -103,6 +105,7 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'profile',
     summary: 'Manage profiles: a base URL with a test key and a live key',
+    examples: ['orc profile add prod --base-url https://api.example.com', 'orc profile list', 'orc profile use prod'],
     subcommands: [
       {
         name: 'add',
@@ -130,6 +133,7 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'sandbox',
     summary: 'Run the local emulator of the Run Orchestration Service',
+    examples: ['orc sandbox start --detach', 'orc sandbox status', 'orc sandbox stop'],
     subcommands: [
       {
         name: 'start',

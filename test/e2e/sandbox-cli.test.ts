@@ -21,10 +21,10 @@ describe('orc, the program', () => {
     const help = await orc(['--help']);
     expect(help.exitCode).toBe(0);
     expect(help.stdout).toContain('sandbox');
-    for (const sub of ['start', 'status', 'stop']) {
-      const h = await orc(['sandbox', sub, '--help']);
-      expect(h.exitCode).toBe(0);
-      expect(h.stdout).toMatch(/Examples:\n\s+\$ orc sandbox/);
+    for (const cmd of ['sandbox', 'sandbox start', 'sandbox status', 'sandbox stop', 'run', 'run create', 'run get', 'run list', 'run cancel', 'watch', 'gate', 'gate list', 'gate approve', 'gate reject', 'profile', 'profile add', 'profile list', 'profile use', 'profile show', 'profile remove']) {
+      const h = await orc([...cmd.split(' '), '--help']);
+      expect(h.exitCode, cmd).toBe(0);
+      expect(h.stdout, cmd).toMatch(new RegExp(`Examples:\\n\\s+\\$ orc ${cmd.split(' ')[0]}`));
     }
   });
 
