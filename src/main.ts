@@ -1,7 +1,7 @@
 // The entry point: builds the program from the command table, runs it, and maps errors to exit codes.
 // This is the only place that exits.
 import type { Command } from 'commander';
-import { COMMANDS } from './commands/index.js';
+import { COMMANDS, GLOBAL_OPTIONS } from './commands/index.js';
 import type { CommandSpec, Handler } from './commands/types.js';
 import type { GlobalFlags } from './context.js';
 import { EXIT, OrcError } from './errors.js';
@@ -28,15 +28,10 @@ export async function run(argv: string[]): Promise<number> {
   const program = new Command('orc')
     .description('Drive runs on the Run Orchestration Service, or on its local sandbox')
     .version(VERSION, '-V, --version')
-    .option('--json', 'print one JSON document on stdout (for scripts)')
-    .option('--no-input', 'never prompt; fail with exit 2 where input is needed')
-    .option('--profile <name>', 'use this profile (default: ORC_PROFILE, then the active one, then the built-in sandbox)')
-    .option('--live', 'use the live key and the live service (default: the test key)')
-    .option('--base-url <url>', 'talk to this service address (default: ORC_BASE_URL, then the profile)')
-    .option('--debug', 'show the HTTP exchange on stderr (keys redacted)')
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({ outputError: (str, write) => write(str.startsWith('error:') ? `orc: ${str.slice(7)}` : str) });
+  for (const o of GLOBAL_OPTIONS) program.option(o.flags, o.description);
   program.addHelpText('after', '\nExit codes: 0 ok, 1 failure, 2 usage, 3 refused by the service, 4 auth/config, 5 run ended badly, 6 gate pending, 130 interrupted.\nDocs: README.md');
   const define = (parent: Command, spec: CommandSpec) => {
     const cmd = parent.command(spec.name).summary(spec.summary).description(spec.summary);

@@ -1,10 +1,21 @@
 // Every command of orc, as data. Handlers are dynamic imports: a command pays only for what it uses.
+import { MONETIZATION_VALUES, RUN_STATUSES } from '../contract/events.js';
 import type { CommandSpec, OptionSpec } from './types.js';
+
+/** Flags every command takes. */
+export const GLOBAL_OPTIONS: OptionSpec[] = [
+  { flags: '--json', description: 'print one JSON document on stdout (for scripts)' },
+  { flags: '--no-input', description: 'never prompt; fail with exit 2 where input is needed' },
+  { flags: '--profile <name>', description: 'use this profile (default: ORC_PROFILE, then the active one, then the built-in sandbox)' },
+  { flags: '--live', description: 'use the live key and the live service (default: the test key)' },
+  { flags: '--base-url <url>', description: 'talk to this service address (default: ORC_BASE_URL, then the profile)' },
+  { flags: '--debug', description: 'show the HTTP exchange on stderr (keys redacted)' },
+];
 
 /** How `watch` and `run create --watch` treat gates. */
 const FOLLOW_OPTIONS: OptionSpec[] = [
-  { flags: '--on-gate <mode>', description: 'when a gate opens: prompt (ask here), wait (someone else decides), exit (exit 6); default prompt at a terminal, else wait' },
-  { flags: '--approve <gates>', description: 'approve these gates when they open, e.g. idea,brand,final' },
+  { flags: '--on-gate <mode>', description: 'when a gate opens: prompt (ask here), wait (someone else decides), exit (exit 6); default prompt at a terminal, else wait', choices: ['prompt', 'wait', 'exit'] },
+  { flags: '--approve <gates>', description: 'approve these gates when they open, e.g. idea,brand,final', choices: ['idea,brand,final', 'idea', 'brand', 'final'] },
   { flags: '--until-gate', description: 'stop at the first pending gate with exit 6 (with --json, the gate event is the last line)' },
   { flags: '--no-bell', description: 'do not ring the terminal bell when a gate opens' },
 ];
@@ -19,11 +30,11 @@ export const COMMANDS: CommandSpec[] = [
         name: 'create',
         summary: 'Create a run from an idea, or from source (ship mode)',
         options: [
-          { flags: '--mode <mode>', description: 'idea or ship (default: ship with --source, else idea)' },
+          { flags: '--mode <mode>', description: 'idea or ship (default: ship with --source, else idea)', choices: ['idea', 'ship'] },
           { flags: '--pitch <text>', description: 'idea mode: what the app is' },
           { flags: '--audience <text>', description: 'idea mode: who it is for' },
-          { flags: '--monetization <model>', description: 'idea mode: free, paid, freemium, subscription, ads or in_app_purchases' },
-          { flags: '--source <repo-url|spec.json|->', description: 'ship mode: a repository URL, an App Spec file, or - for either on stdin' },
+          { flags: '--monetization <model>', description: 'idea mode: free, paid, freemium, subscription, ads or in_app_purchases', choices: MONETIZATION_VALUES },
+          { flags: '--source <repo-url|spec.json|->', description: 'ship mode: a repository URL, an App Spec file, or - for either on stdin', files: true },
           { flags: '--idempotency-key <key>', description: 'your own key for this create (default: a new UUID, reused on every retry)' },
           { flags: '--watch', description: 'then watch it, as `orc watch` does (its flags below apply)' },
           ...FOLLOW_OPTIONS,
@@ -47,7 +58,7 @@ export const COMMANDS: CommandSpec[] = [
         name: 'list',
         summary: 'List runs, newest first',
         options: [
-          { flags: '--status <status>', description: 'only runs with this status (running, awaiting_approval, accepted, rejected, failed, canceled)' },
+          { flags: '--status <status>', description: 'only runs with this status (running, awaiting_approval, accepted, rejected, failed, canceled)', choices: RUN_STATUSES },
           { flags: '--limit <n>', description: 'at most this many runs', default: '20' },
           { flags: '--all', description: 'every run, page after page' },
         ],
@@ -84,7 +95,7 @@ export const COMMANDS: CommandSpec[] = [
         args: ['<run>', '<gate>'],
         options: [
           { flags: '--notes <text>', description: 'notes kept with the approval' },
-          { flags: '--notes-file <file|->', description: 'notes from a file, or - for stdin' },
+          { flags: '--notes-file <file|->', description: 'notes from a file, or - for stdin', files: true },
         ],
         examples: ['orc gate approve run_8fJ2kQ idea', 'orc gate approve run_8fJ2kQ final --notes "Ship it"'],
         load: () => import('./gate/approve.js'),
@@ -95,7 +106,7 @@ export const COMMANDS: CommandSpec[] = [
         args: ['<run>', '<gate>'],
         options: [
           { flags: '--notes <text>', description: 'why, and what to change (required; at a terminal your editor opens without it)' },
-          { flags: '--notes-file <file|->', description: 'the notes from a file, or - for stdin' },
+          { flags: '--notes-file <file|->', description: 'the notes from a file, or - for stdin', files: true },
         ],
         examples: ['orc gate reject run_8fJ2kQ brand --notes "Warmer palette, less corporate"', 'orc gate reject run_8fJ2kQ final --notes-file review.md'],
         load: () => import('./gate/reject.js'),
@@ -131,6 +142,13 @@ export const COMMANDS: CommandSpec[] = [
     ],
   },
   {
+    name: 'completion',
+    summary: 'Print the shell completion script for bash, zsh or fish',
+    args: ['<shell>'],
+    examples: ['source <(orc completion bash)          # in ~/.bashrc', 'orc completion zsh > "${fpath[1]}/_orc"  # then restart zsh', 'orc completion fish > ~/.config/fish/completions/orc.fish'],
+    load: () => import('./completion/command.js'),
+  },
+  {
     name: 'sandbox',
     summary: 'Run the local emulator of the Run Orchestration Service',
     examples: ['orc sandbox start --detach', 'orc sandbox status', 'orc sandbox stop'],
@@ -147,7 +165,7 @@ export const COMMANDS: CommandSpec[] = [
           { flags: '--retry-base-ms <ms>', description: 'first webhook retry delay; doubles each attempt', default: '1000' },
           { flags: '--rate-limit <n>', description: 'requests per second per key; 0 for no limit', default: '100' },
           { flags: '--seed <n>', description: 'varies the generated specs and scores; the same seed gives the same ones', default: '0' },
-          { flags: '--data-dir <dir>', description: 'folder of the sandbox database (default: <config folder>/sandbox)' },
+          { flags: '--data-dir <dir>', description: 'folder of the sandbox database (default: <config folder>/sandbox)', files: true },
           { flags: '--memory', description: 'keep state in memory only; nothing survives a restart' },
           { flags: '--detach', description: 'run in the background; pid and log in the config folder' },
           { flags: '--keepalive-ms <ms>', description: 'SSE keep-alive interval', default: '15000', hidden: true },

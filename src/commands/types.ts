@@ -8,6 +8,10 @@ export interface OptionSpec {
   description: string;
   default?: string | boolean;
   hidden?: boolean;
+  /** The values shell completion offers for this option. */
+  choices?: readonly string[];
+  /** Shell completion offers file names for this option's value. */
+  files?: boolean;
 }
 
 export interface CommandSpec {
