@@ -82,6 +82,22 @@ describe('orc sandbox start', () => {
     expect(existsSync(join(configDir, 'sandbox.json'))).toBe(false);
   });
 
+  it('under --json prints one JSON line with its address instead', async () => {
+    const proc = orc(['sandbox', 'start', '--port', '0', '--memory', '--json'], { timeout: 30_000 });
+    const line = await new Promise<string>((resolveLine) => {
+      let out = '';
+      proc.stdout.on('data', (c: Buffer) => {
+        out += c.toString();
+        if (out.includes('\n')) resolveLine(out.split('\n')[0]!);
+      });
+    });
+    const info = JSON.parse(line);
+    expect(info).toMatchObject({ listening: true, url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), data: ':memory:' });
+    expect((await fetch(`${info.url}/healthz`)).status).toBe(200);
+    proc.kill('SIGTERM');
+    expect((await proc).exitCode).toBe(0);
+  });
+
   it.each([
     [['--port', 'abc'], '--port'],
     [['--port', '70000'], '--port'],

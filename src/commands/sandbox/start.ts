@@ -85,7 +85,9 @@ export default async function start(ctx: Context, _args: string[], flags: StartF
   const recorded = !others;
   if (recorded)
     writeState(ctx.configDir, { pid: process.pid, url: sandbox.url, data: opts.dataPath, log: process.send ? logPath(ctx.configDir) : null, started_at: new Date().toISOString(), detached: Boolean(process.send), api_key: opts.apiKey });
-  ctx.io.out(`listening on ${sandbox.url}`);
+  // The one line a script waits for (CONTRACT.md); under --json, one JSON line instead.
+  if (ctx.io.json) ctx.io.streams.stdout.write(ctx.io.jsonLine({ listening: true, url: sandbox.url, pid: process.pid, data: opts.dataPath }));
+  else ctx.io.out(`listening on ${sandbox.url}`);
   ctx.io.info(`test key ${opts.apiKey} · ${opts.dataDir ? `data in ${opts.dataPath}` : 'in memory'} · stage ${opts.stageMs} ms · Ctrl-C to stop`);
   process.send?.({ type: 'listening', url: sandbox.url });
 
@@ -120,7 +122,8 @@ async function detach(ctx: Context, flags: StartFlags): Promise<number> {
   const running = await liveSandbox(ctx.configDir);
   if (running) throw new EnvironmentError(`a sandbox is already running at ${running.url} (pid ${running.pid})`, 'Stop it with `orc sandbox stop`, or use it as it is.');
   const url = await spawnDetached(ctx, flags);
-  ctx.io.out(`listening on ${url}`);
+  if (ctx.io.json) ctx.io.writeJson({ listening: true, url, detached: true, log: logPath(ctx.configDir) });
+  else ctx.io.out(`listening on ${url}`);
   ctx.io.info(`sandbox running in the background; log: ${logPath(ctx.configDir)}; stop it with \`orc sandbox stop\``);
   return 0;
 }
