@@ -94,19 +94,21 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
   service.onEvent((runId, ev, terminal) => {
     const set = watchers.get(runId);
     if (!set) return;
-    const frame = sseFrame(ev);
+    // Encoded once for every watcher, not once per socket.
+    const frame = Buffer.from(sseFrame(ev));
     for (const res of set) {
       writeSse(res, frame);
       if (terminal) res.end();
     }
     if (terminal) watchers.delete(runId);
   });
+  const keepAliveFrame = Buffer.from(': keep-alive\n\n');
   const keepAlive = setInterval(() => {
-    for (const set of watchers.values()) for (const res of set) writeSse(res, ': keep-alive\n\n');
+    for (const set of watchers.values()) for (const res of set) writeSse(res, keepAliveFrame);
   }, opts.keepAliveMs);
   keepAlive.unref();
 
-  function writeSse(res: ServerResponse, chunk: string): void {
+  function writeSse(res: ServerResponse, chunk: string | Buffer): void {
     // A watcher that stopped reading is dropped rather than buffered without end.
     if (res.writableLength > SSE_MAX_BUFFER) res.destroy();
     else res.write(chunk);
