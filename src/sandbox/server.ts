@@ -58,6 +58,12 @@ const MAX_BODY = 1024 * 1024;
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const SSE_MAX_BUFFER = 4 * 1024 * 1024;
 
+/** One open event stream, and the last event id it has been sent. */
+interface Watcher {
+  res: ServerResponse;
+  lastSeq: number;
+}
+
 interface Request {
   req: IncomingMessage;
   res: ServerResponse;
@@ -83,7 +89,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
   const service = new SandboxService(store, { stageMs: opts.stageMs, seed: opts.seed });
   const dispatcher = new WebhookDispatcher(store, { retryBaseMs: opts.retryBaseMs, userAgent: `orc-sandbox/${opts.version}` });
   const artifacts = new Artifacts(store.meta('file_secret', () => randomBytes(32).toString('hex')), opts.signedUrlTtl);
-  const watchers = new Map<string, Set<ServerResponse>>();
+  const watchers = new Map<string, Set<Watcher>>();
   const windows = new Map<string, { reset: number; count: number }>();
   const inFlightKeys = new Set<string>();
   const reqPrefix = randomBytes(4).toString('hex');
@@ -91,20 +97,39 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
   let draining = false;
 
   service.onEvent(dispatcher.onEvent);
+  // Events committed together (one pipeline tick: a stage change and its log lines) reach each watcher in
+  // one write, encoded once, at the end of the tick.
+  const outbox = new Map<string, { events: StoredEvent[]; terminal: boolean }>();
   service.onEvent((runId, ev, terminal) => {
-    const set = watchers.get(runId);
-    if (!set) return;
-    // Encoded once for every watcher, not once per socket.
-    const frame = Buffer.from(sseFrame(ev));
-    for (const res of set) {
-      writeSse(res, frame);
-      if (terminal) res.end();
+    if (!watchers.has(runId)) return;
+    let box = outbox.get(runId);
+    if (!box) {
+      outbox.set(runId, (box = { events: [], terminal: false }));
+      if (outbox.size === 1) queueMicrotask(flushOutbox);
     }
-    if (terminal) watchers.delete(runId);
+    box.events.push(ev);
+    box.terminal ||= terminal;
   });
+  function flushOutbox(): void {
+    for (const [runId, { events, terminal }] of outbox) {
+      const set = watchers.get(runId);
+      if (!set) continue;
+      const all = Buffer.from(events.map(sseFrame).join(''));
+      const last = events.at(-1)!.seq;
+      for (const w of set) {
+        // A watcher that joined meanwhile already has part of this in its replay: never send an event twice.
+        const chunk = w.lastSeq < events[0]!.seq ? all : Buffer.from(events.filter((e) => e.seq > w.lastSeq).map(sseFrame).join(''));
+        if (chunk.length) writeSse(w.res, chunk);
+        w.lastSeq = Math.max(w.lastSeq, last);
+        if (terminal) w.res.end();
+      }
+      if (terminal) watchers.delete(runId);
+    }
+    outbox.clear();
+  }
   const keepAliveFrame = Buffer.from(': keep-alive\n\n');
   const keepAlive = setInterval(() => {
-    for (const set of watchers.values()) for (const res of set) writeSse(res, keepAliveFrame);
+    for (const set of watchers.values()) for (const w of set) writeSse(w.res, keepAliveFrame);
   }, opts.keepAliveMs);
   keepAlive.unref();
 
@@ -316,14 +341,20 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     req.socket.setNoDelay(true);
     const last = Number.parseInt(String(req.headers['last-event-id'] ?? r.query.get('last_event_id') ?? '0'), 10);
     let chunk = 'retry: 2000\n\n';
-    for (const ev of store.events.get(runId) ?? []) if (!(ev.seq <= last)) chunk += sseFrame(ev);
+    let lastSeq = Number.isFinite(last) ? last : 0;
+    for (const ev of store.events.get(runId) ?? []) {
+      if (ev.seq <= lastSeq) continue;
+      chunk += sseFrame(ev);
+      lastSeq = ev.seq;
+    }
     res.write(chunk);
     if (isTerminal(rec)) return void res.end();
     let set = watchers.get(runId);
     if (!set) watchers.set(runId, (set = new Set()));
-    set.add(res);
+    const watcher: Watcher = { res, lastSeq };
+    set.add(watcher);
     res.on('close', () => {
-      set.delete(res);
+      set.delete(watcher);
       if (set.size === 0 && watchers.get(runId) === set) watchers.delete(runId);
     });
   }
@@ -392,7 +423,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
         clearInterval(keepAlive);
         service.stop();
         dispatcher.stop();
-        for (const set of watchers.values()) for (const res of set) res.end();
+        for (const set of watchers.values()) for (const w of set) w.res.end();
         watchers.clear();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
