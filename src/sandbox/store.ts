@@ -110,7 +110,13 @@ export class Store {
 
   /** Opens (or creates) the store; `node:sqlite` is loaded here so nothing else pays for it. */
   static async open(path: string): Promise<Store> {
-    const sqlite = await import('node:sqlite');
+    let sqlite: Sqlite;
+    try {
+      sqlite = await import('node:sqlite');
+    } catch {
+      // node:sqlite needs no flag from Node 22.13 on; orc itself runs from 22.12.
+      throw Object.assign(new Error(`the sandbox needs Node's built-in SQLite (node:sqlite, Node 22.13 or newer); this is Node ${process.versions.node}`), { code: 'ERR_SANDBOX_NO_SQLITE' });
+    }
     return new Store(sqlite, path);
   }
 

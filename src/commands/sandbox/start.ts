@@ -108,6 +108,7 @@ function prepareDataDir(dir: string): void {
 
 function explainStartError(err: unknown, opts: { host: string; port: number; dataPath: string }): Error {
   const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ERR_SANDBOX_NO_SQLITE') return new EnvironmentError((err as Error).message, 'Use the Node that `npm install` put in node_modules/.bin (npx orc …), or any Node 22.13+.');
   if (code === 'EADDRINUSE')
     return new EnvironmentError(`port ${opts.port} on ${opts.host} is already in use`, 'Is a sandbox already running? See `orc sandbox status`, or pick another with --port (0 picks a free one).');
   if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return new EnvironmentError(`cannot listen on ${opts.host}: no such local address`);
