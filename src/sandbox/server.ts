@@ -94,6 +94,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
   const inFlightKeys = new Set<string>();
   const reqPrefix = randomBytes(4).toString('hex');
   let reqCounter = 0;
+  let savedKeys = 0;
   let draining = false;
 
   service.onEvent(dispatcher.onEvent);
@@ -235,7 +236,11 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
       // The answer is kept in the same transaction as the change it reports, so a replay after a crash tells the truth.
       const [status, out] = store.transaction(() => {
         const answer = routePost(r, body);
-        if (answer[0] < 300) store.saveIdempotency(scope, { fingerprint, status: answer[0], body: answer[1], createdAtMs: Date.now() });
+        if (answer[0] < 300) {
+          store.saveIdempotency(scope, { fingerprint, status: answer[0], body: answer[1], createdAtMs: Date.now() });
+          // Keys are kept 24 h; now and then the expired ones go, so a long-lived sandbox does not hoard them.
+          if (++savedKeys % 1000 === 0) store.sweepIdempotency(Date.now() - IDEMPOTENCY_TTL_MS);
+        }
         return answer;
       });
       sendJson(r.res, status, out);

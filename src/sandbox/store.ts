@@ -102,6 +102,7 @@ export class Store {
       putDelivery: p('INSERT INTO deliveries (id, seq, body) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET body = excluded.body'),
       putIdem: p('INSERT INTO idempotency (scope, created_at, body) VALUES (?, ?, ?) ON CONFLICT(scope) DO UPDATE SET body = excluded.body, created_at = excluded.created_at'),
       delIdem: p('DELETE FROM idempotency WHERE scope = ?'),
+      sweepIdem: p('DELETE FROM idempotency WHERE created_at < ?'),
       getMeta: p('SELECT value FROM meta WHERE key = ?'),
       putMeta: p('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
     };
@@ -205,6 +206,12 @@ export class Store {
   saveIdempotency(scope: string, rec: IdempotencyRecord): void {
     this.idempotency.set(scope, rec);
     this.stmts.putIdem!.run(scope, rec.createdAtMs, JSON.stringify({ fingerprint: rec.fingerprint, status: rec.status, body: rec.body }));
+  }
+
+  /** Forgets every idempotency record older than `beforeMs`. */
+  sweepIdempotency(beforeMs: number): void {
+    for (const [scope, rec] of this.idempotency) if (rec.createdAtMs < beforeMs) this.idempotency.delete(scope);
+    this.stmts.sweepIdem!.run(beforeMs);
   }
 
   deleteIdempotency(scope: string): void {

@@ -218,3 +218,27 @@ describe('restart', () => {
     }
   });
 });
+
+describe('idempotency records', () => {
+  it('are swept once past 24 hours, in memory and on disk', async () => {
+    const dataPath = join(mkdtempSync(join(tmpdir(), 'orc-sb-')), 'sandbox.db');
+    const sb = await startTestSandbox({ dataPath });
+    try {
+      await sb.call('POST', '/v1/runs', body('Old'), { 'idempotency-key': 'old-key' });
+      await sb.call('POST', '/v1/runs', body('New'), { 'idempotency-key': 'new-key' });
+      const old = [...sb.store.idempotency.entries()].find(([scope]) => scope.endsWith('old-key'))!;
+      old[1].createdAtMs -= 25 * 60 * 60 * 1000;
+      sb.store.sweepIdempotency(Date.now() - 24 * 60 * 60 * 1000);
+      expect([...sb.store.idempotency.keys()].map((k) => k.split('\n')[1])).toEqual(['new-key']);
+    } finally {
+      await sb.close();
+    }
+    const reopened = await startTestSandbox({ dataPath });
+    try {
+      // on disk the old record was written with its true time, so it stays until it really expires
+      expect([...reopened.store.idempotency.keys()].map((k) => k.split('\n')[1]).sort()).toEqual(['new-key', 'old-key']);
+    } finally {
+      await reopened.close();
+    }
+  });
+});
