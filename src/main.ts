@@ -1,7 +1,6 @@
 // The entry point: builds the program from the command table, runs it, and maps errors to exit codes.
 // This is the only place that exits.
 import type { Command } from 'commander';
-import { COMMANDS, GLOBAL_OPTIONS } from './commands/index.js';
 import type { CommandSpec, Handler } from './commands/types.js';
 import type { GlobalFlags } from './context.js';
 import { EXIT, OrcError } from './errors.js';
@@ -23,7 +22,11 @@ export async function run(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   // Everything past the fast path loads here, so `--version` pays for none of it.
-  const [{ Command, CommanderError, Option }, { createContext }] = await Promise.all([import('commander'), import('./context.js')]);
+  const [{ Command, CommanderError, Option }, { createContext }, { COMMANDS, GLOBAL_OPTIONS }] = await Promise.all([
+    import('commander'),
+    import('./context.js'),
+    import('./commands/index.js'),
+  ]);
   let exitCode: number = EXIT.ok;
   const program = new Command('orc')
     .description('Drive runs on the Run Orchestration Service, or on its local sandbox')

@@ -4,8 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { ZodMiniType } from 'zod/mini';
 import { isLoopbackHost, redactKey } from '../contract/keys.js';
 import { ErrorEnvelope, pageOf } from '../contract/schemas.js';
-import { EXIT, OrcError } from '../errors.js';
-import { ApiConnectionError, ApiError, RetryLaterError, UnsafeRequestError } from './errors.js';
+import { ApiConnectionError, ApiError, RetryLaterError, UnexpectedResponseError, UnsafeRequestError } from './errors.js';
 import { Agent } from './transport.js';
 
 export interface ClientOptions {
@@ -63,11 +62,6 @@ const STATUS_TEXT: Record<number, string> = {
 const MAX_REDIRECTS = 5;
 const DEBUG_BODY_LIMIT = 4096;
 
-/** A 2xx answer that is not what the contract says (exit 1). */
-export class UnexpectedResponseError extends OrcError {
-  override readonly exitCode = EXIT.failure;
-}
-
 export class ApiClient {
   readonly base: URL;
   private readonly agent: Agent;
@@ -100,7 +94,7 @@ export class ApiClient {
   }
 
   async request<T>(req: RequestOptions<T>): Promise<T> {
-    const { text, status, headers, requestId } = await this.exchange(req);
+    const { text, status, requestId } = await this.exchange(req);
     let json: unknown;
     try {
       json = text === '' ? null : JSON.parse(text);
@@ -112,7 +106,6 @@ export class ApiClient {
       const issue = parsed.error.issues[0]!;
       throw new UnexpectedResponseError(`the service's answer is not of the expected shape (${issue.path.join('.') || 'body'}: ${issue.message})`, requestLine(requestId));
     }
-    void headers;
     return parsed.data;
   }
 
@@ -157,7 +150,7 @@ export class ApiClient {
   }
 
   /** One logical request: attempts, retries and redirects, to a final answer (2xx) or a typed error. */
-  private async exchange(req: RequestOptions<unknown>): Promise<{ text: string; status: number; headers: Record<string, string | string[] | undefined>; requestId: string | null }> {
+  private async exchange(req: RequestOptions<unknown>): Promise<{ text: string; status: number; requestId: string | null }> {
     let url = this.urlFor(req.path, req.query);
     const idempotencyKey = req.method === 'POST' ? (req.idempotencyKey ?? randomUUID()) : undefined;
     const body = req.body === undefined ? undefined : JSON.stringify(req.body);
@@ -219,7 +212,7 @@ export class ApiClient {
         attempt--;
         continue;
       }
-      if (status >= 200 && status < 300) return { text, status, headers: res.headers, requestId };
+      if (status >= 200 && status < 300) return { text, status, requestId };
 
       const error = parseError(status, text, headerValue(res.headers['content-type']), requestId);
       const retryAfter = parseRetryAfter(headerValue(res.headers['retry-after']));

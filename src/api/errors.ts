@@ -44,6 +44,11 @@ export class ApiConnectionError extends OrcError {
   override readonly exitCode = EXIT.failure;
 }
 
+/** A 2xx answer that is not what the contract says (exit 1). */
+export class UnexpectedResponseError extends OrcError {
+  override readonly exitCode = EXIT.failure;
+}
+
 /** The service asked us to come back later than we are willing to wait (exit 3). */
 export class RetryLaterError extends OrcError {
   override readonly exitCode = EXIT.refused;

@@ -1,5 +1,7 @@
 // Every command of orc, as data. Handlers are dynamic imports: a command pays only for what it uses.
+import { DEFAULT_SANDBOX_PORT } from '../config/sandbox-defaults.js';
 import { MONETIZATION_VALUES, RUN_STATUSES } from '../contract/events.js';
+import { SANDBOX_DEFAULT_KEY } from '../contract/keys.js';
 import type { CommandSpec, OptionSpec } from './types.js';
 
 /** Flags every command takes. */
@@ -158,8 +160,8 @@ export const COMMANDS: CommandSpec[] = [
         summary: 'Start the sandbox (in the foreground unless --detach)',
         options: [
           { flags: '--host <host>', description: 'address to listen on (loopback unless you mean otherwise)', default: '127.0.0.1' },
-          { flags: '--port <port>', description: 'port to listen on; 0 picks a free one', default: '4010' },
-          { flags: '--api-key <key>', description: 'the test key the sandbox accepts (sk_test_…)', default: 'sk_test_orc_sandbox_local' },
+          { flags: '--port <port>', description: 'port to listen on; 0 picks a free one', default: String(DEFAULT_SANDBOX_PORT) },
+          { flags: '--api-key <key>', description: 'the test key the sandbox accepts (sk_test_…)', default: SANDBOX_DEFAULT_KEY },
           { flags: '--stage-ms <ms>', description: 'how long one pipeline stage takes', default: '4000' },
           { flags: '--signed-url-ttl <s>', description: 'lifetime of signed artifact URLs, in seconds', default: '300' },
           { flags: '--retry-base-ms <ms>', description: 'first webhook retry delay; doubles each attempt', default: '1000' },

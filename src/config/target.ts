@@ -1,7 +1,7 @@
 // Which service, which key: flag > environment > profile > the built-in `sandbox` profile, and the
 // rules that keep keys safe (a live key never goes to a sandbox, a test key never to the live service).
-import { DEFAULT_SANDBOX_URL, DEFAULT_SANDBOX_KEY } from './sandbox-defaults.js';
-import { isLoopbackHost, keyMode, redactKey, type KeyMode } from '../contract/keys.js';
+import { DEFAULT_SANDBOX_URL } from './sandbox-defaults.js';
+import { SANDBOX_DEFAULT_KEY, isLoopbackHost, keyMode, redactKey, type KeyMode } from '../contract/keys.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { BUILT_IN_PROFILE, readConfig, type StoredProfile } from './profiles.js';
 import { keychainGet, liveKeyAccount } from './keychain.js';
@@ -41,7 +41,7 @@ export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, 
     // The built-in profile points at the sandbox this config folder started, else the default address.
     const state = readState(configDir);
     const running = state && isAlive(state.pid) ? state : null;
-    stored = { base_url: running?.url ?? DEFAULT_SANDBOX_URL, test_key: running?.api_key ?? DEFAULT_SANDBOX_KEY };
+    stored = { base_url: running?.url ?? DEFAULT_SANDBOX_URL, test_key: running?.api_key ?? SANDBOX_DEFAULT_KEY };
   } else {
     const found = config.profiles[profile];
     if (!found) {
@@ -94,15 +94,25 @@ export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, 
 
 function checkBaseUrl(raw: string, from: Source, profile: string): string {
   const where = from === 'flag' ? '--base-url' : from === 'env' ? 'ORC_BASE_URL' : `the base URL of profile ${JSON.stringify(profile)}`;
-  const fail = (msg: string) => (from === 'flag' ? new UsageError(`${where}: ${msg}`) : new ConfigError(`${where}: ${msg}`));
+  const problem = baseUrlProblem(raw);
+  if (problem) throw from === 'flag' ? new UsageError(`${where}: ${problem}`) : new ConfigError(`${where}: ${problem}`);
+  return normalizeBaseUrl(raw);
+}
+
+/** What is wrong with a service address, or null: https, or http to this machine only, no credentials in it. */
+export function baseUrlProblem(raw: string): string | null {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw fail(`not a URL: ${JSON.stringify(raw)}`);
+    return `not a URL: ${JSON.stringify(raw)}`;
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw fail(`must be https:// (or http:// to this machine), not ${url.protocol}`);
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) throw fail(`plain http is only for this machine; ${url.host} needs https://`);
-  if (url.username || url.password) throw fail('must not carry a user name or password');
-  return url.href.replace(/\/+$/, '');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return `must be https:// (or http:// to this machine), not ${url.protocol}`;
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) return `plain http is only for this machine; ${url.host} needs https://`;
+  if (url.username || url.password) return 'must not carry a user name or password';
+  return null;
+}
+
+export function normalizeBaseUrl(raw: string): string {
+  return new URL(raw).href.replace(/\/+$/, '');
 }

@@ -10,10 +10,9 @@ import { Artifacts } from './artifacts.js';
 import { Failure, failureFromZod } from './failure.js';
 import { parseRange } from './files.js';
 import { SandboxService, isTerminal } from './service.js';
-import { Store, type StoredEvent } from './store.js';
+import { Store, type RunRecord, type StoredEvent } from './store.js';
 import { WebhookDispatcher, deliveryView, webhookView } from './webhooks.js';
 
-export const DEFAULT_SANDBOX_KEY = SANDBOX_DEFAULT_KEY;
 
 export interface SandboxOptions {
   host: string;
@@ -34,7 +33,7 @@ export interface SandboxOptions {
 export const SANDBOX_DEFAULTS: SandboxOptions = {
   host: '127.0.0.1',
   port: 4010,
-  apiKey: DEFAULT_SANDBOX_KEY,
+  apiKey: SANDBOX_DEFAULT_KEY,
   stageMs: 4000,
   signedUrlTtl: 300,
   retryBaseMs: 1000,
@@ -276,7 +275,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
       }
       if (n === 4 && s[3] === 'artifacts' && method === 'GET') return sendJson(res, 200, JSON.stringify({ data: artifacts.manifest(rec) }));
       if (n === 5 && s[3] === 'artifacts' && method === 'GET') return sendJson(res, 200, JSON.stringify(artifacts.artifact(rec, s[4]!, origin(r.req))));
-      if (n === 4 && s[3] === 'events' && method === 'GET') return openStream(r, rec.run.id);
+      if (n === 4 && s[3] === 'events' && method === 'GET') return openStream(r, rec);
     }
     if (s[1] === 'webhooks') {
       if (n === 2 && method === 'GET') return sendJson(res, 200, JSON.stringify(page([...store.webhooks.values()].filter((w) => w.status === 'enabled'), r.query, webhookView)));
@@ -338,9 +337,9 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     return page(all, query, (rec) => rec.run);
   }
 
-  function openStream(r: Request, runId: string): void {
+  function openStream(r: Request, rec: RunRecord): void {
     const { req, res } = r;
-    const rec = service.getRun(runId);
+    const runId = rec.run.id;
     res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
     res.flushHeaders();
     req.socket.setNoDelay(true);

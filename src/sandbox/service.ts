@@ -1,7 +1,7 @@
 // The sandbox's domain: runs, the pipeline clock, gates, spec, scorecard. No HTTP here; the server
 // translates requests into these calls and Failures into error envelopes.
 import { randomBytes } from 'node:crypto';
-import { GATE_NAMES, TERMINAL_EVENTS, type GateName } from '../contract/events.js';
+import { GATE_NAMES, TERMINAL_EVENTS, TERMINAL_STATUSES, type GateName } from '../contract/events.js';
 import { applyMergePatch } from '../contract/merge-patch.js';
 import { AppSpecInput, type Gate, type RunCreateParams } from '../contract/schemas.js';
 import { Failure, failureFromZod } from './failure.js';
@@ -299,5 +299,5 @@ export class SandboxService {
 }
 
 export function isTerminal(rec: RunRecord): boolean {
-  return ['accepted', 'rejected', 'failed', 'canceled'].includes(rec.run.status);
+  return TERMINAL_STATUSES.has(rec.run.status);
 }

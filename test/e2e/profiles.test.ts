@@ -56,6 +56,9 @@ describe('orc profile', () => {
     const plainHttp = await orc(['profile', 'add', 'ci', '--base-url', 'http://api.example.com', '--with-key'], { configDir, input: TEST_KEY });
     expect(plainHttp.exitCode).toBe(2);
     expect(plainHttp.stderr).toContain('--base-url');
+    const credentials = await orc(['profile', 'add', 'ci', '--base-url', 'https://user:pw@api.example.com', '--with-key'], { configDir, input: TEST_KEY });
+    expect(credentials.exitCode).toBe(2);
+    expect(credentials.stderr).toContain('--base-url: must not carry a user name or password');
     const reserved = await orc(['profile', 'add', 'sandbox', '--base-url', 'https://x.example.com', '--with-key'], { configDir, input: TEST_KEY });
     expect(reserved.exitCode).toBe(2);
     expect((await orc(['profile', 'list', '--json'], { configDir })).stdout).not.toContain('"ci"');

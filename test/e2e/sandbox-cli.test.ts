@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freshConfigDir, orc, ORC_BIN, startSandboxProcess } from '../helpers/cli.js';
+import { KEY } from '../helpers/sandbox.js';
 
-const KEY = 'sk_test_orc_sandbox_local';
 const get = (url: string, path: string) => fetch(`${url}${path}`, { headers: { authorization: `Bearer ${KEY}` } });
 const post = (url: string, path: string, body: unknown) =>
   fetch(`${url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });

@@ -1,7 +1,8 @@
 // Starts a real sandbox on 127.0.0.1:0 in this process and talks to it over real HTTP.
-import { startSandbox, DEFAULT_SANDBOX_KEY, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server.js';
+import { SANDBOX_DEFAULT_KEY } from '../../src/contract/keys.js';
+import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 
-export const KEY = DEFAULT_SANDBOX_KEY;
+export const KEY = SANDBOX_DEFAULT_KEY;
 
 export interface Answer<T = any> {
   status: number;

@@ -1,6 +1,7 @@
 // `orc profile add <name>`: a base URL and keys. Keys come from a masked prompt or stdin (--with-key),
 // never from arguments, which any user of the machine can read in `ps`.
-import { keyMode, redactKey, isLoopbackHost } from '../../contract/keys.js';
+import { keyMode, redactKey } from '../../contract/keys.js';
+import { baseUrlProblem, normalizeBaseUrl } from '../../config/target.js';
 import { keychainDelete, keychainSet, liveKeyAccount } from '../../config/keychain.js';
 import { BUILT_IN_PROFILE, configFile, readConfig, updateConfig, validProfileName, type StoredProfile } from '../../config/profiles.js';
 import type { Context } from '../../context.js';
@@ -15,7 +16,9 @@ export default async function add(ctx: Context, [name]: string[], flags: { baseU
   let baseUrl = flags.baseUrl ?? existing?.base_url;
   if (!baseUrl && ctx.io.canPrompt) baseUrl = await (await ctx.prompter()).input('Base URL of the service (https://…)', { required: true });
   if (!baseUrl) throw new UsageError('missing --base-url: the address of the service, https://…');
-  baseUrl = checkUrl(baseUrl);
+  const problem = baseUrlProblem(baseUrl);
+  if (problem) throw new UsageError(`--base-url: ${problem}`);
+  baseUrl = normalizeBaseUrl(baseUrl);
 
   const keys: { test?: string; live?: string } = {};
   if (flags.withKey) {
@@ -68,16 +71,4 @@ export default async function add(ctx: Context, [name]: string[], flags: { baseU
     if (keys.live) ctx.io.info(`  live key ${redactKey(keys.live)} in ${liveIn === 'keychain' ? 'the system keychain' : `${configFile(ctx.configDir)} (no keychain here; the file is readable by you only)`}`);
   }
   return 0;
-}
-
-function checkUrl(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new UsageError(`--base-url: not a URL: ${JSON.stringify(raw)}`);
-  }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname)))
-    throw new UsageError(`--base-url must be https:// (plain http only for this machine), not ${url.protocol}//${url.host}`);
-  return url.href.replace(/\/+$/, '');
 }

@@ -90,7 +90,9 @@ export async function buildParams(ctx: Context, flags: CreateFlags): Promise<Run
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const field = issue.path.join('.');
-    throw new UsageError(`${flagForField(field) ?? field}: ${issue.message.replace(/^Invalid input: /, '')}${field && !flagForField(field)?.includes(field) ? ` (${field})` : ''}`);
+    const flag = flagForField(field);
+    const message = issue.message.replace(/^Invalid input: /, '');
+    throw new UsageError(flag ? `${flag} (${field}): ${message}` : `${field || 'input'}: ${message}`);
   }
   return parsed.data;
 }

@@ -36,16 +36,19 @@ export function parseFollowFlags(ctx: Context, flags: FollowFlags): { policy: Po
   return { policy, approve };
 }
 
-async function makeRenderer(ctx: Context): Promise<WatchRenderer> {
+/** The terminal view for a person at a terminal, else NDJSON (--json) or plain lines. */
+async function makeRenderer(ctx: Context, drawn: boolean): Promise<WatchRenderer> {
+  if (drawn) return new (await import('../../ui/watch/tty.js')).TtyRenderer(ctx.io, await loadStyle(ctx.io));
   if (ctx.io.json) return new (await import('../../ui/watch/ndjson.js')).NdjsonRenderer(ctx.io);
-  if (ctx.io.interactiveOutput) return new (await import('../../ui/watch/tty.js')).TtyRenderer(ctx.io, await loadStyle(ctx.io));
   return new (await import('../../ui/watch/plain.js')).PlainRenderer(ctx.io);
 }
 
 export async function follow(ctx: Context, runId: string, flags: FollowFlags): Promise<number> {
   const { policy, approve } = parseFollowFlags(ctx, flags);
   const api = await ctx.api();
-  const renderer = await makeRenderer(ctx);
+  // Whether the terminal view draws the run: it then shows the outcome itself, so stderr need not repeat it.
+  const drawn = ctx.io.interactiveOutput && !ctx.io.json;
+  const renderer = await makeRenderer(ctx, drawn);
   const idleS = Number(ctx.env.ORC_WATCH_IDLE_TIMEOUT ?? 45);
   if (!(idleS > 0)) throw new UsageError(`ORC_WATCH_IDLE_TIMEOUT must be a number of seconds above 0, not ${JSON.stringify(ctx.env.ORC_WATCH_IDLE_TIMEOUT)}`);
   const reconnects = Number(ctx.env.ORC_WATCH_RECONNECTS ?? 8);
@@ -124,13 +127,8 @@ export async function follow(ctx: Context, runId: string, flags: FollowFlags): P
 
   const outcome = (ev: Extract<WatchEvent, { kind: 'ended' }>): number => {
     renderer.finish();
-    const text = describeEvent(ev.event);
-    if (ev.status === 'accepted') {
-      if (!ctx.io.interactiveOutput) ctx.io.info(`orc: ${runId} ${text}`);
-      return EXIT.ok;
-    }
-    if (!ctx.io.interactiveOutput || ctx.io.json) ctx.io.info(`orc: ${runId} ${text}`);
-    return EXIT.runEnded;
+    if (!drawn) ctx.io.info(`orc: ${runId} ${describeEvent(ev.event)}`);
+    return ev.status === 'accepted' ? EXIT.ok : EXIT.runEnded;
   };
 
   try {

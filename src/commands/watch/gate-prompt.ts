@@ -20,7 +20,7 @@ export async function decideAtPrompt(ctx: Context, api: Api, runId: string, gate
   const say = (line = '') => ctx.io.streams.stderr.write(`${line}\n`);
   let showSummary = true;
   for (;;) {
-    if (showSummary) for (const line of await gateSummary(api, runId, gate, style)) say(line);
+    if (showSummary) for (const line of await gateSummary(api, runId, gate, style, ctx.io.color)) say(line);
     showSummary = false;
     const choice = await prompter.select<Choice>(
       `Gate ${gate}: your decision`,
@@ -108,7 +108,7 @@ export async function decideAtPrompt(ctx: Context, api: Api, runId: string, gate
 }
 
 /** What is being decided: the idea (the spec's summary), the brand (palette, typeface, voice), or the final scorecard. */
-export async function gateSummary(api: Api, runId: string, gate: string, style: Style): Promise<string[]> {
+export async function gateSummary(api: Api, runId: string, gate: string, style: Style, color: boolean): Promise<string[]> {
   const s = (v: unknown) => sanitizeLine(String(v ?? '—'));
   const lines = ['', style.bold(`Gate ${s(gate)} of ${s(runId)} awaits your decision`)];
   if (gate === 'final') {
@@ -125,7 +125,7 @@ export async function gateSummary(api: Api, runId: string, gate: string, style: 
   const spec = await api.spec.retrieve(runId);
   if (gate === 'brand') {
     const palette = spec.brand?.palette ?? [];
-    lines.push(`  palette   ${palette.map((hex) => swatch(hex, style)).join(' ') || '—'}`);
+    lines.push(`  palette   ${palette.map((hex) => swatch(hex, color)).join(' ') || '—'}`);
     lines.push(`  typeface  ${s(spec.brand?.typeface)}`);
     lines.push(`  voice     ${s(spec.brand?.voice)}`);
     return lines;
@@ -143,10 +143,10 @@ function rank(status: string): number {
 }
 
 /** A colour swatch (a block in that colour, where colour is on) and its hex. */
-function swatch(hex: string, style: Style): string {
+function swatch(hex: string, color: boolean): string {
   const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(hex);
   const label = sanitizeLine(hex);
-  if (!m || style.bold('x') === 'x') return label;
+  if (!m || !color) return label;
   const [r, g, b] = m.slice(1).map((h) => Number.parseInt(h, 16));
   return `\u001b[48;2;${r};${g};${b}m    \u001b[0m ${label}`;
 }

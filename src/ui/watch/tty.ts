@@ -36,7 +36,7 @@ export class TtyRenderer implements WatchRenderer {
   private status = '';
   /** Lines that came while a prompt owned the terminal, printed when it gives it back. */
   private held: string[] = [];
-  /** How many redraws were asked for and how many were drawn (the bench reads these). */
+  /** Events handled and frames drawn: what the redraw cap is tested by. */
   readonly stats = { events: 0, frames: 0 };
 
   constructor(
