@@ -16,6 +16,11 @@ describe('orc completion', () => {
     expect(r.stdout + '\n').toBe(readFileSync(resolve(dir, file), 'utf8'));
   });
 
+  it('under --json gives the script in one document', async () => {
+    const r = await orc(['completion', 'fish', '--json']);
+    expect(JSON.parse(r.stdout)).toEqual({ shell: 'fish', script: readFileSync(resolve(dir, files.fish), 'utf8') });
+  });
+
   it('refuses an unknown shell with exit 2', async () => {
     const r = await orc(['completion', 'tcsh']);
     expect(r.exitCode).toBe(2);

@@ -69,7 +69,11 @@ describe('orc profile', () => {
     await orc(['profile', 'add', 'a', '--base-url', sb.url, '--with-key'], { configDir, input: KEY });
     await orc(['profile', 'add', 'b', '--base-url', 'https://b.example.com', '--with-key'], { configDir, input: TEST_KEY });
     expect(JSON.parse((await orc(['profile', 'show', '--json'], { configDir })).stdout).name).toBe('a');
-    expect((await orc(['profile', 'use', 'b'], { configDir })).exitCode).toBe(0);
+    const used = await orc(['profile', 'use', 'b', '--json'], { configDir });
+    expect(JSON.parse(used.stdout)).toEqual({ active_profile: 'b' });
+    const added = await orc(['profile', 'add', 'c', '--base-url', 'https://c.example.com', '--with-key', '--json'], { configDir, input: TEST_KEY });
+    expect(JSON.parse(added.stdout)).toMatchObject({ name: 'c', active: false, base_url: 'https://c.example.com', test_key: 'sk_test_…1234', test_key_in: 'config file' });
+    expect(JSON.parse((await orc(['profile', 'remove', 'c', '--json'], { configDir })).stdout)).toEqual({ name: 'c', removed: true });
     expect(JSON.parse((await orc(['profile', 'show', '--json'], { configDir })).stdout).name).toBe('b');
     const missing = await orc(['profile', 'use', 'nope'], { configDir });
     expect(missing.exitCode).toBe(4);
