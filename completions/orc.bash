@@ -9,13 +9,14 @@ _orc() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in -*) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --profile|--base-url|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--status|--limit|--notes|--notes-file|--host|--port|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--data-dir) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--status|--limit|--notes|--notes-file|--host|--port|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--data-dir) continue ;; esac
     cand="${path:+$path }$w"
     case "$cand" in 'run'|'run create'|'run get'|'run list'|'run cancel'|'watch'|'gate'|'gate list'|'gate approve'|'gate reject'|'profile'|'profile add'|'profile list'|'profile use'|'profile show'|'profile remove'|'completion'|'sandbox'|'sandbox start'|'sandbox status'|'sandbox stop') path="$cand" ;; *) break ;; esac
   done
   case "$prev" in
     --profile) COMPREPLY=(); return ;;
     --base-url) COMPREPLY=(); return ;;
+    --timeout) COMPREPLY=(); return ;;
     --mode) COMPREPLY=($(compgen -W 'idea ship' -- "$cur")); return ;;
     --pitch) COMPREPLY=(); return ;;
     --audience) COMPREPLY=(); return ;;
@@ -40,28 +41,28 @@ _orc() {
   esac
   local subs flags
   case "$path" in
-    "") subs='run watch gate profile completion sandbox'; flags='--version -V --json --no-input --profile --live --base-url --debug --help -h' ;;
-    'run') subs='create get list cancel'; flags='--json --no-input --profile --live --base-url --debug --help -h' ;;
-    'run create') subs=''; flags='--mode --pitch --audience --monetization --source --idempotency-key --watch --on-gate --approve --until-gate --no-bell --json --no-input --profile --live --base-url --debug --help -h' ;;
-    'run get') subs=''; flags='--json --no-input --profile --live --base-url --debug --help -h' ;;
-    'run list') subs=''; flags='--status --limit --all --json --no-input --profile --live --base-url --debug --help -h' ;;
-    'run cancel') subs=''; flags='--yes -y --json --no-input --profile --live --base-url --debug --help -h' ;;
-    'watch') subs=''; flags='--on-gate --approve --until-gate --no-bell --json --no-input --profile --live --base-url --debug --help -h' ;;
-    'gate') subs='list approve reject'; flags='--json --no-input --profile --live --base-url --debug --help -h' ;;
-    'gate list') subs=''; flags='--json --no-input --profile --live --base-url --debug --help -h' ;;
-    'gate approve') subs=''; flags='--notes --notes-file --json --no-input --profile --live --base-url --debug --help -h' ;;
-    'gate reject') subs=''; flags='--notes --notes-file --json --no-input --profile --live --base-url --debug --help -h' ;;
-    'profile') subs='add list use show remove'; flags='--json --no-input --profile --live --base-url --debug --help -h' ;;
-    'profile add') subs=''; flags='--base-url --with-key --json --no-input --profile --live --base-url --debug --help -h' ;;
-    'profile list') subs=''; flags='--json --no-input --profile --live --base-url --debug --help -h' ;;
-    'profile use') subs=''; flags='--json --no-input --profile --live --base-url --debug --help -h' ;;
-    'profile show') subs=''; flags='--json --no-input --profile --live --base-url --debug --help -h' ;;
-    'profile remove') subs=''; flags='--json --no-input --profile --live --base-url --debug --help -h' ;;
-    'completion') subs=''; flags='--json --no-input --profile --live --base-url --debug --help -h' ;;
-    'sandbox') subs='start status stop'; flags='--json --no-input --profile --live --base-url --debug --help -h' ;;
-    'sandbox start') subs=''; flags='--host --port --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --data-dir --memory --detach --json --no-input --profile --live --base-url --debug --help -h' ;;
-    'sandbox status') subs=''; flags='--json --no-input --profile --live --base-url --debug --help -h' ;;
-    'sandbox stop') subs=''; flags='--json --no-input --profile --live --base-url --debug --help -h' ;;
+    "") subs='run watch gate profile completion sandbox'; flags='--version -V --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'run') subs='create get list cancel'; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'run create') subs=''; flags='--mode --pitch --audience --monetization --source --idempotency-key --watch --on-gate --approve --until-gate --no-bell --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'run get') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'run list') subs=''; flags='--status --limit --all --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'run cancel') subs=''; flags='--yes -y --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'watch') subs=''; flags='--on-gate --approve --until-gate --no-bell --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'gate') subs='list approve reject'; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'gate list') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'gate approve') subs=''; flags='--notes --notes-file --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'gate reject') subs=''; flags='--notes --notes-file --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'profile') subs='add list use show remove'; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'profile add') subs=''; flags='--base-url --with-key --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'profile list') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'profile use') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'profile show') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'profile remove') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'completion') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox') subs='start status stop'; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox start') subs=''; flags='--host --port --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --data-dir --memory --detach --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox status') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox stop') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
   esac
   if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$flags" -- "$cur")); else COMPREPLY=($(compgen -W "$subs" -- "$cur")); fi
 }

@@ -1,24 +1,20 @@
-// What a command may use, built once per invocation: streams, environment, config folder, and lazily
-// the resolved target (profile, URL, key), the API client and the prompter. Nothing here exits.
+// What a command may use, built once per invocation: streams, environment, clock, config folder, and
+// lazily the resolved target (profile, URL, key), the API client and the prompter. Nothing here exits.
 import type { Api } from './api/index.js';
+import { systemClock, type Clock } from './clock.js';
+import type { GlobalFlagValues } from './commands/spec.js';
 import { configDir } from './config/paths.js';
 import type { Target } from './config/target.js';
 import { IO, type Streams } from './ui/io.js';
 import type { Prompter } from './ui/prompt.js';
 import { VERSION } from './version.js';
 
-export interface GlobalFlags {
-  json?: boolean;
-  input?: boolean; // commander's --no-input
-  debug?: boolean;
-  profile?: string;
-  live?: boolean;
-  baseUrl?: string;
-}
+export type GlobalFlags = Partial<GlobalFlagValues>;
 
 export interface Context {
   io: IO;
   env: NodeJS.ProcessEnv;
+  clock: Clock;
   configDir: string;
   version: string;
   flags: GlobalFlags;
@@ -29,7 +25,12 @@ export interface Context {
   prompter(): Promise<Prompter>;
 }
 
-export function createContext(flags: GlobalFlags, streams: Streams = process, env: NodeJS.ProcessEnv = process.env): Context {
+export interface ContextExtras {
+  clock?: Clock;
+  launcher?: string;
+}
+
+export function createContext(flags: GlobalFlags, streams: Streams = process, env: NodeJS.ProcessEnv = process.env, extras: ContextExtras = {}): Context {
   const io = new IO(streams, { json: Boolean(flags.json), noInput: flags.input === false, env });
   let target: Promise<Target> | undefined;
   let api: Promise<Api> | undefined;
@@ -37,10 +38,11 @@ export function createContext(flags: GlobalFlags, streams: Streams = process, en
   const ctx: Context = {
     io,
     env,
+    clock: extras.clock ?? systemClock,
     configDir: configDir(env),
     version: VERSION,
     flags,
-    launcher: process.argv[1] ?? 'orc',
+    launcher: extras.launcher ?? process.argv[1] ?? 'orc',
     target() {
       target ??= import('./config/target.js').then((m) => m.resolveTarget({ profile: flags.profile, live: flags.live, baseUrl: flags.baseUrl }, env, ctx.configDir));
       return target;
@@ -54,6 +56,8 @@ export function createContext(flags: GlobalFlags, streams: Streams = process, en
           baseUrl: t.baseUrl,
           apiKey: t.key,
           userAgent: `orc/${VERSION} node/${process.versions.node}`,
+          clock: ctx.clock,
+          deadlineMs: Math.round((flags.timeout ?? 120) * 1000),
           notice: (line) => io.info(`orc: ${line}`),
           ...(flags.debug ? { debug: (line: string) => io.debug(line) } : {}),
           ...(t.autoStartSandbox ? { onConnectionRefused: () => startLocalSandbox(ctx) } : {}),
@@ -71,19 +75,14 @@ export function createContext(flags: GlobalFlags, streams: Streams = process, en
 
 /** With nothing configured and nothing answering, orc starts the local sandbox and says so. */
 async function startLocalSandbox(ctx: Context): Promise<boolean> {
-  const { spawnDetached } = await import('./commands/sandbox/start.js');
-  const message = 'no sandbox answered at the default address; starting one in the background…';
-  // A spinner for a person at a terminal; one plain line otherwise.
-  const spinner = ctx.io.animate ? (await import('ora')).default({ text: message, stream: ctx.io.streams.stderr as NodeJS.WriteStream }).start() : null;
-  if (!spinner) ctx.io.info(`orc: ${message}`);
+  const [{ spawnDetached }, { startSpinner }, { defaultSandboxPort }] = await Promise.all([import('./config/sandbox-launcher.js'), import('./ui/spinner.js'), import('./config/sandbox-defaults.js')]);
+  const spinner = await startSpinner(ctx.io, 'no sandbox answered at the default address; starting one in the background…');
   try {
-    const url = await spawnDetached(ctx, {});
-    const done = `sandbox running at ${url} (stop it with \`orc sandbox stop\`)`;
-    if (spinner) spinner.succeed(done);
-    else ctx.io.info(`orc: ${done}`);
+    const url = await spawnDetached({ configDir: ctx.configDir, env: ctx.env, launcher: ctx.launcher }, { port: String(defaultSandboxPort(ctx.env)) });
+    spinner.succeed(`sandbox running at ${url} (stop it with \`orc sandbox stop\`)`);
     return true;
   } catch (err) {
-    spinner?.fail('the sandbox could not start');
+    spinner.fail('the sandbox could not start');
     throw err;
   }
 }

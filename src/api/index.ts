@@ -1,5 +1,5 @@
-// The service, one resource per noun, over one client.
-import { ApiClient, type ClientOptions } from './client.js';
+// The service, one resource per noun, over the one HTTP exchange.
+import { HttpClient, type HttpOptions } from './http.js';
 import { Artifacts } from './resources/artifacts.js';
 import { Events } from './resources/events.js';
 import { Gates } from './resources/gates.js';
@@ -15,18 +15,18 @@ export class Api {
   readonly webhooks: Webhooks;
   readonly events: Events;
 
-  constructor(readonly client: ApiClient) {
-    this.runs = new Runs(client);
-    this.gates = new Gates(client);
-    this.spec = new Spec(client);
-    this.artifacts = new Artifacts(client);
-    this.webhooks = new Webhooks(client);
-    this.events = new Events(client);
+  constructor(readonly http: HttpClient) {
+    this.runs = new Runs(http);
+    this.gates = new Gates(http);
+    this.spec = new Spec(http);
+    this.artifacts = new Artifacts(http);
+    this.webhooks = new Webhooks(http);
+    this.events = new Events(http);
   }
 }
 
-export function createApi(options: ClientOptions): Api {
-  return new Api(new ApiClient(options));
+export function createApi(options: HttpOptions): Api {
+  return new Api(new HttpClient(options));
 }
-export { ApiClient };
+export { HttpClient };
 export * from './errors.js';

@@ -1,6 +1,6 @@
 // Which service, which key: flag > environment > profile > the built-in `sandbox` profile, and the
 // rules that keep keys safe (a live key never goes to a sandbox, a test key never to the live service).
-import { DEFAULT_SANDBOX_URL } from './sandbox-defaults.js';
+import { defaultSandboxUrl } from './sandbox-defaults.js';
 import { SANDBOX_DEFAULT_KEY, isLoopbackHost, keyMode, redactKey, type KeyMode } from '../contract/keys.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { BUILT_IN_PROFILE, readConfig, type StoredProfile } from './profiles.js';
@@ -41,7 +41,7 @@ export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, 
     // The built-in profile points at the sandbox this config folder started, else the default address.
     const state = readState(configDir);
     const running = state && isAlive(state.pid) ? state : null;
-    stored = { base_url: running?.url ?? DEFAULT_SANDBOX_URL, test_key: running?.api_key ?? SANDBOX_DEFAULT_KEY };
+    stored = { base_url: running?.url ?? defaultSandboxUrl(env), test_key: running?.api_key ?? SANDBOX_DEFAULT_KEY };
   } else {
     const found = config.profiles[profile];
     if (!found) {

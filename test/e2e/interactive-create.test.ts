@@ -4,6 +4,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freshConfigDir, ORC_BIN } from '../helpers/cli.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { TmuxSession } from '../helpers/tmux.js';
+import { needTool } from '../helpers/tools.js';
+
+const withTmux = needTool('tmux', `the terminal tests in ${import.meta.filename.split('/').pop()}`);
 
 let sb: TestSandbox;
 beforeAll(async () => {
@@ -11,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => sb.close());
 
-it('asks for the pitch, the audience and the monetization, then creates the run', async () => {
+it.runIf(withTmux)('asks for the pitch, the audience and the monetization, then creates the run', async () => {
   const term = TmuxSession.start([process.execPath, ORC_BIN, 'run', 'create'], { env: { ORC_BASE_URL: sb.url, ORC_CONFIG_DIR: freshConfigDir() } });
   try {
     await term.waitFor('Pitch: what is the app?');

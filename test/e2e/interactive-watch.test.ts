@@ -6,6 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshConfigDir, ORC_BIN } from '../helpers/cli.js';
 import { readSse, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { TmuxSession } from '../helpers/tmux.js';
+import { needTool } from '../helpers/tools.js';
+
+const withTmux = needTool('tmux', `the terminal tests in ${import.meta.filename.split('/').pop()}`);
 
 let sb: TestSandbox;
 beforeAll(async () => {
@@ -17,7 +20,7 @@ const orcIn = (args: string[], env: Record<string, string> = {}) =>
   TmuxSession.start([process.execPath, ORC_BIN, ...args], { env: { ORC_BASE_URL: sb.url, ORC_CONFIG_DIR: freshConfigDir(), ...env }, width: 110, height: 50 });
 const count = (screen: string, text: string) => screen.split(text).length - 1;
 
-describe('orc watch at a terminal', () => {
+describe.runIf(withTmux)('orc watch at a terminal', () => {
   it('approves idea by keystrokes, rejects brand with a note, approves the rest, and shows the scorecard', async () => {
     const term = orcIn(['run', 'create', '--pitch', 'A meditation timer', '--audience', 'busy parents', '--monetization', 'subscription', '--watch']);
     try {
@@ -94,7 +97,7 @@ describe('orc watch at a terminal', () => {
   }, 30_000);
 });
 
-describe('orc gate reject at a terminal', () => {
+describe.runIf(withTmux)('orc gate reject at a terminal', () => {
   it('takes the notes from $EDITOR, and refuses an empty note without sending anything', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'orc-editor-'));
     const writes = join(dir, 'writes-notes');

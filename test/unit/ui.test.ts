@@ -1,7 +1,7 @@
 // The output layer: what is a terminal, tables for people and pipes, JSON that cannot drive a terminal.
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { parseRetryAfter } from '../../src/api/client.js';
+import { parseRetryAfter } from '../../src/api/http.js';
 import { relativeTime } from '../../src/ui/format.js';
 import { IO } from '../../src/ui/io.js';
 import { renderTable } from '../../src/ui/table.js';

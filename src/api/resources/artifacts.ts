@@ -1,17 +1,21 @@
 // Artifacts: the manifest of a run, and one kind (inline JSON, or files behind signed URLs).
 import { Artifact, ArtifactManifest } from '../../contract/schemas.js';
-import type { ApiClient } from '../client.js';
-
-const enc = encodeURIComponent;
+import type { HttpClient } from '../http.js';
+import { path } from '../path.js';
 
 export class Artifacts {
-  constructor(private readonly client: ApiClient) {}
+  constructor(private readonly http: HttpClient) {}
 
   async manifest(runId: string) {
-    return (await this.client.request({ method: 'GET', path: `/v1/runs/${enc(runId)}/artifacts`, schema: ArtifactManifest })).data;
+    return (await this.http.json({ method: 'GET', target: path`/v1/runs/${runId}/artifacts`, schema: ArtifactManifest })).data;
   }
 
   retrieve(runId: string, kind: string) {
-    return this.client.request({ method: 'GET', path: `/v1/runs/${enc(runId)}/artifacts/${enc(kind)}`, schema: Artifact });
+    return this.http.json({ method: 'GET', target: path`/v1/runs/${runId}/artifacts/${kind}`, schema: Artifact });
+  }
+
+  /** One file behind its signed URL: no key, from byte `from` on. */
+  file(url: string, opts: { from?: number; signal?: AbortSignal; idleMs?: number } = {}) {
+    return this.http.download(url, opts);
   }
 }

@@ -1,12 +1,12 @@
-// The live event stream of a run (SSE), opened after a given event id so a reconnect resumes.
-import type { ApiClient, OpenStream } from '../client.js';
-
-const enc = encodeURIComponent;
+// The live event stream of a run (SSE), resumable after a given event id.
+import type { HttpClient } from '../http.js';
+import { path } from '../path.js';
+import { readEventStream, type StreamOptions } from '../sse.js';
 
 export class Events {
-  constructor(private readonly client: ApiClient) {}
+  constructor(private readonly http: HttpClient) {}
 
-  open(runId: string, { lastEventId, signal }: { lastEventId?: number; signal?: AbortSignal } = {}): Promise<OpenStream> {
-    return this.client.openStream(`/v1/runs/${enc(runId)}/events`, { headers: lastEventId ? { 'last-event-id': String(lastEventId) } : {}, ...(signal ? { signal } : {}) });
+  stream(runId: string, opts: Omit<StreamOptions, 'what' | 'resumeHint'>) {
+    return readEventStream(this.http, path`/v1/runs/${runId}/events`, { ...opts, what: `the event stream of ${runId}`, resumeHint: `The run goes on; watch again with \`orc watch ${runId}\`.` });
   }
 }

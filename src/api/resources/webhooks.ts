@@ -1,37 +1,36 @@
 // Webhooks: register, read, list, delete, and their deliveries.
 import { Deleted, Delivery, Webhook, WebhookWithSecret, pageOf, type WebhookCreateParams } from '../../contract/schemas.js';
-import type { ApiClient } from '../client.js';
-
-const enc = encodeURIComponent;
+import type { HttpClient } from '../http.js';
+import { path } from '../path.js';
 
 export class Webhooks {
-  constructor(private readonly client: ApiClient) {}
+  constructor(private readonly http: HttpClient) {}
 
   create(params: WebhookCreateParams) {
-    return this.client.request({ method: 'POST', path: '/v1/webhooks', body: params, schema: WebhookWithSecret });
+    return this.http.json({ method: 'POST', target: '/v1/webhooks', body: params, schema: WebhookWithSecret });
   }
 
   retrieve(id: string) {
-    return this.client.request({ method: 'GET', path: `/v1/webhooks/${enc(id)}`, schema: Webhook });
+    return this.http.json({ method: 'GET', target: path`/v1/webhooks/${id}`, schema: Webhook });
   }
 
   list(query: { limit?: number; cursor?: string } = {}) {
-    return this.client.request({ method: 'GET', path: '/v1/webhooks', query, schema: pageOf(Webhook) });
+    return this.http.json({ method: 'GET', target: '/v1/webhooks', query, schema: pageOf(Webhook) });
   }
 
   listAll() {
-    return this.client.paginate('/v1/webhooks', Webhook);
+    return this.http.paginate('/v1/webhooks', Webhook);
   }
 
   remove(id: string) {
-    return this.client.request({ method: 'DELETE', path: `/v1/webhooks/${enc(id)}`, schema: Deleted });
+    return this.http.json({ method: 'DELETE', target: path`/v1/webhooks/${id}`, schema: Deleted });
   }
 
   deliveries(id: string) {
-    return this.client.paginate(`/v1/webhooks/${enc(id)}/deliveries`, Delivery);
+    return this.http.paginate(path`/v1/webhooks/${id}/deliveries`, Delivery);
   }
 
   redeliver(id: string, deliveryId: string) {
-    return this.client.request({ method: 'POST', path: `/v1/webhooks/${enc(id)}/deliveries/${enc(deliveryId)}:redeliver`, schema: Delivery });
+    return this.http.json({ method: 'POST', target: path`/v1/webhooks/${id}/deliveries/${deliveryId}` + ':redeliver', schema: Delivery });
   }
 }

@@ -1,16 +1,13 @@
-// `orc completion <shell>`: the completion script for bash, zsh or fish, on stdout.
-import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
-import { COMMANDS, GLOBAL_OPTIONS } from '../index.js';
-import { bashScript, fishScript, zshScript } from './scripts.js';
+// `orc completion <shell>`.
+import { arg, command, handled } from '../spec.js';
 
-const SCRIPTS = { bash: bashScript, zsh: zshScript, fish: fishScript } as const;
+export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
-export default async function completion(ctx: Context, [shell]: string[]): Promise<number> {
-  const make = SCRIPTS[shell as keyof typeof SCRIPTS];
-  if (!make) throw new UsageError(`<shell> must be bash, zsh or fish, not ${JSON.stringify(shell)}`);
-  const script = make(COMMANDS, GLOBAL_OPTIONS);
-  if (ctx.io.json) ctx.io.writeJson({ shell, script });
-  else ctx.io.streams.stdout.write(script);
-  return 0;
-}
+export const completion = command({
+  name: 'completion',
+  summary: 'Print the shell completion script for bash, zsh or fish',
+  args: [arg.word('shell', { complete: SHELLS })],
+  examples: ['source <(orc completion bash)          # in ~/.bashrc', 'orc completion zsh > "${fpath[1]}/_orc"  # then restart zsh', 'orc completion fish > ~/.config/fish/completions/orc.fish'],
+});
+
+export default handled(completion, () => import('./print.js'));

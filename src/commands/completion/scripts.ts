@@ -1,7 +1,7 @@
 // Shell completion scripts for bash, zsh and fish, generated from the command table, so they always know
 // the commands and flags orc has. They complete commands, subcommands, flags, and the values of flags that
 // take one of a few (--on-gate, --monetization, --status…) or a file.
-import type { CommandSpec, OptionSpec } from '../types.js';
+import { longName, type CommandSpec, type FlagSpec } from '../spec.js';
 
 interface Flag {
   long: string;
@@ -19,31 +19,39 @@ interface Level {
   flags: Flag[];
 }
 
-function flagOf(o: OptionSpec): Flag {
-  const long = /--[\w-]+/.exec(o.flags)![0];
-  const short = /(^|[\s,])(-\w)\b/.exec(o.flags)?.[2];
-  return { long, ...(short ? { short } : {}), takesValue: /[<[]/.test(o.flags), choices: o.choices ?? [], files: o.files ?? false, description: o.description };
+function flagOf(key: string, spec: FlagSpec): Flag {
+  const choices = Array.isArray(spec.complete) ? spec.complete : spec.type === 'choice' || spec.type === 'list' ? spec.choices : [];
+  return {
+    long: longName(key, spec),
+    ...(spec.short ? { short: `-${spec.short}` } : {}),
+    takesValue: spec.type !== 'bool',
+    choices,
+    files: spec.complete === 'files',
+    description: spec.description,
+  };
 }
 
-export function completionModel(commands: CommandSpec[], globals: OptionSpec[]): { levels: Level[]; flags: Flag[] } {
+const flagsOf = (flags: Record<string, FlagSpec> | undefined) => Object.entries(flags ?? {}).filter(([, s]) => !s.hidden).map(([k, s]) => flagOf(k, s));
+
+export function completionModel(commands: readonly CommandSpec[], globals: Record<string, FlagSpec>): { levels: Level[]; flags: Flag[] } {
   const levels: Level[] = [];
   const all = new Map<string, Flag>();
-  const globalFlags = globals.map(flagOf);
+  const globalFlags = flagsOf(globals);
   const help: Flag = { long: '--help', short: '-h', takesValue: false, choices: [], files: false, description: 'show help' };
-  const visit = (path: string, specs: CommandSpec[] | undefined, options: OptionSpec[]) => {
-    const flags = [...options.filter((o) => !o.hidden).map(flagOf), ...globalFlags, help];
+  const visit = (path: string, specs: readonly CommandSpec[] | undefined, own: Flag[]) => {
+    const flags = [...own, ...globalFlags, help];
     for (const f of flags) all.set(f.long, f);
     levels.push({ path, subcommands: (specs ?? []).map((c) => ({ name: c.name, summary: c.summary })), flags });
-    for (const c of specs ?? []) visit(path ? `${path} ${c.name}` : c.name, c.subcommands, c.options ?? []);
+    for (const c of specs ?? []) visit(path ? `${path} ${c.name}` : c.name, c.subcommands, flagsOf(c.flags));
   };
-  visit('', commands, [{ flags: '-V, --version', description: 'print the version' }]);
+  visit('', commands, [{ long: '--version', short: '-V', takesValue: false, choices: [], files: false, description: 'print the version' }]);
   return { levels, flags: [...all.values()] };
 }
 
 const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 const words = (xs: string[]) => xs.join(' ');
 
-export function bashScript(commands: CommandSpec[], globals: OptionSpec[]): string {
+export function bashScript(commands: readonly CommandSpec[], globals: Record<string, FlagSpec>): string {
   const { levels, flags } = completionModel(commands, globals);
   const valued = flags.filter((f) => f.takesValue);
   const paths = levels.filter((l) => l.path).map((l) => `${sq(l.path)}`).join('|');
@@ -77,7 +85,7 @@ complete -F _orc orc
 `;
 }
 
-export function zshScript(commands: CommandSpec[], globals: OptionSpec[]): string {
+export function zshScript(commands: readonly CommandSpec[], globals: Record<string, FlagSpec>): string {
   const { levels, flags } = completionModel(commands, globals);
   const valued = flags.filter((f) => f.takesValue);
   const paths = levels.filter((l) => l.path).map((l) => `${sq(l.path)}`).join('|');
@@ -112,7 +120,7 @@ if [[ \${funcstack[1]} == _orc ]]; then _orc "$@"; else compdef _orc orc; fi
 `;
 }
 
-export function fishScript(commands: CommandSpec[], globals: OptionSpec[]): string {
+export function fishScript(commands: readonly CommandSpec[], globals: Record<string, FlagSpec>): string {
   const { levels } = completionModel(commands, globals);
   const valuedAll = completionModel(commands, globals).flags.filter((f) => f.takesValue);
   const lines: string[] = [

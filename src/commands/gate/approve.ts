@@ -1,7 +1,9 @@
 // `orc gate approve <run> <gate>`
 import type { Context } from '../../context.js';
-import { decide, type DecideFlags } from './decide.js';
+import type { ArgsOf, FlagsOf } from '../spec.js';
+import type { approve as spec } from './command.js';
+import { decide } from './decide.js';
 
-export default function approve(ctx: Context, [run, gate]: string[], flags: DecideFlags): Promise<number> {
-  return decide(ctx, run!, gate!, 'approve', flags);
+export default function approve(ctx: Context, [run, gate]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
+  return decide(ctx, run, gate, 'approve', flags);
 }

@@ -1,6 +1,7 @@
 // `orc gate approve|reject <run> <gate>`: one decision. A gate that is not pending is exit 3 with its actual state.
 import { ApiError } from '../../api/errors.js';
 import type { Api } from '../../api/index.js';
+import { TERMINAL_STATUSES } from '../../contract/events.js';
 import type { Context } from '../../context.js';
 import { RetoldError } from '../../errors.js';
 import { orDash } from '../../ui/format.js';
@@ -32,6 +33,12 @@ export async function decide(ctx: Context, runId: string, gate: string, decision
 export async function explainNotPending(api: Api, runId: string, gate: string, err: unknown): Promise<unknown> {
   if (!(err instanceof ApiError)) return err;
   if (err.code === 'unknown_gate') return new RetoldError(`<gate>: ${err.message}`, err.exitCode, err.hint);
+  if (err.code === 'run_not_active' || err.code === 'gate_not_pending') {
+    // A run that has ended has no gate to decide, whatever state its gates were left in: say that first.
+    const run = await api.runs.retrieve(runId).catch(() => null);
+    if (run && TERMINAL_STATUSES.has(run.status))
+      return new RetoldError(`run ${runId} is ${sanitizeLine(run.status)}; its gates can no longer be decided`, err.exitCode, err.hint);
+  }
   if (err.code !== 'gate_not_pending') return err;
   const actual = (await api.gates.list(runId).catch(() => [])).find((g) => g.name === gate);
   if (!actual) return err;

@@ -1,20 +1,22 @@
 // `orc gate list <run>`: the three gates, their state, when decided, and the notes.
+import type { Gate } from '../../contract/schemas.js';
 import type { Context } from '../../context.js';
 import { orDash, relativeTime } from '../../ui/format.js';
-import { loadStyle } from '../../ui/style.js';
-import { renderTable } from '../../ui/table.js';
+import { printList } from '../../ui/list.js';
+import type { ArgsOf } from '../spec.js';
+import type { list as spec } from './command.js';
 
-export default async function list(ctx: Context, [runId]: string[]): Promise<number> {
+export default async function list(ctx: Context, [runId]: ArgsOf<typeof spec>): Promise<number> {
   const api = await ctx.api();
-  const gates = await api.gates.list(runId!);
-  if (ctx.io.json) {
-    ctx.io.writeJson(gates);
-    return 0;
-  }
-  const tty = ctx.io.stdoutIsTTY;
-  const style = await loadStyle(ctx.io);
-  const rows = gates.map((g) => [g.name, g.state, g.decided_at ? (tty ? relativeTime(g.decided_at) : g.decided_at) : '—', orDash(g.notes)]);
-  for (const line of renderTable([{ header: 'GATE' }, { header: 'STATE' }, { header: 'DECIDED' }, { header: 'NOTES', flexible: true }], rows, { tty, width: ctx.io.columns, paint: (_r, c, t) => (c === 1 ? style.status(t) : t) }))
-    ctx.io.out(line);
+  await printList<Gate>(ctx.io, {
+    items: await api.gates.list(runId),
+    empty: `Run ${runId} has no gates.`,
+    columns: [
+      { header: 'GATE', cell: (g) => g.name },
+      { header: 'STATE', cell: (g) => g.state, status: true },
+      { header: 'DECIDED', cell: (g, tty) => (g.decided_at ? (tty ? relativeTime(g.decided_at, ctx.clock.now()) : g.decided_at) : '—') },
+      { header: 'NOTES', flexible: true, cell: (g) => orDash(g.notes) },
+    ],
+  });
   return 0;
 }

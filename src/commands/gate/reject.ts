@@ -1,7 +1,9 @@
 // `orc gate reject <run> <gate>`
 import type { Context } from '../../context.js';
-import { decide, type DecideFlags } from './decide.js';
+import type { ArgsOf, FlagsOf } from '../spec.js';
+import type { reject as spec } from './command.js';
+import { decide } from './decide.js';
 
-export default function reject(ctx: Context, [run, gate]: string[], flags: DecideFlags): Promise<number> {
-  return decide(ctx, run!, gate!, 'reject', flags);
+export default function reject(ctx: Context, [run, gate]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
+  return decide(ctx, run, gate, 'reject', flags);
 }

@@ -6,9 +6,11 @@ import { keychainDelete, keychainSet, liveKeyAccount } from '../../config/keycha
 import { BUILT_IN_PROFILE, configFile, readConfig, updateConfig, validProfileName, type StoredProfile } from '../../config/profiles.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import type { ArgsOf, FlagsOf } from '../spec.js';
+import type { add as spec } from './command.js';
 import { profileViews } from './view.js';
 
-export default async function add(ctx: Context, [name]: string[], flags: { baseUrl?: string; withKey?: boolean }): Promise<number> {
+export default async function add(ctx: Context, [name]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
   if (!validProfileName(name!)) throw new UsageError(`profile name ${JSON.stringify(name)}: use letters, digits, '.', '_' or '-' (up to 40)`);
   if (name === BUILT_IN_PROFILE) throw new UsageError(`"${BUILT_IN_PROFILE}" is the built-in profile of the local sandbox; choose another name`);
   const existing = readConfig(ctx.configDir).profiles[name!];
@@ -63,7 +65,7 @@ export default async function add(ctx: Context, [name]: string[], flags: { baseU
   });
   if (keys.live && liveIn === 'file') await keychainDelete(liveKeyAccount(name!));
 
-  const view = (await profileViews(config, false, ctx.configDir)).find((v) => v.name === name)!;
+  const view = (await profileViews(config, false, ctx.configDir, ctx.env)).find((v) => v.name === name)!;
   if (ctx.io.json) ctx.io.writeJson(view);
   else {
     ctx.io.info(`${existing ? 'Updated' : 'Saved'} profile ${name} (${baseUrl})${becameActive ? '; it is now the active profile' : ''}.`);

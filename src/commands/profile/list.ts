@@ -6,7 +6,7 @@ import { renderTable } from '../../ui/table.js';
 import { profileViews } from './view.js';
 
 export default async function list(ctx: Context): Promise<number> {
-  const views = await profileViews(readConfig(ctx.configDir), false, ctx.configDir);
+  const views = await profileViews(readConfig(ctx.configDir), false, ctx.configDir, ctx.env);
   if (ctx.io.json) {
     ctx.io.writeJson(views);
     return 0;

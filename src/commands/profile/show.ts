@@ -8,7 +8,7 @@ import { profileViews } from './view.js';
 export default async function show(ctx: Context, [name]: string[]): Promise<number> {
   const config = readConfig(ctx.configDir);
   const wanted = name ?? ctx.flags.profile ?? ctx.env.ORC_PROFILE ?? config.active_profile ?? 'sandbox';
-  const view = (await profileViews(config, true, ctx.configDir)).find((v) => v.name === wanted);
+  const view = (await profileViews(config, true, ctx.configDir, ctx.env)).find((v) => v.name === wanted);
   if (!view) throw new ConfigError(`no profile named ${JSON.stringify(wanted)}`, 'See `orc profile list`.');
   if (ctx.io.json) {
     ctx.io.writeJson({ ...view, config_file: configFile(ctx.configDir) });

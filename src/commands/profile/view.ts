@@ -1,6 +1,6 @@
 // A profile as shown: keys redacted, and where each one lives.
 import { SANDBOX_DEFAULT_KEY, redactKey } from '../../contract/keys.js';
-import { DEFAULT_SANDBOX_URL } from '../../config/sandbox-defaults.js';
+import { defaultSandboxUrl } from '../../config/sandbox-defaults.js';
 import { keychainGet, liveKeyAccount } from '../../config/keychain.js';
 import { BUILT_IN_PROFILE, type ConfigFile } from '../../config/profiles.js';
 import { isAlive, readState } from '../../config/sandbox-state.js';
@@ -16,14 +16,14 @@ export interface ProfileView {
   live_key_in: 'keychain' | 'config file' | null;
 }
 
-export async function profileViews(config: ConfigFile, readKeychain: boolean, configDir: string): Promise<ProfileView[]> {
+export async function profileViews(config: ConfigFile, readKeychain: boolean, configDir: string, env: NodeJS.ProcessEnv): Promise<ProfileView[]> {
   const active = config.active_profile ?? BUILT_IN_PROFILE;
   const views: ProfileView[] = [];
   if (!config.profiles[BUILT_IN_PROFILE]) {
     // As resolveTarget sees it: the sandbox this config folder started, else the default address.
     const state = readState(configDir);
     const running = state && isAlive(state.pid) ? state : null;
-    views.push({ name: BUILT_IN_PROFILE, active: active === BUILT_IN_PROFILE, built_in: true, base_url: running?.url ?? DEFAULT_SANDBOX_URL, test_key: redactKey(running?.api_key ?? SANDBOX_DEFAULT_KEY), test_key_in: 'built-in', live_key: null, live_key_in: null });
+    views.push({ name: BUILT_IN_PROFILE, active: active === BUILT_IN_PROFILE, built_in: true, base_url: running?.url ?? defaultSandboxUrl(env), test_key: redactKey(running?.api_key ?? SANDBOX_DEFAULT_KEY), test_key_in: 'built-in', live_key: null, live_key_in: null });
   }
   for (const [name, p] of Object.entries(config.profiles)) {
     let live: string | null = null;

@@ -1,9 +1,11 @@
 // `orc run cancel <id>`: asks first when it is a live run and someone is there to ask.
 import type { Context } from '../../context.js';
 import { InterruptedError, UsageError } from '../../errors.js';
+import type { ArgsOf, FlagsOf } from '../spec.js';
+import type { cancel as spec } from './command.js';
 import { printRun } from './show.js';
 
-export default async function cancel(ctx: Context, [id]: string[], flags: { yes?: boolean }): Promise<number> {
+export default async function cancel(ctx: Context, [id]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
   const target = await ctx.target();
   if (target.mode === 'live' && !flags.yes) {
     if (!ctx.io.canPrompt) throw new UsageError(`canceling live run ${id} needs --yes when no one can be asked`);
@@ -11,7 +13,7 @@ export default async function cancel(ctx: Context, [id]: string[], flags: { yes?
     if (!sure) throw new InterruptedError(`not canceled: ${id} goes on`);
   }
   const api = await ctx.api();
-  const run = await api.runs.cancel(id!);
+  const run = await api.runs.cancel(id);
   await printRun(ctx, run);
   return 0;
 }

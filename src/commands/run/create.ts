@@ -5,18 +5,11 @@ import { useEnglishMessages } from '../../contract/messages.js';
 import { REPO_URL, RunCreateParams } from '../../contract/schemas.js';
 import type { Context } from '../../context.js';
 import { RetoldError, UsageError } from '../../errors.js';
-import type { FollowFlags } from '../watch/follow.js';
+import type { FlagsOf } from '../spec.js';
+import type { create as spec } from './command.js';
 import { printRun } from './show.js';
 
-export interface CreateFlags extends FollowFlags {
-  watch?: boolean;
-  mode?: string;
-  pitch?: string;
-  audience?: string;
-  monetization?: string;
-  source?: string;
-  idempotencyKey?: string;
-}
+export type CreateFlags = FlagsOf<typeof spec>;
 
 /** Which flag sets each field of the request, so an error about a field can name the flag. */
 export const FLAG_FOR_FIELD: Record<string, string> = {
@@ -32,7 +25,7 @@ export function flagForField(field: string): string | undefined {
   return FLAG_FOR_FIELD[field] ?? (field.startsWith('source.') ? '--source' : undefined);
 }
 
-export default async function create(ctx: Context, _args: string[], flags: CreateFlags): Promise<number> {
+export default async function create(ctx: Context, _args: [], flags: CreateFlags): Promise<number> {
   const watching = flags.watch || flags.onGate !== undefined || flags.approve !== undefined || flags.untilGate;
   // The watch flags are checked before anything is created: a bad one must not leave a run behind.
   const followModule = watching ? await import('../watch/follow.js') : null;
@@ -48,23 +41,24 @@ export default async function create(ctx: Context, _args: string[], flags: Creat
     if (flag) throw new RetoldError(`${e.field} (${flag}): ${e.message}`, e.exitCode, e.hint);
     throw err;
   }
+  // A replayed create (the same Idempotency-Key as an earlier one) made nothing new: say so, not "Created".
+  const what = run.replayed ? `${run.id} already existed (created earlier with the same idempotency key; nothing new was made)` : `Created ${run.id}`;
   if (followModule) {
     // Under --json the stream of events is the output (every envelope carries run_id).
-    if (!ctx.io.json) ctx.io.info(`Created ${run.id}; watching it (Ctrl-C stops watching, the run goes on).`);
+    if (!ctx.io.json) ctx.io.info(`${what}; watching it (Ctrl-C stops watching, the run goes on).`);
     return followModule.follow(ctx, run.id, flags);
   }
   await printRun(ctx, run);
-  if (!ctx.io.json) ctx.io.info(`Created ${run.id}. Follow it with \`orc watch ${run.id}\`, or \`orc run get ${run.id}\`.`);
+  if (!ctx.io.json) ctx.io.info(`${what}. Follow it with \`orc watch ${run.id}\`, or \`orc run get ${run.id}\`.`);
   return 0;
 }
 
 export async function buildParams(ctx: Context, flags: CreateFlags): Promise<RunCreateParams> {
   const mode = flags.mode ?? (flags.source !== undefined ? 'ship' : 'idea');
-  if (mode !== 'idea' && mode !== 'ship') throw new UsageError(`--mode must be idea or ship, not ${JSON.stringify(mode)}`);
   let params: unknown;
   if (mode === 'idea') {
     if (flags.source !== undefined) throw new UsageError('--source is for ship mode; an idea run takes --pitch, --audience and --monetization');
-    const idea = { pitch: flags.pitch, audience: flags.audience, monetization: flags.monetization };
+    const idea: { pitch?: string | undefined; audience?: string | undefined; monetization?: string | undefined } = { pitch: flags.pitch, audience: flags.audience, monetization: flags.monetization };
     const missing = (['pitch', 'audience', 'monetization'] as const).filter((k) => !idea[k]?.trim());
     if (missing.length && !ctx.io.canPrompt)
       throw new UsageError(`missing ${missing.map((k) => `--${k}`).join(', ')}: an idea run needs a pitch, an audience and a monetization`, `Monetization is one of ${MONETIZATION_VALUES.join(', ')}.`);

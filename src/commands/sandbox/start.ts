@@ -1,67 +1,48 @@
 // `orc sandbox start`: the local service in the foreground, or in the background with --detach.
-import { spawn } from 'node:child_process';
-import { mkdirSync, openSync, closeSync, readFileSync, accessSync, constants } from 'node:fs';
+import { accessSync, constants, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { spawnDetached } from '../../config/sandbox-launcher.js';
+import { liveSandbox, logPath, removeState, writeState } from '../../config/sandbox-state.js';
+import { SANDBOX_DEFAULT_KEY, isLoopbackHost, redactKey } from '../../contract/keys.js';
 import type { Context } from '../../context.js';
 import { EnvironmentError, UsageError } from '../../errors.js';
-import { isLoopbackHost } from '../../contract/keys.js';
 import type { SandboxOptions } from '../../sandbox/server.js';
-import { liveSandbox, logPath, removeState, writeState } from '../../config/sandbox-state.js';
+import type { FlagsOf } from '../spec.js';
+import type { start as spec } from './command.js';
 
-interface StartFlags {
-  host: string;
-  port: string;
-  apiKey: string;
-  stageMs: string;
-  signedUrlTtl: string;
-  retryBaseMs: string;
-  rateLimit: string;
-  seed: string;
-  keepaliveMs: string;
-  dataDir?: string;
-  memory?: boolean;
-  detach?: boolean;
-  json?: boolean;
-}
+type StartFlags = FlagsOf<typeof spec>;
 
-function intFlag(flag: string, value: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  const n = Number(value);
-  if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max)
-    throw new UsageError(`${flag} must be a whole number from ${min} to ${max === Number.MAX_SAFE_INTEGER ? 'up' : max}, not ${JSON.stringify(value)}`);
-  return n;
-}
-
-/** Checks every flag before anything starts, naming the flag at fault. */
-export function parseStartFlags(flags: StartFlags, configDir: string): Omit<SandboxOptions, 'version'> & { dataDir: string | null } {
-  if (!/^sk_test_[A-Za-z0-9_]{4,}$/.test(flags.apiKey))
-    throw new UsageError(
-      flags.apiKey.startsWith('sk_live_') ? '--api-key: the sandbox takes a test key (sk_test_…), never a live key' : '--api-key must look like sk_test_<letters, digits or _>',
-    );
+/** Checks what the flag kinds cannot, before anything starts, naming the flag at fault. */
+export function sandboxOptions(flags: StartFlags, configDir: string, env: NodeJS.ProcessEnv): Omit<SandboxOptions, 'version'> & { dataDir: string | null } {
+  const apiKey = flags.apiKey ?? env.ORC_SANDBOX_API_KEY ?? SANDBOX_DEFAULT_KEY;
+  const from = flags.apiKey !== undefined ? '--api-key' : env.ORC_SANDBOX_API_KEY !== undefined ? 'ORC_SANDBOX_API_KEY' : 'the default key';
+  if (!/^sk_test_[A-Za-z0-9_]{4,}$/.test(apiKey))
+    throw new UsageError(apiKey.startsWith('sk_live_') ? `${from}: the sandbox takes a test key (sk_test_…), never a live key` : `${from} must look like sk_test_<letters, digits or _>`);
   if (flags.memory && flags.dataDir) throw new UsageError('--memory and --data-dir do not go together: --memory keeps nothing on disk');
   const host = flags.host.trim();
   if (!host) throw new UsageError('--host must not be empty');
   const dataDir = flags.memory ? null : resolve(flags.dataDir ?? join(configDir, 'sandbox'));
   return {
     host,
-    port: intFlag('--port', flags.port, 0, 65535),
-    apiKey: flags.apiKey,
-    stageMs: intFlag('--stage-ms', flags.stageMs, 1),
-    signedUrlTtl: intFlag('--signed-url-ttl', flags.signedUrlTtl, 1),
-    retryBaseMs: intFlag('--retry-base-ms', flags.retryBaseMs, 1),
-    rateLimit: intFlag('--rate-limit', flags.rateLimit, 0),
-    seed: intFlag('--seed', flags.seed, 0),
-    keepAliveMs: intFlag('--keepalive-ms', flags.keepaliveMs, 10),
+    port: flags.port,
+    apiKey,
+    stageMs: flags.stageMs,
+    signedUrlTtl: flags.signedUrlTtl,
+    retryBaseMs: flags.retryBaseMs,
+    rateLimit: flags.rateLimit,
+    seed: flags.seed,
+    keepAliveMs: flags.keepaliveMs,
     dataDir,
     dataPath: dataDir ? join(dataDir, 'sandbox.db') : ':memory:',
   };
 }
 
-export default async function start(ctx: Context, _args: string[], flags: StartFlags): Promise<number> {
-  const opts = parseStartFlags(flags, ctx.configDir);
+export default async function start(ctx: Context, _args: [], flags: StartFlags): Promise<number> {
+  const opts = sandboxOptions(flags, ctx.configDir, ctx.env);
   if (!isLoopbackHost(opts.host))
     ctx.io.warn(`listening on ${opts.host}, not loopback: anyone who can reach this address can use the sandbox with its test key`);
   if (opts.dataDir) prepareDataDir(opts.dataDir);
-  if (flags.detach) return detach(ctx, flags);
+  if (flags.detach) return detach(ctx, flags, opts.apiKey);
 
   const { startSandbox } = await import('../../sandbox/server.js');
   let sandbox;
@@ -84,11 +65,12 @@ export default async function start(ctx: Context, _args: string[], flags: StartF
   // Record this sandbox for `status` and `stop`, unless another one already holds the record.
   const recorded = !others;
   if (recorded)
-    writeState(ctx.configDir, { pid: process.pid, url: sandbox.url, data: opts.dataPath, log: process.send ? logPath(ctx.configDir) : null, started_at: new Date().toISOString(), detached: Boolean(process.send), api_key: opts.apiKey });
+    writeState(ctx.configDir, { pid: process.pid, url: sandbox.url, data: opts.dataPath, log: process.send ? logPath(ctx.configDir) : null, started_at: new Date(ctx.clock.now()).toISOString(), detached: Boolean(process.send), api_key: opts.apiKey });
   // The one line a script waits for (CONTRACT.md); under --json, one JSON line instead.
   if (ctx.io.json) ctx.io.streams.stdout.write(ctx.io.jsonLine({ listening: true, url: sandbox.url, pid: process.pid, data: opts.dataPath }));
   else ctx.io.out(`listening on ${sandbox.url}`);
-  ctx.io.info(`test key ${opts.apiKey} · ${opts.dataDir ? `data in ${opts.dataPath}` : 'in memory'} · stage ${opts.stageMs} ms · Ctrl-C to stop`);
+  // The key is shown redacted here and in the log: the log is a file others may be shown.
+  ctx.io.info(`test key ${redactKey(opts.apiKey)} · ${opts.dataDir ? `data in ${opts.dataPath}` : 'in memory'} · stage ${opts.stageMs} ms · Ctrl-C to stop`);
   process.send?.({ type: 'listening', url: sandbox.url });
 
   await stopped;
@@ -119,52 +101,27 @@ function explainStartError(err: unknown, opts: { host: string; port: number; dat
 }
 
 /** Starts the same command in the background and returns once it listens (or says why it could not). */
-async function detach(ctx: Context, flags: StartFlags): Promise<number> {
+async function detach(ctx: Context, flags: StartFlags, apiKey: string): Promise<number> {
   const running = await liveSandbox(ctx.configDir);
   if (running) throw new EnvironmentError(`a sandbox is already running at ${running.url} (pid ${running.pid})`, 'Stop it with `orc sandbox stop`, or use it as it is.');
-  const url = await spawnDetached(ctx, flags);
+  const url = await spawnDetached(
+    { configDir: ctx.configDir, env: ctx.env, launcher: ctx.launcher },
+    {
+      host: flags.host,
+      port: String(flags.port),
+      apiKey,
+      stageMs: String(flags.stageMs),
+      signedUrlTtl: String(flags.signedUrlTtl),
+      retryBaseMs: String(flags.retryBaseMs),
+      rateLimit: String(flags.rateLimit),
+      seed: String(flags.seed),
+      keepaliveMs: String(flags.keepaliveMs),
+      ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
+      ...(flags.memory ? { memory: true } : {}),
+    },
+  );
   if (ctx.io.json) ctx.io.writeJson({ listening: true, url, detached: true, log: logPath(ctx.configDir) });
   else ctx.io.out(`listening on ${url}`);
   ctx.io.info(`sandbox running in the background; log: ${logPath(ctx.configDir)}; stop it with \`orc sandbox stop\``);
   return 0;
-}
-
-export async function spawnDetached(ctx: Context, flags: Partial<StartFlags>): Promise<string> {
-  mkdirSync(ctx.configDir, { recursive: true, mode: 0o700 });
-  const log = logPath(ctx.configDir);
-  const fd = openSync(log, 'a', 0o600);
-  const args = [ctx.launcher, 'sandbox', 'start'];
-  const forward: Array<[keyof StartFlags, string]> = [
-    ['host', '--host'], ['port', '--port'], ['apiKey', '--api-key'], ['stageMs', '--stage-ms'], ['signedUrlTtl', '--signed-url-ttl'],
-    ['retryBaseMs', '--retry-base-ms'], ['rateLimit', '--rate-limit'], ['seed', '--seed'], ['keepaliveMs', '--keepalive-ms'], ['dataDir', '--data-dir'],
-  ];
-  for (const [key, flag] of forward) if (typeof flags[key] === 'string') args.push(flag, flags[key] as string);
-  if (flags.memory) args.push('--memory');
-  const start = readFileSync(log).length;
-  const child = spawn(process.execPath, [...process.execArgv, ...args], {
-    detached: true,
-    stdio: ['ignore', fd, fd, 'ipc'],
-    env: { ...ctx.env, ORC_CONFIG_DIR: ctx.configDir },
-  });
-  closeSync(fd);
-  try {
-    return await new Promise<string>((resolveUrl, reject) => {
-      const timer = setTimeout(() => reject(new EnvironmentError(`the sandbox did not start within 15 s; see ${log}`)), 15_000);
-      child.once('message', (m: { type?: string; url?: string }) => {
-        if (m?.type === 'listening' && m.url) {
-          clearTimeout(timer);
-          resolveUrl(m.url);
-        }
-      });
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        const said = readFileSync(log, 'utf8').slice(start).trim().split('\n').filter(Boolean);
-        const why = said.filter((l) => l.startsWith('orc:')).pop() ?? said.pop() ?? `exit code ${code}`;
-        reject(new EnvironmentError(`the sandbox could not start: ${why.replace(/^orc: /, '')}`, `Log: ${log}`));
-      });
-    });
-  } finally {
-    if (child.connected) child.disconnect();
-    child.unref();
-  }
 }

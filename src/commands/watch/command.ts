@@ -1,7 +1,13 @@
 // `orc watch <run>`: the live view of a run, with its gates decided right there.
-import type { Context } from '../../context.js';
-import { follow, type FollowFlags } from './follow.js';
+import { arg, command, handled } from '../spec.js';
+import { FOLLOW_FLAGS } from './flags.js';
 
-export default function watch(ctx: Context, [runId]: string[], flags: FollowFlags): Promise<number> {
-  return follow(ctx, runId!, flags);
-}
+export const watch = command({
+  name: 'watch',
+  summary: 'Watch a run live, deciding its gates as they open',
+  args: [arg.id('run')],
+  flags: FOLLOW_FLAGS,
+  examples: ['orc watch run_8fJ2kQ', 'orc watch run_8fJ2kQ --approve idea,brand,final --json', 'orc watch run_8fJ2kQ --until-gate --json | tail -n 1'],
+});
+
+export default handled(watch, () => import('./watch.js'));

@@ -3,37 +3,26 @@
 // 6 a gate pending with no one to ask, 1 the stream lost for good, 130 Ctrl-C.
 import { ApiError } from '../../api/errors.js';
 import { watchRun, type WatchEvent } from '../../api/watch.js';
-import { GATE_NAMES } from '../../contract/events.js';
 import type { Context } from '../../context.js';
 import { EXIT, UsageError } from '../../errors.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
 import { loadStyle } from '../../ui/style.js';
 import { describeEvent } from '../../ui/watch/describe.js';
 import type { WatchRenderer } from '../../ui/watch/types.js';
+import type { FlagValues } from '../spec.js';
+import type { FOLLOW_FLAGS } from './flags.js';
 import type { PromptOutcome } from './gate-prompt.js';
 
-export interface FollowFlags {
-  onGate?: string;
-  approve?: string;
-  untilGate?: boolean;
-  bell?: boolean;
-}
+export type FollowFlags = FlagValues<typeof FOLLOW_FLAGS>;
 
 type Policy = 'prompt' | 'wait' | 'exit';
 
+/** What the flag kinds cannot check alone: how the flags go together, and whether anyone can be asked. */
 export function parseFollowFlags(ctx: Context, flags: FollowFlags): { policy: Policy; approve: Set<string> } {
-  if (flags.onGate !== undefined && !['prompt', 'wait', 'exit'].includes(flags.onGate)) throw new UsageError(`--on-gate must be prompt, wait or exit, not ${JSON.stringify(flags.onGate)}`);
   if (flags.untilGate && flags.onGate && flags.onGate !== 'exit') throw new UsageError('--until-gate stops at the first pending gate; it does not go with --on-gate prompt or wait');
   const policy: Policy = flags.untilGate ? 'exit' : ((flags.onGate as Policy | undefined) ?? (ctx.io.canPrompt ? 'prompt' : 'wait'));
   if (policy === 'prompt' && !ctx.io.canPrompt) throw new UsageError('--on-gate prompt needs a terminal (and no --json, --no-input or CI); use wait or exit');
-  const approve = new Set(
-    (flags.approve ?? '')
-      .split(',')
-      .map((g) => g.trim())
-      .filter(Boolean),
-  );
-  for (const g of approve) if (!(GATE_NAMES as readonly string[]).includes(g)) throw new UsageError(`--approve: unknown gate ${JSON.stringify(g)}; gates are ${GATE_NAMES.join(', ')}`);
-  return { policy, approve };
+  return { policy, approve: new Set(flags.approve ?? []) };
 }
 
 /** The terminal view for a person at a terminal, else NDJSON (--json) or plain lines. */
@@ -46,6 +35,8 @@ async function makeRenderer(ctx: Context, drawn: boolean): Promise<WatchRenderer
 export async function follow(ctx: Context, runId: string, flags: FollowFlags): Promise<number> {
   const { policy, approve } = parseFollowFlags(ctx, flags);
   const api = await ctx.api();
+  // A watch lasts as long as the run: each request it makes gets the whole --timeout, not what is left.
+  api.http.deadlinePerRequest();
   // Whether the terminal view draws the run: it then shows the outcome itself, so stderr need not repeat it.
   const drawn = ctx.io.interactiveOutput && !ctx.io.json;
   const renderer = await makeRenderer(ctx, drawn);
@@ -75,9 +66,12 @@ export async function follow(ctx: Context, runId: string, flags: FollowFlags): P
     const run = await api.runs.retrieve(runId);
     if (run.gate_pending !== gate) return undefined;
     if (approve.has(gate)) {
+      const doubt = gate === 'final' ? await finalGateDoubt(api, runId) : null;
       try {
         await api.gates.approve(runId, gate);
         renderer.note(`approved gate ${gate} (--approve)`);
+        // Approved as asked, but not silently: a script's log should show what was waved through.
+        if (doubt) ctx.io.warn(`approved gate final of ${runId} although ${doubt}`);
       } catch (err) {
         if (!(err instanceof ApiError && err.code === 'gate_not_pending')) throw err;
         renderer.note(`gate ${gate} was decided elsewhere`);
@@ -152,14 +146,28 @@ export async function follow(ctx: Context, runId: string, flags: FollowFlags): P
       }
     }
     if (promptError) throw promptError;
-    renderer.finish();
+    // Ctrl-C: the last frame stays on screen, and the run goes on without us.
+    renderer.finish({ keepFrame: interrupted });
     if (stoppedAtGate) {
       ctx.io.info(`orc: stopped watching; gate ${stoppedAtGate} of ${runId} still awaits a decision`);
       return EXIT.gatePending;
     }
+    if (interrupted) ctx.io.info(`orc: stopped watching; ${runId} goes on. Watch it again with \`orc watch ${runId}\`.`);
     return interrupted ? EXIT.interrupted : EXIT.ok;
   } finally {
     process.off('SIGINT', onSigint);
     renderer.finish();
   }
+}
+
+/** Why approving the final gate deserves a second look (the scorecard did not pass, a pre-flight check
+ * failed), or null. The gate prompt and --approve both ask this. */
+export async function finalGateDoubt(api: Awaited<ReturnType<Context['api']>>, runId: string): Promise<string | null> {
+  const card = await api.runs.scorecard(runId).catch(() => null);
+  if (!card) return null;
+  const failed = card.preflight.checks.filter((c) => c.status === 'fail').map((c) => c.id);
+  if (!card.passed && failed.length) return `the scorecard did not pass (${card.score.score}/${card.score.total}) and pre-flight checks failed (${failed.join(', ')})`;
+  if (!card.passed) return `the scorecard did not pass (${card.score.score}/${card.score.total})`;
+  if (failed.length || !card.preflight.passed) return `pre-flight checks failed (${failed.join(', ') || 'pre-flight'})`;
+  return null;
 }

@@ -16,7 +16,8 @@ export class NdjsonRenderer implements WatchRenderer {
 
   handle(ev: WatchEvent): void {
     if (ev.kind === 'event' || ev.kind === 'log') {
-      this.pending.push(this.io.jsonLine(ev.kind === 'event' && ev.synthetic ? { ...ev.event, synthetic: true } : ev.event));
+      // The envelope as the service sent it: fields of a type orc did not expect are shown, not dropped.
+      this.pending.push(this.io.jsonLine(ev.raw ?? ev.event));
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => this.flush());

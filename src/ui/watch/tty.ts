@@ -149,14 +149,20 @@ export class TtyRenderer implements WatchRenderer {
     this.draw();
   }
 
-  finish(): void {
+  finish(opts: { keepFrame?: boolean } = {}): void {
     if (this.finished) return;
-    this.finished = true;
     clearInterval(this.ticker);
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.paused) this.resume();
     else this.draw();
+    this.finished = true;
+    if (opts.keepFrame) {
+      // Interrupted: the last frame is what the person was looking at; it stays, the cursor below it.
+      this.region = 0;
+      this.showCursor();
+      return;
+    }
     // Warnings and errors stay on screen after the run; the progress region does not.
     this.clear();
     if (this.notable.length) this.write(this.notable.map((n) => this.fit(this.paint(n))).join('\n') + '\n');

@@ -8,6 +8,6 @@ export interface WatchRenderer {
   /** Stop drawing while a prompt owns the terminal; resume() draws the current state again. */
   pause(): void;
   resume(): void;
-  /** Final drawing; restores the terminal. Safe to call twice. */
-  finish(): void;
+  /** Final drawing; restores the terminal. Safe to call twice. `keepFrame`: leave the live view on screen (Ctrl-C). */
+  finish(opts?: { keepFrame?: boolean }): void;
 }

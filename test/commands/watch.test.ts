@@ -1,7 +1,7 @@
 // `orc watch`, `orc run create --watch` and `orc gate …`, built, against a sandbox on port 0.
 import { describe, expect, it } from 'vitest';
 import { Event } from '../../src/contract/schemas.js';
-import { orc } from '../helpers/cli.js';
+import { runOrc as orc } from '../helpers/run.js';
 import { useProxiedSandbox } from '../helpers/proxied.js';
 import { driveToEnd, readSse, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 

@@ -2,7 +2,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { orc } from '../helpers/cli.js';
+import { runOrc as orc } from '../helpers/run.js';
 import { useProxiedSandbox } from '../helpers/proxied.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 

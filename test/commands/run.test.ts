@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Run } from '../../src/contract/schemas.js';
-import { freshConfigDir, orc } from '../helpers/cli.js';
+import { runOrc as orc } from '../helpers/run.js';
 import { driveToEnd, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
@@ -144,28 +144,6 @@ describe('orc run get, list, cancel', () => {
       expect(refused.stderr).toContain('run_not_active');
     } finally {
       await fast.close();
-    }
-  });
-});
-
-describe('with nothing configured', () => {
-  it('starts the local sandbox in the background, says so, and uses it', async () => {
-    const configDir = freshConfigDir();
-    const probe = await fetch('http://127.0.0.1:4010/healthz').then(() => true, () => false);
-    expect(probe, 'port 4010 must be free for this test').toBe(false);
-    try {
-      const r = await orc(['run', 'create', ...idea, '--json'], { configDir });
-      expect(r.exitCode, r.stderr).toBe(0);
-      expect(r.stderr).toContain('starting one in the background');
-      expect(r.stderr).toContain('http://127.0.0.1:4010');
-      const created = JSON.parse(r.stdout);
-      const again = await orc(['run', 'get', created.id, '--json'], { configDir });
-      expect(again.exitCode).toBe(0);
-      expect(again.stderr).toBe(''); // already running: nothing to say
-      const status = JSON.parse((await orc(['sandbox', 'status', '--json'], { configDir })).stdout);
-      expect(status).toMatchObject({ running: true, url: 'http://127.0.0.1:4010' });
-    } finally {
-      await orc(['sandbox', 'stop'], { configDir });
     }
   });
 });

@@ -1,0 +1,41 @@
+// `orc gate …`: the approval gates of a run, listed and decided.
+import { GATE_NAMES } from '../../contract/events.js';
+import { arg, command, flag, handled } from '../spec.js';
+
+const notesFlags = {
+  notes: flag.string('text', 'notes kept with the decision'),
+  notesFile: flag.string('file|-', 'the notes from a file, or - for stdin', { complete: 'files' }),
+} as const;
+
+export const list = command({
+  name: 'list',
+  summary: 'The three gates of a run: state, when decided, notes',
+  args: [arg.id('run')],
+  examples: ['orc gate list run_8fJ2kQ', 'orc gate list run_8fJ2kQ --json'],
+});
+
+export const approve = command({
+  name: 'approve',
+  summary: 'Approve a pending gate (idea, brand or final)',
+  args: [arg.id('run'), arg.id('gate', { complete: GATE_NAMES })],
+  flags: notesFlags,
+  examples: ['orc gate approve run_8fJ2kQ idea', 'orc gate approve run_8fJ2kQ final --notes "Ship it"'],
+});
+
+export const reject = command({
+  name: 'reject',
+  summary: 'Reject a pending gate with notes; the run goes back to rework',
+  args: [arg.id('run'), arg.id('gate', { complete: GATE_NAMES })],
+  flags: {
+    notes: flag.string('text', 'why, and what to change (required; at a terminal your editor opens without it)'),
+    notesFile: notesFlags.notesFile,
+  },
+  examples: ['orc gate reject run_8fJ2kQ brand --notes "Warmer palette, less corporate"', 'orc gate reject run_8fJ2kQ final --notes-file review.md'],
+});
+
+export default command({
+  name: 'gate',
+  summary: 'List and decide the approval gates of a run',
+  examples: ['orc gate list run_8fJ2kQ', 'orc gate approve run_8fJ2kQ idea', 'orc gate reject run_8fJ2kQ brand --notes "Warmer palette"'],
+  subcommands: [handled(list, () => import('./list.js')), handled(approve, () => import('./approve.js')), handled(reject, () => import('./reject.js'))],
+});

@@ -1,0 +1,62 @@
+// `orc run …`: create, get, list and cancel runs.
+import { MONETIZATION_VALUES, RUN_STATUSES } from '../../contract/events.js';
+import { FOLLOW_FLAGS } from '../watch/flags.js';
+import { LIST_FLAGS } from '../list-flags.js';
+import { arg, command, flag, handled } from '../spec.js';
+
+export const create = command({
+  name: 'create',
+  summary: 'Create a run from an idea, or from source (ship mode)',
+  flags: {
+    mode: flag.choice('mode', ['idea', 'ship'], 'idea or ship (default: ship with --source, else idea)'),
+    pitch: flag.string('text', 'idea mode: what the app is'),
+    audience: flag.string('text', 'idea mode: who it is for'),
+    monetization: flag.choice('model', MONETIZATION_VALUES, 'idea mode: free, paid, freemium, subscription, ads or in_app_purchases'),
+    source: flag.string('repo-url|spec.json|-', 'ship mode: a repository URL, an App Spec file, or - for either on stdin', { complete: 'files' }),
+    idempotencyKey: flag.string('key', 'your own key for this create (default: a new UUID, reused on every retry)'),
+    watch: flag.bool('then watch it, as `orc watch` does (its flags below apply)'),
+    ...FOLLOW_FLAGS,
+  },
+  examples: [
+    'orc run create --pitch "A habit tracker for runners" --audience runners --monetization freemium --watch',
+    'orc run create --source https://github.com/acme/trail-log.git --json',
+    'cat spec.json | orc run create --source -',
+  ],
+});
+
+export const get = command({
+  name: 'get',
+  summary: 'Show one run',
+  args: [arg.id('run')],
+  examples: ['orc run get run_8fJ2kQ', 'orc run get run_8fJ2kQ --json | jq -r .status'],
+});
+
+export const list = command({
+  name: 'list',
+  summary: 'List runs, newest first',
+  flags: {
+    status: flag.choice('status', RUN_STATUSES, 'only runs with this status'),
+    ...LIST_FLAGS,
+  },
+  examples: ['orc run list', 'orc run list --status awaiting_approval', 'orc run list --all --json | jq length'],
+});
+
+export const cancel = command({
+  name: 'cancel',
+  summary: 'Cancel a run (asks first for a live run at a terminal)',
+  args: [arg.id('run')],
+  flags: { yes: flag.bool('do not ask', { short: 'y' }) },
+  examples: ['orc run cancel run_8fJ2kQ', 'orc run cancel run_8fJ2kQ --live --yes'],
+});
+
+export default command({
+  name: 'run',
+  summary: 'Create, read, list and cancel runs',
+  examples: ['orc run create --pitch "A habit tracker" --audience runners --monetization freemium --watch', 'orc run list --status awaiting_approval', 'orc run get run_8fJ2kQ --json'],
+  subcommands: [
+    handled(create, () => import('./create.js')),
+    handled(get, () => import('./get.js')),
+    handled(list, () => import('./list.js')),
+    handled(cancel, () => import('./cancel.js')),
+  ],
+});

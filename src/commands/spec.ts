@@ -1,0 +1,214 @@
+// A command is plain data: name, help, positional arguments and flags, each flag with its kind (a
+// boolean, a string, a whole number in a range, one of a few values, a list of them, seconds, an id).
+// The kind is declared once, here: it decides how the value is checked (with an error naming the flag),
+// what type the handler receives (inferred, so renaming a flag breaks the build), and what shell
+// completion offers. Handlers are loaded only when their command runs.
+import { idProblem } from '../contract/ids.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+
+interface FlagBase {
+  description: string;
+  /** A one-letter alias: 'y' for -y. */
+  short?: string;
+  hidden?: boolean;
+  /** What completion offers for the value: words, or files. */
+  complete?: readonly string[] | 'files';
+}
+export interface BoolFlag extends FlagBase {
+  type: 'bool';
+  /** `--no-<name>`: on by default, the flag turns it off. */
+  negatable?: boolean;
+}
+export interface StringFlag extends FlagBase {
+  type: 'string';
+  value: string;
+  default?: string;
+}
+export interface IntFlag extends FlagBase {
+  type: 'int';
+  value: string;
+  min: number;
+  max?: number;
+  default?: number;
+}
+export interface ChoiceFlag<T extends string = string> extends FlagBase {
+  type: 'choice';
+  value: string;
+  choices: readonly T[];
+  default?: T;
+}
+export interface ListFlag<T extends string = string> extends FlagBase {
+  type: 'list';
+  value: string;
+  choices: readonly T[];
+}
+export interface SecondsFlag extends FlagBase {
+  type: 'seconds';
+  value: string;
+  min?: number;
+  default?: number;
+}
+export interface IdFlag extends FlagBase {
+  type: 'id';
+  value: string;
+}
+export type FlagSpec = BoolFlag | StringFlag | IntFlag | ChoiceFlag | ListFlag | SecondsFlag | IdFlag;
+export type Flags = Record<string, FlagSpec>;
+
+type Maybe<S, T> = S extends { default: unknown } ? T : T | undefined;
+export type FlagValue<S> = S extends BoolFlag
+  ? S extends { negatable: true }
+    ? boolean
+    : boolean | undefined
+  : S extends IntFlag
+    ? Maybe<S, number>
+    : S extends SecondsFlag
+      ? Maybe<S, number>
+      : S extends ChoiceFlag<infer T>
+        ? Maybe<S, T>
+        : S extends ListFlag<infer T>
+          ? T[] | undefined
+          : S extends StringFlag
+            ? Maybe<S, string>
+            : string | undefined;
+export type FlagValues<F> = { -readonly [K in keyof F]: FlagValue<F[K]> };
+
+export interface ArgSpec {
+  name: string;
+  /** An id that goes into a URL path: checked before anything is sent. */
+  kind: 'id' | 'word';
+  required: boolean;
+  complete?: readonly string[];
+}
+type ArgValue<A> = A extends { required: true } ? string : string | undefined;
+export type ArgValues<A extends readonly ArgSpec[]> = { -readonly [I in keyof A]: ArgValue<A[I]> };
+
+export interface CommandSpec<F extends Flags = Flags, A extends readonly ArgSpec[] = readonly ArgSpec[]> {
+  name: string;
+  summary: string;
+  args?: A;
+  flags?: F;
+  /** Two or three real examples, shown at the end of --help. */
+  examples: readonly string[];
+  load?: () => Promise<{ default: (ctx: Context, args: never, flags: never) => Promise<number | void> }>;
+  subcommands?: readonly CommandSpec[];
+}
+
+/** Gives a spec its handler. Kept apart from `command()` so that a handler typed by its spec (`FlagsOf<typeof
+ * spec>`) does not make the spec's type depend on itself. */
+export function handled<S extends CommandSpec>(spec: S, load: NonNullable<CommandSpec['load']>): S {
+  return { ...spec, load };
+}
+
+/** Checks nothing at run time; keeps the literal types of the flags and arguments for the handler. */
+export function command<const F extends Flags, const A extends readonly ArgSpec[] = []>(spec: CommandSpec<F, A>): CommandSpec<F, A> {
+  return spec;
+}
+
+/** What a handler receives: its own flags and the global ones, typed from the spec. */
+export type FlagsOf<S> = S extends CommandSpec<infer F, readonly ArgSpec[]> ? FlagValues<F> & GlobalFlagValues : never;
+export type ArgsOf<S> = S extends CommandSpec<Flags, infer A> ? ArgValues<A> : never;
+export type GlobalFlagValues = FlagValues<typeof import('./globals.js').GLOBAL_FLAGS>;
+
+// ---------- constructors ----------
+
+export const flag = {
+  bool: (description: string, o: { short?: string; hidden?: boolean } = {}): BoolFlag => ({ type: 'bool', description, ...o }),
+  /** On unless `--no-<name>` is given. */
+  negatable: (description: string, o: { hidden?: boolean } = {}) => ({ type: 'bool', description, negatable: true, ...o }) as BoolFlag & { negatable: true },
+  string: <const O extends { default?: string; short?: string; hidden?: boolean; complete?: readonly string[] | 'files' }>(value: string, description: string, o?: O) =>
+    ({ type: 'string', value, description, ...o }) as StringFlag & O,
+  int: <const O extends { min: number; max?: number; default?: number; hidden?: boolean }>(value: string, description: string, o: O) => ({ type: 'int', value, description, ...o }) as IntFlag & O,
+  choice: <const T extends string, const O extends { default?: T; hidden?: boolean }>(value: string, choices: readonly T[], description: string, o?: O) =>
+    ({ type: 'choice', value, choices, description, ...o }) as ChoiceFlag<T> & O,
+  list: <const T extends string>(value: string, choices: readonly T[], description: string, o: { complete?: readonly string[] } = {}) => ({ type: 'list', value, choices, description, ...o }) as ListFlag<T>,
+  seconds: <const O extends { default?: number; min?: number; hidden?: boolean }>(value: string, description: string, o?: O) => ({ type: 'seconds', value, description, ...o }) as SecondsFlag & O,
+  id: (value: string, description: string): IdFlag => ({ type: 'id', value, description }),
+};
+
+export const arg = {
+  id: <const N extends string>(name: N, o: { complete?: readonly string[] } = {}) => ({ name, kind: 'id', required: true, ...o }) as const,
+  optionalWord: <const N extends string>(name: N) => ({ name, kind: 'word', required: false }) as const,
+  word: <const N extends string>(name: N, o: { complete?: readonly string[] } = {}) => ({ name, kind: 'word', required: true, ...o }) as const,
+};
+
+// ---------- names and checking ----------
+
+export const kebab = (key: string) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
+/** The flag as typed on the command line: `--idempotency-key`, `--no-bell`. */
+export function longName(key: string, spec: FlagSpec): string {
+  return spec.type === 'bool' && spec.negatable ? `--no-${kebab(key)}` : `--${kebab(key)}`;
+}
+
+/** commander's syntax for the flag: `-y, --yes`, `--limit <n>`. */
+export function commanderFlags(key: string, spec: FlagSpec): string {
+  const value = spec.type === 'bool' ? '' : ` <${spec.value}>`;
+  return `${spec.short ? `-${spec.short}, ` : ''}${longName(key, spec)}${value}`;
+}
+
+export function usageLine(spec: ArgSpec): string {
+  return spec.required ? `<${spec.name}>` : `[${spec.name}]`;
+}
+
+/** The default shown in help, if any. */
+export function defaultOf(spec: FlagSpec): string | undefined {
+  return 'default' in spec && spec.default !== undefined ? String(spec.default) : undefined;
+}
+
+/** Turns what was typed into what the handler receives, or a UsageError naming the flag. */
+export function checkFlag(key: string, spec: FlagSpec, raw: unknown): unknown {
+  const name = longName(key, spec).replace(/^--no-/, '--');
+  if (spec.type === 'bool') return raw === undefined ? (spec.negatable ? true : undefined) : Boolean(raw);
+  if (raw === undefined || raw === null) return 'default' in spec ? spec.default : undefined;
+  const text = String(raw);
+  switch (spec.type) {
+    case 'string':
+      return text;
+    case 'int': {
+      const n = Number(text.trim());
+      const max = spec.max ?? Number.MAX_SAFE_INTEGER;
+      if (!/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(n) || n < spec.min || n > max)
+        throw new UsageError(`${name} must be a whole number from ${spec.min} ${max === Number.MAX_SAFE_INTEGER ? 'up' : `to ${max}`}, not ${JSON.stringify(text)}`);
+      return n;
+    }
+    case 'choice':
+      if (!spec.choices.includes(text)) throw new UsageError(`${name} must be one of ${spec.choices.join(', ')}, not ${JSON.stringify(text)}`);
+      return text;
+    case 'list': {
+      const items = text
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      for (const item of items) if (!spec.choices.includes(item)) throw new UsageError(`${name}: unknown value ${JSON.stringify(item)}; one or more of ${spec.choices.join(', ')}, comma-separated`);
+      if (items.length === 0) throw new UsageError(`${name} needs one or more of ${spec.choices.join(', ')}`);
+      return [...new Set(items)];
+    }
+    case 'seconds': {
+      const s = parseSeconds(text);
+      if (s === null || s < (spec.min ?? 0)) throw new UsageError(`${name} must be a number of seconds${spec.min ? ` from ${spec.min}` : ''} (90, 90s, 2m), not ${JSON.stringify(text)}`);
+      return s;
+    }
+    case 'id': {
+      const problem = idProblem(text);
+      if (problem) throw new UsageError(`${name}: the id ${JSON.stringify(text)} ${problem}`);
+      return text;
+    }
+  }
+}
+
+export function checkArg(spec: ArgSpec, value: string | undefined): void {
+  if (value === undefined || spec.kind !== 'id') return;
+  const problem = idProblem(value);
+  if (problem) throw new UsageError(`<${spec.name}>: the id ${JSON.stringify(value)} ${problem}; nothing was sent`);
+}
+
+/** `90`, `90s`, `1.5m`, `2h` → seconds; null when it is none of those. */
+export function parseSeconds(text: string): number | null {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(text);
+  if (!m) return null;
+  const n = Number(m[1]);
+  const unit = m[2] ?? 's';
+  return unit === 'ms' ? n / 1000 : unit === 'm' ? n * 60 : unit === 'h' ? n * 3600 : n;
+}

@@ -1,0 +1,10 @@
+// How `watch` and `run create --watch` treat gates.
+import { GATE_NAMES } from '../../contract/events.js';
+import { flag } from '../spec.js';
+
+export const FOLLOW_FLAGS = {
+  onGate: flag.choice('mode', ['prompt', 'wait', 'exit'], 'when a gate opens: prompt (ask here), wait (someone else decides), exit (exit 6); default prompt at a terminal, else wait'),
+  approve: flag.list('gates', GATE_NAMES, 'approve these gates when they open, e.g. idea,brand,final', { complete: ['idea,brand,final', 'idea', 'brand', 'final'] }),
+  untilGate: flag.bool('stop at the first pending gate with exit 6 (with --json, the gate event is the last line)'),
+  bell: flag.negatable('do not ring the terminal bell when a gate opens'),
+} as const;

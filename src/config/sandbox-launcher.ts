@@ -1,0 +1,71 @@
+// Starting the local sandbox in the background: `orc sandbox start --detach`, and orc itself when the
+// built-in profile finds nothing answering. The key goes to the child in its environment, never in argv
+// (which `ps` shows to every user of the machine).
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { EnvironmentError } from '../errors.js';
+import { logPath } from './sandbox-state.js';
+
+export interface LaunchFrom {
+  configDir: string;
+  env: NodeJS.ProcessEnv;
+  /** The orc launcher (bin/orc.js) to run again. */
+  launcher: string;
+}
+
+/** Flags of `orc sandbox start` to pass on, as typed (strings); `apiKey` travels in the environment. */
+export interface LaunchFlags {
+  host?: string;
+  port?: string;
+  apiKey?: string;
+  stageMs?: string;
+  signedUrlTtl?: string;
+  retryBaseMs?: string;
+  rateLimit?: string;
+  seed?: string;
+  keepaliveMs?: string;
+  dataDir?: string;
+  memory?: boolean;
+}
+
+const FORWARD: Array<[keyof LaunchFlags, string]> = [
+  ['host', '--host'], ['port', '--port'], ['stageMs', '--stage-ms'], ['signedUrlTtl', '--signed-url-ttl'],
+  ['retryBaseMs', '--retry-base-ms'], ['rateLimit', '--rate-limit'], ['seed', '--seed'], ['keepaliveMs', '--keepalive-ms'], ['dataDir', '--data-dir'],
+];
+
+/** Starts `orc sandbox start` in the background and answers its URL once it listens (or says why it could not). */
+export async function spawnDetached(from: LaunchFrom, flags: LaunchFlags): Promise<string> {
+  mkdirSync(from.configDir, { recursive: true, mode: 0o700 });
+  const log = logPath(from.configDir);
+  const fd = openSync(log, 'a', 0o600);
+  const args = [from.launcher, 'sandbox', 'start'];
+  for (const [key, flag] of FORWARD) if (typeof flags[key] === 'string') args.push(flag, flags[key] as string);
+  if (flags.memory) args.push('--memory');
+  const start = readFileSync(log).length;
+  const child = spawn(process.execPath, [...process.execArgv, ...args], {
+    detached: true,
+    stdio: ['ignore', fd, fd, 'ipc'],
+    env: { ...from.env, ORC_CONFIG_DIR: from.configDir, ...(flags.apiKey ? { ORC_SANDBOX_API_KEY: flags.apiKey } : {}) },
+  });
+  closeSync(fd);
+  try {
+    return await new Promise<string>((resolveUrl, reject) => {
+      const timer = setTimeout(() => reject(new EnvironmentError(`the sandbox did not start within 15 s; see ${log}`)), 15_000);
+      child.once('message', (m: { type?: string; url?: string }) => {
+        if (m?.type === 'listening' && m.url) {
+          clearTimeout(timer);
+          resolveUrl(m.url);
+        }
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        const said = readFileSync(log, 'utf8').slice(start).trim().split('\n').filter(Boolean);
+        const why = said.filter((l) => l.startsWith('orc:')).pop() ?? said.pop() ?? `exit code ${code}`;
+        reject(new EnvironmentError(`the sandbox could not start: ${why.replace(/^orc: /, '')}`, `Log: ${log}`));
+      });
+    });
+  } finally {
+    if (child.connected) child.disconnect();
+    child.unref();
+  }
+}

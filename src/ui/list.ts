@@ -1,0 +1,53 @@
+// The one way a list is printed: items taken from pages up to --limit (or --all), then an array under
+// --json, a table fitted to the terminal for people, tab-separated lines for pipes, or a line on stderr
+// when there is nothing.
+import type { IO } from './io.js';
+import { loadStyle } from './style.js';
+import { renderTable, type Column } from './table.js';
+
+export interface ListColumn<T> extends Column {
+  cell(item: T, tty: boolean): string;
+  /** Colour by status, for the status column. */
+  status?: boolean;
+}
+
+export interface ListOptions<T> {
+  items: AsyncIterable<T> | Iterable<T>;
+  /** At most this many; undefined or `all` for every one. */
+  limit?: number;
+  all?: boolean;
+  columns: ListColumn<T>[];
+  /** Said on stderr when there is nothing to list. */
+  empty: string;
+}
+
+/** Collects the items (stopping at the limit, so no page past it is fetched) and prints them. */
+export async function printList<T>(io: IO, opts: ListOptions<T>): Promise<T[]> {
+  const items: T[] = [];
+  const max = opts.all || opts.limit === undefined ? Infinity : opts.limit;
+  if (max > 0) {
+    for await (const item of opts.items) {
+      items.push(item);
+      if (items.length >= max) break;
+    }
+  }
+  if (io.json) {
+    io.writeJson(items);
+    return items;
+  }
+  if (items.length === 0) {
+    io.info(opts.empty);
+    return items;
+  }
+  const tty = io.stdoutIsTTY;
+  const style = await loadStyle(io);
+  const rows = items.map((item) => opts.columns.map((c) => c.cell(item, tty)));
+  const lines = renderTable(opts.columns, rows, { tty, width: io.columns, paint: (_r, c, text) => (opts.columns[c]!.status ? style.status(text) : text) });
+  for (const line of lines) io.out(line);
+  return items;
+}
+
+/** The page size to ask for: no more than needed, no more than the service allows. */
+export function pageSize(limit: number, all: boolean | undefined): number {
+  return all ? 100 : Math.min(Math.max(limit, 1), 100);
+}

@@ -1,0 +1,44 @@
+// The built orc as a newcomer meets it: nothing configured, nothing running. No fixed port: the built-in
+// profile's port comes from ORC_SANDBOX_PORT, set here to one that was free a moment ago.
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { freshConfigDir, orc } from '../helpers/cli.js';
+
+const idea = ['--pitch', 'A habit tracker for runners', '--audience', 'runners', '--monetization', 'freemium'];
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+describe('with nothing configured', () => {
+  it('starts the local sandbox in the background, says so, and uses it', async () => {
+    const configDir = freshConfigDir();
+    const port = String(await freePort());
+    const env = { ORC_SANDBOX_PORT: port };
+    try {
+      const r = await orc(['run', 'create', ...idea, '--json'], { configDir, env });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stderr).toContain('starting one in the background');
+      expect(r.stderr).toContain(`http://127.0.0.1:${port}`);
+      const created = JSON.parse(r.stdout);
+      const again = await orc(['run', 'get', created.id, '--json'], { configDir, env });
+      expect(again.exitCode).toBe(0);
+      expect(again.stderr).toBe(''); // already running: nothing to say
+      const status = JSON.parse((await orc(['sandbox', 'status', '--json'], { configDir, env })).stdout);
+      expect(status).toMatchObject({ running: true, url: `http://127.0.0.1:${port}` });
+    } finally {
+      await orc(['sandbox', 'stop'], { configDir, env });
+    }
+  });
+
+  it('refuses an ORC_SANDBOX_PORT that is no port, with exit 4 naming it', async () => {
+    const r = await orc(['run', 'list'], { env: { ORC_SANDBOX_PORT: 'eighty' } });
+    expect(r.exitCode).toBe(4);
+    expect(r.stderr).toContain('ORC_SANDBOX_PORT');
+  });
+});

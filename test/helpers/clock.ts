@@ -1,0 +1,60 @@
+// A clock the test moves: timers fire when it is advanced, never on their own (unless told to for short
+// waits), so backoff, Retry-After, deadlines and idle timeouts are tested without waiting them out.
+import type { Clock } from '../../src/clock.js';
+
+interface Timer {
+  at: number;
+  ms: number;
+  fn: () => void;
+  done: boolean;
+}
+
+export class FakeClock implements Clock {
+  private t = Date.now();
+  private timers: Timer[] = [];
+  /** The delay of every timer asked for, in order. */
+  readonly requested: number[] = [];
+  private watchers: Array<{ pred: (ms: number) => boolean; resolve: (ms: number) => void }> = [];
+
+  /** With `autoMs`, a timer of at most that long fires by itself on the next turn of the event loop. */
+  constructor(private readonly opts: { autoMs?: number } = {}) {}
+
+  now(): number {
+    return this.t;
+  }
+
+  timer(ms: number, fn: () => void): () => void {
+    const timer: Timer = { at: this.t + ms, ms, fn, done: false };
+    this.timers.push(timer);
+    this.requested.push(ms);
+    for (const w of [...this.watchers]) {
+      if (w.pred(ms)) {
+        this.watchers.splice(this.watchers.indexOf(w), 1);
+        w.resolve(ms);
+      }
+    }
+    if (this.opts.autoMs !== undefined && ms <= this.opts.autoMs) setImmediate(() => !timer.done && this.advance(Math.max(0, timer.at - this.t)));
+    return () => {
+      timer.done = true;
+    };
+  }
+
+  /** Moves time on by `ms`, firing every timer that falls due, in order. */
+  advance(ms: number): void {
+    const target = this.t + ms;
+    for (;;) {
+      const due = this.timers.filter((t) => !t.done && t.at <= target).sort((a, b) => a.at - b.at)[0];
+      if (!due) break;
+      this.t = Math.max(this.t, due.at);
+      due.done = true;
+      due.fn();
+    }
+    this.t = target;
+    this.timers = this.timers.filter((t) => !t.done);
+  }
+
+  /** Resolves with the delay of the next timer asked for that `pred` accepts. */
+  nextTimer(pred: (ms: number) => boolean = () => true): Promise<number> {
+    return new Promise((resolve) => this.watchers.push({ pred, resolve }));
+  }
+}
