@@ -53,8 +53,10 @@ export class FakeClock implements Clock {
     this.timers = this.timers.filter((t) => !t.done);
   }
 
-  /** Resolves with the delay of the next timer asked for that `pred` accepts. */
+  /** Resolves with the delay of a pending timer that `pred` accepts: one already set, else the next one asked for. */
   nextTimer(pred: (ms: number) => boolean = () => true): Promise<number> {
+    const pending = this.timers.find((t) => !t.done && pred(t.ms));
+    if (pending) return Promise.resolve(pending.ms);
     return new Promise((resolve) => this.watchers.push({ pred, resolve }));
   }
 }

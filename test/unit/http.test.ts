@@ -1,0 +1,145 @@
+// The one exchange: retries and their waits, the silence rule, the deadline, the size cap, the key rules
+// and redirects, against servers of the test's own, on a clock the test moves.
+import { afterEach, describe, expect, it } from 'vitest';
+import { HttpClient } from '../../src/api/http.js';
+import { Run } from '../../src/contract/schemas.js';
+import { FakeClock } from '../helpers/clock.js';
+import { runOrc } from '../helpers/run.js';
+import { handServer, json, type HandServer } from '../helpers/server.js';
+
+const KEY = 'sk_test_HttpUnitKey1234';
+const RUN = { id: 'run_1', mode: 'idea', status: 'running', stage: '01_intake', gate_pending: null, app_id: null, created_at: '2026-11-22T10:00:00.000Z' };
+const busy = { error: { type: 'rate_limit_error', code: 'rate_limited', message: 'slow down' } };
+let server: HandServer | null = null;
+afterEach(async () => {
+  await server?.close();
+  server = null;
+});
+const client = (clock: FakeClock, extra: Record<string, unknown> = {}) => new HttpClient({ baseUrl: server!.url, apiKey: KEY, userAgent: 'test', clock, random: () => 0, ...extra });
+
+describe('retries', () => {
+  it.each([['0'], ['-5'], ['Wed, 21 Oct 2015 07:28:00 GMT']])('Retry-After %j waits the normal backoff, never no time at all', async (retryAfter) => {
+    server = await handServer((_req, res, n) => (n === 1 ? json(res, 429, busy, { 'retry-after': retryAfter }) : json(res, 200, RUN)));
+    const clock = new FakeClock({ autoMs: 10_000 });
+    const run = await client(clock).json({ method: 'GET', target: '/v1/runs/run_1', schema: Run });
+    expect(run.id).toBe('run_1');
+    expect(server.seen).toHaveLength(2);
+    const waits = clock.requested.filter((ms) => ms < 30_000);
+    expect(waits).toEqual([500]); // the first backoff step (random 0: no jitter taken off)
+  });
+
+  it('waits out a Retry-After within the cap, on the clock', async () => {
+    server = await handServer((_req, res, n) => (n === 1 ? json(res, 429, busy, { 'retry-after': '7' }) : json(res, 200, RUN)));
+    const clock = new FakeClock();
+    const pending = client(clock).json({ method: 'GET', target: '/v1/runs/run_1', schema: Run });
+    expect(await clock.nextTimer((ms) => ms === 7000)).toBe(7000);
+    expect(server.seen).toHaveLength(1);
+    clock.advance(7000);
+    expect((await pending).id).toBe('run_1');
+    expect(server.seen).toHaveLength(2);
+  });
+
+  it('an attempt with no answer for 30 s is cut and retried', async () => {
+    server = await handServer((_req, res, n) => (n === 1 ? undefined : json(res, 200, RUN))); // the first never answers
+    const clock = new FakeClock({ autoMs: 10_000 });
+    const notices: string[] = [];
+    const pending = client(clock, { notice: (l: string) => notices.push(l) }).json({ method: 'GET', target: '/v1/runs/run_1', schema: Run });
+    await clock.nextTimer((ms) => ms === 30_000);
+    await new Promise((r) => setTimeout(r, 20)); // the request reaches the server
+    expect(server.seen).toHaveLength(1);
+    clock.advance(30_000);
+    expect((await pending).id).toBe('run_1');
+    expect(server.seen).toHaveLength(2);
+    expect(notices[0]).toContain('no answer within 30 s; retrying');
+  });
+});
+
+describe('limits', () => {
+  it('--timeout: the command gives up after N s with exit 1 naming the host', async () => {
+    server = await handServer(() => undefined); // never answers
+    const clock = new FakeClock();
+    const r = runOrc(['run', 'get', 'run_1', '--timeout', '5'], { env: { ORC_BASE_URL: server.url }, clock });
+    await clock.nextTimer((ms) => ms === 5000);
+    clock.advance(5000);
+    const done = await r;
+    expect(done.exitCode).toBe(1);
+    expect(done.stderr).toContain(`no answer from ${new URL(server.url).host} within 5 s`);
+    expect(done.stderr).toContain('--timeout');
+  });
+
+  it('refuses --timeout that is not a number of seconds, naming the flag', async () => {
+    const r = await runOrc(['run', 'list', '--timeout', 'soon']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('--timeout must be a number of seconds');
+  });
+
+  it('stops reading a JSON answer past 64 MiB and says so', async () => {
+    const chunk = Buffer.alloc(1024 * 1024, 0x20);
+    let written = 0;
+    server = await handServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const write = () => {
+        while (written < 80 && res.write(chunk)) written++;
+        if (written < 80) res.once('drain', () => (written++, write()));
+        else res.end();
+      };
+      res.on('error', () => {});
+      write();
+    });
+    const err = await client(new FakeClock()).json({ method: 'GET', target: '/v1/runs/run_1', schema: Run }).catch((e: Error) => e);
+    expect((err as Error).message).toContain('larger than 64 MiB; orc stopped reading it');
+  });
+});
+
+describe('the key and where it goes', () => {
+  it('a signed URL is fetched without the key, from a byte on with Range', async () => {
+    server = await handServer((req, res) => {
+      res.writeHead(206, { 'content-type': 'application/octet-stream' });
+      res.end(`from ${req.headers.range}`);
+    });
+    const a = await client(new FakeClock()).download(`${server.url}/files/x?sig=abc`, { from: 10 });
+    let text = '';
+    for await (const c of a.body) text += c.toString();
+    expect(a.status).toBe(206);
+    expect(text).toBe('from bytes=10-');
+    expect(server.seen[0]!.headers.authorization).toBeUndefined();
+  });
+
+  it('is never sent to another origin, even as an absolute URL', async () => {
+    server = await handServer((_req, res) => json(res, 200, RUN));
+    const c = client(new FakeClock());
+    const err = await c.json({ method: 'GET', target: 'http://localhost:1/v1/runs', schema: Run }).catch((e: Error) => e);
+    expect((err as Error).message).toContain('refusing to send your key to http://localhost:1');
+    expect(server.seen).toHaveLength(0);
+  });
+
+  it('a redirect to another host: the key does not follow, and the hint never ends in undefined', async () => {
+    const other = await handServer((_req, res) => json(res, 200, RUN));
+    try {
+      server = await handServer((_req, res) => {
+        res.writeHead(302, { location: `${other.url.replace('127.0.0.1', 'localhost')}/v1/runs/run_1` }); // no request id
+        res.end();
+      });
+      const err = (await client(new FakeClock()).json({ method: 'GET', target: '/v1/runs/run_1', schema: Run }).catch((e: unknown) => e)) as { message: string; hint?: string; exitCode: number };
+      expect(err.message).toContain('redirected to http://localhost');
+      expect(err.exitCode).toBe(4);
+      expect(err.hint).not.toContain('undefined');
+      expect(other.seen).toHaveLength(0);
+      // Without the key (a signed file), a redirect elsewhere is followed.
+      const file = await client(new FakeClock()).download(`${server.url}/files/x`);
+      expect(file.status).toBe(200);
+      expect(other.seen[0]!.headers.authorization).toBeUndefined();
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('raw(): any status comes back as it came', async () => {
+    server = await handServer((_req, res) => json(res, 404, { error: { type: 'not_found_error', code: 'run_not_found', message: 'no' } }));
+    const r = await client(new FakeClock()).raw({ method: 'GET', target: '/v1/runs/nope' });
+    expect(r.status).toBe(404);
+    expect(JSON.parse(r.text).error.code).toBe('run_not_found');
+    expect(r.requestId).toBe('req_hand');
+    expect(server.seen).toHaveLength(1);
+  });
+});

@@ -1,0 +1,114 @@
+// Server-sent events as orc reads them: framing on bytes, the 1 MiB cap, silence counted in whole messages,
+// resuming after the last id, and the tolerant reader's "show it even if a field has an odd type".
+import type { ServerResponse } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Api } from '../../src/api/index.js';
+import { HttpClient } from '../../src/api/http.js';
+import { SseParser, SseTooLargeError, readEventStream, type SseMessage, type StreamItem } from '../../src/api/sse.js';
+import { watchRun, type WatchEvent } from '../../src/api/watch.js';
+import { FakeClock } from '../helpers/clock.js';
+import { handServer, type HandServer } from '../helpers/server.js';
+
+const parse = (chunks: string[]) => {
+  const got: Array<SseMessage | { comment: string } | { retry: number }> = [];
+  const p = new SseParser({ message: (m) => got.push(m), comment: (c) => got.push({ comment: c }), retry: (ms) => got.push({ retry: ms }) });
+  for (const c of chunks) p.feed(Buffer.from(c));
+  return got;
+};
+
+describe('the parser', () => {
+  it('frames on LF, CRLF (even split across reads) and CR; joins data lines; reads comments and retry', () => {
+    expect(parse(['retry: 2000\n\n: keep-alive\n\nid: 1\nevent: run.created\ndata: {"a":\n', 'data: 1}\n\n'])).toEqual([
+      { retry: 2000 },
+      { comment: 'keep-alive' },
+      { id: '1', event: 'run.created', data: '{"a":\n1}' },
+    ]);
+    expect(parse(['id: 2\r', '\ndata: x\r\n\r', '\n'])).toEqual([{ id: '2', event: 'message', data: 'x' }]);
+    expect(parse(['data: a\rdata: b\r\r'])).toEqual([{ id: null, event: 'message', data: 'a\nb' }]);
+    expect(parse(['data: é😀\n\n'])).toEqual([{ id: null, event: 'message', data: 'é😀' }]);
+  });
+
+  it('refuses a message over 1 MiB, counted in bytes, before holding it all', () => {
+    const p = new SseParser({ message: () => {} });
+    p.feed(Buffer.from('data: '));
+    expect(() => p.feed(Buffer.alloc(1024 * 1024, 0x61))).toThrow(SseTooLargeError);
+  });
+});
+
+let server: HandServer | null = null;
+afterEach(async () => {
+  await server?.close();
+  server = null;
+});
+const sse = (res: ServerResponse) => res.writeHead(200, { 'content-type': 'text/event-stream' });
+const event = (seq: number, type: string, data: Record<string, unknown>) =>
+  `id: ${seq}\nevent: ${type}\ndata: ${JSON.stringify({ id: `evt_${seq}`, type, created_at: '2026-11-22T10:00:00.000Z', run_id: 'run_1', data })}\n\n`;
+
+describe('the reader', () => {
+  it('counts a stream that trickles bytes but no whole message as silent, then resumes after the last id', async () => {
+    const timers: NodeJS.Timeout[] = [];
+    server = await handServer((req, res, n) => {
+      sse(res);
+      if (n === 1) {
+        res.write(event(1, 'run.created', { mode: 'idea' }));
+        // then a byte at a time of a message that never ends
+        timers.push(setInterval(() => res.write('d'), 5));
+        return;
+      }
+      res.end(event(2, 'run.accepted', { app_id: '1' }) + `: resumed after ${req.headers['last-event-id']}\n\n`);
+    });
+    const clock = new FakeClock({ autoMs: 5_000 });
+    const http = new HttpClient({ baseUrl: server.url, apiKey: 'sk_test_x1234567', userAgent: 't', clock, random: () => 0 });
+    const items: StreamItem[] = [];
+    const reading = (async () => {
+      for await (const item of readEventStream(http, '/v1/runs/run_1/events', { idleMs: 45_000, maxReconnects: 3, what: 'the stream' })) {
+        items.push(item);
+        if (item.kind === 'message' && item.message.id === '2') return;
+      }
+    })();
+    while (!items.some((i) => i.kind === 'message')) await new Promise((r) => setTimeout(r, 5));
+    const armedAfterMessage = clock.requested.filter((ms) => ms === 45_000).length;
+    await new Promise((r) => setTimeout(r, 100)); // twenty-odd bytes trickle in, none of them a whole message
+    expect(clock.requested.filter((ms) => ms === 45_000).length).toBe(armedAfterMessage); // the trickle never re-armed it
+    clock.advance(45_000);
+    await reading;
+    timers.forEach(clearInterval);
+    const reconnect = items.find((i) => i.kind === 'reconnecting') as Extract<StreamItem, { kind: 'reconnecting' }>;
+    expect(reconnect.reason).toBe('nothing arrived for 45 s');
+    expect(server.seen[1]!.headers['last-event-id']).toBe('1');
+  });
+
+  it('drops a connection that sends a message over 1 MiB, and resumes after the last whole one', async () => {
+    server = await handServer((_req, res, n) => {
+      sse(res);
+      if (n === 1) res.end(event(1, 'run.created', { mode: 'idea' }) + `data: ${'x'.repeat(1024 * 1024 + 10)}\n\n`);
+      else res.end(event(2, 'run.accepted', { app_id: '1' }));
+    });
+    const http = new HttpClient({ baseUrl: server.url, apiKey: 'sk_test_x1234567', userAgent: 't', clock: new FakeClock({ autoMs: 5_000 }), random: () => 0 });
+    const items: StreamItem[] = [];
+    for await (const item of readEventStream(http, '/v1/runs/run_1/events', { idleMs: 45_000, maxReconnects: 3, what: 'the stream' })) {
+      items.push(item);
+      if (item.kind === 'message' && item.message.id === '2') break;
+    }
+    expect(items.map((i) => i.kind)).toEqual(['open', 'message', 'reconnecting', 'open', 'message']);
+    expect((items[2] as { reason: string }).reason).toContain('larger than 1024 KiB; dropped the connection');
+    expect(server.seen[1]!.headers['last-event-id']).toBe('1');
+  });
+});
+
+describe('the watch engine', () => {
+  it('shows an event whose data has a field of an unexpected type, and keeps the field as it came', async () => {
+    server = await handServer((_req, res) => {
+      sse(res);
+      res.end(event(1, 'run.stage_changed', { stage: '05_build', percent: 'fifty' }) + event(2, 'run.accepted', { app_id: '1' }));
+    });
+    const api = new Api(new HttpClient({ baseUrl: server.url, apiKey: 'sk_test_x1234567', userAgent: 't', clock: new FakeClock() }));
+    const seen: WatchEvent[] = [];
+    for await (const ev of watchRun(api, 'run_1')) seen.push(ev);
+    const stage = seen.find((e) => e.kind === 'event' && e.event.type === 'run.stage_changed') as Extract<WatchEvent, { kind: 'event' }>;
+    expect(stage.event.data.stage).toBe('05_build');
+    expect(stage.event.data.percent).toBeUndefined(); // the typed view leaves it out…
+    expect((stage.raw as { data: { percent: unknown } }).data.percent).toBe('fifty'); // …what --json prints keeps it
+    expect(seen.at(-1)).toMatchObject({ kind: 'ended', status: 'accepted' });
+  });
+});
