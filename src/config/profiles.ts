@@ -3,6 +3,7 @@
 // writes go through conf, which writes atomically with the file mode we ask for.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ConfigError } from '../errors.js';
 
 export interface StoredProfile {
   base_url: string;
@@ -21,19 +22,31 @@ export interface ConfigFile {
 export const BUILT_IN_PROFILE = 'sandbox';
 export const configFile = (configDir: string) => join(configDir, 'config.json');
 
+/** The stored config; none yet is an empty one. A config that is there but broken is an error (exit 4)
+ * naming the file: falling back to the built-in profile would send commands somewhere the user did not mean. */
 export function readConfig(configDir: string): ConfigFile {
+  const file = configFile(configDir);
   let raw: string;
   try {
-    raw = readFileSync(configFile(configDir), 'utf8');
-  } catch {
-    return { profiles: {} };
+    raw = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { profiles: {} };
+    if (code === 'ENOTDIR') throw new ConfigError(`the config folder ${configDir} is a file, not a folder`, 'Move it away, or point ORC_CONFIG_DIR at a folder.');
+    if (code === 'EISDIR') throw new ConfigError(`${file} is a folder, not the config file`, 'Move it away; orc writes the file when you add a profile.');
+    throw new ConfigError(`cannot read ${file}: ${code ?? (err as Error).message}`);
   }
+  let parsed: unknown;
   try {
-    const parsed = JSON.parse(raw) as Partial<ConfigFile>;
-    return { ...parsed, profiles: parsed.profiles && typeof parsed.profiles === 'object' ? parsed.profiles : {} };
-  } catch {
-    return { profiles: {} };
+    parsed = JSON.parse(raw);
+  } catch (err) {
+    throw new ConfigError(`${file} is not valid JSON (${(err as Error).message})`, 'Fix it, or remove it to start again; orc will not guess your profiles.');
   }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(`${file} must hold a JSON object with "profiles"`);
+  const config = parsed as Partial<ConfigFile>;
+  if (config.profiles !== undefined && (config.profiles === null || typeof config.profiles !== 'object' || Array.isArray(config.profiles)))
+    throw new ConfigError(`${file}: "profiles" must be an object of profiles by name`);
+  return { ...config, profiles: config.profiles ?? {} };
 }
 
 /** Applies `change` to the stored config and writes it whole (atomically, 0600). */

@@ -70,6 +70,12 @@ export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, 
     if (mode === 'test') key = stored.test_key;
     else key = stored.live_key_in === 'keychain' ? ((await keychainGet(liveKeyAccount(profile))) ?? undefined) : stored.live_key;
   }
+  if (!key && builtIn && mode === 'live') {
+    throw new ConfigError(
+      'the built-in sandbox profile has no live key: the sandbox takes test keys only',
+      'For the live service, add a profile with its address and keys (`printf "%s\\n" "$LIVE_KEY" | orc profile add prod --base-url https://… --with-key`), then use `--live --profile prod`; or drop --live to stay on the sandbox.',
+    );
+  }
   if (!key) {
     throw new ConfigError(
       `profile ${JSON.stringify(profile)} has no ${mode} key${mode === 'live' && stored.live_key_in === 'keychain' ? ' (the keychain did not give it back)' : ''}`,

@@ -1,9 +1,10 @@
 // Small formatting for people: relative times, absent values.
+import { sanitizeLine } from './sanitize.js';
 
 export function relativeTime(iso: string | null | undefined, now = Date.now()): string {
   if (!iso) return '—';
   const t = Date.parse(iso);
-  if (Number.isNaN(t)) return iso;
+  if (Number.isNaN(t)) return sanitizeLine(iso); // not a time: shown as it came, made harmless
   const s = Math.round((now - t) / 1000);
   const abs = Math.abs(s);
   const say = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;

@@ -57,8 +57,8 @@ export class IO {
     this.streams.stdout.write(`${line}\n`);
   }
 
-  /** The one JSON document of a `--json` command. JSON.stringify leaves DEL and C1 controls (U+007F–U+009F)
-   * raw, and some terminals act on those; they are escaped too, so server text cannot drive the terminal. */
+  /** The one JSON document of a `--json` command. JSON.stringify leaves DEL, C1 controls (U+007F–U+009F) and
+   * bidi controls raw, and terminals act on those; they are escaped too, so server text cannot drive the terminal. */
   writeJson(value: unknown): void {
     this.streams.stdout.write(`${escapeControls(JSON.stringify(value, null, 2))}\n`);
   }
@@ -87,6 +87,7 @@ export class IO {
   }
 }
 
+/** DEL, C1 and bidi controls, which JSON.stringify leaves raw, as \u escapes. */
 function escapeControls(json: string): string {
-  return json.replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return json.replace(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

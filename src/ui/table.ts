@@ -28,6 +28,15 @@ export function renderTable(columns: Column[], rows: string[][], opts: TableOpti
       total -= cut;
     }
   }
+  // Still too wide: every column but the first (the id people copy) gives up width, down to a few characters,
+  // the widest first; what is left over is cut at the edge. A table never wraps into a mess.
+  for (let i = columns.length - 1; i >= 1 && total > opts.width; i--) {
+    const cut = Math.min(total - opts.width, widths[i]! - 4);
+    if (cut > 0) {
+      widths[i]! -= cut;
+      total -= cut;
+    }
+  }
   const fit = (s: string, w: number) => {
     const chars = [...s];
     return chars.length > w ? `${chars.slice(0, Math.max(0, w - 1)).join('')}…` : s + ' '.repeat(w - chars.length);
@@ -41,5 +50,26 @@ export function renderTable(columns: Column[], rows: string[][], opts: TableOpti
       })
       .join(' '.repeat(gap))
       .trimEnd();
-  return [line(columns.map((c) => c.header), -1), ...cells.map((r, i) => line(r, i))];
+  const edge = (l: string) => (total > opts.width ? clip(l, opts.width) : l);
+  return [line(columns.map((c) => c.header), -1), ...cells.map((r, i) => line(r, i))].map(edge);
+}
+
+/** The first `width` visible characters of a line that may hold colour codes. */
+function clip(line: string, width: number): string {
+  let visible = 0;
+  let out = '';
+  for (let i = 0; i < line.length; i++) {
+    if (line[i] === '\u001b') {
+      const end = line.indexOf('m', i);
+      if (end > 0) {
+        out += line.slice(i, end + 1);
+        i = end;
+        continue;
+      }
+    }
+    if (visible >= width) return line.includes('\u001b') ? `${out}\u001b[0m` : out;
+    out += line[i];
+    visible++;
+  }
+  return out;
 }

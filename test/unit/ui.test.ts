@@ -75,3 +75,31 @@ describe('small readers', () => {
     expect(relativeTime(null, now)).toBe('—');
   });
 });
+
+describe('narrow terminals', () => {
+  it('a table is cut to fit, cell by cell, never wrapped', async () => {
+    const { renderTable } = await import('../../src/ui/table.js');
+    const rows = [['run_8fJ2kQabcdef', 'awaiting_approval', '07_scoring', 'final', '2026-11-22T10:00:00.000Z']];
+    for (const width of [80, 40, 30]) {
+      const lines = renderTable([{ header: 'ID' }, { header: 'STATUS' }, { header: 'STAGE', flexible: true }, { header: 'GATE' }, { header: 'CREATED', flexible: true }], rows, { tty: true, width });
+      for (const l of lines) expect([...l].length, `width ${width}: ${l}`).toBeLessThanOrEqual(width);
+      expect(lines[1]).toContain('run_8fJ2kQabcdef'.slice(0, Math.min(16, width))); // the id keeps its width first
+    }
+  });
+
+  it('the outcome line of a watch, with the app store URL, is never cut', async () => {
+    const { TtyRenderer } = await import('../../src/ui/watch/tty.js');
+    const { IO } = await import('../../src/ui/io.js');
+    const { PassThrough } = await import('node:stream');
+    let out = '';
+    const stdout = Object.assign(new PassThrough(), { isTTY: true, columns: 30 });
+    stdout.on('data', (c: Buffer) => (out += c.toString()));
+    const io = new IO({ stdin: Object.assign(new PassThrough(), { isTTY: true }), stdout, stderr: Object.assign(new PassThrough(), { isTTY: true, columns: 30 }) }, { json: false, noInput: false, env: {} });
+    const plain = (s: string) => s;
+    const r = new TtyRenderer(io, { bold: plain, dim: plain, red: plain, green: plain, yellow: plain, cyan: plain, status: plain });
+    const url = 'https://apps.apple.com/app/id1234567890123';
+    r.handle({ kind: 'event', seq: 1, event: { id: 'e', type: 'run.accepted', created_at: '2026-11-22T10:00:00.000Z', run_id: 'run_1', data: { app_id: '1234567890123', app_store_url: url } } });
+    r.finish();
+    expect(out).toContain(url);
+  });
+});

@@ -9,6 +9,8 @@ export async function printRun(ctx: Context, run: Run): Promise<void> {
   if (ctx.io.json) return ctx.io.writeJson(run);
   const style = await loadStyle(ctx.io);
   const s = (v: unknown) => sanitizeLine(orDash(v as string | null | undefined));
+  // At a terminal the time and how long ago; piped, the ISO time alone (as `run list` prints it).
+  const when = (iso: string) => (ctx.io.stdoutIsTTY && !Number.isNaN(Date.parse(iso)) ? `${s(iso)} (${relativeTime(iso, ctx.clock.now())})` : s(iso));
   const rows: Array<[string, string]> = [
     ['id', style.bold(s(run.id))],
     ['status', style.status(s(run.status))],
@@ -16,8 +18,8 @@ export async function printRun(ctx: Context, run: Run): Promise<void> {
     ['gate', run.gate_pending ? style.yellow(`${s(run.gate_pending)} (awaiting a decision)`) : '—'],
     ['mode', s(run.mode)],
     ['app id', s(run.app_id)],
-    ['created', `${s(run.created_at)} (${relativeTime(run.created_at)})`],
+    ['created', when(run.created_at)],
   ];
-  if (run.updated_at) rows.push(['updated', `${s(run.updated_at)} (${relativeTime(run.updated_at)})`]);
+  if (run.updated_at) rows.push(['updated', when(run.updated_at)]);
   for (const [k, v] of rows) ctx.io.out(`${k.padEnd(8)} ${v}`);
 }

@@ -66,7 +66,7 @@ export async function follow(ctx: Context, runId: string, flags: FollowFlags): P
     const run = await api.runs.retrieve(runId);
     if (run.gate_pending !== gate) return undefined;
     if (approve.has(gate)) {
-      const doubt = gate === 'final' ? await finalGateDoubt(api, runId) : null;
+      const doubt = gate === 'final' ? await (await import('./final-doubt.js')).finalGateDoubt(api, runId) : null;
       try {
         await api.gates.approve(runId, gate);
         renderer.note(`approved gate ${gate} (--approve)`);
@@ -158,16 +158,4 @@ export async function follow(ctx: Context, runId: string, flags: FollowFlags): P
     process.off('SIGINT', onSigint);
     renderer.finish();
   }
-}
-
-/** Why approving the final gate deserves a second look (the scorecard did not pass, a pre-flight check
- * failed), or null. The gate prompt and --approve both ask this. */
-export async function finalGateDoubt(api: Awaited<ReturnType<Context['api']>>, runId: string): Promise<string | null> {
-  const card = await api.runs.scorecard(runId).catch(() => null);
-  if (!card) return null;
-  const failed = card.preflight.checks.filter((c) => c.status === 'fail').map((c) => c.id);
-  if (!card.passed && failed.length) return `the scorecard did not pass (${card.score.score}/${card.score.total}) and pre-flight checks failed (${failed.join(', ')})`;
-  if (!card.passed) return `the scorecard did not pass (${card.score.score}/${card.score.total})`;
-  if (failed.length || !card.preflight.passed) return `pre-flight checks failed (${failed.join(', ') || 'pre-flight'})`;
-  return null;
 }

@@ -8,7 +8,8 @@ import { OrcError } from '../../errors.js';
 import { cleanNotes, editText } from '../../ui/editor.js';
 import { sanitize, sanitizeLine } from '../../ui/sanitize.js';
 import { loadStyle, type Style } from '../../ui/style.js';
-import { scoreBars } from '../../ui/watch/tty.js';
+import { scorecardLines } from '../../ui/scorecard.js';
+import { finalGateDoubt } from './final-doubt.js';
 
 export type PromptOutcome = 'decided' | 'left' | 'stop';
 
@@ -19,18 +20,23 @@ export async function decideAtPrompt(ctx: Context, api: Api, runId: string, gate
   const prompter = await ctx.prompter();
   const say = (line = '') => ctx.io.streams.stderr.write(`${line}\n`);
   let showSummary = true;
+  // A final gate whose scorecard did not pass (or whose pre-flight failed): approving is not the default.
+  const doubt = gate === 'final' ? await finalGateDoubt(api, runId) : null;
   for (;;) {
     if (showSummary) for (const line of await gateSummary(api, runId, gate, style, ctx.io.color)) say(line);
+    if (showSummary && doubt) say(style.yellow(`  Careful: ${doubt}.`));
     showSummary = false;
+    const approveChoice = { value: 'approve' as const, name: doubt ? 'Approve anyway (asks to confirm)' : 'Approve' };
     const choice = await prompter.select<Choice>(
       `Gate ${gate}: your decision`,
       [
-        { value: 'approve', name: 'Approve' },
+        ...(doubt ? [{ value: 'leave' as const, name: 'Leave it pending and keep watching' }] : []),
+        approveChoice,
         { value: 'reject', name: 'Reject, with notes written here' },
         { value: 'reject-editor', name: 'Reject, with notes written in your editor' },
         { value: 'edit-spec', name: 'Edit the App Spec in your editor, then decide' },
         { value: 'show-spec', name: 'Show the whole App Spec' },
-        { value: 'leave', name: 'Leave it pending and keep watching' },
+        ...(doubt ? [] : [{ value: 'leave' as const, name: 'Leave it pending and keep watching' }]),
         { value: 'stop', name: 'Stop watching (the run waits at this gate)' },
       ],
       { signal },
@@ -38,6 +44,10 @@ export async function decideAtPrompt(ctx: Context, api: Api, runId: string, gate
     try {
       switch (choice) {
         case 'approve':
+          if (doubt && !(await prompter.confirm(`Approve the final gate although ${doubt}?`, false, { signal }))) {
+            say('Not approved.');
+            continue;
+          }
           await api.gates.approve(runId, gate);
           say(style.green(`✓ approved gate ${gate}`));
           return 'decided';
@@ -95,7 +105,7 @@ export async function decideAtPrompt(ctx: Context, api: Api, runId: string, gate
       }
       // A refused edit or decision is said, and the question asked again; anything else ends the watch.
       if (err instanceof ApiError && err.status < 500) {
-        say(style.yellow(`${err.field ? `${err.field}: ` : ''}${sanitizeLine(err.message)}`));
+        say(style.yellow(`${err.field ? `${sanitizeLine(err.field)}: ` : ''}${sanitizeLine(err.message)}`));
         continue;
       }
       if (err instanceof OrcError && err.exitCode === 2) {
@@ -112,14 +122,7 @@ export async function gateSummary(api: Api, runId: string, gate: string, style: 
   const s = (v: unknown) => sanitizeLine(String(v ?? '—'));
   const lines = ['', style.bold(`Gate ${s(gate)} of ${s(runId)} awaits your decision`)];
   if (gate === 'final') {
-    const card = await api.runs.scorecard(runId);
-    lines.push(...scoreBars(style, card.score, card.passed));
-    const checks = [...card.preflight.checks].sort((a, b) => rank(a.status) - rank(b.status));
-    lines.push(`  ${style.bold('Pre-flight')} ${card.preflight.passed ? style.green('passed') : style.red('failed')}`);
-    for (const c of checks) {
-      const mark = c.status === 'fail' ? style.red('✗') : c.status === 'warn' ? style.yellow('!') : style.green('✓');
-      lines.push(`    ${mark} ${s(c.title)}${c.detail ? style.dim(`  ${s(c.detail)}`) : ''}`);
-    }
+    lines.push(...scorecardLines(style, await api.runs.scorecard(runId)));
     return lines;
   }
   const spec = await api.spec.retrieve(runId);
@@ -136,10 +139,6 @@ export async function gateSummary(api: Api, runId: string, gate: string, style: 
   lines.push(`  monetization  ${s(spec.monetization)}`);
   lines.push(`  features      ${(spec.features ?? []).map(s).join(', ') || '—'}`);
   return lines;
-}
-
-function rank(status: string): number {
-  return status === 'fail' ? 0 : status === 'warn' ? 1 : 2;
 }
 
 /** A colour swatch (a block in that colour, where colour is on) and its hex. */

@@ -7,6 +7,7 @@ import type { Event } from '../../contract/schemas.js';
 import type { IO } from '../io.js';
 import { sanitizeLine } from '../sanitize.js';
 import type { Style } from '../style.js';
+import { scoreBars } from '../scorecard.js';
 import { describeEvent } from './describe.js';
 import type { WatchRenderer } from './types.js';
 
@@ -122,7 +123,8 @@ export class TtyRenderer implements WatchRenderer {
         if (this.stage) this.print([`${ok ? this.style.green('✓') : this.style.red('✗')} ${sanitizeLine(this.stage)}  ${this.style.dim(duration(at - this.stageStart))}`]);
         this.stage = null;
         this.waiting = null;
-        this.print([ok ? this.style.green(this.style.bold(describeEvent(e))) : this.style.red(this.style.bold(describeEvent(e)))]);
+        // The outcome (with the app store URL) is never cut to the width: it may wrap, it must stay whole.
+        this.print([ok ? this.style.green(this.style.bold(describeEvent(e))) : this.style.red(this.style.bold(describeEvent(e)))], { whole: true });
         break;
       }
       case 'run.created':
@@ -184,11 +186,12 @@ export class TtyRenderer implements WatchRenderer {
   }
 
   /** Lines that stay: printed above the live region. */
-  private print(lines: string[]): void {
-    if (this.paused) return void this.held.push(...lines.map((l) => this.fit(l)));
-    if (this.finished) return this.write(lines.map((l) => this.fit(l)).join('\n') + '\n');
+  private print(lines: string[], { whole = false } = {}): void {
+    const fitted = lines.map((l) => (whole ? l : this.fit(l)));
+    if (this.paused) return void this.held.push(...fitted);
+    if (this.finished) return this.write(fitted.join('\n') + '\n');
     this.clear();
-    this.write(lines.map((l) => this.fit(l)).join('\n') + '\n');
+    this.write(fitted.join('\n') + '\n');
     if (!this.paused) this.draw();
   }
 
@@ -248,21 +251,6 @@ export class TtyRenderer implements WatchRenderer {
   private write(s: string): void {
     this.io.streams.stdout.write(s);
   }
-}
-
-export function scoreBars(style: Style, score: { beauty: number; harmony: number; score: number; total: number }, passed: boolean | undefined): string[] {
-  const bar = (v: number, of: number) => {
-    const w = 20;
-    const f = Math.round((Math.max(0, Math.min(of, v)) / of) * w);
-    const color = v / of >= 0.7 ? style.green : v / of >= 0.5 ? style.yellow : style.red;
-    return `${color('█'.repeat(f))}${style.dim('░'.repeat(w - f))}`;
-  };
-  return [
-    style.bold('Scorecard'),
-    `  beauty   ${bar(score.beauty, 100)} ${score.beauty}`,
-    `  harmony  ${bar(score.harmony, 100)} ${score.harmony}`,
-    `  score    ${bar(score.score, score.total || 100)} ${score.score}/${score.total}  ${passed ? style.green('passed') : style.red('did not pass')}`,
-  ];
 }
 
 function duration(ms: number): string {
