@@ -2,13 +2,19 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../helpers/clock.js';
 import { runOrc as orc } from '../helpers/run.js';
 import { useProxiedSandbox } from '../helpers/proxied.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 const shared = useProxiedSandbox({ stageMs: 30_000 });
 
-const viaProxy = (args: string[], env: Record<string, string> = {}) => orc(args, { env: { ORC_BASE_URL: shared.proxy.url, ...env } });
+/** orc through the proxy, on a clock whose waits (backoff, Retry-After) pass at once and are recorded. */
+let clock = new FakeClock({ autoMs: 10_000 });
+const viaProxy = (args: string[], env: Record<string, string> = {}) => {
+  clock = new FakeClock({ autoMs: 10_000 });
+  return orc(args, { env: { ORC_BASE_URL: shared.proxy.url, ...env }, clock });
+};
 const idea = ['--pitch', 'A tide table', '--audience', 'sailors', '--monetization', 'paid'];
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
@@ -30,10 +36,9 @@ describe('retries', () => {
 
   it('429 with Retry-After: waits that long, then succeeds', async () => {
     shared.proxy.plan = (_req, n) => (n === 1 ? { kind: 'answer', status: 429, headers: { 'retry-after': '1', 'content-type': 'application/json' }, body: JSON.stringify({ error: { type: 'rate_limit_error', code: 'rate_limited', message: 'slow down' } }) } : { kind: 'pass' });
-    const started = Date.now();
     const r = await viaProxy(['run', 'list', '--json']);
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    expect(clock.requested.filter((ms) => ms < 30_000)).toEqual([1000]); // waited exactly that, on the clock
     expect(r.stderr).toContain('429 rate_limited; retrying in 1 s');
     expect(shared.proxy.seen).toHaveLength(2);
   });
@@ -55,6 +60,13 @@ describe('retries', () => {
     expect(r.exitCode, r.stderr).toBe(0);
     expect(shared.proxy.seen).toHaveLength(4);
     expect(r.stderr.match(/503 unavailable; retrying/g)).toHaveLength(3);
+    // min(0.5 s · 2^n, 8 s), less up to a quarter at random
+    const waits = clock.requested.filter((ms) => ms < 30_000);
+    expect(waits).toHaveLength(3);
+    waits.forEach((ms, n) => {
+      expect(ms).toBeGreaterThan(500 * 2 ** n * 0.75 - 1);
+      expect(ms).toBeLessThanOrEqual(500 * 2 ** n);
+    });
   });
 
   it('never retries a 4xx it should not', async () => {

@@ -59,7 +59,7 @@ describe('messages', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as AddressInfo).port;
     await new Promise((r) => server.close(r));
-    const r = await runOrc(['watch', 'run_gone'], { env: { ORC_BASE_URL: `http://127.0.0.1:${port}` }, clock: new FakeClock({ autoMs: 60_000 }) });
+    const r = await runOrc(['watch', 'run_gone'], { env: { ORC_BASE_URL: `http://127.0.0.1:${port}` }, clock: new FakeClock({ autoMs: 29_999 }) /* backoff passes at once; the 30 s silence rule does not */ });
     expect(r.exitCode).toBe(1);
     expect(r.stderr.match(/reconnecting in/g)).toHaveLength(8);
     expect(r.stderr).toContain('(9 attempts in a row)');

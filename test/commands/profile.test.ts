@@ -2,6 +2,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeClock } from '../helpers/clock.js';
 import { freshConfigDir, runOrc as orc } from '../helpers/run.js';
 import { KEY, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
@@ -98,11 +99,11 @@ describe('precedence: flag > environment > profile > built-in', () => {
     expect((await orc(['run', 'list', '--profile', 'wrongkey'], { configDir, env: { ORC_PROFILE: 'good' } })).exitCode).toBe(4); // flag beats env
     expect(ok(await orc(['run', 'list'], { configDir, env: { ORC_API_KEY: KEY } }))).toBe(true); // env key beats the profile's
     // base URL: the profile says port 9 (nothing there); ORC_BASE_URL and --base-url override it
-    const nowhere = await orc(['run', 'list', '--profile', 'nowhere'], { configDir });
+    const nowhere = await orc(['run', 'list', '--profile', 'nowhere'], { configDir, clock: new FakeClock({ autoMs: 10_000 }) }); // retries wait on the clock
     expect(nowhere.exitCode).toBe(1);
     expect(nowhere.stderr).toContain('connection refused');
     expect(ok(await orc(['run', 'list', '--profile', 'nowhere'], { configDir, env: { ORC_BASE_URL: sb.url } }))).toBe(true);
-    expect((await orc(['run', 'list', '--profile', 'good', '--base-url', 'http://127.0.0.1:9'], { configDir, env: { ORC_BASE_URL: sb.url } })).exitCode).toBe(1);
+    expect((await orc(['run', 'list', '--profile', 'good', '--base-url', 'http://127.0.0.1:9'], { configDir, env: { ORC_BASE_URL: sb.url }, clock: new FakeClock({ autoMs: 10_000 }) })).exitCode).toBe(1);
     const unknown = await orc(['run', 'list', '--profile', 'ghost'], { configDir });
     expect(unknown.exitCode).toBe(4);
     expect(unknown.stderr).toContain('no profile named "ghost" (from --profile)');

@@ -1,7 +1,12 @@
 // `orc watch`, `orc run create --watch` and `orc gate …`, built, against a sandbox on port 0.
 import { describe, expect, it } from 'vitest';
 import { Event } from '../../src/contract/schemas.js';
+import { FakeClock } from '../helpers/clock.js';
+import { until } from '../helpers/until.js';
 import { runOrc as orc } from '../helpers/run.js';
+
+/** Reconnect and poll waits pass at once on this clock; the 30 s silence rule and the idle timeout do not. */
+const quickWaits = () => new FakeClock({ autoMs: 29_999 });
 import { useProxiedSandbox } from '../helpers/proxied.js';
 import { driveToEnd, readSse, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
@@ -59,7 +64,7 @@ describe('orc watch', () => {
     const run = await shared.sb.createRun('A watched run');
     const watching = orc(['watch', run.id], { env: { ORC_BASE_URL: shared.sb.url } });
     await shared.sb.waitFor(run.id, (r) => r.gate_pending === 'idea');
-    await new Promise((r) => setTimeout(r, 300)); // orc is waiting, not exiting
+    await until(() => watching.stderr().includes('gate idea awaits a decision; waiting'), 'orc to say it waits'); // waiting, not exiting
     await driveToEnd(shared.sb, run.id);
     const r = await watching;
     expect(r.exitCode, r.stderr).toBe(0);
@@ -88,7 +93,8 @@ describe('orc watch', () => {
     // Every stream connection is cut after a different number of bytes, so the cuts fall mid-frame.
     let cuts = 0;
     shared.proxy.plan = (req) => (req.url.endsWith('/events') && cuts++ < 4 ? { kind: 'cut-body', afterBytes: 700 + 1331 * cuts, stall } : { kind: 'pass' });
-    const r = await orc(['run', 'create', ...idea('A flaky network'), '--watch', '--approve', 'idea,brand,final', '--json'], { env: { ORC_BASE_URL: shared.proxy.url, ORC_WATCH_IDLE_TIMEOUT: idle } });
+    // Gone silent: the idle timeout must fire on real silence, so that case keeps the real clock.
+    const r = await orc(['run', 'create', ...idea('A flaky network'), '--watch', '--approve', 'idea,brand,final', '--json'], { env: { ORC_BASE_URL: shared.proxy.url, ORC_WATCH_IDLE_TIMEOUT: idle }, ...(stall ? {} : { clock: quickWaits() }) });
     expect(r.exitCode, r.stderr).toBe(0);
     const events = ndjson(r.stdout);
     expect(events).toEqual(await history(events[0]!.run_id));
@@ -101,7 +107,9 @@ describe('orc watch', () => {
 
   it('falls back to polling, and says so, when a proxy strips the event stream', async () => {
     shared.proxy.plan = (req) => (req.url.endsWith('/events') ? { kind: 'answer', status: 200, headers: { 'content-type': 'text/html' }, body: '<html>buffered</html>' } : { kind: 'pass' });
-    const r = await orc(['run', 'create', ...idea('Behind a proxy'), '--watch', '--approve', 'idea,brand,final', '--json'], { env: { ORC_BASE_URL: shared.proxy.url } });
+    const clock = quickWaits();
+    const r = await orc(['run', 'create', ...idea('Behind a proxy'), '--watch', '--approve', 'idea,brand,final', '--json'], { env: { ORC_BASE_URL: shared.proxy.url }, clock });
+    expect(clock.requested).toContain(2000); // polled every 2 s, on the clock
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain('instead of an event stream; following the run by polling instead');
     const events = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
@@ -112,7 +120,7 @@ describe('orc watch', () => {
   it('gives up with exit 1 when the stream cannot be had again', async () => {
     const run = await shared.sb.createRun('Unreachable');
     shared.proxy.plan = (req) => (req.url.endsWith('/events') ? { kind: 'answer', status: 503, headers: { 'content-type': 'application/json', 'retry-after': '0' }, body: JSON.stringify({ error: { type: 'api_error', code: 'unavailable', message: 'down' } }) } : { kind: 'pass' });
-    const r = await orc(['watch', run.id, '--json'], { env: { ORC_BASE_URL: shared.proxy.url, ORC_WATCH_RECONNECTS: '2' } });
+    const r = await orc(['watch', run.id, '--json'], { env: { ORC_BASE_URL: shared.proxy.url, ORC_WATCH_RECONNECTS: '2' }, clock: quickWaits() });
     expect(r.exitCode).toBe(1);
     expect(shared.proxy.seen.filter((s) => s.url.endsWith('/events'))).toHaveLength(3);
     expect(r.stderr).toContain('lost the event stream');

@@ -16,7 +16,8 @@ export class FakeClock implements Clock {
   readonly requested: number[] = [];
   private watchers: Array<{ pred: (ms: number) => boolean; resolve: (ms: number) => void }> = [];
 
-  /** With `autoMs`, a timer of at most that long fires by itself on the next turn of the event loop. */
+  /** With `autoMs`, a timer of at most that long fires by itself on the next turn of the event loop: keep it
+   * below the watchdogs a test does not mean to trip (the 30 s silence rule per attempt, the deadline). */
   constructor(private readonly opts: { autoMs?: number } = {}) {}
 
   now(): number {

@@ -6,6 +6,7 @@ import { Run } from '../../src/contract/schemas.js';
 import { FakeClock } from '../helpers/clock.js';
 import { runOrc } from '../helpers/run.js';
 import { handServer, json, type HandServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 const KEY = 'sk_test_HttpUnitKey1234';
 const RUN = { id: 'run_1', mode: 'idea', status: 'running', stage: '01_intake', gate_pending: null, app_id: null, created_at: '2026-11-22T10:00:00.000Z' };
@@ -45,7 +46,7 @@ describe('retries', () => {
     const notices: string[] = [];
     const pending = client(clock, { notice: (l: string) => notices.push(l) }).json({ method: 'GET', target: '/v1/runs/run_1', schema: Run });
     await clock.nextTimer((ms) => ms === 30_000);
-    await new Promise((r) => setTimeout(r, 20)); // the request reaches the server
+    await until(() => server!.seen.length === 1, 'the request to reach the server');
     expect(server.seen).toHaveLength(1);
     clock.advance(30_000);
     expect((await pending).id).toBe('run_1');

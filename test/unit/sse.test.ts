@@ -8,6 +8,7 @@ import { SseParser, SseTooLargeError, readEventStream, type SseMessage, type Str
 import { watchRun, type WatchEvent } from '../../src/api/watch.js';
 import { FakeClock } from '../helpers/clock.js';
 import { handServer, type HandServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 const parse = (chunks: string[]) => {
   const got: Array<SseMessage | { comment: string } | { retry: number }> = [];
@@ -47,12 +48,13 @@ const event = (seq: number, type: string, data: Record<string, unknown>) =>
 describe('the reader', () => {
   it('counts a stream that trickles bytes but no whole message as silent, then resumes after the last id', async () => {
     const timers: NodeJS.Timeout[] = [];
+    let trickled = 0;
     server = await handServer((req, res, n) => {
       sse(res);
       if (n === 1) {
         res.write(event(1, 'run.created', { mode: 'idea' }));
         // then a byte at a time of a message that never ends
-        timers.push(setInterval(() => res.write('d'), 5));
+        timers.push(setInterval(() => (res.write('d'), trickled++), 5));
         return;
       }
       res.end(event(2, 'run.accepted', { app_id: '1' }) + `: resumed after ${req.headers['last-event-id']}\n\n`);
@@ -66,9 +68,10 @@ describe('the reader', () => {
         if (item.kind === 'message' && item.message.id === '2') return;
       }
     })();
-    while (!items.some((i) => i.kind === 'message')) await new Promise((r) => setTimeout(r, 5));
+    await until(() => items.some((i) => i.kind === 'message'), 'the first message');
     const armedAfterMessage = clock.requested.filter((ms) => ms === 45_000).length;
-    await new Promise((r) => setTimeout(r, 100)); // twenty-odd bytes trickle in, none of them a whole message
+    const from = trickled;
+    await until(() => trickled >= from + 20, 'twenty bytes more'); // none of them a whole message
     expect(clock.requested.filter((ms) => ms === 45_000).length).toBe(armedAfterMessage); // the trickle never re-armed it
     clock.advance(45_000);
     await reading;

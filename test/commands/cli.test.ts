@@ -1,0 +1,85 @@
+// How orc reads a command line, before anything is sent: one table of cases, with a column for whether a
+// terminal is there (as gh's tests do: what a person may be asked, a script must be told).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allCommands } from '../../src/commands/index.js';
+import { NOUNS } from '../../src/commands/index.js';
+import { runOrc } from '../helpers/run.js';
+import { handServer, type HandServer } from '../helpers/server.js';
+
+let server: HandServer;
+beforeAll(async () => {
+  server = await handServer((_req, res) => res.end('{}'));
+});
+afterAll(() => server.close());
+
+type Case = [argv: string[], tty: boolean, exit: number, says: string];
+const cases: Case[] = [
+  [['run', 'create'], false, 2, 'missing --pitch, --audience, --monetization'],
+  [['run', 'create', '--mode', 'draft'], false, 2, '--mode must be one of idea, ship'],
+  [['run', 'create', '--monetization', 'gold', '--pitch', 'p', '--audience', 'a'], true, 2, '--monetization must be one of free, paid'],
+  [['run', 'list', '--limit', '0'], false, 2, '--limit must be a whole number from 1 up'],
+  [['run', 'list', '--limit', 'ten'], true, 2, '--limit must be a whole number'],
+  [['run', 'list', '--status', 'paused'], false, 2, '--status must be one of running, awaiting_approval'],
+  [['run', 'get'], false, 2, "missing required argument 'run'"],
+  [['run', 'get', ''], false, 2, '<run>: the id "" must not be empty'],
+  [['run', 'get', '..'], false, 2, '<run>: the id ".." must not be ".."'],
+  [['run', 'get', 'a/b'], true, 2, 'must not contain /'],
+  [['run', 'get', 'run_\u0007'], false, 2, 'must not contain control characters'],
+  [['gate', 'approve', 'run_1', '.'], false, 2, '<gate>: the id "." must not be "."'],
+  [['gate', 'reject', 'run_1', 'idea'], false, 2, 'rejecting needs notes: --notes'],
+  [['gate', 'reject', 'run_1', 'idea', '--notes', '  '], true, 2, 'nothing was sent'],
+  [['gate', 'approve', 'run_1', 'idea', '--notes', 'a', '--notes-file', 'b'], false, 2, '--notes and --notes-file do not go together'],
+  [['watch', 'run_1', '--on-gate', 'maybe'], false, 2, '--on-gate must be one of prompt, wait, exit'],
+  [['watch', 'run_1', '--on-gate', 'prompt'], false, 2, '--on-gate prompt needs a terminal'],
+  [['watch', 'run_1', '--approve', 'idea,launch'], true, 2, '--approve: unknown value "launch"'],
+  [['watch', 'run_1', '--until-gate', '--on-gate', 'wait'], true, 2, '--until-gate stops at the first pending gate'],
+  [['run', 'list', '--timeout', '0'], false, 2, '--timeout must be a number of seconds from 1'],
+  [['run', 'lsit'], false, 2, '(Did you mean list?)'],
+  [['gate', 'aprove'], true, 2, '(Did you mean approve?)'],
+  [['rnu'], false, 2, '(Did you mean run?)'],
+  [['sandbox', 'start', '--port', '70000'], false, 2, '--port must be a whole number from 0 to 65535'],
+  [['sandbox', 'start', '--api-key', 'sk_live_abcdef'], false, 2, 'the sandbox takes a test key'],
+  [['sandbox', 'start', '--memory', '--data-dir', '/tmp/x'], false, 2, '--memory and --data-dir do not go together'],
+  [['completion', 'tcsh'], false, 2, '<shell> must be bash, zsh or fish'],
+  [['profile', 'add', 'bad name!'], false, 2, 'profile name'],
+];
+
+describe('command lines refused before anything is sent', () => {
+  it.each(cases)('%j (terminal: %s) → exit %i: %s', async (argv, tty, exit, says) => {
+    const before = server.seen.length;
+    const r = await runOrc(argv, { env: { ORC_BASE_URL: server.url }, tty: { stdin: tty, stdout: tty, stderr: tty } });
+    expect(r.exitCode, r.stderr).toBe(exit);
+    expect(r.stderr).toContain(says);
+    expect(r.stdout).toBe('');
+    expect(server.seen.length).toBe(before);
+  });
+});
+
+describe('help and version', () => {
+  it('every subcommand has examples, and its --help shows the global flags', async () => {
+    for (const noun of await allCommands()) {
+      for (const c of [noun, ...(noun.subcommands ?? [])]) {
+        const argv = c === noun ? [noun.name, '--help'] : [noun.name, c.name, '--help'];
+        const r = await runOrc(argv);
+        expect(r.exitCode, argv.join(' ')).toBe(0);
+        expect(r.stdout, argv.join(' ')).toMatch(/Examples:\n  \$ .*orc /);
+        expect(r.stdout, argv.join(' ')).toMatch(/Global Options:[\s\S]*--json[\s\S]*--timeout <seconds>/);
+      }
+    }
+  });
+
+  it('orc help gate approve is the help of gate approve', async () => {
+    const a = await runOrc(['help', 'gate', 'approve']);
+    const b = await runOrc(['gate', 'approve', '--help']);
+    expect(a.exitCode).toBe(0);
+    expect(a.stdout).toBe(b.stdout);
+    expect(a.stdout).toContain('Usage: orc gate approve [options] <run> <gate>');
+  });
+
+  it('orc --version --json prints JSON; the nouns table agrees with each noun', async () => {
+    const r = await runOrc(['--version', '--json']);
+    expect(JSON.parse(r.stdout)).toEqual({ version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+    const specs = await allCommands();
+    expect(NOUNS.map((n) => [n.name, n.summary])).toEqual(specs.map((s) => [s.name, s.summary]));
+  });
+});
