@@ -51,13 +51,10 @@ export function readConfig(configDir: string): ConfigFile {
 
 /** Applies `change` to the stored config and writes it whole (atomically, 0600). */
 export async function updateConfig(configDir: string, change: (config: ConfigFile) => void): Promise<ConfigFile> {
-  const { mkdirSync } = await import('node:fs');
-  mkdirSync(configDir, { recursive: true, mode: 0o700 });
-  const { default: Conf } = await import('conf');
-  const store = new Conf<ConfigFile>({ cwd: configDir, configName: 'config', projectName: 'orc', configFileMode: 0o600, defaults: { profiles: {} } });
   const config = readConfig(configDir);
   change(config);
-  store.store = config;
+  const { writeJsonFile } = await import('./json-file.js');
+  await writeJsonFile(configDir, 'config', config);
   return config;
 }
 

@@ -1,5 +1,5 @@
 // The record of a sandbox started from this config folder (sandbox.json), and how to tell if it still runs.
-import { readFileSync, rmSync, writeFileSync, renameSync, mkdirSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface SandboxState {
@@ -25,12 +25,10 @@ export function readState(configDir: string): SandboxState | null {
   }
 }
 
-/** Written whole or not at all (temp file, then rename). */
-export function writeState(configDir: string, state: SandboxState): void {
-  mkdirSync(configDir, { recursive: true, mode: 0o700 });
-  const tmp = `${statePath(configDir)}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
-  renameSync(tmp, statePath(configDir));
+/** Written whole or not at all, by the writer config.json uses. */
+export async function writeState(configDir: string, state: SandboxState): Promise<void> {
+  const { writeJsonFile } = await import('./json-file.js');
+  await writeJsonFile(configDir, 'sandbox', state);
 }
 
 export function removeState(configDir: string, pid: number): void {

@@ -38,3 +38,17 @@ it.runIf(withTmux)('asks for the pitch, the audience and the monetization, then 
     term.kill();
   }
 });
+
+it.runIf(withTmux)('Ctrl-D at a prompt ends with exit 130, a line saying so, and no Node warning', async () => {
+  const term = TmuxSession.start([process.execPath, ORC_BIN, 'run', 'create'], { env: { ORC_BASE_URL: sb.url, ORC_CONFIG_DIR: freshConfigDir() } });
+  try {
+    await term.waitFor('Pitch: what is the app?');
+    term.send('C-d');
+    expect(await term.exitCode()).toBe(130);
+    const screen = term.screen();
+    expect(screen).toMatch(/orc: (input ended|interrupted)/);
+    expect(screen).not.toMatch(/Warning|unsettled top-level await|\n\s+at /);
+  } finally {
+    term.kill();
+  }
+});

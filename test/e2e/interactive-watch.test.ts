@@ -90,11 +90,46 @@ describe.runIf(withTmux)('orc watch at a terminal', () => {
       expect(await term.exitCode()).toBe(130);
       expect((await slow.call('GET', `/v1/runs/${run.id}`)).body.status).toBe('running');
       expect(term.cursorVisible()).toBe(true);
+      const screen = term.screen();
+      expect(screen).toMatch(/▸ 01_intake/); // the last frame stays on screen
+      expect(screen).toContain(`${run.id} goes on. Watch it again with \`orc watch ${run.id}\``);
     } finally {
       term.kill();
       await slow.close();
     }
   }, 30_000);
+});
+
+describe.runIf(withTmux)('the final gate when the scorecard did not pass', () => {
+  it('does not offer approve first, and asks before approving', async () => {
+    const term = orcIn(['run', 'create', '--pitch', 'A low scorer #lowscore', '--audience', 'x', '--monetization', 'free', '--watch', '--approve', 'idea,brand']);
+    try {
+      await term.waitFor('Gate final: your decision');
+      const screen = term.screen();
+      expect(screen).toContain('Careful: the scorecard did not pass');
+      expect(screen).toMatch(/❯ Leave it pending and keep watching/); // the default is not approve
+      term.send('Down');
+      term.send('Enter'); // Approve anyway
+      await term.waitFor('Approve the final gate although the scorecard did not pass');
+      term.type('n');
+      term.send('Enter');
+      await term.waitFor('Not approved.');
+      const runId = /Created (run_\S+);/.exec(term.screen())![1]!;
+      expect((await sb.call('GET', `/v1/runs/${runId}`)).body.gate_pending).toBe('final');
+      await term.waitFor(/Not approved\.[\s\S]*Gate final: your decision/);
+      term.send('Down');
+      term.send('Enter');
+      await term.waitFor('Approve the final gate although');
+      term.type('y');
+      term.send('Enter');
+      await term.waitFor('approved gate final');
+      await term.exitCode(30_000);
+      const gates = (await sb.call('GET', `/v1/runs/${runId}/gates`)).body.data;
+      expect(gates.find((g: { name: string }) => g.name === 'final').state).toBe('approved');
+    } finally {
+      term.kill();
+    }
+  }, 60_000);
 });
 
 describe.runIf(withTmux)('orc gate reject at a terminal', () => {

@@ -223,4 +223,22 @@ describe('orc sandbox start --detach, status, stop', () => {
       blocker.close();
     }
   });
+
+  it('keeps its key out of sight: redacted in the banner and log, from ORC_SANDBOX_API_KEY, never in argv', async () => {
+    const configDir = freshConfigDir();
+    const key = 'sk_test_SandboxSecret4242';
+    const started = await orc(['sandbox', 'start', '--detach', '--port', '0', '--memory'], { configDir, env: { ORC_SANDBOX_API_KEY: key } });
+    expect(started.exitCode, started.stderr).toBe(0);
+    const url = /listening on (\S+)/.exec(started.stdout)![1]!;
+    try {
+      const pid = JSON.parse((await orc(['sandbox', 'status', '--json'], { configDir })).stdout).pid as number;
+      expect((await fetch(`${url}/v1/runs`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+      const log = readFileSync(join(configDir, 'sandbox.log'), 'utf8');
+      expect(log).toContain('test key sk_test_…4242');
+      expect(log).not.toContain('SandboxSecret');
+      expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8')).not.toContain('SandboxSecret'); // what ps shows
+    } finally {
+      await orc(['sandbox', 'stop'], { configDir });
+    }
+  });
 });

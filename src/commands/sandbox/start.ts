@@ -65,7 +65,7 @@ export default async function start(ctx: Context, _args: [], flags: StartFlags):
   // Record this sandbox for `status` and `stop`, unless another one already holds the record.
   const recorded = !others;
   if (recorded)
-    writeState(ctx.configDir, { pid: process.pid, url: sandbox.url, data: opts.dataPath, log: process.send ? logPath(ctx.configDir) : null, started_at: new Date(ctx.clock.now()).toISOString(), detached: Boolean(process.send), api_key: opts.apiKey });
+    await writeState(ctx.configDir, { pid: process.pid, url: sandbox.url, data: opts.dataPath, log: process.send ? logPath(ctx.configDir) : null, started_at: new Date(ctx.clock.now()).toISOString(), detached: Boolean(process.send), api_key: opts.apiKey });
   // The one line a script waits for (CONTRACT.md); under --json, one JSON line instead.
   if (ctx.io.json) ctx.io.streams.stdout.write(ctx.io.jsonLine({ listening: true, url: sandbox.url, pid: process.pid, data: opts.dataPath }));
   else ctx.io.out(`listening on ${sandbox.url}`);

@@ -1,10 +1,11 @@
 // At a terminal: finished stages with ticks and durations stay in the scrollback; below them a live region
 // (current stage with a bar, percent and elapsed time, the last log lines dimmed, warnings and errors kept)
-// is redrawn at most 20 times a second however fast events come.
+// is redrawn at most 20 times a second however fast events come. The drawing itself is ui/live-region.ts.
 import type { WatchEvent } from '../../api/watch.js';
 import { compareStages } from '../../contract/events.js';
 import type { Event } from '../../contract/schemas.js';
 import type { IO } from '../io.js';
+import { LiveRegion } from '../live-region.js';
 import { sanitizeLine } from '../sanitize.js';
 import type { Style } from '../style.js';
 import { scoreBars } from '../scorecard.js';
@@ -14,7 +15,6 @@ import type { WatchRenderer } from './types.js';
 const FRAME_MS = 50;
 const LOG_LINES = 3;
 const NOTABLE_LINES = 5;
-const ESC = '\u001b[';
 
 interface Notable {
   level: string;
@@ -22,12 +22,11 @@ interface Notable {
 }
 
 export class TtyRenderer implements WatchRenderer {
-  private region = 0;
+  private readonly region: LiveRegion;
   private timer: NodeJS.Timeout | null = null;
   private ticker: NodeJS.Timeout;
   private paused = false;
   private finished = false;
-  private cursorHidden = false;
   private stage: string | null = null;
   private stageStart = 0;
   private percent = 0;
@@ -35,8 +34,6 @@ export class TtyRenderer implements WatchRenderer {
   private readonly notable: Notable[] = [];
   private waiting: string | null = null;
   private status = '';
-  /** Lines that came while a prompt owned the terminal, printed when it gives it back. */
-  private held: string[] = [];
   /** Events handled and frames drawn: what the redraw cap is tested by. */
   readonly stats = { events: 0, frames: 0 };
 
@@ -45,6 +42,7 @@ export class TtyRenderer implements WatchRenderer {
     private readonly style: Style,
     private readonly now: () => number = Date.now,
   ) {
+    this.region = new LiveRegion(io.streams.stdout, () => io.columns);
     // The elapsed time of the current stage moves even when no event comes.
     this.ticker = setInterval(() => this.schedule(), 1000);
     this.ticker.unref();
@@ -139,15 +137,13 @@ export class TtyRenderer implements WatchRenderer {
   }
 
   pause(): void {
-    this.clear();
     this.paused = true;
+    this.region.pause();
   }
 
   resume(): void {
     this.paused = false;
-    const held = this.held;
-    this.held = [];
-    if (held.length) this.write(held.join('\n') + '\n');
+    this.region.resume();
     this.draw();
   }
 
@@ -159,22 +155,15 @@ export class TtyRenderer implements WatchRenderer {
     if (this.paused) this.resume();
     else this.draw();
     this.finished = true;
-    if (opts.keepFrame) {
-      // Interrupted: the last frame is what the person was looking at; it stays, the cursor below it.
-      this.region = 0;
-      this.showCursor();
-      return;
-    }
-    // Warnings and errors stay on screen after the run; the progress region does not.
-    this.clear();
-    if (this.notable.length) this.write(this.notable.map((n) => this.fit(this.paint(n))).join('\n') + '\n');
-    this.showCursor();
+    // Interrupted: the last frame is what the person was looking at, so it stays. Otherwise the progress
+    // goes, and the warnings and errors stay on screen after the run.
+    this.region.close({ keep: Boolean(opts.keepFrame) });
+    if (!opts.keepFrame && this.notable.length) this.region.print(this.notable.map((n) => this.paint(n)));
   }
 
   /** Restores the cursor if the process is interrupted. */
   showCursor(): void {
-    if (this.cursorHidden) this.io.streams.stdout.write(`${ESC}?25h`);
-    this.cursorHidden = false;
+    this.region.showCursor();
   }
 
   private schedule(): void {
@@ -186,22 +175,12 @@ export class TtyRenderer implements WatchRenderer {
   }
 
   /** Lines that stay: printed above the live region. */
-  private print(lines: string[], { whole = false } = {}): void {
-    const fitted = lines.map((l) => (whole ? l : this.fit(l)));
-    if (this.paused) return void this.held.push(...fitted);
-    if (this.finished) return this.write(fitted.join('\n') + '\n');
-    this.clear();
-    this.write(fitted.join('\n') + '\n');
-    if (!this.paused) this.draw();
-  }
-
-  private clear(): void {
-    if (this.region > 0) this.write(`${ESC}${this.region}A${ESC}J`);
-    this.region = 0;
+  private print(lines: string[], opts: { whole?: boolean } = {}): void {
+    this.region.print(lines, opts);
   }
 
   private draw(): void {
-    if (this.paused || this.finished && this.region === 0 && !this.stage) return;
+    if (this.paused || this.finished) return;
     this.stats.frames++;
     const lines: string[] = [];
     if (this.stage) {
@@ -214,42 +193,11 @@ export class TtyRenderer implements WatchRenderer {
     for (const n of this.notable) lines.push(`  ${this.paint(n)}`);
     for (const l of this.logs) lines.push(this.style.dim(`  ${l}`));
     if (this.status) lines.push(this.style.yellow(`  ${sanitizeLine(this.status)}`));
-    this.clear();
-    if (!this.cursorHidden) {
-      this.write(`${ESC}?25l`);
-      this.cursorHidden = true;
-    }
-    if (lines.length) this.write(lines.map((l) => this.fit(l)).join('\n') + '\n');
-    this.region = lines.length;
+    this.region.render(lines);
   }
 
   private paint(n: Notable): string {
     return n.level === 'error' ? this.style.red(`✗ ${n.text}`) : this.style.yellow(`! ${n.text}`);
-  }
-
-  /** One screen line at most, so the region's height is what we counted. */
-  private fit(line: string): string {
-    const max = Math.max(20, this.io.columns - 1);
-    let visible = 0;
-    let out = '';
-    for (let i = 0; i < line.length; i++) {
-      if (line[i] === '\u001b') {
-        const end = line.indexOf('m', i);
-        if (end > 0) {
-          out += line.slice(i, end + 1);
-          i = end;
-          continue;
-        }
-      }
-      if (visible >= max) return `${out}…${ESC}0m`;
-      out += line[i];
-      visible++;
-    }
-    return out;
-  }
-
-  private write(s: string): void {
-    this.io.streams.stdout.write(s);
   }
 }
 
