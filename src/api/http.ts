@@ -8,7 +8,7 @@ import { systemClock, sleep, type Clock } from '../clock.js';
 import { isLoopbackHost, redactKey } from '../contract/keys.js';
 import { ErrorEnvelope, pageOf } from '../contract/schemas.js';
 import { ApiConnectionError, ApiError, RetryLaterError, UnexpectedResponseError, UnsafeRequestError } from './errors.js';
-import { Agent } from './transport.js';
+import { Transport } from './transport.js';
 
 export interface HttpOptions {
   baseUrl: string;
@@ -100,7 +100,7 @@ type Cut = null | 'attempt' | 'deadline' | 'caller';
 export class HttpClient {
   readonly base: URL;
   readonly clock: Clock;
-  private readonly agent: Agent;
+  private readonly transport: Transport;
   private readonly opts: HttpOptions & Required<Pick<HttpOptions, 'maxRetries' | 'attemptTimeoutMs' | 'deadlineMs' | 'maxRetryAfterS' | 'random'>>;
   private refusedOnce = false;
   /** When the command's deadline falls: set by its first request. */
@@ -111,12 +111,12 @@ export class HttpClient {
     this.opts = { maxRetries: 4, attemptTimeoutMs: 30_000, deadlineMs: 120_000, maxRetryAfterS: 30, random: Math.random, ...options };
     this.clock = options.clock ?? systemClock;
     this.base = new URL(options.baseUrl);
-    // Timeouts are orc's own (on its clock), so undici's are off.
-    this.agent = new Agent({ connect: { timeout: options.connectTimeoutMs ?? 10_000 }, headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 4_000 });
+    // Timeouts past connecting are orc's own, on its clock.
+    this.transport = new Transport(options.connectTimeoutMs ?? 10_000);
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    this.transport.close();
   }
 
   /** Long-lived commands (watch) give each request the whole `--timeout`, not what is left of it. */
@@ -211,16 +211,9 @@ export class HttpClient {
         let answer: Answer | null = null;
         arm(this.opts.attemptTimeoutMs);
         try {
-          const res = await this.agent.request({
-            origin: url.origin,
-            path: url.pathname + url.search,
-            method: method as 'GET',
-            headers,
-            ...(body ? { body: body.payload as string } : {}),
-            signal: attemptCtl.signal,
-          });
+          const res = await this.transport.request({ url, method, headers, ...(body ? { body: body.payload } : {}), signal: attemptCtl.signal });
           const bodyTimeout = req.bodyTimeoutMs ?? this.opts.attemptTimeoutMs;
-          answer = toAnswer(res as unknown as UndiciResponse, url, bodyTimeout > 0 ? () => arm(bodyTimeout) : () => {}, () => disarm());
+          answer = toAnswer(res as unknown as RawResponse, url, bodyTimeout > 0 ? () => arm(bodyTimeout) : () => {}, () => disarm());
           if (bodyTimeout > 0) arm(bodyTimeout);
           else disarm();
         } catch (err) {
@@ -435,20 +428,23 @@ function lower(headers: Record<string, string> | undefined): Record<string, stri
   return out;
 }
 
-interface UndiciResponse {
+interface RawResponse {
   statusCode: number;
   headers: Record<string, string | string[] | undefined>;
   body: ResponseBody & { on(event: string, fn: (...a: unknown[]) => void): unknown };
 }
 
 /** The answer, with a body whose every chunk re-arms the attempt's silence timer and whose end disarms it. */
-function toAnswer(res: UndiciResponse, url: URL, onChunk: () => void, onEnd: () => void): Answer {
+function toAnswer(res: RawResponse, url: URL, onChunk: () => void, onEnd: () => void): Answer {
   const header = (name: string) => {
     const v = res.headers[name.toLowerCase()];
     return Array.isArray(v) ? (v[0] ?? null) : (v ?? null);
   };
   const raw = res.body;
   raw.on('error', () => {}); // read errors reach the reader through iteration
+  // A response cut short ends its iteration quietly in Node; it must fail like the broken connection it is.
+  let complete = false;
+  (raw as unknown as { once(e: string, f: () => void): void }).once('end', () => (complete = true));
   const body: ResponseBody = {
     async *[Symbol.asyncIterator]() {
       try {
@@ -456,6 +452,8 @@ function toAnswer(res: UndiciResponse, url: URL, onChunk: () => void, onEnd: () 
           onChunk();
           yield chunk;
         }
+        if (!complete && (raw as unknown as { aborted?: boolean; complete?: boolean }).complete === false)
+          throw Object.assign(new Error('the answer broke off'), { code: 'ECONNRESET' });
       } finally {
         onEnd();
       }

@@ -5,6 +5,30 @@
 import * as z from 'zod/mini';
 import { EVENT_KINDS, GATE_NAMES, MONETIZATION_VALUES } from './events.js';
 
+/**
+ * A schema built on first use. Building all of these costs about 6 ms, paid by every command that loads
+ * this file, while `orc run get` needs two of them: each is made when something first touches it.
+ * Same name, same type, same behaviour; the proxy hands every access to the real schema.
+ */
+function lazy<T extends object>(make: () => T): T {
+  let real: T | undefined;
+  const get = () => (real ??= make());
+  return new Proxy({} as T, {
+    get: (_t, key) => {
+      const r = get();
+      const v = Reflect.get(r, key, r) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(r) : v;
+    },
+    has: (_t, key) => Reflect.has(get(), key),
+    getPrototypeOf: () => Reflect.getPrototypeOf(get()),
+    ownKeys: () => Reflect.ownKeys(get()),
+    getOwnPropertyDescriptor: (_t, key) => {
+      const d = Reflect.getOwnPropertyDescriptor(get(), key);
+      return d && { ...d, configurable: true };
+    },
+  });
+}
+
 /** A string that is usually one of `values` but may be anything the service adds later. */
 const knownOr = <const T extends readonly string[]>(_values: T) =>
   z.string() as unknown as z.ZodMiniType<T[number] | (string & {})>;
@@ -13,7 +37,8 @@ const nullableTime = z.nullable(z.string());
 
 // ---------- read shapes (what the service answers) ----------
 
-export const Run = z.looseObject({
+export const Run = lazy(() =>
+  z.looseObject({
   id: z.string(),
   mode: knownOr(['idea', 'ship']),
   status: knownOr(['running', 'awaiting_approval', 'accepted', 'rejected', 'failed', 'canceled']),
@@ -22,7 +47,8 @@ export const Run = z.looseObject({
   app_id: z.nullable(z.string()),
   created_at: time,
   updated_at: z.optional(time),
-});
+}),
+);
 export type Run = z.infer<typeof Run>;
 
 export const pageOf = <T extends z.ZodMiniType>(item: T) =>
@@ -33,24 +59,35 @@ export interface Page<T> {
   has_more: boolean;
 }
 
-export const Gate = z.looseObject({
+export const Gate = lazy(() =>
+  z.looseObject({
   name: knownOr(GATE_NAMES),
   state: knownOr(['waiting', 'pending', 'approved', 'rejected']),
   decided_at: nullableTime,
   notes: z.nullable(z.string()),
-});
+}),
+);
 export type Gate = z.infer<typeof Gate>;
-export const GateList = z.looseObject({ data: z.array(Gate) });
-export const GateDecision = z.looseObject({ gate: Gate, run: Run });
+export const GateList = lazy(() =>
+  z.looseObject({ data: z.array(Gate) }),
+);
+export const GateDecision = lazy(() =>
+  z.looseObject({ gate: Gate, run: Run }),
+);
 
-export const Brand = z.looseObject({
+export const Brand = lazy(() =>
+  z.looseObject({
   palette: z.optional(z.array(z.string())),
   typeface: z.optional(z.string()),
   voice: z.optional(z.string()),
-});
-export const Screen = z.looseObject({ id: z.string(), title: z.optional(z.string()), purpose: z.optional(z.string()) });
+}),
+);
+export const Screen = lazy(() =>
+  z.looseObject({ id: z.string(), title: z.optional(z.string()), purpose: z.optional(z.string()) }),
+);
 /** The App Spec as read: only `name` is relied on, everything else is kept as it comes. */
-export const AppSpec = z.looseObject({
+export const AppSpec = lazy(() =>
+  z.looseObject({
   name: z.string(),
   tagline: z.optional(z.string()),
   description: z.optional(z.string()),
@@ -63,24 +100,32 @@ export const AppSpec = z.looseObject({
   screens: z.optional(z.array(Screen)),
   features: z.optional(z.array(z.string())),
   source: z.optional(z.looseObject({ repo_url: z.optional(z.string()), ref: z.optional(z.string()) })),
-});
+}),
+);
 export type AppSpec = z.infer<typeof AppSpec>;
 
-export const Score = z.looseObject({ beauty: z.number(), harmony: z.number(), score: z.number(), total: z.number() });
-export const PreflightCheck = z.looseObject({
+export const Score = lazy(() =>
+  z.looseObject({ beauty: z.number(), harmony: z.number(), score: z.number(), total: z.number() }),
+);
+export const PreflightCheck = lazy(() =>
+  z.looseObject({
   id: z.string(),
   title: z.string(),
   status: knownOr(['pass', 'warn', 'fail']),
   detail: z.optional(z.nullable(z.string())),
-});
-export const Scorecard = z.looseObject({
+}),
+);
+export const Scorecard = lazy(() =>
+  z.looseObject({
   score: Score,
   passed: z.boolean(),
   preflight: z.looseObject({ passed: z.boolean(), checks: z.array(PreflightCheck) }),
-});
+}),
+);
 export type Scorecard = z.infer<typeof Scorecard>;
 
-export const ArtifactEntry = z.looseObject({
+export const ArtifactEntry = lazy(() =>
+  z.looseObject({
   kind: z.string(),
   status: knownOr(['pending', 'ready']),
   content_type: z.string(),
@@ -88,34 +133,46 @@ export const ArtifactEntry = z.looseObject({
   sha256: z.nullable(z.string()),
   files: z.number(),
   updated_at: time,
-});
+}),
+);
 export type ArtifactEntry = z.infer<typeof ArtifactEntry>;
-export const ArtifactManifest = z.looseObject({ data: z.array(ArtifactEntry) });
-export const ArtifactFile = z.looseObject({
+export const ArtifactManifest = lazy(() =>
+  z.looseObject({ data: z.array(ArtifactEntry) }),
+);
+export const ArtifactFile = lazy(() =>
+  z.looseObject({
   name: z.string(),
   content_type: z.string(),
   size: z.number(),
   sha256: z.string(),
   url: z.string(),
   expires_at: time,
-});
+}),
+);
 export type ArtifactFile = z.infer<typeof ArtifactFile>;
 /** `GET …/artifacts/{kind}`: inline JSON content, or files behind signed URLs. */
-export const Artifact = z.union([
+export const Artifact = lazy(() =>
+  z.union([
   z.looseObject({ kind: z.string(), content_type: z.string(), content: z.unknown() }),
   z.looseObject({ kind: z.string(), files: z.array(ArtifactFile) }),
-]);
+]),
+);
 
-export const Webhook = z.looseObject({
+export const Webhook = lazy(() =>
+  z.looseObject({
   id: z.string(),
   url: z.string(),
   events: z.array(z.string()),
   status: z.string(),
   created_at: time,
-});
+}),
+);
 export type Webhook = z.infer<typeof Webhook>;
-export const WebhookWithSecret = z.extend(Webhook, { secret: z.string() });
-export const Delivery = z.looseObject({
+export const WebhookWithSecret = lazy(() =>
+  z.extend(Webhook, { secret: z.string() }),
+);
+export const Delivery = lazy(() =>
+  z.looseObject({
   id: z.string(),
   event_id: z.string(),
   event_type: z.string(),
@@ -124,11 +181,15 @@ export const Delivery = z.looseObject({
   last_status_code: z.nullable(z.number()),
   next_attempt_at: nullableTime,
   created_at: time,
-});
+}),
+);
 export type Delivery = z.infer<typeof Delivery>;
-export const Deleted = z.looseObject({ id: z.string(), deleted: z.literal(true) });
+export const Deleted = lazy(() =>
+  z.looseObject({ id: z.string(), deleted: z.literal(true) }),
+);
 
-export const EventData = z.looseObject({
+export const EventData = lazy(() =>
+  z.looseObject({
   stage: z.optional(z.string()),
   percent: z.optional(z.number()),
   gate: z.optional(z.string()),
@@ -143,20 +204,25 @@ export const EventData = z.looseObject({
   level: z.optional(z.string()),
   message: z.optional(z.string()),
   ts: z.optional(z.string()),
-});
+}),
+);
 /** The envelope shared by webhooks and SSE (`type` is `log` for log lines on the stream). */
-export const Event = z.looseObject({
+export const Event = lazy(() =>
+  z.looseObject({
   id: z.string(),
   type: z.string(),
   created_at: time,
   run_id: z.string(),
   data: EventData,
-});
+}),
+);
 export type Event = z.infer<typeof Event>;
 
-export const ErrorEnvelope = z.object({
+export const ErrorEnvelope = lazy(() =>
+  z.object({
   error: z.looseObject({ type: z.string(), code: z.string(), message: z.string(), field: z.optional(z.string()) }),
-});
+}),
+);
 
 // ---------- input shapes (what the service accepts) ----------
 
@@ -165,7 +231,8 @@ const hexColor = z.string().check(z.regex(/^#[0-9A-Fa-f]{6}$/, 'a colour as #RRG
 export const REPO_URL = /^(https:\/\/\S+|git@[^\s:]+:\S+)$/;
 
 /** A valid App Spec as the sandbox keeps it; unknown keys are allowed and kept. */
-export const AppSpecInput = z.looseObject({
+export const AppSpecInput = lazy(() =>
+  z.looseObject({
   name: nonEmpty,
   tagline: z.optional(z.string()),
   description: z.optional(z.string()),
@@ -178,16 +245,20 @@ export const AppSpecInput = z.looseObject({
   screens: z.optional(z.array(z.looseObject({ id: nonEmpty, title: z.optional(z.string()), purpose: z.optional(z.string()) }))),
   features: z.optional(z.array(z.string())),
   source: z.optional(z.looseObject({ repo_url: z.optional(z.string().check(z.regex(REPO_URL, 'an https:// or git@ URL'))), ref: z.optional(z.string()) })),
-});
+}),
+);
 export type AppSpecInput = z.infer<typeof AppSpecInput>;
 
-export const IdeaInput = z.object({
+export const IdeaInput = lazy(() =>
+  z.object({
   pitch: nonEmpty,
   audience: nonEmpty,
   monetization: z.enum(MONETIZATION_VALUES),
-});
+}),
+);
 
-export const RunCreateParams = z
+export const RunCreateParams = lazy(() =>
+  z
   .object({
     mode: z.enum(['idea', 'ship']),
     idea: z.optional(IdeaInput),
@@ -205,17 +276,24 @@ export const RunCreateParams = z
       ctx.addIssue({ code: 'custom', path: ['idea'], message: 'idea is required in idea mode', params: { missing: true } });
     else if (v.mode === 'ship' && v.source === undefined)
       ctx.addIssue({ code: 'custom', path: ['source'], message: 'source is required in ship mode', params: { missing: true } });
-  }));
+  })),
+);
 
 export type RunCreateParams = z.infer<typeof RunCreateParams>;
 
-export const RejectParams = z.object({ notes: nonEmpty });
-export const ApproveParams = z.object({ notes: z.optional(z.string()) });
+export const RejectParams = lazy(() =>
+  z.object({ notes: nonEmpty }),
+);
+export const ApproveParams = lazy(() =>
+  z.object({ notes: z.optional(z.string()) }),
+);
 
-export const WebhookCreateParams = z.object({
+export const WebhookCreateParams = lazy(() =>
+  z.object({
   url: z.url(),
   events: z.union([z.tuple([z.literal('*')]), z.array(z.enum(EVENT_KINDS)).check(z.minLength(1))]),
-});
+}),
+);
 export type WebhookCreateParams = z.infer<typeof WebhookCreateParams>;
 
 /**

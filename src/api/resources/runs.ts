@@ -4,7 +4,8 @@ import { Run, Scorecard, pageOf, type RunCreateParams } from '../../contract/sch
 import type { HttpClient } from '../http.js';
 import { path } from '../path.js';
 
-const RunPage = pageOf(Run);
+let runPage: ReturnType<typeof pageOf<typeof Run>> | undefined;
+const RunPage = () => (runPage ??= pageOf(Run));
 
 export interface RunListQuery {
   status?: string | undefined;
@@ -35,8 +36,8 @@ export class Runs {
     return this.http.json({ method: 'GET', target: path`/v1/runs/${id}`, schema: Run });
   }
 
-  list(query: RunListQuery = {}): Promise<z.infer<typeof RunPage>> {
-    return this.http.json({ method: 'GET', target: '/v1/runs', query: { ...query }, schema: RunPage });
+  list(query: RunListQuery = {}): Promise<z.infer<ReturnType<typeof RunPage>>> {
+    return this.http.json({ method: 'GET', target: '/v1/runs', query: { ...query }, schema: RunPage() });
   }
 
   listAll(query: Omit<RunListQuery, 'cursor'> = {}): AsyncGenerator<Run> {
