@@ -1,11 +1,30 @@
 #!/usr/bin/env node
-// Launcher: refuse an old Node in one line, turn on the compile cache, then load the build.
+// Launcher: on an old Node, hand over to the Node that `npm install` put beside orc (so a linked `orc`
+// works whatever node is first on PATH), else say in one line what is needed; then turn on the compile
+// cache and load the build.
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 22 || (major === 22 && minor < 12)) {
-  process.stderr.write(`orc: needs Node.js 22.12 or newer; this is Node.js ${process.versions.node}.\n`);
-  process.exit(1);
+  const { existsSync } = await import('node:fs');
+  const { fileURLToPath } = await import('node:url');
+  const local = fileURLToPath(new URL('../node_modules/node/bin/node', import.meta.url));
+  if (existsSync(local) && !process.env.ORC_NO_HANDOVER) {
+    const { spawn } = await import('node:child_process');
+    const { constants } = await import('node:os');
+    const child = spawn(local, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit', env: { ...process.env, ORC_NO_HANDOVER: '1' } });
+    // Ctrl-C reaches both processes; orc in the child decides what it means.
+    for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(s, () => {});
+    child.on('exit', (code, signal) => process.exit(code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1)));
+  } else {
+    process.stderr.write(`orc: needs Node.js 22.12 or newer; this is Node.js ${process.versions.node}.\n`);
+    process.exit(1);
+  }
+} else {
+  const { enableCompileCache } = await import('node:module');
+  enableCompileCache?.();
+  const { main } = await import('../dist/main.js');
+  // Not awaited at the top level: a prompt whose input ended must not leave Node warning about it.
+  main(process.argv.slice(2)).catch((err) => {
+    process.stderr.write(`orc: unexpected error: ${err?.stack ?? err}\n`);
+    process.exit(1);
+  });
 }
-const { enableCompileCache } = await import('node:module');
-enableCompileCache?.();
-const { main } = await import('../dist/main.js');
-await main(process.argv.slice(2));

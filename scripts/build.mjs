@@ -29,7 +29,7 @@ const result = await build({
       },
     },
   ],
-  // Bundled CommonJS (undici) calls require() for Node's own modules; give ESM chunks a real one.
+  // Bundled CommonJS (commander) calls require() for Node's own modules; give ESM chunks a real one.
   banner: { js: "import { createRequire as __orcCreateRequire } from 'node:module'; const require = __orcCreateRequire(import.meta.url);" },
   chunkNames: 'chunks/[name]-[hash]',
   sourcemap: 'linked',

@@ -180,10 +180,20 @@ async function benchStartup(): Promise<void> {
     const dir = mkdtempSync(join(tmpdir(), 'orc-bench-bare-'));
     const fetchScript = join(dir, 'fetch.mjs');
     const httpScript = join(dir, 'http.mjs');
+    const builtinScript = join(dir, 'builtin.mjs');
+    const print = `process.stdout.write(JSON.stringify(JSON.parse(b), null, 2) + '\\n')`;
     writeFileSync(fetchScript, `const r = await fetch(${JSON.stringify(url)}, { headers: { authorization: 'Bearer ${KEY}' } });\nprocess.stdout.write(JSON.stringify(await r.json(), null, 2) + '\\n');\n`);
-    writeFileSync(httpScript, `import { get } from 'node:http';\nget(${JSON.stringify(url)}, { headers: { authorization: 'Bearer ${KEY}' } }, (res) => { let b = ''; res.setEncoding('utf8'); res.on('data', (c) => (b += c)); res.on('end', () => process.stdout.write(JSON.stringify(JSON.parse(b), null, 2) + '\\n')); });\n`);
-    const [bareFetch, bareHttp, orcGet] = medians([{ args: [fetchScript] }, { args: [httpScript] }, { args: [ORC, 'run', 'get', run.id, '--json'], env: { ORC_BASE_URL: sb.url } }]) as [number, number, number];
-    row('orc run get <id> --json', `${orcGet.toFixed(1)} ms`, '', (orcGet / bareFetch).toFixed(2), `bare script with fetch: ${bareFetch.toFixed(1)} ms (goal ≤ 1.25); with node:http: ${bareHttp.toFixed(1)} ms (ratio ${(orcGet / bareHttp).toFixed(2)})`);
+    writeFileSync(httpScript, `import { get } from 'node:http';\nget(${JSON.stringify(url)}, { headers: { authorization: 'Bearer ${KEY}' } }, (res) => { let b = ''; res.setEncoding('utf8'); res.on('data', (c) => (b += c)); res.on('end', () => ${print}); });\n`);
+    // The same, taking node:http as orc does (getBuiltinModule skips the ESM export walk that loads undici).
+    writeFileSync(builtinScript, `const { get } = process.getBuiltinModule('node:http');\nget(${JSON.stringify(url)}, { headers: { authorization: 'Bearer ${KEY}' } }, (res) => { let b = ''; res.setEncoding('utf8'); res.on('data', (c) => (b += c)); res.on('end', () => ${print}); });\n`);
+    const [bareFetch, bareHttp, bareBuiltin, orcGet] = medians([{ args: [fetchScript] }, { args: [httpScript] }, { args: [builtinScript] }, { args: [ORC, 'run', 'get', run.id, '--json'], env: { ORC_BASE_URL: sb.url } }]) as [number, number, number, number];
+    row(
+      'orc run get <id> --json',
+      `${orcGet.toFixed(1)} ms`,
+      '',
+      (orcGet / bareHttp).toFixed(2),
+      `bare script with node:http: ${bareHttp.toFixed(1)} ms (goal ≤ 1.25); with fetch: ${bareFetch.toFixed(1)} ms (ratio ${(orcGet / bareFetch).toFixed(2)}); with getBuiltinModule('node:http'): ${bareBuiltin.toFixed(1)} ms (ratio ${(orcGet / bareBuiltin).toFixed(2)})`,
+    );
   } finally {
     sb.child.kill('SIGTERM');
   }

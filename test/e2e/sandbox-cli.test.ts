@@ -40,7 +40,7 @@ describe('orc, the program', () => {
     expect(group.exitCode).toBe(2);
   });
 
-  it('tells a user on an old Node which version it needs, in one line', () => {
+  it('on an old Node, hands over to the Node installed beside it; without one, says in one line what it needs', () => {
     // This machine's system Node is older than 22.12; where it is not, the check has nothing to show.
     let version = '';
     try {
@@ -50,10 +50,13 @@ describe('orc, the program', () => {
     }
     const [major, minor] = version.slice(1).split('.').map(Number) as [number, number];
     if (major > 22 || (major === 22 && minor >= 12)) return;
+    // As `npm link` leaves it: the old node first, node_modules/node beside orc.
+    expect(execFileSync('/usr/bin/node', [ORC_BIN, '--version', '--json'], { encoding: 'utf8' }).trim()).toMatch(/^\{"version":"\d+\.\d+\.\d+/);
+    // A copy with no Node beside it (ORC_NO_HANDOVER stands for that): one line, exit 1.
     let stderr = '';
     let status = 0;
     try {
-      execFileSync('/usr/bin/node', [ORC_BIN, '--version'], { encoding: 'utf8', stdio: 'pipe' });
+      execFileSync('/usr/bin/node', [ORC_BIN, '--version'], { encoding: 'utf8', stdio: 'pipe', env: { ...process.env, ORC_NO_HANDOVER: '1' } });
     } catch (err) {
       stderr = (err as { stderr: string }).stderr;
       status = (err as { status: number }).status;
