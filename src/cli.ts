@@ -1,0 +1,123 @@
+// The program: builds commander from the command specs, parses, checks every flag as its spec declares,
+// runs the handler, and maps errors to exit codes (main.ts, the entry, turns the code into the exit).
+import type { Command } from 'commander';
+import type { Clock } from './clock.js';
+import type { CommandSpec, FlagSpec } from './commands/spec.js';
+import { EXIT, OrcError } from './errors.js';
+import type { Streams } from './ui/io.js';
+import { sanitize } from './ui/sanitize.js';
+import { VERSION } from './version.js';
+
+export interface RunOptions extends Partial<Streams> {
+  env?: NodeJS.ProcessEnv;
+  clock?: Clock;
+  /** The orc launcher, for commands that start orc again in the background (the sandbox). */
+  launcher?: string;
+}
+
+/** Runs orc and answers its exit code. Tests call this in process with streams, env and a clock of their own. */
+export async function run(argv: string[], opts: RunOptions = {}): Promise<number> {
+  const stdout = opts.stdout ?? process.stdout;
+  const stderr = opts.stderr ?? process.stderr;
+  const [{ Command, CommanderError, Option }, { createContext }, { NOUNS }, spec, { GLOBAL_FLAGS }] = await Promise.all([
+    import('commander'),
+    import('./context.js'),
+    import('./commands/index.js'),
+    import('./commands/spec.js'),
+    import('./commands/globals.js'),
+  ]);
+  // `orc help gate approve` is `orc gate approve --help`.
+  if (argv[0] === 'help' && argv.length > 1) argv = [...argv.slice(1), '--help'];
+
+  let exitCode: number = EXIT.ok;
+  const program = new Command('orc')
+    .description('Drive runs on the Run Orchestration Service, or on its local sandbox')
+    .version(VERSION, '-V, --version')
+    .showSuggestionAfterError(true)
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => void stdout.write(s),
+      writeErr: (s) => void stderr.write(s),
+      outputError: (str, write) => write(str.startsWith('error:') ? `orc: ${str.slice(7)}` : str),
+    });
+  const optionOf = (key: string, s: FlagSpec) => {
+    const opt = new Option(spec.commanderFlags(key, s), s.description);
+    const d = spec.defaultOf(s);
+    if (d !== undefined) opt.default(d);
+    if (s.hidden) opt.hideHelp();
+    return opt;
+  };
+  for (const [key, s] of Object.entries(GLOBAL_FLAGS)) program.addOption(optionOf(key, s));
+  program.addHelpText('after', '\nExit codes: 0 ok, 1 failure, 2 usage, 3 refused by the service, 4 auth/config, 5 run ended badly, 6 gate pending, 130 interrupted.\nDocs: README.md');
+
+  const define = (parent: Command, c: CommandSpec) => {
+    const cmd = parent.command(c.name).summary(c.summary).description(c.summary);
+    for (const a of c.args ?? []) cmd.argument(spec.usageLine(a));
+    for (const [key, s] of Object.entries(c.flags ?? {})) cmd.addOption(optionOf(key, s));
+    if (c.examples.length) cmd.addHelpText('after', `\nExamples:\n${c.examples.map((e) => `  $ ${e}`).join('\n')}\n`);
+    if (c.subcommands) {
+      for (const sub of c.subcommands) define(cmd, sub);
+      return;
+    }
+    const load = c.load!;
+    cmd.action(async (...params: unknown[]) => {
+      const self = params[params.length - 1] as Command;
+      // Positional arguments keep their places; an optional one not given stays undefined.
+      const args = params.slice(0, -2).map((v) => (v === undefined ? undefined : String(v)));
+      (c.args ?? []).forEach((a, i) => spec.checkArg(a, args[i]));
+      const raw = self.optsWithGlobals() as Record<string, unknown>;
+      const flags: Record<string, unknown> = {};
+      for (const [key, s] of Object.entries(GLOBAL_FLAGS)) flags[key] = spec.checkFlag(key, s, raw[key]);
+      for (const [key, s] of Object.entries(c.flags ?? {})) flags[key] = spec.checkFlag(key, s, raw[key]);
+      const handler = (await load()).default as unknown as (ctx: unknown, args: unknown, flags: unknown) => Promise<number | void>;
+      const ctx = createContext(flags as never, { stdin: opts.stdin ?? process.stdin, stdout, stderr }, opts.env ?? process.env, {
+        ...(opts.clock ? { clock: opts.clock } : {}),
+        launcher: opts.launcher ?? process.argv[1] ?? 'orc',
+      });
+      exitCode = (await handler(ctx, args, flags)) ?? EXIT.ok;
+    });
+  };
+  // Only the invoked noun is loaded and built in full; the others are listed by name and summary, which
+  // is all `orc --help` shows. `orc help` builds everything.
+  const invoked = firstCommandWord(argv, GLOBAL_FLAGS);
+  const specs = await Promise.all(NOUNS.map((n) => (invoked === undefined || invoked === 'help' || invoked === n.name ? n.load().then((m) => m.default) : null)));
+  NOUNS.forEach((n, i) => {
+    const loaded = specs[i];
+    if (loaded) define(program, loaded);
+    else program.command(n.name).summary(n.summary).description(n.summary);
+  });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return exitCode;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end here with 0; every parse error is a usage error.
+      return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    const name = (err as Error)?.name;
+    if (name === 'ExitPromptError' || name === 'AbortPromptError') {
+      stderr.write('orc: interrupted; nothing more was done\n');
+      return EXIT.interrupted; // Ctrl-C or Ctrl-D at a prompt
+    }
+    if (err instanceof OrcError) {
+      stderr.write(`orc: ${sanitize(err.message)}\n`);
+      if (err.hint) stderr.write(`${sanitize(err.hint)}\n`);
+      return err.exitCode;
+    }
+    stderr.write(`orc: unexpected error: ${sanitize((err as Error)?.stack ?? String(err))}\n`);
+    return EXIT.failure;
+  }
+}
+
+/** The first word of argv that is not an option or the value of a global option that takes one. */
+function firstCommandWord(argv: string[], globals: Record<string, FlagSpec>): string | undefined {
+  const takesValue = new Set(Object.entries(globals).filter(([, s]) => s.type !== 'bool').map(([k]) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`));
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (takesValue.has(a)) i++;
+    else if (!a.startsWith('-')) return a;
+  }
+  return undefined;
+}
