@@ -39,15 +39,15 @@ const nullableTime = z.nullable(z.string());
 
 export const Run = lazy(() =>
   z.looseObject({
-  id: z.string(),
-  mode: knownOr(['idea', 'ship']),
-  status: knownOr(['running', 'awaiting_approval', 'accepted', 'rejected', 'failed', 'canceled']),
-  stage: z.string(),
-  gate_pending: z.nullable(z.string()),
-  app_id: z.nullable(z.string()),
-  created_at: time,
-  updated_at: z.optional(time),
-}),
+    id: z.string(),
+    mode: knownOr(['idea', 'ship']),
+    status: knownOr(['running', 'awaiting_approval', 'accepted', 'rejected', 'failed', 'canceled']),
+    stage: z.string(),
+    gate_pending: z.nullable(z.string()),
+    app_id: z.nullable(z.string()),
+    created_at: time,
+    updated_at: z.optional(time),
+  })
 );
 export type Run = z.infer<typeof Run>;
 
@@ -61,167 +61,153 @@ export interface Page<T> {
 
 export const Gate = lazy(() =>
   z.looseObject({
-  name: knownOr(GATE_NAMES),
-  state: knownOr(['waiting', 'pending', 'approved', 'rejected']),
-  decided_at: nullableTime,
-  notes: z.nullable(z.string()),
-}),
+    name: knownOr(GATE_NAMES),
+    state: knownOr(['waiting', 'pending', 'approved', 'rejected']),
+    decided_at: nullableTime,
+    notes: z.nullable(z.string()),
+  })
 );
 export type Gate = z.infer<typeof Gate>;
-export const GateList = lazy(() =>
-  z.looseObject({ data: z.array(Gate) }),
-);
-export const GateDecision = lazy(() =>
-  z.looseObject({ gate: Gate, run: Run }),
-);
+export const GateList = lazy(() => z.looseObject({ data: z.array(Gate) }));
+export const GateDecision = lazy(() => z.looseObject({ gate: Gate, run: Run }));
 
 export const Brand = lazy(() =>
   z.looseObject({
-  palette: z.optional(z.array(z.string())),
-  typeface: z.optional(z.string()),
-  voice: z.optional(z.string()),
-}),
+    palette: z.optional(z.array(z.string())),
+    typeface: z.optional(z.string()),
+    voice: z.optional(z.string()),
+  })
 );
-export const Screen = lazy(() =>
-  z.looseObject({ id: z.string(), title: z.optional(z.string()), purpose: z.optional(z.string()) }),
-);
+export const Screen = lazy(() => z.looseObject({ id: z.string(), title: z.optional(z.string()), purpose: z.optional(z.string()) }));
 /** The App Spec as read: only `name` is relied on, everything else is kept as it comes. */
 export const AppSpec = lazy(() =>
   z.looseObject({
-  name: z.string(),
-  tagline: z.optional(z.string()),
-  description: z.optional(z.string()),
-  platforms: z.optional(z.array(z.string())),
-  bundle_id: z.optional(z.string()),
-  category: z.optional(z.string()),
-  audience: z.optional(z.string()),
-  monetization: z.optional(z.string()),
-  brand: z.optional(Brand),
-  screens: z.optional(z.array(Screen)),
-  features: z.optional(z.array(z.string())),
-  source: z.optional(z.looseObject({ repo_url: z.optional(z.string()), ref: z.optional(z.string()) })),
-}),
+    name: z.string(),
+    tagline: z.optional(z.string()),
+    description: z.optional(z.string()),
+    platforms: z.optional(z.array(z.string())),
+    bundle_id: z.optional(z.string()),
+    category: z.optional(z.string()),
+    audience: z.optional(z.string()),
+    monetization: z.optional(z.string()),
+    brand: z.optional(Brand),
+    screens: z.optional(z.array(Screen)),
+    features: z.optional(z.array(z.string())),
+    source: z.optional(z.looseObject({ repo_url: z.optional(z.string()), ref: z.optional(z.string()) })),
+  })
 );
 export type AppSpec = z.infer<typeof AppSpec>;
 
-export const Score = lazy(() =>
-  z.looseObject({ beauty: z.number(), harmony: z.number(), score: z.number(), total: z.number() }),
-);
+export const Score = lazy(() => z.looseObject({ beauty: z.number(), harmony: z.number(), score: z.number(), total: z.number() }));
 export const PreflightCheck = lazy(() =>
   z.looseObject({
-  id: z.string(),
-  title: z.string(),
-  status: knownOr(['pass', 'warn', 'fail']),
-  detail: z.optional(z.nullable(z.string())),
-}),
+    id: z.string(),
+    title: z.string(),
+    status: knownOr(['pass', 'warn', 'fail']),
+    detail: z.optional(z.nullable(z.string())),
+  })
 );
 export const Scorecard = lazy(() =>
   z.looseObject({
-  score: Score,
-  passed: z.boolean(),
-  preflight: z.looseObject({ passed: z.boolean(), checks: z.array(PreflightCheck) }),
-}),
+    score: Score,
+    passed: z.boolean(),
+    preflight: z.looseObject({ passed: z.boolean(), checks: z.array(PreflightCheck) }),
+  })
 );
 export type Scorecard = z.infer<typeof Scorecard>;
 
 export const ArtifactEntry = lazy(() =>
   z.looseObject({
-  kind: z.string(),
-  status: knownOr(['pending', 'ready']),
-  content_type: z.string(),
-  size: z.nullable(z.number()),
-  sha256: z.nullable(z.string()),
-  files: z.number(),
-  updated_at: time,
-}),
+    kind: z.string(),
+    status: knownOr(['pending', 'ready']),
+    content_type: z.string(),
+    size: z.nullable(z.number()),
+    sha256: z.nullable(z.string()),
+    files: z.number(),
+    updated_at: time,
+  })
 );
 export type ArtifactEntry = z.infer<typeof ArtifactEntry>;
-export const ArtifactManifest = lazy(() =>
-  z.looseObject({ data: z.array(ArtifactEntry) }),
-);
+export const ArtifactManifest = lazy(() => z.looseObject({ data: z.array(ArtifactEntry) }));
 export const ArtifactFile = lazy(() =>
   z.looseObject({
-  name: z.string(),
-  content_type: z.string(),
-  size: z.number(),
-  sha256: z.string(),
-  url: z.string(),
-  expires_at: time,
-}),
+    name: z.string(),
+    content_type: z.string(),
+    size: z.number(),
+    sha256: z.string(),
+    url: z.string(),
+    expires_at: time,
+  })
 );
 export type ArtifactFile = z.infer<typeof ArtifactFile>;
 /** `GET …/artifacts/{kind}`: inline JSON content, or files behind signed URLs. */
 export const Artifact = lazy(() =>
   z.union([
-  z.looseObject({ kind: z.string(), content_type: z.string(), content: z.unknown() }),
-  z.looseObject({ kind: z.string(), files: z.array(ArtifactFile) }),
-]),
+    z.looseObject({ kind: z.string(), content_type: z.string(), content: z.unknown() }),
+    z.looseObject({ kind: z.string(), files: z.array(ArtifactFile) }),
+  ])
 );
 
 export const Webhook = lazy(() =>
   z.looseObject({
-  id: z.string(),
-  url: z.string(),
-  events: z.array(z.string()),
-  status: z.string(),
-  created_at: time,
-}),
+    id: z.string(),
+    url: z.string(),
+    events: z.array(z.string()),
+    status: z.string(),
+    created_at: time,
+  })
 );
 export type Webhook = z.infer<typeof Webhook>;
-export const WebhookWithSecret = lazy(() =>
-  z.extend(Webhook, { secret: z.string() }),
-);
+export const WebhookWithSecret = lazy(() => z.extend(Webhook, { secret: z.string() }));
 export const Delivery = lazy(() =>
   z.looseObject({
-  id: z.string(),
-  event_id: z.string(),
-  event_type: z.string(),
-  status: knownOr(['pending', 'succeeded', 'failed']),
-  attempts: z.number(),
-  last_status_code: z.nullable(z.number()),
-  next_attempt_at: nullableTime,
-  created_at: time,
-}),
+    id: z.string(),
+    event_id: z.string(),
+    event_type: z.string(),
+    status: knownOr(['pending', 'succeeded', 'failed']),
+    attempts: z.number(),
+    last_status_code: z.nullable(z.number()),
+    next_attempt_at: nullableTime,
+    created_at: time,
+  })
 );
 export type Delivery = z.infer<typeof Delivery>;
-export const Deleted = lazy(() =>
-  z.looseObject({ id: z.string(), deleted: z.literal(true) }),
-);
+export const Deleted = lazy(() => z.looseObject({ id: z.string(), deleted: z.literal(true) }));
 
 export const EventData = lazy(() =>
   z.looseObject({
-  stage: z.optional(z.string()),
-  percent: z.optional(z.number()),
-  gate: z.optional(z.string()),
-  decision: z.optional(z.string()),
-  score: z.optional(Score),
-  passed: z.optional(z.boolean()),
-  app_id: z.optional(z.string()),
-  app_store_url: z.optional(z.string()),
-  reason: z.optional(z.string()),
-  error: z.optional(z.looseObject({ code: z.string(), message: z.string() })),
-  mode: z.optional(z.string()),
-  level: z.optional(z.string()),
-  message: z.optional(z.string()),
-  ts: z.optional(z.string()),
-}),
+    stage: z.optional(z.string()),
+    percent: z.optional(z.number()),
+    gate: z.optional(z.string()),
+    decision: z.optional(z.string()),
+    score: z.optional(Score),
+    passed: z.optional(z.boolean()),
+    app_id: z.optional(z.string()),
+    app_store_url: z.optional(z.string()),
+    reason: z.optional(z.string()),
+    error: z.optional(z.looseObject({ code: z.string(), message: z.string() })),
+    mode: z.optional(z.string()),
+    level: z.optional(z.string()),
+    message: z.optional(z.string()),
+    ts: z.optional(z.string()),
+  })
 );
 /** The envelope shared by webhooks and SSE (`type` is `log` for log lines on the stream). */
 export const Event = lazy(() =>
   z.looseObject({
-  id: z.string(),
-  type: z.string(),
-  created_at: time,
-  run_id: z.string(),
-  data: EventData,
-}),
+    id: z.string(),
+    type: z.string(),
+    created_at: time,
+    run_id: z.string(),
+    data: EventData,
+  })
 );
 export type Event = z.infer<typeof Event>;
 
 export const ErrorEnvelope = lazy(() =>
   z.object({
-  error: z.looseObject({ type: z.string(), code: z.string(), message: z.string(), field: z.optional(z.string()) }),
-}),
+    error: z.looseObject({ type: z.string(), code: z.string(), message: z.string(), field: z.optional(z.string()) }),
+  })
 );
 
 // ---------- input shapes (what the service accepts) ----------
@@ -233,66 +219,62 @@ export const REPO_URL = /^(https:\/\/\S+|git@[^\s:]+:\S+)$/;
 /** A valid App Spec as the sandbox keeps it; unknown keys are allowed and kept. */
 export const AppSpecInput = lazy(() =>
   z.looseObject({
-  name: nonEmpty,
-  tagline: z.optional(z.string()),
-  description: z.optional(z.string()),
-  platforms: z.optional(z.array(z.enum(['ios', 'android']))),
-  bundle_id: z.optional(z.string().check(z.regex(/^[A-Za-z][\w-]*(\.[A-Za-z][\w-]*)+$/, 'a reverse-DNS id like com.example.app'))),
-  category: z.optional(z.string()),
-  audience: z.optional(z.string()),
-  monetization: z.optional(z.enum(MONETIZATION_VALUES)),
-  brand: z.optional(z.looseObject({ palette: z.optional(z.array(hexColor)), typeface: z.optional(z.string()), voice: z.optional(z.string()) })),
-  screens: z.optional(z.array(z.looseObject({ id: nonEmpty, title: z.optional(z.string()), purpose: z.optional(z.string()) }))),
-  features: z.optional(z.array(z.string())),
-  source: z.optional(z.looseObject({ repo_url: z.optional(z.string().check(z.regex(REPO_URL, 'an https:// or git@ URL'))), ref: z.optional(z.string()) })),
-}),
+    name: nonEmpty,
+    tagline: z.optional(z.string()),
+    description: z.optional(z.string()),
+    platforms: z.optional(z.array(z.enum(['ios', 'android']))),
+    bundle_id: z.optional(z.string().check(z.regex(/^[A-Za-z][\w-]*(\.[A-Za-z][\w-]*)+$/, 'a reverse-DNS id like com.example.app'))),
+    category: z.optional(z.string()),
+    audience: z.optional(z.string()),
+    monetization: z.optional(z.enum(MONETIZATION_VALUES)),
+    brand: z.optional(z.looseObject({ palette: z.optional(z.array(hexColor)), typeface: z.optional(z.string()), voice: z.optional(z.string()) })),
+    screens: z.optional(z.array(z.looseObject({ id: nonEmpty, title: z.optional(z.string()), purpose: z.optional(z.string()) }))),
+    features: z.optional(z.array(z.string())),
+    source: z.optional(z.looseObject({ repo_url: z.optional(z.string().check(z.regex(REPO_URL, 'an https:// or git@ URL'))), ref: z.optional(z.string()) })),
+  })
 );
 export type AppSpecInput = z.infer<typeof AppSpecInput>;
 
 export const IdeaInput = lazy(() =>
   z.object({
-  pitch: nonEmpty,
-  audience: nonEmpty,
-  monetization: z.enum(MONETIZATION_VALUES),
-}),
+    pitch: nonEmpty,
+    audience: nonEmpty,
+    monetization: z.enum(MONETIZATION_VALUES),
+  })
 );
 
 export const RunCreateParams = lazy(() =>
   z
-  .object({
-    mode: z.enum(['idea', 'ship']),
-    idea: z.optional(IdeaInput),
-    source: z.optional(z.union([z.string().check(z.regex(REPO_URL, 'a repository URL (https://… or git@…:…)')), AppSpecInput])),
-  })
-  .check(z.superRefine((v, ctx) => {
-    // The field that does not belong is named first: it is the one to remove.
-    if (v.idea !== undefined && v.source !== undefined)
-      ctx.addIssue({ code: 'custom', path: ['source'], message: 'send either idea or source, not both' });
-    else if (v.mode === 'idea' && v.source !== undefined)
-      ctx.addIssue({ code: 'custom', path: ['source'], message: 'source is for ship mode; idea mode takes idea' });
-    else if (v.mode === 'ship' && v.idea !== undefined)
-      ctx.addIssue({ code: 'custom', path: ['idea'], message: 'idea is for idea mode; ship mode takes source' });
-    else if (v.mode === 'idea' && v.idea === undefined)
-      ctx.addIssue({ code: 'custom', path: ['idea'], message: 'idea is required in idea mode', params: { missing: true } });
-    else if (v.mode === 'ship' && v.source === undefined)
-      ctx.addIssue({ code: 'custom', path: ['source'], message: 'source is required in ship mode', params: { missing: true } });
-  })),
+    .object({
+      mode: z.enum(['idea', 'ship']),
+      idea: z.optional(IdeaInput),
+      source: z.optional(z.union([z.string().check(z.regex(REPO_URL, 'a repository URL (https://… or git@…:…)')), AppSpecInput])),
+    })
+    .check(z.superRefine((v, ctx) => {
+      // The field that does not belong is named first: it is the one to remove.
+      if (v.idea !== undefined && v.source !== undefined)
+        ctx.addIssue({ code: 'custom', path: ['source'], message: 'send either idea or source, not both' });
+      else if (v.mode === 'idea' && v.source !== undefined)
+        ctx.addIssue({ code: 'custom', path: ['source'], message: 'source is for ship mode; idea mode takes idea' });
+      else if (v.mode === 'ship' && v.idea !== undefined)
+        ctx.addIssue({ code: 'custom', path: ['idea'], message: 'idea is for idea mode; ship mode takes source' });
+      else if (v.mode === 'idea' && v.idea === undefined)
+        ctx.addIssue({ code: 'custom', path: ['idea'], message: 'idea is required in idea mode', params: { missing: true } });
+      else if (v.mode === 'ship' && v.source === undefined)
+        ctx.addIssue({ code: 'custom', path: ['source'], message: 'source is required in ship mode', params: { missing: true } });
+    }))
 );
 
 export type RunCreateParams = z.infer<typeof RunCreateParams>;
 
-export const RejectParams = lazy(() =>
-  z.object({ notes: nonEmpty }),
-);
-export const ApproveParams = lazy(() =>
-  z.object({ notes: z.optional(z.string()) }),
-);
+export const RejectParams = lazy(() => z.object({ notes: nonEmpty }));
+export const ApproveParams = lazy(() => z.object({ notes: z.optional(z.string()) }));
 
 export const WebhookCreateParams = lazy(() =>
   z.object({
-  url: z.url(),
-  events: z.union([z.tuple([z.literal('*')]), z.array(z.enum(EVENT_KINDS)).check(z.minLength(1))]),
-}),
+    url: z.url(),
+    events: z.union([z.tuple([z.literal('*')]), z.array(z.enum(EVENT_KINDS)).check(z.minLength(1))]),
+  })
 );
 export type WebhookCreateParams = z.infer<typeof WebhookCreateParams>;
 

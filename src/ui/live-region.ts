@@ -1,6 +1,8 @@
 // A block of lines at the bottom of the terminal that is redrawn in place (progress now, parallel
 // downloads next), with lines that stay printed above it. Each line is cut to the width so the block's
 // height is what was counted; the cursor is hidden while it is drawn and always given back.
+import { clipVisible } from './width.js';
+
 const ESC = '\u001b[';
 
 export class LiveRegion {
@@ -79,23 +81,7 @@ export class LiveRegion {
 
   /** One screen line at most; colour codes do not count as width. */
   fit(line: string): string {
-    const max = Math.max(20, this.columns() - 1);
-    let visible = 0;
-    let out = '';
-    for (let i = 0; i < line.length; i++) {
-      if (line[i] === '\u001b') {
-        const end = line.indexOf('m', i);
-        if (end > 0) {
-          out += line.slice(i, end + 1);
-          i = end;
-          continue;
-        }
-      }
-      if (visible >= max) return `${out}…${ESC}0m`;
-      out += line[i];
-      visible++;
-    }
-    return out;
+    return clipVisible(line, Math.max(20, this.columns() - 1), '…');
   }
 
   private write(s: string): void {

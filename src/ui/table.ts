@@ -1,5 +1,6 @@
 // Tables: aligned and fitted to the terminal for people, tab-separated lines for pipes.
 import { sanitizeLine } from './sanitize.js';
+import { clipVisible } from './width.js';
 
 export interface Column {
   header: string;
@@ -50,26 +51,6 @@ export function renderTable(columns: Column[], rows: string[][], opts: TableOpti
       })
       .join(' '.repeat(gap))
       .trimEnd();
-  const edge = (l: string) => (total > opts.width ? clip(l, opts.width) : l);
+  const edge = (l: string) => (total > opts.width ? clipVisible(l, opts.width) : l);
   return [line(columns.map((c) => c.header), -1), ...cells.map((r, i) => line(r, i))].map(edge);
-}
-
-/** The first `width` visible characters of a line that may hold colour codes. */
-function clip(line: string, width: number): string {
-  let visible = 0;
-  let out = '';
-  for (let i = 0; i < line.length; i++) {
-    if (line[i] === '\u001b') {
-      const end = line.indexOf('m', i);
-      if (end > 0) {
-        out += line.slice(i, end + 1);
-        i = end;
-        continue;
-      }
-    }
-    if (visible >= width) return line.includes('\u001b') ? `${out}\u001b[0m` : out;
-    out += line[i];
-    visible++;
-  }
-  return out;
 }
