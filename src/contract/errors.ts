@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   unknown_kind: { status: 400, type: 'invalid_request_error' },
   route_not_found: { status: 404, type: 'not_found_error' },
   method_not_allowed: { status: 405, type: 'invalid_request_error' },
+  request_timeout: { status: 408, type: 'invalid_request_error' },
   body_too_large: { status: 413, type: 'invalid_request_error' },
   unsupported_media_type: { status: 415, type: 'invalid_request_error' },
   missing_api_key: { status: 401, type: 'authentication_error' },

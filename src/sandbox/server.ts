@@ -10,6 +10,7 @@ import { Artifacts } from './artifacts.js';
 import { Failure, failureFromZod } from './failure.js';
 import { parseRange } from './files.js';
 import { SandboxService, isTerminal } from './service.js';
+import { lockDataFolder } from './lock.js';
 import { Store, type RunRecord, type StoredEvent } from './store.js';
 import { WebhookDispatcher, deliveryView, webhookView } from './webhooks.js';
 
@@ -75,11 +76,16 @@ interface Request {
 export async function startSandbox(partial: Partial<SandboxOptions> = {}): Promise<RunningSandbox> {
   useEnglishMessages();
   const opts = { ...SANDBOX_DEFAULTS, ...partial };
-  const store = await Store.open(opts.dataPath);
+  const lock = opts.dataPath === ':memory:' ? null : lockDataFolder(opts.dataPath);
+  let store: Store | null = null;
   try {
-    return await listen(opts, store);
+    store = await Store.open(opts.dataPath);
+    const running = await listen(opts, store);
+    const close = running.close;
+    return Object.assign(running, { close: () => close().finally(() => lock?.release()) });
   } catch (err) {
-    store.close();
+    store?.close();
+    lock?.release();
     throw err;
   }
 }
@@ -457,8 +463,10 @@ function sendError(res: ServerResponse, err: unknown): void {
     res.destroy();
     return;
   }
-  const failure = err instanceof Failure ? err : new Failure('internal_error', 'the sandbox hit an unexpected error');
-  if (!(err instanceof Failure)) process.emitWarning(`sandbox internal error: ${(err as Error)?.stack ?? String(err)}`);
+  const busy = !(err instanceof Failure) && /database is (locked|busy)/i.test((err as Error)?.message ?? '');
+  const failure =
+    err instanceof Failure ? err : busy ? new Failure('unavailable', 'the sandbox database is busy; retry shortly', undefined, { 'Retry-After': '1' }) : new Failure('internal_error', 'the sandbox hit an unexpected error');
+  if (!(err instanceof Failure) && !busy) process.emitWarning(`sandbox internal error: ${(err as Error)?.stack ?? String(err)}`);
   for (const [k, v] of Object.entries(failure.headers)) res.setHeader(k, v);
   sendJson(res, failure.status, failure.toBody());
 }

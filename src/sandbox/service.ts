@@ -1,5 +1,7 @@
 // The sandbox's domain: runs, the pipeline clock, gates, spec, scorecard. No HTTP here; the server
-// translates requests into these calls and Failures into error envelopes.
+// translates requests into these calls and Failures into error envelopes. Every change is made on a copy
+// of the run's record and handed to the store, which swaps it into memory only once it has committed:
+// a change that could not be written leaves no trace, in lists, streams or the pipeline.
 import { randomBytes } from 'node:crypto';
 import { GATE_NAMES, TERMINAL_EVENTS, TERMINAL_STATUSES, type GateName } from '../contract/events.js';
 import { applyMergePatch } from '../contract/merge-patch.js';
@@ -48,8 +50,14 @@ export interface ServiceOptions {
 
 export type EventListener = (runId: string, ev: StoredEvent, terminal: boolean) => void;
 
+/** A failed tick is tried again after this long, doubling, up to the cap. */
+const TICK_RETRY_MS = 200;
+const TICK_RETRY_MAX_MS = 5_000;
+
 export class SandboxService {
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** Ticks of a run that failed in a row (the database busy or failing), for the retry backoff. */
+  private readonly tickFailures = new Map<string, number>();
   private readonly listeners = new Set<EventListener>();
   private stopped = false;
 
@@ -60,7 +68,7 @@ export class SandboxService {
 
   /** Picks up every run that was moving when the sandbox last stopped. */
   start(): void {
-    for (const rec of this.store.runs.values()) if (rec.run.status === 'running') this.schedule(rec);
+    for (const rec of this.store.runs.values()) if (rec.run.status === 'running') this.schedule(rec.run.id);
   }
 
   stop(): void {
@@ -108,51 +116,45 @@ export class SandboxService {
       artifactTimes: {},
       artifactInputs: {},
     };
-    const events: StoredEvent[] = [];
-    this.store.transaction(() => {
-      events.push(this.event(rec, 'run.created', { mode: params.mode }));
-      this.advance(rec, events);
-      this.store.saveRun(rec);
+    return this.change(rec, (next, events) => {
+      events.push(this.event(next, 'run.created', { mode: params.mode }));
+      this.advance(next, events);
     });
-    this.publish(rec, events);
-    return rec;
   }
 
   cancel(id: string): RunRecord {
     const rec = this.getRun(id);
     if (rec.run.status === 'canceled') return rec;
     if (isTerminal(rec)) throw new Failure('run_not_active', `run ${id} is ${rec.run.status} and can no longer be canceled`);
-    const events: StoredEvent[] = [];
-    this.store.transaction(() => {
-      this.clearTimer(rec);
-      Object.assign(rec.run, { status: 'canceled', gate_pending: null, updated_at: this.now() });
-      events.push(this.event(rec, 'run.canceled', { stage: rec.run.stage, reason: 'canceled by a user' }));
-      this.store.saveRun(rec);
+    const done = this.change(rec, (next, events) => {
+      // A canceled run has no pending gate: the one it waited at goes back to waiting (CONTRACT.md, Cancel).
+      const pending = next.run.gate_pending as GateName | null;
+      if (pending && next.gates[pending]) Object.assign(next.gates[pending], { state: 'waiting', decided_at: null, notes: null });
+      Object.assign(next.run, { status: 'canceled', gate_pending: null, updated_at: this.now() });
+      events.push(this.event(next, 'run.canceled', { stage: next.run.stage, reason: 'canceled by a user' }));
     });
-    this.publish(rec, events);
-    return rec;
+    this.clearTimer(id);
+    return done;
   }
 
   decide(id: string, name: string, decision: 'approved' | 'rejected', notes: string | null): { gate: Gate; run: RunRecord['run'] } {
     const rec = this.getRun(id);
     if (!(GATE_NAMES as readonly string[]).includes(name)) throw new Failure('unknown_gate', `unknown gate ${JSON.stringify(name)}: one of idea, brand, final`, 'gate');
+    if (isTerminal(rec)) throw new Failure('run_not_active', `run ${id} is ${rec.run.status}; its gates can no longer be decided`);
     const gateName = name as GateName;
     const gate = rec.gates[gateName];
     if (gate.state !== 'pending' || rec.run.gate_pending !== gateName)
       throw new Failure('gate_not_pending', `gate ${gateName} is ${gate.state}, not pending (run ${rec.run.status})`, 'gate');
-    const events: StoredEvent[] = [];
-    this.store.transaction(() => {
+    const done = this.change(rec, (next, events) => {
       const now = this.now();
-      Object.assign(gate, { state: decision, decided_at: now, notes });
-      Object.assign(rec.run, { status: 'running', gate_pending: null, updated_at: now });
-      events.push(this.event(rec, 'run.gate_resolved', { gate: gateName, decision }));
-      rec.stageIndex = decision === 'approved' ? STAGES.indexOf(rec.run.stage as (typeof STAGES)[number]) + 1 : STAGES.indexOf(BACK_TO[gateName] as (typeof STAGES)[number]);
-      rec.tick = 0;
-      this.advance(rec, events);
-      this.store.saveRun(rec);
+      Object.assign(next.gates[gateName], { state: decision, decided_at: now, notes });
+      Object.assign(next.run, { status: 'running', gate_pending: null, updated_at: now });
+      events.push(this.event(next, 'run.gate_resolved', { gate: gateName, decision }));
+      next.stageIndex = decision === 'approved' ? STAGES.indexOf(next.run.stage as (typeof STAGES)[number]) + 1 : STAGES.indexOf(BACK_TO[gateName] as (typeof STAGES)[number]);
+      next.tick = 0;
+      this.advance(next, events);
     });
-    this.publish(rec, events);
-    return { gate: { ...gate }, run: rec.run };
+    return { gate: { ...done.gates[gateName] }, run: done.run };
   }
 
   patchSpec(id: string, patch: unknown): RunRecord {
@@ -163,13 +165,30 @@ export class SandboxService {
     const merged = applyMergePatch(rec.spec, patch);
     const parsed = AppSpecInput.safeParse(merged);
     if (!parsed.success) throw failureFromZod(parsed.error, merged);
-    this.store.transaction(() => {
-      rec.spec = merged as RunRecord['spec'];
-      rec.run.updated_at = this.now();
-      rec.artifactTimes.spec = rec.run.updated_at;
-      this.store.saveRun(rec);
+    return this.change(rec, (next) => {
+      next.spec = merged as RunRecord['spec'];
+      next.run.updated_at = this.now();
+      next.artifactTimes.spec = next.run.updated_at;
     });
-    return rec;
+  }
+
+  /**
+   * One change of a run: made on a copy, written in one transaction, swapped into memory only after it
+   * commits, then announced and (if the run moves on) its next tick scheduled. A failure anywhere before
+   * the commit leaves memory, disk, watchers and the pipeline as they were.
+   */
+  private change(rec: RunRecord, mutate: (next: RunRecord, events: StoredEvent[]) => void): RunRecord {
+    const next = structuredClone(rec);
+    const events: StoredEvent[] = [];
+    this.store.transaction(() => {
+      mutate(next, events);
+      this.store.saveRun(next);
+      this.publish(next, events);
+      this.store.afterCommit(() => {
+        if (next.run.status === 'running') this.schedule(next.run.id);
+      });
+    });
+    return next;
   }
 
   /** Moves a run one tick: reports progress and logs, and at a stage's end opens a gate, finishes, or moves on. */
@@ -188,7 +207,6 @@ export class SandboxService {
     }
     if (t < TICKS) {
       rec.tick++;
-      this.schedule(rec);
       return;
     }
     // The stage is complete.
@@ -214,7 +232,6 @@ export class SandboxService {
     }
     rec.stageIndex++;
     rec.tick = 0;
-    this.schedule(rec);
   }
 
   private completeStage(rec: RunRecord, stage: string, events: StoredEvent[]): void {
@@ -243,31 +260,34 @@ export class SandboxService {
     }
   }
 
-  private schedule(rec: RunRecord): void {
+  /** The run's next tick, read from memory when it fires: always the committed record. */
+  private schedule(runId: string, delayMs = this.tickMs): void {
     if (this.stopped) return;
-    this.clearTimer(rec);
+    this.clearTimer(runId);
     const timer = setTimeout(() => {
-      this.timers.delete(rec.run.id);
-      if (rec.run.status !== 'running') return;
-      const events: StoredEvent[] = [];
+      this.timers.delete(runId);
+      const rec = this.store.runs.get(runId);
+      if (!rec || rec.run.status !== 'running') return;
       try {
-        this.store.transaction(() => {
-          this.advance(rec, events);
-          this.store.saveRun(rec);
-        });
-        this.publish(rec, events);
+        this.change(rec, (next, events) => this.advance(next, events));
+        this.tickFailures.delete(runId);
       } catch (err) {
-        // The tick was not recorded; the run stays where the database last saw it.
-        process.emitWarning(`sandbox: run ${rec.run.id} could not advance: ${(err as Error).message}`);
+        // Not recorded, so not happened: the run stays where the database has it, and the tick is tried
+        // again with backoff (the database busy for a while must not stop a run for good).
+        const failures = (this.tickFailures.get(runId) ?? 0) + 1;
+        this.tickFailures.set(runId, failures);
+        const retryMs = Math.min(TICK_RETRY_MS * 2 ** (failures - 1), TICK_RETRY_MAX_MS);
+        process.emitWarning(`sandbox: run ${runId} could not advance (${(err as Error).message}); trying again in ${retryMs} ms`);
+        this.schedule(runId, retryMs);
       }
-    }, this.tickMs);
-    this.timers.set(rec.run.id, timer);
+    }, delayMs);
+    this.timers.set(runId, timer);
   }
 
-  private clearTimer(rec: RunRecord): void {
-    const t = this.timers.get(rec.run.id);
+  private clearTimer(runId: string): void {
+    const t = this.timers.get(runId);
     if (t) clearTimeout(t);
-    this.timers.delete(rec.run.id);
+    this.timers.delete(runId);
   }
 
   private event(rec: RunRecord, type: string, data: Record<string, unknown>): StoredEvent {
@@ -284,6 +304,7 @@ export class SandboxService {
 
   /** Tells listeners only after the transaction committed: nothing is announced that could still be lost. */
   private publish(rec: RunRecord, events: StoredEvent[]): void {
+    if (events.length === 0) return;
     this.store.afterCommit(() => {
       for (const ev of events)
         for (const fn of this.listeners) {

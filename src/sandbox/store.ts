@@ -1,6 +1,7 @@
 // The sandbox's state: served from memory, written through to SQLite (node:sqlite) in one transaction
-// per change, before the change is acknowledged. ':memory:' gives the same store without a file.
-import { mkdirSync } from 'node:fs';
+// per change, before the change is acknowledged. Memory takes a change only after its transaction has
+// committed: a write that fails leaves no trace anywhere. ':memory:' gives the same store without a file.
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { AppSpecInput, Gate, Run, Scorecard } from '../contract/schemas.js';
@@ -82,12 +83,24 @@ export class Store {
   private readonly stmts: Record<string, StatementSync>;
   private depth = 0;
   private afterCommitQueue: Array<() => void> = [];
+  /** What memory takes once the transaction commits; dropped on rollback. */
+  private staged: Array<() => void> = [];
+  /** For tests: a write (by name: putRun, putEvent, …) for which this answers true fails as a full disk would. */
+  failWrite: ((op: string) => boolean) | null = null;
 
   private constructor(sqlite: Sqlite, readonly path: string) {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    if (path !== ':memory:') {
+      // It holds webhook secrets and the file-signing secret: the folder 0700 when made here, the files 0600
+      // (SQLite gives its -wal and -shm files the database file's mode).
+      const dir = dirname(path);
+      if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+      closeSync(openSync(path, 'a', 0o600));
+      chmodSync(path, 0o600);
+    }
     this.db = new sqlite.DatabaseSync(path);
     // WAL + NORMAL: a committed transaction survives a crash of this process (not a power cut: the sandbox is a test server).
-    this.db.exec(`PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=2000;
+    // A busy database (another process holding it) blocks the event loop at most 100 ms, then the write fails and is retried.
+    this.db.exec(`PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=100;
       CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS runs (id TEXT PRIMARY KEY, seq INTEGER NOT NULL, body TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS events (run_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
@@ -122,8 +135,14 @@ export class Store {
   }
 
   private load(): void {
-    for (const row of this.db.prepare('SELECT body FROM runs ORDER BY seq').all()) {
-      const rec = JSON.parse(row.body as string) as RunRecord;
+    for (const row of this.db.prepare('SELECT id, body FROM runs ORDER BY seq').all()) {
+      let rec: RunRecord;
+      try {
+        rec = JSON.parse(row.body as string) as RunRecord;
+        if (!rec?.run?.id || !rec.gates || !rec.spec) throw new Error('fields are missing');
+      } catch (err) {
+        throw Object.assign(new Error(`the sandbox database ${this.path} has a corrupt record for run ${String(row.id)} (${(err as Error).message})`), { code: 'ERR_SANDBOX_CORRUPT' });
+      }
       this.runs.set(rec.run.id, rec);
       this.runOrder.push(rec.run.id);
       this.events.set(rec.run.id, []);
@@ -149,26 +168,47 @@ export class Store {
     return ++this.seq;
   }
 
-  /** Runs `fn` in one transaction; nested calls join the outer one. */
+  /** Runs `fn` in one transaction; nested calls join the outer one. Memory takes the change after COMMIT. */
   transaction<T>(fn: () => T): T {
     if (this.depth > 0) return fn();
     this.depth++;
-    this.db.exec('BEGIN IMMEDIATE');
     let out: T;
     try {
-      out = fn();
-      this.db.exec('COMMIT');
+      this.db.exec('BEGIN IMMEDIATE');
+      try {
+        out = fn();
+        this.fault('commit');
+        this.db.exec('COMMIT');
+      } catch (err) {
+        if (this.db.isTransaction) this.db.exec('ROLLBACK');
+        throw err;
+      }
     } catch (err) {
-      this.db.exec('ROLLBACK');
+      this.staged = [];
       this.afterCommitQueue = [];
       throw err;
     } finally {
       this.depth--;
     }
+    const staged = this.staged;
+    this.staged = [];
+    for (const f of staged) f();
     const queued = this.afterCommitQueue;
     this.afterCommitQueue = [];
     for (const f of queued) f();
     return out;
+  }
+
+  /** A write in the current transaction (or in one of its own); `apply` changes memory once it commits. */
+  private write(op: string, sql: () => void, apply: () => void): void {
+    if (this.depth === 0) return this.transaction(() => this.write(op, sql, apply));
+    this.fault(op);
+    sql();
+    this.staged.push(apply);
+  }
+
+  private fault(op: string): void {
+    if (this.failWrite?.(op)) throw Object.assign(new Error(`injected failure of ${op}`), { code: 'ERR_SANDBOX_INJECTED' });
   }
 
   /** Runs `fn` once the current transaction has committed (at once outside one); dropped on rollback. */
@@ -177,46 +217,50 @@ export class Store {
     else fn();
   }
 
+  /** Callers hand a record they own (a copy of what memory holds): memory swaps to it after the commit. */
   saveRun(rec: RunRecord): void {
-    if (!this.runs.has(rec.run.id)) {
-      this.runOrder.push(rec.run.id);
-      if (!this.events.has(rec.run.id)) this.events.set(rec.run.id, []);
-    }
-    this.runs.set(rec.run.id, rec);
-    this.stmts.putRun!.run(rec.run.id, rec.seq, JSON.stringify(rec));
+    const body = JSON.stringify(rec);
+    this.write('putRun', () => this.stmts.putRun!.run(rec.run.id, rec.seq, body), () => {
+      if (!this.runs.has(rec.run.id)) {
+        this.runOrder.push(rec.run.id);
+        if (!this.events.has(rec.run.id)) this.events.set(rec.run.id, []);
+      }
+      this.runs.set(rec.run.id, rec);
+    });
   }
 
   appendEvent(runId: string, ev: StoredEvent): void {
-    this.stmts.putEvent!.run(runId, ev.seq, ev.type, ev.json);
-    let list = this.events.get(runId);
-    if (!list) this.events.set(runId, (list = []));
-    list.push(ev);
+    this.write('putEvent', () => this.stmts.putEvent!.run(runId, ev.seq, ev.type, ev.json), () => {
+      let list = this.events.get(runId);
+      if (!list) this.events.set(runId, (list = []));
+      list.push(ev);
+    });
   }
 
   saveWebhook(w: WebhookRecord): void {
-    this.webhooks.set(w.id, w);
-    this.stmts.putWebhook!.run(w.id, w.seq, JSON.stringify(w));
+    const body = JSON.stringify(w);
+    this.write('putWebhook', () => this.stmts.putWebhook!.run(w.id, w.seq, body), () => this.webhooks.set(w.id, w));
   }
 
   saveDelivery(d: DeliveryRecord): void {
-    this.deliveries.set(d.id, d);
-    this.stmts.putDelivery!.run(d.id, d.seq, JSON.stringify(d));
+    const body = JSON.stringify(d);
+    this.write('putDelivery', () => this.stmts.putDelivery!.run(d.id, d.seq, body), () => this.deliveries.set(d.id, d));
   }
 
   saveIdempotency(scope: string, rec: IdempotencyRecord): void {
-    this.idempotency.set(scope, rec);
-    this.stmts.putIdem!.run(scope, rec.createdAtMs, JSON.stringify({ fingerprint: rec.fingerprint, status: rec.status, body: rec.body }));
+    const body = JSON.stringify({ fingerprint: rec.fingerprint, status: rec.status, body: rec.body });
+    this.write('putIdem', () => this.stmts.putIdem!.run(scope, rec.createdAtMs, body), () => this.idempotency.set(scope, rec));
   }
 
   /** Forgets every idempotency record older than `beforeMs`. */
   sweepIdempotency(beforeMs: number): void {
-    for (const [scope, rec] of this.idempotency) if (rec.createdAtMs < beforeMs) this.idempotency.delete(scope);
-    this.stmts.sweepIdem!.run(beforeMs);
+    this.write('sweepIdem', () => this.stmts.sweepIdem!.run(beforeMs), () => {
+      for (const [scope, rec] of this.idempotency) if (rec.createdAtMs < beforeMs) this.idempotency.delete(scope);
+    });
   }
 
   deleteIdempotency(scope: string): void {
-    this.idempotency.delete(scope);
-    this.stmts.delIdem!.run(scope);
+    this.write('delIdem', () => this.stmts.delIdem!.run(scope), () => this.idempotency.delete(scope));
   }
 
   /** A value kept across restarts (the signing secret of file URLs). */

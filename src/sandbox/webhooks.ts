@@ -78,8 +78,7 @@ export class WebhookDispatcher {
   remove(id: string): void {
     const w = this.get(id);
     this.store.transaction(() => {
-      w.status = 'deleted';
-      this.store.saveWebhook(w);
+      this.store.saveWebhook({ ...w, status: 'deleted' });
       for (const d of this.store.deliveries.values())
         if (d.webhook_id === id && d.status === 'pending') this.store.saveDelivery({ ...d, status: 'failed', next_attempt_at: null });
     });

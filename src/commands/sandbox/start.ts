@@ -90,6 +90,8 @@ function prepareDataDir(dir: string): void {
 
 function explainStartError(err: unknown, opts: { host: string; port: number; dataPath: string }): Error {
   const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ERR_SANDBOX_LOCKED') return new EnvironmentError((err as Error).message, 'Stop that one (`orc sandbox stop`), use it as it is, or give this one another --data-dir (or --memory).');
+  if (code === 'ERR_SANDBOX_CORRUPT') return new EnvironmentError((err as Error).message, 'Move the folder away to start afresh, or use another --data-dir (or --memory).');
   if (code === 'ERR_SANDBOX_NO_SQLITE') return new EnvironmentError((err as Error).message, 'Use the Node that `npm install` put in node_modules/.bin (npx orc …), or any Node 22.13+.');
   if (code === 'EADDRINUSE')
     return new EnvironmentError(`port ${opts.port} on ${opts.host} is already in use`, 'Is a sandbox already running? See `orc sandbox status`, or pick another with --port (0 picks a free one).');
