@@ -2,13 +2,14 @@
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** null removes a key, objects merge, everything else (arrays too) replaces. */
+/** null removes a key, objects merge, everything else (arrays too) replaces. Own keys only: a key named
+ * `__proto__` or `constructor` is a plain key here, never the prototype or an inherited property. */
 export function applyMergePatch(target: unknown, patch: unknown): unknown {
   if (!isObject(patch)) return patch;
   const out: Record<string, unknown> = isObject(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete out[key];
-    else out[key] = applyMergePatch(out[key], value);
+    else Object.defineProperty(out, key, { value: applyMergePatch(Object.hasOwn(out, key) ? out[key] : undefined, value), enumerable: true, writable: true, configurable: true });
   }
   return out;
 }

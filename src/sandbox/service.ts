@@ -90,6 +90,21 @@ export class SandboxService {
     return new Date().toISOString();
   }
 
+  /** Runs oldest first, optionally of one status. */
+  listRuns(status: string | null): RunRecord[] {
+    const out: RunRecord[] = [];
+    for (const id of this.store.runOrder) {
+      const rec = this.store.runs.get(id)!;
+      if (status === null || rec.run.status === status) out.push(rec);
+    }
+    return out;
+  }
+
+  /** The run's events so far, in order. */
+  eventsOf(runId: string): readonly StoredEvent[] {
+    return this.store.events.get(runId) ?? [];
+  }
+
   getRun(id: string): RunRecord {
     const rec = this.store.runs.get(id);
     if (!rec) throw new Failure('run_not_found', `no run with id ${JSON.stringify(id)}`, 'id');

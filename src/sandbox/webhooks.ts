@@ -75,6 +75,16 @@ export class WebhookDispatcher {
     return w;
   }
 
+  /** Enabled webhooks, oldest first. */
+  list(): WebhookRecord[] {
+    return [...this.store.webhooks.values()].filter((w) => w.status === 'enabled');
+  }
+
+  /** The deliveries of one webhook, oldest first. */
+  deliveriesOf(webhookId: string): DeliveryRecord[] {
+    return [...this.store.deliveries.values()].filter((d) => d.webhook_id === webhookId);
+  }
+
   remove(id: string): void {
     const w = this.get(id);
     this.store.transaction(() => {

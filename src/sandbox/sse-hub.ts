@@ -1,0 +1,99 @@
+// The event streams of runs: history replayed from the start or after Last-Event-ID, then every committed
+// event as it happens. Events committed together (one pipeline tick) reach each watcher in one write,
+// encoded once; a watcher that stops reading is dropped rather than buffered without end.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { SandboxService } from './service.js';
+import { isTerminal } from './service.js';
+import type { RunRecord, StoredEvent } from './store.js';
+
+const MAX_BUFFER = 4 * 1024 * 1024;
+const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
+
+interface Watcher {
+  res: ServerResponse;
+  lastSeq: number;
+}
+
+export class SseHub {
+  private readonly watchers = new Map<string, Set<Watcher>>();
+  private readonly outbox = new Map<string, { events: StoredEvent[]; terminal: boolean }>();
+  private readonly keepAlive: NodeJS.Timeout;
+
+  constructor(
+    private readonly service: SandboxService,
+    keepAliveMs: number,
+  ) {
+    service.onEvent((runId, ev, terminal) => {
+      if (!this.watchers.has(runId)) return;
+      let box = this.outbox.get(runId);
+      if (!box) {
+        this.outbox.set(runId, (box = { events: [], terminal: false }));
+        if (this.outbox.size === 1) queueMicrotask(() => this.flush());
+      }
+      box.events.push(ev);
+      box.terminal ||= terminal;
+    });
+    this.keepAlive = setInterval(() => {
+      for (const set of this.watchers.values()) for (const w of set) write(w.res, KEEP_ALIVE);
+    }, keepAliveMs);
+    this.keepAlive.unref();
+  }
+
+  open(req: IncomingMessage, res: ServerResponse, rec: RunRecord, lastEventId: string | null): void {
+    const runId = rec.run.id;
+    res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+    res.flushHeaders();
+    req.socket.setNoDelay(true);
+    const last = Number.parseInt(lastEventId ?? '0', 10);
+    let chunk = 'retry: 2000\n\n';
+    let lastSeq = Number.isFinite(last) ? last : 0;
+    for (const ev of this.service.eventsOf(runId)) {
+      if (ev.seq <= lastSeq) continue;
+      chunk += frame(ev);
+      lastSeq = ev.seq;
+    }
+    res.write(chunk);
+    if (isTerminal(rec)) return void res.end();
+    let set = this.watchers.get(runId);
+    if (!set) this.watchers.set(runId, (set = new Set()));
+    const watcher: Watcher = { res, lastSeq };
+    set.add(watcher);
+    res.on('close', () => {
+      set.delete(watcher);
+      if (set.size === 0 && this.watchers.get(runId) === set) this.watchers.delete(runId);
+    });
+  }
+
+  close(): void {
+    clearInterval(this.keepAlive);
+    for (const set of this.watchers.values()) for (const w of set) w.res.end();
+    this.watchers.clear();
+  }
+
+  private flush(): void {
+    for (const [runId, { events, terminal }] of this.outbox) {
+      const set = this.watchers.get(runId);
+      if (!set) continue;
+      const all = Buffer.from(events.map(frame).join(''));
+      const last = events.at(-1)!.seq;
+      for (const w of set) {
+        // A watcher that joined meanwhile already has part of this in its replay: never send an event twice.
+        const chunk = w.lastSeq < events[0]!.seq ? all : Buffer.from(events.filter((e) => e.seq > w.lastSeq).map(frame).join(''));
+        if (chunk.length) write(w.res, chunk);
+        w.lastSeq = Math.max(w.lastSeq, last);
+        if (terminal) w.res.end();
+      }
+      if (terminal) this.watchers.delete(runId);
+    }
+    this.outbox.clear();
+  }
+}
+
+function frame(ev: StoredEvent): string {
+  return `id: ${ev.seq}\nevent: ${ev.type}\ndata: ${ev.json}\n\n`;
+}
+
+function write(res: ServerResponse, chunk: Buffer): void {
+  if (res.writableLength > MAX_BUFFER) res.destroy();
+  else res.write(chunk);
+}

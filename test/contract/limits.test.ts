@@ -1,0 +1,96 @@
+// Bounded input (CONTRACT.md, limits on input), over real HTTP: slow bodies, deep nesting, keys that
+// reach for prototypes, clients that vanish, and methods a route does not have.
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyMergePatch } from '../../src/contract/merge-patch.js';
+import { KEY, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { until } from '../helpers/until.js';
+
+let sb: TestSandbox;
+const logged: string[] = [];
+beforeAll(async () => {
+  sb = await startTestSandbox({ stageMs: 60_000, bodyTimeoutMs: 300, log: (l) => logged.push(l) });
+});
+afterAll(() => sb.close());
+
+const idea = { mode: 'idea', idea: { pitch: 'Bounded', audience: 'testers', monetization: 'free' } };
+
+/** A request written by hand: headers, then only `partial` of a body of `length` bytes. */
+function rawRequest(path: string, headers: Record<string, string>, length: number, partial: string) {
+  const { port } = new URL(sb.url);
+  const socket = connect(Number(port), '127.0.0.1');
+  let answer = '';
+  socket.on('data', (c) => (answer += c.toString()));
+  const closed = new Promise<void>((r) => socket.on('close', () => r()));
+  socket.write(
+    `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('')}\r\n${partial}`,
+  );
+  return { socket, answer: () => answer, closed };
+}
+
+describe('limits on input', () => {
+  it('a body that does not arrive within the time allowed: 408, and its Idempotency-Key is free again', async () => {
+    const body = JSON.stringify(idea);
+    const slow = rawRequest('/v1/runs', { 'Idempotency-Key': 'slow-one' }, body.length, body.slice(0, 10));
+    await until(() => slow.answer().includes('HTTP/1.1'), 'an answer to the slow request');
+    expect(slow.answer()).toMatch(/^HTTP\/1\.1 408/);
+    expect(slow.answer()).toContain('"code":"request_timeout"');
+    slow.socket.destroy();
+    const again = await sb.call('POST', '/v1/runs', idea, { 'idempotency-key': 'slow-one' });
+    expect(again.status).toBe(201);
+  });
+
+  it('JSON nested deeper than 64 levels: 400 invalid_json saying so, even 5,000 deep', async () => {
+    for (const depth of [65, 5000]) {
+      const deep = `${'['.repeat(depth)}${']'.repeat(depth)}`;
+      const r = await sb.call('POST', '/v1/runs', deep);
+      expect(r.status, `depth ${depth}`).toBe(400);
+      expect(r.body.error).toMatchObject({ code: 'invalid_json' });
+      expect(r.body.error.message).toContain('deeper than 64 levels');
+    }
+    const ok = await sb.call('POST', '/v1/runs', { ...idea, extra: JSON.parse(`${'['.repeat(60)}${']'.repeat(60)}`) });
+    expect(ok.status).not.toBe(500);
+  });
+
+  it.each([
+    ['POST', '/v1/runs', `{"mode":"idea","idea":{"pitch":"p","audience":"a","monetization":"free","__proto__":{"x":1}}}`, 'idea.__proto__'],
+    ['PATCH', 'spec', `{"brand":{"constructor":{"prototype":{"polluted":true}}}}`, 'brand.constructor'],
+    ['PATCH', 'spec', `{"__proto__":{"name":null}}`, '__proto__'],
+  ])('%s with a prototype key: 400 invalid_value naming the path %s', async (method, where, text, field) => {
+    const run = await sb.createRun('Prototype keys');
+    const path = where === 'spec' ? `/v1/runs/${run.id}/spec` : where;
+    const r = await sb.call(method, path, text, method === 'PATCH' ? { 'content-type': 'application/merge-patch+json' } : {});
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ code: 'invalid_value', field });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect((await sb.call('GET', `/v1/runs/${run.id}/spec`)).body.name).toBeTruthy();
+  });
+
+  it('merge patches work on own keys only', () => {
+    const out = applyMergePatch({ name: 'A' }, JSON.parse('{"constructor":{"a":1},"__proto__":{"b":2}}')) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(Object.keys(out).sort()).toEqual(['__proto__', 'constructor', 'name']);
+    expect(out.constructor).toEqual({ a: 1 });
+  });
+
+  it('a client that drops its request mid-body is one log line, not a stack', async () => {
+    const before = logged.length;
+    const gone = rawRequest('/v1/runs', {}, 1000, '{"mode":');
+    await new Promise((r) => gone.socket.once('connect', r));
+    gone.socket.destroy();
+    await gone.closed;
+    await until(() => logged.length > before, 'the log line');
+    expect(logged.at(-1)).toBe('sandbox: a client dropped its request (POST /v1/runs)');
+  });
+
+  it('a route with the wrong method: 405 method_not_allowed with Allow', async () => {
+    for (const [method, path, allow] of [['DELETE', '/v1/runs', 'GET, POST'], ['PUT', '/v1/runs/run_x', 'GET'], ['GET', '/v1/runs/run_x/cancel', 'POST']] as const) {
+      const r = await sb.call(method, path);
+      expect(r.status, `${method} ${path}`).toBe(405);
+      expect(r.body.error.code).toBe('method_not_allowed');
+      expect(r.headers.get('allow')).toBe(allow);
+    }
+  });
+});
