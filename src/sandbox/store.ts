@@ -56,6 +56,8 @@ export interface DeliveryRecord {
   attempts: number;
   /** Attempts allowed before `failed`; a redelivery raises it by another full round. */
   max_attempts: number;
+  /** Attempts made before the current round (a redelivery starts one): its backoff starts afresh. */
+  round_base?: number;
   last_status_code: number | null;
   next_attempt_at: string | null;
   created_at: string;

@@ -1,5 +1,6 @@
 // Webhook registrations and the dispatcher: signed, at-least-once deliveries with exponential backoff
-// and jitter, run off the request path so a slow or dead receiver never slows the API.
+// and jitter, run off the request path so a slow or dead receiver never slows the API. Each webhook has
+// a few deliveries in flight at most, so a hanging receiver only delays itself, never its neighbours.
 import { randomBytes } from 'node:crypto';
 import { EVENT_KINDS, LOG_EVENT } from '../contract/events.js';
 import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../contract/signature.js';
@@ -11,7 +12,9 @@ import type { DeliveryRecord, StoredEvent, Store, WebhookRecord } from './store.
 
 export const MAX_ATTEMPTS = 8;
 const DELIVERY_TIMEOUT_MS = 10_000;
-const MAX_IN_FLIGHT = 32;
+/** Deliveries in flight to one webhook at once, and to all of them. */
+const PER_WEBHOOK_IN_FLIGHT = 4;
+const MAX_IN_FLIGHT = 256;
 
 export interface DispatcherOptions {
   retryBaseMs: number;
@@ -38,6 +41,7 @@ export function deliveryView(d: DeliveryRecord): Delivery {
 export class WebhookDispatcher {
   private timer: NodeJS.Timeout | null = null;
   private readonly inFlight = new Set<string>();
+  private readonly inFlightByWebhook = new Map<string, number>();
   private readonly aborts = new Set<AbortController>();
   private stopped = false;
 
@@ -98,9 +102,11 @@ export class WebhookDispatcher {
     this.get(webhookId);
     const d = this.store.deliveries.get(deliveryId);
     if (!d || d.webhook_id !== webhookId) throw new Failure('delivery_not_found', `no delivery with id ${JSON.stringify(deliveryId)} on webhook ${webhookId}`, 'delivery_id');
-    const queued: DeliveryRecord = { ...d, status: 'pending', max_attempts: d.attempts + MAX_ATTEMPTS, next_attempt_at: new Date().toISOString() };
+    // A new round of attempts, whose backoff starts afresh from the first step.
+    const queued: DeliveryRecord = { ...d, status: 'pending', max_attempts: d.attempts + MAX_ATTEMPTS, round_base: d.attempts, next_attempt_at: new Date().toISOString() };
     this.store.transaction(() => this.store.saveDelivery(queued));
-    this.kick();
+    // Inside a request's transaction, memory has the delivery queued only once that commits.
+    this.store.afterCommit(() => this.kick());
     return queued;
   }
 
@@ -151,8 +157,10 @@ export class WebhookDispatcher {
     for (const d of this.store.deliveries.values()) {
       if (d.status !== 'pending' || this.inFlight.has(d.id) || !d.next_attempt_at) continue;
       const due = Date.parse(d.next_attempt_at);
-      if (due <= now && this.inFlight.size < MAX_IN_FLIGHT) void this.attempt(d.id).catch((err: Error) => process.emitWarning(`sandbox: delivery ${d.id} failed: ${err.message}`));
-      else next = Math.min(next, Math.max(due, now + 5));
+      const busy = (this.inFlightByWebhook.get(d.webhook_id) ?? 0) >= PER_WEBHOOK_IN_FLIGHT || this.inFlight.size >= MAX_IN_FLIGHT;
+      if (due <= now && !busy) void this.attempt(d.id).catch((err: Error) => process.emitWarning(`sandbox: delivery ${d.id} failed: ${err.message}`));
+      else if (due > now) next = Math.min(next, due);
+      // A delivery due but held back by its webhook's limit goes when one of that webhook's finishes (attempt kicks).
     }
     if (Number.isFinite(next)) {
       this.timer = setTimeout(() => this.kick(), next - now);
@@ -163,6 +171,7 @@ export class WebhookDispatcher {
   private async attempt(id: string): Promise<void> {
     this.inFlight.add(id);
     const d = this.store.deliveries.get(id)!;
+    this.inFlightByWebhook.set(d.webhook_id, (this.inFlightByWebhook.get(d.webhook_id) ?? 0) + 1);
     const w = this.store.webhooks.get(d.webhook_id);
     let status: number | null = null;
     const abort = new AbortController();
@@ -192,14 +201,15 @@ export class WebhookDispatcher {
       this.aborts.delete(abort);
     }
     this.inFlight.delete(id);
+    this.inFlightByWebhook.set(d.webhook_id, (this.inFlightByWebhook.get(d.webhook_id) ?? 1) - 1);
     if (this.stopped) return;
     const current = this.store.deliveries.get(id)!;
     if (current.status !== 'pending') return this.kick(); // deleted meanwhile
     const attempts = current.attempts + 1;
     const ok = status !== null && status >= 200 && status < 300;
     const exhausted = attempts >= current.max_attempts;
-    // Exponential backoff with equal jitter: base·2^(n-1), the upper half of it randomised.
-    const backoff = this.opts.retryBaseMs * 2 ** (attempts - 1);
+    // Exponential backoff with equal jitter: base·2^(n-1), the upper half of it randomised; n counts this round.
+    const backoff = this.opts.retryBaseMs * 2 ** (attempts - (current.round_base ?? 0) - 1);
     const delay = backoff / 2 + Math.random() * (backoff / 2);
     try {
       this.store.transaction(() =>

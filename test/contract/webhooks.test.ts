@@ -178,4 +178,45 @@ describe('deliveries', () => {
       await rx.close();
     }
   });
+
+  it('a healthy receiver next to a hanging one gets each delivery within 1 s', async () => {
+    const hanging = await receiver(() => 'hang');
+    const healthy = await receiver(() => 200);
+    const fast = await startTestSandbox({ stageMs: 40, retryBaseMs: 10 });
+    try {
+      await fast.call('POST', '/v1/webhooks', { url: hanging.url, events: ['*'] });
+      await fast.call('POST', '/v1/webhooks', { url: healthy.url, events: ['*'] });
+      const runs = await Promise.all([1, 2, 3].map((i) => fast.createRun(`Fair ${i}`)));
+      await Promise.all(runs.map((r) => fast.waitFor(r.id, (x) => x.gate_pending === 'idea')));
+      await until(() => healthy.got.length >= 3 * 9 || undefined);
+      expect(hanging.got.length).toBeLessThanOrEqual(4); // it holds at most its own few in flight
+      for (const d of healthy.got) {
+        const created = Date.parse(JSON.parse(d.body).created_at);
+        expect(d.at - created, JSON.parse(d.body).type).toBeLessThan(1000);
+      }
+    } finally {
+      await fast.close();
+      await hanging.close();
+      await healthy.close();
+    }
+  }, 30_000);
+
+  it('a redelivery starts its backoff afresh', async () => {
+    const rx = await receiver(() => 503);
+    const slow = await startTestSandbox({ retryBaseMs: 40 });
+    try {
+      const w = (await slow.call('POST', '/v1/webhooks', { url: rx.url, events: ['run.created'] })).body;
+      await slow.createRun('Backoff afresh');
+      const failed = await until(async () => (await slow.call('GET', `/v1/webhooks/${w.id}/deliveries`)).body.data.find((x: any) => x.status === 'failed'), 30_000);
+      const again = await slow.call('POST', `/v1/webhooks/${w.id}/deliveries/${failed.id}:redeliver`);
+      expect(again.status).toBe(200);
+      await until(() => rx.got.length >= 10 || undefined);
+      // The second attempt of the new round waits base·2^0 (20–40 ms), not base·2^8 (over 5 s).
+      const gap = rx.got[9]!.at - rx.got[8]!.at;
+      expect(gap).toBeLessThan(1000);
+    } finally {
+      await slow.close();
+      await rx.close();
+    }
+  }, 40_000);
 });
