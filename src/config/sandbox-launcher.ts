@@ -23,6 +23,7 @@ export interface LaunchFlags {
   retryBaseMs?: string;
   rateLimit?: string;
   seed?: string;
+  ipaMib?: string;
   keepaliveMs?: string;
   dataDir?: string;
   memory?: boolean;
@@ -30,7 +31,7 @@ export interface LaunchFlags {
 
 const FORWARD: Array<[keyof LaunchFlags, string]> = [
   ['host', '--host'], ['port', '--port'], ['stageMs', '--stage-ms'], ['signedUrlTtl', '--signed-url-ttl'],
-  ['retryBaseMs', '--retry-base-ms'], ['rateLimit', '--rate-limit'], ['seed', '--seed'], ['keepaliveMs', '--keepalive-ms'], ['dataDir', '--data-dir'],
+  ['retryBaseMs', '--retry-base-ms'], ['rateLimit', '--rate-limit'], ['seed', '--seed'], ['ipaMib', '--ipa-mib'], ['keepaliveMs', '--keepalive-ms'], ['dataDir', '--data-dir'],
 ];
 
 /** Starts `orc sandbox start` in the background and answers its URL once it listens (or says why it could not). */

@@ -1,27 +1,57 @@
-// The artifact manifest and artifacts of a run; binary files are built on first use and cached.
+// The artifact manifest and artifacts of a run. Binary files are described once, when their stage
+// completes (name, size, sha256, and for the ipa its CRCs), kept with the run, and streamed from their
+// generators when downloaded: listing costs nothing, and no file is ever held whole in memory.
 import { createHash } from 'node:crypto';
 import { ARTIFACT_KINDS, JSON_ARTIFACT_KINDS } from '../contract/events.js';
 import type { ArtifactEntry, ArtifactFile } from '../contract/schemas.js';
 import { Failure } from './failure.js';
-import { checkSignedPath, ipaFile, screenshotFiles, signPath, type BinaryFile, type SignedCheck } from './files.js';
+import { checkSignedPath, completeIpa, ipaBytes, ipaLayout, ipaSha256, screenshotMetas, screenshotPng, signPath, type FileMeta, type IpaLayout, type SignedCheck } from './files.js';
 import { metadataFor } from './generate.js';
-import type { RunRecord } from './store.js';
+import type { ArtifactMeta, RunRecord } from './store.js';
 
 /** The stage index (in the sandbox's list) whose completion makes each kind ready. */
 const READY_AFTER: Record<string, number> = { spec: 1, metadata: 2, screenshots: 3, ipa: 4, scorecard: 6, preflight: 6 };
 const CONTENT_TYPES: Record<string, string> = { screenshots: 'image/png', ipa: 'application/octet-stream' };
-const CACHE_ENTRIES = 6;
+/** Screenshots are small once deflated; a few are kept so repeated downloads do not deflate again. */
+const PNG_CACHE = 16;
+
+export type BinaryKind = 'screenshots' | 'ipa';
+
+export interface OpenFile {
+  meta: FileMeta;
+  open(start: number, end: number): AsyncIterable<Buffer>;
+}
 
 export class Artifacts {
-  private readonly cache = new Map<string, BinaryFile[]>();
+  private readonly pngs = new Map<string, Buffer>();
 
   constructor(
     private readonly secret: string,
     private readonly ttlS: number,
+    private readonly ipaMib: number,
   ) {}
 
+  /** Ready when its stage has completed and, for binaries, its description has been made for that completion. */
   isReady(rec: RunRecord, kind: string): boolean {
-    return rec.furthest >= (READY_AFTER[kind] ?? Number.POSITIVE_INFINITY);
+    if (rec.furthest < (READY_AFTER[kind] ?? Number.POSITIVE_INFINITY)) return false;
+    if (JSON_ARTIFACT_KINDS.has(kind)) return true;
+    return this.meta(rec, kind as BinaryKind) !== null;
+  }
+
+  /** Which binary kinds of this run still need describing (after a stage completed, or at start-up). */
+  due(rec: RunRecord): BinaryKind[] {
+    return (['screenshots', 'ipa'] as const).filter((k) => rec.furthest >= READY_AFTER[k]! && this.meta(rec, k) === null);
+  }
+
+  /** Describes a binary kind once: sizes and digests, made by reading the generator through in slices. */
+  async prepare(rec: RunRecord, kind: BinaryKind): Promise<ArtifactMeta> {
+    const at = rec.artifactTimes[kind] ?? '';
+    if (kind === 'screenshots') {
+      const inputs = rec.artifactInputs.screenshots ?? { palette: rec.spec.brand?.palette ?? [], screens: (rec.spec.screens ?? []).map((s) => s.id) };
+      return { at, files: await screenshotMetas(inputs.palette, inputs.screens) };
+    }
+    const layout = await completeIpa(ipaLayout(rec.artifactInputs.ipa ?? { name: rec.spec.name }, ipaLabel(rec), this.ipaMib));
+    return { at, mib: this.ipaMib, crcs: layout.crcs, files: [{ name: layout.name, content_type: CONTENT_TYPES.ipa!, size: layout.size, sha256: await ipaSha256(layout) }] };
   }
 
   jsonContent(rec: RunRecord, kind: string): unknown {
@@ -39,27 +69,6 @@ export class Artifacts {
     }
   }
 
-  /** Builds (or reuses) the files of a binary kind, from the inputs frozen when its stage completed. */
-  binaries(rec: RunRecord, kind: string): BinaryFile[] {
-    const key = `${rec.run.id}:${kind}:${rec.artifactTimes[kind] ?? ''}`;
-    let files = this.cache.get(key);
-    if (files) {
-      this.cache.delete(key); // re-insert: most recently used last
-      this.cache.set(key, files);
-      return files;
-    }
-    if (kind === 'screenshots') {
-      const inputs = rec.artifactInputs.screenshots ?? { palette: rec.spec.brand?.palette ?? [], screens: (rec.spec.screens ?? []).map((s) => s.id) };
-      files = screenshotFiles(inputs.palette, inputs.screens);
-    } else {
-      const inputs = rec.artifactInputs.ipa ?? { name: rec.spec.name };
-      files = [ipaFile(inputs, key)];
-    }
-    this.cache.set(key, files);
-    while (this.cache.size > CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
-    return files;
-  }
-
   manifest(rec: RunRecord): ArtifactEntry[] {
     return ARTIFACT_KINDS.map((kind) => {
       const ready = this.isReady(rec, kind);
@@ -69,8 +78,8 @@ export class Artifacts {
         const bytes = Buffer.from(JSON.stringify(this.jsonContent(rec, kind)));
         return { ...base, size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'), files: 0 };
       }
-      const files = this.binaries(rec, kind);
-      return { ...base, size: files.reduce((n, f) => n + f.bytes.length, 0), sha256: files.length === 1 ? files[0]!.sha256 : null, files: files.length };
+      const files = this.meta(rec, kind as BinaryKind)!.files;
+      return { ...base, size: files.reduce((n, f) => n + f.size, 0), sha256: files.length === 1 ? files[0]!.sha256 : null, files: files.length };
     });
   }
 
@@ -78,17 +87,11 @@ export class Artifacts {
     if (!(ARTIFACT_KINDS as readonly string[]).includes(kind)) throw new Failure('unknown_kind', `unknown artifact kind ${JSON.stringify(kind)}: one of ${ARTIFACT_KINDS.join(', ')}`, 'kind');
     if (!this.isReady(rec, kind)) throw new Failure('artifact_not_ready', `the ${kind} artifact of run ${rec.run.id} is not ready yet`, 'kind');
     if (JSON_ARTIFACT_KINDS.has(kind)) return { kind, content_type: 'application/json', content: this.jsonContent(rec, kind) };
-    const expires = Math.floor(nowMs / 1000) + this.ttlS;
-    const files: ArtifactFile[] = this.binaries(rec, kind).map((f) => {
+    // Rounded up, so a URL lives at least its full lifetime however late in a second it was made.
+    const expires = Math.ceil(nowMs / 1000) + this.ttlS;
+    const files: ArtifactFile[] = this.meta(rec, kind as BinaryKind)!.files.map((f) => {
       const path = filePath(rec.run.id, kind, f.name);
-      return {
-        name: f.name,
-        content_type: f.content_type,
-        size: f.bytes.length,
-        sha256: f.sha256,
-        url: `${origin}${path}?expires=${expires}&signature=${signPath(this.secret, path, expires)}`,
-        expires_at: new Date(expires * 1000).toISOString(),
-      };
+      return { ...f, url: `${origin}${path}?expires=${expires}&signature=${signPath(this.secret, path, expires)}`, expires_at: new Date(expires * 1000).toISOString() };
     });
     return { kind, files };
   }
@@ -97,11 +100,45 @@ export class Artifacts {
     return checkSignedPath(this.secret, path, expires, signature, nowMs);
   }
 
-  /** The bytes behind a signed path, or null if there is no such file. */
-  lookup(rec: RunRecord, kind: string, name: string): BinaryFile | null {
+  /** A file behind a signed path, to stream, or null if there is no such file. */
+  lookup(rec: RunRecord, kind: string, name: string): OpenFile | null {
     if (JSON_ARTIFACT_KINDS.has(kind) || !this.isReady(rec, kind)) return null;
-    return this.binaries(rec, kind).find((f) => f.name === name) ?? null;
+    const m = this.meta(rec, kind as BinaryKind)!;
+    const index = m.files.findIndex((f) => f.name === name);
+    if (index < 0) return null;
+    const meta = m.files[index]!;
+    if (kind === 'ipa') {
+      const layout: IpaLayout = { ...ipaLayout(rec.artifactInputs.ipa ?? { name: rec.spec.name }, ipaLabel(rec), m.mib ?? this.ipaMib), crcs: m.crcs ?? [], size: meta.size };
+      return { meta, open: (start, end) => ipaBytes(layout, start, end) };
+    }
+    const png = async () => {
+      const key = `${rec.run.id}:${m.at}:${index}`;
+      let bytes = this.pngs.get(key);
+      if (!bytes) {
+        const inputs = rec.artifactInputs.screenshots ?? { palette: rec.spec.brand?.palette ?? [], screens: [] };
+        bytes = await screenshotPng(inputs.palette, index);
+        this.pngs.set(key, bytes);
+        while (this.pngs.size > PNG_CACHE) this.pngs.delete(this.pngs.keys().next().value!);
+      }
+      return bytes;
+    };
+    return {
+      meta,
+      open: async function* (start, end) {
+        yield (await png()).subarray(start, end + 1);
+      },
+    };
   }
+
+  private meta(rec: RunRecord, kind: BinaryKind): ArtifactMeta | null {
+    const m = rec.artifactMeta?.[kind];
+    return m && m.at === (rec.artifactTimes[kind] ?? '') ? m : null;
+  }
+}
+
+/** What the ipa's bytes are keyed by: the run and the build that made it. */
+function ipaLabel(rec: RunRecord): string {
+  return `${rec.run.id}:ipa:${rec.artifactTimes.ipa ?? ''}`;
 }
 
 export function filePath(runId: string, kind: string, name: string): string {

@@ -1,17 +1,21 @@
-// Binary artifacts of the sandbox: real PNG screenshots, a real (stored) zip as the ipa, signed URLs and Range.
+// Binary artifacts of the sandbox: real PNG screenshots and a real (stored) zip as the ipa, made by
+// deterministic generators and streamed, never held whole; signed URLs and Range.
 import { createCipheriv, createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { crc32, deflateSync } from 'node:zlib';
+import { crc32, createDeflate } from 'node:zlib';
 
-export interface BinaryFile {
+/** What a file is, computed once when its artifact became ready and kept with the run. */
+export interface FileMeta {
   name: string;
   content_type: string;
-  bytes: Buffer;
+  size: number;
   sha256: string;
 }
 
-function file(name: string, content_type: string, bytes: Buffer): BinaryFile {
-  return { name, content_type, bytes, sha256: createHash('sha256').update(bytes).digest('hex') };
-}
+/** Pieces of work between which the event loop gets its turn: big files never stall the API. */
+const SLICE = 256 * 1024;
+/** The plaintext AES-CTR turns into keystream: zeros, allocated once. */
+const ZEROS = Buffer.alloc(SLICE + 16);
+const yieldTurn = () => new Promise<void>((r) => setImmediate(r));
 
 // ---------- PNG ----------
 
@@ -29,8 +33,9 @@ function rgb(hex: string): [number, number, number] {
   return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
 }
 
-/** An App Store sized (1290x2796) phone screen: status bar, header, cards, tab bar in the run's palette. */
-export function screenshotPng(palette: readonly string[], screenIndex: number, width = 1290, height = 2796): Buffer {
+/** An App Store sized (1290x2796) phone screen: status bar, header, cards, tab bar in the run's palette.
+ * Deflated on libuv's threads, so making one does not hold up the event loop. */
+export async function screenshotPng(palette: readonly string[], screenIndex: number, width = 1290, height = 2796): Promise<Buffer> {
   const colors = (palette.length ? palette : ['#3366CC', '#5588EE', '#22AA88', '#114477', '#F5F5F7']).map(rgb);
   const c = (i: number) => colors[i % colors.length]!;
   const bg = c(4);
@@ -47,7 +52,12 @@ export function screenshotPng(palette: readonly string[], screenIndex: number, w
     }
     return r;
   };
-  const raw = Buffer.allocUnsafe(stride * height);
+  // Rows go to the deflater in batches as they are made: the 10.8 MB raw image never exists whole.
+  const z = createDeflate();
+  const compressed: Buffer[] = [];
+  z.on('data', (c: Buffer) => compressed.push(c));
+  const ended = new Promise<void>((resolve, reject) => (z.once('end', resolve), z.once('error', reject)));
+  let batch: Buffer[] = [];
   const cards = 2 + (screenIndex % 3);
   const cardTop = 620;
   const cardH = Math.floor((height - cardTop - 260) / cards) - 40;
@@ -61,81 +71,78 @@ export function screenshotPng(palette: readonly string[], screenIndex: number, w
       const within = (y - cardTop) % (cardH + 40);
       r = y >= cardTop && k < cards && within < cardH ? row([[80, width - 80, c(1 + ((k + screenIndex) % 2))], [120, 120 + 160, c(0)]], bg) : row([], bg);
     }
-    r.copy(raw, y * stride);
+    batch.push(r);
+    if (batch.length === 64) {
+      if (!z.write(Buffer.concat(batch))) await new Promise((resolve) => z.once('drain', resolve));
+      batch = [];
+    }
   }
+  z.end(Buffer.concat(batch));
+  await ended;
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
   ihdr.set([8, 2, 0, 0, 0], 8); // 8-bit RGB, no interlace
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+  const idat = Buffer.concat(compressed);
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]);
 }
 
-export function screenshotFiles(palette: readonly string[], screenIds: readonly string[]): BinaryFile[] {
-  return screenIds.map((id, i) => file(`${String(i + 1).padStart(2, '0')}_${id.replace(/[^\w-]/g, '_')}.png`, 'image/png', screenshotPng(palette, i)));
+export function screenshotName(screenId: string, index: number): string {
+  return `${String(index + 1).padStart(2, '0')}_${screenId.replace(/[^\w-]/g, '_')}.png`;
+}
+
+/** Name, size and digest of each screenshot, made once. */
+export async function screenshotMetas(palette: readonly string[], screenIds: readonly string[]): Promise<FileMeta[]> {
+  const out: FileMeta[] = [];
+  for (let i = 0; i < screenIds.length; i++) {
+    const png = await screenshotPng(palette, i);
+    out.push({ name: screenshotName(screenIds[i]!, i), content_type: 'image/png', size: png.length, sha256: createHash('sha256').update(png).digest('hex') });
+  }
+  return out;
 }
 
 // ---------- ipa (a zip, entries stored) ----------
 
-/** Deterministic incompressible bytes: AES-CTR over zeros, keyed by what the bytes are for. */
-function pseudoRandom(label: string, size: number): Buffer {
+interface IpaEntry {
+  name: string;
+  size: number;
+  /** The plist's bytes; the other entries are AES-CTR bytes keyed by `label`, made at any offset on demand. */
+  bytes?: Buffer;
+  label?: string;
+  executable?: boolean;
+}
+
+/** Everything that decides an ipa's bytes: from it, any range of the file can be made without the rest. */
+export interface IpaLayout {
+  name: string;
+  entries: IpaEntry[];
+  /** CRC-32 of each entry, computed once (the headers carry them). */
+  crcs: number[];
+  size: number;
+}
+
+/** Deterministic incompressible bytes at an offset: AES-CTR keystream, keyed by what the bytes are for. */
+function pseudoRandomAt(label: string, offset: number, length: number): Buffer {
   const key = createHash('sha256').update(label).digest().subarray(0, 16);
-  return createCipheriv('aes-128-ctr', key, Buffer.alloc(16)).update(Buffer.alloc(size));
+  const block = Math.floor(offset / 16);
+  const iv = Buffer.alloc(16);
+  iv.writeUInt32BE(Math.floor(block / 2 ** 32), 8);
+  iv.writeUInt32BE(block % 2 ** 32, 12);
+  const skip = offset - block * 16;
+  const zeros = length + skip <= ZEROS.length ? ZEROS.subarray(0, length + skip) : Buffer.alloc(length + skip);
+  return createCipheriv('aes-128-ctr', key, iv).update(zeros).subarray(skip);
 }
 
-function zipStored(entries: Array<{ name: string; data: Buffer; executable?: boolean }>): Buffer {
-  const parts: Buffer[] = [];
-  const central: Buffer[] = [];
-  let offset = 0;
-  const dosTime = 0x6000; // 12:00:00
-  const dosDate = ((2026 - 1980) << 9) | (11 << 5) | 22;
-  for (const e of entries) {
-    const name = Buffer.from(e.name, 'utf8');
-    const crc = crc32(e.data) >>> 0;
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(0x0800, 6); // UTF-8 names
-    local.writeUInt16LE(0, 8);
-    local.writeUInt16LE(dosTime, 10);
-    local.writeUInt16LE(dosDate, 12);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(e.data.length, 18);
-    local.writeUInt32LE(e.data.length, 22);
-    local.writeUInt16LE(name.length, 26);
-    const cen = Buffer.alloc(46);
-    cen.writeUInt32LE(0x02014b50, 0);
-    cen.writeUInt16LE((3 << 8) | 20, 4); // made by Unix
-    cen.writeUInt16LE(20, 6);
-    cen.writeUInt16LE(0x0800, 8);
-    cen.writeUInt16LE(dosTime, 12);
-    cen.writeUInt16LE(dosDate, 14);
-    cen.writeUInt32LE(crc, 16);
-    cen.writeUInt32LE(e.data.length, 20);
-    cen.writeUInt32LE(e.data.length, 24);
-    cen.writeUInt16LE(name.length, 28);
-    cen.writeUInt32LE(((e.executable ? 0o100755 : 0o100644) << 16) >>> 0, 38);
-    cen.writeUInt32LE(offset, 42);
-    parts.push(local, name, e.data);
-    central.push(cen, name);
-    offset += local.length + name.length + e.data.length;
-  }
-  const cd = Buffer.concat(central);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(cd.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...parts, cd, end]);
-}
+const HEADER = 30;
+const CENTRAL = 46;
+const END = 22;
+const DOS_TIME = 0x6000; // 12:00:00
+const DOS_DATE = ((2026 - 1980) << 9) | (11 << 5) | 22;
 
-/** An ipa of realistic size (about 18–26 MiB): Payload/<App>.app with Info.plist, a binary and an asset catalog. */
-export function ipaFile(spec: { name: string; bundle_id?: string | undefined }, label: string): BinaryFile {
+/** An ipa of `mib` MiB (Payload/<App>.app with Info.plist, a binary and an asset catalog); CRCs still to come. */
+export function ipaLayout(spec: { name: string; bundle_id?: string | undefined }, label: string, mib: number): Omit<IpaLayout, 'crcs' | 'size'> {
   const app = spec.name.replace(/[^\w]/g, '') || 'App';
-  const sizeSeed = createHash('sha256').update(label).digest().readUInt32LE(0);
-  const binarySize = 12 * 1024 * 1024 + (sizeSeed % (6 * 1024 * 1024));
-  const assetsSize = 6 * 1024 * 1024 + ((sizeSeed >>> 8) % (2 * 1024 * 1024));
-  const plist = `<?xml version="1.0" encoding="UTF-8"?>
+  const plist = Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>
 <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
 <plist version="1.0"><dict>
 <key>CFBundleName</key><string>${escapeXml(spec.name)}</string>
@@ -145,13 +152,109 @@ export function ipaFile(spec: { name: string; bundle_id?: string | undefined }, 
 <key>CFBundleExecutable</key><string>${app}</string>
 <key>MinimumOSVersion</key><string>17.0</string>
 </dict></plist>
-`;
-  const bytes = zipStored([
-    { name: `Payload/${app}.app/Info.plist`, data: Buffer.from(plist) },
-    { name: `Payload/${app}.app/${app}`, data: pseudoRandom(`${label}:bin`, binarySize), executable: true },
-    { name: `Payload/${app}.app/Assets.car`, data: pseudoRandom(`${label}:assets`, assetsSize) },
-  ]);
-  return file(`${app}.ipa`, 'application/octet-stream', bytes);
+`);
+  const total = Math.max(1, Math.round(mib * 1024 * 1024));
+  const binary = Math.floor(total * 0.7);
+  return {
+    name: `${app}.ipa`,
+    entries: [
+      { name: `Payload/${app}.app/Info.plist`, size: plist.length, bytes: plist },
+      { name: `Payload/${app}.app/${app}`, size: binary, label: `${label}:bin`, executable: true },
+      { name: `Payload/${app}.app/Assets.car`, size: Math.max(0, total - binary), label: `${label}:assets` },
+    ],
+  };
+}
+
+/** The bytes of an entry from `offset`, `length` long. */
+function entryBytes(e: IpaEntry, offset: number, length: number): Buffer {
+  return e.bytes ? e.bytes.subarray(offset, offset + length) : pseudoRandomAt(e.label!, offset, length);
+}
+
+/** The CRCs (one pass over the bytes) and so the whole layout; in slices, the event loop free between them. */
+export async function completeIpa(layout: Omit<IpaLayout, 'crcs' | 'size'>): Promise<IpaLayout> {
+  const crcs: number[] = [];
+  for (const e of layout.entries) {
+    let crc = 0;
+    for (let at = 0; at < e.size; at += SLICE) {
+      crc = crc32(entryBytes(e, at, Math.min(SLICE, e.size - at)), crc);
+      if (e.size > SLICE) await yieldTurn();
+    }
+    crcs.push(crc >>> 0);
+  }
+  const names = layout.entries.map((e) => Buffer.byteLength(e.name));
+  const size = layout.entries.reduce((n, e, i) => n + HEADER + names[i]! + e.size + CENTRAL + names[i]!, 0) + END;
+  return { ...layout, crcs, size };
+}
+
+/** The file as segments in order: [length, make(offset within, length)]. */
+function segments(layout: IpaLayout): Array<[number, (at: number, n: number) => Buffer]> {
+  const out: Array<[number, (at: number, n: number) => Buffer]> = [];
+  const central: Buffer[] = [];
+  let offset = 0;
+  layout.entries.forEach((e, i) => {
+    const name = Buffer.from(e.name, 'utf8');
+    const crc = layout.crcs[i]!;
+    const local = Buffer.alloc(HEADER);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(0x0800, 6); // UTF-8 names
+    local.writeUInt16LE(DOS_TIME, 10);
+    local.writeUInt16LE(DOS_DATE, 12);
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(e.size, 18);
+    local.writeUInt32LE(e.size, 22);
+    local.writeUInt16LE(name.length, 26);
+    const cen = Buffer.alloc(CENTRAL);
+    cen.writeUInt32LE(0x02014b50, 0);
+    cen.writeUInt16LE((3 << 8) | 20, 4); // made by Unix
+    cen.writeUInt16LE(20, 6);
+    cen.writeUInt16LE(0x0800, 8);
+    cen.writeUInt16LE(DOS_TIME, 12);
+    cen.writeUInt16LE(DOS_DATE, 14);
+    cen.writeUInt32LE(crc, 16);
+    cen.writeUInt32LE(e.size, 20);
+    cen.writeUInt32LE(e.size, 24);
+    cen.writeUInt16LE(name.length, 28);
+    cen.writeUInt32LE(((e.executable ? 0o100755 : 0o100644) << 16) >>> 0, 38);
+    cen.writeUInt32LE(offset, 42);
+    const head = Buffer.concat([local, name]);
+    out.push([head.length, (at, n) => head.subarray(at, at + n)]);
+    out.push([e.size, (at, n) => entryBytes(e, at, n)]);
+    central.push(cen, name);
+    offset += head.length + e.size;
+  });
+  const cd = Buffer.concat(central);
+  const end = Buffer.alloc(END);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(layout.entries.length, 8);
+  end.writeUInt16LE(layout.entries.length, 10);
+  end.writeUInt32LE(cd.length, 12);
+  end.writeUInt32LE(offset, 16);
+  const tail = Buffer.concat([cd, end]);
+  out.push([tail.length, (at, n) => tail.subarray(at, at + n)]);
+  return out;
+}
+
+/** Bytes `start`..`end` (inclusive) of the ipa, a slice at a time. */
+export async function* ipaBytes(layout: IpaLayout, start = 0, end = layout.size - 1): AsyncGenerator<Buffer> {
+  let base = 0;
+  for (const [length, make] of segments(layout)) {
+    const from = Math.max(start, base);
+    const to = Math.min(end, base + length - 1);
+    for (let at = from; at <= to; at += SLICE) yield make(at - base, Math.min(SLICE, to - at + 1));
+    base += length;
+    if (base > end) return;
+  }
+}
+
+/** The ipa's SHA-256, read through once in slices. */
+export async function ipaSha256(layout: IpaLayout): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const piece of ipaBytes(layout)) {
+    hash.update(piece);
+    await yieldTurn();
+  }
+  return hash.digest('hex');
 }
 
 function escapeXml(s: string): string {

@@ -38,6 +38,8 @@ export interface SandboxOptions {
   version: string;
   /** How long a request body may take to arrive after its headers (CONTRACT.md: 30 s). */
   bodyTimeoutMs: number;
+  /** The size of a generated ipa, in MiB. */
+  ipaMib: number;
   /** One line about something that happened (a client that dropped its request); default: a process warning. */
   log: (line: string) => void;
 }
@@ -55,6 +57,7 @@ export const SANDBOX_DEFAULTS: SandboxOptions = {
   keepAliveMs: 15_000,
   version: '0.0.0',
   bodyTimeoutMs: 30_000,
+  ipaMib: 20,
   log: (line) => process.emitWarning(line),
 };
 
@@ -101,7 +104,7 @@ const json = (status: number, value: unknown): Answer => ({ status, body: JSON.s
 async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbox> {
   const service = new SandboxService(store, { stageMs: opts.stageMs, seed: opts.seed });
   const dispatcher = new WebhookDispatcher(store, { retryBaseMs: opts.retryBaseMs, userAgent: `orc-sandbox/${opts.version}` });
-  const artifacts = new Artifacts(store.meta('file_secret', () => randomBytes(32).toString('hex')), opts.signedUrlTtl);
+  const artifacts = new Artifacts(store.meta('file_secret', () => randomBytes(32).toString('hex')), opts.signedUrlTtl, opts.ipaMib);
   const hub = new SseHub(service, opts.keepAliveMs);
   const limiter = new RateLimiter(opts.rateLimit);
   const idempotency = new Idempotency(store);
@@ -109,6 +112,30 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
   let reqCounter = 0;
   let draining = false;
   service.onEvent(dispatcher.onEvent);
+  // A binary artifact is described (sizes, digests) once, when its stage has completed, off the request
+  // path and in slices: listing artifacts then reads only what the run keeps.
+  // One file at a time, so describing several large ipas never adds up in memory.
+  const describing = new Set<string>();
+  let queue: Promise<void> = Promise.resolve();
+  const describe = (runId: string) => {
+    const rec = store.runs.get(runId);
+    if (!rec) return;
+    for (const kind of artifacts.due(rec)) {
+      const job = `${runId}:${kind}:${rec.artifactTimes[kind] ?? ''}`;
+      if (describing.has(job)) continue;
+      describing.add(job);
+      queue = queue
+        .then(async () => {
+          const current = store.runs.get(runId);
+          if (draining || !current) return;
+          const meta = await artifacts.prepare(current, kind);
+          if (!draining) service.setArtifactMeta(runId, kind, meta);
+        })
+        .catch((err: Error) => opts.log(`sandbox: could not describe the ${kind} of ${runId} (${err.message})`))
+        .finally(() => describing.delete(job));
+    }
+  };
+  service.onStageComplete((runId) => describe(runId));
 
   const parse = <T>(schema: ZodMiniType<T>, body: unknown): T => {
     const parsed = schema.safeParse(body ?? {});
@@ -218,7 +245,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
       if (path === '/healthz') return sendJson(res, 200, JSON.stringify({ ok: true, version: opts.version }));
       if (path.startsWith('/files/')) {
         limiter.take(res, `ip:${req.socket.remoteAddress}`);
-        return serveFile(req, res, path, query, method);
+        return await serveFile(req, res, path, query, method);
       }
       let key: string;
       try {
@@ -254,7 +281,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     }
   }
 
-  function serveFile(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, method: string): void {
+  async function serveFile(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, method: string): Promise<void> {
     if (method !== 'GET' && method !== 'HEAD') throw new Failure('method_not_allowed', `${method} is not allowed on files`, undefined, { Allow: 'GET, HEAD' });
     const verdict = artifacts.verify(path, query.get('expires'), query.get('signature'));
     if (verdict === 'invalid') throw new Failure('signed_url_invalid', 'the signature of this file URL is not valid');
@@ -263,13 +290,13 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     const rec = store.runs.get(runId ?? '');
     const f = rec && kind && name ? artifacts.lookup(rec, kind, name) : null;
     if (!f) throw new Failure('route_not_found', 'no such file');
-    const size = f.bytes.length;
+    const size = f.meta.size;
     const headers: Record<string, string | number> = {
-      'Content-Type': f.content_type,
+      'Content-Type': f.meta.content_type,
       'Accept-Ranges': 'bytes',
-      ETag: `"${f.sha256}"`,
+      ETag: `"${f.meta.sha256}"`,
       'Cache-Control': 'private, no-store',
-      'Content-Disposition': `attachment; filename="${f.name.replace(/"/g, '')}"`,
+      'Content-Disposition': `attachment; filename="${f.meta.name.replace(/"/g, '')}"`,
     };
     const range = parseRange(req.headers.range, size);
     if (range === 'unsatisfiable') {
@@ -280,7 +307,13 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     if (range) headers['Content-Range'] = `bytes ${start}-${end}/${size}`;
     headers['Content-Length'] = end - start + 1;
     res.writeHead(range ? 206 : 200, headers);
-    res.end(method === 'HEAD' ? undefined : f.bytes.subarray(start, end + 1));
+    if (method === 'HEAD') return void res.end();
+    // Streamed from the generator a slice at a time, waiting for the client to take each: memory stays flat.
+    for await (const piece of f.open(start, end)) {
+      if (res.destroyed) return;
+      if (!res.write(piece)) await new Promise<void>((resolve) => (res.once('drain', resolve), res.once('close', resolve)));
+    }
+    res.end();
   }
 
   function origin(req: IncomingMessage): string {
@@ -305,6 +338,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
   const port = (server.address() as AddressInfo).port;
   service.start();
   dispatcher.start();
+  for (const rec of service.listRuns(null)) describe(rec.run.id);
   const hostForUrl = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
 
   let closing: Promise<void> | null = null;

@@ -8,7 +8,7 @@ import { applyMergePatch } from '../contract/merge-patch.js';
 import { AppSpecInput, type Gate, type RunCreateParams } from '../contract/schemas.js';
 import { Failure, failureFromZod } from './failure.js';
 import { appIdFor, brandFor, initialSpec, rejectionReasonFor, scorecardFor, screensFor } from './generate.js';
-import type { RunRecord, StoredEvent, Store } from './store.js';
+import type { ArtifactMeta, RunRecord, StoredEvent, Store } from './store.js';
 
 export const STAGES = ['01_intake', '02_concept', '03_brand', '04_design', '05_build', '06_qa', '07_scoring', '08_submission', '09_review'] as const;
 const GATE_AFTER: Partial<Record<string, GateName>> = { '02_concept': 'idea', '03_brand': 'brand', '07_scoring': 'final' };
@@ -49,6 +49,7 @@ export interface ServiceOptions {
 }
 
 export type EventListener = (runId: string, ev: StoredEvent, terminal: boolean) => void;
+export type StageListener = (runId: string, stage: string) => void;
 
 /** A failed tick is tried again after this long, doubling, up to the cap. */
 const TICK_RETRY_MS = 200;
@@ -59,6 +60,7 @@ export class SandboxService {
   /** Ticks of a run that failed in a row (the database busy or failing), for the retry backoff. */
   private readonly tickFailures = new Map<string, number>();
   private readonly listeners = new Set<EventListener>();
+  private readonly stageListeners = new Set<StageListener>();
   private stopped = false;
 
   constructor(
@@ -75,6 +77,18 @@ export class SandboxService {
     this.stopped = true;
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
+  }
+
+  /** Told (after the commit) when a run completes a stage. */
+  onStageComplete(fn: StageListener): void {
+    this.stageListeners.add(fn);
+  }
+
+  /** Keeps the description of a binary artifact with its run, if it still describes the current build. */
+  setArtifactMeta(runId: string, kind: 'screenshots' | 'ipa', meta: ArtifactMeta): void {
+    const rec = this.store.runs.get(runId);
+    if (!rec || (rec.artifactTimes[kind] ?? '') !== meta.at) return;
+    this.change(rec, (next) => (next.artifactMeta = { ...next.artifactMeta, [kind]: meta }), { reschedule: false });
   }
 
   onEvent(fn: EventListener): () => void {
@@ -192,7 +206,7 @@ export class SandboxService {
    * commits, then announced and (if the run moves on) its next tick scheduled. A failure anywhere before
    * the commit leaves memory, disk, watchers and the pipeline as they were.
    */
-  private change(rec: RunRecord, mutate: (next: RunRecord, events: StoredEvent[]) => void): RunRecord {
+  private change(rec: RunRecord, mutate: (next: RunRecord, events: StoredEvent[]) => void, { reschedule = true } = {}): RunRecord {
     const next = structuredClone(rec);
     const events: StoredEvent[] = [];
     this.store.transaction(() => {
@@ -200,7 +214,7 @@ export class SandboxService {
       this.store.saveRun(next);
       this.publish(next, events);
       this.store.afterCommit(() => {
-        if (next.run.status === 'running') this.schedule(next.run.id);
+        if (reschedule && next.run.status === 'running') this.schedule(next.run.id);
       });
     });
     return next;
@@ -252,6 +266,10 @@ export class SandboxService {
   private completeStage(rec: RunRecord, stage: string, events: StoredEvent[]): void {
     const index = STAGES.indexOf(stage as (typeof STAGES)[number]);
     rec.furthest = Math.max(rec.furthest, index);
+    const runId = rec.run.id;
+    this.store.afterCommit(() => {
+      for (const fn of this.stageListeners) fn(runId, stage);
+    });
     const now = rec.run.updated_at!;
     const touch = (...kinds: string[]) => kinds.forEach((k) => (rec.artifactTimes[k] = now));
     if (stage === '02_concept') touch('spec');

@@ -26,6 +26,17 @@ export interface RunRecord {
   artifactTimes: Record<string, string>;
   /** What binary artifacts were built from, frozen when their stage completed, so a file never changes under its sha256. */
   artifactInputs: { screenshots?: { palette: string[]; screens: string[] }; ipa?: { name: string; bundle_id?: string } };
+  /** Binary artifacts described once their stage completed (sizes, digests): listing reads only this. */
+  artifactMeta?: { screenshots?: ArtifactMeta; ipa?: ArtifactMeta };
+}
+
+/** A binary artifact described once: its files, and for the ipa what its bytes are made from. */
+export interface ArtifactMeta {
+  /** The artifactTimes entry it describes: a later build makes it stale. */
+  at: string;
+  files: Array<{ name: string; content_type: string; size: number; sha256: string }>;
+  mib?: number;
+  crcs?: number[];
 }
 
 export interface StoredEvent {

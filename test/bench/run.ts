@@ -284,7 +284,83 @@ async function benchWatch(): Promise<void> {
   }
 }
 
+/** A 512 MiB ipa downloaded while other runs' artifacts are listed: the sandbox's peak memory, and healthz latency. */
+async function benchArtifacts(): Promise<void> {
+  const mib = 512;
+  const sb = await startSandbox(['--stage-ms', '100', '--ipa-mib', String(mib)]);
+  const rssOf = () => {
+    const status = readFileSync(`/proc/${sb.child.pid}/status`, 'utf8');
+    return { now: Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024, peak: Number(/VmHWM:\s+(\d+)/.exec(status)![1]) / 1024 };
+  };
+  try {
+    const approveAll = async (id: string) => {
+      for (;;) {
+        const run = await api(sb.url, 'GET', `/v1/runs/${id}`);
+        if (run.gate_pending) await api(sb.url, 'POST', `/v1/runs/${id}/gates/${run.gate_pending}:approve`);
+        const manifest = await api(sb.url, 'GET', `/v1/runs/${id}/artifacts`);
+        if (manifest.data.find((a: any) => a.kind === 'ipa')?.status === 'ready') return manifest;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    const runs = await Promise.all([1, 2, 3].map(() => api(sb.url, 'POST', '/v1/runs', idea)));
+    const described = Date.now();
+    await Promise.all(runs.map((r: any) => approveAll(r.id)));
+    const describeMs = Date.now() - described;
+    const before = rssOf();
+    const ipa = await api(sb.url, 'GET', `/v1/runs/${runs[0].id}/artifacts/ipa`);
+    const file = ipa.files[0];
+    let listing = true;
+    const lister = (async () => {
+      let n = 0;
+      while (listing) {
+        await api(sb.url, 'GET', `/v1/runs/${runs[1 + (n++ % 2)].id}/artifacts`);
+      }
+      return n;
+    })();
+    const health: number[] = [];
+    const prober = (async () => {
+      while (listing) {
+        const t = performance.now();
+        await fetch(`${sb.url}/healthz`).then((r) => r.arrayBuffer());
+        health.push(performance.now() - t);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+    // The download and its check run in their own processes (curl, sha256sum), so this process only probes.
+    writeFileSync(`/proc/${sb.child.pid}/clear_refs`, '5'); // peak RSS from here on
+    const started = performance.now();
+    const got = await new Promise<string>((ok, fail) => {
+      const p = spawn('bash', ['-c', `curl -s "$1" | tee >(wc -c >&2) | sha256sum`, 'dl', file.url], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      p.stdout!.on('data', (c) => (out += c));
+      p.stderr!.on('data', (c) => (err += c));
+      p.on('exit', (code) => (code === 0 ? ok(`${out.split(' ')[0]} ${err.trim()}`) : fail(new Error(`download exited ${code}`))));
+    });
+    const seconds = (performance.now() - started) / 1000;
+    const [digest, size] = got.split(' ');
+    const bytes = Number(size);
+    listing = false;
+    const listed = await lister;
+    await prober;
+    const after = rssOf();
+    health.sort((a, b) => a - b);
+    const p99 = health[Math.floor(health.length * 0.99)] ?? 0;
+    const ok = bytes === file.size && digest === file.sha256;
+    row(
+      `ipa of ${mib} MiB served while artifacts are listed`,
+      `${(bytes / 1024 / 1024 / seconds).toFixed(0)} MiB/s`,
+      `healthz p99 ${p99.toFixed(1)} ms (${health.length} probes)`,
+      (after.peak / before.now).toFixed(2),
+      `sandbox RSS before ${before.now.toFixed(0)} MB, peak while serving ${after.peak.toFixed(0)} MB (goal < 150); sha256 and size match: ${ok}; ${listed} manifests listed meanwhile; three ipas described in ${describeMs} ms`,
+    );
+  } finally {
+    sb.child.kill('SIGTERM');
+  }
+}
+
 if (want('startup')) await benchStartup();
+if (want('artifacts')) await benchArtifacts();
 if (want('watch')) await benchWatch();
 if (want('http')) await benchHttp();
 if (want('sse')) await benchSse();

@@ -1,7 +1,8 @@
 // Pieces of the sandbox with exact answers: merge patch, Range, PNG and zip structure, magic words.
-import { inflateSync } from 'node:zlib';
+import { createHash } from 'node:crypto';
+import { crc32, inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { ipaFile, parseRange, screenshotPng } from '../../src/sandbox/files.js';
+import { completeIpa, ipaBytes, ipaLayout, ipaSha256, parseRange, screenshotPng, type IpaLayout } from '../../src/sandbox/files.js';
 import { magicWords, nameFromText, scorecardFor } from '../../src/sandbox/generate.js';
 import { applyMergePatch as mergePatch, diffMergePatch } from '../../src/contract/merge-patch.js';
 import { compareStages } from '../../src/contract/events.js';
@@ -56,8 +57,8 @@ describe('Range', () => {
 });
 
 describe('binary artifacts', () => {
-  it('draws a decodable PNG of the asked size', () => {
-    const png = screenshotPng(['#112233', '#445566', '#778899', '#AABBCC', '#F0F0F0'], 0, 60, 120);
+  it('draws a decodable PNG of the asked size', async () => {
+    const png = await screenshotPng(['#112233', '#445566', '#778899', '#AABBCC', '#F0F0F0'], 0, 60, 120);
     const idat = png.indexOf('IDAT');
     const len = png.readUInt32BE(idat - 4);
     const raw = inflateSync(png.subarray(idat + 4, idat + 4 + len));
@@ -66,17 +67,37 @@ describe('binary artifacts', () => {
     expect([...raw.subarray(1, 4)]).toEqual([0xaa, 0xbb, 0xcc]);
   });
 
-  it('builds an ipa whose zip central directory lists the app bundle', () => {
-    const f = ipaFile({ name: 'Trail Log', bundle_id: 'com.example.traillog' }, 'unit');
-    const eocd = f.bytes.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
-    expect(eocd).toBe(f.bytes.length - 22);
-    expect(f.bytes.readUInt16LE(eocd + 10)).toBe(3);
-    const cd = f.bytes.subarray(f.bytes.readUInt32LE(eocd + 16), eocd).toString('latin1');
+  it('builds an ipa whose zip central directory lists the app bundle, any range of it on demand', async () => {
+    const whole = async (layout: IpaLayout, start?: number, end?: number) => {
+      const parts: Buffer[] = [];
+      for await (const p of ipaBytes(layout, start, end)) parts.push(p);
+      return Buffer.concat(parts);
+    };
+    const layout = await completeIpa(ipaLayout({ name: 'Trail Log', bundle_id: 'com.example.traillog' }, 'unit', 3));
+    const bytes = await whole(layout);
+    expect(bytes.length).toBe(layout.size);
+    expect(layout.size).toBeGreaterThan(3 * 1024 * 1024);
+    const eocd = bytes.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+    expect(eocd).toBe(bytes.length - 22);
+    expect(bytes.readUInt16LE(eocd + 10)).toBe(3);
+    const cd = bytes.subarray(bytes.readUInt32LE(eocd + 16), eocd).toString('latin1');
     expect(cd).toContain('Payload/TrailLog.app/Info.plist');
     expect(cd).toContain('Payload/TrailLog.app/TrailLog');
+    // each entry's CRC in its header is the CRC of its bytes
+    let at = 0;
+    for (let i = 0; i < 3; i++) {
+      const nameLen = bytes.readUInt16LE(at + 26);
+      const size = bytes.readUInt32LE(at + 18);
+      const data = bytes.subarray(at + 30 + nameLen, at + 30 + nameLen + size);
+      expect(bytes.readUInt32LE(at + 14)).toBe(crc32(data) >>> 0);
+      at += 30 + nameLen + size;
+    }
+    // a range from the middle is the same bytes as the whole file there
+    const from = 1_234_567;
+    expect((await whole(layout, from, from + 99_999)).equals(bytes.subarray(from, from + 100_000))).toBe(true);
     // the same inputs give the same bytes; another run's label gives other bytes
-    expect(ipaFile({ name: 'Trail Log', bundle_id: 'com.example.traillog' }, 'unit').sha256).toBe(f.sha256);
-    expect(ipaFile({ name: 'Trail Log', bundle_id: 'com.example.traillog' }, 'other').sha256).not.toBe(f.sha256);
+    expect(await ipaSha256(layout)).toBe(createHash('sha256').update(bytes).digest('hex'));
+    expect(await ipaSha256(await completeIpa(ipaLayout({ name: 'Trail Log', bundle_id: 'com.example.traillog' }, 'other', 3)))).not.toBe(await ipaSha256(layout));
   });
 });
 

@@ -14,6 +14,7 @@ export const start = command({
     retryBaseMs: flag.int('ms', 'first webhook retry delay; doubles each attempt', { min: 1, default: 1000 }),
     rateLimit: flag.int('n', 'requests per second per key; 0 for no limit', { min: 0, default: 100 }),
     seed: flag.int('n', 'varies the generated specs and scores; the same seed gives the same ones', { min: 0, default: 0 }),
+    ipaMib: flag.int('n', 'size of the generated ipa, in MiB (streamed, never held in memory)', { min: 1, max: 4096, default: 20 }),
     dataDir: flag.string('dir', 'folder of the sandbox database (default: <config folder>/sandbox)', { complete: 'files' }),
     memory: flag.bool('keep state in memory only; nothing survives a restart'),
     detach: flag.bool('run in the background; pid and log in the config folder'),
