@@ -244,4 +244,18 @@ describe('orc sandbox start --detach, status, stop', () => {
       await orc(['sandbox', 'stop'], { configDir });
     }
   });
+
+  it('a second sandbox on the same data folder exits 1 naming the pid that holds it', async () => {
+    const data = mkdtempSync(join(tmpdir(), 'orc-data-'));
+    const { proc } = await startSandboxProcess(['--port', '0', '--data-dir', data]);
+    try {
+      const second = await orc(['sandbox', 'start', '--port', '0', '--data-dir', data]);
+      expect(second.exitCode).toBe(1);
+      expect(second.stderr).toContain(`is in use by another sandbox (pid ${proc.pid})`);
+      expect(second.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      proc.kill('SIGTERM');
+      await proc;
+    }
+  });
 });

@@ -1,0 +1,127 @@
+// The sandbox's own state: one sandbox per data folder, private files, a busy database that answers
+// quickly, a canceled run without a pending gate, and memory that stays flat while a big file is served.
+import { readFileSync, statSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startSandbox } from '../../src/sandbox/server.js';
+import { startTestSandbox } from '../helpers/sandbox.js';
+
+const freshData = () => join(mkdtempSync(join(tmpdir(), 'orc-state-')), 'data', 'sandbox.db');
+
+describe('the data folder', () => {
+  it('holds one sandbox at a time; the second is refused naming the pid that holds it', async () => {
+    const dataPath = freshData();
+    const first = await startTestSandbox({ dataPath });
+    try {
+      const err = (await startSandbox({ port: 0, dataPath }).catch((e: unknown) => e)) as { code: string; message: string };
+      expect(err.code).toBe('ERR_SANDBOX_LOCKED');
+      expect(err.message).toContain(`in use by another sandbox (pid ${process.pid})`);
+    } finally {
+      await first.close();
+    }
+    const again = await startTestSandbox({ dataPath }); // released on close
+    await again.close();
+  });
+
+  it('is 0700 and its database 0600: it holds webhook secrets and the file-signing secret', async () => {
+    const dataPath = freshData();
+    const sb = await startTestSandbox({ dataPath });
+    try {
+      await sb.createRun();
+      expect(statSync(join(dataPath, '..')).mode & 0o777).toBe(0o700);
+      expect(statSync(dataPath).mode & 0o777).toBe(0o600);
+      expect(statSync(`${dataPath}-wal`).mode & 0o777).toBe(0o600);
+    } finally {
+      await sb.close();
+    }
+  });
+
+  it('a corrupt row is reported by run id in one line', async () => {
+    const dataPath = freshData();
+    const sb = await startTestSandbox({ dataPath, stageMs: 60_000 });
+    const run = await sb.createRun();
+    await sb.close();
+    const { DatabaseSync } = await import('node:sqlite');
+    const db = new DatabaseSync(dataPath);
+    db.prepare('UPDATE runs SET body = ? WHERE id = ?').run('{"run": {"id": "broken"', run.id);
+    db.close();
+    const err = (await startSandbox({ port: 0, dataPath }).catch((e: unknown) => e)) as { code: string; message: string };
+    expect(err.code).toBe('ERR_SANDBOX_CORRUPT');
+    expect(err.message).toContain(`corrupt record for run ${run.id}`);
+    expect(err.message.split('\n')).toHaveLength(1);
+  });
+
+  it('a database held by another process: a write answers 503 within a fraction of a second, and works once it is free', async () => {
+    const dataPath = freshData();
+    const sb = await startTestSandbox({ dataPath, stageMs: 60_000 });
+    try {
+      const { DatabaseSync } = await import('node:sqlite');
+      const other = new DatabaseSync(dataPath);
+      other.exec('BEGIN IMMEDIATE');
+      const started = Date.now();
+      const r = await sb.call('POST', '/v1/runs', { mode: 'idea', idea: { pitch: 'Busy', audience: 'a', monetization: 'free' } });
+      const took = Date.now() - started;
+      expect(r.status).toBe(503);
+      expect(r.body.error.code).toBe('unavailable');
+      expect(r.headers.get('retry-after')).toBe('1');
+      expect(took).toBeLessThan(1000); // the event loop waited at most busy_timeout (100 ms), not 2 s
+      other.exec('ROLLBACK');
+      other.close();
+      expect((await sb.call('POST', '/v1/runs', { mode: 'idea', idea: { pitch: 'Free', audience: 'a', monetization: 'free' } })).status).toBe(201);
+    } finally {
+      await sb.close();
+    }
+  });
+});
+
+describe('cancel and gates', () => {
+  it('a canceled run has no pending gate, and deciding it is 409 run_not_active saying so', async () => {
+    const sb = await startTestSandbox({ stageMs: 30 });
+    try {
+      const run = await sb.waitFor((await sb.createRun('Cancel at a gate')).id, (r) => r.gate_pending === 'idea');
+      await sb.call('POST', `/v1/runs/${run.id}/cancel`);
+      const gates = (await sb.call('GET', `/v1/runs/${run.id}/gates`)).body.data;
+      expect(gates.map((g: { state: string }) => g.state)).toEqual(['waiting', 'waiting', 'waiting']);
+      const r = await sb.call('POST', `/v1/runs/${run.id}/gates/idea:approve`);
+      expect(r.status).toBe(409);
+      expect(r.body.error).toMatchObject({ code: 'run_not_active' });
+      expect(r.body.error.message).toContain('canceled');
+    } finally {
+      await sb.close();
+    }
+  });
+});
+
+describe('artifacts', () => {
+  it('a big ipa is served as a stream: memory stays flat while it downloads', async () => {
+    const sb = await startTestSandbox({ stageMs: 20, ipaMib: 128 });
+    try {
+      const run = await sb.createRun('Big ipa');
+      for (;;) {
+        const r = (await sb.call('GET', `/v1/runs/${run.id}`)).body;
+        if (r.gate_pending) await sb.call('POST', `/v1/runs/${run.id}/gates/${r.gate_pending}:approve`);
+        const m = (await sb.call('GET', `/v1/runs/${run.id}/artifacts`)).body.data.find((a: { kind: string }) => a.kind === 'ipa');
+        if (m.status === 'ready') break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const file = (await sb.call('GET', `/v1/runs/${run.id}/artifacts/ipa`)).body.files[0];
+      const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))![1]) * 1024;
+      const before = rss();
+      let peak = before;
+      let bytes = 0;
+      const res = await fetch(file.url);
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        bytes += chunk.length;
+        peak = Math.max(peak, rss());
+      }
+      expect(bytes).toBe(file.size);
+      expect(file.size).toBeGreaterThan(128 * 1024 * 1024);
+      // Both ends live in this process; a file held whole would add at least its 128 MiB.
+      expect(peak - before).toBeLessThan(64 * 1024 * 1024);
+    } finally {
+      await sb.close();
+    }
+  }, 60_000);
+});
