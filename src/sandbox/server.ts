@@ -99,7 +99,15 @@ export async function startSandbox(partial: Partial<SandboxOptions> = {}): Promi
   }
 }
 
-const json = (status: number, value: unknown): Answer => ({ status, body: JSON.stringify(value) });
+/** Committed records are never changed in place (a change swaps in a new copy), so the JSON of one is
+ * made once and kept for as long as that object lives. */
+const encoded = new WeakMap<object, string>();
+const json = (status: number, value: unknown): Answer => {
+  if (value === null || typeof value !== 'object') return { status, body: JSON.stringify(value) };
+  let body = encoded.get(value);
+  if (body === undefined) encoded.set(value, (body = JSON.stringify(value)));
+  return { status, body };
+};
 
 async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbox> {
   const service = new SandboxService(store, { stageMs: opts.stageMs, seed: opts.seed });
@@ -238,7 +246,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     const raw = req.url ?? '/';
     const qi = raw.indexOf('?');
     const path = qi < 0 ? raw : raw.slice(0, qi);
-    const query = new URLSearchParams(qi < 0 ? '' : raw.slice(qi + 1));
+    const query = qi < 0 ? NO_QUERY : new URLSearchParams(raw.slice(qi + 1));
     const method = req.method ?? 'GET';
     try {
       if (draining) throw new Failure('unavailable', 'the sandbox is shutting down');
@@ -374,7 +382,8 @@ function isDisconnect(err: unknown): boolean {
 }
 
 function sendJson(res: ServerResponse, status: number, body: string): void {
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+  // A flat [name, value, …] list: node:http takes it without building and checking a header object.
+  res.writeHead(status, ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(body))]);
   res.end(body);
 }
 
@@ -391,7 +400,10 @@ function sendError(res: ServerResponse, err: unknown): void {
   sendJson(res, failure.status, failure.toBody());
 }
 
+const NO_QUERY = new URLSearchParams();
+
 function decodeSegment(s: string): string {
+  if (!s.includes('%')) return s;
   try {
     return decodeURIComponent(s);
   } catch {
