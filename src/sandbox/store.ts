@@ -129,6 +129,9 @@ export class Store {
       putIdem: p('INSERT INTO idempotency (scope, created_at, body) VALUES (?, ?, ?) ON CONFLICT(scope) DO UPDATE SET body = excluded.body, created_at = excluded.created_at'),
       delIdem: p('DELETE FROM idempotency WHERE scope = ?'),
       sweepIdem: p('DELETE FROM idempotency WHERE created_at < ?'),
+      begin: p('BEGIN IMMEDIATE'),
+      commit: p('COMMIT'),
+      rollback: p('ROLLBACK'),
       getMeta: p('SELECT value FROM meta WHERE key = ?'),
       putMeta: p('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
     };
@@ -187,13 +190,13 @@ export class Store {
     this.depth++;
     let out: T;
     try {
-      this.db.exec('BEGIN IMMEDIATE');
+      this.stmts.begin!.run();
       try {
         out = fn();
         this.fault('commit');
-        this.db.exec('COMMIT');
+        this.stmts.commit!.run();
       } catch (err) {
-        if (this.db.isTransaction) this.db.exec('ROLLBACK');
+        if (this.db.isTransaction) this.stmts.rollback!.run();
         throw err;
       }
     } catch (err) {
