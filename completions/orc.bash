@@ -9,7 +9,7 @@ _orc() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in -*) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--status|--limit|--notes|--notes-file|--host|--port|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--data-dir) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--status|--limit|--notes|--notes-file|--host|--port|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir) continue ;; esac
     cand="${path:+$path }$w"
     case "$cand" in 'run'|'run create'|'run get'|'run list'|'run cancel'|'watch'|'gate'|'gate list'|'gate approve'|'gate reject'|'profile'|'profile add'|'profile list'|'profile use'|'profile show'|'profile remove'|'completion'|'sandbox'|'sandbox start'|'sandbox status'|'sandbox stop') path="$cand" ;; *) break ;; esac
   done
@@ -37,6 +37,7 @@ _orc() {
     --retry-base-ms) COMPREPLY=(); return ;;
     --rate-limit) COMPREPLY=(); return ;;
     --seed) COMPREPLY=(); return ;;
+    --ipa-mib) COMPREPLY=(); return ;;
     --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
   esac
   local subs flags
@@ -60,7 +61,7 @@ _orc() {
     'profile remove') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'completion') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'sandbox') subs='start status stop'; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'sandbox start') subs=''; flags='--host --port --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --data-dir --memory --detach --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox start') subs=''; flags='--host --port --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --memory --detach --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'sandbox status') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'sandbox stop') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
   esac

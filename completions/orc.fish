@@ -11,7 +11,7 @@ function __orc_path
             continue
         end
         switch $t
-            case --profile --base-url --timeout --mode --pitch --audience --monetization --source --idempotency-key --on-gate --approve --status --limit --notes --notes-file --host --port --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --data-dir
+            case --profile --base-url --timeout --mode --pitch --audience --monetization --source --idempotency-key --on-gate --approve --status --limit --notes --notes-file --host --port --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir
                 set skip 1
                 continue
             case '-*'
@@ -238,6 +238,7 @@ complete -c orc -n '__orc_at '\''sandbox start'\''' -l signed-url-ttl -x -d 'lif
 complete -c orc -n '__orc_at '\''sandbox start'\''' -l retry-base-ms -x -d 'first webhook retry delay; doubles each attempt'
 complete -c orc -n '__orc_at '\''sandbox start'\''' -l rate-limit -x -d 'requests per second per key; 0 for no limit'
 complete -c orc -n '__orc_at '\''sandbox start'\''' -l seed -x -d 'varies the generated specs and scores; the same seed gives the same ones'
+complete -c orc -n '__orc_at '\''sandbox start'\''' -l ipa-mib -x -d 'size of the generated ipa, in MiB (streamed, never held in memory)'
 complete -c orc -n '__orc_at '\''sandbox start'\''' -l data-dir -r -F -d 'folder of the sandbox database (default: <config folder>/sandbox)'
 complete -c orc -n '__orc_at '\''sandbox start'\''' -l memory -d 'keep state in memory only; nothing survives a restart'
 complete -c orc -n '__orc_at '\''sandbox start'\''' -l detach -d 'run in the background; pid and log in the config folder'
