@@ -6,8 +6,6 @@ import { readEvent, type Event, type Run } from '../contract/schemas.js';
 import type { Api } from './index.js';
 import { NotAnEventStreamError } from './sse.js';
 
-export { StreamLostError } from './sse.js';
-
 export type WatchEvent =
   | { kind: 'connected'; resumedAfter: number; reconnected: boolean }
   | { kind: 'reconnecting'; attempt: number; delayMs: number; reason: string }
