@@ -1,5 +1,4 @@
 // Requests per second per key (a fixed one-second window), with the X-RateLimit-* headers on every answer.
-import type { ServerResponse } from 'node:http';
 import { Failure } from './failure.js';
 
 export class RateLimiter {
@@ -7,7 +6,8 @@ export class RateLimiter {
 
   constructor(private readonly perSecond: number) {}
 
-  take(res: ServerResponse, bucket: string): void {
+  /** Counts one request against the bucket and adds the X-RateLimit-* headers to the answer's `headers`. */
+  take(headers: string[], bucket: string): void {
     if (this.perSecond <= 0) return;
     const nowS = Math.floor(Date.now() / 1000);
     let w = this.windows.get(bucket);
@@ -17,9 +17,7 @@ export class RateLimiter {
       if (this.windows.size > 10_000) for (const [k, v] of this.windows) if (v.reset <= nowS) this.windows.delete(k);
     }
     w.count++;
-    res.setHeader('X-RateLimit-Limit', this.perSecond);
-    res.setHeader('X-RateLimit-Remaining', Math.max(0, this.perSecond - w.count));
-    res.setHeader('X-RateLimit-Reset', w.reset);
+    headers.push('X-RateLimit-Limit', String(this.perSecond), 'X-RateLimit-Remaining', String(Math.max(0, this.perSecond - w.count)), 'X-RateLimit-Reset', String(w.reset));
     if (w.count > this.perSecond) {
       const retry = Math.max(1, w.reset - nowS);
       throw new Failure('rate_limited', `more than ${this.perSecond} requests per second with this key; retry in ${retry} s`, undefined, { 'Retry-After': String(retry) });

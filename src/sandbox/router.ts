@@ -4,6 +4,8 @@
 export interface RouteMatch<H> {
   handler: H;
   params: Record<string, string>;
+  /** The handler writes its own answer (a stream) rather than returning one. */
+  stream: boolean;
 }
 
 interface Segment {
@@ -16,13 +18,14 @@ export interface Route<H> {
   method: string;
   pattern: string;
   handler: H;
+  stream?: boolean;
 }
 
 export class Router<H> {
-  private readonly routes: Array<{ method: string; segments: Segment[]; handler: H }> = [];
+  private readonly routes: Array<{ method: string; segments: Segment[]; handler: H; stream: boolean }> = [];
 
   constructor(routes: Array<Route<H>>) {
-    for (const r of routes) this.routes.push({ method: r.method, segments: parse(r.pattern), handler: r.handler });
+    for (const r of routes) this.routes.push({ method: r.method, segments: parse(r.pattern), handler: r.handler, stream: r.stream ?? false });
   }
 
   /** The route for this method and path, the methods allowed on the path when none is for this one, or null. */
@@ -31,7 +34,7 @@ export class Router<H> {
     for (const r of this.routes) {
       const params = matchSegments(r.segments, segments);
       if (!params) continue;
-      if (r.method === method || (method === 'HEAD' && r.method === 'GET')) return { handler: r.handler, params };
+      if (r.method === method || (method === 'HEAD' && r.method === 'GET')) return { handler: r.handler, params, stream: r.stream };
       allow.push(r.method);
     }
     return allow.length ? { allow: [...new Set(allow)] } : null;

@@ -79,6 +79,10 @@ interface Call {
   body: unknown;
 }
 
+/** The headers every answer carries (request id, rate limits, …) as a flat [name, value, …] list: handed to
+ * writeHead whole, so node:http never has to build a header object for a plain JSON answer. */
+type Headers = string[];
+
 /** A route answers JSON ([status, body]) or writes the answer itself (a stream) and answers nothing. */
 type Handler = (call: Call) => Answer | void;
 
@@ -192,6 +196,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     {
       method: 'GET',
       pattern: '/v1/runs/{run}/events',
+      stream: true,
       handler: ({ req, res, params, query }) => hub.open(req, res, service.getRun(params.run!), (req.headers['last-event-id'] as string | undefined) ?? query.get('last_event_id')),
     },
     { method: 'GET', pattern: '/v1/webhooks', handler: ({ query }) => json(200, page(dispatcher.list(), query, webhookView)) },
@@ -242,7 +247,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    res.setHeader('X-Request-Id', `req_${reqPrefix}${(++reqCounter).toString(36)}`);
+    const headers: Headers = ['X-Request-Id', `req_${reqPrefix}${(++reqCounter).toString(36)}`];
     const raw = req.url ?? '/';
     const qi = raw.indexOf('?');
     const path = qi < 0 ? raw : raw.slice(0, qi);
@@ -250,19 +255,19 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     const method = req.method ?? 'GET';
     try {
       if (draining) throw new Failure('unavailable', 'the sandbox is shutting down');
-      if (path === '/healthz') return sendJson(res, 200, JSON.stringify({ ok: true, version: opts.version }));
+      if (path === '/healthz') return sendJson(res, 200, JSON.stringify({ ok: true, version: opts.version }), headers);
       if (path.startsWith('/files/')) {
-        limiter.take(res, `ip:${req.socket.remoteAddress}`);
-        return await serveFile(req, res, path, query, method);
+        limiter.take(headers, `ip:${req.socket.remoteAddress}`);
+        return await serveFile(req, res, path, query, method, headers);
       }
       let key: string;
       try {
         key = authenticate(req);
       } catch (err) {
-        limiter.take(res, `ip:${req.socket.remoteAddress}`);
+        limiter.take(headers, `ip:${req.socket.remoteAddress}`);
         throw err;
       }
-      limiter.take(res, key);
+      limiter.take(headers, key);
       const match = router.match(method, path.split('/').slice(1).map(decodeSegment));
       if (!match) throw new Failure('route_not_found', `no route ${method} ${path}`);
       if ('allow' in match) {
@@ -272,12 +277,14 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
       if (method === 'POST') {
         const header = req.headers['idempotency-key'];
         const answer = await idempotency.run(key, Array.isArray(header) ? header[0] : header, `${method} ${path}`, () => readBody(req), (body) => match.handler({ ...call, body }) as Answer);
-        if (answer.replayed) res.setHeader('Idempotent-Replayed', 'true');
-        return sendJson(res, answer.status, answer.body);
+        if (answer.replayed) headers.push('Idempotent-Replayed', 'true');
+        return sendJson(res, answer.status, answer.body, headers);
       }
       if (method === 'PATCH') call.body = await readBody(req);
+      // A route that streams writes its own head: it gets the common headers set on the response first.
+      if (match.stream) for (let i = 0; i < headers.length; i += 2) res.setHeader(headers[i]!, headers[i + 1]!);
       const answer = match.handler(call);
-      if (answer) sendJson(res, answer.status, answer.body);
+      if (answer) sendJson(res, answer.status, answer.body, headers);
     } catch (err) {
       // A client that went away mid-request is one line in the log, never a stack.
       // (req.destroyed alone says nothing: a request whose body was read whole is destroyed too.)
@@ -285,11 +292,11 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
         opts.log(`sandbox: a client dropped its request (${method} ${path})`);
         return;
       }
-      sendError(res, err);
+      sendError(res, err, headers);
     }
   }
 
-  async function serveFile(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, method: string): Promise<void> {
+  async function serveFile(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, method: string, common: Headers): Promise<void> {
     if (method !== 'GET' && method !== 'HEAD') throw new Failure('method_not_allowed', `${method} is not allowed on files`, undefined, { Allow: 'GET, HEAD' });
     const verdict = artifacts.verify(path, query.get('expires'), query.get('signature'));
     if (verdict === 'invalid') throw new Failure('signed_url_invalid', 'the signature of this file URL is not valid');
@@ -299,21 +306,21 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     const f = rec && kind && name ? artifacts.lookup(rec, kind, name) : null;
     if (!f) throw new Failure('route_not_found', 'no such file');
     const size = f.meta.size;
-    const headers: Record<string, string | number> = {
-      'Content-Type': f.meta.content_type,
-      'Accept-Ranges': 'bytes',
-      ETag: `"${f.meta.sha256}"`,
-      'Cache-Control': 'private, no-store',
-      'Content-Disposition': `attachment; filename="${f.meta.name.replace(/"/g, '')}"`,
-    };
     const range = parseRange(req.headers.range, size);
     if (range === 'unsatisfiable') {
-      res.setHeader('Content-Range', `bytes */${size}`);
-      throw new Failure('range_not_satisfiable', `the range ${req.headers.range} is outside the file (${size} bytes)`);
+      throw new Failure('range_not_satisfiable', `the range ${req.headers.range} is outside the file (${size} bytes)`, undefined, { 'Content-Range': `bytes */${size}` });
     }
     const { start, end } = range ?? { start: 0, end: size - 1 };
-    if (range) headers['Content-Range'] = `bytes ${start}-${end}/${size}`;
-    headers['Content-Length'] = end - start + 1;
+    const headers = [
+      ...common,
+      'Content-Type', f.meta.content_type,
+      'Accept-Ranges', 'bytes',
+      'ETag', `"${f.meta.sha256}"`,
+      'Cache-Control', 'private, no-store',
+      'Content-Disposition', `attachment; filename="${f.meta.name.replace(/"/g, '')}"`,
+      'Content-Length', String(end - start + 1),
+    ];
+    if (range) headers.push('Content-Range', `bytes ${start}-${end}/${size}`);
     res.writeHead(range ? 206 : 200, headers);
     if (method === 'HEAD') return void res.end();
     // Streamed from the generator a slice at a time, waiting for the client to take each: memory stays flat.
@@ -381,13 +388,13 @@ function isDisconnect(err: unknown): boolean {
   return code === 'ECONNRESET' || code === 'ECONNABORTED' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (err as Error)?.message === 'aborted';
 }
 
-function sendJson(res: ServerResponse, status: number, body: string): void {
-  // A flat [name, value, …] list: node:http takes it without building and checking a header object.
-  res.writeHead(status, ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(body))]);
+function sendJson(res: ServerResponse, status: number, body: string, headers: Headers): void {
+  headers.push('Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(body)));
+  res.writeHead(status, headers);
   res.end(body);
 }
 
-function sendError(res: ServerResponse, err: unknown): void {
+function sendError(res: ServerResponse, err: unknown, headers: Headers): void {
   if (res.headersSent) {
     res.destroy();
     return;
@@ -396,8 +403,8 @@ function sendError(res: ServerResponse, err: unknown): void {
   const failure =
     err instanceof Failure ? err : busy ? new Failure('unavailable', 'the sandbox database is busy; retry shortly', undefined, { 'Retry-After': '1' }) : new Failure('internal_error', 'the sandbox hit an unexpected error');
   if (!(err instanceof Failure) && !busy) process.emitWarning(`sandbox internal error: ${(err as Error)?.stack ?? String(err)}`);
-  for (const [k, v] of Object.entries(failure.headers)) res.setHeader(k, v);
-  sendJson(res, failure.status, failure.toBody());
+  for (const [k, v] of Object.entries(failure.headers)) headers.push(k, v);
+  sendJson(res, failure.status, failure.toBody(), headers);
 }
 
 const NO_QUERY = new URLSearchParams();

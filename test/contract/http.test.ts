@@ -42,6 +42,21 @@ describe('authentication', () => {
       await sb.close();
     }
   });
+
+  it('sends the request id and the rate-limit headers on an event stream too', async () => {
+    const sb = await startTestSandbox({ rateLimit: 50 });
+    try {
+      const id = (await sb.createRun()).id;
+      const ctl = new AbortController();
+      const res = await fetch(`${sb.url}/v1/runs/${id}/events`, { headers: { authorization: `Bearer ${KEY}` }, signal: ctl.signal });
+      expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      expect(res.headers.get('x-request-id')).toMatch(/^req_/);
+      expect(res.headers.get('x-ratelimit-limit')).toBe('50');
+      ctl.abort();
+    } finally {
+      await sb.close();
+    }
+  });
 });
 
 describe('rate limiting', () => {

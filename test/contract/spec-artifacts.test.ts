@@ -152,6 +152,7 @@ describe('artifacts', () => {
     const part = await raw(ipa.url, { range: 'bytes=100-1123' });
     expect(part.res.status).toBe(206);
     expect(part.res.headers.get('content-range')).toBe(`bytes 100-1123/${ipa.size}`);
+    expect(part.res.headers.get('x-request-id')).toMatch(/^req_/);
     expect(part.bytes).toEqual(whole.subarray(100, 1124));
     const tail = await raw(ipa.url, { range: 'bytes=-16' });
     expect(tail.bytes).toEqual(whole.subarray(whole.length - 16));
@@ -160,6 +161,7 @@ describe('artifacts', () => {
     const bad = await raw(ipa.url, { range: `bytes=${ipa.size}-` });
     expect(bad.res.status).toBe(416);
     expect(bad.res.headers.get('content-range')).toBe(`bytes */${ipa.size}`);
+    expect(bad.res.headers.get('x-request-id')).toMatch(/^req_/);
   });
 
   it('refuses a tampered URL and, after its lifetime, an expired one', async () => {
