@@ -45,6 +45,7 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
     const opt = new Option(spec.commanderFlags(key, s), s.description);
     const d = spec.defaultOf(s);
     if (d !== undefined) opt.default(d);
+    if (s.type === 'multi') opt.argParser((v: string, prev: string[] | undefined) => [...(prev ?? []), v]);
     if (s.hidden) opt.hideHelp();
     return opt;
   };
@@ -64,8 +65,8 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
     cmd.action(async (...params: unknown[]) => {
       const self = params[params.length - 1] as Command;
       // Positional arguments keep their places; an optional one not given stays undefined.
-      const args = params.slice(0, -2).map((v) => (v === undefined ? undefined : String(v)));
-      (c.args ?? []).forEach((a, i) => spec.checkArg(a, args[i]));
+      const args = params.slice(0, -2).map((v) => (v === undefined ? undefined : Array.isArray(v) ? v.map(String) : String(v)));
+      (c.args ?? []).forEach((a, i) => spec.checkArg(a, args[i] as string | undefined));
       const raw = self.optsWithGlobals() as Record<string, unknown>;
       const flags: Record<string, unknown> = {};
       for (const [key, s] of Object.entries(GLOBAL_FLAGS)) flags[key] = spec.checkFlag(key, s, raw[key]);

@@ -53,7 +53,12 @@ export interface IdFlag extends FlagBase {
   type: 'id';
   value: string;
 }
-export type FlagSpec = BoolFlag | StringFlag | IntFlag | ChoiceFlag | ListFlag | SecondsFlag | IdFlag;
+/** A string flag that may be given several times (`--set a=1 --set b=2`), in the order typed. */
+export interface MultiFlag extends FlagBase {
+  type: 'multi';
+  value: string;
+}
+export type FlagSpec = BoolFlag | StringFlag | IntFlag | ChoiceFlag | ListFlag | SecondsFlag | IdFlag | MultiFlag;
 export type Flags = Record<string, FlagSpec>;
 
 type Maybe<S, T> = S extends { default: unknown } ? T : T | undefined;
@@ -69,6 +74,8 @@ export type FlagValue<S> = S extends BoolFlag
         ? Maybe<S, T>
         : S extends ListFlag<infer T>
           ? T[] | undefined
+          : S extends MultiFlag
+            ? string[]
           : S extends StringFlag
             ? Maybe<S, string>
             : string | undefined;
@@ -79,9 +86,11 @@ export interface ArgSpec {
   /** An id that goes into a URL path: checked before anything is sent. */
   kind: 'id' | 'word';
   required: boolean;
+  /** The last argument may take the rest of the words (`[kind...]`): the handler gets an array. */
+  variadic?: boolean;
   complete?: readonly string[];
 }
-type ArgValue<A> = A extends { required: true } ? string : string | undefined;
+type ArgValue<A> = A extends { variadic: true } ? string[] : A extends { required: true } ? string : string | undefined;
 export type ArgValues<A extends readonly ArgSpec[]> = { -readonly [I in keyof A]: ArgValue<A[I]> };
 
 export interface CommandSpec<F extends Flags = Flags, A extends readonly ArgSpec[] = readonly ArgSpec[]> {
@@ -125,12 +134,15 @@ export const flag = {
   list: <const T extends string>(value: string, choices: readonly T[], description: string, o: { complete?: readonly string[] } = {}) => ({ type: 'list', value, choices, description, ...o }) as ListFlag<T>,
   seconds: <const O extends { default?: number; min?: number; hidden?: boolean }>(value: string, description: string, o?: O) => ({ type: 'seconds', value, description, ...o }) as SecondsFlag & O,
   id: (value: string, description: string): IdFlag => ({ type: 'id', value, description }),
+  multi: (value: string, description: string, o: { complete?: readonly string[] | 'files' } = {}): MultiFlag => ({ type: 'multi', value, description, ...o }),
 };
 
 export const arg = {
   id: <const N extends string>(name: N, o: { complete?: readonly string[] } = {}) => ({ name, kind: 'id', required: true, ...o }) as const,
   optionalWord: <const N extends string>(name: N) => ({ name, kind: 'word', required: false }) as const,
   word: <const N extends string>(name: N, o: { complete?: readonly string[] } = {}) => ({ name, kind: 'word', required: true, ...o }) as const,
+  /** Zero or more words, last of all. */
+  rest: <const N extends string>(name: N, o: { complete?: readonly string[] } = {}) => ({ name, kind: 'word', required: false, variadic: true, ...o }) as const,
 };
 
 // ---------- names and checking ----------
@@ -149,7 +161,8 @@ export function commanderFlags(key: string, spec: FlagSpec): string {
 }
 
 export function usageLine(spec: ArgSpec): string {
-  return spec.required ? `<${spec.name}>` : `[${spec.name}]`;
+  const name = spec.variadic ? `${spec.name}...` : spec.name;
+  return spec.required ? `<${name}>` : `[${name}]`;
 }
 
 /** The default shown in help, if any. */
@@ -161,6 +174,7 @@ export function defaultOf(spec: FlagSpec): string | undefined {
 export function checkFlag(key: string, spec: FlagSpec, raw: unknown): unknown {
   const name = longName(key, spec).replace(/^--no-/, '--');
   if (spec.type === 'bool') return raw === undefined ? (spec.negatable ? true : undefined) : Boolean(raw);
+  if (spec.type === 'multi') return Array.isArray(raw) ? raw.map(String) : raw === undefined ? [] : [String(raw)];
   if (raw === undefined || raw === null) return 'default' in spec ? spec.default : undefined;
   const text = String(raw);
   switch (spec.type) {

@@ -1,11 +1,10 @@
 // Reading a request body within the limits of CONTRACT.md: 1 MiB, 30 s from the headers, JSON nesting
 // at most 64 levels, and no `__proto__`, `constructor` or `prototype` key anywhere.
 import type { IncomingMessage } from 'node:http';
+import { MAX_DEPTH, forbiddenKey, nestingDepth } from '../contract/limits.js';
 import { Failure } from './failure.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
-export const MAX_DEPTH = 64;
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** The body as JSON (undefined when empty), or a Failure naming what is wrong. */
 export async function readJsonBody(req: IncomingMessage, timeoutMs: number): Promise<unknown> {
@@ -42,38 +41,4 @@ export async function readJsonBody(req: IncomingMessage, timeoutMs: number): Pro
   const bad = forbiddenKey(value, []);
   if (bad) throw new Failure('invalid_value', `${bad.path}: the key ${JSON.stringify(bad.key)} is not allowed`, bad.path);
   return value;
-}
-
-/** How deep arrays and objects nest in JSON text, counted before parsing (strings skipped). */
-export function nestingDepth(text: string): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92) i++; // backslash: skip what it escapes
-      else if (c === 34) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91) max = Math.max(max, ++depth);
-    else if (c === 125 || c === 93) depth--;
-  }
-  return max;
-}
-
-function forbiddenKey(value: unknown, path: string[]): { key: string; path: string } | null {
-  if (value === null || typeof value !== 'object') return null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = forbiddenKey(value[i], [...path, String(i)]);
-      if (found) return found;
-    }
-    return null;
-  }
-  for (const key of Object.keys(value)) {
-    if (FORBIDDEN_KEYS.has(key)) return { key, path: [...path, key].join('.') };
-    const found = forbiddenKey((value as Record<string, unknown>)[key], [...path, key]);
-    if (found) return found;
-  }
-  return null;
 }
