@@ -39,7 +39,7 @@ const result = await build({
 });
 
 // What `orc` loads before any command runs: the entry and its static imports, transitively.
-const HEAVY = ['zod', 'undici', 'ora', '@inquirer/prompts', 'conf', 'execa', 'chalk', 'node:sqlite'];
+const HEAVY = ['zod', 'undici', 'ora', '@inquirer/prompts', 'conf', 'execa', 'chalk', 'yaml', 'node:sqlite'];
 const outputs = result.metafile.outputs;
 const seen = new Set();
 const queue = ['dist/main.js'];

@@ -2,7 +2,6 @@
 // leave it pending, or stop watching.
 import { ApiError } from '../../api/errors.js';
 import type { Api } from '../../api/index.js';
-import { diffMergePatch } from '../../contract/merge-patch.js';
 import type { Context } from '../../context.js';
 import { OrcError } from '../../errors.js';
 import { cleanNotes, editText } from '../../ui/editor.js';
@@ -66,27 +65,15 @@ export async function decideAtPrompt(ctx: Context, api: Api, runId: string, gate
           return 'decided';
         }
         case 'edit-spec': {
-          const before = await api.spec.retrieve(runId);
-          const edited = editText(ctx.env, `${JSON.stringify(before, null, 2)}\n`, 'spec.json');
-          let after: unknown;
-          try {
-            after = JSON.parse(edited);
-          } catch (err) {
-            say(style.yellow(`That is not JSON (${(err as Error).message}); the spec is unchanged.`));
-            continue;
+          // The same edit as `orc spec edit`: YAML in the editor, checked here, the diff shown and confirmed.
+          const { editInEditor, changedFields } = await import('../../spec/edit.js');
+          const outcome = await editInEditor(ctx, api, runId, { format: 'yaml', yes: false, signal });
+          if (outcome.kind === 'unchanged') say('No changes; nothing was sent.');
+          else if (outcome.kind === 'declined') say(`Nothing was sent. Your edit is kept in ${outcome.kept}`);
+          else {
+            say(style.green(`✓ spec updated: ${sanitizeLine(changedFields(outcome.patch))}`));
+            showSummary = true;
           }
-          if (after === null || typeof after !== 'object' || Array.isArray(after)) {
-            say(style.yellow('The spec must be a JSON object; it is unchanged.'));
-            continue;
-          }
-          const patch = diffMergePatch(before as Record<string, unknown>, after as Record<string, unknown>);
-          if (Object.keys(patch).length === 0) {
-            say('No changes.');
-            continue;
-          }
-          await api.spec.update(runId, patch);
-          say(style.green(`✓ spec updated (${Object.keys(patch).join(', ')})`));
-          showSummary = true;
           continue;
         }
         case 'show-spec':
@@ -108,8 +95,10 @@ export async function decideAtPrompt(ctx: Context, api: Api, runId: string, gate
         say(style.yellow(`${err.field ? `${sanitizeLine(err.field)}: ` : ''}${sanitizeLine(err.message)}`));
         continue;
       }
-      if (err instanceof OrcError && err.exitCode === 2) {
+      // Bad input, or a refusal told in orc's words (a locked spec): said, with its hint (where an edit is kept).
+      if (err instanceof OrcError && (err.exitCode === 2 || err.exitCode === 3)) {
         say(style.yellow(sanitizeLine(err.message)));
+        if (err.hint) for (const line of err.hint.split('\n')) say(sanitizeLine(line));
         continue;
       }
       throw err;

@@ -1,0 +1,39 @@
+// `orc spec …`: a run's App Spec, read as YAML or JSON, and edited the way `kubectl edit` works.
+import { SPEC_FORMATS } from '../../spec/document.js';
+import { arg, command, flag, handled } from '../spec.js';
+
+const format = flag.choice('format', SPEC_FORMATS, 'yaml (for people) or json', { default: 'yaml' });
+
+export const get = command({
+  name: 'get',
+  summary: 'Print the App Spec of a run (YAML; --format json, or --json)',
+  args: [arg.id('run')],
+  flags: { format },
+  examples: ['orc spec get run_8fJ2kQ', 'orc spec get run_8fJ2kQ --format json > spec.json', 'orc spec get run_8fJ2kQ --json | jq .brand.palette'],
+});
+
+export const edit = command({
+  name: 'edit',
+  summary: 'Edit the App Spec in your editor, or with --set/--unset/--file; sends only what changed',
+  args: [arg.id('run')],
+  flags: {
+    format,
+    set: flag.multi('path=value', 'set a field (dotted path; the value is JSON when it parses, else text); repeatable'),
+    unset: flag.multi('path', 'remove a field or list item (dotted path); repeatable'),
+    file: flag.string('patch.json|-', 'apply a JSON Merge Patch from a file, or - for stdin', { complete: 'files' }),
+    dryRun: flag.bool('print the merge patch that would be sent, and send nothing'),
+    yes: flag.bool('send without showing the diff and asking', { short: 'y' }),
+  },
+  examples: [
+    'orc spec edit run_8fJ2kQ',
+    'orc spec edit run_8fJ2kQ --set name=Stride --set brand.palette=\'["#FF6B35","#1A1A2E"]\'',
+    'orc spec edit run_8fJ2kQ --unset tagline --dry-run',
+  ],
+});
+
+export default command({
+  name: 'spec',
+  summary: 'Read and edit the App Spec of a run',
+  examples: ['orc spec get run_8fJ2kQ', 'orc spec edit run_8fJ2kQ', 'orc spec edit run_8fJ2kQ --set tagline="Run every day"'],
+  subcommands: [handled(get, () => import('./get.js')), handled(edit, () => import('./edit.js'))],
+});

@@ -1,0 +1,95 @@
+// `orc spec edit <run>`: in the editor (src/spec/edit.ts), or without one: --set, --unset, --file, --dry-run.
+import type { Context } from '../../context.js';
+import { ApiError } from '../../api/index.js';
+import { applyMergePatch } from '../../contract/merge-patch.js';
+import { MAX_DEPTH, forbiddenKey, nestingDepth } from '../../contract/limits.js';
+import { UsageError } from '../../errors.js';
+import { checkSpec, specPatch, type Spec } from '../../spec/document.js';
+import { assertEditable, changedFields, describe, editInEditor, refusal, showDiff } from '../../spec/edit.js';
+import { parseAssignment, setPath, splitPath, unsetPath } from '../../spec/paths.js';
+import type { ArgsOf, FlagsOf } from '../spec.js';
+import type { edit as spec } from './command.js';
+
+export default async function edit(ctx: Context, [runId]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
+  const io = ctx.io;
+  const byFlags = flags.set.length > 0 || flags.unset.length > 0 || flags.file !== undefined;
+  if (flags.dryRun && !byFlags) throw new UsageError('--dry-run needs the change as --set, --unset or --file');
+  // Everything typed is checked before anything is asked of the service.
+  const sets = flags.set.map((s) => ({ ...parseAssignment(s), shown: `--set ${s}` }));
+  const unsets = flags.unset.map((u) => ({ path: splitPath(u, '--unset'), shown: `--unset ${u}` }));
+  const filePatch = flags.file === undefined ? undefined : await readPatch(ctx, flags.file);
+  const api = await ctx.api();
+
+  if (!byFlags) {
+    const outcome = await editInEditor(ctx, api, runId, { format: flags.format, yes: Boolean(flags.yes) });
+    if (outcome.kind === 'unchanged') {
+      io.info('No changes; nothing was sent.');
+      if (io.json) io.writeJson({ changed: false });
+      return 0;
+    }
+    if (outcome.kind === 'declined') {
+      io.info(`Nothing was sent. Your edit is kept in ${outcome.kept}`);
+      if (io.json) io.writeJson({ changed: false, kept: outcome.kept });
+      return 0;
+    }
+    io.info(`✓ spec of ${runId} updated: ${changedFields(outcome.patch)}`);
+    if (io.json) io.writeJson(outcome.spec);
+    return 0;
+  }
+
+  await assertEditable(api, runId);
+  const before = (await api.spec.retrieve(runId)) as Spec;
+  let after = JSON.parse(JSON.stringify(before)) as Spec;
+  if (filePatch) after = applyMergePatch(after, filePatch) as Spec;
+  for (const s of sets) setPath(after, s.path, s.value, s.shown);
+  for (const u of unsets) unsetPath(after, u.path, u.shown);
+  const problem = checkSpec(after);
+  if (problem) throw new UsageError(`the spec would not be valid: ${describe(problem)}; nothing was sent`);
+  const patch = specPatch(before, after);
+  if (Object.keys(patch).length === 0) {
+    io.info('No changes; nothing was sent.');
+    if (io.json || flags.dryRun) io.writeJson(flags.dryRun ? {} : { changed: false });
+    return 0;
+  }
+  if (flags.dryRun) {
+    io.info(`Dry run: this merge patch would change ${changedFields(patch)}; nothing was sent.`);
+    io.writeJson(patch);
+    return 0;
+  }
+  if (!io.json && io.interactiveOutput) await showDiff(ctx, before, after, flags.format);
+  let updated: Spec;
+  try {
+    updated = (await api.spec.update(runId, patch)) as Spec;
+  } catch (err) {
+    if (err instanceof ApiError && (err.status === 400 || err.code === 'spec_locked')) throw refusal(err, runId);
+    throw err;
+  }
+  io.info(`✓ spec of ${runId} updated: ${changedFields(patch)}`);
+  if (io.json) io.writeJson(updated);
+  return 0;
+}
+
+/** A merge patch from a file or stdin: a JSON object, within the limits, checked before anything is sent. */
+async function readPatch(ctx: Context, source: string): Promise<Spec> {
+  let text: string;
+  if (source === '-') text = await ctx.io.readStdin();
+  else {
+    const { readFile } = await import('node:fs/promises');
+    try {
+      text = await readFile(source, 'utf8');
+    } catch (err) {
+      throw new UsageError(`--file ${source}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+    }
+  }
+  if (nestingDepth(text) > MAX_DEPTH) throw new UsageError(`--file ${source}: the patch nests deeper than ${MAX_DEPTH} levels`);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`--file ${source}: not valid JSON (${(err as Error).message})`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`--file ${source}: a merge patch must be a JSON object`);
+  const bad = forbiddenKey(value);
+  if (bad) throw new UsageError(`--file ${source}: ${bad.path}: the key ${JSON.stringify(bad.key)} is not allowed`);
+  return value as Spec;
+}

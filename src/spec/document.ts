@@ -1,0 +1,176 @@
+// The App Spec as a document people edit: YAML (or JSON) with a comment header saying what is being
+// edited and how to cancel, problems from the last try on top, and a JSON Schema beside it so editors can
+// complete and check it. Read back, checked locally, and turned into the smallest merge patch.
+import * as z from 'zod/mini';
+import { MAX_DEPTH, forbiddenKey, valueDepth } from '../contract/limits.js';
+import { diffMergePatch } from '../contract/merge-patch.js';
+import { AppSpecInput } from '../contract/schemas.js';
+
+export type SpecFormat = 'yaml' | 'json';
+export const SPEC_FORMATS = ['yaml', 'json'] as const;
+
+export interface Problem {
+  /** A dotted path (`brand.palette.0`), when the problem has one. */
+  field?: string | undefined;
+  message: string;
+}
+
+export type Spec = Record<string, unknown>;
+
+const YAML_COMMENT = '#';
+const JSON_COMMENT = '//';
+
+/** The JSON Schema of a valid spec, from the same schema the sandbox checks with. */
+export function specJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(AppSpecInput as unknown as z.ZodMiniType, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return { ...schema, title: 'App Spec', description: 'The App Spec of a run on the Run Orchestration Service (orc spec edit).' };
+}
+
+/** The spec as text in the format, nothing else (`orc spec get`). */
+export async function formatSpec(spec: unknown, format: SpecFormat): Promise<string> {
+  if (format === 'json') return `${JSON.stringify(spec, null, 2)}\n`;
+  const { stringify } = await import('yaml');
+  return stringify(spec, { lineWidth: 0 });
+}
+
+/** What the editor opens: a header of comments, the problems of the last try, then the body. */
+export function editorDocument(body: string, format: SpecFormat, o: { runId: string; schemaUrl: string; problems?: Problem[] }): string {
+  const c = format === 'yaml' ? YAML_COMMENT : JSON_COMMENT;
+  const lines: string[] = [];
+  if (format === 'yaml') lines.push(`# yaml-language-server: $schema=${o.schemaUrl}`);
+  lines.push(
+    `${c} The App Spec of run ${o.runId} (orc spec edit).`,
+    `${c} Lines starting with ${c} are ignored. Save and close the editor to send your changes: only what you`,
+    `${c} changed is sent, as a JSON Merge Patch. To cancel, empty the file (or leave it unchanged) and close.`,
+  );
+  if (o.problems?.length) {
+    lines.push(c, `${c} This edit was not sent:`);
+    for (const p of o.problems) lines.push(`${c}   ✗ ${p.field ? `${p.field}: ` : ''}${p.message.replace(/\n/g, ' ')}`);
+  }
+  lines.push(c);
+  return `${lines.join('\n')}\n${body}`;
+}
+
+/** The spec as the body of the editor document. JSON carries the schema in `$schema`, which editors read. */
+export async function editorBody(spec: Spec, format: SpecFormat, schemaUrl: string): Promise<string> {
+  return format === 'json' ? `${JSON.stringify({ $schema: schemaUrl, ...spec }, null, 2)}\n` : formatSpec(spec, 'yaml');
+}
+
+/** The body of a document: everything but the comment lines at its top. */
+export function bodyOf(text: string, format: SpecFormat): string {
+  const c = format === 'yaml' ? YAML_COMMENT : JSON_COMMENT;
+  const lines = text.split('\n');
+  let i = 0;
+  while (i < lines.length && lines[i]!.trimStart().startsWith(c)) i++;
+  return lines.slice(i).join('\n');
+}
+
+export type Parsed = { kind: 'empty' } | { kind: 'spec'; spec: Spec } | { kind: 'problem'; problem: Problem };
+
+/** Reads an edited document back. Comment lines go; an empty document means "cancel". */
+export async function parseDocument(text: string, format: SpecFormat): Promise<Parsed> {
+  const c = format === 'yaml' ? YAML_COMMENT : JSON_COMMENT;
+  const meaningful = text
+    .split('\n')
+    .filter((l) => !l.trimStart().startsWith(c))
+    .join('\n');
+  if (meaningful.trim() === '') return { kind: 'empty' };
+  let value: unknown;
+  if (format === 'json') {
+    try {
+      value = JSON.parse(meaningful);
+    } catch (err) {
+      return { kind: 'problem', problem: { message: `not valid JSON: ${(err as Error).message}` } };
+    }
+  } else {
+    const { parseDocument: parseYaml } = await import('yaml');
+    // uniqueKeys: a key given twice is an error, never a silent choice of one of them.
+    const doc = parseYaml(meaningful, { uniqueKeys: true, prettyErrors: true });
+    const err = doc.errors[0];
+    if (err) return { kind: 'problem', problem: { message: `not valid YAML: ${err.message.split('\n')[0]}` } };
+    value = doc.toJS({ maxAliasCount: 100 });
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { kind: 'problem', problem: { message: 'the App Spec must be a mapping of fields (name: …), not a list or a single value' } };
+  const spec = { ...(value as Spec) };
+  delete spec.$schema;
+  const problem = checkSpec(spec);
+  return problem ? { kind: 'problem', problem } : { kind: 'spec', spec: dropNulls(spec) as Spec };
+}
+
+/** What the service would refuse, found before anything is sent: nesting, forbidden keys, the schema. */
+export function checkSpec(spec: unknown): Problem | null {
+  if (valueDepth(spec) > MAX_DEPTH) return { message: `the spec nests deeper than ${MAX_DEPTH} levels` };
+  const bad = forbiddenKey(spec);
+  if (bad) return { field: bad.path, message: `the key ${JSON.stringify(bad.key)} is not allowed` };
+  const parsed = AppSpecInput.safeParse(dropNulls(spec));
+  if (parsed.success) return null;
+  const issue = parsed.error.issues[0]!;
+  const field = issue.path.map(String).join('.');
+  const message = issue.code === 'invalid_type' && issue.input === undefined ? 'required' : issue.message;
+  return { field: field || undefined, message };
+}
+
+/** A null in an edited document (`tagline:` left empty) means the field goes. */
+export function dropNulls(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(dropNulls);
+  if (v === null || typeof v !== 'object') return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) if (x !== null) Object.defineProperty(out, k, { value: dropNulls(x), enumerable: true, writable: true, configurable: true });
+  return out;
+}
+
+/** The smallest JSON Merge Patch from the spec as it was to the spec as edited: removed keys as null. */
+export function specPatch(before: Spec, after: Spec): Spec {
+  return diffMergePatch(before, after);
+}
+
+/** The dotted paths a patch touches (`name`, `brand.palette`), for messages. */
+export function patchPaths(patch: Spec, prefix = ''): string[] {
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(patch)) {
+    const path = prefix ? `${prefix}.${k}` : k;
+    if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length) out.push(...patchPaths(v as Spec, path));
+    else out.push(path);
+  }
+  return out;
+}
+
+/** A line diff of two texts (longest common subsequence; specs are small): lines as ' ', '-' or '+'. */
+export function lineDiff(a: string, b: string): Array<{ op: ' ' | '-' | '+'; line: string }> {
+  const x = a.replace(/\n$/, '').split('\n');
+  const y = b.replace(/\n$/, '').split('\n');
+  const n = x.length;
+  const m = y.length;
+  const lcs: Uint32Array[] = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
+  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) lcs[i]![j] = x[i] === y[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+  const out: Array<{ op: ' ' | '-' | '+'; line: string }> = [];
+  let i = 0;
+  let j = 0;
+  while (i < n && j < m) {
+    if (x[i] === y[j]) out.push({ op: ' ', line: x[i++]! }), j++;
+    else if (lcs[i + 1]![j]! >= lcs[i]![j + 1]!) out.push({ op: '-', line: x[i++]! });
+    else out.push({ op: '+', line: y[j++]! });
+  }
+  while (i < n) out.push({ op: '-', line: x[i++]! });
+  while (j < m) out.push({ op: '+', line: y[j++]! });
+  return out;
+}
+
+/** The changed lines with up to `context` unchanged lines around them; `…` where lines were left out. */
+export function diffHunks(diff: Array<{ op: ' ' | '-' | '+'; line: string }>, context = 2): Array<{ op: ' ' | '-' | '+' | '…'; line: string }> {
+  const keep = new Array<boolean>(diff.length).fill(false);
+  diff.forEach((d, i) => {
+    if (d.op === ' ') return;
+    for (let k = Math.max(0, i - context); k <= Math.min(diff.length - 1, i + context); k++) keep[k] = true;
+  });
+  const out: Array<{ op: ' ' | '-' | '+' | '…'; line: string }> = [];
+  let skipped = false;
+  diff.forEach((d, i) => {
+    if (keep[i]) {
+      if (skipped && out.length) out.push({ op: '…', line: '' });
+      skipped = false;
+      out.push(d);
+    } else skipped = true;
+  });
+  return out;
+}

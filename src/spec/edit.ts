@@ -1,0 +1,135 @@
+// Editing a run's App Spec, the way `kubectl edit` does it: the spec opens in the user's editor, the edit
+// is checked here before anything is sent, only what changed is sent (a JSON Merge Patch), and no edit is
+// ever lost: on any failure the edited file stays and its path is printed. `orc spec edit` and the gate
+// prompt's "edit the spec" both come here.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ApiError, type Api } from '../api/index.js';
+import { TERMINAL_STATUSES } from '../contract/events.js';
+import type { Context } from '../context.js';
+import { EXIT, OrcError, RetoldError, UsageError } from '../errors.js';
+import { editorCommand, openEditor } from '../ui/editor.js';
+import { sanitizeLine } from '../ui/sanitize.js';
+import { loadStyle } from '../ui/style.js';
+import { bodyOf, diffHunks, editorBody, editorDocument, formatSpec, lineDiff, parseDocument, patchPaths, specJsonSchema, specPatch, type Problem, type Spec, type SpecFormat } from './document.js';
+
+export type EditOutcome = { kind: 'updated'; spec: Spec; patch: Spec } | { kind: 'unchanged' } | { kind: 'declined'; kept: string };
+
+/** Why the spec of this run can no longer change, or null while it can (CONTRACT.md, App Spec). */
+export async function lockReason(api: Api, runId: string): Promise<string | null> {
+  const [run, gates] = await Promise.all([api.runs.retrieve(runId), api.gates.list(runId)]);
+  if (TERMINAL_STATUSES.has(run.status)) return `the run is ${run.status}`;
+  if (gates.find((g) => g.name === 'final')?.state === 'approved') return 'its final gate was approved: the app is being built for release';
+  return null;
+}
+
+export async function assertEditable(api: Api, runId: string): Promise<void> {
+  const why = await lockReason(api, runId);
+  if (why) throw new RetoldError(`the spec of run ${runId} is locked: ${why}; nothing was changed`, EXIT.refused);
+}
+
+/** A refusal of the service, told as the issue of the field it names (exit 3). */
+export function refusal(err: ApiError, runId: string): RetoldError {
+  if (err.code === 'spec_locked') return new RetoldError(`the spec of run ${runId} is locked (${err.message})`, EXIT.refused);
+  return new RetoldError(`the service refused the spec${err.field ? ` at ${err.field}` : ''}: ${err.message}`, EXIT.refused);
+}
+
+export interface EditOptions {
+  format: SpecFormat;
+  /** Send without showing the diff and asking. */
+  yes: boolean;
+  /** Ends the confirmation question (the gate prompt: a gate decided elsewhere). */
+  signal?: AbortSignal;
+}
+
+/** Opens the editor on the spec until the edit is valid and sent, unchanged, or given up. */
+export async function editInEditor(ctx: Context, api: Api, runId: string, o: EditOptions): Promise<EditOutcome> {
+  const io = ctx.io;
+  const atTerminal = io.canPrompt;
+  if (!atTerminal && !editorCommand(ctx.env, false)) {
+    throw new UsageError('no editor to open: set VISUAL or EDITOR, or change the spec with --set, --unset or --file', 'Example: orc spec edit run_8fJ2kQ --set name=Stride');
+  }
+  await assertEditable(api, runId);
+  const before = (await api.spec.retrieve(runId)) as Spec;
+  const dir = mkdtempSync(join(tmpdir(), 'orc-spec-'));
+  const file = join(dir, `${runId}.spec.${o.format === 'yaml' ? 'yaml' : 'jsonc'}`);
+  const schemaFile = join(dir, 'app-spec.schema.json');
+  writeFileSync(schemaFile, `${JSON.stringify(specJsonSchema(), null, 2)}\n`, { mode: 0o600 });
+  const schemaUrl = pathToFileURL(schemaFile).href;
+  let body = await editorBody(before, o.format, schemaUrl);
+  let problems: Problem[] = [];
+  let edited = false;
+  const keep = (): string => file;
+  try {
+    for (;;) {
+      writeFileSync(file, editorDocument(body, o.format, { runId, schemaUrl, problems }), { mode: 0o600 });
+      openEditor(ctx.env, file);
+      const text = readFileSync(file, 'utf8');
+      body = bodyOf(text, o.format);
+      const parsed = await parseDocument(text, o.format);
+      if (parsed.kind === 'empty') return done({ kind: 'unchanged' });
+      if (parsed.kind === 'problem') {
+        edited = true;
+        if (!atTerminal) throw new UsageError(`the edited spec is not valid: ${describe(parsed.problem)}; nothing was sent`);
+        problems = [parsed.problem];
+        continue;
+      }
+      const patch = specPatch(before, parsed.spec);
+      if (Object.keys(patch).length === 0) return done({ kind: 'unchanged' });
+      edited = true;
+      if (atTerminal && !o.yes) {
+        await showDiff(ctx, before, parsed.spec, o.format);
+        const prompter = await ctx.prompter();
+        if (!(await prompter.confirm(`Send this change to run ${runId}?`, true, o.signal ? { signal: o.signal } : undefined))) return { kind: 'declined', kept: keep() };
+      }
+      try {
+        const spec = (await api.spec.update(runId, patch)) as Spec;
+        return done({ kind: 'updated', spec, patch });
+      } catch (err) {
+        // A field the service refuses: at a terminal the editor opens again with the reason on top.
+        if (err instanceof ApiError && err.status === 400 && atTerminal) {
+          problems = [{ field: err.field, message: err.message }];
+          continue;
+        }
+        if (err instanceof ApiError && (err.status === 400 || err.code === 'spec_locked')) throw refusal(err, runId);
+        throw err;
+      }
+    }
+  } catch (err) {
+    if (!edited) {
+      rmSync(dir, { recursive: true, force: true });
+      throw err;
+    }
+    // No edit is ever lost: the file stays, and the error says where.
+    const where = `Your edit is kept in ${keep()}`;
+    if (err instanceof OrcError) throw new RetoldError(err.message, err.exitCode, err.hint ? `${err.hint}\n${where}` : where);
+    io.info(`orc: ${where}`);
+    throw err;
+  }
+
+  function done(outcome: EditOutcome): EditOutcome {
+    rmSync(dir, { recursive: true, force: true });
+    return outcome;
+  }
+}
+
+/** The change as a diff of the two documents, coloured at a terminal, on stderr. */
+export async function showDiff(ctx: Context, before: Spec, after: Spec, format: SpecFormat): Promise<void> {
+  const style = await loadStyle(ctx.io);
+  const [a, b] = await Promise.all([formatSpec(before, format), formatSpec(after, format)]);
+  for (const d of diffHunks(lineDiff(a, b))) {
+    const line = sanitizeLine(d.line);
+    ctx.io.info(d.op === '-' ? style.red(`- ${line}`) : d.op === '+' ? style.green(`+ ${line}`) : d.op === '…' ? style.dim('  …') : style.dim(`  ${line}`));
+  }
+}
+
+export function describe(p: Problem): string {
+  return p.field ? `${p.field}: ${p.message}` : p.message;
+}
+
+/** "name, brand.palette" */
+export function changedFields(patch: Spec): string {
+  return patchPaths(patch).join(', ');
+}

@@ -1,0 +1,247 @@
+// `orc spec get|edit` in process, against a sandbox on port 0 (behind a fault proxy for the service's refusals).
+// The editor is test/helpers/fake-editor.mjs: it keeps what it was shown and makes the change it is told.
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { runOrc } from '../helpers/run.js';
+import { useProxiedSandbox } from '../helpers/proxied.js';
+import { driveToEnd } from '../helpers/sandbox.js';
+
+const env = useProxiedSandbox({ stageMs: 50 });
+const FAKE_EDITOR = resolve(import.meta.dirname, '../helpers/fake-editor.mjs');
+
+const orc = (args: string[], o: { input?: string; env?: Record<string, string | undefined>; direct?: boolean } = {}) =>
+  runOrc(args, { ...(o.input !== undefined ? { input: o.input } : {}), env: { ORC_BASE_URL: o.direct ? env.sb.url : env.proxy.url, ...o.env } });
+
+/** An editor for one command: its steps, and the folder where it keeps what it was shown. */
+function editor(steps: unknown[]): { env: Record<string, string>; seen: (n: number) => string; rounds: () => number } {
+  const dir = mkdtempSync(join(tmpdir(), 'orc-fake-editor-'));
+  return {
+    env: { EDITOR: `node ${FAKE_EDITOR}`, VISUAL: '', FAKE_EDITOR_DIR: dir, FAKE_EDITOR_STEPS: JSON.stringify(steps) },
+    seen: (n) => readFileSync(join(dir, `seen-${n}`), 'utf8'),
+    rounds: () => readdirSync(dir).length,
+  };
+}
+
+/** A run waiting at its idea gate, its spec still editable. */
+async function ideaRun(pitch = 'A habit tracker for runners'): Promise<string> {
+  const run = await env.sb.createRun(pitch);
+  await env.sb.waitFor(run.id, (r) => r.gate_pending === 'idea');
+  return run.id;
+}
+const specOf = async (id: string) => (await env.sb.call('GET', `/v1/runs/${id}/spec`)).body;
+const patches = () => env.proxy.seen.filter((r) => r.method === 'PATCH');
+const keptPath = (stderr: string) => /Your edit is kept in (\S+)/.exec(stderr)?.[1];
+
+describe('orc spec get', () => {
+  it('prints YAML by default, JSON with --format json, and exactly the spec with --json', async () => {
+    const id = await ideaRun();
+    const spec = await specOf(id);
+    const yaml = await orc(['spec', 'get', id]);
+    expect(yaml.exitCode, yaml.stderr).toBe(0);
+    expect(yaml.stdout).toMatch(/^name: /m);
+    expect(parseYaml(yaml.stdout)).toEqual(spec);
+    const json = await orc(['spec', 'get', id, '--format', 'json']);
+    expect(JSON.parse(json.stdout)).toEqual(spec);
+    const doc = await orc(['spec', 'get', id, '--json']);
+    expect(JSON.parse(doc.stdout)).toEqual(spec);
+    expect(doc.stderr).toBe('');
+  });
+
+  it('names a bad --format (exit 2) and an unknown run (exit 3)', async () => {
+    const bad = await orc(['spec', 'get', 'run_x', '--format', 'toml']);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('--format');
+    expect(bad.stdout).toBe('');
+    const missing = await orc(['spec', 'get', 'run_doesnotexist']);
+    expect(missing.exitCode).toBe(3);
+    expect(missing.stderr).toContain('run_doesnotexist');
+  });
+});
+
+describe('orc spec edit, in the editor', () => {
+  it('opens the spec as YAML with a header and its JSON Schema, and sends only what changed', async () => {
+    const id = await ideaRun();
+    const before = await specOf(id);
+    const ed = editor([{ replace: ['^name: .*$', 'name: Stride'] }]);
+    const r = await orc(['spec', 'edit', id], { env: ed.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`spec of ${id} updated: name`);
+    const shown = ed.seen(1);
+    expect(shown).toContain(`# The App Spec of run ${id}`);
+    expect(shown).toMatch(/^# .*cancel/im);
+    const schemaLine = /^# yaml-language-server: \$schema=(file:\/\/\S+app-spec\.schema\.json)$/m.exec(shown);
+    expect(schemaLine).not.toBeNull();
+    expect(parseYaml(shown)).toEqual(before);
+    expect(await specOf(id)).toEqual({ ...before, name: 'Stride' });
+    // One PATCH, of the name alone; and the temporary folder is gone.
+    expect(patches()).toHaveLength(1);
+    expect(existsSync(new URL(schemaLine![1]!))).toBe(false);
+  });
+
+  it('sends a removed field as null, and opens JSON (with comments and $schema) with --format json', async () => {
+    const id = await ideaRun();
+    const ed = editor([{ replace: ['^  "tagline": .*\\n', ''] }]);
+    const r = await orc(['spec', 'edit', id, '--format', 'json', '--json'], { env: ed.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const shown = ed.seen(1);
+    expect(shown).toMatch(/^\/\/ The App Spec of run /m);
+    expect(shown).toMatch(/"\$schema": "file:\/\/\S+app-spec\.schema\.json"/);
+    expect(r.stderr).toContain('updated: tagline');
+    const after = JSON.parse(r.stdout);
+    expect(after.tagline).toBeUndefined();
+    expect(await specOf(id)).toEqual(after);
+  });
+
+  it('without a terminal, an invalid edit exits 2 naming the field, sends nothing, and keeps the edit', async () => {
+    const id = await ideaRun();
+    const before = await specOf(id);
+    const ed = editor([{ replace: ['^platforms:\\n  - ios$', 'platforms:\n  - not-a-platform'] }]);
+    const r = await orc(['spec', 'edit', id], { env: ed.env });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('platforms.0');
+    expect(r.stderr).toContain('nothing was sent');
+    const kept = keptPath(r.stderr);
+    expect(kept).toBeDefined();
+    expect(readFileSync(kept!, 'utf8')).toContain('not-a-platform');
+    expect(patches()).toHaveLength(0);
+    expect(await specOf(id)).toEqual(before);
+  });
+
+  it('a YAML error is named by line; a value of the wrong type by its path', async () => {
+    const id = await ideaRun();
+    const broken = await orc(['spec', 'edit', id], { env: editor([{ replace: ['^name: (.*)$', 'name: [unclosed'] }]).env });
+    expect(broken.exitCode).toBe(2);
+    expect(broken.stderr).toMatch(/line \d+/);
+    const typed = await orc(['spec', 'edit', id], { env: editor([{ replace: ['^features:$', 'features: 12\nold_features:'] }]).env });
+    expect(typed.exitCode).toBe(2);
+    expect(typed.stderr).toContain('features:');
+    expect(patches()).toHaveLength(0);
+  });
+
+  it('an unchanged or emptied file sends nothing and exits 0', async () => {
+    const id = await ideaRun();
+    const same = await orc(['spec', 'edit', id], { env: editor([{}]).env });
+    expect(same.exitCode, same.stderr).toBe(0);
+    expect(same.stderr).toContain('No changes');
+    const emptied = await orc(['spec', 'edit', id], { env: editor([{ write: '' }]).env });
+    expect(emptied.exitCode).toBe(0);
+    expect(emptied.stderr).toContain('No changes');
+    const commentsOnly = await orc(['spec', 'edit', id], { env: editor([{ write: '# nothing here\n\n' }]).env });
+    expect(commentsOnly.exitCode).toBe(0);
+    expect(patches()).toHaveLength(0);
+  });
+
+  it('an editor that fails sends nothing (exit 2); with no editor and no terminal it says how to edit', async () => {
+    const id = await ideaRun();
+    const crashed = await orc(['spec', 'edit', id], { env: editor([{ fail: true }]).env });
+    expect(crashed.exitCode).toBe(2);
+    expect(crashed.stderr).toContain('nothing was sent');
+    const none = await orc(['spec', 'edit', id], { env: { EDITOR: '', VISUAL: '' } });
+    expect(none.exitCode).toBe(2);
+    expect(none.stderr).toMatch(/VISUAL or EDITOR/);
+    expect(none.stderr).toContain('--set');
+    expect(patches()).toHaveLength(0);
+  });
+
+  it('a field the service refuses exits 3 naming it, and the edit is kept', async () => {
+    const id = await ideaRun();
+    env.proxy.plan = (req) =>
+      req.method === 'PATCH'
+        ? { kind: 'answer', status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { type: 'invalid_request_error', code: 'invalid_value', message: 'that name is taken in the store', field: 'name' } }) }
+        : { kind: 'pass' };
+    const r = await orc(['spec', 'edit', id], { env: editor([{ replace: ['^name: .*$', 'name: Taken'] }]).env });
+    expect(r.exitCode).toBe(3);
+    expect(r.stderr).toContain('refused the spec at name: that name is taken in the store');
+    expect(readFileSync(keptPath(r.stderr)!, 'utf8')).toContain('name: Taken');
+  });
+});
+
+describe('orc spec edit, without an editor', () => {
+  it('--set (dotted paths, JSON values) and --unset send the merge patch; --dry-run prints it and sends nothing', async () => {
+    const id = await ideaRun();
+    const before = await specOf(id);
+    const args = ['spec', 'edit', id, '--set', 'name=Stride', '--set', 'brand.palette.0=#112233', '--set', 'features[1]=Streaks', '--set', 'platforms=["ios"]', '--unset', 'tagline'];
+    const dry = await orc([...args, '--dry-run']);
+    expect(dry.exitCode, dry.stderr).toBe(0);
+    const palette = ['#112233'];
+    const features = [...before.features];
+    features[1] = 'Streaks';
+    expect(JSON.parse(dry.stdout)).toEqual({ name: 'Stride', brand: { palette }, features, platforms: ['ios'], tagline: null });
+    expect(patches()).toHaveLength(0);
+    const sent = await orc([...args, '--json']);
+    expect(sent.exitCode, sent.stderr).toBe(0);
+    const { tagline: _gone, ...rest } = before;
+    expect(await specOf(id)).toEqual({ ...rest, name: 'Stride', brand: { palette }, features, platforms: ['ios'] });
+    expect(JSON.parse(sent.stdout)).toEqual(await specOf(id));
+    expect(patches()).toHaveLength(1);
+  });
+
+  it('refuses before sending: a value the spec would not accept, a malformed --set, a path that is not there', async () => {
+    const id = await ideaRun();
+    const cases: Array<[string[], string]> = [
+      [['--set', 'brand.palette.0=orange'], 'brand.palette.0'],
+      [['--set', 'name'], '--set "name"'],
+      [['--set', 'features.99=x'], 'not an index'],
+      [['--unset', 'brand.nothing'], '--unset brand.nothing'],
+      [['--set', 'monetization=free-ish'], 'monetization'],
+      [['--set', 'name=Stride', '--unset', 'name'], 'name'],
+    ];
+    for (const [flags, named] of cases) {
+      const r = await orc(['spec', 'edit', id, ...flags]);
+      expect(r.exitCode, flags.join(' ')).toBe(2);
+      expect(r.stderr, flags.join(' ')).toContain(named);
+    }
+    const dryAlone = await orc(['spec', 'edit', id, '--dry-run']);
+    expect(dryAlone.exitCode).toBe(2);
+    expect(dryAlone.stderr).toContain('--dry-run');
+    expect(patches()).toHaveLength(0);
+  });
+
+  it('--file takes a merge patch from a file or stdin, and names what is wrong with it', async () => {
+    const id = await ideaRun();
+    const dir = mkdtempSync(join(tmpdir(), 'orc-patch-'));
+    const file = join(dir, 'patch.json');
+    writeFileSync(file, JSON.stringify({ name: 'FromFile', brand: { voice: 'Calm' } }));
+    const fromFile = await orc(['spec', 'edit', id, '--file', file]);
+    expect(fromFile.exitCode, fromFile.stderr).toBe(0);
+    expect((await specOf(id)).brand.voice).toBe('Calm');
+    const fromStdin = await orc(['spec', 'edit', id, '--file', '-'], { input: '{"name":"FromStdin"}' });
+    expect(fromStdin.exitCode, fromStdin.stderr).toBe(0);
+    expect((await specOf(id)).name).toBe('FromStdin');
+    const sent = patches().length;
+
+    const bad: Array<[string, string]> = [
+      ['{"name": ', 'not valid JSON'],
+      ['["a"]', 'must be a JSON object'],
+      ['{"__proto__": {"x": 1}}', '__proto__'],
+      [`${'{"a":'.repeat(80)}1${'}'.repeat(80)}`, 'deeper than 64'],
+    ];
+    for (const [text, said] of bad) {
+      const r = await orc(['spec', 'edit', id, '--file', '-'], { input: text });
+      expect(r.exitCode, text).toBe(2);
+      expect(r.stderr, text).toContain('--file -');
+      expect(r.stderr, text).toContain(said);
+    }
+    const missing = await orc(['spec', 'edit', id, '--file', join(dir, 'nope.json')]);
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr).toContain('no such file');
+    expect(patches()).toHaveLength(sent);
+  });
+
+  it('a locked spec (the run ended) is exit 3 saying why, and nothing is sent', async () => {
+    const canceled = await ideaRun();
+    await env.sb.call('POST', `/v1/runs/${canceled}/cancel`);
+    const r = await orc(['spec', 'edit', canceled, '--set', 'name=Late']);
+    expect(r.exitCode).toBe(3);
+    expect(r.stderr).toContain('locked: the run is canceled');
+    const ended = (await env.sb.createRun('Accepted run')).id;
+    await driveToEnd(env.sb, ended);
+    const viaEditor = await orc(['spec', 'edit', ended], { env: editor([{ replace: ['^name: .*$', 'name: Late'] }]).env });
+    expect(viaEditor.exitCode).toBe(3);
+    expect(viaEditor.stderr).toContain('locked: the run is accepted');
+    expect(patches()).toHaveLength(0);
+  });
+});
