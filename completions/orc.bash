@@ -9,9 +9,9 @@ _orc() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in -*) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--status|--limit|--notes|--notes-file|--host|--port|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--dir|--concurrency|--host|--port|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir) continue ;; esac
     cand="${path:+$path }$w"
-    case "$cand" in 'run'|'run create'|'run get'|'run list'|'run cancel'|'watch'|'gate'|'gate list'|'gate approve'|'gate reject'|'profile'|'profile add'|'profile list'|'profile use'|'profile show'|'profile remove'|'completion'|'sandbox'|'sandbox start'|'sandbox status'|'sandbox stop') path="$cand" ;; *) break ;; esac
+    case "$cand" in 'run'|'run create'|'run get'|'run list'|'run cancel'|'watch'|'gate'|'gate list'|'gate approve'|'gate reject'|'spec'|'spec get'|'spec edit'|'scorecard'|'artifacts'|'artifacts list'|'artifacts pull'|'profile'|'profile add'|'profile list'|'profile use'|'profile show'|'profile remove'|'completion'|'sandbox'|'sandbox start'|'sandbox status'|'sandbox stop') path="$cand" ;; *) break ;; esac
   done
   case "$prev" in
     --profile) COMPREPLY=(); return ;;
@@ -29,6 +29,12 @@ _orc() {
     --limit) COMPREPLY=(); return ;;
     --notes) COMPREPLY=(); return ;;
     --notes-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --format) COMPREPLY=($(compgen -W 'yaml json' -- "$cur")); return ;;
+    --set) COMPREPLY=(); return ;;
+    --unset) COMPREPLY=(); return ;;
+    --file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --concurrency) COMPREPLY=(); return ;;
     --host) COMPREPLY=(); return ;;
     --port) COMPREPLY=(); return ;;
     --api-key) COMPREPLY=(); return ;;
@@ -42,7 +48,7 @@ _orc() {
   esac
   local subs flags
   case "$path" in
-    "") subs='run watch gate profile completion sandbox'; flags='--version -V --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    "") subs='run watch gate spec scorecard artifacts profile completion sandbox'; flags='--version -V --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'run') subs='create get list cancel'; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'run create') subs=''; flags='--mode --pitch --audience --monetization --source --idempotency-key --watch --on-gate --approve --until-gate --no-bell --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'run get') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
@@ -53,6 +59,13 @@ _orc() {
     'gate list') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'gate approve') subs=''; flags='--notes --notes-file --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'gate reject') subs=''; flags='--notes --notes-file --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'spec') subs='get edit'; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'spec get') subs=''; flags='--format --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'spec edit') subs=''; flags='--format --set --unset --file --dry-run --yes -y --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'scorecard') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'artifacts') subs='list pull'; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'artifacts list') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'artifacts pull') subs=''; flags='--dir --concurrency --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'profile') subs='add list use show remove'; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'profile add') subs=''; flags='--base-url --with-key --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'profile list') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;

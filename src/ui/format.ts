@@ -15,3 +15,22 @@ export function relativeTime(iso: string | null | undefined, now = Date.now()): 
 export function orDash(v: string | number | null | undefined): string {
   return v === null || v === undefined || v === '' ? '—' : String(v);
 }
+
+/** 1536 → "1.5 KiB"; bytes below 1 KiB as they are. */
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) (v /= 1024), i++;
+  return `${v >= 100 ? v.toFixed(0) : v.toFixed(1)} ${units[i]}`;
+}
+
+/** Seconds left as "45s", "3m 05s", "1h 02m"; "—" when unknown. */
+export function formatEta(s: number | null): string {
+  if (s === null || !Number.isFinite(s) || s < 0) return '—';
+  const t = Math.ceil(s);
+  if (t < 60) return `${t}s`;
+  if (t < 3600) return `${Math.floor(t / 60)}m ${String(t % 60).padStart(2, '0')}s`;
+  return `${Math.floor(t / 3600)}h ${String(Math.floor((t % 3600) / 60)).padStart(2, '0')}m`;
+}

@@ -1,5 +1,5 @@
 // The scorecard for people: beauty, harmony and score as bars, passed or not, then the pre-flight checks,
-// failures first. The watch view, the gate prompt and (next) `orc scorecard` draw it from here.
+// failures first. The watch view, the gate prompt and `orc scorecard` draw it from here.
 import type { Scorecard } from '../contract/schemas.js';
 import { sanitizeLine } from './sanitize.js';
 import type { Style } from './style.js';
@@ -23,13 +23,18 @@ export function scoreBars(style: Style, score: { beauty: number; harmony: number
 export function scorecardLines(style: Style, card: Scorecard): string[] {
   const s = (v: unknown) => sanitizeLine(String(v ?? '—'));
   const lines = scoreBars(style, card.score, card.passed);
-  const checks = [...card.preflight.checks].sort((a, b) => rank(a.status) - rank(b.status));
+  const checks = sortedChecks(card.preflight.checks);
   lines.push(`  ${style.bold('Pre-flight')} ${card.preflight.passed ? style.green('passed') : style.red('failed')}`);
   for (const c of checks) {
     const mark = c.status === 'fail' ? style.red('✗') : c.status === 'warn' ? style.yellow('!') : style.green('✓');
     lines.push(`    ${mark} ${s(c.title)}${c.detail ? style.dim(`  ${s(c.detail)}`) : ''}`);
   }
   return lines;
+}
+
+/** Failures first, then warnings, then the rest; in the service's order within each. */
+export function sortedChecks<T extends { status: string }>(checks: readonly T[]): T[] {
+  return [...checks].sort((a, b) => rank(a.status) - rank(b.status));
 }
 
 function rank(status: string): number {

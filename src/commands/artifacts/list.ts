@@ -1,0 +1,23 @@
+// `orc artifacts list <run>`: one line per kind.
+import type { ArtifactEntry } from '../../contract/schemas.js';
+import type { Context } from '../../context.js';
+import { formatBytes } from '../../ui/format.js';
+import { printList } from '../../ui/list.js';
+import type { ArgsOf } from '../spec.js';
+import type { list as spec } from './command.js';
+
+export default async function list(ctx: Context, [runId]: ArgsOf<typeof spec>): Promise<number> {
+  const api = await ctx.api();
+  await printList<ArtifactEntry>(ctx.io, {
+    items: await api.artifacts.manifest(runId),
+    empty: `Run ${runId} has no artifacts yet.`,
+    columns: [
+      { header: 'KIND', cell: (a) => a.kind },
+      { header: 'STATUS', cell: (a) => a.status, status: true },
+      { header: 'SIZE', cell: (a, tty) => (a.size === null ? '—' : tty ? formatBytes(a.size) : String(a.size)) },
+      { header: 'FILES', cell: (a) => String(a.files) },
+      { header: 'SHA256', cell: (a, tty) => (a.sha256 === null ? '—' : tty ? a.sha256.slice(0, 12) : a.sha256) },
+    ],
+  });
+  return 0;
+}

@@ -1,0 +1,11 @@
+// `orc scorecard <run>`: how the app scored, and its pre-flight checks.
+import { arg, command, handled } from '../spec.js';
+
+export const scorecard = command({
+  name: 'scorecard',
+  summary: 'Show the scorecard of a run: scores as bars, then the pre-flight checks',
+  args: [arg.id('run')],
+  examples: ['orc scorecard run_8fJ2kQ', 'orc scorecard run_8fJ2kQ --json | jq .passed'],
+});
+
+export default handled(scorecard, () => import('./show.js'));

@@ -1,0 +1,303 @@
+// `orc scorecard` and `orc artifacts list|pull` in process, against a sandbox on port 0 behind a fault proxy
+// (dropped connections, expired URLs), and a hand-written service for what the sandbox never sends
+// (hostile file names, a file that does not match its digest).
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ARTIFACT_KINDS } from '../../src/contract/events.js';
+import { useProxiedSandbox } from '../helpers/proxied.js';
+import { runOrc } from '../helpers/run.js';
+import { driveToEnd } from '../helpers/sandbox.js';
+import { handServer, json, type HandServer } from '../helpers/server.js';
+
+const env = useProxiedSandbox({ stageMs: 30, ipaMib: 3 });
+const orc = (args: string[], o: { env?: Record<string, string | undefined>; tty?: boolean; base?: string } = {}) =>
+  runOrc(args, { env: { ORC_BASE_URL: o.base ?? env.proxy.url, ...o.env }, ...(o.tty ? { tty: { stdout: true, stderr: true } } : {}) });
+
+const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
+const tempDir = () => mkdtempSync(join(tmpdir(), 'orc-pull-'));
+const fileRequests = () => env.proxy.seen.filter((r) => r.url.startsWith('/files/'));
+/** Every file under a folder, relative, sorted. */
+function tree(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile())
+    .map((d) => join(d.parentPath, d.name).slice(dir.length + 1))
+    .sort();
+}
+
+let done: string; // an accepted run: every artifact ready
+let low: string; // an accepted run whose scorecard did not pass
+let manifest: any[];
+beforeAll(async () => {
+  done = (await env.sb.createRun('A habit tracker for runners')).id;
+  low = (await env.sb.createRun('A diary #lowscore')).id;
+  await Promise.all([driveToEnd(env.sb, done), driveToEnd(env.sb, low)]);
+  // The ipa's digest is computed as its stage completes, a moment after: wait until every kind is ready.
+  for (;;) {
+    manifest = (await env.sb.call('GET', `/v1/runs/${done}/artifacts`)).body.data;
+    if (manifest.every((a) => a.status === 'ready')) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}, 30_000);
+
+describe('orc scorecard', () => {
+  it('draws the bars and the pre-flight table, failures first; piped, no escape codes; --json, the document', async () => {
+    const card = (await env.sb.call('GET', `/v1/runs/${low}/scorecard`)).body;
+    const r = await orc(['scorecard', low]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).not.toMatch(/\x1b/);
+    expect(r.stdout).toMatch(new RegExp(`beauty\\s+[█░]{20} ${card.score.beauty}`));
+    expect(r.stdout).toMatch(new RegExp(`harmony\\s+[█░]{20} ${card.score.harmony}`));
+    expect(r.stdout).toContain(`${card.score.score}/${card.score.total}  did not pass`);
+    expect(r.stdout).toMatch(/^Pre-flight failed$/m);
+    const rows = r.stdout.split('\n').filter((l) => /^[✓!✗] (pass|warn|fail)/.test(l));
+    expect(rows).toHaveLength(card.preflight.checks.length);
+    const failing = card.preflight.checks.filter((c: any) => c.status === 'fail').length;
+    expect(failing).toBeGreaterThan(0);
+    expect(rows.slice(0, failing).every((l) => l.startsWith('✗ fail'))).toBe(true);
+    expect(rows.slice(failing).some((l) => l.startsWith('✗'))).toBe(false);
+
+    const colour = await orc(['scorecard', done], { tty: true });
+    expect(colour.stdout).toMatch(/\x1b\[/);
+    expect(colour.stdout).toContain('passed');
+    const doc = await orc(['scorecard', low, '--json']);
+    expect(JSON.parse(doc.stdout)).toEqual(card);
+  });
+
+  it('not scored yet: exit 3 saying so and naming the current stage', async () => {
+    const early = (await env.sb.createRun('Not scored yet')).id;
+    const at = await env.sb.waitFor(early, (r) => r.gate_pending === 'idea');
+    const r = await orc(['scorecard', early]);
+    expect(r.exitCode).toBe(3);
+    expect(r.stderr).toContain('has not been scored yet');
+    expect(r.stderr).toContain(`stage ${at.stage}`);
+    expect(r.stdout).toBe('');
+  });
+});
+
+describe('orc artifacts list', () => {
+  it('piped: a line per kind with full sizes and digests; at a terminal, short ones; --json, the manifest', async () => {
+    const piped = await orc(['artifacts', 'list', done]);
+    expect(piped.exitCode, piped.stderr).toBe(0);
+    const lines = piped.stdout.split('\n').map((l) => l.split('\t'));
+    expect(lines.map((l) => l[0])).toEqual([...ARTIFACT_KINDS]);
+    const ipa = manifest.find((a) => a.kind === 'ipa');
+    expect(lines.find((l) => l[0] === 'ipa')).toEqual(['ipa', 'ready', String(ipa.size), '1', ipa.sha256]);
+    const tty = await orc(['artifacts', 'list', done], { tty: true });
+    expect(tty.stdout).toMatch(/KIND\s+STATUS\s+SIZE\s+FILES\s+SHA256/);
+    expect(tty.stdout).toContain(ipa.sha256.slice(0, 12));
+    expect(tty.stdout).not.toContain(ipa.sha256);
+    expect(tty.stdout).toMatch(/3\.0 MiB/);
+    const doc = await orc(['artifacts', 'list', done, '--json']);
+    expect(JSON.parse(doc.stdout)).toEqual(manifest);
+  });
+});
+
+describe('orc artifacts pull', () => {
+  it('pulls every kind into ./<run>/, checked by digest, with no key on a signed URL; a second pull downloads nothing', async () => {
+    const cwd = tempDir();
+    const r = await runInDir(cwd, ['artifacts', 'pull', done]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const dir = join(cwd, done);
+    const screenshots = (await env.sb.call('GET', `/v1/runs/${done}/artifacts/screenshots`)).body.files;
+    const ipa = (await env.sb.call('GET', `/v1/runs/${done}/artifacts/ipa`)).body.files;
+    expect(tree(dir)).toEqual(
+      [...['metadata', 'preflight', 'scorecard', 'spec'].map((k) => `${k}.json`), ...ipa.map((f: any) => `ipa/${f.name}`), ...screenshots.map((f: any) => `screenshots/${f.name}`)].sort(),
+    );
+    for (const f of [...ipa.map((f: any) => ({ ...f, kind: 'ipa' })), ...screenshots.map((f: any) => ({ ...f, kind: 'screenshots' }))]) {
+      expect(sha256(readFileSync(join(dir, f.kind, f.name)))).toBe(f.sha256);
+    }
+    for (const kind of ['metadata', 'preflight', 'scorecard', 'spec']) {
+      const text = readFileSync(join(dir, `${kind}.json`), 'utf8');
+      expect(text).toBe(`${JSON.stringify((await env.sb.call('GET', `/v1/runs/${done}/artifacts/${kind}`)).body.content, null, 2)}\n`);
+    }
+    // Piped: a line per file (state, path, size, sha256).
+    const lines = r.stdout.split('\n').map((l) => l.split('\t'));
+    expect(lines).toHaveLength(4 + ipa.length + screenshots.length);
+    expect(lines).toContainEqual(['downloaded', join(done, 'ipa', ipa[0].name), String(ipa[0].size), ipa[0].sha256]);
+    expect(fileRequests().length).toBe(ipa.length + screenshots.length);
+    expect(fileRequests().every((req) => req.headers.authorization === undefined)).toBe(true);
+    expect(env.proxy.seen.filter((req) => req.url.startsWith('/v1/')).every((req) => req.headers.authorization?.startsWith('Bearer '))).toBe(true);
+
+    env.proxy.seen.length = 0;
+    const again = await runInDir(cwd, ['artifacts', 'pull', done, '--json']);
+    expect(again.exitCode, again.stderr).toBe(0);
+    const doc = JSON.parse(again.stdout);
+    expect(doc.dir).toBe(dir);
+    expect(doc.files).toHaveLength(4 + ipa.length + screenshots.length);
+    expect(doc.files.every((f: any) => f.state === 'present')).toBe(true);
+    expect(doc.files.find((f: any) => f.kind === 'ipa')).toEqual({ kind: 'ipa', name: ipa[0].name, path: join(dir, 'ipa', ipa[0].name), size: ipa[0].size, sha256: ipa[0].sha256, state: 'present' });
+    expect(doc).toMatchObject({ run: done, pending: [], failed: [] });
+    expect(fileRequests()).toHaveLength(0);
+  });
+
+  it('named kinds only, into --dir; an unknown kind is exit 2 listing the six, before any request', async () => {
+    const dir = tempDir();
+    const r = await orc(['artifacts', 'pull', done, 'metadata', 'ipa', '--dir', dir, '--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(tree(dir)).toEqual(['ipa/HabitTracker.ipa', 'metadata.json']);
+    env.proxy.seen.length = 0;
+    const bad = await orc(['artifacts', 'pull', done, 'ipa', 'apk', '--dir', dir]);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('"apk"');
+    for (const kind of ARTIFACT_KINDS) expect(bad.stderr).toContain(kind);
+    expect(env.proxy.seen).toHaveLength(0);
+  });
+
+  it('with no kinds named, pulls what is ready and lists the pending kinds; a named kind not ready is exit 3', async () => {
+    const early = (await env.sb.createRun('Half made')).id;
+    await env.sb.waitFor(early, (r) => r.gate_pending === 'idea');
+    const state = (await env.sb.call('GET', `/v1/runs/${early}/artifacts`)).body.data;
+    const ready = state.filter((a: any) => a.status === 'ready').map((a: any) => a.kind);
+    const pending = state.filter((a: any) => a.status !== 'ready').map((a: any) => a.kind);
+    expect(pending).toContain('ipa');
+    const dir = tempDir();
+    const r = await orc(['artifacts', 'pull', early, '--dir', dir, '--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.pending).toEqual(pending);
+    expect(doc.files.map((f: any) => f.kind)).toEqual(ready);
+    expect(r.stderr).toContain(`Not ready yet, not pulled: ${pending.join(', ')}`);
+    const named = await orc(['artifacts', 'pull', early, 'ipa', '--dir', join(dir, 'named')]);
+    expect(named.exitCode).toBe(3);
+    expect(named.stderr).toContain('ipa (pending)');
+    expect(existsSync(join(dir, 'named', 'ipa'))).toBe(false);
+  });
+
+  it('resumes a connection dropped mid-file with Range, in the same pull', async () => {
+    const dir = tempDir();
+    const ipa = manifest.find((a) => a.kind === 'ipa');
+    let cut = false;
+    env.proxy.plan = (req) => {
+      if (req.url.startsWith('/files/') && !cut) {
+        cut = true;
+        return { kind: 'cut-body', afterBytes: 1_000_000 };
+      }
+      return { kind: 'pass' };
+    };
+    const r = await orc(['artifacts', 'pull', done, 'ipa', '--dir', dir, '--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).files[0].state).toBe('resumed');
+    expect(sha256(readFileSync(join(dir, 'ipa', 'HabitTracker.ipa')))).toBe(ipa.sha256);
+    const [first, second] = fileRequests();
+    expect(first!.headers.range).toBeUndefined();
+    const from = Number(/^bytes=(\d+)-$/.exec(String(second!.headers.range))?.[1]);
+    expect(from).toBeGreaterThan(0);
+    expect(from).toBeLessThanOrEqual(1_000_000);
+    expect(r.stderr).toContain(`resuming from byte ${from}`);
+  });
+
+  it('a later pull resumes from the .part file; a .part longer than the file starts over', async () => {
+    const whole = readFileSync(join(await pulledIpaDir(), 'ipa', 'HabitTracker.ipa'));
+    const dir = tempDir();
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(join(dir, 'ipa'));
+    writeFileSync(join(dir, 'ipa', 'HabitTracker.ipa.part'), whole.subarray(0, 123_456));
+    env.proxy.seen.length = 0;
+    const r = await orc(['artifacts', 'pull', done, 'ipa', '--dir', dir, '--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).files[0].state).toBe('resumed');
+    expect(fileRequests().map((req) => req.headers.range)).toEqual(['bytes=123456-']);
+    expect(readFileSync(join(dir, 'ipa', 'HabitTracker.ipa')).equals(whole)).toBe(true);
+    expect(existsSync(join(dir, 'ipa', 'HabitTracker.ipa.part'))).toBe(false);
+  });
+
+  it('an expired signed URL is fetched anew and the download goes on', async () => {
+    const dir = tempDir();
+    let expired = 0;
+    env.proxy.plan = (req) => {
+      if (req.url.startsWith('/files/') && expired++ === 0) {
+        return { kind: 'answer', status: 403, headers: { 'content-type': 'application/json', 'x-request-id': 'req_exp' }, body: JSON.stringify({ error: { type: 'authentication_error', code: 'signed_url_expired', message: 'this signed URL has expired' } }) };
+      }
+      return { kind: 'pass' };
+    };
+    const r = await orc(['artifacts', 'pull', done, 'ipa', '--dir', dir]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toContain('the signed URL expired; continuing with a fresh one');
+    expect(env.proxy.seen.filter((req) => req.url.endsWith('/artifacts/ipa'))).toHaveLength(2);
+    expect(sha256(readFileSync(join(dir, 'ipa', 'HabitTracker.ipa')))).toBe(manifest.find((a) => a.kind === 'ipa').sha256);
+  });
+});
+
+describe('orc artifacts pull, against a service that misbehaves', () => {
+  const KEY = 'sk_test_handwritten_0123456789';
+  const good = Buffer.from('a good file\n');
+  const files: Record<string, Buffer> = {};
+  let fake: HandServer;
+  let names: string[] = [];
+  let lying = false;
+  beforeAll(async () => {
+    fake = await handServer((req, res) => {
+      const url = new URL(req.url!, 'http://x');
+      if (url.pathname === '/v1/runs/run_hand/artifacts') {
+        return json(res, 200, { data: ARTIFACT_KINDS.map((kind) => ({ kind, status: kind === 'screenshots' ? 'ready' : 'pending', content_type: 'image/png', size: null, sha256: null, files: names.length, updated_at: '2026-01-01T00:00:00Z' })) });
+      }
+      if (url.pathname === '/v1/runs/run_hand/artifacts/screenshots') {
+        return json(res, 200, {
+          kind: 'screenshots',
+          files: names.map((name, i) => {
+            files[String(i)] = good;
+            return { name, content_type: 'image/png', size: good.length, sha256: lying ? sha256('something else') : sha256(good), url: `${fake.url}/files/${i}`, expires_at: '2099-01-01T00:00:00Z' };
+          }),
+        });
+      }
+      if (url.pathname.startsWith('/files/')) {
+        res.writeHead(200, { 'content-type': 'image/png', 'content-length': String(good.length) });
+        return res.end(files[url.pathname.slice(7)]);
+      }
+      json(res, 404, { error: { type: 'not_found_error', code: 'resource_missing', message: 'no such thing' } });
+    });
+  });
+  afterAll(() => fake.close());
+  const pullFrom = (dir: string, extra: string[] = []) => orc(['artifacts', 'pull', 'run_hand', '--dir', dir, ...extra], { base: fake.url, env: { ORC_API_KEY: KEY } });
+
+  it('never trusts a file name as a path: `..` and empty names refused, separators and controls neutralised, dotted names kept', async () => {
+    names = ['..', '', '../escape.png', '/etc/passwd', 'a/b.png', 'c\\d.png', 'bell\x07.png', '.hidden.png', 'a..b.png'];
+    const root = tempDir();
+    const dir = join(root, 'out');
+    const r = await pullFrom(dir, ['--json']);
+    expect(r.exitCode).toBe(1);
+    expect(tree(root)).toEqual(['out/screenshots/.._escape.png', 'out/screenshots/.hidden.png', 'out/screenshots/_etc_passwd', 'out/screenshots/a..b.png', 'out/screenshots/a_b.png', 'out/screenshots/bell_.png', 'out/screenshots/c_d.png']);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.failed.map((f: any) => f.name)).toEqual(['..', '']);
+    expect(r.stderr).not.toMatch(/\x07/);
+    expect(r.stderr).toContain('2 files could not be pulled');
+    // The key went to the API, never to a file URL.
+    const seen = fake.seen.map((req) => [req.url!, req.headers.authorization]);
+    expect(seen.filter(([u]) => u!.startsWith('/v1/')).every(([, a]) => a === `Bearer ${KEY}`)).toBe(true);
+    expect(seen.filter(([u]) => u!.startsWith('/files/')).every(([, a]) => a === undefined)).toBe(true);
+  });
+
+  it('a file whose digest does not match is an error naming it (exit 1), and is not kept', async () => {
+    names = ['shot.png'];
+    lying = true;
+    const dir = tempDir();
+    const r = await pullFrom(dir);
+    lying = false;
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain('screenshots/shot.png: the sha256 of the download');
+    expect(r.stderr).toContain('does not match the manifest');
+    expect(tree(dir)).toEqual([]);
+  });
+});
+
+async function runInDir(cwd: string, args: string[]) {
+  const before = process.cwd();
+  process.chdir(cwd);
+  try {
+    return await orc(args);
+  } finally {
+    process.chdir(before);
+  }
+}
+
+let ipaDir: string | undefined;
+async function pulledIpaDir(): Promise<string> {
+  if (ipaDir) return ipaDir;
+  const dir = tempDir();
+  const r = await orc(['artifacts', 'pull', done, 'ipa', '--dir', dir]);
+  if (r.exitCode !== 0) throw new Error(r.stderr);
+  return (ipaDir = dir);
+}
