@@ -60,19 +60,24 @@ export async function editInEditor(ctx: Context, api: Api, runId: string, o: Edi
   const schemaUrl = pathToFileURL(schemaFile).href;
   let body = await editorBody(before, o.format, schemaUrl);
   let problems: Problem[] = [];
+  // What stopped the last try; saving the file again unchanged gives up with it (kubectl does the same).
+  let lastError: OrcError | null = null;
   let edited = false;
   const keep = (): string => file;
   try {
     for (;;) {
-      writeFileSync(file, editorDocument(body, o.format, { runId, schemaUrl, problems }), { mode: 0o600 });
+      const shown = editorDocument(body, o.format, { runId, schemaUrl, problems });
+      writeFileSync(file, shown, { mode: 0o600 });
       openEditor(ctx.env, file);
       const text = readFileSync(file, 'utf8');
+      if (lastError && text === shown) throw lastError;
       body = bodyOf(text, o.format);
       const parsed = await parseDocument(text, o.format);
       if (parsed.kind === 'empty') return done({ kind: 'unchanged' });
       if (parsed.kind === 'problem') {
         edited = true;
-        if (!atTerminal) throw new UsageError(`the edited spec is not valid: ${describe(parsed.problem)}; nothing was sent`);
+        lastError = new UsageError(`the edited spec is not valid: ${describe(parsed.problem)}; nothing was sent`);
+        if (!atTerminal) throw lastError;
         problems = [parsed.problem];
         continue;
       }
@@ -91,6 +96,7 @@ export async function editInEditor(ctx: Context, api: Api, runId: string, o: Edi
         // A field the service refuses: at a terminal the editor opens again with the reason on top.
         if (err instanceof ApiError && err.status === 400 && atTerminal) {
           problems = [{ field: err.field, message: err.message }];
+          lastError = refusal(err, runId);
           continue;
         }
         if (err instanceof ApiError && (err.status === 400 || err.code === 'spec_locked')) throw refusal(err, runId);

@@ -1,0 +1,197 @@
+// What a run produces, through the built orc as a user runs it: `spec get|edit`, `scorecard`, `artifacts
+// list|pull`, with execa (no terminal) and in tmux (a terminal: the editor loop, the diff and its question,
+// the live view of downloads, Ctrl-C).
+import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { freshConfigDir, ORC_BIN, orc as orcProcess } from '../helpers/cli.js';
+import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
+import { driveToEnd, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { TmuxSession } from '../helpers/tmux.js';
+import { needTool } from '../helpers/tools.js';
+import { until } from '../helpers/until.js';
+
+const withTmux = needTool('tmux', `the terminal tests in ${import.meta.filename.split('/').pop()}`);
+const FAKE_EDITOR = resolve(import.meta.dirname, '../helpers/fake-editor.mjs');
+
+let sb: TestSandbox;
+let proxy: FaultProxy;
+let finished: string;
+beforeAll(async () => {
+  sb = await startTestSandbox({ stageMs: 40, ipaMib: 8 });
+  proxy = await startFaultProxy(sb.url);
+  finished = (await sb.createRun('A habit tracker for runners')).id;
+  await driveToEnd(sb, finished);
+  for (;;) {
+    const m = (await sb.call('GET', `/v1/runs/${finished}/artifacts`)).body.data;
+    if (m.every((a: any) => a.status === 'ready')) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}, 30_000);
+afterAll(async () => {
+  await proxy.close();
+  await sb.close();
+});
+
+const orc = (args: string[], env: Record<string, string> = {}) => orcProcess(args, { env: { ORC_BASE_URL: proxy.url, ...env } });
+const orcIn = (args: string[], env: Record<string, string> = {}) =>
+  TmuxSession.start([process.execPath, ORC_BIN, ...args], { env: { ORC_BASE_URL: proxy.url, ORC_CONFIG_DIR: freshConfigDir(), ...env }, width: 120, height: 50 });
+function editor(steps: unknown[]) {
+  const dir = mkdtempSync(join(tmpdir(), 'orc-fake-editor-'));
+  return { env: { EDITOR: `${process.execPath} ${FAKE_EDITOR}`, VISUAL: '', FAKE_EDITOR_DIR: dir, FAKE_EDITOR_STEPS: JSON.stringify(steps) }, seen: (n: number) => readFileSync(join(dir, `seen-${n}`), 'utf8') };
+}
+const ideaRun = async (pitch: string) => (await sb.waitFor((await sb.createRun(pitch)).id, (r) => r.gate_pending === 'idea')).id as string;
+const specOf = async (id: string) => (await sb.call('GET', `/v1/runs/${id}/spec`)).body;
+
+describe('the built orc, without a terminal', () => {
+  it('spec get, spec edit in $EDITOR, scorecard, artifacts list and pull, as a script would', async () => {
+    const id = await ideaRun('A journal for climbers');
+    const yaml = await orc(['spec', 'get', id]);
+    expect(yaml.exitCode, yaml.stderr).toBe(0);
+    expect(parseYaml(yaml.stdout)).toEqual(await specOf(id));
+    const ed = editor([{ replace: ['^name: .*$', 'name: Crux'] }]);
+    const edited = await orc(['spec', 'edit', id], ed.env);
+    expect(edited.exitCode, edited.stderr).toBe(0);
+    expect(edited.stderr).toContain('updated: name');
+    expect((await specOf(id)).name).toBe('Crux');
+
+    const card = await orc(['scorecard', finished, '--json']);
+    expect(JSON.parse(card.stdout)).toEqual((await sb.call('GET', `/v1/runs/${finished}/scorecard`)).body);
+    const list = await orc(['artifacts', 'list', finished]);
+    expect(list.stdout.split('\n').every((l) => l.split('\t')[1] === 'ready')).toBe(true);
+
+    const dir = mkdtempSync(join(tmpdir(), 'orc-pull-e2e-'));
+    const pulled = await orc(['artifacts', 'pull', finished, '--dir', dir, '--json']);
+    expect(pulled.exitCode, pulled.stderr).toBe(0);
+    const doc = JSON.parse(pulled.stdout);
+    expect(doc.files).toHaveLength(10);
+    for (const f of doc.files) expect(statSync(f.path).size).toBe(f.size);
+  });
+
+  it('Ctrl-C during a pull exits 130 and keeps the .part file, which the next pull resumes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'orc-pull-int-'));
+    proxy.plan = (req) => (req.url.startsWith('/files/') ? { kind: 'cut-body', afterBytes: 2_000_000, stall: true } : { kind: 'pass' });
+    const part = join(dir, 'ipa', 'HabitTracker.ipa.part');
+    const proc = orcProcess(['artifacts', 'pull', finished, 'ipa', '--dir', dir], { env: { ORC_BASE_URL: proxy.url } });
+    await until(() => existsSync(part) && statSync(part).size === 2_000_000, 'the .part file to hold the first 2 MB', 20_000);
+    proc.kill('SIGINT');
+    const r = await proc;
+    expect(r.exitCode).toBe(130);
+    expect(r.stderr).toContain('.part files stay');
+    expect(statSync(part).size).toBe(2_000_000);
+    proxy.plan = () => ({ kind: 'pass' });
+    proxy.seen.length = 0;
+    const again = await orc(['artifacts', 'pull', finished, 'ipa', '--dir', dir, '--json']);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout).files[0].state).toBe('resumed');
+    expect(proxy.seen.filter((s) => s.url.startsWith('/files/')).map((s) => s.headers.range)).toEqual(['bytes=2000000-']);
+    expect(readdirSync(join(dir, 'ipa'))).toEqual(['HabitTracker.ipa']);
+  });
+});
+
+describe.runIf(withTmux)('the built orc at a terminal', () => {
+  it('spec edit: an invalid edit reopens with the error on top and the text kept; the diff is shown and asked', async () => {
+    const id = await ideaRun('A recipe box');
+    const ed = editor([{ replace: ['^platforms:\\n  - ios$', 'platforms:\n  - not-a-platform'] }, { replace: ['^  - not-a-platform\\n  - android$', '  - ios\n  - android\nname_note: kept'] }]);
+    const term = orcIn(['spec', 'edit', id], ed.env);
+    try {
+      await term.waitFor('Send this change to run');
+      const screen = term.screen();
+      expect(screen).toContain('+ name_note: kept');
+      term.type('y');
+      term.send('Enter');
+      expect(await term.exitCode()).toBe(0);
+      expect(term.screen()).toContain(`spec of ${id} updated: name_note`);
+    } finally {
+      term.kill();
+    }
+    const second = ed.seen(2);
+    expect(second).toContain('This edit was not sent');
+    expect(second).toMatch(/✗ platforms\.0: /);
+    expect(second).toContain('- not-a-platform');
+    expect((await specOf(id)).name_note).toBe('kept');
+  }, 40_000);
+
+  it('spec edit: saving the file again unchanged after an error gives up (exit 2), sends nothing, keeps the edit', async () => {
+    const id = await ideaRun('A bird log');
+    const before = await specOf(id);
+    const ed = editor([{ replace: ['^platforms:\\n  - ios$', 'platforms:\n  - not-a-platform'] }, {}]);
+    const term = orcIn(['spec', 'edit', id], ed.env);
+    try {
+      expect(await term.exitCode()).toBe(2);
+      const screen = term.screen();
+      expect(screen).toContain('the edited spec is not valid: platforms.0');
+      const kept = /Your edit is kept in (\S+)/.exec(screen)![1]!;
+      expect(readFileSync(kept, 'utf8')).toContain('- not-a-platform');
+    } finally {
+      term.kill();
+    }
+    expect(await specOf(id)).toEqual(before);
+  }, 40_000);
+
+  it('spec edit: a field the service refuses reopens the editor with its reason and the text kept', async () => {
+    const id = await ideaRun('A plant waterer');
+    let refused = false;
+    proxy.plan = (req) => {
+      if (req.method === 'PATCH' && !refused) {
+        refused = true;
+        return { kind: 'answer', status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { type: 'invalid_request_error', code: 'invalid_value', message: 'that name is taken', field: 'name' } }) };
+      }
+      return { kind: 'pass' };
+    };
+    const ed = editor([{ replace: ['^name: .*$', 'name: Fern'] }, { replace: ['^name: Fern$', 'name: Fernly'] }]);
+    const term = orcIn(['spec', 'edit', id, '--yes'], ed.env);
+    try {
+      expect(await term.exitCode()).toBe(0);
+    } finally {
+      term.kill();
+      proxy.plan = () => ({ kind: 'pass' });
+    }
+    expect(ed.seen(2)).toContain('✗ name: that name is taken');
+    expect(ed.seen(2)).toMatch(/^name: Fern$/m);
+    expect((await specOf(id)).name).toBe('Fernly');
+  }, 40_000);
+
+  it("the gate prompt's \"edit the spec\" is the same edit: YAML, the diff, the question", async () => {
+    const id = await ideaRun('A tide table');
+    const ed = editor([{ replace: ['^tagline: .*$', 'tagline: Know the sea'] }]);
+    const term = orcIn(['watch', id, '--no-bell'], ed.env);
+    try {
+      await term.waitFor('Gate idea: your decision');
+      for (let i = 0; i < 3; i++) term.send('Down');
+      term.send('Enter');
+      await term.waitFor('Send this change to run');
+      expect(term.screen()).toContain('+ tagline: Know the sea');
+      term.type('y');
+      term.send('Enter');
+      await term.waitFor('✓ spec updated: tagline');
+      expect(ed.seen(1)).toMatch(/^# yaml-language-server: \$schema=/);
+      expect((await specOf(id)).tagline).toBe('Know the sea');
+      term.send('C-c');
+      await term.exitCode();
+    } finally {
+      term.kill();
+    }
+  }, 40_000);
+
+  it('artifacts pull: one live view of the downloads, then Ctrl-C exits 130 with the cursor back and the .part kept', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'orc-pull-tty-'));
+    proxy.plan = (req) => (req.url.includes('.ipa') ? { kind: 'cut-body', afterBytes: 3_000_000, stall: true } : { kind: 'pass' });
+    const term = orcIn(['artifacts', 'pull', finished, '--dir', dir]);
+    try {
+      const screen = await term.waitFor(/ipa\/HabitTracker\.ipa\s+2\.9 MiB \/ 8\.0 MiB\s+3\d%/);
+      expect(screen).toMatch(/total\s+9 done, 1 downloading/);
+      expect(screen).toMatch(/✓ .*screenshots\/\S+\.png\s+\S+ KiB\s+downloaded/);
+      expect(screen).toContain('ETA');
+      term.send('C-c');
+      expect(await term.exitCode()).toBe(130);
+      expect(term.cursorVisible()).toBe(true);
+    } finally {
+      term.kill();
+      proxy.plan = () => ({ kind: 'pass' });
+    }
+    expect(statSync(join(dir, 'ipa', 'HabitTracker.ipa.part')).size).toBe(3_000_000);
+  }, 40_000);
+});
