@@ -13,6 +13,7 @@ import { sleep, type Clock } from '../clock.js';
 import { ARTIFACT_KINDS, JSON_ARTIFACT_KINDS } from '../contract/events.js';
 import type { ArtifactEntry, ArtifactFile } from '../contract/schemas.js';
 import { EXIT, InterruptedError, OrcError, RetoldError, UsageError } from '../errors.js';
+import { flatMemory } from '../memory.js';
 
 export type FileState = 'downloaded' | 'resumed' | 'present';
 
@@ -152,11 +153,12 @@ export async function pullArtifacts(api: Api, runId: string, o: PullOptions, ev:
 
   ev.plan?.(jobs.map((j) => j.file));
   const queue = [...jobs];
+  const passed = flatMemory();
   const worker = async () => {
     for (let job = queue.shift(); job; job = queue.shift()) {
       if (o.signal.aborted) return;
       try {
-        const done = await downloadFile(api, runId, job.file, job.url, o, ev);
+        const done = await downloadFile(api, runId, job.file, job.url, o, ev, passed);
         files.push(done);
         ev.done?.(done);
       } catch (err) {
@@ -212,7 +214,7 @@ async function regularFileSize(path: string): Promise<number | null> {
   return s.size;
 }
 
-async function downloadFile(api: Api, runId: string, file: PullFile, firstUrl: string, o: PullOptions, ev: PullEvents): Promise<PulledFile> {
+async function downloadFile(api: Api, runId: string, file: PullFile, firstUrl: string, o: PullOptions, ev: PullEvents, passed: (bytes: number) => void): Promise<PulledFile> {
   await mkdir(join(file.path, '..'), { recursive: true });
   // Already there with the right digest: nothing to do.
   const present = await regularFileSize(file.path);
@@ -246,7 +248,10 @@ async function downloadFile(api: Api, runId: string, file: PullFile, firstUrl: s
         hash = createHash('sha256');
         continue;
       }
-      got = await appendBody(part, answer.body, hash, (n) => ev.progress?.(file, (have += n)));
+      got = await appendBody(part, answer.body, hash, (n) => {
+        passed(n);
+        ev.progress?.(file, (have += n));
+      });
       if (have < file.size) throw Object.assign(new Error(`the connection closed at ${have} of ${file.size} bytes`), { code: 'ERR_SHORT_BODY' });
     } catch (err) {
       if (o.signal.aborted) throw new InterruptedError();

