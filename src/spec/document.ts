@@ -135,12 +135,30 @@ export function patchPaths(patch: Spec, prefix = ''): string[] {
   return out;
 }
 
-/** A line diff of two texts (longest common subsequence; specs are small): lines as ' ', '-' or '+'. */
+/**
+ * A line diff of two texts: lines as ' ', '-' or '+'. The common head and tail are matched first (an edit
+ * changes a few lines); the rest by longest common subsequence while that table stays small, else shown
+ * whole as removed then added, so a huge spec never costs quadratic memory.
+ */
 export function lineDiff(a: string, b: string): Array<{ op: ' ' | '-' | '+'; line: string }> {
   const x = a.replace(/\n$/, '').split('\n');
   const y = b.replace(/\n$/, '').split('\n');
+  let head = 0;
+  while (head < x.length && head < y.length && x[head] === y[head]) head++;
+  let tail = 0;
+  while (tail < x.length - head && tail < y.length - head && x[x.length - 1 - tail] === y[y.length - 1 - tail]) tail++;
+  const same = (lines: string[]) => lines.map((line) => ({ op: ' ' as const, line }));
+  const xs = x.slice(head, x.length - tail);
+  const ys = y.slice(head, y.length - tail);
+  return [...same(x.slice(0, head)), ...middleDiff(xs, ys), ...same(x.slice(x.length - tail))];
+}
+
+const MAX_LCS_CELLS = 4_000_000;
+
+function middleDiff(x: string[], y: string[]): Array<{ op: ' ' | '-' | '+'; line: string }> {
   const n = x.length;
   const m = y.length;
+  if ((n + 1) * (m + 1) > MAX_LCS_CELLS) return [...x.map((line) => ({ op: '-' as const, line })), ...y.map((line) => ({ op: '+' as const, line }))];
   const lcs: Uint32Array[] = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
   for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) lcs[i]![j] = x[i] === y[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
   const out: Array<{ op: ' ' | '-' | '+'; line: string }> = [];
