@@ -326,7 +326,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     // Streamed from the generator a slice at a time, waiting for the client to take each: memory stays flat.
     for await (const piece of f.open(start, end)) {
       if (res.destroyed) return;
-      if (!res.write(piece)) await new Promise<void>((resolve) => (res.once('drain', resolve), res.once('close', resolve)));
+      if (!res.write(piece)) await untilDrained(res);
     }
     res.end();
   }
@@ -416,4 +416,18 @@ function decodeSegment(s: string): string {
   } catch {
     return s;
   }
+}
+
+/** Until the client has taken what was written, or has gone; both listeners removed either way (a slow
+ * download waits thousands of times on one response). */
+function untilDrained(res: ServerResponse): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }

@@ -146,6 +146,41 @@ describe('artifacts', () => {
     expect(entry).toMatchObject({ status: 'ready', size: ipa.size, sha256: ipa.sha256, files: 1 });
   });
 
+  it('streams a file to a slow client without piling up listeners on its answer', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      let answer = await sb.call('GET', `/v1/runs/${done.id}/artifacts/ipa`);
+      while (answer.status === 409) {
+        await new Promise((r) => setTimeout(r, 20));
+        answer = await sb.call('GET', `/v1/runs/${done.id}/artifacts/ipa`);
+      }
+      const ipa = answer.body.files[0];
+      const { request } = await import('node:http');
+      // A client that reads a little at a time: the server waits for 'drain' hundreds of times.
+      const size = await new Promise<number>((resolve, reject) => {
+        request(ipa.url, (res) => {
+          let got = 0;
+          res.on('data', (c: Buffer) => {
+            got += c.length;
+            res.pause();
+            setImmediate(() => res.resume());
+          });
+          res.on('end', () => resolve(got));
+          res.on('error', reject);
+        })
+          .on('error', reject)
+          .end();
+      });
+      expect(size).toBe(ipa.size);
+      await new Promise((r) => setImmediate(r));
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('honours Range, and refuses an unsatisfiable one with 416', async () => {
     const ipa = (await sb.call('GET', `/v1/runs/${done.id}/artifacts/ipa`)).body.files[0];
     const { bytes: whole } = await raw(ipa.url);
