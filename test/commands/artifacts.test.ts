@@ -228,6 +228,8 @@ describe('orc artifacts pull, against a service that misbehaves', () => {
   let fake: HandServer;
   let names: string[] = [];
   let lying = false;
+  let inFlight = 0;
+  let mostInFlight = 0;
   beforeAll(async () => {
     fake = await handServer((req, res) => {
       const url = new URL(req.url!, 'http://x');
@@ -244,8 +246,11 @@ describe('orc artifacts pull, against a service that misbehaves', () => {
         });
       }
       if (url.pathname.startsWith('/files/')) {
+        inFlight++;
+        mostInFlight = Math.max(mostInFlight, inFlight);
+        res.on('close', () => inFlight--);
         res.writeHead(200, { 'content-type': 'image/png', 'content-length': String(good.length) });
-        return res.end(files[url.pathname.slice(7)]);
+        return void setTimeout(() => res.end(files[url.pathname.slice(7)]), 40);
       }
       json(res, 404, { error: { type: 'not_found_error', code: 'resource_missing', message: 'no such thing' } });
     });
@@ -268,6 +273,19 @@ describe('orc artifacts pull, against a service that misbehaves', () => {
     const seen = fake.seen.map((req) => [req.url!, req.headers.authorization]);
     expect(seen.filter(([u]) => u!.startsWith('/v1/')).every(([, a]) => a === `Bearer ${KEY}`)).toBe(true);
     expect(seen.filter(([u]) => u!.startsWith('/files/')).every(([, a]) => a === undefined)).toBe(true);
+  });
+
+  it('downloads --concurrency files at a time (default 4)', async () => {
+    names = Array.from({ length: 9 }, (_, i) => `shot-${i}.png`);
+    for (const [flags, most] of [[[], 4], [['--concurrency', '2'], 2], [['--concurrency', '1'], 1]] as const) {
+      mostInFlight = 0;
+      const r = await pullFrom(tempDir(), [...flags]);
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(mostInFlight, flags.join(' ')).toBe(most);
+    }
+    const bad = await pullFrom(tempDir(), ['--concurrency', '0']);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('--concurrency');
   });
 
   it('a file whose digest does not match is an error naming it (exit 1), and is not kept', async () => {
