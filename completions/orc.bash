@@ -9,9 +9,9 @@ _orc() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in -*) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--dir|--concurrency|--host|--port|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir) continue ;; esac
     cand="${path:+$path }$w"
-    case "$cand" in 'run'|'run create'|'run get'|'run list'|'run cancel'|'watch'|'gate'|'gate list'|'gate approve'|'gate reject'|'spec'|'spec get'|'spec edit'|'scorecard'|'artifacts'|'artifacts list'|'artifacts pull'|'profile'|'profile add'|'profile list'|'profile use'|'profile show'|'profile remove'|'completion'|'sandbox'|'sandbox start'|'sandbox status'|'sandbox stop') path="$cand" ;; *) break ;; esac
+    case "$cand" in 'run'|'run create'|'run get'|'run list'|'run cancel'|'watch'|'gate'|'gate list'|'gate approve'|'gate reject'|'spec'|'spec get'|'spec edit'|'scorecard'|'artifacts'|'artifacts list'|'artifacts pull'|'webhook'|'webhook add'|'webhook list'|'webhook get'|'webhook remove'|'webhook deliveries'|'webhook redeliver'|'webhook verify'|'webhook listen'|'profile'|'profile add'|'profile list'|'profile use'|'profile show'|'profile remove'|'completion'|'sandbox'|'sandbox start'|'sandbox status'|'sandbox stop') path="$cand" ;; *) break ;; esac
   done
   case "$prev" in
     --profile) COMPREPLY=(); return ;;
@@ -25,7 +25,7 @@ _orc() {
     --idempotency-key) COMPREPLY=(); return ;;
     --on-gate) COMPREPLY=($(compgen -W 'prompt wait exit' -- "$cur")); return ;;
     --approve) COMPREPLY=($(compgen -W 'idea,brand,final idea brand final' -- "$cur")); return ;;
-    --status) COMPREPLY=($(compgen -W 'running awaiting_approval accepted rejected failed canceled' -- "$cur")); return ;;
+    --status) COMPREPLY=($(compgen -W 'pending succeeded failed' -- "$cur")); return ;;
     --limit) COMPREPLY=(); return ;;
     --notes) COMPREPLY=(); return ;;
     --notes-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -35,8 +35,17 @@ _orc() {
     --file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --concurrency) COMPREPLY=(); return ;;
-    --host) COMPREPLY=(); return ;;
+    --url) COMPREPLY=(); return ;;
+    --events) COMPREPLY=($(compgen -W '* run.created run.stage_changed run.gate_pending run.gate_resolved run.scored run.accepted run.rejected run.failed run.canceled' -- "$cur")); return ;;
+    --secret) COMPREPLY=(); return ;;
+    --header) COMPREPLY=(); return ;;
+    --payload-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --tolerance) COMPREPLY=(); return ;;
+    --now) COMPREPLY=(); return ;;
+    --forward-to) COMPREPLY=(); return ;;
     --port) COMPREPLY=(); return ;;
+    --host) COMPREPLY=(); return ;;
+    --public-url) COMPREPLY=(); return ;;
     --api-key) COMPREPLY=(); return ;;
     --stage-ms) COMPREPLY=(); return ;;
     --signed-url-ttl) COMPREPLY=(); return ;;
@@ -48,7 +57,7 @@ _orc() {
   esac
   local subs flags
   case "$path" in
-    "") subs='run watch gate spec scorecard artifacts profile completion sandbox'; flags='--version -V --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    "") subs='run watch gate spec scorecard artifacts webhook profile completion sandbox'; flags='--version -V --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'run') subs='create get list cancel'; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'run create') subs=''; flags='--mode --pitch --audience --monetization --source --idempotency-key --watch --on-gate --approve --until-gate --no-bell --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'run get') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
@@ -66,6 +75,15 @@ _orc() {
     'artifacts') subs='list pull'; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'artifacts list') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'artifacts pull') subs=''; flags='--dir --concurrency --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'webhook') subs='add list get remove deliveries redeliver verify listen'; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'webhook add') subs=''; flags='--url --events --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'webhook list') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'webhook get') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'webhook remove') subs=''; flags='--yes -y --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'webhook deliveries') subs=''; flags='--status --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'webhook redeliver') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'webhook verify') subs=''; flags='--secret --header --payload-file --tolerance --now --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'webhook listen') subs=''; flags='--events --forward-to --port --host --public-url --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'profile') subs='add list use show remove'; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'profile add') subs=''; flags='--base-url --with-key --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'profile list') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;

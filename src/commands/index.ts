@@ -15,6 +15,7 @@ export const NOUNS: readonly Noun[] = [
   { name: 'spec', summary: 'Read and edit the App Spec of a run', load: () => import('./spec/command.js') },
   { name: 'scorecard', summary: 'Show the scorecard of a run: scores as bars, then the pre-flight checks', load: () => import('./scorecard/command.js') },
   { name: 'artifacts', summary: 'List and download what a run produced', load: () => import('./artifacts/command.js') },
+  { name: 'webhook', summary: 'Manage webhooks, check their signatures, and listen to them locally', load: () => import('./webhook/command.js') },
   { name: 'profile', summary: 'Manage profiles: a base URL with a test key and a live key', load: () => import('./profile/command.js') },
   { name: 'completion', summary: 'Print the shell completion script for bash, zsh or fish', load: () => import('./completion/command.js') },
   { name: 'sandbox', summary: 'Run the local emulator of the Run Orchestration Service', load: () => import('./sandbox/command.js') },

@@ -43,9 +43,14 @@ export class IO {
 
   /** All of stdin, as text (`-` arguments, --with-key). */
   async readStdin(): Promise<string> {
+    return (await this.readStdinBytes()).toString('utf8');
+  }
+
+  /** All of stdin, byte for byte (a webhook body to verify). */
+  async readStdinBytes(): Promise<Buffer> {
     const chunks: Buffer[] = [];
     for await (const c of this.streams.stdin as AsyncIterable<Buffer | string>) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c));
-    return Buffer.concat(chunks).toString('utf8');
+    return Buffer.concat(chunks);
   }
 
   get columns(): number {

@@ -1,0 +1,13 @@
+// `orc webhook redeliver <id> <delivery>`: queued again, its retries starting afresh.
+import type { Context } from '../../context.js';
+import { sanitizeLine } from '../../ui/sanitize.js';
+import type { ArgsOf } from '../spec.js';
+import type { redeliver as spec } from './command.js';
+
+export default async function redeliver(ctx: Context, [id, deliveryId]: ArgsOf<typeof spec>): Promise<number> {
+  const api = await ctx.api();
+  const d = await api.webhooks.redeliver(id, deliveryId);
+  if (ctx.io.json) return ctx.io.writeJson(d), 0;
+  ctx.io.info(`✓ delivery ${sanitizeLine(d.id)} (${sanitizeLine(d.event_type)}) queued again; \`orc webhook deliveries ${id}\` shows how it goes`);
+  return 0;
+}

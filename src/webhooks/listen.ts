@@ -1,0 +1,299 @@
+// `orc webhook listen`: a local receiver with a webhook registered at it for as long as it runs.
+// Every delivery's signature is checked (an invalid one is answered 400), each is answered 2xx at once,
+// duplicates (at-least-once delivery) are dropped by event id, and each verified event is reported and,
+// with a forward URL, POSTed to the user's app with its original body and headers, retried with backoff.
+// The webhook is removed when the listener stops; one left by a listener that was killed is removed by
+// the next. A periodic check says when the service is unreachable and ends the listener (exit 1) when its
+// webhook cannot be kept registered.
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { ApiError, type Api } from '../api/index.js';
+import { sleep, type Clock } from '../clock.js';
+import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, verifySignature } from '../contract/signature.js';
+import { writeJsonFile } from '../config/json-file.js';
+import { EnvironmentError, EXIT, RetoldError } from '../errors.js';
+
+const MAX_BODY = 1 << 20;
+const FORWARD_ATTEMPTS = 4;
+const FORWARD_TIMEOUT_MS = 10_000;
+const SEEN_LIMIT = 10_000;
+export const LISTEN_PATH = '/orc-listen';
+
+export interface ListenOptions {
+  host: string;
+  port: number;
+  events: string[];
+  /** The address the service reaches this listener at; default http://host:port/orc-listen. */
+  publicUrl?: string | undefined;
+  forwardTo?: string | undefined;
+  configDir: string;
+  baseUrl: string;
+  clock: Clock;
+  signal: AbortSignal;
+  /** How often the webhook is checked (ms). */
+  checkMs: number;
+  /** How long unreachable before saying so (ms). */
+  unreachableMs: number;
+}
+
+export interface ForwardResult {
+  status: number | null;
+  /** The first lines of the app's answer when it was an error; or the network error. */
+  detail: string;
+  attempt: number;
+  final: boolean;
+}
+
+export interface ListenEvents {
+  ready(info: { url: string; localUrl: string; webhookId: string; secret: string; removedLeftovers: string[] }): void;
+  event(raw: string, event: ReceivedEvent): void;
+  duplicate(event: ReceivedEvent): void;
+  invalid(reason: string, deliveryId: string | null): void;
+  forwarded(event: ReceivedEvent, result: ForwardResult): void;
+  notice(line: string): void;
+}
+
+export interface ReceivedEvent {
+  id: string;
+  type: string;
+  run_id: string;
+  data: Record<string, unknown>;
+  deliveryId: string | null;
+}
+
+interface Record_ {
+  pid: number;
+  webhook_id: string;
+  base_url: string;
+  started_at: string;
+}
+
+/** Runs until the signal aborts (then cleans up and resolves) or the webhook cannot be kept (rejects). */
+export async function listen(api: Api, o: ListenOptions, ev: ListenEvents): Promise<void> {
+  const removedLeftovers = await removeLeftovers(api, o);
+  const http = process.getBuiltinModule('node:http') as typeof import('node:http');
+  let secret = '';
+  const seen = new Set<string>();
+  const forwards: Array<() => Promise<void>> = [];
+  let forwarding = false;
+  const server: Server = http.createServer((req, res) => void receive(req, res));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(err.code === 'EADDRINUSE' ? new EnvironmentError(`--port ${o.port}: the port is in use on ${o.host}; pick another, or leave --port out for a free one`) : err),
+    );
+    server.listen(o.port, o.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const hostForUrl = o.host.includes(':') ? `[${o.host}]` : o.host;
+  const localUrl = `http://${hostForUrl}:${port}${LISTEN_PATH}`;
+  const url = o.publicUrl ?? localUrl;
+  const recordName = `listen-${process.pid}`;
+  const recordDir = join(o.configDir, 'listeners');
+  let webhookId = '';
+
+  const register = async () => {
+    const created = await api.webhooks.create({ url, events: o.events } as never);
+    webhookId = created.id;
+    secret = created.secret;
+    const record: Record_ = { pid: process.pid, webhook_id: created.id, base_url: o.baseUrl, started_at: new Date(o.clock.now()).toISOString() };
+    await writeJsonFile(recordDir, recordName, record);
+  };
+  const unregister = async () => {
+    if (!webhookId) return;
+    try {
+      await api.webhooks.remove(webhookId);
+    } catch (err) {
+      if (!(err instanceof ApiError && err.status === 404)) {
+        ev.notice(`could not remove webhook ${webhookId} (${(err as Error).message}); the next \`orc webhook listen\` removes it`);
+        return;
+      }
+    }
+    rmSync(join(recordDir, `${recordName}.json`), { force: true });
+  };
+
+  try {
+    await register();
+  } catch (err) {
+    server.close();
+    throw err;
+  }
+  ev.ready({ url, localUrl, webhookId, secret, removedLeftovers });
+
+  async function receive(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method !== 'POST') {
+      res.writeHead(405, { allow: 'POST', 'content-type': 'text/plain' }).end('orc webhook listen takes POSTed deliveries\n');
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const c of req as AsyncIterable<Buffer>) {
+      size += c.length;
+      if (size > MAX_BODY) {
+        res.writeHead(413).end();
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    }
+    const body = Buffer.concat(chunks);
+    const header = req.headers[SIGNATURE_HEADER];
+    const deliveryId = (req.headers[DELIVERY_ID_HEADER] as string | undefined) ?? null;
+    const check = verifySignature(secret, Array.isArray(header) ? header[0] : header, body, { nowMs: o.clock.now() });
+    if (!check.ok) {
+      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'invalid_signature', message: check.message } }));
+      ev.invalid(check.message, deliveryId);
+      return;
+    }
+    let event: ReceivedEvent;
+    try {
+      const parsed = JSON.parse(body.toString('utf8')) as Partial<ReceivedEvent>;
+      if (typeof parsed.id !== 'string' || typeof parsed.type !== 'string') throw new Error('no id or type');
+      event = { id: parsed.id, type: parsed.type, run_id: String(parsed.run_id ?? ''), data: (parsed.data as Record<string, unknown>) ?? {}, deliveryId };
+    } catch {
+      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'invalid_event', message: 'the body is not an event envelope' } }));
+      ev.invalid('a correctly signed body that is not an event envelope', deliveryId);
+      return;
+    }
+    // Answered at once: the service's 10 s limit never depends on the app behind.
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
+    if (seen.has(event.id)) {
+      ev.duplicate(event);
+      return;
+    }
+    seen.add(event.id);
+    if (seen.size > SEEN_LIMIT) seen.delete(seen.values().next().value!);
+    ev.event(body.toString('utf8'), event);
+    if (o.forwardTo) {
+      const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'orc-webhook-listen' };
+      for (const name of [SIGNATURE_HEADER, DELIVERY_ID_HEADER]) {
+        const v = req.headers[name];
+        if (typeof v === 'string') headers[name] = v;
+      }
+      forwards.push(() => forward(o.forwardTo!, body, headers, event));
+      void drainForwards();
+    }
+  }
+
+  /** One at a time, in the order received, so the app sees events as the service sent them. */
+  async function drainForwards(): Promise<void> {
+    if (forwarding) return;
+    forwarding = true;
+    try {
+      for (let next = forwards.shift(); next; next = forwards.shift()) await next();
+    } finally {
+      forwarding = false;
+    }
+  }
+
+  async function forward(target: string, body: Buffer, headers: Record<string, string>, event: ReceivedEvent): Promise<void> {
+    for (let attempt = 1; attempt <= FORWARD_ATTEMPTS; attempt++) {
+      const final = attempt === FORWARD_ATTEMPTS || o.signal.aborted;
+      let result: ForwardResult;
+      try {
+        const res = await fetch(target, { method: 'POST', body, headers, redirect: 'manual', signal: AbortSignal.any([AbortSignal.timeout(FORWARD_TIMEOUT_MS), o.signal]) });
+        const text = res.status >= 300 ? await res.text().catch(() => '') : (await res.body?.cancel(), '');
+        const ok = res.status >= 200 && res.status < 300;
+        result = { status: res.status, detail: firstLines(text), attempt, final: ok || final || res.status < 500 };
+      } catch (err) {
+        const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+        const why = (err as Error).name === 'TimeoutError' ? `no answer within ${FORWARD_TIMEOUT_MS / 1000} s` : (cause?.code ?? cause?.message ?? (err as Error).message);
+        result = { status: null, detail: why, attempt, final };
+      }
+      ev.forwarded(event, result);
+      if (result.final) return;
+      await sleep(o.clock, 500 * 2 ** (attempt - 1), o.signal).catch(() => {});
+    }
+  }
+
+  // The watch on the webhook: still registered, and the service reachable. A long gap between two checks
+  // (the machine slept) is said, then checked at once.
+  let unreachableSince: number | null = null;
+  let lastCheck = o.clock.now();
+  try {
+    while (!o.signal.aborted) {
+      await sleep(o.clock, o.checkMs, o.signal).catch(() => {});
+      if (o.signal.aborted) break;
+      const now = o.clock.now();
+      if (now - lastCheck > o.checkMs * 3 + 5000) ev.notice(`no check for ${Math.round((now - lastCheck) / 1000)} s (was the machine asleep?); checking the webhook now`);
+      lastCheck = now;
+      try {
+        await api.webhooks.retrieve(webhookId);
+        if (unreachableSince !== null) ev.notice(`the service answers again (unreachable for ${Math.round((now - unreachableSince) / 1000)} s); deliveries it held are retried by it`);
+        unreachableSince = null;
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 404) {
+          ev.notice(`webhook ${webhookId} was removed elsewhere; registering a new one`);
+          rmSync(join(recordDir, `${recordName}.json`), { force: true });
+          try {
+            await register();
+          } catch (again) {
+            webhookId = '';
+            throw new RetoldError(`the webhook could not be registered again (${(again as Error).message}); stopping`, EXIT.failure);
+          }
+          ev.ready({ url, localUrl, webhookId, secret, removedLeftovers: [] });
+          continue;
+        }
+        if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
+          throw new RetoldError(`the service refuses the key now (${err.message}); the webhook cannot be kept; stopping`, EXIT.failure);
+        }
+        unreachableSince ??= now;
+        if (now - unreachableSince >= o.unreachableMs) {
+          ev.notice(`the service has been unreachable for ${Math.round((now - unreachableSince) / 1000)} s (${(err as Error).message}); events are held by it and come when it is back`);
+        }
+      }
+    }
+  } finally {
+    server.close();
+    server.closeAllConnections();
+    // What is being forwarded gets a moment to finish, then the webhook goes.
+    await Promise.race([drainForwards(), sleep(o.clock, 2000)]).catch(() => {});
+    await unregister();
+  }
+}
+
+/** Webhooks registered by listeners that are gone (killed): removed, with their records. */
+async function removeLeftovers(api: Api, o: ListenOptions): Promise<string[]> {
+  const dir = join(o.configDir, 'listeners');
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => /^listen-\d+\.json$/.test(n));
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    let record: Record_;
+    try {
+      record = JSON.parse(readFileSync(join(dir, name), 'utf8')) as Record_;
+    } catch {
+      rmSync(join(dir, name), { force: true });
+      continue;
+    }
+    if (record.pid !== process.pid && alive(record.pid)) continue;
+    if (record.base_url !== o.baseUrl) continue; // another service's: removed by a listener aimed there
+    try {
+      await api.webhooks.remove(record.webhook_id);
+      removed.push(record.webhook_id);
+    } catch (err) {
+      if (!(err instanceof ApiError && err.status === 404)) continue;
+    }
+    rmSync(join(dir, name), { force: true });
+  }
+  return removed;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function firstLines(text: string, lines = 3, chars = 300): string {
+  const kept = text.split('\n').slice(0, lines).join('\n');
+  return kept.length > chars ? `${kept.slice(0, chars)}…` : kept;
+}
