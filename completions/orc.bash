@@ -13,6 +13,27 @@ _orc() {
     cand="${path:+$path }$w"
     case "$cand" in 'run'|'run create'|'run get'|'run list'|'run cancel'|'watch'|'gate'|'gate list'|'gate approve'|'gate reject'|'spec'|'spec get'|'spec edit'|'scorecard'|'artifacts'|'artifacts list'|'artifacts pull'|'webhook'|'webhook add'|'webhook list'|'webhook get'|'webhook remove'|'webhook deliveries'|'webhook redeliver'|'webhook verify'|'webhook listen'|'profile'|'profile add'|'profile list'|'profile use'|'profile show'|'profile remove'|'completion'|'sandbox'|'sandbox start'|'sandbox status'|'sandbox stop') path="$cand" ;; *) break ;; esac
   done
+  case "$path|$prev" in
+    'run create|--mode') COMPREPLY=($(compgen -W 'idea ship' -- "$cur")); return ;;
+    'run create|--monetization') COMPREPLY=($(compgen -W 'free paid freemium subscription ads in_app_purchases' -- "$cur")); return ;;
+    'run create|--source') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    'run create|--on-gate') COMPREPLY=($(compgen -W 'prompt wait exit' -- "$cur")); return ;;
+    'run create|--approve') COMPREPLY=($(compgen -W 'idea,brand,final idea brand final' -- "$cur")); return ;;
+    'run list|--status') COMPREPLY=($(compgen -W 'running awaiting_approval accepted rejected failed canceled' -- "$cur")); return ;;
+    'watch|--on-gate') COMPREPLY=($(compgen -W 'prompt wait exit' -- "$cur")); return ;;
+    'watch|--approve') COMPREPLY=($(compgen -W 'idea,brand,final idea brand final' -- "$cur")); return ;;
+    'gate approve|--notes-file') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    'gate reject|--notes-file') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    'spec get|--format') COMPREPLY=($(compgen -W 'yaml json' -- "$cur")); return ;;
+    'spec edit|--format') COMPREPLY=($(compgen -W 'yaml json' -- "$cur")); return ;;
+    'spec edit|--file') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    'artifacts pull|--dir') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    'webhook add|--events') COMPREPLY=($(compgen -W '* run.created run.stage_changed run.gate_pending run.gate_resolved run.scored run.accepted run.rejected run.failed run.canceled' -- "$cur")); return ;;
+    'webhook deliveries|--status') COMPREPLY=($(compgen -W 'pending succeeded failed' -- "$cur")); return ;;
+    'webhook verify|--payload-file') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    'webhook listen|--events') COMPREPLY=($(compgen -W '* run.created run.stage_changed run.gate_pending run.gate_resolved run.scored run.accepted run.rejected run.failed run.canceled' -- "$cur")); return ;;
+    'sandbox start|--data-dir') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+  esac
   case "$prev" in
     --profile) COMPREPLY=(); return ;;
     --base-url) COMPREPLY=(); return ;;

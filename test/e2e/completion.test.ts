@@ -36,6 +36,7 @@ describe('orc completion', () => {
     ['orc watch run_1 --on-gate ', ['prompt', 'wait', 'exit']],
     ['orc --profile prod gate a', ['approve']],
     ['orc run list --status a', ['awaiting_approval', 'accepted']],
+    ['orc webhook deliveries wh_1 --status ', ['pending', 'succeeded', 'failed']],
   ];
 
   it.each(cases)('bash completes %j', (line, expected) => {

@@ -49,6 +49,11 @@ export function completionModel(commands: readonly CommandSpec[], globals: Recor
 }
 
 const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** The flags whose values complete, per command path: one flag name may mean different values in two commands (--status). */
+function valuesByPath(levels: Level[]): Array<{ path: string; flag: Flag }> {
+  return levels.flatMap((l) => l.flags.filter((f) => f.takesValue && (f.choices.length > 0 || f.files)).map((flag) => ({ path: l.path, flag })));
+}
 const words = (xs: string[]) => xs.join(' ');
 
 export function bashScript(commands: readonly CommandSpec[], globals: Record<string, FlagSpec>): string {
@@ -70,6 +75,11 @@ _orc() {
     cand="\${path:+$path }$w"
     case "$cand" in ${paths}) path="$cand" ;; *) break ;; esac
   done
+  case "$path|$prev" in
+${valuesByPath(levels)
+  .map(({ path, flag: f }) => `    ${sq(`${path}|${f.long}`)}) ${f.choices.length ? `COMPREPLY=($(compgen -W ${sq(words([...f.choices]))} -- "$cur"))` : 'COMPREPLY=($(compgen -f -- "$cur"))'}; return ;;`)
+  .join('\n')}
+  esac
   case "$prev" in
 ${valued
   .map((f) => `    ${f.long}) ${f.choices.length ? `COMPREPLY=($(compgen -W ${sq(words([...f.choices]))} -- "$cur"))` : f.files ? 'COMPREPLY=($(compgen -f -- "$cur"))' : 'COMPREPLY=()'}; return ;;`)
@@ -103,6 +113,11 @@ _orc() {
     cand="\${cmdpath:+$cmdpath }$w"
     case $cand in (${paths}) cmdpath=$cand ;; (*) break ;; esac
   done
+  case "$cmdpath|$prev" in
+${valuesByPath(levels)
+  .map(({ path, flag: f }) => `    (${sq(`${path}|${f.long}`)}) ${f.choices.length ? `compadd -- ${f.choices.map(sq).join(' ')}` : '_files'}; return ;;`)
+  .join('\n')}
+  esac
   case $prev in
 ${valued.map((f) => `    (${f.long}) ${f.choices.length ? `compadd -- ${f.choices.map(sq).join(' ')}` : f.files ? '_files' : ':'}; return ;;`).join('\n')}
   esac
