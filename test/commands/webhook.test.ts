@@ -1,0 +1,226 @@
+// `orc webhook add|list|get|remove|deliveries|redeliver|verify` in process, against a sandbox on port 0 behind
+// a fault proxy (to see what was sent), with a receiver of the tests' own for the deliveries.
+import { createHmac } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useProxiedSandbox } from '../helpers/proxied.js';
+import { runOrc } from '../helpers/run.js';
+import { until } from '../helpers/until.js';
+
+const env = useProxiedSandbox({ stageMs: 20, retryBaseMs: 5 });
+const orc = (args: string[], o: { input?: string } = {}) => runOrc(args, { ...o, env: { ORC_BASE_URL: env.proxy.url } });
+
+interface Received {
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+let receiver: { url: string; got: Received[]; answer: number; close(): Promise<void> };
+beforeAll(async () => {
+  const got: Received[] = [];
+  const state = { answer: 200 };
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      got.push({ headers: req.headers, body });
+      res.writeHead(state.answer).end(state.answer >= 300 ? 'receiver says no' : 'ok');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  receiver = Object.assign(state, {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    got,
+    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
+  });
+});
+afterAll(() => receiver.close());
+
+const webhookPosts = () => env.proxy.seen.filter((r) => r.url.startsWith('/v1/webhooks'));
+
+describe('orc webhook add', () => {
+  it('checks the URL and the event kinds before sending anything, with "did you mean"', async () => {
+    const cases: Array<[string[], string]> = [
+      [['--url', 'https://example.com/h', '--events', 'run.acepted'], 'did you mean run.accepted?'],
+      [['--url', 'https://example.com/h', '--events', 'gate_pending'], 'did you mean run.gate_pending?'],
+      [['--url', 'https://example.com/h', '--events', 'run.accepted,*'], 'give it alone'],
+      [['--url', 'http://example.com/h', '--events', '*'], '--url: plain http:// is only for this machine'],
+      [['--url', 'ftp://example.com/h', '--events', '*'], '--url'],
+      [['--url', 'not a url', '--events', '*'], '--url'],
+      [['--url', 'https://u:p@example.com/h', '--events', '*'], 'user name or password'],
+      [['--events', '*'], '--url is required'],
+      [[], '--url and --events are required'],
+    ];
+    for (const [flags, said] of cases) {
+      const r = await orc(['webhook', 'add', ...flags]);
+      expect(r.exitCode, flags.join(' ')).toBe(2);
+      expect(r.stderr, flags.join(' ')).toContain(said);
+    }
+    expect(webhookPosts()).toHaveLength(0);
+  });
+
+  it('prints the new webhook and its secret once, saying it will not be shown again; --json gives the whole answer', async () => {
+    const r = await orc(['webhook', 'add', '--url', 'https://example.com/hooks/orc', '--events', 'run.accepted, run.failed']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^id\s+wh_\S+$/m);
+    expect(r.stdout).toMatch(/^events\s+run\.accepted, run\.failed$/m);
+    const secret = /^secret\s+(whsec_\S+)$/m.exec(r.stdout)?.[1];
+    expect(secret).toBeDefined();
+    expect(r.stderr).toContain('shown only now and cannot be shown again');
+    const json = await orc(['webhook', 'add', '--url', 'http://127.0.0.1:9/x', '--events', '*', '--json']);
+    const doc = JSON.parse(json.stdout);
+    expect(doc).toMatchObject({ url: 'http://127.0.0.1:9/x', events: ['*'], status: 'enabled' });
+    expect(doc.secret).toMatch(/^whsec_/);
+    // Never again: list and get show no secret.
+    const id = /^id\s+(wh_\S+)$/m.exec(r.stdout)![1]!;
+    for (const args of [['webhook', 'list'], ['webhook', 'list', '--json'], ['webhook', 'get', id], ['webhook', 'get', id, '--json']]) {
+      const shown = await orc(args);
+      expect(shown.exitCode, args.join(' ')).toBe(0);
+      expect(shown.stdout, args.join(' ')).toContain(id);
+      expect(shown.stdout, args.join(' ')).not.toContain('whsec_');
+    }
+  });
+});
+
+describe('orc webhook remove', () => {
+  it('needs --yes without a terminal, then removes it; an unknown id is exit 3', async () => {
+    const created = (await env.sb.call('POST', '/v1/webhooks', { url: 'https://example.com/gone', events: ['*'] })).body;
+    const asked = await orc(['webhook', 'remove', created.id]);
+    expect(asked.exitCode).toBe(2);
+    expect(asked.stderr).toContain('--yes');
+    expect((await env.sb.call('GET', `/v1/webhooks/${created.id}`)).status).toBe(200);
+    const removed = await orc(['webhook', 'remove', created.id, '--yes', '--json']);
+    expect(removed.exitCode, removed.stderr).toBe(0);
+    expect(JSON.parse(removed.stdout)).toEqual({ id: created.id, deleted: true });
+    expect((await env.sb.call('GET', `/v1/webhooks/${created.id}`)).status).toBe(404);
+    const again = await orc(['webhook', 'get', created.id]);
+    expect(again.exitCode).toBe(3);
+  });
+});
+
+describe('deliveries', () => {
+  it('lists them with event, status, attempts and last code; --status filters; redeliver queues one again afresh', async () => {
+    receiver.answer = 500;
+    const hook = (await env.sb.call('POST', '/v1/webhooks', { url: receiver.url, events: ['run.created'] })).body;
+    await env.sb.createRun('Deliveries');
+    // 8 attempts at 500, then failed.
+    await until(() => receiver.got.filter((g) => g.headers['x-service-delivery-id']).length >= 8, 'eight attempts', 20_000);
+    let failed: any[] = [];
+    for (;;) {
+      const r = await orc(['webhook', 'deliveries', hook.id, '--status', 'failed', '--json']);
+      failed = JSON.parse(r.stdout);
+      if (failed.length) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(failed[0]).toMatchObject({ event_type: 'run.created', status: 'failed', attempts: 8, last_status_code: 500, next_attempt_at: null });
+    const piped = await orc(['webhook', 'deliveries', hook.id]);
+    expect(piped.stdout.split('\n')[0]!.split('\t')).toEqual([failed[0].id, 'run.created', failed[0].event_id, 'failed', '8', '500', '—', failed[0].created_at]);
+    const none = await orc(['webhook', 'deliveries', hook.id, '--status', 'succeeded']);
+    expect(none.exitCode).toBe(0);
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toContain('no succeeded deliveries');
+
+    receiver.answer = 200;
+    const before = receiver.got.length;
+    const asJson = await orc(['webhook', 'redeliver', hook.id, failed[0].id, '--json']);
+    expect(asJson.exitCode, asJson.stderr).toBe(0);
+    const queued = JSON.parse(asJson.stdout);
+    // Queued for now, not after the ninth step of the old backoff.
+    expect(queued).toMatchObject({ id: failed[0].id, status: 'pending' });
+    expect(Math.abs(Date.parse(queued.next_attempt_at) - Date.now())).toBeLessThan(5_000);
+    const again = await orc(['webhook', 'redeliver', hook.id, failed[0].id]);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`delivery ${failed[0].id} (run.created) queued again`);
+    await until(() => receiver.got.length > before, 'the redelivery');
+    let done: any;
+    for (;;) {
+      done = JSON.parse((await orc(['webhook', 'deliveries', hook.id, '--json'])).stdout)[0];
+      if (done.status === 'succeeded') break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    // Attempts count on from the eight before; this round succeeded at its first.
+    expect(done).toMatchObject({ id: failed[0].id, status: 'succeeded', last_status_code: 200 });
+    expect(done.attempts).toBeGreaterThanOrEqual(9);
+    const unknown = await orc(['webhook', 'redeliver', hook.id, 'dlv_nope']);
+    expect(unknown.exitCode).toBe(3);
+    expect(unknown.stderr).toContain('dlv_nope');
+    await env.sb.call('DELETE', `/v1/webhooks/${hook.id}`);
+  });
+});
+
+describe('orc webhook verify', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'orc-verify-'));
+  let delivery: Received;
+  let secret: string;
+  beforeAll(async () => {
+    receiver.answer = 200;
+    const hook = (await env.sb.call('POST', '/v1/webhooks', { url: receiver.url, events: ['run.created'] })).body;
+    secret = hook.secret;
+    const run = await env.sb.createRun('Verify me');
+    await until(() => receiver.got.some((g) => g.body.includes(run.id)), 'the delivery');
+    delivery = receiver.got.find((g) => g.body.includes(run.id))!;
+    await env.sb.call('DELETE', `/v1/webhooks/${hook.id}`);
+  });
+  const header = () => String(delivery.headers['x-service-signature']);
+  const t = () => Number(/t=(\d+)/.exec(header())![1]);
+  const payload = (body: string) => {
+    const file = join(dir, `body-${Math.random().toString(36).slice(2)}.json`);
+    writeFileSync(file, body);
+    return file;
+  };
+
+  it('accepts a real delivery, as an independent HMAC check does; the secret may come on stdin', async () => {
+    const independent = createHmac('sha256', secret).update(`${t()}.${delivery.body}`).digest('hex');
+    expect(header()).toContain(`v1=${independent}`);
+    const r = await orc(['webhook', 'verify', '--secret', '-', '--header', header(), '--payload-file', payload(delivery.body)], { input: `${secret}\n` });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toContain('valid: signed with this secret');
+    const fromStdin = await orc(['webhook', 'verify', '--secret', secret, '--header', header(), '--payload-file', '-', '--json'], { input: delivery.body });
+    expect(fromStdin.exitCode).toBe(0);
+    expect(JSON.parse(fromStdin.stdout)).toMatchObject({ valid: true, timestamp: t() });
+  });
+
+  it('refuses with exit 3 and the reason: a tampered body, a wrong secret, an old timestamp, a malformed header', async () => {
+    const cases: Array<[string[], string]> = [
+      [['--secret', secret, '--header', header(), '--payload-file', payload(delivery.body.replace('"run.created"', '"run.accepted"'))], 'no signature for this secret'],
+      [['--secret', 'whsec_wrong', '--header', header(), '--payload-file', payload(delivery.body)], 'no signature for this secret'],
+      [['--secret', secret, '--header', header(), '--payload-file', payload(delivery.body), '--now', String(t() + 400)], '400 s old, 100 s outside the tolerance of 300 s'],
+      [['--secret', secret, '--header', header(), '--payload-file', payload(delivery.body), '--now', String(t() + 400), '--tolerance', '60'], '340 s outside the tolerance of 60 s'],
+      [['--secret', secret, '--header', 'v1=abc', '--payload-file', payload(delivery.body)], 'malformed'],
+    ];
+    for (const [flags, said] of cases) {
+      const r = await orc(['webhook', 'verify', ...flags]);
+      expect(r.exitCode, said).toBe(3);
+      expect(r.stderr, said).toContain(said);
+    }
+  });
+
+  it('replays an old capture with --now, and accepts several v1 (secret rotation)', async () => {
+    const body = '{"id":"evt_1","type":"run.created","run_id":"run_1","data":{},"created_at":"2026-01-01T00:00:00Z"}';
+    const old = 1_767_225_600;
+    const sign = (s: string) => createHmac('sha256', s).update(`${old}.${body}`).digest('hex');
+    const rotated = `t=${old},v1=${sign('whsec_old')},v1=${sign('whsec_new')}`;
+    for (const s of ['whsec_old', 'whsec_new']) {
+      const r = await orc(['webhook', 'verify', '--secret', s, '--header', rotated, '--payload-file', payload(body), '--now', String(old + 10)]);
+      expect(r.exitCode, r.stderr).toBe(0);
+    }
+    const now = await orc(['webhook', 'verify', '--secret', 'whsec_new', '--header', rotated, '--payload-file', payload(body)]);
+    expect(now.exitCode).toBe(3);
+    expect(now.stderr).toContain(`--now ${old}`);
+  });
+
+  it('names what is missing (exit 2), and will not read both from stdin', async () => {
+    const missing = await orc(['webhook', 'verify', '--header', 't=1,v1=00']);
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr).toContain('--secret, --payload-file are required');
+    const both = await orc(['webhook', 'verify', '--secret', '-', '--header', 't=1,v1=00', '--payload-file', '-']);
+    expect(both.exitCode).toBe(2);
+    expect(both.stderr).toContain('cannot both read stdin');
+    const nofile = await orc(['webhook', 'verify', '--secret', 's', '--header', 't=1,v1=00', '--payload-file', join(dir, 'nope')]);
+    expect(nofile.exitCode).toBe(2);
+    expect(nofile.stderr).toContain('--payload-file');
+  });
+});
