@@ -3,6 +3,9 @@
 // duplicates dropped, an app's 500 shown and retried, and the webhook removed on Ctrl-C, or by the next
 // listener after a SIGKILL.
 import { createHmac } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -216,4 +219,41 @@ describe('orc webhook listen', () => {
     }
     expect((await sb.call('GET', '/v1/webhooks?limit=100')).body.data.length).toBe(before);
   }, 30_000);
+});
+
+describe('orc webhook add … remove, the built orc end to end', () => {
+  it('adds a webhook, sees a delivery arrive and verifies it, lists, redelivers and removes', async () => {
+    app.got.length = 0;
+    app.answer = () => 200;
+    const env = { ORC_BASE_URL: proxy.url };
+    const added = await orc(['webhook', 'add', '--url', app.url, '--events', 'run.created', '--json'], { env });
+    expect(added.exitCode, added.stderr).toBe(0);
+    const hook = JSON.parse(added.stdout);
+    const run = await sb.createRun('End to end');
+    await until(() => app.got.some((g) => g.body.includes(run.id)), 'the delivery');
+    const got = app.got.find((g) => g.body.includes(run.id))!;
+    const dir = mkdtempSync(join(tmpdir(), 'orc-wh-e2e-'));
+    writeFileSync(join(dir, 'body.json'), got.body);
+    const header = String(got.headers['x-service-signature']);
+    const t = /t=(\d+)/.exec(header)![1];
+    expect(header).toContain(`v1=${createHmac('sha256', hook.secret).update(`${t}.${got.body}`).digest('hex')}`);
+    const verified = await orc(['webhook', 'verify', '--secret', '-', '--header', header, '--payload-file', join(dir, 'body.json')], { env, input: hook.secret });
+    expect(verified.exitCode, verified.stderr).toBe(0);
+
+    const list = await orc(['webhook', 'list'], { env });
+    expect(list.stdout).toContain(hook.id);
+    const got1 = await orc(['webhook', 'get', hook.id, '--json'], { env });
+    expect(JSON.parse(got1.stdout)).toMatchObject({ id: hook.id, url: app.url, events: ['run.created'] });
+    const deliveries = JSON.parse((await orc(['webhook', 'deliveries', hook.id, '--json'], { env })).stdout);
+    const mine = deliveries.find((d: any) => d.status === 'succeeded');
+    expect(mine).toMatchObject({ event_type: 'run.created', attempts: 1, last_status_code: 200 });
+    const before = app.got.length;
+    const again = await orc(['webhook', 'redeliver', hook.id, mine.id], { env });
+    expect(again.exitCode, again.stderr).toBe(0);
+    await until(() => app.got.length > before, 'the redelivery');
+    expect(JSON.parse(app.got[app.got.length - 1]!.body).id).toBe(JSON.parse(got.body).id);
+    const removed = await orc(['webhook', 'remove', hook.id, '--yes'], { env });
+    expect(removed.exitCode, removed.stderr).toBe(0);
+    expect(await webhookExists(hook.id)).toBe(false);
+  }, 40_000);
 });
