@@ -430,9 +430,70 @@ async function benchPull(rounds = 3): Promise<void> {
   }
 }
 
+/** Events through `orc webhook listen --forward-to` beside the same events delivered to the app directly. */
+async function benchListen(): Promise<void> {
+  const sb = await startSandbox(['--stage-ms', '200', '--retry-base-ms', '50']);
+  const seen = new Map<string, { direct?: number; listen?: number; created: number }>();
+  const app = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const at = Date.now();
+      const e = JSON.parse(body) as { id: string; created_at: string };
+      const entry = seen.get(e.id) ?? { created: Date.parse(e.created_at) };
+      if (req.headers['user-agent'] === 'orc-webhook-listen') entry.listen = at;
+      else entry.direct = at;
+      seen.set(e.id, entry);
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));
+  const appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}/hooks`;
+  const listener = spawn(process.execPath, [ORC, 'webhook', 'listen', '--forward-to', appUrl], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, ORC_BASE_URL: sb.url, ORC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'orc-bench-listen-')) },
+  });
+  try {
+    await new Promise<void>((ok) => {
+      let err = '';
+      listener.stderr!.on('data', (c) => {
+        err += c;
+        if (err.includes('Signing secret')) ok();
+      });
+    });
+    await api(sb.url, 'POST', '/v1/webhooks', { url: appUrl, events: ['*'] });
+    const runs = await Promise.all([1, 2, 3, 4].map(() => api(sb.url, 'POST', '/v1/runs', idea)));
+    // Until every run waits at its idea gate: intake and concept, about 20 events a run.
+    for (;;) {
+      const states = await Promise.all(runs.map((r: any) => api(sb.url, 'GET', `/v1/runs/${r.id}`)));
+      if (states.every((r: any) => r.gate_pending)) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+    const both = [...seen.values()].filter((e) => e.direct !== undefined && e.listen !== undefined);
+    const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+    const direct = both.map((e) => e.direct! - e.created);
+    const listened = both.map((e) => e.listen! - e.created);
+    const extra = both.map((e) => e.listen! - e.direct!);
+    row(
+      `webhook listen --forward-to, ${both.length} events of 4 runs`,
+      `p50 ${q(listened, 0.5)} ms, p99 ${q(listened, 0.99)} ms from the event to the app`,
+      `added by the listener: p50 ${q(extra, 0.5)} ms, p99 ${q(extra, 0.99)} ms`,
+      (q(listened, 0.5) / Math.max(1, q(direct, 0.5))).toFixed(2),
+      `the same events delivered to the app directly: p50 ${q(direct, 0.5)} ms, p99 ${q(direct, 0.99)} ms; events seen on one path only: ${seen.size - both.length}`,
+    );
+  } finally {
+    listener.kill('SIGINT');
+    await new Promise((r) => listener.once('exit', r));
+    app.close();
+    sb.child.kill('SIGTERM');
+  }
+}
+
 if (want('startup')) await benchStartup();
 if (want('artifacts')) await benchArtifacts();
 if (want('pull')) await benchPull();
+if (want('listen')) await benchListen();
 if (want('watch')) await benchWatch();
 if (want('http')) await benchHttp();
 if (want('sse')) await benchSse();
