@@ -1,6 +1,7 @@
 // The record of a sandbox started from this config folder (sandbox.json), and how to tell if it still runs.
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { isAlive } from '../pid.js';
 
 export interface SandboxState {
   pid: number;
@@ -35,14 +36,6 @@ export function removeState(configDir: string, pid: number): void {
   if (readState(configDir)?.pid === pid) rmSync(statePath(configDir), { force: true });
 }
 
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** The running sandbox recorded here, or null (a stale record is removed). */
 export async function liveSandbox(configDir: string): Promise<SandboxState | null> {

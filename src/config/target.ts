@@ -5,7 +5,8 @@ import { SANDBOX_DEFAULT_KEY, isLoopbackHost, keyMode, redactKey, type KeyMode }
 import { ConfigError, UsageError } from '../errors.js';
 import { BUILT_IN_PROFILE, readConfig, type StoredProfile } from './profiles.js';
 import { keychainGet, liveKeyAccount } from './keychain.js';
-import { readState, isAlive } from './sandbox-state.js';
+import { isAlive } from '../pid.js';
+import { readState } from './sandbox-state.js';
 
 export interface TargetFlags {
   profile?: string | undefined;

@@ -2,6 +2,7 @@
 // once cannot both win; a lock left by a process that no longer runs is taken over.
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { isAlive as alive } from '../pid.js';
 
 /** Lock files this process holds: a second sandbox in the same process is refused too. */
 const held = new Set<string>();
@@ -44,14 +45,5 @@ function readPid(file: string): number | null {
     return Number.isInteger(n) && n > 0 ? n : null;
   } catch {
     return null;
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -14,6 +14,7 @@ import { sleep, type Clock } from '../clock.js';
 import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, verifySignature } from '../contract/signature.js';
 import { writeJsonFile } from '../config/json-file.js';
 import { EnvironmentError, EXIT, RetoldError } from '../errors.js';
+import { isAlive as alive } from '../pid.js';
 
 const MAX_BODY = 1 << 20;
 const FORWARD_ATTEMPTS = 4;
@@ -282,15 +283,6 @@ async function removeLeftovers(api: Api, o: ListenOptions): Promise<string[]> {
     rmSync(join(dir, name), { force: true });
   }
   return removed;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function firstLines(text: string, lines = 3, chars = 300): string {

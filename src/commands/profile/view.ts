@@ -3,7 +3,8 @@ import { SANDBOX_DEFAULT_KEY, redactKey } from '../../contract/keys.js';
 import { defaultSandboxUrl } from '../../config/sandbox-defaults.js';
 import { keychainGet, liveKeyAccount } from '../../config/keychain.js';
 import { BUILT_IN_PROFILE, type ConfigFile } from '../../config/profiles.js';
-import { isAlive, readState } from '../../config/sandbox-state.js';
+import { readState } from '../../config/sandbox-state.js';
+import { isAlive } from '../../pid.js';
 
 export interface ProfileView {
   name: string;

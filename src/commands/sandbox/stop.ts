@@ -1,7 +1,8 @@
 // `orc sandbox stop`: ends the sandbox recorded in this config folder, gracefully, then for sure.
 import type { Context } from '../../context.js';
 import { EnvironmentError } from '../../errors.js';
-import { isAlive, readState, removeState } from '../../config/sandbox-state.js';
+import { readState, removeState } from '../../config/sandbox-state.js';
+import { isAlive } from '../../pid.js';
 
 export default async function stop(ctx: Context): Promise<number> {
   const state = readState(ctx.configDir);
