@@ -19,9 +19,13 @@ export class LiveRegion {
     private readonly columns: () => number,
   ) {}
 
-  /** Lines that stay, above the region. `whole`: never cut to the width (it may wrap; an outcome, a URL). */
-  print(lines: string[], { whole = false } = {}): void {
+  /**
+   * Lines that stay, above the region. `whole`: never cut to the width (it may wrap; an outcome, a URL).
+   * `frame`: what the region shows from now on, drawn in the same stroke (no stale frame below the lines).
+   */
+  print(lines: string[], { whole = false, frame }: { whole?: boolean; frame?: string[] } = {}): void {
     const fitted = lines.map((l) => (whole ? l : this.fit(l)));
+    if (frame) this.shown = frame;
     if (this.paused) return void this.held.push(...fitted);
     if (this.closed) return this.write(`${fitted.join('\n')}\n`);
     this.erase();

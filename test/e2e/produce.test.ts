@@ -181,8 +181,8 @@ describe.runIf(withTmux)('the built orc at a terminal', () => {
     proxy.plan = (req) => (req.url.includes('.ipa') ? { kind: 'cut-body', afterBytes: 3_000_000, stall: true } : { kind: 'pass' });
     const term = orcIn(['artifacts', 'pull', finished, '--dir', dir]);
     try {
-      const screen = await term.waitFor(/ipa\/HabitTracker\.ipa\s+2\.9 MiB \/ 8\.0 MiB\s+3\d%/);
-      expect(screen).toMatch(/total\s+9 done, 1 downloading/);
+      await term.waitFor(/ipa\/HabitTracker\.ipa\s+2\.9 MiB \/ 8\.0 MiB\s+3\d%/);
+      const screen = await term.waitFor(/total\s+9 done, 1 downloading/);
       expect(screen).toMatch(/✓ .*screenshots\/\S+\.png\s+\S+ KiB\s+downloaded/);
       expect(screen).toContain('ETA');
       term.send('C-c');

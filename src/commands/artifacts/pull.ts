@@ -125,14 +125,12 @@ class LiveView {
     if (this.planned.has(f.path)) this.finishedBytes += f.size;
     this.finishedFiles++;
     const state = f.state === 'present' ? this.style.dim('already present') : f.state;
-    this.region.print([`${this.style.green('✓')} ${this.shown(f.path)}  ${formatBytes(f.size)}  ${state}`]);
-    this.schedule();
+    this.region.print([`${this.style.green('✓')} ${this.shown(f.path)}  ${formatBytes(f.size)}  ${state}`], { frame: this.lines() });
   }
 
   failed(f: FailedFile): void {
     if (f.path) this.active.delete(f.path);
-    this.region.print([`${this.style.red('✗')} ${sanitizeLine(f.kind)}/${sanitizeLine(f.name)}: ${sanitizeLine(f.error)}`]);
-    this.schedule();
+    this.region.print([`${this.style.red('✗')} ${sanitizeLine(f.kind)}/${sanitizeLine(f.name)}: ${sanitizeLine(f.error)}`], { frame: this.lines() });
   }
 
   note(line: string): void {
