@@ -9,9 +9,9 @@ _orc() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in -*) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--field|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir) continue ;; esac
     cand="${path:+$path }$w"
-    case "$cand" in 'run'|'run create'|'run get'|'run list'|'run cancel'|'watch'|'gate'|'gate list'|'gate approve'|'gate reject'|'spec'|'spec get'|'spec edit'|'scorecard'|'artifacts'|'artifacts list'|'artifacts pull'|'webhook'|'webhook add'|'webhook list'|'webhook get'|'webhook remove'|'webhook deliveries'|'webhook redeliver'|'webhook verify'|'webhook listen'|'profile'|'profile add'|'profile list'|'profile use'|'profile show'|'profile remove'|'completion'|'sandbox'|'sandbox start'|'sandbox status'|'sandbox stop') path="$cand" ;; *) break ;; esac
+    case "$cand" in 'run'|'run create'|'run get'|'run list'|'run cancel'|'watch'|'gate'|'gate list'|'gate approve'|'gate reject'|'spec'|'spec get'|'spec edit'|'scorecard'|'artifacts'|'artifacts list'|'artifacts pull'|'webhook'|'webhook add'|'webhook list'|'webhook get'|'webhook remove'|'webhook deliveries'|'webhook redeliver'|'webhook verify'|'webhook listen'|'api'|'profile'|'profile add'|'profile list'|'profile use'|'profile show'|'profile remove'|'completion'|'sandbox'|'sandbox start'|'sandbox status'|'sandbox stop') path="$cand" ;; *) break ;; esac
   done
   case "$path|$prev" in
     'run create|--mode') COMPREPLY=($(compgen -W 'idea ship' -- "$cur")); return ;;
@@ -32,6 +32,7 @@ _orc() {
     'webhook deliveries|--status') COMPREPLY=($(compgen -W 'pending succeeded failed' -- "$cur")); return ;;
     'webhook verify|--payload-file') COMPREPLY=($(compgen -f -- "$cur")); return ;;
     'webhook listen|--events') COMPREPLY=($(compgen -W '* run.created run.stage_changed run.gate_pending run.gate_resolved run.scored run.accepted run.rejected run.failed run.canceled' -- "$cur")); return ;;
+    'api|--data') COMPREPLY=($(compgen -f -- "$cur")); return ;;
     'sandbox start|--data-dir') COMPREPLY=($(compgen -f -- "$cur")); return ;;
   esac
   case "$prev" in
@@ -67,6 +68,8 @@ _orc() {
     --port) COMPREPLY=(); return ;;
     --host) COMPREPLY=(); return ;;
     --public-url) COMPREPLY=(); return ;;
+    --data) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --field) COMPREPLY=(); return ;;
     --api-key) COMPREPLY=(); return ;;
     --stage-ms) COMPREPLY=(); return ;;
     --signed-url-ttl) COMPREPLY=(); return ;;
@@ -78,7 +81,7 @@ _orc() {
   esac
   local subs flags
   case "$path" in
-    "") subs='run watch gate spec scorecard artifacts webhook profile completion sandbox'; flags='--version -V --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    "") subs='run watch gate spec scorecard artifacts webhook api profile completion sandbox'; flags='--version -V --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'run') subs='create get list cancel'; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'run create') subs=''; flags='--mode --pitch --audience --monetization --source --idempotency-key --watch --on-gate --approve --until-gate --no-bell --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'run get') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
@@ -105,6 +108,7 @@ _orc() {
     'webhook redeliver') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'webhook verify') subs=''; flags='--secret --header --payload-file --tolerance --now --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'webhook listen') subs=''; flags='--events --forward-to --port --host --public-url --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'api') subs=''; flags='--data --field -f --header -H --paginate --include --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'profile') subs='add list use show remove'; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'profile add') subs=''; flags='--base-url --with-key --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'profile list') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;

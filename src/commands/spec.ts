@@ -134,7 +134,7 @@ export const flag = {
   list: <const T extends string>(value: string, choices: readonly T[], description: string, o: { complete?: readonly string[] } = {}) => ({ type: 'list', value, choices, description, ...o }) as ListFlag<T>,
   seconds: <const O extends { default?: number; min?: number; hidden?: boolean }>(value: string, description: string, o?: O) => ({ type: 'seconds', value, description, ...o }) as SecondsFlag & O,
   id: (value: string, description: string): IdFlag => ({ type: 'id', value, description }),
-  multi: (value: string, description: string, o: { complete?: readonly string[] | 'files' } = {}): MultiFlag => ({ type: 'multi', value, description, ...o }),
+  multi: (value: string, description: string, o: { complete?: readonly string[] | 'files'; short?: string } = {}): MultiFlag => ({ type: 'multi', value, description, ...o }),
 };
 
 export const arg = {

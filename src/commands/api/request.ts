@@ -1,0 +1,196 @@
+// `orc api`: one request (or every page of a list) through the one request path: the profile's key, the
+// key rules, retries with the same Idempotency-Key, Retry-After. The answer's body goes to stdout as it
+// came (formatted and sanitised at a terminal); a non-2xx answer goes to stderr with exit 3.
+import { STATUS_TEXT } from '../../api/http.js';
+import type { Context } from '../../context.js';
+import { MAX_DEPTH, forbiddenKey, nestingDepth } from '../../contract/limits.js';
+import { EXIT, RetoldError, UsageError } from '../../errors.js';
+import { sanitize, sanitizeLine } from '../../ui/sanitize.js';
+import type { ArgsOf, FlagsOf } from '../spec.js';
+import { METHODS, type api as spec } from './command.js';
+
+/** Headers orc owns: the key comes from the profile, the framing from the body. */
+const OWN_HEADERS = new Set(['authorization', 'host', 'content-length', 'transfer-encoding', 'connection']);
+const QUERY_METHODS = new Set(['GET', 'HEAD', 'DELETE']);
+
+export default async function request(ctx: Context, [methodRaw, pathRaw]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
+  const io = ctx.io;
+  const method = methodRaw.toUpperCase();
+  if (!(METHODS as readonly string[]).includes(method)) throw new UsageError(`<method>: ${JSON.stringify(methodRaw)} is not one of ${METHODS.join(', ')}`);
+  const headers = parseHeaders(flags.header);
+  if (flags.data !== undefined && flags.field.length) throw new UsageError('--data and -f/--field both give the body; use one');
+  if (flags.paginate && method !== 'GET') throw new UsageError('--paginate follows the pages of a GET');
+  const fields = flags.field.map(parseField);
+  const query: Record<string, string> = {};
+  let body: { bytes: string; contentType: string } | undefined;
+  if (fields.length && QUERY_METHODS.has(method)) for (const f of fields) query[f.key] = f.raw;
+  else if (fields.length) body = { bytes: JSON.stringify(nest(fields)), contentType: 'application/json' };
+  if (flags.data !== undefined) body = { bytes: await readData(ctx, flags.data), contentType: 'application/json' };
+  if (body && headers['content-type']) body.contentType = headers['content-type'];
+
+  const target = await ctx.target();
+  const path = targetOf(pathRaw, target.baseUrl);
+  const api = await ctx.api();
+  // Every POST carries one key, the same on every retry (the service honours it on every POST), as `run create`.
+  const idempotencyKey = method === 'POST' ? (headers['idempotency-key'] ?? crypto.randomUUID()) : undefined;
+  const send = (extra: Record<string, string> = {}) =>
+    api.http.raw({
+      method,
+      target: path,
+      query: { ...query, ...extra },
+      headers: { accept: 'application/json', ...headers },
+      ...(body ? { body } : {}),
+      ...(idempotencyKey ? { idempotencyKey } : {}),
+    });
+
+  if (flags.paginate) {
+    const items: unknown[] = [];
+    let cursor: string | null = null;
+    do {
+      const answer = await send(cursor ? { cursor } : {});
+      if (flags.include) include(ctx, answer);
+      if (answer.status < 200 || answer.status >= 300) return failed(ctx, method, path, answer);
+      const page = parseJson(answer.text) as { data?: unknown; next_cursor?: unknown; has_more?: unknown } | undefined;
+      if (!page || !Array.isArray(page.data)) throw new RetoldError(`${method} ${path} is not a list: its answer has no "data" array to follow`, EXIT.usage);
+      items.push(...page.data);
+      cursor = page.has_more !== false && typeof page.next_cursor === 'string' && page.next_cursor ? page.next_cursor : null;
+    } while (cursor);
+    io.writeJson(items);
+    return 0;
+  }
+
+  const answer = await send();
+  if (flags.include) include(ctx, answer);
+  if (answer.status < 200 || answer.status >= 300) return failed(ctx, method, path, answer);
+  if (answer.text === '') return 0;
+  const json = parseJson(answer.text);
+  if (io.stdoutIsTTY && !io.json && json !== undefined) io.out(sanitize(JSON.stringify(json, null, 2)));
+  else io.streams.stdout.write(answer.text.endsWith('\n') ? answer.text : `${answer.text}\n`);
+  return 0;
+}
+
+type Answer = Awaited<ReturnType<import('../../api/http.js').HttpClient['raw']>>;
+
+function failed(ctx: Context, method: string, path: string, answer: Answer): never {
+  const json = parseJson(answer.text);
+  const shown = json !== undefined ? JSON.stringify(json, null, 2) : answer.text;
+  if (shown) ctx.io.streams.stderr.write(`${sanitize(shown)}\n`);
+  const code = (json as { error?: { code?: unknown } } | undefined)?.error?.code;
+  const what = [`HTTP ${answer.status}`, typeof code === 'string' ? code : null, answer.requestId ? `request id ${answer.requestId}` : null].filter(Boolean).join(', ');
+  throw new RetoldError(`${method} ${sanitizeLine(path)} answered ${sanitizeLine(what)}`, EXIT.refused);
+}
+
+function include(ctx: Context, answer: Answer): void {
+  const lines = [`HTTP/1.1 ${answer.status} ${STATUS_TEXT[answer.status] ?? ''}`.trimEnd()];
+  for (const [name, value] of Object.entries(answer.headers)) {
+    for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) lines.push(`${name}: ${v}`);
+  }
+  ctx.io.streams.stderr.write(`${lines.map(sanitizeLine).join('\n')}\n\n`);
+}
+
+/** A path on the service, or an absolute URL of the service's own origin: the key goes nowhere else. */
+function targetOf(raw: string, baseUrl: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f\s]/.test(raw)) throw new UsageError(`<path>: ${JSON.stringify(raw)} holds spaces or control characters; percent-encode them`);
+  if (/^[a-z][a-z0-9+.-]*:/i.test(raw)) {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw new UsageError(`<path>: ${JSON.stringify(raw)} is not a URL`);
+    }
+    const base = new URL(baseUrl);
+    if (url.origin !== base.origin) throw new UsageError(`<path>: ${url.origin} is not the service's address (${base.origin}); orc sends your key only there, so nothing was sent`, 'Give a path (/v1/runs) or a URL of the service itself.');
+    return url.href;
+  }
+  return raw.startsWith('/') ? raw : `/${raw}`;
+}
+
+function parseHeaders(list: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const h of list) {
+    const colon = h.indexOf(':');
+    const name = colon > 0 ? h.slice(0, colon).trim() : '';
+    const value = colon > 0 ? h.slice(colon + 1).trim() : '';
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new UsageError(`--header ${JSON.stringify(h)}: write it as 'Name: value'`);
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u001f\u007f]/.test(value)) throw new UsageError(`--header ${name}: the value holds control characters`);
+    if (OWN_HEADERS.has(name.toLowerCase())) throw new UsageError(`--header ${name}: orc sets this one itself${name.toLowerCase() === 'authorization' ? ' (the key comes from the profile, --profile or ORC_API_KEY)' : ''}`);
+    out[name.toLowerCase()] = value;
+  }
+  return out;
+}
+
+interface Field {
+  key: string;
+  path: string[];
+  raw: string;
+  value: unknown;
+}
+
+/** `a.b=12` → a number; `true`, `false`, `null` typed; anything else a string. */
+function parseField(text: string): Field {
+  const eq = text.indexOf('=');
+  if (eq <= 0) throw new UsageError(`-f ${JSON.stringify(text)}: write it as key=value (idea.pitch="A habit tracker")`);
+  const key = text.slice(0, eq);
+  const path = key.split('.');
+  if (path.some((p) => p === '')) throw new UsageError(`-f ${JSON.stringify(text)}: a key is names joined by dots, with no empty part`);
+  const bad = path.find((p) => p === '__proto__' || p === 'constructor' || p === 'prototype');
+  if (bad) throw new UsageError(`-f ${key}: the key ${JSON.stringify(bad)} is not allowed`);
+  const raw = text.slice(eq + 1);
+  const value = raw === 'true' ? true : raw === 'false' ? false : raw === 'null' ? null : /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(raw) ? Number(raw) : raw;
+  return { key, path, raw, value };
+}
+
+function nest(fields: Field[]): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  for (const f of fields) {
+    let node = root;
+    f.path.forEach((part, i) => {
+      const last = i === f.path.length - 1;
+      const here = Object.hasOwn(node, part) ? node[part] : undefined;
+      if (last) {
+        if (here !== undefined) throw new UsageError(`-f ${f.key}: given twice, or also as an object by another -f`);
+        node[part] = f.value;
+        return;
+      }
+      if (here === undefined) node[part] = {};
+      else if (here === null || typeof here !== 'object') throw new UsageError(`-f ${f.key}: ${f.path.slice(0, i + 1).join('.')} is already a value, not an object`);
+      node = node[part] as Record<string, unknown>;
+    });
+  }
+  return root;
+}
+
+async function readData(ctx: Context, source: string): Promise<string> {
+  let text: string;
+  const from = source === '-' ? 'stdin' : source.startsWith('@') ? source.slice(1) : null;
+  if (source === '-') text = await ctx.io.readStdin();
+  else if (from) {
+    const { readFile } = await import('node:fs/promises');
+    try {
+      text = await readFile(from, 'utf8');
+    } catch (err) {
+      throw new UsageError(`--data @${from}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+    }
+  } else text = source;
+  const label = from ? `--data ${source === '-' ? '-' : `@${from}`}` : '--data';
+  if (nestingDepth(text) > MAX_DEPTH) throw new UsageError(`${label}: the JSON nests deeper than ${MAX_DEPTH} levels`);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`${label}: not valid JSON (${(err as Error).message})`);
+  }
+  const bad = forbiddenKey(value);
+  if (bad) throw new UsageError(`${label}: ${bad.path}: the key ${JSON.stringify(bad.key)} is not allowed`);
+  return text;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return text === '' ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
