@@ -26,6 +26,17 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
     import('./commands/spec.js'),
     import('./commands/globals.js'),
   ]);
+  // `orc help exit-codes`: a topic (src/help/topics.ts), as text or, with --json, as data.
+  const wantsHelp = argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h');
+  const topics = wantsHelp ? (await import('./help/topics.js')).TOPICS : [];
+  const topic = argv[0] === 'help' ? topics.find((t) => t.name === argv[1]) : undefined;
+  if (topic) {
+    if (argv.includes('--json')) stdout.write(`${JSON.stringify(await topic.data(), null, 2)}\n`);
+    // (For `npm run docs`: the README's copy of the topic.)
+    else if (argv.includes('--markdown')) stdout.write(`${await (await import('./help/topics.js')).topicMarkdown(topic.name)}\n`);
+    else stdout.write(`${(await topic.text()).join('\n')}\n`);
+    return EXIT.ok;
+  }
   // `orc help gate approve` is `orc gate approve --help`.
   if (argv[0] === 'help' && argv.length > 1) argv = [...argv.slice(1), '--help'];
 
@@ -50,7 +61,11 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
     return opt;
   };
   for (const [key, s] of Object.entries(GLOBAL_FLAGS)) program.addOption(optionOf(key, s));
-  program.addHelpText('after', '\nExit codes: 0 ok, 1 failure, 2 usage, 3 refused by the service, 4 auth/config, 5 run ended badly, 6 gate pending, 130 interrupted.\nDocs: README.md');
+  program.addHelpText('after', () =>
+    topics.length
+      ? `\nHelp topics:\n${topics.map((t) => `  orc help ${t.name.padEnd(12)} ${t.summary}`).join('\n')}\n\nExit codes: 0 ok, 1 failure, 2 usage, 3 refused by the service, 4 auth/config, 5 run ended badly, 6 gate pending, 130 interrupted.\nDocs: README.md`
+      : '',
+  );
 
   const define = (parent: Command, c: CommandSpec) => {
     const cmd = parent.command(c.name).summary(c.summary).description(c.summary);

@@ -1,0 +1,62 @@
+// `orc help` and its topics: listed, printed as text or JSON, complete (every variable orc reads, every
+// exit code it uses, the sandbox's magic words), and the README's copies current.
+import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { EXIT } from '../../src/errors.js';
+import { ENVIRONMENT, EXIT_CODES, MAGIC_WORDS, TOPICS } from '../../src/help/topics.js';
+import { magicWords } from '../../src/sandbox/generate.js';
+import { runOrc } from '../helpers/run.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile() && /\.(ts|js|mjs)$/.test(d.name))
+    .map((d) => join(d.parentPath, d.name));
+}
+
+describe('orc help', () => {
+  it('lists the commands and the topics', async () => {
+    const r = await runOrc(['help']);
+    expect(r.exitCode).toBe(0);
+    for (const noun of ['run', 'watch', 'gate', 'spec', 'scorecard', 'artifacts', 'webhook', 'api', 'profile', 'sandbox']) expect(r.stdout).toMatch(new RegExp(`^  ${noun}\\b`, 'm'));
+    for (const t of TOPICS) expect(r.stdout).toContain(`orc help ${t.name}`);
+  });
+
+  it('prints each topic as text, and as JSON with --json', async () => {
+    for (const t of TOPICS) {
+      const text = await runOrc(['help', t.name]);
+      expect(text.exitCode, t.name).toBe(0);
+      expect(text.stdout.length, t.name).toBeGreaterThan(100);
+      const json = await runOrc(['help', t.name, '--json']);
+      expect(JSON.parse(json.stdout), t.name).toEqual(JSON.parse(JSON.stringify(await t.data())));
+    }
+    const codes = await runOrc(['help', 'exit-codes']);
+    for (const c of EXIT_CODES) expect(codes.stdout).toMatch(new RegExp(`^\\s*${c.code}  ${c.meaning}$`, 'm'));
+    const sandbox = await runOrc(['help', 'sandbox']);
+    expect(sandbox.stdout).toMatch(/--stage-ms <ms>\s+how long one pipeline stage takes \(default 4000\)/);
+    expect(sandbox.stdout).toContain('#lowscore');
+  });
+
+  it('names every environment variable orc reads', () => {
+    const read = new Set<string>();
+    for (const file of [...sourceFiles(join(ROOT, 'src')), join(ROOT, 'bin/orc.js')]) {
+      const text = readFileSync(file, 'utf8');
+      for (const m of text.matchAll(/\benv(?:\?\.|\.)([A-Z_][A-Z0-9_]+)|\benv\[['"]([A-Z_][A-Z0-9_]+)['"]\]/g)) read.add((m[1] ?? m[2])!);
+    }
+    expect(read.size).toBeGreaterThan(10);
+    const named = new Set(ENVIRONMENT.map((e) => e.name));
+    expect([...read].filter((v) => !named.has(v))).toEqual([]);
+  });
+
+  it('names every exit code orc uses, and the sandbox magic words it knows', () => {
+    expect(EXIT_CODES.map((c) => c.code).sort((a, b) => a - b)).toEqual(Object.values(EXIT).sort((a, b) => a - b));
+    for (const m of MAGIC_WORDS) expect(Object.values(magicWords(`A pitch ${m.word}`)).filter(Boolean)).toHaveLength(1);
+  });
+
+  it("the README's exit codes and environment are the topics' own (npm run docs)", () => {
+    expect(() => execFileSync(process.execPath, [join(ROOT, 'scripts/docs.mjs'), '--check'], { encoding: 'utf8', stdio: 'pipe' })).not.toThrow();
+  });
+});
