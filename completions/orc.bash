@@ -11,7 +11,7 @@ _orc() {
     case "$w" in -*) continue ;; esac
     case "${COMP_WORDS[i-1]}" in --profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--field|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir) continue ;; esac
     cand="${path:+$path }$w"
-    case "$cand" in 'run'|'run create'|'run get'|'run list'|'run cancel'|'watch'|'gate'|'gate list'|'gate approve'|'gate reject'|'spec'|'spec get'|'spec edit'|'scorecard'|'artifacts'|'artifacts list'|'artifacts pull'|'webhook'|'webhook add'|'webhook list'|'webhook get'|'webhook remove'|'webhook deliveries'|'webhook redeliver'|'webhook verify'|'webhook listen'|'api'|'profile'|'profile add'|'profile list'|'profile use'|'profile show'|'profile remove'|'completion'|'sandbox'|'sandbox start'|'sandbox status'|'sandbox stop') path="$cand" ;; *) break ;; esac
+    case "$cand" in 'run'|'run create'|'run get'|'run list'|'run cancel'|'watch'|'gate'|'gate list'|'gate approve'|'gate reject'|'spec'|'spec get'|'spec edit'|'scorecard'|'artifacts'|'artifacts list'|'artifacts pull'|'webhook'|'webhook add'|'webhook list'|'webhook get'|'webhook remove'|'webhook deliveries'|'webhook redeliver'|'webhook verify'|'webhook listen'|'api'|'doctor'|'profile'|'profile add'|'profile list'|'profile use'|'profile show'|'profile remove'|'completion'|'sandbox'|'sandbox start'|'sandbox status'|'sandbox stop') path="$cand" ;; *) break ;; esac
   done
   case "$path|$prev" in
     'run create|--mode') COMPREPLY=($(compgen -W 'idea ship' -- "$cur")); return ;;
@@ -81,7 +81,7 @@ _orc() {
   esac
   local subs flags
   case "$path" in
-    "") subs='run watch gate spec scorecard artifacts webhook api profile completion sandbox'; flags='--version -V --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    "") subs='run watch gate spec scorecard artifacts webhook api doctor profile completion sandbox'; flags='--version -V --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'run') subs='create get list cancel'; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'run create') subs=''; flags='--mode --pitch --audience --monetization --source --idempotency-key --watch --on-gate --approve --until-gate --no-bell --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'run get') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
@@ -109,6 +109,7 @@ _orc() {
     'webhook verify') subs=''; flags='--secret --header --payload-file --tolerance --now --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'webhook listen') subs=''; flags='--events --forward-to --port --host --public-url --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'api') subs=''; flags='--data --field -f --header -H --paginate --include --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'doctor') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'profile') subs='add list use show remove'; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'profile add') subs=''; flags='--base-url --with-key --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'profile list') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;

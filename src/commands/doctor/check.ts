@@ -1,0 +1,176 @@
+// `orc doctor`: what is wrong, before anyone has to ask. Each check passes, warns or fails, with the command
+// that fixes it; exit 0 unless one fails. It never starts the sandbox, never prompts, never sends the key
+// anywhere the key rules would not.
+import { constants, existsSync, readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import type { Context } from '../../context.js';
+import { redactKey } from '../../contract/keys.js';
+import { EXIT, OrcError, RetoldError } from '../../errors.js';
+import { sanitizeLine } from '../../ui/sanitize.js';
+import { loadStyle } from '../../ui/style.js';
+
+export type Status = 'pass' | 'warn' | 'fail';
+
+export interface Check {
+  id: string;
+  status: Status;
+  message: string;
+  /** The command (or step) that fixes it, when it is not a pass. */
+  fix?: string;
+}
+
+const MIN_NODE: [number, number] = [22, 12];
+
+export default async function doctor(ctx: Context): Promise<number> {
+  const checks: Check[] = [];
+  const add = (c: Check) => checks.push(c);
+  add(nodeCheck());
+  for (const c of configChecks(ctx)) add(c);
+  for (const c of await serviceChecks(ctx)) add(c);
+  add(completionCheck(ctx.env));
+  add(pathCheck(ctx.env));
+
+  const ok = checks.every((c) => c.status !== 'fail');
+  if (ctx.io.json) ctx.io.writeJson({ ok, checks });
+  else {
+    const style = await loadStyle(ctx.io);
+    const mark = { pass: style.green('✓'), warn: style.yellow('!'), fail: style.red('✗') };
+    for (const c of checks) {
+      ctx.io.out(`${mark[c.status]} ${sanitizeLine(c.message)}`);
+      if (c.fix && c.status !== 'pass') ctx.io.out(`    ${style.dim('→')} ${sanitizeLine(c.fix)}`);
+    }
+  }
+  if (!ok) {
+    const failed = checks.filter((c) => c.status === 'fail').length;
+    throw new RetoldError(`${failed} check${failed === 1 ? '' : 's'} failed`, EXIT.failure);
+  }
+  return 0;
+}
+
+function nodeCheck(): Check {
+  const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
+  const recent = major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1]);
+  if (!recent) return { id: 'node', status: 'fail', message: `Node ${process.versions.node} runs orc; it needs ${MIN_NODE.join('.')} or newer`, fix: 'npm install (brings Node 24 into node_modules), or install a current Node' };
+  return { id: 'node', status: 'pass', message: `Node ${process.versions.node}${major % 2 === 1 ? ' (an odd, short-lived release)' : ''}` };
+}
+
+function configChecks(ctx: Context): Check[] {
+  const dir = ctx.configDir;
+  if (!existsSync(dir)) return [{ id: 'config', status: 'pass', message: `config folder ${dir} (not made yet: nothing is configured, the built-in sandbox profile is used)` }];
+  const s = statSync(dir);
+  if (!s.isDirectory()) return [{ id: 'config', status: 'fail', message: `config folder ${dir} is a file`, fix: `move it away, or set ORC_CONFIG_DIR to a folder` }];
+  const out: Check[] = [];
+  const loose = s.mode & 0o077;
+  out.push(
+    loose
+      ? { id: 'config', status: 'warn', message: `config folder ${dir} is mode ${(s.mode & 0o777).toString(8)}: others can look in it`, fix: `chmod 700 ${dir}` }
+      : { id: 'config', status: 'pass', message: `config folder ${dir} (mode 700)` },
+  );
+  const file = join(dir, 'config.json');
+  if (existsSync(file)) {
+    const f = statSync(file);
+    if (f.mode & 0o077) out.push({ id: 'config-file', status: 'fail', message: `${file} is mode ${(f.mode & 0o777).toString(8)}: it may hold keys others can read`, fix: `chmod 600 ${file}` });
+    try {
+      JSON.parse(readFileSync(file, 'utf8'));
+    } catch (err) {
+      out.push({ id: 'config-file', status: 'fail', message: `${file} is not valid JSON (${(err as Error).message})`, fix: `fix it, or move it away and add the profiles again` });
+    }
+  }
+  return out;
+}
+
+async function serviceChecks(ctx: Context): Promise<Check[]> {
+  let target;
+  try {
+    target = await ctx.target();
+  } catch (err) {
+    if (err instanceof OrcError) return [{ id: 'profile', status: 'fail', message: err.message, fix: err.hint ?? 'orc profile list' }];
+    throw err;
+  }
+  const out: Check[] = [];
+  const where = { 'built-in': 'built in', env: 'ORC_API_KEY', profile: target.mode === 'live' ? 'the profile (keychain or config file: `orc profile show`)' : 'the config file' }[target.keyFrom];
+  out.push({ id: 'profile', status: 'pass', message: `profile ${target.profile} (from ${target.profileFrom}) → ${target.baseUrl}, ${target.mode} key from ${where}` });
+  const liveInFile = await liveKeyInFile(ctx, target.profile);
+  if (liveInFile) out.push({ id: 'keychain', status: 'warn', message: `the live key of ${target.profile} is in the config file (0600), not an OS keychain`, fix: 'on a desktop with a keychain: orc profile add <name> --with-key again; ORC_NO_KEYCHAIN keeps it in the file on purpose' });
+
+  const { createApi, ApiError, ApiConnectionError } = await import('../../api/index.js');
+  const api = createApi({ baseUrl: target.baseUrl, apiKey: target.key, userAgent: `orc/${ctx.version} doctor`, clock: ctx.clock, maxRetries: 0, deadlineMs: 5000, attemptTimeoutMs: 5000 });
+  const started = performance.now();
+  try {
+    await api.runs.list({ limit: 1 });
+    const ms = Math.round(performance.now() - started);
+    out.push({ id: 'service', status: ms > 2000 ? 'warn' : 'pass', message: `${target.baseUrl} answers (${ms} ms)${ms > 2000 ? ': slow' : ''}` });
+    out.push({ id: 'key', status: 'pass', message: `the ${target.mode} key ${redactKey(target.key)} is accepted` });
+  } catch (err) {
+    if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
+      out.push({ id: 'service', status: 'pass', message: `${target.baseUrl} answers (${Math.round(performance.now() - started)} ms)` });
+      const fix = target.keyFrom === 'env' ? 'unset ORC_API_KEY, or set it to a key the service accepts' : `orc profile add ${target.profile} --with-key (with a key from your dashboard)`;
+      out.push({ id: 'key', status: 'fail', message: `the key is refused: ${err.message}`, fix });
+    } else if (err instanceof ApiConnectionError && target.autoStartSandbox) {
+      out.push({ id: 'service', status: 'warn', message: `no sandbox answers at ${target.baseUrl} (orc starts one when a command needs it)`, fix: 'orc sandbox start --detach' });
+    } else if (err instanceof OrcError) {
+      out.push({ id: 'service', status: 'fail', message: `${target.baseUrl} does not answer as the service: ${err.message}`, fix: 'check the address (orc profile show), your network, or the service status' });
+    } else throw err;
+  } finally {
+    void api.http.close();
+  }
+  return out;
+}
+
+async function liveKeyInFile(ctx: Context, profile: string): Promise<boolean> {
+  try {
+    const { readConfig } = await import('../../config/profiles.js');
+    return readConfig(ctx.configDir).profiles[profile]?.live_key_in === 'file';
+  } catch {
+    return false;
+  }
+}
+
+/** Whether completion is set up for the user's shell, where each shell looks for it. */
+export function completionCheck(env: NodeJS.ProcessEnv): Check {
+  const shell = (env.SHELL ?? '').split('/').pop() ?? '';
+  const home = env.HOME ?? homedir();
+  const read = (f: string) => {
+    try {
+      return readFileSync(f, 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  const any = (files: string[]) => files.some((f) => existsSync(f));
+  const mentions = (files: string[]) => files.some((f) => read(f).includes('orc completion'));
+  const xdgData = env.XDG_DATA_HOME || join(home, '.local', 'share');
+  switch (shell) {
+    case 'bash':
+      return any([join(xdgData, 'bash-completion', 'completions', 'orc'), '/etc/bash_completion.d/orc']) || mentions([join(home, '.bashrc'), join(home, '.bash_profile')])
+        ? { id: 'completion', status: 'pass', message: 'bash completion is set up' }
+        : { id: 'completion', status: 'warn', message: 'bash completion is not set up', fix: "echo 'source <(orc completion bash)' >> ~/.bashrc" };
+    case 'zsh': {
+      const dirs = (env.FPATH ?? '').split(':').filter(Boolean);
+      return any(dirs.map((d) => join(d, '_orc'))) || mentions([join(env.ZDOTDIR ?? home, '.zshrc')])
+        ? { id: 'completion', status: 'pass', message: 'zsh completion is set up' }
+        : { id: 'completion', status: 'warn', message: 'zsh completion is not set up', fix: 'orc completion zsh > "${fpath[1]}/_orc", then start a new shell' };
+    }
+    case 'fish':
+      return any([join(env.XDG_CONFIG_HOME || join(home, '.config'), 'fish', 'completions', 'orc.fish')])
+        ? { id: 'completion', status: 'pass', message: 'fish completion is set up' }
+        : { id: 'completion', status: 'warn', message: 'fish completion is not set up', fix: 'orc completion fish > ~/.config/fish/completions/orc.fish' };
+    default:
+      return { id: 'completion', status: 'warn', message: `no completion for this shell (${shell || 'SHELL is not set'}); orc completes in bash, zsh and fish` };
+  }
+}
+
+/** Whether `orc` can be typed as is. */
+export function pathCheck(env: NodeJS.ProcessEnv): Check {
+  for (const dir of (env.PATH ?? '').split(delimiter).filter(Boolean)) {
+    const file = join(dir, 'orc');
+    try {
+      const s = statSync(file);
+      if (s.isFile() && s.mode & constants.S_IXUSR) return { id: 'path', status: 'pass', message: `orc is on the PATH (${file})` };
+    } catch {
+      // not here
+    }
+  }
+  return { id: 'path', status: 'warn', message: 'orc is not on the PATH (npx orc works, at about 0.5 s a call)', fix: 'npm link (in the checkout), or npm install -g .' };
+}
