@@ -65,6 +65,12 @@ export const ENVIRONMENT: readonly EnvVar[] = [
   { name: 'NO_COLOR', meaning: 'set: no colour and no spinner' },
   { name: 'CI', meaning: 'set: no colour, no spinner, no prompt (as --no-input)' },
   { name: 'TERM', meaning: '`dumb`: no colour' },
+  { name: 'PATH', meaning: '`orc doctor`: whether orc can be typed as is' },
+  { name: 'SHELL', meaning: '`orc doctor`: which shell to check completion for' },
+  { name: 'HOME', meaning: '`orc doctor`: where the shell start-up files are (~/.bashrc, ~/.zshrc)' },
+  { name: 'ZDOTDIR', meaning: "`orc doctor`: zsh's start-up folder, when not HOME" },
+  { name: 'FPATH', meaning: '`orc doctor`: the folders zsh looks in for _orc' },
+  { name: 'XDG_DATA_HOME', meaning: '`orc doctor`: where bash-completion looks for completions (~/.local/share)' },
 ];
 
 export interface JsonShape {
