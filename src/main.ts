@@ -27,6 +27,8 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
     (opts.stdout ?? process.stdout).write(argv.includes('--json') ? `${JSON.stringify({ version })}\n` : `${version}\n`);
     return 0;
   }
+  // Shell completion asks for run ids and the like: answered without the command table (src/complete.ts).
+  if (argv[0] === '__complete') return (await import('./complete.js')).complete(argv.slice(1), opts);
   return (await import('./cli.js')).run(argv, opts);
 }
 

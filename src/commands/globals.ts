@@ -4,7 +4,7 @@ import { flag } from './spec.js';
 export const GLOBAL_FLAGS = {
   json: flag.bool('print one JSON document on stdout (for scripts)'),
   input: flag.negatable('never prompt; fail with exit 2 where input is needed'),
-  profile: flag.string('name', 'use this profile (default: ORC_PROFILE, then the active one, then the built-in sandbox)'),
+  profile: flag.string('name', 'use this profile (default: ORC_PROFILE, then the active one, then the built-in sandbox)', { complete: 'profiles' }),
   live: flag.bool('use the live key and the live service (default: the test key)'),
   baseUrl: flag.string('url', 'talk to this service address (default: ORC_BASE_URL, then the profile)'),
   timeout: flag.seconds('seconds', 'give up on the service after this long (watch and streams: their own idle rules)', { default: 120, min: 1 }),

@@ -13,7 +13,7 @@ interface FlagBase {
   short?: string;
   hidden?: boolean;
   /** What completion offers for the value: words, or files. */
-  complete?: readonly string[] | 'files';
+  complete?: readonly string[] | 'files' | DynamicValues;
 }
 export interface BoolFlag extends FlagBase {
   type: 'bool';
@@ -88,8 +88,11 @@ export interface ArgSpec {
   required: boolean;
   /** The last argument may take the rest of the words (`[kind...]`): the handler gets an array. */
   variadic?: boolean;
-  complete?: readonly string[];
+  complete?: readonly string[] | DynamicValues;
 }
+
+/** Values completion asks orc for (`orc __complete <source>`): they live on the service or in the config. */
+export type DynamicValues = 'runs' | 'webhooks' | 'profiles';
 type ArgValue<A> = A extends { variadic: true } ? string[] : A extends { required: true } ? string : string | undefined;
 export type ArgValues<A extends readonly ArgSpec[]> = { -readonly [I in keyof A]: ArgValue<A[I]> };
 
@@ -126,7 +129,7 @@ export const flag = {
   bool: (description: string, o: { short?: string; hidden?: boolean } = {}): BoolFlag => ({ type: 'bool', description, ...o }),
   /** On unless `--no-<name>` is given. */
   negatable: (description: string, o: { hidden?: boolean } = {}) => ({ type: 'bool', description, negatable: true, ...o }) as BoolFlag & { negatable: true },
-  string: <const O extends { default?: string; short?: string; hidden?: boolean; complete?: readonly string[] | 'files' }>(value: string, description: string, o?: O) =>
+  string: <const O extends { default?: string; short?: string; hidden?: boolean; complete?: readonly string[] | 'files' | DynamicValues }>(value: string, description: string, o?: O) =>
     ({ type: 'string', value, description, ...o }) as StringFlag & O,
   int: <const O extends { min: number; max?: number; default?: number; hidden?: boolean }>(value: string, description: string, o: O) => ({ type: 'int', value, description, ...o }) as IntFlag & O,
   choice: <const T extends string, const O extends { default?: T; hidden?: boolean }>(value: string, choices: readonly T[], description: string, o?: O) =>
@@ -138,9 +141,9 @@ export const flag = {
 };
 
 export const arg = {
-  id: <const N extends string>(name: N, o: { complete?: readonly string[] } = {}) => ({ name, kind: 'id', required: true, ...o }) as const,
-  optionalWord: <const N extends string>(name: N) => ({ name, kind: 'word', required: false }) as const,
-  word: <const N extends string>(name: N, o: { complete?: readonly string[] } = {}) => ({ name, kind: 'word', required: true, ...o }) as const,
+  id: <const N extends string>(name: N, o: { complete?: readonly string[] | DynamicValues } = {}) => ({ name, kind: 'id', required: true, ...o }) as const,
+  optionalWord: <const N extends string>(name: N, o: { complete?: readonly string[] | DynamicValues } = {}) => ({ name, kind: 'word', required: false, ...o }) as const,
+  word: <const N extends string>(name: N, o: { complete?: readonly string[] | DynamicValues } = {}) => ({ name, kind: 'word', required: true, ...o }) as const,
   /** Zero or more words, last of all. */
   rest: <const N extends string>(name: N, o: { complete?: readonly string[] } = {}) => ({ name, kind: 'word', required: false, variadic: true, ...o }) as const,
 };

@@ -59,6 +59,7 @@ export const ENVIRONMENT: readonly EnvVar[] = [
   { name: 'ORC_WATCH_IDLE_TIMEOUT', meaning: 'seconds without a message or keep-alive that count as a dropped event stream (45)' },
   { name: 'ORC_WATCH_RECONNECTS', meaning: 'failed reconnects in a row before `watch` gives up (8)' },
   { name: 'ORC_LISTEN_CHECK_INTERVAL', meaning: "seconds between `webhook listen`'s checks of its webhook (30)" },
+  { name: 'ORC_COMPLETE_DEBUG', meaning: 'set: `orc __complete` (what shell completion asks for run ids) says on stderr why it answered nothing' },
   { name: 'ORC_NO_HANDOVER', meaning: 'set: run on the Node that started orc, even when it is older than 22.12 and a Node 24 is in node_modules (orc sets it for itself)' },
   { name: 'VISUAL', meaning: 'the editor for notes and spec edits, first choice (it may carry arguments: `code --wait`)' },
   { name: 'EDITOR', meaning: 'the editor when VISUAL is not set (default vi at a terminal)' },

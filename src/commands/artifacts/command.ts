@@ -5,14 +5,14 @@ import { arg, command, flag, handled } from '../spec.js';
 export const list = command({
   name: 'list',
   summary: 'The artifacts of a run: kind, status, size, files, sha256',
-  args: [arg.id('run')],
+  args: [arg.id('run', { complete: 'runs' })],
   examples: ['orc artifacts list run_8fJ2kQ', 'orc artifacts list run_8fJ2kQ --json | jq \'.[] | select(.status == "ready") | .kind\''],
 });
 
 export const pull = command({
   name: 'pull',
   summary: 'Download artifacts, checked by sha256, resumable (every ready kind, or those named)',
-  args: [arg.id('run'), arg.rest('kind', { complete: ARTIFACT_KINDS })],
+  args: [arg.id('run', { complete: 'runs' }), arg.rest('kind', { complete: ARTIFACT_KINDS })],
   flags: {
     dir: flag.string('dir', 'where to put them (default: ./<run id>/)', { complete: 'files' }),
     concurrency: flag.int('n', 'files downloaded at a time', { min: 1, max: 32, default: 4 }),

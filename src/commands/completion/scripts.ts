@@ -1,7 +1,9 @@
 // Shell completion scripts for bash, zsh and fish, generated from the command table, so they always know
-// the commands and flags orc has. They complete commands, subcommands, flags, and the values of flags that
-// take one of a few (--on-gate, --monetization, --status…) or a file.
-import { longName, type CommandSpec, type FlagSpec } from '../spec.js';
+// the commands and flags orc has. They complete commands, subcommands, flags, the values of flags and
+// arguments that take one of a few (--on-gate, --status, a gate name, an artifact kind…) or a file, and
+// values that live on the service or in the config (run ids, webhook ids, profile names), which they ask
+// of `orc __complete <source>` (src/complete.ts: fast, silent, never starts anything).
+import { longName, type ArgSpec, type CommandSpec, type DynamicValues, type FlagSpec } from '../spec.js';
 
 interface Flag {
   long: string;
@@ -9,7 +11,14 @@ interface Flag {
   takesValue: boolean;
   choices: readonly string[];
   files: boolean;
+  dynamic?: DynamicValues | undefined;
   description: string;
+}
+
+interface Arg {
+  choices: readonly string[];
+  dynamic?: DynamicValues | undefined;
+  variadic: boolean;
 }
 
 interface Level {
@@ -17,7 +26,11 @@ interface Level {
   path: string;
   subcommands: Array<{ name: string; summary: string }>;
   flags: Flag[];
+  args: Arg[];
 }
+
+const isDynamic = (c: unknown): c is DynamicValues => c === 'runs' || c === 'webhooks' || c === 'profiles';
+const argOf = (a: ArgSpec): Arg => ({ choices: Array.isArray(a.complete) ? a.complete : [], dynamic: isDynamic(a.complete) ? a.complete : undefined, variadic: Boolean(a.variadic) });
 
 function flagOf(key: string, spec: FlagSpec): Flag {
   const choices = Array.isArray(spec.complete) ? spec.complete : spec.type === 'choice' || spec.type === 'list' ? spec.choices : [];
@@ -27,6 +40,7 @@ function flagOf(key: string, spec: FlagSpec): Flag {
     takesValue: spec.type !== 'bool',
     choices,
     files: spec.complete === 'files',
+    dynamic: isDynamic(spec.complete) ? spec.complete : undefined,
     description: spec.description,
   };
 }
@@ -38,13 +52,13 @@ export function completionModel(commands: readonly CommandSpec[], globals: Recor
   const all = new Map<string, Flag>();
   const globalFlags = flagsOf(globals);
   const help: Flag = { long: '--help', short: '-h', takesValue: false, choices: [], files: false, description: 'show help' };
-  const visit = (path: string, specs: readonly CommandSpec[] | undefined, own: Flag[]) => {
+  const visit = (path: string, specs: readonly CommandSpec[] | undefined, own: Flag[], args: Arg[]) => {
     const flags = [...own, ...globalFlags, help];
     for (const f of flags) all.set(f.long, f);
-    levels.push({ path, subcommands: (specs ?? []).map((c) => ({ name: c.name, summary: c.summary })), flags });
-    for (const c of specs ?? []) visit(path ? `${path} ${c.name}` : c.name, c.subcommands, flagsOf(c.flags));
+    levels.push({ path, subcommands: (specs ?? []).map((c) => ({ name: c.name, summary: c.summary })), flags, args });
+    for (const c of specs ?? []) visit(path ? `${path} ${c.name}` : c.name, c.subcommands, flagsOf(c.flags), (c.args ?? []).map(argOf));
   };
-  visit('', commands, [{ long: '--version', short: '-V', takesValue: false, choices: [], files: false, description: 'print the version' }]);
+  visit('', commands, [{ long: '--version', short: '-V', takesValue: false, choices: [], files: false, description: 'print the version' }], []);
   return { levels, flags: [...all.values()] };
 }
 
@@ -52,9 +66,21 @@ const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** The flags whose values complete, per command path: one flag name may mean different values in two commands (--status). */
 function valuesByPath(levels: Level[]): Array<{ path: string; flag: Flag }> {
-  return levels.flatMap((l) => l.flags.filter((f) => f.takesValue && (f.choices.length > 0 || f.files)).map((flag) => ({ path: l.path, flag })));
+  return levels.flatMap((l) => l.flags.filter((f) => f.takesValue && (f.choices.length > 0 || f.files || f.dynamic)).map((flag) => ({ path: l.path, flag })));
 }
 const words = (xs: string[]) => xs.join(' ');
+
+/** `path|n` case labels for the positional arguments of each command (a variadic one: ten more places). */
+function argsByPath(levels: Level[]): Array<{ label: string; arg: Arg }> {
+  return levels.flatMap((l) =>
+    l.args.flatMap((arg, i) => (arg.variadic ? Array.from({ length: 10 }, (_, k) => i + k) : [i]).map((n) => ({ label: `${l.path}|${n}`, arg }))),
+  );
+}
+
+type Values = { choices: readonly string[]; files?: boolean; dynamic?: DynamicValues | undefined };
+const bashValues = (v: Values) =>
+  v.dynamic ? `_orc_dynamic ${v.dynamic}` : v.choices.length ? `COMPREPLY=($(compgen -W ${sq(words([...v.choices]))} -- "$cur"))` : v.files ? 'COMPREPLY=($(compgen -f -- "$cur"))' : 'COMPREPLY=()';
+const zshValues = (v: Values) => (v.dynamic ? `_orc_dynamic ${v.dynamic}` : v.choices.length ? `compadd -- ${v.choices.map(sq).join(' ')}` : v.files ? '_files' : ':');
 
 export function bashScript(commands: readonly CommandSpec[], globals: Record<string, FlagSpec>): string {
   const { levels, flags } = completionModel(commands, globals);
@@ -62,8 +88,12 @@ export function bashScript(commands: readonly CommandSpec[], globals: Record<str
   const paths = levels.filter((l) => l.path).map((l) => `${sq(l.path)}`).join('|');
   return `# bash completion for orc. Generated by \`orc completion bash\`; do not edit.
 # Load it with: source <(orc completion bash)
+_orc_dynamic() {
+  # Run ids, webhook ids, profile names: asked of orc, which answers within about 300 ms or not at all.
+  COMPREPLY=($(compgen -W "$(command orc __complete "$1" --values 2>/dev/null)" -- "$cur"))
+}
 _orc() {
-  local cur prev path cand i w
+  local cur prev path cand i w npos=0
   cur="\${COMP_WORDS[COMP_CWORD]}"
   prev="\${COMP_WORDS[COMP_CWORD-1]}"
   path=""
@@ -75,11 +105,25 @@ _orc() {
     cand="\${path:+$path }$w"
     case "$cand" in ${paths}) path="$cand" ;; *) break ;; esac
   done
+  # The arguments after the command path, so far.
+  for (( ; i < COMP_CWORD; i++)); do
+    w="\${COMP_WORDS[i]}"
+    case "$w" in -*) continue ;; esac
+    case "\${COMP_WORDS[i-1]}" in ${valued.map((f) => f.long).join('|')}) continue ;; esac
+    npos=$((npos + 1))
+  done
   case "$path|$prev" in
 ${valuesByPath(levels)
-  .map(({ path, flag: f }) => `    ${sq(`${path}|${f.long}`)}) ${f.choices.length ? `COMPREPLY=($(compgen -W ${sq(words([...f.choices]))} -- "$cur"))` : 'COMPREPLY=($(compgen -f -- "$cur"))'}; return ;;`)
+  .map(({ path, flag: f }) => `    ${sq(`${path}|${f.long}`)}) ${bashValues(f)}; return ;;`)
   .join('\n')}
   esac
+  if [[ "$cur" != -* ]]; then
+    case "$path|$npos" in
+${argsByPath(levels)
+  .map(({ label, arg }) => `      ${sq(label)}) ${bashValues(arg)}; return ;;`)
+  .join('\n')}
+    esac
+  fi
   case "$prev" in
 ${valued
   .map((f) => `    ${f.long}) ${f.choices.length ? `COMPREPLY=($(compgen -W ${sq(words([...f.choices]))} -- "$cur"))` : f.files ? 'COMPREPLY=($(compgen -f -- "$cur"))' : 'COMPREPLY=()'}; return ;;`)
@@ -103,8 +147,17 @@ export function zshScript(commands: readonly CommandSpec[], globals: Record<stri
   return `#compdef orc
 # zsh completion for orc. Generated by \`orc completion zsh\`; do not edit.
 # Install it as _orc in a folder of $fpath, or: source <(orc completion zsh)
+_orc_dynamic() {
+  # Run ids, webhook ids, profile names: asked of orc, which answers within about 300 ms or not at all.
+  local -a lines vals shown
+  lines=("\${(@f)$(command orc __complete $1 2>/dev/null)}")
+  [[ -z \${lines[1]} ]] && return
+  vals=("\${lines[@]%%$'\\t'*}")
+  shown=("\${lines[@]//$'\\t'/ -- }")
+  compadd -l -d shown -- $vals
+}
 _orc() {
-  local cur=\${words[CURRENT]} prev=\${words[CURRENT-1]} cmdpath="" cand w i
+  local cur=\${words[CURRENT]} prev=\${words[CURRENT-1]} cmdpath="" cand w i npos=0
   local -a subs descs flags
   for (( i = 2; i < CURRENT; i++ )); do
     w=\${words[i]}
@@ -113,11 +166,24 @@ _orc() {
     cand="\${cmdpath:+$cmdpath }$w"
     case $cand in (${paths}) cmdpath=$cand ;; (*) break ;; esac
   done
+  for (( ; i < CURRENT; i++ )); do
+    w=\${words[i]}
+    [[ $w == -* ]] && continue
+    case \${words[i-1]} in (${valued.map((f) => f.long).join('|')}) continue ;; esac
+    (( npos++ ))
+  done
   case "$cmdpath|$prev" in
 ${valuesByPath(levels)
-  .map(({ path, flag: f }) => `    (${sq(`${path}|${f.long}`)}) ${f.choices.length ? `compadd -- ${f.choices.map(sq).join(' ')}` : '_files'}; return ;;`)
+  .map(({ path, flag: f }) => `    (${sq(`${path}|${f.long}`)}) ${zshValues(f)}; return ;;`)
   .join('\n')}
   esac
+  if [[ $cur != -* ]]; then
+    case "$cmdpath|$npos" in
+${argsByPath(levels)
+  .map(({ label, arg }) => `      (${sq(label)}) ${zshValues(arg)}; return ;;`)
+  .join('\n')}
+    esac
+  fi
   case $prev in
 ${valued.map((f) => `    (${f.long}) ${f.choices.length ? `compadd -- ${f.choices.map(sq).join(' ')}` : f.files ? '_files' : ':'}; return ;;`).join('\n')}
   esac
@@ -171,13 +237,55 @@ export function fishScript(commands: readonly CommandSpec[], globals: Record<str
     '    set -l p (__orc_path)',
     '    test "$p" = "$argv[1]"',
     'end',
+    '# How many arguments follow the command path: __orc_npos 1 (exactly), __orc_npos 1 + (at least).',
+    'function __orc_npos',
+    '    set -l tokens (commandline -opc)',
+    '    set -e tokens[1]',
+    '    set -l path',
+    '    set -l skip 0',
+    '    set -l inpath 1',
+    '    set -l n 0',
+    '    for t in $tokens',
+    '        if test $skip = 1',
+    '            set skip 0',
+    '            continue',
+    '        end',
+    '        switch $t',
+    `            case ${valuedAll.map((f) => f.long).join(' ')}`,
+    '                set skip 1',
+    '                continue',
+    "            case '-*'",
+    '                continue',
+    '        end',
+    '        if test $inpath = 1',
+    '            set -l cand (string join " " $path $t)',
+    `            if contains -- "$cand" ${levels.filter((l) => l.path).map((l) => sq(l.path)).join(' ')}`,
+    '                set path $path $t',
+    '                continue',
+    '            end',
+    '            set inpath 0',
+    '        end',
+    '        set n (math $n + 1)',
+    '    end',
+    '    if test (count $argv) -ge 2; and test "$argv[2]" = +',
+    '        test $n -ge $argv[1]',
+    '    else',
+    '        test $n = $argv[1]',
+    '    end',
+    'end',
     'complete -c orc -f',
   ];
+  const fishValues = (v: Values) => (v.dynamic ? ` -a ${sq(`(command orc __complete ${v.dynamic} 2>/dev/null)`)}` : v.choices.length ? ` -a ${sq(v.choices.join(' '))}` : '');
   for (const l of levels) {
     const at = `-n ${sq(`__orc_at ${sq(l.path)}`)}`;
     for (const c of l.subcommands) lines.push(`complete -c orc ${at} -a ${sq(c.name)} -d ${sq(c.summary)}`);
+    l.args.forEach((a, i) => {
+      const when = sq(`__orc_at ${sq(l.path)}; and __orc_npos ${i}${a.variadic ? ' +' : ''}`);
+      const values = fishValues(a);
+      if (values) lines.push(`complete -c orc -n ${when}${values}`);
+    });
     for (const f of l.flags) {
-      const value = f.takesValue ? (f.choices.length ? ` -x -a ${sq(f.choices.join(' '))}` : f.files ? ' -r -F' : ' -x') : '';
+      const value = f.takesValue ? (f.dynamic || f.choices.length ? ` -x${fishValues(f)}` : f.files ? ' -r -F' : ' -x') : '';
       lines.push(`complete -c orc ${at} -l ${f.long.slice(2)}${f.short ? ` -s ${f.short.slice(1)}` : ''}${value} -d ${sq(f.description)}`);
     }
   }

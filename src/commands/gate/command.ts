@@ -10,14 +10,14 @@ const notesFlags = {
 export const list = command({
   name: 'list',
   summary: 'The three gates of a run: state, when decided, notes',
-  args: [arg.id('run')],
+  args: [arg.id('run', { complete: 'runs' })],
   examples: ['orc gate list run_8fJ2kQ', 'orc gate list run_8fJ2kQ --json'],
 });
 
 export const approve = command({
   name: 'approve',
   summary: 'Approve a pending gate (idea, brand or final)',
-  args: [arg.id('run'), arg.id('gate', { complete: GATE_NAMES })],
+  args: [arg.id('run', { complete: 'runs' }), arg.id('gate', { complete: GATE_NAMES })],
   flags: notesFlags,
   examples: ['orc gate approve run_8fJ2kQ idea', 'orc gate approve run_8fJ2kQ final --notes "Ship it"'],
 });
@@ -25,7 +25,7 @@ export const approve = command({
 export const reject = command({
   name: 'reject',
   summary: 'Reject a pending gate with notes; the run goes back to rework',
-  args: [arg.id('run'), arg.id('gate', { complete: GATE_NAMES })],
+  args: [arg.id('run', { complete: 'runs' }), arg.id('gate', { complete: GATE_NAMES })],
   flags: {
     notes: flag.string('text', 'why, and what to change (required; at a terminal your editor opens without it)'),
     notesFile: notesFlags.notesFile,

@@ -13,14 +13,14 @@ export const add = command({
 });
 
 export const list = command({ name: 'list', summary: 'List profiles (keys redacted)', examples: ['orc profile list', 'orc profile list --json'] });
-export const use = command({ name: 'use', summary: 'Make a profile the active one', args: [arg.word('name')], examples: ['orc profile use prod', 'orc profile use sandbox'] });
+export const use = command({ name: 'use', summary: 'Make a profile the active one', args: [arg.word('name', { complete: 'profiles' })], examples: ['orc profile use prod', 'orc profile use sandbox'] });
 export const show = command({
   name: 'show',
   summary: 'Show a profile and where each key is kept',
-  args: [arg.optionalWord('name')],
+  args: [arg.optionalWord('name', { complete: 'profiles' })],
   examples: ['orc profile show', 'orc profile show prod --json'],
 });
-export const remove = command({ name: 'remove', summary: 'Remove a profile and its keys', args: [arg.word('name')], examples: ['orc profile remove old', 'orc profile remove old --json'] });
+export const remove = command({ name: 'remove', summary: 'Remove a profile and its keys', args: [arg.word('name', { complete: 'profiles' })], examples: ['orc profile remove old', 'orc profile remove old --json'] });
 
 export default command({
   name: 'profile',

@@ -27,7 +27,7 @@ export const create = command({
 export const get = command({
   name: 'get',
   summary: 'Show one run',
-  args: [arg.id('run')],
+  args: [arg.id('run', { complete: 'runs' })],
   examples: ['orc run get run_8fJ2kQ', 'orc run get run_8fJ2kQ --json | jq -r .status'],
 });
 
@@ -44,7 +44,7 @@ export const list = command({
 export const cancel = command({
   name: 'cancel',
   summary: 'Cancel a run (asks first for a live run at a terminal)',
-  args: [arg.id('run')],
+  args: [arg.id('run', { complete: 'runs' })],
   flags: { yes: flag.bool('do not ask', { short: 'y' }) },
   examples: ['orc run cancel run_8fJ2kQ', 'orc run cancel run_8fJ2kQ --live --yes'],
 });

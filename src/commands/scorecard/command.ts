@@ -4,7 +4,7 @@ import { arg, command, handled } from '../spec.js';
 export const scorecard = command({
   name: 'scorecard',
   summary: 'Show the scorecard of a run: scores as bars, then the pre-flight checks',
-  args: [arg.id('run')],
+  args: [arg.id('run', { complete: 'runs' })],
   examples: ['orc scorecard run_8fJ2kQ', 'orc scorecard run_8fJ2kQ --json | jq .passed'],
 });
 

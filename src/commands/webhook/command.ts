@@ -25,14 +25,14 @@ export const list = command({
 export const get = command({
   name: 'get',
   summary: 'Show one webhook (never its secret)',
-  args: [arg.id('webhook')],
+  args: [arg.id('webhook', { complete: 'webhooks' })],
   examples: ['orc webhook get wh_4Tq9', 'orc webhook get wh_4Tq9 --json'],
 });
 
 export const remove = command({
   name: 'remove',
   summary: 'Remove a webhook (asks first at a terminal; --yes otherwise)',
-  args: [arg.id('webhook')],
+  args: [arg.id('webhook', { complete: 'webhooks' })],
   flags: { yes: flag.bool('remove without asking', { short: 'y' }) },
   examples: ['orc webhook remove wh_4Tq9', 'orc webhook remove wh_4Tq9 --yes'],
 });
@@ -40,7 +40,7 @@ export const remove = command({
 export const deliveries = command({
   name: 'deliveries',
   summary: 'The deliveries of a webhook: event, status, attempts, last status code, next attempt',
-  args: [arg.id('webhook')],
+  args: [arg.id('webhook', { complete: 'webhooks' })],
   flags: { status: flag.choice('status', ['pending', 'succeeded', 'failed'] as const, 'only deliveries in this state') },
   examples: ['orc webhook deliveries wh_4Tq9', 'orc webhook deliveries wh_4Tq9 --status failed --json'],
 });
@@ -48,7 +48,7 @@ export const deliveries = command({
 export const redeliver = command({
   name: 'redeliver',
   summary: 'Queue one delivery again (its retries start afresh)',
-  args: [arg.id('webhook'), arg.id('delivery')],
+  args: [arg.id('webhook', { complete: 'webhooks' }), arg.id('delivery')],
   examples: ['orc webhook redeliver wh_4Tq9 dlv_8Kx2', 'orc webhook deliveries wh_4Tq9 --status failed --json | jq -r ".[].id" | xargs -n1 orc webhook redeliver wh_4Tq9'],
 });
 
