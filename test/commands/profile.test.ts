@@ -24,7 +24,7 @@ describe('orc profile', () => {
     expect(added.exitCode, added.stderr).toBe(0);
     expect(added.stderr).toContain('now the active profile');
     expect(added.stderr).toContain('sk_live_…5678');
-    expect(added.stderr).toContain('no keychain here');
+    expect(added.stderr).toMatch(/warning: the live key sk_live_…5678 is in \S+config\.json \(readable by you only\), as ORC_NO_KEYCHAIN asks/);
     expect(added.stdout + added.stderr).not.toContain('ProfileLiveKey');
     const file = join(configDir, 'config.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);

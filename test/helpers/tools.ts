@@ -9,9 +9,9 @@ export function hasTool(name: string): boolean {
 }
 
 /** True when the tests needing `name` should run; false (and one line on stderr) when they are skipped. */
-export function needTool(name: string, what: string): boolean {
+export function needTool(name: string, what: string, debianPackage = name): boolean {
   if (hasTool(name)) return true;
   if (ci) return true; // they run, and fail loudly: CI must have it
-  process.stderr.write(`skipping ${what}: ${name} is not installed here (CI installs it; apt-get install ${name})\n`);
+  process.stderr.write(`skipping ${what}: ${name} is not installed here (CI installs it; apt-get install ${debianPackage})\n`);
   return false;
 }

@@ -70,7 +70,15 @@ export default async function add(ctx: Context, [name]: ArgsOf<typeof spec>, fla
   else {
     ctx.io.info(`${existing ? 'Updated' : 'Saved'} profile ${name} (${baseUrl})${becameActive ? '; it is now the active profile' : ''}.`);
     if (keys.test) ctx.io.info(`  test key ${redactKey(keys.test)} in ${configFile(ctx.configDir)}`);
-    if (keys.live) ctx.io.info(`  live key ${redactKey(keys.live)} in ${liveIn === 'keychain' ? 'the system keychain' : `${configFile(ctx.configDir)} (no keychain here; the file is readable by you only)`}`);
+    if (keys.live && liveIn === 'keychain') ctx.io.info(`  live key ${redactKey(keys.live)} in the system keychain`);
+  }
+  // Said once, clearly, also under --json: a live key in a file is a choice the user should know was made.
+  if (keys.live && liveIn === 'file') {
+    ctx.io.warn(
+      ctx.env.ORC_NO_KEYCHAIN
+        ? `the live key ${redactKey(keys.live)} is in ${configFile(ctx.configDir)} (readable by you only), as ORC_NO_KEYCHAIN asks`
+        : `no OS keychain answered (on Linux: a Secret Service such as gnome-keyring, unlocked, on the session bus), so the live key ${redactKey(keys.live)} is in ${configFile(ctx.configDir)}, readable by you only; add the profile again once a keychain runs to move it there`,
+    );
   }
   return 0;
 }
