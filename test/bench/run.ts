@@ -490,10 +490,47 @@ async function benchListen(): Promise<void> {
   }
 }
 
+/** `orc __complete runs` (what a TAB on a run id costs): cached, fetched, and with the service silent or down. */
+async function benchComplete(): Promise<void> {
+  const sb = await startSandbox(['--stage-ms', '3600000']);
+  const { createServer: tcpServer } = await import('node:net');
+  const silent = tcpServer(() => {}); // accepts, never answers
+  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+  const closed = tcpServer();
+  await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+  const closedPort = (closed.address() as AddressInfo).port;
+  await new Promise((r) => closed.close(r));
+  try {
+    for (let i = 0; i < 20; i++) await api(sb.url, 'POST', '/v1/runs', idea);
+    const c = ['__complete', 'runs', '--values'];
+    // A config folder whose cache is a file: nothing can be cached there, so every call asks.
+    const uncached = mkdtempSync(join(tmpdir(), 'orc-bench-nocache-'));
+    writeFileSync(join(uncached, 'cache'), '');
+    const noCache = { ORC_CONFIG_DIR: uncached };
+    const [node, cached, fetched, silentMs, downMs] = medians(
+      [
+        { args: ['-e', '0'] },
+        { args: [ORC, ...c], env: { ORC_BASE_URL: sb.url } },
+        { args: [ORC, ...c], env: { ORC_BASE_URL: sb.url, ...noCache } },
+        { args: [ORC, ...c], env: { ORC_BASE_URL: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, ...noCache } },
+        { args: [ORC, ...c], env: { ORC_BASE_URL: `http://127.0.0.1:${closedPort}`, ...noCache } },
+      ],
+      15,
+    ) as [number, number, number, number, number];
+    const probe = spawnSync(process.execPath, [ORC, ...c], { env: { ...process.env, ORC_BASE_URL: sb.url, ...noCache }, encoding: 'utf8' });
+    if (probe.stdout.split('\n').filter(Boolean).length !== 20) throw new Error(`__complete did not list the 20 runs: ${probe.stdout}`);
+    row('orc __complete runs (a TAB on a run id), 20 runs', `${fetched.toFixed(1)} ms asked, ${cached.toFixed(1)} ms cached`, `service silent: ${silentMs.toFixed(0)} ms; down: ${downMs.toFixed(0)} ms`, (fetched / node).toFixed(2), `node -e 0: ${node.toFixed(1)} ms; the budget for the service is 300 ms`);
+  } finally {
+    silent.close();
+    sb.child.kill('SIGTERM');
+  }
+}
+
 if (want('startup')) await benchStartup();
 if (want('artifacts')) await benchArtifacts();
 if (want('pull')) await benchPull();
 if (want('listen')) await benchListen();
+if (want('complete')) await benchComplete();
 if (want('watch')) await benchWatch();
 if (want('http')) await benchHttp();
 if (want('sse')) await benchSse();
