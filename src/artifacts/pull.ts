@@ -250,7 +250,8 @@ async function downloadFile(api: Api, runId: string, file: PullFile, firstUrl: s
       }
       got = await appendBody(part, answer.body, hash, (n) => {
         passed(n);
-        ev.progress?.(file, (have += n));
+        have += n; // (not inside the optional call below: without a listener its arguments are never evaluated)
+        ev.progress?.(file, have);
       });
       if (have < file.size) throw Object.assign(new Error(`the connection closed at ${have} of ${file.size} bytes`), { code: 'ERR_SHORT_BODY' });
     } catch (err) {

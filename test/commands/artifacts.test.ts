@@ -133,6 +133,18 @@ describe('orc artifacts pull', () => {
     expect(fileRequests()).toHaveLength(0);
   });
 
+  it('the engine alone (no one listening to its progress, as the MCP tool calls it) pulls the same files', async () => {
+    const { pullArtifacts } = await import('../../src/artifacts/pull.js');
+    const { createApi } = await import('../../src/api/index.js');
+    const { systemClock } = await import('../../src/clock.js');
+    const { KEY } = await import('../helpers/sandbox.js');
+    const api = createApi({ baseUrl: env.sb.url, apiKey: KEY, userAgent: 'test' });
+    const out = await pullArtifacts(api, done, { kinds: ['screenshots', 'ipa'], dir: tempDir(), concurrency: 2, signal: new AbortController().signal, clock: systemClock });
+    expect(out.failed).toEqual([]);
+    expect(out.files.map((f) => f.state)).toEqual(out.files.map(() => 'downloaded'));
+    for (const f of out.files) expect(sha256(readFileSync(f.path))).toBe(f.sha256);
+  });
+
   it('named kinds only, into --dir; an unknown kind is exit 2 listing the six, before any request', async () => {
     const dir = tempDir();
     const r = await orc(['artifacts', 'pull', done, 'metadata', 'ipa', '--dir', dir, '--json']);
