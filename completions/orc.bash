@@ -13,15 +13,15 @@ _orc() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in -*) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--field|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--field|--tools|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir) continue ;; esac
     cand="${path:+$path }$w"
-    case "$cand" in 'run'|'run create'|'run get'|'run list'|'run cancel'|'watch'|'gate'|'gate list'|'gate approve'|'gate reject'|'spec'|'spec get'|'spec edit'|'scorecard'|'artifacts'|'artifacts list'|'artifacts pull'|'webhook'|'webhook add'|'webhook list'|'webhook get'|'webhook remove'|'webhook deliveries'|'webhook redeliver'|'webhook verify'|'webhook listen'|'api'|'doctor'|'profile'|'profile add'|'profile list'|'profile use'|'profile show'|'profile remove'|'completion'|'sandbox'|'sandbox start'|'sandbox status'|'sandbox stop') path="$cand" ;; *) break ;; esac
+    case "$cand" in 'run'|'run create'|'run get'|'run list'|'run cancel'|'watch'|'gate'|'gate list'|'gate approve'|'gate reject'|'spec'|'spec get'|'spec edit'|'scorecard'|'artifacts'|'artifacts list'|'artifacts pull'|'webhook'|'webhook add'|'webhook list'|'webhook get'|'webhook remove'|'webhook deliveries'|'webhook redeliver'|'webhook verify'|'webhook listen'|'api'|'doctor'|'mcp'|'profile'|'profile add'|'profile list'|'profile use'|'profile show'|'profile remove'|'completion'|'sandbox'|'sandbox start'|'sandbox status'|'sandbox stop') path="$cand" ;; *) break ;; esac
   done
   # The arguments after the command path, so far.
   for (( ; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in -*) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--field|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--field|--tools|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir) continue ;; esac
     npos=$((npos + 1))
   done
   case "$path|$prev" in
@@ -73,6 +73,7 @@ _orc() {
     'api|--data') COMPREPLY=($(compgen -f -- "$cur")); return ;;
     'api|--profile') _orc_dynamic profiles; return ;;
     'doctor|--profile') _orc_dynamic profiles; return ;;
+    'mcp|--profile') _orc_dynamic profiles; return ;;
     'profile|--profile') _orc_dynamic profiles; return ;;
     'profile add|--profile') _orc_dynamic profiles; return ;;
     'profile list|--profile') _orc_dynamic profiles; return ;;
@@ -160,6 +161,7 @@ _orc() {
     --public-url) COMPREPLY=(); return ;;
     --data) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --field) COMPREPLY=(); return ;;
+    --tools) COMPREPLY=(); return ;;
     --api-key) COMPREPLY=(); return ;;
     --stage-ms) COMPREPLY=(); return ;;
     --signed-url-ttl) COMPREPLY=(); return ;;
@@ -171,7 +173,7 @@ _orc() {
   esac
   local subs flags
   case "$path" in
-    "") subs='run watch gate spec scorecard artifacts webhook api doctor profile completion sandbox'; flags='--version -V --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    "") subs='run watch gate spec scorecard artifacts webhook api doctor mcp profile completion sandbox'; flags='--version -V --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'run') subs='create get list cancel'; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'run create') subs=''; flags='--mode --pitch --audience --monetization --source --idempotency-key --watch --on-gate --approve --until-gate --no-bell --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'run get') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
@@ -200,6 +202,7 @@ _orc() {
     'webhook listen') subs=''; flags='--events --forward-to --port --host --public-url --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'api') subs=''; flags='--data --field -f --header -H --paginate --include --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'doctor') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'mcp') subs=''; flags='--read-only --tools --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'profile') subs='add list use show remove'; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'profile add') subs=''; flags='--base-url --with-key --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'profile list') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;

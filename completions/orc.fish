@@ -11,14 +11,14 @@ function __orc_path
             continue
         end
         switch $t
-            case --profile --base-url --timeout --mode --pitch --audience --monetization --source --idempotency-key --on-gate --approve --status --limit --notes --notes-file --format --set --unset --file --dir --concurrency --url --events --secret --header --payload-file --tolerance --now --forward-to --port --host --public-url --data --field --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir
+            case --profile --base-url --timeout --mode --pitch --audience --monetization --source --idempotency-key --on-gate --approve --status --limit --notes --notes-file --format --set --unset --file --dir --concurrency --url --events --secret --header --payload-file --tolerance --now --forward-to --port --host --public-url --data --field --tools --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir
                 set skip 1
                 continue
             case '-*'
                 continue
         end
         set -l cand (string join " " $path $t)
-        if contains -- "$cand" 'run' 'run create' 'run get' 'run list' 'run cancel' 'watch' 'gate' 'gate list' 'gate approve' 'gate reject' 'spec' 'spec get' 'spec edit' 'scorecard' 'artifacts' 'artifacts list' 'artifacts pull' 'webhook' 'webhook add' 'webhook list' 'webhook get' 'webhook remove' 'webhook deliveries' 'webhook redeliver' 'webhook verify' 'webhook listen' 'api' 'doctor' 'profile' 'profile add' 'profile list' 'profile use' 'profile show' 'profile remove' 'completion' 'sandbox' 'sandbox start' 'sandbox status' 'sandbox stop'
+        if contains -- "$cand" 'run' 'run create' 'run get' 'run list' 'run cancel' 'watch' 'gate' 'gate list' 'gate approve' 'gate reject' 'spec' 'spec get' 'spec edit' 'scorecard' 'artifacts' 'artifacts list' 'artifacts pull' 'webhook' 'webhook add' 'webhook list' 'webhook get' 'webhook remove' 'webhook deliveries' 'webhook redeliver' 'webhook verify' 'webhook listen' 'api' 'doctor' 'mcp' 'profile' 'profile add' 'profile list' 'profile use' 'profile show' 'profile remove' 'completion' 'sandbox' 'sandbox start' 'sandbox status' 'sandbox stop'
             set path $path $t
         else
             break
@@ -44,7 +44,7 @@ function __orc_npos
             continue
         end
         switch $t
-            case --profile --base-url --timeout --mode --pitch --audience --monetization --source --idempotency-key --on-gate --approve --status --limit --notes --notes-file --format --set --unset --file --dir --concurrency --url --events --secret --header --payload-file --tolerance --now --forward-to --port --host --public-url --data --field --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir
+            case --profile --base-url --timeout --mode --pitch --audience --monetization --source --idempotency-key --on-gate --approve --status --limit --notes --notes-file --format --set --unset --file --dir --concurrency --url --events --secret --header --payload-file --tolerance --now --forward-to --port --host --public-url --data --field --tools --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir
                 set skip 1
                 continue
             case '-*'
@@ -52,7 +52,7 @@ function __orc_npos
         end
         if test $inpath = 1
             set -l cand (string join " " $path $t)
-            if contains -- "$cand" 'run' 'run create' 'run get' 'run list' 'run cancel' 'watch' 'gate' 'gate list' 'gate approve' 'gate reject' 'spec' 'spec get' 'spec edit' 'scorecard' 'artifacts' 'artifacts list' 'artifacts pull' 'webhook' 'webhook add' 'webhook list' 'webhook get' 'webhook remove' 'webhook deliveries' 'webhook redeliver' 'webhook verify' 'webhook listen' 'api' 'doctor' 'profile' 'profile add' 'profile list' 'profile use' 'profile show' 'profile remove' 'completion' 'sandbox' 'sandbox start' 'sandbox status' 'sandbox stop'
+            if contains -- "$cand" 'run' 'run create' 'run get' 'run list' 'run cancel' 'watch' 'gate' 'gate list' 'gate approve' 'gate reject' 'spec' 'spec get' 'spec edit' 'scorecard' 'artifacts' 'artifacts list' 'artifacts pull' 'webhook' 'webhook add' 'webhook list' 'webhook get' 'webhook remove' 'webhook deliveries' 'webhook redeliver' 'webhook verify' 'webhook listen' 'api' 'doctor' 'mcp' 'profile' 'profile add' 'profile list' 'profile use' 'profile show' 'profile remove' 'completion' 'sandbox' 'sandbox start' 'sandbox status' 'sandbox stop'
                 set path $path $t
                 continue
             end
@@ -76,6 +76,7 @@ complete -c orc -n '__orc_at '\'''\''' -a 'artifacts' -d 'List and download what
 complete -c orc -n '__orc_at '\'''\''' -a 'webhook' -d 'Manage webhooks, check their signatures, and listen to them locally'
 complete -c orc -n '__orc_at '\'''\''' -a 'api' -d 'Make any request to the service (with your key, retries and limits) and print the answer'
 complete -c orc -n '__orc_at '\'''\''' -a 'doctor' -d 'Check what orc needs (Node, config, profile and keys, the service, completion, PATH) and say how to fix it'
+complete -c orc -n '__orc_at '\'''\''' -a 'mcp' -d 'Run a Model Context Protocol server on stdio, so agents can drive runs and decide gates'
 complete -c orc -n '__orc_at '\'''\''' -a 'profile' -d 'Manage profiles: a base URL with a test key and a live key'
 complete -c orc -n '__orc_at '\'''\''' -a 'completion' -d 'Print the shell completion script for bash, zsh or fish'
 complete -c orc -n '__orc_at '\'''\''' -a 'sandbox' -d 'Run the local emulator of the Run Orchestration Service'
@@ -401,6 +402,16 @@ complete -c orc -n '__orc_at '\''doctor'\''' -l base-url -x -d 'talk to this ser
 complete -c orc -n '__orc_at '\''doctor'\''' -l timeout -x -d 'give up on the service after this long (watch and streams: their own idle rules)'
 complete -c orc -n '__orc_at '\''doctor'\''' -l debug -d 'show the HTTP exchange on stderr (keys redacted)'
 complete -c orc -n '__orc_at '\''doctor'\''' -l help -s h -d 'show help'
+complete -c orc -n '__orc_at '\''mcp'\''' -l read-only -d 'offer only the tools that read (no create, cancel, decide, update or download)'
+complete -c orc -n '__orc_at '\''mcp'\''' -l tools -x -d 'offer only these tools (see the list below)'
+complete -c orc -n '__orc_at '\''mcp'\''' -l json -d 'print one JSON document on stdout (for scripts)'
+complete -c orc -n '__orc_at '\''mcp'\''' -l no-input -d 'never prompt; fail with exit 2 where input is needed'
+complete -c orc -n '__orc_at '\''mcp'\''' -l profile -x -a '(command orc __complete profiles 2>/dev/null)' -d 'use this profile (default: ORC_PROFILE, then the active one, then the built-in sandbox)'
+complete -c orc -n '__orc_at '\''mcp'\''' -l live -d 'use the live key and the live service (default: the test key)'
+complete -c orc -n '__orc_at '\''mcp'\''' -l base-url -x -d 'talk to this service address (default: ORC_BASE_URL, then the profile)'
+complete -c orc -n '__orc_at '\''mcp'\''' -l timeout -x -d 'give up on the service after this long (watch and streams: their own idle rules)'
+complete -c orc -n '__orc_at '\''mcp'\''' -l debug -d 'show the HTTP exchange on stderr (keys redacted)'
+complete -c orc -n '__orc_at '\''mcp'\''' -l help -s h -d 'show help'
 complete -c orc -n '__orc_at '\''profile'\''' -a 'add' -d 'Add or update a profile; keys from a masked prompt or stdin, never arguments'
 complete -c orc -n '__orc_at '\''profile'\''' -a 'list' -d 'List profiles (keys redacted)'
 complete -c orc -n '__orc_at '\''profile'\''' -a 'use' -d 'Make a profile the active one'

@@ -7,7 +7,7 @@
 import { build } from 'esbuild';
 import { readFileSync, rmSync } from 'node:fs';
 
-const BUNDLED = ['zod', 'commander'];
+const BUNDLED = ['zod', 'commander', '@modelcontextprotocol/sdk'];
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 const result = await build({
@@ -39,7 +39,7 @@ const result = await build({
 });
 
 // What `orc` loads before any command runs: the entry and its static imports, transitively.
-const HEAVY = ['zod', 'undici', 'ora', '@inquirer/prompts', 'conf', 'execa', 'chalk', 'yaml', 'node:sqlite'];
+const HEAVY = ['zod', 'undici', 'ora', '@inquirer/prompts', 'conf', 'execa', 'chalk', 'yaml', '@modelcontextprotocol/sdk', 'node:sqlite'];
 const outputs = result.metafile.outputs;
 const seen = new Set();
 const queue = ['dist/main.js'];

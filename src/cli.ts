@@ -72,6 +72,7 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
     for (const a of c.args ?? []) cmd.argument(spec.usageLine(a));
     for (const [key, s] of Object.entries(c.flags ?? {})) cmd.addOption(optionOf(key, s));
     if (c.examples.length) cmd.addHelpText('after', `\nExamples:\n${c.examples.map((e) => `  $ ${e}`).join('\n')}\n`);
+    if (c.more) cmd.addHelpText('after', `\n${c.more}`);
     if (c.subcommands) {
       for (const sub of c.subcommands) define(cmd, sub);
       return;

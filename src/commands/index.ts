@@ -18,6 +18,7 @@ export const NOUNS: readonly Noun[] = [
   { name: 'webhook', summary: 'Manage webhooks, check their signatures, and listen to them locally', load: () => import('./webhook/command.js') },
   { name: 'api', summary: 'Make any request to the service (with your key, retries and limits) and print the answer', load: () => import('./api/command.js') },
   { name: 'doctor', summary: 'Check what orc needs (Node, config, profile and keys, the service, completion, PATH) and say how to fix it', load: () => import('./doctor/command.js') },
+  { name: 'mcp', summary: 'Run a Model Context Protocol server on stdio, so agents can drive runs and decide gates', load: () => import('./mcp/command.js') },
   { name: 'profile', summary: 'Manage profiles: a base URL with a test key and a live key', load: () => import('./profile/command.js') },
   { name: 'completion', summary: 'Print the shell completion script for bash, zsh or fish', load: () => import('./completion/command.js') },
   { name: 'sandbox', summary: 'Run the local emulator of the Run Orchestration Service', load: () => import('./sandbox/command.js') },

@@ -103,6 +103,8 @@ export interface CommandSpec<F extends Flags = Flags, A extends readonly ArgSpec
   flags?: F;
   /** Two or three real examples, shown at the end of --help. */
   examples: readonly string[];
+  /** More help after the examples (`orc mcp --help`: a client's configuration). */
+  more?: string;
   load?: () => Promise<{ default: (ctx: Context, args: never, flags: never) => Promise<number | void> }>;
   subcommands?: readonly CommandSpec[];
 }

@@ -526,11 +526,84 @@ async function benchComplete(): Promise<void> {
   }
 }
 
+/** `orc mcp`: its start-up (spawn to initialized), and a wait_for_run from one gate to the next beside the sandbox's own clock. */
+async function benchMcp(rounds = 3): Promise<void> {
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+  const sb = await startSandbox(['--stage-ms', '300']);
+  const startups: number[] = [];
+  const waits: Array<{ wall: number; service: number }> = [];
+  try {
+    const [node] = medians([{ args: ['-e', '0'] }], 15) as [number];
+    for (let i = 0; i < rounds; i++) {
+      const t = performance.now();
+      const transport = new StdioClientTransport({ command: process.execPath, args: [ORC, 'mcp'], env: { PATH: process.env.PATH ?? '', ORC_BASE_URL: sb.url, ORC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'orc-bench-mcp-')) }, stderr: 'ignore' });
+      const client = new Client({ name: 'bench', version: '1' });
+      await client.connect(transport);
+      startups.push(performance.now() - t);
+      try {
+        const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })) as { structuredContent: any };
+        const id = (await call('create_run', { mode: 'idea', idea: { pitch: 'A tide table', audience: 'sailors', monetization: 'paid' } })).structuredContent.run.id as string;
+        await call('wait_for_run', { run_id: id });
+        await call('approve_gate', { run_id: id, gate: 'idea' });
+        const w = performance.now();
+        const at = (await call('wait_for_run', { run_id: id })).structuredContent;
+        const wall = performance.now() - w;
+        if (at.gate !== 'brand') throw new Error(`wait_for_run ended at ${JSON.stringify(at).slice(0, 200)}`);
+        // The sandbox's own clock: from its gate_resolved (idea) event to its gate_pending (brand) event.
+        const events = await sseHistory(`${sb.url}/v1/runs/${id}/events`, (e) => e.type === 'run.gate_pending' && e.data.gate === 'brand');
+        const resolved = events.find((e) => e.type === 'run.gate_resolved' && e.data.gate === 'idea')!;
+        const pending = events.find((e) => e.type === 'run.gate_pending' && e.data.gate === 'brand')!;
+        waits.push({ wall, service: Date.parse(pending.created_at) - Date.parse(resolved.created_at) });
+      } finally {
+        await client.close();
+      }
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    row('orc mcp start-up (spawn to initialized, SDK client over stdio)', `${median(startups).toFixed(0)} ms`, `rounds: ${startups.map((x) => x.toFixed(0)).join(', ')} ms`, (median(startups) / node).toFixed(2), `node -e 0: ${node.toFixed(1)} ms`);
+    const over = waits.map((w) => w.wall - w.service);
+    row(
+      'wait_for_run, idea gate approved to brand gate pending',
+      `${median(waits.map((w) => w.wall)).toFixed(0)} ms`,
+      `after the sandbox's gate_pending event: ${over.map((x) => x.toFixed(0)).join(', ')} ms`,
+      (median(waits.map((w) => w.wall)) / median(waits.map((w) => w.service))).toFixed(2),
+      `the sandbox's own clock, gate_resolved(idea) to gate_pending(brand): ${median(waits.map((w) => w.service)).toFixed(0)} ms (stage 300 ms)`,
+    );
+  } finally {
+    sb.child.kill('SIGTERM');
+  }
+}
+
+/** A run's event history from its stream, up to the first event `until` accepts. */
+async function sseHistory(url: string, until: (e: any) => boolean): Promise<any[]> {
+  const res = await fetch(url, { headers: { authorization: `Bearer ${KEY}`, accept: 'text/event-stream' } });
+  const events: any[] = [];
+  let buf = '';
+  const dec = new TextDecoder();
+  for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+    buf += dec.decode(chunk, { stream: true });
+    for (let i = buf.indexOf('\n\n'); i >= 0; i = buf.indexOf('\n\n')) {
+      const frame = buf.slice(0, i);
+      buf = buf.slice(i + 2);
+      const data = frame.split('\n').find((l) => l.startsWith('data: '));
+      if (!data) continue;
+      const e = JSON.parse(data.slice(6));
+      events.push(e);
+      if (until(e)) {
+        await res.body?.cancel().catch(() => {});
+        return events;
+      }
+    }
+  }
+  return events;
+}
+
 if (want('startup')) await benchStartup();
 if (want('artifacts')) await benchArtifacts();
 if (want('pull')) await benchPull();
 if (want('listen')) await benchListen();
 if (want('complete')) await benchComplete();
+if (want('mcp')) await benchMcp();
 if (want('watch')) await benchWatch();
 if (want('http')) await benchHttp();
 if (want('sse')) await benchSse();

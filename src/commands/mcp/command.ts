@@ -1,0 +1,33 @@
+// `orc mcp`: orc as a Model Context Protocol server on stdio, for agents (src/mcp/server.ts).
+import { command, flag, handled } from '../spec.js';
+
+export const MCP_CONFIG = `{
+  "mcpServers": {
+    "orc": { "command": "orc", "args": ["mcp"] }
+  }
+}`;
+
+export const mcp = command({
+  name: 'mcp',
+  summary: 'Run a Model Context Protocol server on stdio, so agents can drive runs and decide gates',
+  flags: {
+    readOnly: flag.bool('offer only the tools that read (no create, cancel, decide, update or download)'),
+    tools: flag.string('name,name', 'offer only these tools (see the list below)'),
+  },
+  examples: ['orc mcp', 'orc mcp --read-only', 'orc mcp --tools list_runs,get_run,wait_for_run,approve_gate', 'orc mcp --live --profile prod --tools list_runs,get_run,wait_for_run'],
+  more: `Add orc to an MCP client (Claude Desktop, Cursor, VS Code…) in its configuration:
+
+${MCP_CONFIG}
+
+From a checkout without orc on the PATH: "command": "npx", "args": ["orc", "mcp"].
+Add "--read-only" to "args" for an agent that should only look, and "env": { "ORC_PROFILE": "…" }
+to pick a profile. The test key is used unless "--live" is given; a live server offers cancel_run
+and reject_gate only when they are named in --tools.
+
+Tools: list_runs, get_run, create_run, cancel_run, list_gates, approve_gate, reject_gate, get_spec,
+update_spec, get_scorecard, list_artifacts, pull_artifacts, wait_for_run.
+Resources: orc://runs/{id} (a run and its gates), orc://runs/{id}/spec.
+`,
+});
+
+export default handled(mcp, () => import('./serve.js'));

@@ -1,0 +1,318 @@
+// `orc mcp`: a Model Context Protocol server on stdio, with the official SDK, over the same client as every
+// command (the profile, the key rules, the one request path, the pull engine). One tool per operation,
+// each with a JSON Schema for its input, a description an agent can act on, and annotations; resources for
+// runs and their specs. Service errors are tool errors with the service's code, never a crash.
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import * as z from 'zod';
+import { ApiError, type Api } from '../api/index.js';
+import { watchRun } from '../api/watch.js';
+import { pullArtifacts } from '../artifacts/pull.js';
+import type { Clock } from '../clock.js';
+import { ARTIFACT_KINDS, GATE_NAMES, MONETIZATION_VALUES, RUN_STATUSES, TERMINAL_STATUSES } from '../contract/events.js';
+import { OrcError } from '../errors.js';
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+export interface ToolDef {
+  name: string;
+  title: string;
+  description: string;
+  input: z.ZodRawShape;
+  annotations: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
+  run(args: Record<string, unknown>, extra: Extra): Promise<{ text: string; data: Record<string, unknown> }>;
+}
+
+export interface McpOptions {
+  api: Api;
+  clock: Clock;
+  version: string;
+  /** The tools offered (already narrowed by --read-only and --tools). */
+  tools: readonly string[];
+}
+
+const runId = z.string().min(1).describe('The run id, such as run_8fJ2kQ (from list_runs or create_run)');
+const gate = z.enum(GATE_NAMES).describe('The gate: idea, brand or final');
+
+/** Every tool orc offers, in the order they are listed. */
+export function toolDefs(api: Api, clock: Clock): ToolDef[] {
+  const read = { readOnlyHint: true, idempotentHint: true, openWorldHint: false };
+  return [
+    {
+      name: 'list_runs',
+      title: 'List runs',
+      description: 'List runs, newest first, one page at a time. Filter by status; pass the next_cursor of a page to get the next one.',
+      input: { status: z.enum(RUN_STATUSES).optional().describe('Only runs in this status'), limit: z.number().int().min(1).max(100).optional().describe('Runs per page (default 20)'), cursor: z.string().optional().describe('The next_cursor of the previous page') },
+      annotations: read,
+      run: async (a) => {
+        const page = await api.runs.list({ status: a.status as string | undefined, limit: (a.limit as number | undefined) ?? 20, cursor: a.cursor as string | undefined });
+        const lines = page.data.map((r) => `${r.id} ${r.status} ${r.stage}${r.gate_pending ? ` (gate ${r.gate_pending} pending)` : ''}`);
+        return { text: lines.length ? `${lines.join('\n')}${page.has_more ? `\nMore: cursor ${page.next_cursor}` : ''}` : 'No runs.', data: { runs: page.data, next_cursor: page.next_cursor, has_more: page.has_more } };
+      },
+    },
+    {
+      name: 'get_run',
+      title: 'Get a run',
+      description: 'One run: its status, stage, the gate it waits at (if any), its app id, and its three gates.',
+      input: { run_id: runId },
+      annotations: read,
+      run: async (a) => {
+        const [run, gates] = await Promise.all([api.runs.retrieve(a.run_id as string), api.gates.list(a.run_id as string)]);
+        return { text: `${run.id}: ${run.status} at ${run.stage}${run.gate_pending ? `, waiting at gate ${run.gate_pending}` : ''}. Gates: ${gates.map((g) => `${g.name} ${g.state}`).join(', ')}.`, data: { run, gates } };
+      },
+    },
+    {
+      name: 'create_run',
+      title: 'Create a run',
+      description:
+        'Start a run. mode "idea" takes idea {pitch, audience, monetization}; mode "ship" takes source (a repository URL, or an App Spec object). Each call carries an Idempotency-Key (yours, or a new one), so retrying with the same idempotency_key never makes a second run. Follow it with wait_for_run.',
+      input: {
+        mode: z.enum(['idea', 'ship']).describe('idea: from a pitch; ship: from existing source'),
+        idea: z.object({ pitch: z.string().min(1), audience: z.string().min(1), monetization: z.enum(MONETIZATION_VALUES) }).optional().describe('For mode idea'),
+        source: z.union([z.string(), z.record(z.string(), z.unknown())]).optional().describe('For mode ship: a repository URL (https://… or git@…:…) or an App Spec object'),
+        idempotency_key: z.string().min(1).max(255).optional().describe('Reuse to make a retry safe; default: a new key for this call'),
+      },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      run: async (a) => {
+        const body = { mode: a.mode, ...(a.idea ? { idea: a.idea } : {}), ...(a.source !== undefined ? { source: a.source } : {}) };
+        const run = await api.runs.create(body as never, { idempotencyKey: (a.idempotency_key as string | undefined) ?? crypto.randomUUID() });
+        return { text: `${run.replayed ? 'Already created (same idempotency_key)' : 'Created'} ${run.id}: ${run.status} at ${run.stage}.`, data: { run, replayed: Boolean(run.replayed) } };
+      },
+    },
+    {
+      name: 'cancel_run',
+      title: 'Cancel a run',
+      description: 'Cancel a run for good: it cannot be resumed. Only for a run that is still going.',
+      input: { run_id: runId },
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+      run: async (a) => {
+        const run = await api.runs.cancel(a.run_id as string);
+        return { text: `${run.id} is ${run.status}.`, data: { run } };
+      },
+    },
+    {
+      name: 'list_gates',
+      title: 'List the gates of a run',
+      description: 'The three approval gates of a run (idea, brand, final): state (waiting, pending, approved, rejected), when decided, and notes.',
+      input: { run_id: runId },
+      annotations: read,
+      run: async (a) => {
+        const gates = await api.gates.list(a.run_id as string);
+        return { text: gates.map((g) => `${g.name}: ${g.state}${g.notes ? ` (${g.notes})` : ''}`).join('\n'), data: { gates } };
+      },
+    },
+    {
+      name: 'approve_gate',
+      title: 'Approve a gate',
+      description: 'Approve the gate a run waits at (only a pending gate). Read what is being decided first: wait_for_run gives it, or get_spec / get_scorecard.',
+      input: { run_id: runId, gate, notes: z.string().optional().describe('Optional notes kept with the decision') },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      run: async (a) => {
+        const decided = await api.gates.approve(a.run_id as string, a.gate as string, a.notes as string | undefined);
+        return { text: `Approved gate ${a.gate} of ${a.run_id}; the run goes on.`, data: { gate: decided } };
+      },
+    },
+    {
+      name: 'reject_gate',
+      title: 'Reject a gate',
+      description: 'Reject the gate a run waits at, with notes saying why and what to change: the run goes back to rework that part and the gate opens again.',
+      input: { run_id: runId, gate, notes: z.string().trim().min(1).describe('Why, and what to change (required)') },
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+      run: async (a) => {
+        const decided = await api.gates.reject(a.run_id as string, a.gate as string, a.notes as string);
+        return { text: `Rejected gate ${a.gate} of ${a.run_id}; the run goes back with the notes.`, data: { gate: decided } };
+      },
+    },
+    {
+      name: 'get_spec',
+      title: 'Get the App Spec',
+      description: 'The App Spec of a run: name, tagline, description, platforms, audience, monetization, brand (palette, typeface, voice), screens, features.',
+      input: { run_id: runId },
+      annotations: read,
+      run: async (a) => {
+        const spec = await api.spec.retrieve(a.run_id as string);
+        return { text: JSON.stringify(spec, null, 2), data: { spec } };
+      },
+    },
+    {
+      name: 'update_spec',
+      title: 'Update the App Spec',
+      description: 'Change the App Spec with a JSON Merge Patch (RFC 7396): only the fields to change; null removes a field; a list is replaced whole. Refused once the run ended or its final gate was approved.',
+      input: { run_id: runId, patch: z.record(z.string(), z.unknown()).describe('A JSON Merge Patch object, such as {"tagline": "Run every day", "brand": {"voice": "Warm"}}') },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      run: async (a) => {
+        const spec = await api.spec.update(a.run_id as string, a.patch as Record<string, unknown>);
+        return { text: `Updated the spec of ${a.run_id}: ${Object.keys(a.patch as object).join(', ')}.`, data: { spec } };
+      },
+    },
+    {
+      name: 'get_scorecard',
+      title: 'Get the scorecard',
+      description: 'How the app scored (beauty, harmony, score out of total, passed) and its pre-flight checks. Ready from stage 07_score on.',
+      input: { run_id: runId },
+      annotations: read,
+      run: async (a) => {
+        const card = await api.runs.scorecard(a.run_id as string);
+        const failing = card.preflight.checks.filter((c) => c.status === 'fail').map((c) => c.title);
+        return { text: `Score ${card.score.score}/${card.score.total} (beauty ${card.score.beauty}, harmony ${card.score.harmony}): ${card.passed ? 'passed' : 'did not pass'}. Pre-flight ${card.preflight.passed ? 'passed' : `failed: ${failing.join('; ')}`}.`, data: { scorecard: card } };
+      },
+    },
+    {
+      name: 'list_artifacts',
+      title: 'List the artifacts',
+      description: `What a run produced, by kind (${ARTIFACT_KINDS.join(', ')}): status (pending or ready), size, files and sha256.`,
+      input: { run_id: runId },
+      annotations: read,
+      run: async (a) => {
+        const artifacts = await api.artifacts.manifest(a.run_id as string);
+        return { text: artifacts.map((x) => `${x.kind}: ${x.status}${x.size !== null ? `, ${x.size} bytes` : ''}`).join('\n'), data: { artifacts } };
+      },
+    },
+    {
+      name: 'pull_artifacts',
+      title: 'Download artifacts',
+      description:
+        'Download a run\'s artifacts into a folder on this machine: files of ipa and screenshots to <dir>/<kind>/<name>, the JSON kinds to <dir>/<kind>.json. Checked by sha256, resumed where a download stopped; files already there are kept. No kinds: every ready kind.',
+      input: { run_id: runId, kinds: z.array(z.enum(ARTIFACT_KINDS)).optional().describe('The kinds to pull; default every ready kind'), dir: z.string().min(1).describe('The folder to write into (made if missing), absolute or relative to where the server runs') },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      run: async (a, extra) => {
+        const dir = resolve(a.dir as string);
+        mkdirSync(dir, { recursive: true });
+        const outcome = await pullArtifacts(api, a.run_id as string, { kinds: (a.kinds as string[] | undefined) ?? [], dir, concurrency: 4, signal: extra.signal, clock });
+        const files = outcome.files.map((f) => ({ kind: f.kind, name: f.name, path: f.path, size: f.size, sha256: f.sha256, state: f.state }));
+        const text = [`${files.length} file${files.length === 1 ? '' : 's'} in ${outcome.dir}`, ...files.map((f) => `${f.state} ${f.path}`), ...outcome.failed.map((f) => `failed ${f.kind}/${f.name}: ${f.error}`), outcome.pending.length ? `not ready yet: ${outcome.pending.join(', ')}` : ''].filter(Boolean).join('\n');
+        return { text, data: { dir: outcome.dir, files, pending: outcome.pending, failed: outcome.failed } };
+      },
+    },
+    {
+      name: 'wait_for_run',
+      title: 'Wait for a run',
+      description:
+        'Follow a run until a gate is pending, the run ends, or timeout_s passes, and say what happened. At a gate it also gives what is being decided: the spec summary (idea), the palette, typeface and voice (brand), or the scorecard (final); then call approve_gate or reject_gate. Sends progress notifications (stage and percent) when the request asks for them.',
+      input: { run_id: runId, timeout_s: z.number().min(1).max(3600).optional().describe('Give up waiting after this many seconds (default 50); the run goes on') },
+      annotations: read,
+      run: (a, extra) => waitForRun(api, clock, a.run_id as string, ((a.timeout_s as number | undefined) ?? 50) * 1000, extra),
+    },
+  ];
+}
+
+export const TOOL_NAMES = ['list_runs', 'get_run', 'create_run', 'cancel_run', 'list_gates', 'approve_gate', 'reject_gate', 'get_spec', 'update_spec', 'get_scorecard', 'list_artifacts', 'pull_artifacts', 'wait_for_run'] as const;
+export const READ_TOOLS: ReadonlySet<string> = new Set(['list_runs', 'get_run', 'list_gates', 'get_spec', 'get_scorecard', 'list_artifacts', 'wait_for_run']);
+
+export function createServer(o: McpOptions): McpServer {
+  const server = new McpServer({ name: 'orc', version: o.version }, { instructions: 'orc drives runs on the Run Orchestration Service: an app idea (or source) becomes a shipped app through stages and three approval gates (idea, brand, final). Create a run, wait_for_run to the next gate, read what is being decided, then approve_gate or reject_gate with notes.' });
+  for (const t of toolDefs(o.api, o.clock)) {
+    if (!o.tools.includes(t.name)) continue;
+    server.registerTool(t.name, { title: t.title, description: t.description, inputSchema: t.input, annotations: t.annotations }, async (args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {
+      try {
+        const { text, data } = await t.run(args, extra);
+        return { content: [{ type: 'text', text }], structuredContent: data };
+      } catch (err) {
+        return toolError(err);
+      }
+    });
+  }
+  // Each run, and its spec, as resources an agent (or its user) can read.
+  server.registerResource(
+    'run',
+    new ResourceTemplate('orc://runs/{id}', {
+      list: async () => ({ resources: (await o.api.runs.list({ limit: 20 })).data.map((r) => ({ uri: `orc://runs/${r.id}`, name: r.id, description: `${r.status} at ${r.stage}`, mimeType: 'application/json' })) }),
+    }),
+    { title: 'A run and its gates', mimeType: 'application/json' },
+    async (uri, vars) => {
+      const id = String(vars.id);
+      const [run, gates] = await Promise.all([o.api.runs.retrieve(id), o.api.gates.list(id)]);
+      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify({ run, gates }, null, 2) }] };
+    },
+  );
+  server.registerResource('spec', new ResourceTemplate('orc://runs/{id}/spec', { list: undefined }), { title: 'The App Spec of a run', mimeType: 'application/json' }, async (uri, vars) => ({
+    contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(await o.api.spec.retrieve(String(vars.id)), null, 2) }],
+  }));
+  return server;
+}
+
+/** A service error as a tool error the model can read: the code and the message, and the field if any. */
+function toolError(err: unknown): CallToolResult {
+  if (err instanceof ApiError) {
+    const error = { status: err.status, code: err.code, message: err.message, ...(err.field ? { field: err.field } : {}), ...(err.requestId ? { request_id: err.requestId } : {}) };
+    return { isError: true, content: [{ type: 'text', text: `${err.code}: ${err.message}${err.field ? ` (field ${err.field})` : ''}` }], structuredContent: { error } };
+  }
+  const code = err instanceof OrcError ? err.constructor.name : 'internal_error';
+  const message = (err as Error)?.message ?? String(err);
+  return { isError: true, content: [{ type: 'text', text: `${code}: ${message}` }], structuredContent: { error: { code, message } } };
+}
+
+/** Follows the run until a gate waits, it ends, or the time is up; progress as notifications. */
+async function waitForRun(api: Api, clock: Clock, id: string, timeoutMs: number, extra: Extra): Promise<{ text: string; data: Record<string, unknown> }> {
+  const started = clock.now();
+  const token = extra._meta?.progressToken;
+  let progress = 0;
+  const notify = async (message: string) => {
+    if (token === undefined) return;
+    await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++progress, message } }).catch(() => {});
+  };
+  const atGate = async (gateName: string) => {
+    const run = await api.runs.retrieve(id);
+    return { text: `${id} waits at gate ${gateName} (stage ${run.stage}). ${await decidingText(api, id, gateName)}`, data: { outcome: 'gate_pending', gate: gateName, run, deciding: await deciding(api, id, gateName), waited_ms: clock.now() - started } };
+  };
+  const ended = (run: { status: string; stage: string; app_id?: string | null }) => ({ text: `${id} ended ${run.status} at ${run.stage}${run.app_id ? ` (app ${run.app_id})` : ''}.`, data: { outcome: 'ended', status: run.status, run, waited_ms: clock.now() - started } });
+
+  // Where it stands now: a gate already waiting, or an end, needs no stream.
+  const now = await api.runs.retrieve(id);
+  if (now.status === 'awaiting_approval' && now.gate_pending) return atGate(now.gate_pending);
+  if (TERMINAL_STATUSES.has(now.status)) return ended(now);
+
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  extra.signal.addEventListener('abort', onAbort, { once: true });
+  const cancelTimer = clock.timer(Math.max(0, timeoutMs - (clock.now() - started)), () => stop.abort());
+  try {
+    for await (const ev of watchRun(api, id, { signal: stop.signal })) {
+      if (ev.kind === 'event' && ev.event.type === 'run.stage_changed') {
+        const d = ev.event.data as { stage?: string; percent?: number };
+        await notify(`${d.stage ?? ''} ${d.percent ?? 0}%`.trim());
+      }
+      if (ev.kind === 'gate_pending') {
+        // The history replays gates decided long ago: only the one the run waits at now counts.
+        const run = await api.runs.retrieve(id);
+        if (run.status === 'awaiting_approval' && run.gate_pending === ev.gate) return atGate(ev.gate);
+      }
+      if (ev.kind === 'ended') return ended(await api.runs.retrieve(id));
+    }
+  } catch (err) {
+    if (!stop.signal.aborted) throw err;
+  } finally {
+    cancelTimer();
+    extra.signal.removeEventListener('abort', onAbort);
+  }
+  const run = await api.runs.retrieve(id);
+  if (run.status === 'awaiting_approval' && run.gate_pending) return atGate(run.gate_pending);
+  if (TERMINAL_STATUSES.has(run.status)) return ended(run);
+  return { text: `${id} is still ${run.status} at ${run.stage} after ${Math.round((clock.now() - started) / 1000)} s; call wait_for_run again to go on waiting.`, data: { outcome: 'timeout', run, waited_ms: clock.now() - started } };
+}
+
+/** What a gate decides, as data: the idea's summary, the brand, or the scorecard. */
+async function deciding(api: Api, id: string, gateName: string): Promise<Record<string, unknown>> {
+  if (gateName === 'final') return { scorecard: await api.runs.scorecard(id) };
+  const spec = await api.spec.retrieve(id);
+  if (gateName === 'brand') return { brand: spec.brand ?? null };
+  return { summary: { name: spec.name, tagline: spec.tagline, audience: spec.audience, monetization: spec.monetization, features: spec.features } };
+}
+
+async function decidingText(api: Api, id: string, gateName: string): Promise<string> {
+  const d = await deciding(api, id, gateName);
+  if (d.scorecard) {
+    const c = d.scorecard as { score: { score: number; total: number; beauty: number; harmony: number }; passed: boolean; preflight: { passed: boolean } };
+    return `Deciding the final app: score ${c.score.score}/${c.score.total} (beauty ${c.score.beauty}, harmony ${c.score.harmony}), ${c.passed ? 'passed' : 'did not pass'}; pre-flight ${c.preflight.passed ? 'passed' : 'failed'}.`;
+  }
+  if ('brand' in d) {
+    const b = (d.brand ?? {}) as { palette?: string[]; typeface?: string; voice?: string };
+    return `Deciding the brand: palette ${(b.palette ?? []).join(', ') || '—'}; typeface ${b.typeface ?? '—'}; voice ${b.voice ?? '—'}.`;
+  }
+  const s = d.summary as { name?: string; tagline?: string; audience?: string; monetization?: string; features?: string[] };
+  return `Deciding the idea: ${s.name ?? '—'}, "${s.tagline ?? ''}", for ${s.audience ?? '—'}, ${s.monetization ?? '—'}; features: ${(s.features ?? []).join(', ') || '—'}.`;
+}
+

@@ -1,0 +1,172 @@
+// `orc mcp` through the MCP SDK's own client over stdio, the built orc against a sandbox on port 0: the tools
+// and their annotations, a whole run driven by tool calls, --read-only, --tools, the live rule, service
+// errors as tool errors, resources, and progress notifications.
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshConfigDir, ORC_BIN, orc } from '../helpers/cli.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+
+let sb: TestSandbox;
+beforeAll(async () => {
+  sb = await startTestSandbox({ stageMs: 40, ipaMib: 1 });
+});
+afterAll(() => sb.close());
+
+async function connect(args: string[] = [], env: Record<string, string> = {}): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [ORC_BIN, 'mcp', ...args],
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ORC_CONFIG_DIR: freshConfigDir(), ORC_BASE_URL: sb.url, ORC_NO_KEYCHAIN: '1', ...env },
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'orc-tests', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+type ToolResult = { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent?: any };
+const call = async (client: Client, name: string, args: Record<string, unknown> = {}, extra: Parameters<Client['callTool']>[2] = {}) =>
+  (await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000, ...extra })) as ToolResult;
+const ok = (r: ToolResult) => {
+  expect(r.isError, r.content[0]?.text).toBeFalsy();
+  return r.structuredContent;
+};
+
+describe('orc mcp', () => {
+  it('lists every tool with its input schema, a description and the right annotations', async () => {
+    const client = await connect();
+    try {
+      const { tools } = await client.listTools();
+      const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+      expect(Object.keys(byName).sort()).toEqual(['approve_gate', 'cancel_run', 'create_run', 'get_run', 'get_scorecard', 'get_spec', 'list_artifacts', 'list_gates', 'list_runs', 'pull_artifacts', 'reject_gate', 'update_spec', 'wait_for_run']);
+      for (const t of tools) {
+        expect(t.description!.length, t.name).toBeGreaterThan(40);
+        expect(t.inputSchema.type, t.name).toBe('object');
+      }
+      for (const name of ['list_runs', 'get_run', 'list_gates', 'get_spec', 'get_scorecard', 'list_artifacts', 'wait_for_run']) expect(byName[name]!.annotations, name).toMatchObject({ readOnlyHint: true });
+      for (const name of ['cancel_run', 'reject_gate']) expect(byName[name]!.annotations, name).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+      expect(byName.update_spec!.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: true });
+      expect(byName.reject_gate!.inputSchema.required).toEqual(expect.arrayContaining(['run_id', 'gate', 'notes']));
+      expect((byName.get_run!.inputSchema.properties as any).run_id.description).toContain('run id');
+      expect((byName.create_run!.inputSchema.properties as any).idempotency_key).toBeDefined();
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('drives a whole run: create, wait, read and patch the spec, approve, reject brand with notes, approve the rest, scorecard, artifacts', async () => {
+    const client = await connect();
+    try {
+      const created = ok(await call(client, 'create_run', { mode: 'idea', idea: { pitch: 'A tide table for sailors', audience: 'sailors', monetization: 'paid' }, idempotency_key: 'mcp-test-run-1' }));
+      const id = created.run.id as string;
+      // The same key again makes nothing new.
+      expect(ok(await call(client, 'create_run', { mode: 'idea', idea: { pitch: 'A tide table for sailors', audience: 'sailors', monetization: 'paid' }, idempotency_key: 'mcp-test-run-1' }))).toMatchObject({ run: { id }, replayed: true });
+
+      const progress: Array<{ progress: number; message?: string }> = [];
+      const idea = await call(client, 'wait_for_run', { run_id: id }, { onprogress: (p) => progress.push(p as any), resetTimeoutOnProgress: true });
+      expect(ok(idea)).toMatchObject({ outcome: 'gate_pending', gate: 'idea', deciding: { summary: { audience: 'sailors', monetization: 'paid' } } });
+      expect(idea.content[0]!.text).toContain('Deciding the idea');
+      expect(progress.length).toBeGreaterThan(0);
+      expect(progress.map((p) => p.progress)).toEqual([...progress.map((p) => p.progress)].sort((a, b) => a - b));
+      expect(progress.some((p) => /0[12]_\w+ \d+%/.test(p.message ?? ''))).toBe(true);
+
+      const spec = ok(await call(client, 'get_spec', { run_id: id })).spec;
+      expect(spec.audience).toBe('sailors');
+      expect(ok(await call(client, 'update_spec', { run_id: id, patch: { tagline: 'Know the sea', features: null } })).spec).toMatchObject({ tagline: 'Know the sea' });
+      expect((await sb.call('GET', `/v1/runs/${id}/spec`)).body).not.toHaveProperty('features');
+
+      ok(await call(client, 'approve_gate', { run_id: id, gate: 'idea' }));
+      const brand = ok(await call(client, 'wait_for_run', { run_id: id }));
+      expect(brand).toMatchObject({ outcome: 'gate_pending', gate: 'brand' });
+      expect(brand.deciding.brand.palette.length).toBeGreaterThan(0);
+      ok(await call(client, 'reject_gate', { run_id: id, gate: 'brand', notes: 'Warmer, please' }));
+      expect(ok(await call(client, 'wait_for_run', { run_id: id }))).toMatchObject({ outcome: 'gate_pending', gate: 'brand' });
+      ok(await call(client, 'approve_gate', { run_id: id, gate: 'brand' }));
+      const final = ok(await call(client, 'wait_for_run', { run_id: id }));
+      expect(final).toMatchObject({ outcome: 'gate_pending', gate: 'final' });
+      expect(final.deciding.scorecard.score.total).toBe(100);
+      ok(await call(client, 'approve_gate', { run_id: id, gate: 'final' }));
+      expect(ok(await call(client, 'wait_for_run', { run_id: id }))).toMatchObject({ outcome: 'ended', status: 'accepted' });
+
+      const gates = ok(await call(client, 'list_gates', { run_id: id })).gates;
+      expect(gates.find((g: any) => g.name === 'brand')).toMatchObject({ state: 'approved' });
+      const card = await call(client, 'get_scorecard', { run_id: id });
+      expect(ok(card).scorecard.score.total).toBe(100);
+      expect(card.content[0]!.text).toMatch(/^Score \d+\/100/);
+
+      // Every kind ready (the ipa is described a moment after its stage), then pulled.
+      for (;;) {
+        const kinds = ok(await call(client, 'list_artifacts', { run_id: id })).artifacts;
+        if (kinds.every((k: any) => k.status === 'ready')) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const dir = mkdtempSync(join(tmpdir(), 'orc-mcp-pull-'));
+      const pulled = ok(await call(client, 'pull_artifacts', { run_id: id, dir }));
+      expect(pulled.files.length).toBe(10);
+      expect(readdirSync(dir).sort()).toEqual(['ipa', 'metadata.json', 'preflight.json', 'scorecard.json', 'screenshots', 'spec.json']);
+      expect(ok(await call(client, 'pull_artifacts', { run_id: id, dir, kinds: ['ipa'] })).files[0].state).toBe('present');
+
+      // Resources: the run with its gates, and its spec.
+      const runRes = await client.readResource({ uri: `orc://runs/${id}` });
+      expect(JSON.parse((runRes.contents[0] as { text: string }).text)).toMatchObject({ run: { id, status: 'accepted' } });
+      const specRes = await client.readResource({ uri: `orc://runs/${id}/spec` });
+      expect(JSON.parse((specRes.contents[0] as { text: string }).text).tagline).toBe('Know the sea');
+      const listed = await client.listResources();
+      expect(listed.resources.map((r) => r.uri)).toContain(`orc://runs/${id}`);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
+  it('a service error is a tool error with its code, and the server goes on', async () => {
+    const client = await connect();
+    try {
+      const missing = await call(client, 'get_run', { run_id: 'run_nope' });
+      expect(missing.isError).toBe(true);
+      expect(missing.content[0]!.text).toMatch(/^run_not_found: /);
+      expect(missing.structuredContent.error).toMatchObject({ status: 404, code: 'run_not_found' });
+      const run = await sb.createRun('Not at a gate yet');
+      const early = await call(client, 'approve_gate', { run_id: run.id, gate: 'final' });
+      expect(early.isError).toBe(true);
+      expect(early.content[0]!.text).toMatch(/^gate_not_pending: /);
+      const emptyNotes = await call(client, 'reject_gate', { run_id: run.id, gate: 'idea', notes: '   ' });
+      expect(emptyNotes.isError).toBe(true);
+      const timedOut = ok(await call(client, 'wait_for_run', { run_id: (await sb.createRun('Slow #fail')).id, timeout_s: 1 }));
+      expect(['timeout', 'gate_pending', 'ended']).toContain(timedOut.outcome);
+      expect(ok(await call(client, 'list_runs', { limit: 1 })).runs).toHaveLength(1);
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
+
+  it('--read-only offers no write tools; --tools narrows; an unknown tool name is exit 2', async () => {
+    const ro = await connect(['--read-only']);
+    try {
+      const names = (await ro.listTools()).tools.map((t) => t.name).sort();
+      expect(names).toEqual(['get_run', 'get_scorecard', 'get_spec', 'list_artifacts', 'list_gates', 'list_runs', 'wait_for_run']);
+      const refused = await ro.callTool({ name: 'create_run', arguments: { mode: 'idea' } }).catch((e: Error) => ({ isError: true, content: [{ type: 'text', text: e.message }] }));
+      expect((refused as ToolResult).isError).toBe(true);
+    } finally {
+      await ro.close();
+    }
+    const narrow = await connect(['--tools', 'list_runs,get_run']);
+    try {
+      expect((await narrow.listTools()).tools.map((t) => t.name).sort()).toEqual(['get_run', 'list_runs']);
+    } finally {
+      await narrow.close();
+    }
+    const bad = await orc(['mcp', '--tools', 'list_runs,drop_tables'], { env: { ORC_BASE_URL: sb.url } });
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('"drop_tables"');
+  }, 30_000);
+
+  it('orc mcp --help prints the client configuration', async () => {
+    const r = await orc(['mcp', '--help']);
+    expect(r.exitCode).toBe(0);
+    expect(JSON.parse(/\{\n  "mcpServers"[\s\S]*?\n\}/.exec(r.stdout)![0])).toEqual({ mcpServers: { orc: { command: 'orc', args: ['mcp'] } } });
+  });
+});
