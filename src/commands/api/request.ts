@@ -3,9 +3,9 @@
 // came (formatted and sanitised at a terminal); a non-2xx answer goes to stderr with exit 3.
 import { STATUS_TEXT } from '../../api/http.js';
 import type { Context } from '../../context.js';
-import { MAX_DEPTH, forbiddenKey, nestingDepth } from '../../contract/limits.js';
 import { EXIT, RetoldError, UsageError } from '../../errors.js';
 import { sanitize, sanitizeLine } from '../../ui/sanitize.js';
+import { parseJsonInput, readInput } from '../input.js';
 import type { ArgsOf, FlagsOf } from '../spec.js';
 import { METHODS, type api as spec } from './command.js';
 
@@ -163,27 +163,10 @@ function nest(fields: Field[]): Record<string, unknown> {
 }
 
 async function readData(ctx: Context, source: string): Promise<string> {
-  let text: string;
-  const from = source === '-' ? 'stdin' : source.startsWith('@') ? source.slice(1) : null;
-  if (source === '-') text = await ctx.io.readStdin();
-  else if (from) {
-    const { readFile } = await import('node:fs/promises');
-    try {
-      text = await readFile(from, 'utf8');
-    } catch (err) {
-      throw new UsageError(`--data @${from}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
-    }
-  } else text = source;
-  const label = from ? `--data ${source === '-' ? '-' : `@${from}`}` : '--data';
-  if (nestingDepth(text) > MAX_DEPTH) throw new UsageError(`${label}: the JSON nests deeper than ${MAX_DEPTH} levels`);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new UsageError(`${label}: not valid JSON (${(err as Error).message})`);
-  }
-  const bad = forbiddenKey(value);
-  if (bad) throw new UsageError(`${label}: ${bad.path}: the key ${JSON.stringify(bad.key)} is not allowed`);
+  const file = source === '-' ? '-' : source.startsWith('@') ? source.slice(1) : null;
+  const label = file === null ? '--data' : `--data ${source}`;
+  const text = file === null ? source : await readInput(ctx, file, label);
+  parseJsonInput(text, label);
   return text;
 }
 

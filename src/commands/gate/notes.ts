@@ -1,19 +1,15 @@
 // Notes for a gate decision: --notes, --notes-file (or - for stdin), or, at a terminal, the editor.
-import { readFileSync } from 'node:fs';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { cleanNotes, editText } from '../../ui/editor.js';
+import { readInput } from '../input.js';
 
 export async function readNotes(ctx: Context, gate: string, flags: { notes?: string; notesFile?: string }, required: boolean): Promise<string | undefined> {
   if (flags.notes !== undefined && flags.notesFile !== undefined) throw new UsageError('--notes and --notes-file do not go together');
   let notes: string | undefined;
   if (flags.notes !== undefined) notes = flags.notes;
   else if (flags.notesFile !== undefined) {
-    try {
-      notes = flags.notesFile === '-' ? await ctx.io.readStdin() : readFileSync(flags.notesFile, 'utf8');
-    } catch (err) {
-      throw new UsageError(`--notes-file: cannot read ${flags.notesFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-    }
+    notes = await readInput(ctx, flags.notesFile, `--notes-file ${flags.notesFile}`);
   } else if (required && ctx.io.canPrompt) {
     notes = cleanNotes(editText(ctx.env, `\n# Why is the ${gate} gate rejected? The run goes back with these notes.\n# Lines starting with # are ignored; an empty note sends nothing.\n`, `${gate}-notes.md`));
   } else if (required) {

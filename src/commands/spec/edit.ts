@@ -2,11 +2,11 @@
 import type { Context } from '../../context.js';
 import { ApiError } from '../../api/index.js';
 import { applyMergePatch } from '../../contract/merge-patch.js';
-import { MAX_DEPTH, forbiddenKey, nestingDepth } from '../../contract/limits.js';
 import { UsageError } from '../../errors.js';
 import { checkSpec, specPatch, type Spec } from '../../spec/document.js';
 import { assertEditable, changedFields, describe, editInEditor, refusal, showDiff } from '../../spec/edit.js';
 import { parseAssignment, setPath, splitPath, unsetPath } from '../../spec/paths.js';
+import { parseJsonInput, readInput } from '../input.js';
 import type { ArgsOf, FlagsOf } from '../spec.js';
 import type { edit as spec } from './command.js';
 
@@ -71,25 +71,8 @@ export default async function edit(ctx: Context, [runId]: ArgsOf<typeof spec>, f
 
 /** A merge patch from a file or stdin: a JSON object, within the limits, checked before anything is sent. */
 async function readPatch(ctx: Context, source: string): Promise<Spec> {
-  let text: string;
-  if (source === '-') text = await ctx.io.readStdin();
-  else {
-    const { readFile } = await import('node:fs/promises');
-    try {
-      text = await readFile(source, 'utf8');
-    } catch (err) {
-      throw new UsageError(`--file ${source}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
-    }
-  }
-  if (nestingDepth(text) > MAX_DEPTH) throw new UsageError(`--file ${source}: the patch nests deeper than ${MAX_DEPTH} levels`);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new UsageError(`--file ${source}: not valid JSON (${(err as Error).message})`);
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`--file ${source}: a merge patch must be a JSON object`);
-  const bad = forbiddenKey(value);
-  if (bad) throw new UsageError(`--file ${source}: ${bad.path}: the key ${JSON.stringify(bad.key)} is not allowed`);
+  const label = `--file ${source}`;
+  const value = parseJsonInput(await readInput(ctx, source, label), label);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`${label}: a merge patch must be a JSON object`);
   return value as Spec;
 }

@@ -4,6 +4,7 @@
 import type { Context } from '../../context.js';
 import { parseSignatureHeader, verifySignature } from '../../contract/signature.js';
 import { EXIT, RetoldError, UsageError } from '../../errors.js';
+import { readInput, readInputBytes } from '../input.js';
 import type { ArgsOf, FlagsOf } from '../spec.js';
 import type { verify as spec } from './command.js';
 
@@ -11,9 +12,9 @@ export default async function verify(ctx: Context, _args: ArgsOf<typeof spec>, f
   const missing = [flags.secret === undefined && '--secret', flags.header === undefined && '--header', flags.payloadFile === undefined && '--payload-file'].filter(Boolean);
   if (missing.length) throw new UsageError(`${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} required`, "Example: orc webhook verify --secret - --header 't=…,v1=…' --payload-file body.json < secret.txt");
   if (flags.secret === '-' && flags.payloadFile === '-') throw new UsageError('--secret and --payload-file cannot both read stdin; put one of them in a file');
-  const secret = flags.secret === '-' ? (await ctx.io.readStdin()).trim() : flags.secret!;
+  const secret = flags.secret === '-' ? (await readInput(ctx, '-', '--secret -')).trim() : flags.secret!;
   if (!secret) throw new UsageError('--secret is empty');
-  const payload = flags.payloadFile === '-' ? await ctx.io.readStdinBytes() : await readPayload(flags.payloadFile!);
+  const payload = await readInputBytes(ctx, flags.payloadFile!, `--payload-file ${flags.payloadFile}`);
   const header = flags.header!;
   const nowMs = (flags.now ?? Math.floor(ctx.clock.now() / 1000)) * 1000;
   const result = verifySignature(secret, header, payload, { nowMs, toleranceS: flags.tolerance });
@@ -37,13 +38,4 @@ export default async function verify(ctx: Context, _args: ArgsOf<typeof spec>, f
 function describeAge(ageS: number): string {
   if (ageS === 0) return 'just now';
   return ageS > 0 ? `${ageS} s old` : `${-ageS} s in the future`;
-}
-
-async function readPayload(file: string): Promise<Buffer> {
-  const { readFile } = await import('node:fs/promises');
-  try {
-    return await readFile(file);
-  } catch (err) {
-    throw new UsageError(`--payload-file ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
-  }
 }
