@@ -28,12 +28,13 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
   ]);
   // `orc help exit-codes`: a topic (src/help/topics.ts), as text or, with --json, as data.
   const wantsHelp = argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h');
-  const topics = wantsHelp ? (await import('./help/topics.js')).TOPICS : [];
+  const help = wantsHelp ? await import('./help/topics.js') : null;
+  const topics = help?.TOPICS ?? [];
   const topic = argv[0] === 'help' ? topics.find((t) => t.name === argv[1]) : undefined;
-  if (topic) {
+  if (help && topic) {
     if (argv.includes('--json')) stdout.write(`${JSON.stringify(await topic.data(), null, 2)}\n`);
     // (For `npm run docs`: the README's copy of the topic.)
-    else if (argv.includes('--markdown')) stdout.write(`${await (await import('./help/topics.js')).topicMarkdown(topic.name)}\n`);
+    else if (argv.includes('--markdown')) stdout.write(`${await help.topicMarkdown(topic.name)}\n`);
     else stdout.write(`${(await topic.text()).join('\n')}\n`);
     return EXIT.ok;
   }

@@ -59,10 +59,8 @@ export interface SendOptions {
   deadline?: boolean;
   /** Time allowed between pieces of the body once the headers came; default the attempt timeout, 0 none. */
   bodyTimeoutMs?: number;
-  /** Answer non-2xx statuses instead of throwing them. */
+  /** Answer a non-2xx status instead of throwing it, once retrying is over (a 503 or 429 is retried first): the raw layer, `orc api`. */
   anyStatus?: boolean;
-  /** Like anyStatus, but only once retrying is over: a 503 or 429 is retried first (the raw layer, `orc api`). */
-  anyFinalStatus?: boolean;
 }
 
 export interface ResponseBody extends AsyncIterable<Buffer> {
@@ -244,7 +242,7 @@ export class HttpClient {
             unlink();
             continue;
           }
-          if ((status >= 200 && status < 300) || req.anyStatus) {
+          if (status >= 200 && status < 300) {
             this.debugResponse(status, this.clock.now() - started, answer.headers, '');
             try {
               result = { value: await consume(answer) };
@@ -273,7 +271,7 @@ export class HttpClient {
                 ? status === 408 || status === 429 || status >= 500 || (status === 409 && error.code === 'idempotency_key_in_use')
                 : status === 429 || status === 503;
               if (!retryable || attempt >= maxRetries) {
-                if (!req.anyFinalStatus) throw error;
+                if (!req.anyStatus) throw error;
                 // The answer as it came (its body already read, up to the error cap), to the caller.
                 const bytes = Buffer.from(text);
                 const body: ResponseBody = { async *[Symbol.asyncIterator]() { yield bytes; }, destroy: () => {} };
@@ -372,7 +370,7 @@ export class HttpClient {
 
   /** Any request, any answer: status, headers and body as they came (for `orc api`), read with the cap. */
   async raw(req: SendOptions): Promise<{ status: number; headers: Answer['headers']; requestId: string | null; text: string }> {
-    return this.exchange({ ...req, anyFinalStatus: true }, async (a) => ({ status: a.status, headers: a.headers, requestId: a.requestId, text: await readText(a.body, MAX_JSON_BYTES) }));
+    return this.exchange({ ...req, anyStatus: true }, async (a) => ({ status: a.status, headers: a.headers, requestId: a.requestId, text: await readText(a.body, MAX_JSON_BYTES) }));
   }
 
   /** The key goes only to the service's own origin, over https or to this machine. */

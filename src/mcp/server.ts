@@ -28,10 +28,9 @@ export interface ToolDef {
 
 export interface McpOptions {
   api: Api;
-  clock: Clock;
   version: string;
-  /** The tools offered (already narrowed by --read-only and --tools). */
-  tools: readonly string[];
+  /** The tools offered (from toolDefs, already narrowed by --read-only and --tools). */
+  tools: readonly ToolDef[];
 }
 
 const runId = z.string().min(1).describe('The run id, such as run_8fJ2kQ (from list_runs or create_run)');
@@ -199,13 +198,9 @@ export function toolDefs(api: Api, clock: Clock): ToolDef[] {
   ];
 }
 
-export const TOOL_NAMES = ['list_runs', 'get_run', 'create_run', 'cancel_run', 'list_gates', 'approve_gate', 'reject_gate', 'get_spec', 'update_spec', 'get_scorecard', 'list_artifacts', 'pull_artifacts', 'wait_for_run'] as const;
-export const READ_TOOLS: ReadonlySet<string> = new Set(['list_runs', 'get_run', 'list_gates', 'get_spec', 'get_scorecard', 'list_artifacts', 'wait_for_run']);
-
 export function createServer(o: McpOptions): McpServer {
   const server = new McpServer({ name: 'orc', version: o.version }, { instructions: 'orc drives runs on the Run Orchestration Service: an app idea (or source) becomes a shipped app through stages and three approval gates (idea, brand, final). Create a run, wait_for_run to the next gate, read what is being decided, then approve_gate or reject_gate with notes.' });
-  for (const t of toolDefs(o.api, o.clock)) {
-    if (!o.tools.includes(t.name)) continue;
+  for (const t of o.tools) {
     server.registerTool(t.name, { title: t.title, description: t.description, inputSchema: t.input, annotations: t.annotations }, async (args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {
       try {
         const { text, data } = await t.run(args, extra);

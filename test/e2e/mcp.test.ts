@@ -168,5 +168,13 @@ describe('orc mcp', () => {
     const r = await orc(['mcp', '--help']);
     expect(r.exitCode).toBe(0);
     expect(JSON.parse(/\{\n  "mcpServers"[\s\S]*?\n\}/.exec(r.stdout)![0])).toEqual({ mcpServers: { orc: { command: 'orc', args: ['mcp'] } } });
+    // The tools the help names are the tools the server offers.
+    const named = /Tools: ([\s\S]*?)\./.exec(r.stdout)![1]!.split(/,\s*/).sort();
+    const client = await connect();
+    try {
+      expect(named).toEqual((await client.listTools()).tools.map((t) => t.name).sort());
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -8,20 +8,22 @@ import type { mcp as spec } from './command.js';
 const LIVE_GUARDED = ['cancel_run', 'reject_gate'];
 
 export default async function serve(ctx: Context, _args: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
-  const [{ createServer, TOOL_NAMES, READ_TOOLS }, { StdioServerTransport }] = await Promise.all([import('../../mcp/server.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
+  const [{ createServer, toolDefs }, { StdioServerTransport }] = await Promise.all([import('../../mcp/server.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
+  const target = await ctx.target();
+  const api = await ctx.api(); // (no request yet: the client is made, nothing is sent)
+  const all = toolDefs(api, ctx.clock);
+  const names = all.map((t) => t.name);
   const named = flags.tools === undefined ? null : [...new Set(flags.tools.split(',').map((t) => t.trim()).filter(Boolean))];
   if (named) {
-    const unknown = named.filter((t) => !(TOOL_NAMES as readonly string[]).includes(t));
-    if (unknown.length || named.length === 0) throw new UsageError(`--tools: ${unknown.length ? `unknown ${unknown.map((t) => JSON.stringify(t)).join(', ')}` : 'name at least one'}; the tools: ${TOOL_NAMES.join(', ')}`);
+    const unknown = named.filter((t) => !names.includes(t));
+    if (unknown.length || named.length === 0) throw new UsageError(`--tools: ${unknown.length ? `unknown ${unknown.map((t) => JSON.stringify(t)).join(', ')}` : 'name at least one'}; the tools: ${names.join(', ')}`);
   }
-  const target = await ctx.target();
-  let tools: string[] = named ?? [...TOOL_NAMES];
-  if (flags.readOnly) tools = tools.filter((t) => READ_TOOLS.has(t));
+  let tools = named ? all.filter((t) => named.includes(t.name)) : all;
+  if (flags.readOnly) tools = tools.filter((t) => t.annotations.readOnlyHint);
   // A live server does not cancel or reject unless it was told to, by name.
-  if (target.mode === 'live') tools = tools.filter((t) => !LIVE_GUARDED.includes(t) || named?.includes(t));
+  if (target.mode === 'live') tools = tools.filter((t) => !LIVE_GUARDED.includes(t.name) || named?.includes(t.name));
   if (tools.length === 0) throw new UsageError('no tools left to offer: --read-only keeps only reads, and none of --tools is one');
-  const api = await ctx.api();
-  const server = createServer({ api, clock: ctx.clock, version: ctx.version, tools });
+  const server = createServer({ api, version: ctx.version, tools });
   const transport = new StdioServerTransport(ctx.io.streams.stdin as NodeJS.ReadStream, ctx.io.streams.stdout as NodeJS.WriteStream);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
