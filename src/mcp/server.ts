@@ -13,6 +13,7 @@ import { watchRun } from '../api/watch.js';
 import { pullArtifacts } from '../artifacts/pull.js';
 import type { Clock } from '../clock.js';
 import { ARTIFACT_KINDS, GATE_NAMES, MONETIZATION_VALUES, RUN_STATUSES, TERMINAL_STATUSES } from '../contract/events.js';
+import type { RunCreateParams } from '../contract/schemas.js';
 import { OrcError } from '../errors.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -76,8 +77,9 @@ export function toolDefs(api: Api, clock: Clock): ToolDef[] {
       },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       run: async (a) => {
-        const body = { mode: a.mode, ...(a.idea ? { idea: a.idea } : {}), ...(a.source !== undefined ? { source: a.source } : {}) };
-        const run = await api.runs.create(body as never, { idempotencyKey: (a.idempotency_key as string | undefined) ?? crypto.randomUUID() });
+        // The input schema has checked the shape; the service checks the rest (mode against idea or source).
+        const body = { mode: a.mode, ...(a.idea ? { idea: a.idea } : {}), ...(a.source !== undefined ? { source: a.source } : {}) } as RunCreateParams;
+        const run = await api.runs.create(body, { idempotencyKey: (a.idempotency_key as string | undefined) ?? crypto.randomUUID() });
         return { text: `${run.replayed ? 'Already created (same idempotency_key)' : 'Created'} ${run.id}: ${run.status} at ${run.stage}.`, data: { run, replayed: Boolean(run.replayed) } };
       },
     },

@@ -1,6 +1,7 @@
 // What `orc webhook add` and `listen` take, checked before anything is sent: the receiving URL (https, or
 // http to this machine: CONTRACT.md) and the event kinds (spec 6.1), with "did you mean" for a near miss.
 import { EVENT_KINDS } from '../contract/events.js';
+import type { WebhookCreateParams } from '../contract/schemas.js';
 import { isLoopbackHost } from '../contract/keys.js';
 import { UsageError } from '../errors.js';
 
@@ -19,7 +20,7 @@ export function checkWebhookUrl(text: string, flag = '--url'): string {
 }
 
 /** `run.accepted,run.failed` or `*` → the list to send. */
-export function checkEventKinds(text: string, flag = '--events'): string[] {
+export function checkEventKinds(text: string, flag = '--events'): WebhookCreateParams['events'] {
   const items = [...new Set(text.split(',').map((s) => s.trim()).filter(Boolean))];
   if (items.length === 0) throw new UsageError(`${flag} needs one or more event kinds, comma-separated, or * for all: ${EVENT_KINDS.join(', ')}`);
   if (items.includes('*')) {
@@ -31,7 +32,7 @@ export function checkEventKinds(text: string, flag = '--events'): string[] {
     const near = closest(item, EVENT_KINDS) ?? closest(`run.${item}`, EVENT_KINDS);
     throw new UsageError(`${flag}: unknown event kind ${JSON.stringify(item)}${near ? `; did you mean ${near}?` : ''}`, `The kinds: ${EVENT_KINDS.join(', ')}, or * for all.`);
   }
-  return items;
+  return items as WebhookCreateParams['events'];
 }
 
 /** The candidate nearest to `word` by edit distance, if it is near enough to be a slip. */

@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { ApiError, type Api } from '../api/index.js';
 import { sleep, type Clock } from '../clock.js';
+import type { WebhookCreateParams } from '../contract/schemas.js';
 import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, verifySignature } from '../contract/signature.js';
 import { writeJsonFile } from '../config/json-file.js';
 import { EnvironmentError, EXIT, RetoldError } from '../errors.js';
@@ -25,7 +26,7 @@ export const LISTEN_PATH = '/orc-listen';
 export interface ListenOptions {
   host: string;
   port: number;
-  events: string[];
+  events: WebhookCreateParams['events'];
   /** The address the service reaches this listener at; default http://host:port/orc-listen. */
   publicUrl?: string | undefined;
   forwardTo?: string | undefined;
@@ -64,7 +65,7 @@ export interface ReceivedEvent {
   deliveryId: string | null;
 }
 
-interface Record_ {
+interface ListenerRecord {
   pid: number;
   webhook_id: string;
   base_url: string;
@@ -95,10 +96,10 @@ export async function listen(api: Api, o: ListenOptions, ev: ListenEvents): Prom
   let webhookId = '';
 
   const register = async () => {
-    const created = await api.webhooks.create({ url, events: o.events } as never);
+    const created = await api.webhooks.create({ url, events: o.events });
     webhookId = created.id;
     secret = created.secret;
-    const record: Record_ = { pid: process.pid, webhook_id: created.id, base_url: o.baseUrl, started_at: new Date(o.clock.now()).toISOString() };
+    const record: ListenerRecord = { pid: process.pid, webhook_id: created.id, base_url: o.baseUrl, started_at: new Date(o.clock.now()).toISOString() };
     await writeJsonFile(recordDir, recordName, record);
   };
   const unregister = async () => {
@@ -265,9 +266,9 @@ async function removeLeftovers(api: Api, o: ListenOptions): Promise<string[]> {
   }
   const removed: string[] = [];
   for (const name of names) {
-    let record: Record_;
+    let record: ListenerRecord;
     try {
-      record = JSON.parse(readFileSync(join(dir, name), 'utf8')) as Record_;
+      record = JSON.parse(readFileSync(join(dir, name), 'utf8')) as ListenerRecord;
     } catch {
       rmSync(join(dir, name), { force: true });
       continue;

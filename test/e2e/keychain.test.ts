@@ -48,6 +48,8 @@ describe.runIf(withKeyring)('the live key in the OS keychain', () => {
     // --debug; the host does not exist here, so nothing leaves this machine).
     const live = await orc(['--profile', 'prod', '--live', '--debug', '--timeout', '5', 'run', 'list'], { configDir, env });
     expect(live.stderr).toContain('> authorization: Bearer sk_live_…1234');
+    const doctor = await orc(['doctor', '--profile', 'prod', '--live', '--json'], { configDir, env });
+    expect(JSON.parse(doctor.stdout).checks.find((c: { id: string }) => c.id === 'profile').message).toContain('live key from the OS keychain');
 
     const removed = await orc(['profile', 'remove', 'prod'], { configDir, env });
     expect(removed.exitCode, removed.stderr).toBe(0);

@@ -89,9 +89,9 @@ async function serviceChecks(ctx: Context): Promise<Check[]> {
     throw err;
   }
   const out: Check[] = [];
-  const where = { 'built-in': 'built in', env: 'ORC_API_KEY', profile: target.mode === 'live' ? 'the profile (keychain or config file: `orc profile show`)' : 'the config file' }[target.keyFrom];
-  out.push({ id: 'profile', status: 'pass', message: `profile ${target.profile} (from ${target.profileFrom}) → ${target.baseUrl}, ${target.mode} key from ${where}` });
   const liveInFile = await liveKeyInFile(ctx, target.profile);
+  const where = { 'built-in': 'built in', env: 'ORC_API_KEY', profile: target.mode === 'live' && !liveInFile ? 'the OS keychain' : 'the config file' }[target.keyFrom];
+  out.push({ id: 'profile', status: 'pass', message: `profile ${target.profile} (from ${target.profileFrom}) → ${target.baseUrl}, ${target.mode} key from ${where}` });
   if (liveInFile) out.push({ id: 'keychain', status: 'warn', message: `the live key of ${target.profile} is in the config file (0600), not an OS keychain`, fix: 'on a desktop with a keychain: orc profile add <name> --with-key again; ORC_NO_KEYCHAIN keeps it in the file on purpose' });
 
   const { createApi, ApiError, ApiConnectionError } = await import('../../api/index.js');

@@ -13,7 +13,7 @@ export default async function add(ctx: Context, _args: ArgsOf<typeof spec>, flag
   const url = checkWebhookUrl(flags.url!);
   const events = checkEventKinds(flags.events!);
   const api = await ctx.api();
-  const created = await api.webhooks.create({ url, events } as never);
+  const created = await api.webhooks.create({ url, events });
   if (ctx.io.json) return ctx.io.writeJson(created), 0;
   await printWebhook(ctx, created);
   ctx.io.out(`secret   ${sanitizeLine(created.secret)}`);
