@@ -2,7 +2,7 @@
 // body is 422; while the first request is in flight, 409. The answer is kept in the same transaction as
 // the change it reports, so a replay after a crash tells the truth. A request whose body never arrives
 // (408) or fails releases its key.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { Failure } from './failure.js';
 import type { Store } from './store.js';
 
@@ -32,8 +32,8 @@ export class Idempotency {
     this.inFlight.add(scope);
     try {
       const body = await readBody();
-      const fingerprint = createHash('sha256').update(`${request}\n${canonicalJson(body)}`).digest('hex');
-      let saved = this.store.idempotency.get(scope);
+      const fingerprint = hash('sha256', `${request}\n${canonicalJson(body)}`, 'hex');
+      let saved = this.store.getIdempotency(scope);
       if (saved && Date.now() - saved.createdAtMs > TTL_MS) {
         this.store.deleteIdempotency(scope);
         saved = undefined;

@@ -53,6 +53,42 @@ describe('the data folder', () => {
     expect(err.message.split('\n')).toHaveLength(1);
   });
 
+  it('a database written by an earlier orc (schema 1, text keys) is moved over once: runs, events and webhooks kept', async () => {
+    const dataPath = freshData();
+    const a = await startTestSandbox({ dataPath, stageMs: 60_000 });
+    const run = await a.createRun();
+    const hook = (await a.call('POST', '/v1/webhooks', { url: 'https://example.com/h', events: ['*'] })).body;
+    const events = a.store.events.get(run.id)!.map((e) => e.json);
+    await a.close();
+    // Put the rows back into the old layout, as orc before schema 2 left them.
+    const { DatabaseSync } = await import('node:sqlite');
+    const db = new DatabaseSync(dataPath);
+    db.exec(`BEGIN;
+      ALTER TABLE runs RENAME TO r2; ALTER TABLE events RENAME TO e2; ALTER TABLE webhooks RENAME TO w2; ALTER TABLE deliveries RENAME TO d2;
+      CREATE TABLE runs (id TEXT PRIMARY KEY, seq INTEGER NOT NULL, body TEXT NOT NULL);
+      CREATE TABLE events (run_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
+      CREATE TABLE webhooks (id TEXT PRIMARY KEY, seq INTEGER NOT NULL, body TEXT NOT NULL);
+      CREATE TABLE deliveries (id TEXT PRIMARY KEY, seq INTEGER NOT NULL, body TEXT NOT NULL);
+      INSERT INTO runs SELECT id, seq, body FROM r2; INSERT INTO events SELECT run_id, seq, type, body FROM e2 ORDER BY seq DESC;
+      INSERT INTO webhooks SELECT id, seq, body FROM w2; INSERT INTO deliveries SELECT id, seq, body FROM d2;
+      DROP TABLE r2; DROP TABLE e2; DROP TABLE w2; DROP TABLE d2; PRAGMA user_version = 0; COMMIT;`);
+    db.close();
+    const b = await startTestSandbox({ dataPath, stageMs: 60_000 });
+    try {
+      expect((await b.call('GET', `/v1/runs/${run.id}`)).body.id).toBe(run.id);
+      expect(b.store.events.get(run.id)!.map((e) => e.json)).toEqual(events); // in order, though stored backwards
+      expect((await b.call('GET', '/v1/webhooks')).body.data.map((w: { id: string }) => w.id)).toEqual([hook.id]);
+      const again = await b.createRun('After the move');
+      expect((await b.call('GET', '/v1/runs')).body.data.map((r: { id: string }) => r.id)).toEqual([again.id, run.id]);
+    } finally {
+      await b.close();
+    }
+    const check = new DatabaseSync(dataPath);
+    expect(check.prepare('PRAGMA user_version').get()!.user_version).toBe(2);
+    expect(check.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name LIKE '%_v1'").get()!.n).toBe(0);
+    check.close();
+  });
+
   it('a database held by another process: a write answers 503 within a fraction of a second, and works once it is free', async () => {
     const dataPath = freshData();
     const sb = await startTestSandbox({ dataPath, stageMs: 60_000 });
