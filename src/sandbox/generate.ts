@@ -1,5 +1,5 @@
 // Deterministic content for sandbox runs: the same seed and pitch always give the same spec and scores.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { AppSpecInput, RunCreateParams, Scorecard } from '../contract/schemas.js';
 
 export interface Magic {
@@ -16,7 +16,7 @@ export function magicWords(text: string): Magic {
 
 /** A small PRNG (mulberry32) seeded from a hash, so every choice below is reproducible. */
 export function prng(seed: number, text: string): () => number {
-  let a = createHash('sha256').update(`${seed}:${text}`).digest().readUInt32LE(0);
+  let a = hash('sha256', `${seed}:${text}`, 'buffer').readUInt32LE(0);
   return () => {
     a = (a + 0x6d2b79f5) | 0;
     let t = Math.imul(a ^ (a >>> 15), 1 | a);
