@@ -2,6 +2,7 @@
 // deterministic generators and streamed, never held whole; signed URLs and Range.
 import { createCipheriv, createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { crc32, createDeflate } from 'node:zlib';
+import { flatMemory } from '../memory.js';
 
 /** What a file is, computed once when its artifact became ready and kept with the run. */
 export interface FileMeta {
@@ -173,10 +174,12 @@ function entryBytes(e: IpaEntry, offset: number, length: number): Buffer {
 /** The CRCs (one pass over the bytes) and so the whole layout; in slices, the event loop free between them. */
 export async function completeIpa(layout: Omit<IpaLayout, 'crcs' | 'size'>): Promise<IpaLayout> {
   const crcs: number[] = [];
+  const flat = flatMemory();
   for (const e of layout.entries) {
     let crc = 0;
     for (let at = 0; at < e.size; at += SLICE) {
       crc = crc32(entryBytes(e, at, Math.min(SLICE, e.size - at)), crc);
+      flat(SLICE);
       if (e.size > SLICE) await yieldTurn();
     }
     crcs.push(crc >>> 0);
@@ -250,8 +253,10 @@ export async function* ipaBytes(layout: IpaLayout, start = 0, end = layout.size 
 /** The ipa's SHA-256, read through once in slices. */
 export async function ipaSha256(layout: IpaLayout): Promise<string> {
   const hash = createHash('sha256');
+  const flat = flatMemory();
   for await (const piece of ipaBytes(layout)) {
     hash.update(piece);
+    flat(piece.length);
     await yieldTurn();
   }
   return hash.digest('hex');

@@ -14,6 +14,7 @@ import { Failure, failureFromZod } from './failure.js';
 import { parseRange } from './files.js';
 import { Idempotency, type Answer } from './idempotency.js';
 import { lockDataFolder } from './lock.js';
+import { flatMemory } from '../memory.js';
 import { page } from './page.js';
 import { RateLimiter } from './rate-limit.js';
 import { Router } from './router.js';
@@ -323,10 +324,13 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     if (range) headers.push('Content-Range', `bytes ${start}-${end}/${size}`);
     res.writeHead(range ? 206 : 200, headers);
     if (method === 'HEAD') return void res.end();
-    // Streamed from the generator a slice at a time, waiting for the client to take each: memory stays flat.
+    // Streamed from the generator a slice at a time, waiting for the client to take each: memory stays flat
+    // (and each slice, fresh from the cipher, is collected while young: memory.ts).
+    const flat = flatMemory();
     for await (const piece of f.open(start, end)) {
       if (res.destroyed) return;
       if (!res.write(piece)) await untilDrained(res);
+      flat(piece.length);
     }
     res.end();
   }

@@ -154,9 +154,9 @@ describe('artifacts', () => {
       }
       expect(bytes).toBe(file.size);
       expect(file.size).toBeGreaterThan(128 * 1024 * 1024);
-      // Both ends live in this process; a file held whole would add at least its 128 MiB. Buffers both
-      // ends have let go of wait for a collection, so the peak wanders (seen up to 78 MiB).
-      expect(peak - before).toBeLessThan(96 * 1024 * 1024);
+      // Both ends live in this process; a file held whole would add at least its 128 MiB. Slices left to
+      // V8's external-memory threshold added up to 78 MiB; collected while young (memory.ts), 1–6 MiB.
+      expect(peak - before).toBeLessThan(32 * 1024 * 1024);
     } finally {
       await sb.close();
     }
