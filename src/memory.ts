@@ -1,11 +1,12 @@
-// Keeping a long download's memory flat (orc's artifacts pull; the sandbox describing and serving an ipa). Every chunk a socket reads is a fresh buffer, garbage once it is
-// hashed and written; V8 collects such buffers only after ~64 MiB of them pile up (its external-memory
-// threshold), so a 512 MiB download peaked at 140 MB RSS. A young-generation collection every 4 MiB
-// frees them while they are still young, about a millisecond each (measured on a 512 MiB pull: peak
-// 140 → 80 MB, and a little faster, as fresh pages no longer fault in). `gc` is exposed for this at run
-// time, not with a flag on the command line, so only a command that downloads pays for it. The sandbox
-// makes its ipa slice by slice with a cipher, each slice a fresh buffer: the same pile, the same cure
-// (a 512 MiB ipa served beside listings: peak RSS 136–179 → 101–104 MB, healthz p99 20–26 → 8–13 ms).
+// Keeping a long download's memory flat (orc's artifacts pull; the sandbox describing and serving an
+// ipa). Every chunk a socket reads is a fresh buffer, garbage once it is hashed and written; V8 collects
+// such buffers only after ~64 MiB of them pile up (its external-memory threshold), so a 512 MiB download
+// peaked at 140 MB RSS. A young-generation collection every 4 MiB frees them while they are still young,
+// about a millisecond each (measured on a 512 MiB pull: peak 140 → 80 MB, and a little faster, as fresh
+// pages no longer fault in). `gc` is exposed for this at run time, not with a flag on the command line,
+// so only a command that downloads pays for it. The sandbox makes its ipa slice by slice with a cipher,
+// each slice a fresh buffer: the same pile, the same cure (a 512 MiB ipa served beside listings: peak
+// RSS 136–179 → 101–104 MB, healthz p99 20–26 → 8–13 ms).
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 

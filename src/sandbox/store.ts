@@ -1,6 +1,7 @@
 // The sandbox's state: served from memory, written through to SQLite (node:sqlite) in one transaction
-// per change, before the change is acknowledged (idempotency records, read only by key, stay on disk). Memory takes a change only after its transaction has
-// committed: a write that fails leaves no trace anywhere. ':memory:' gives the same store without a file.
+// per change, before the change is acknowledged (idempotency records, read only by key, stay on disk).
+// Memory takes a change only after its transaction has committed: a write that fails leaves no trace
+// anywhere. ':memory:' gives the same store without a file.
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
@@ -141,8 +142,9 @@ export class Store {
   /**
    * Version 2 keys every table but idempotency by an integer that only grows (the record's seq, or the
    * rowid for events), so a write appends to the end of its B-tree instead of splitting pages at a random
-   * text key: a run's creation costs a quarter of what it did. Ids stay unique because the service makes
-   * them; events keep their order by rowid. A version-1 database is moved over once, in one transaction.
+   * text key: the SQL of a run's creation costs a quarter of what it did (measured alone). Ids stay unique
+   * because the service makes them; events keep their order by rowid. A version-1 database is moved over
+   * once, in one transaction (an orc from before cannot write to it afterwards).
    */
   private schema(): void {
     const version = Number(this.db.prepare('PRAGMA user_version').get()!.user_version);
