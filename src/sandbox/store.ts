@@ -144,7 +144,7 @@ export class Store {
    * rowid for events), so a write appends to the end of its B-tree instead of splitting pages at a random
    * text key: the SQL of a run's creation costs a quarter of what it did (measured alone). Ids stay unique
    * because the service makes them; events keep their order by rowid. A version-1 database is moved over
-   * once, in one transaction (an orc from before cannot write to it afterwards).
+   * once, in one transaction (an orc from before cannot use it afterwards).
    */
   private schema(): void {
     const version = Number(this.db.prepare('PRAGMA user_version').get()!.user_version);
