@@ -1,12 +1,13 @@
-// Pulling a run's artifacts to disk: the engine under `orc artifacts pull` (and, next, the MCP tool).
-// Files stream to disk several at a time, each into `<name>.part`, renamed only once its sha256 matches the
-// manifest. A connection dropped mid-file resumes with Range in the same pull, a later pull resumes from the
-// `.part` file, an expired signed URL is fetched anew, and a file already there with the right digest is
-// left alone. Names from the service are never trusted as paths. The key never goes to a signed URL (the
-// client's download is keyless).
+// Pulling a run's artifacts to disk: the engine under `orc artifacts pull` and the MCP tool.
+// Files stream to disk several at a time, each into a partial file in `<dir>/.orc-partial/` (where no name
+// from the service can reach), renamed into place only once its sha256 matches the manifest, and never past
+// its declared size. A connection dropped mid-file resumes with Range in the same pull, a later pull resumes
+// from the partial file, an expired signed URL is fetched anew, and a file already there with the right
+// digest is left alone. Every file is written through src/disk.ts: nothing orc did not write is removed or
+// written through. Names from the service are never trusted as paths. The key never goes to a signed URL
+// (the client's download is keyless).
 import { createHash, type Hash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { lstat, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { ApiError, type Api } from '../api/index.js';
 import { sleep, type Clock } from '../clock.js';
@@ -14,6 +15,22 @@ import { ARTIFACT_KINDS, JSON_ARTIFACT_KINDS } from '../contract/events.js';
 import type { ArtifactEntry, ArtifactFile } from '../contract/schemas.js';
 import { EXIT, InterruptedError, OrcError, RetoldError, UsageError } from '../errors.js';
 import { flatMemory } from '../memory.js';
+import {
+  PARTIAL_DIR,
+  CollisionError,
+  DiskError,
+  appendPartial,
+  createPartial,
+  diskError,
+  dropPartial,
+  isDiskFailure,
+  lstatOrNull,
+  makeDir,
+  openToRead,
+  ownDir,
+  placeFile,
+  tidyPartials,
+} from '../disk.js';
 
 export type FileState = 'downloaded' | 'resumed' | 'present';
 
@@ -106,69 +123,103 @@ export async function pullArtifacts(api: Api, runId: string, o: PullOptions, ev:
   }
 
   const dir = resolve(o.dir);
-  await mkdir(dir, { recursive: true });
+  const partials = join(dir, PARTIAL_DIR);
+  try {
+    await makeDir(dir);
+    if (!(await ownDir(partials))) {
+      throw new DiskError(`cannot write to ${dir}: ${partials} is not a folder of orc's (a file or a link stands there)`, 'Move it away, or choose another folder with --dir.');
+    }
+  } catch (err) {
+    throw isDiskFailure(err) ? diskError(err, dir) : err;
+  }
   const files: PulledFile[] = [];
   const failed: FailedFile[] = [];
   const fail = (f: FailedFile) => {
     failed.push(f);
     ev.failed?.(f);
   };
+  const partialKinds = new Set<string>();
 
   // The JSON kinds come inline: each is written whole (formatted) to <dir>/<kind>.json.
   // The file kinds are listed first (one request each), then downloaded several at a time.
-  const jobs: Array<{ file: PullFile; url: string }> = [];
-  for (const kind of wanted) {
-    abortIfAsked(o.signal);
-    if (JSON_ARTIFACT_KINDS.has(kind)) {
+  const jobs: Array<{ file: PullFile; url: string; partial: string }> = [];
+  try {
+    for (const kind of wanted) {
+      abortIfAsked(o.signal);
+      if (JSON_ARTIFACT_KINDS.has(kind)) {
+        const art = await api.artifacts.retrieve(runId, kind);
+        const content = (art as { content?: unknown }).content ?? art;
+        try {
+          const done = await writeJsonKind(dir, kind, content);
+          files.push(done);
+          ev.done?.(done);
+        } catch (err) {
+          if (!(err instanceof CollisionError)) throw err;
+          fail({ kind, name: `${kind}.json`, path: join(dir, `${kind}.json`), error: err.message });
+        }
+        continue;
+      }
       const art = await api.artifacts.retrieve(runId, kind);
-      const content = (art as { content?: unknown }).content ?? art;
-      const done = await writeJsonKind(dir, kind, content);
-      files.push(done);
-      ev.done?.(done);
-      continue;
-    }
-    const art = await api.artifacts.retrieve(runId, kind);
-    const list = filesOf(art);
-    const taken = new Set<string>();
-    for (const f of list) {
-      const name = safeFileName(f.name);
-      if (!name) {
-        fail({ kind, name: f.name, path: null, error: `the service sent a file name that is not safe to use as a path (${JSON.stringify(f.name)}); it was not written` });
-        continue;
-      }
-      if (taken.has(name)) {
-        fail({ kind, name: f.name, path: null, error: `two files of ${kind} are both named ${JSON.stringify(name)}; the second was not written` });
-        continue;
-      }
-      taken.add(name);
+      const list = filesOf(art);
       const kindDir = join(dir, kind);
-      const path = join(kindDir, name);
-      if (!resolve(path).startsWith(kindDir + sep)) {
-        fail({ kind, name: f.name, path: null, error: `the file name ${JSON.stringify(f.name)} would leave ${kindDir}; it was not written` });
+      if (list.length && !(await ownDir(kindDir))) {
+        for (const f of list) fail({ kind, name: f.name, path: null, error: `${kindDir} is not a folder (a file or a link of yours stands there); it was left as it is and the files of ${kind} were not written` });
         continue;
       }
-      jobs.push({ file: { kind, name: f.name, path, size: f.size, sha256: f.sha256 }, url: f.url });
+      if (list.length && !(await ownDir(join(partials, kind)))) {
+        throw new DiskError(`cannot write to ${dir}: ${join(partials, kind)} is not a folder of orc's`, 'Move it away, or choose another folder with --dir.');
+      }
+      partialKinds.add(kind);
+      const taken = new Set<string>();
+      for (const f of list) {
+        const name = safeFileName(f.name);
+        if (!name) {
+          fail({ kind, name: f.name, path: null, error: `the service sent a file name that is not safe to use as a path (${JSON.stringify(f.name)}); it was not written` });
+          continue;
+        }
+        if (taken.has(name)) {
+          fail({ kind, name: f.name, path: null, error: `two files of ${kind} are both named ${JSON.stringify(name)}; the second was not written` });
+          continue;
+        }
+        taken.add(name);
+        const path = join(kindDir, name);
+        if (!resolve(path).startsWith(kindDir + sep)) {
+          fail({ kind, name: f.name, path: null, error: `the file name ${JSON.stringify(f.name)} would leave ${kindDir}; it was not written` });
+          continue;
+        }
+        jobs.push({ file: { kind, name: f.name, path, size: f.size, sha256: f.sha256 }, url: f.url, partial: join(partials, kind, name) });
+      }
     }
+  } catch (err) {
+    throw isDiskFailure(err) ? diskError(err, dir) : err;
   }
 
   ev.plan?.(jobs.map((j) => j.file));
   const queue = [...jobs];
   const passed = flatMemory();
+  // A failure of the disk (full, gone read-only) ends the pull: every other file would meet it too.
+  let fatal: DiskError | null = null;
   const worker = async () => {
-    for (let job = queue.shift(); job; job = queue.shift()) {
+    for (let job = queue.shift(); job && !fatal; job = queue.shift()) {
       if (o.signal.aborted) return;
       try {
-        const done = await downloadFile(api, runId, job.file, job.url, o, ev, passed);
+        const done = await downloadFile(api, runId, job.file, job.url, job.partial, o, ev, passed);
         files.push(done);
         ev.done?.(done);
       } catch (err) {
         if (o.signal.aborted) return;
+        if (isDiskFailure(err)) {
+          fatal ??= diskError(err, dir);
+          return;
+        }
         fail({ kind: job.file.kind, name: job.file.name, path: job.file.path, error: (err as Error).message });
       }
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(o.concurrency, jobs.length)) }, worker));
   abortIfAsked(o.signal);
+  if (fatal) throw fatal;
+  await tidyPartials(dir, partialKinds);
   return { dir, files, failed, pending };
 }
 
@@ -185,57 +236,80 @@ export function safeFileName(name: string): string | null {
 }
 
 async function writeJsonKind(dir: string, kind: string, content: unknown): Promise<PulledFile> {
-  const path = join(dir, `${kind}.json`);
+  const name = `${kind}.json`;
+  const path = join(dir, name);
   const text = `${JSON.stringify(content, null, 2)}\n`;
   const sha256 = createHash('sha256').update(text).digest('hex');
   const size = Buffer.byteLength(text);
-  const existing = await readFile(path, 'utf8').catch(() => null);
-  if (existing === text) return { kind, name: `${kind}.json`, path, size, sha256, state: 'present' };
-  const part = `${path}.part`;
-  await writeFile(part, text, { mode: 0o644 });
-  await rename(part, path);
-  return { kind, name: `${kind}.json`, path, size, sha256, state: 'downloaded' };
-}
-
-/** The sha256 of a whole file, fed into `hash` (a new one without). */
-async function hashFile(path: string, hash: Hash = createHash('sha256')): Promise<Hash> {
-  for await (const chunk of createReadStream(path, { highWaterMark: READ_BUFFER })) hash.update(chunk as Buffer);
-  return hash;
-}
-
-async function regularFileSize(path: string): Promise<number | null> {
-  const s = await lstat(path).catch(() => null);
-  if (!s) return null;
-  if (!s.isFile()) {
-    // Not a file of ours (a link, a folder): never written through.
-    await rm(path, { recursive: true, force: true });
-    return null;
+  const existing = await openToRead(path);
+  if (existing) {
+    const same = await existing.readFile('utf8').finally(() => existing.close());
+    if (same === text) return { kind, name, path, size, sha256, state: 'present' };
   }
-  return s.size;
+  const partial = join(dir, PARTIAL_DIR, name);
+  await dropPartial(partial);
+  const fh = await createPartial(partial);
+  try {
+    await fh.writeFile(text);
+  } finally {
+    await fh.close();
+  }
+  try {
+    await placeFile(partial, path, name);
+  } catch (err) {
+    await dropPartial(partial);
+    throw err;
+  }
+  return { kind, name, path, size, sha256, state: 'downloaded' };
 }
 
-async function downloadFile(api: Api, runId: string, file: PullFile, firstUrl: string, o: PullOptions, ev: PullEvents, passed: (bytes: number) => void): Promise<PulledFile> {
-  await mkdir(join(file.path, '..'), { recursive: true });
+/** The sha256 of a whole plain file (never through a link), fed into `hash` (a new one without); null if none is there. */
+async function hashFile(path: string, hash: Hash = createHash('sha256')): Promise<{ hash: Hash; size: number } | null> {
+  const fh = await openToRead(path);
+  if (!fh) return null;
+  let size = 0;
+  try {
+    for await (const chunk of fh.createReadStream({ highWaterMark: READ_BUFFER, autoClose: false })) {
+      hash.update(chunk as Buffer);
+      size += (chunk as Buffer).length;
+    }
+  } finally {
+    await fh.close();
+  }
+  return { hash, size };
+}
+
+/** The service sent more than the file's declared size: that file fails, no retry. */
+class OversizeError extends OrcError {
+  override readonly exitCode = EXIT.failure;
+}
+
+async function downloadFile(api: Api, runId: string, file: PullFile, firstUrl: string, part: string, o: PullOptions, ev: PullEvents, passed: (bytes: number) => void): Promise<PulledFile> {
+  const there = await lstatOrNull(file.path);
+  if (there && !there.isFile()) {
+    // Refused before a byte is fetched: the final rename would be refused anyway.
+    const what = there.isDirectory() ? 'a folder' : there.isSymbolicLink() ? 'a link' : 'something that is not a plain file';
+    throw new CollisionError(`${what} of yours stands at ${file.path}; it was left as it is and this file was not written (move it away, or pull into another --dir)`);
+  }
   // Already there with the right digest: nothing to do.
-  const present = await regularFileSize(file.path);
-  if (present === file.size && file.sha256) {
-    const digest = (await hashFile(file.path)).digest('hex');
+  if (there && there.size === file.size && file.sha256) {
+    const digest = (await hashFile(file.path))?.hash.digest('hex');
     if (digest === file.sha256) return { ...file, sha256: digest, state: 'present' };
   }
-  const part = `${file.path}.part`;
-  let have = (await regularFileSize(part)) ?? 0;
-  if (have > file.size) {
-    await rm(part, { force: true });
-    have = 0;
+  let started = await hashFile(part);
+  if (started && started.size > file.size) {
+    await dropPartial(part);
+    started = null;
   }
-  const resumedFromDisk = have > 0;
-  let resumed = resumedFromDisk;
-  let hash = have > 0 ? await hashFile(part) : createHash('sha256');
+  let have = started?.size ?? 0;
+  let hash = started?.hash ?? createHash('sha256');
+  let exists = started !== null;
+  let resumed = have > 0;
   let url = firstUrl;
   let failures = 0;
   ev.start?.(file, have);
-  // (An empty file still needs its .part made: the loop runs until the .part holds every byte.)
-  while (have < file.size || !(await exists(part))) {
+  // (An empty file still needs its partial made: the loop runs until the partial holds every byte.)
+  while (have < file.size || !exists) {
     abortIfAsked(o.signal);
     let got = 0;
     try {
@@ -243,12 +317,15 @@ async function downloadFile(api: Api, runId: string, file: PullFile, firstUrl: s
       if (have > 0 && (answer.status !== 206 || !answer.header('content-range')?.startsWith(`bytes ${have}-`))) {
         // The server sent the whole file (or another range) instead of the rest: start over.
         answer.body.destroy();
-        await rm(part, { force: true });
+        await dropPartial(part);
+        exists = false;
         have = 0;
         hash = createHash('sha256');
         continue;
       }
-      got = await appendBody(part, answer.body, hash, (n) => {
+      const fh = exists ? await appendPartial(part) : await createPartial(part);
+      exists = true;
+      got = await appendBody(fh, answer.body, hash, file.size - have, (n) => {
         passed(n);
         have += n; // (not inside the optional call below: without a listener its arguments are never evaluated)
         ev.progress?.(file, have);
@@ -256,6 +333,10 @@ async function downloadFile(api: Api, runId: string, file: PullFile, firstUrl: s
       if (have < file.size) throw Object.assign(new Error(`the connection closed at ${have} of ${file.size} bytes`), { code: 'ERR_SHORT_BODY' });
     } catch (err) {
       if (o.signal.aborted) throw new InterruptedError();
+      if (err instanceof OversizeError) {
+        await dropPartial(part);
+        throw new RetoldError(`${file.kind}/${file.name}: the service sent more than the ${file.size} bytes the manifest declares; the file was not kept`, EXIT.failure);
+      }
       if (err instanceof ApiError && err.code === 'signed_url_expired') {
         // Signed URLs expire: ask for the kind again and go on with a fresh one.
         url = await freshUrl(api, runId, file);
@@ -263,7 +344,7 @@ async function downloadFile(api: Api, runId: string, file: PullFile, firstUrl: s
         if (++failures > ATTEMPTS) throw err;
         continue;
       }
-      if (err instanceof ApiError || isDiskError(err)) throw err;
+      if (err instanceof ApiError || isDiskFailure(err)) throw err;
       failures = got > 0 ? 1 : failures + 1;
       if (failures > ATTEMPTS) throw new RetoldError(`${file.kind}/${file.name}: the download kept failing (${(err as Error).message}); the ${have} bytes so far are kept for the next pull`, EXIT.failure);
       resumed = resumed || have > 0;
@@ -273,35 +354,32 @@ async function downloadFile(api: Api, runId: string, file: PullFile, firstUrl: s
   }
   const digest = hash.digest('hex');
   if (file.sha256 && digest !== file.sha256) {
-    await rm(part, { force: true });
+    await dropPartial(part);
     throw new DigestMismatchError(`${file.kind}/${file.name}: the sha256 of the download (${digest.slice(0, 12)}…) does not match the manifest (${file.sha256.slice(0, 12)}…); the file was not kept`);
   }
-  await rename(part, file.path);
+  await placeFile(part, file.path, `${file.kind}/${file.name}`);
   return { ...file, sha256: digest, state: resumed ? 'resumed' : 'downloaded' };
 }
 
-/** The disk, not the network: no retry helps (ENOSPC, EACCES, EROFS, EIO). */
-function isDiskError(err: unknown): boolean {
-  const syscall = (err as NodeJS.ErrnoException)?.syscall;
-  return syscall === 'write' || syscall === 'open' || syscall === 'close' || syscall === 'fsync';
-}
-
-async function exists(path: string): Promise<boolean> {
-  return (await stat(path).catch(() => null)) !== null;
-}
-
-/** Appends the body to the file, hashing as it goes, waiting for the disk when it falls behind. */
-async function appendBody(path: string, body: AsyncIterable<Buffer> & { destroy(err?: Error): void }, hash: Hash, onBytes: (n: number) => void): Promise<number> {
-  const out = createWriteStream(path, { flags: 'a', mode: 0o644, highWaterMark: READ_BUFFER });
-  const failed = new Promise<never>((_, reject) => out.once('error', reject));
-  failed.catch(() => {});
+/**
+ * Appends the body to the open partial file (and closes it), hashing as it goes and waiting for the disk
+ * when it falls behind; never more than `room` bytes are written: past that, an OversizeError.
+ */
+async function appendBody(fh: FileHandle, body: AsyncIterable<Buffer> & { destroy(err?: Error): void }, hash: Hash, room: number, onBytes: (n: number) => void): Promise<number> {
+  const out = fh.createWriteStream({ highWaterMark: READ_BUFFER });
+  let writeError: Error | null = null;
+  const failed = new Promise<void>((resolve) => out.once('error', (err) => resolve(void (writeError = err))));
   let total = 0;
   try {
     for await (const chunk of body) {
-      hash.update(chunk);
-      total += chunk.length;
-      if (!out.write(chunk)) await Promise.race([new Promise<void>((r) => out.once('drain', () => r())), failed]);
-      onBytes(chunk.length);
+      const fits = total + chunk.length <= room;
+      const part = fits ? chunk : chunk.subarray(0, room - total);
+      hash.update(part);
+      total += part.length;
+      if (!out.write(part)) await Promise.race([new Promise<void>((r) => out.once('drain', () => r())), failed]);
+      if (writeError) throw writeError;
+      onBytes(part.length);
+      if (!fits) throw new OversizeError('more than declared');
     }
   } catch (err) {
     body.destroy();
@@ -309,6 +387,7 @@ async function appendBody(path: string, body: AsyncIterable<Buffer> & { destroy(
   } finally {
     await new Promise<void>((r) => out.end(() => r()));
   }
+  if (writeError) throw writeError;
   return total;
 }
 

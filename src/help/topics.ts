@@ -38,7 +38,7 @@ export const EXIT_CODES: readonly ExitCode[] = [
   },
   { code: 5, meaning: 'run ended badly', when: '`watch`: the run ended rejected, failed or canceled (the reason on stderr)', script: 'the run is over; start another or look at why' },
   { code: 6, meaning: 'gate pending', when: '`watch --until-gate`, `--on-gate exit`, or "stop watching" at the prompt: a gate awaits a decision and no one can be asked', script: 'decide the gate (`orc gate approve|reject`), then watch again' },
-  { code: 130, meaning: 'interrupted', when: 'Ctrl-C (SIGINT; SIGTERM for `webhook listen`), or Ctrl-D at a prompt; what was done is kept (a pull keeps its .part files)', script: 'run it again to go on' },
+  { code: 130, meaning: 'interrupted', when: 'Ctrl-C (SIGINT; SIGTERM for `webhook listen`), or Ctrl-D at a prompt; what was done is kept (a pull keeps its partial files in .orc-partial/)', script: 'run it again to go on' },
 ];
 
 export interface EnvVar {

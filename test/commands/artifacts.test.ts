@@ -2,7 +2,7 @@
 // (dropped connections, expired URLs), and a hand-written service for what the sandbox never sends
 // (hostile file names, a file that does not match its digest).
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -201,19 +201,18 @@ describe('orc artifacts pull', () => {
     expect(r.stderr).toContain(`resuming from byte ${from}`);
   });
 
-  it('a later pull resumes from the .part file; a .part longer than the file starts over', async () => {
+  it('a later pull resumes from the partial file in .orc-partial/, which is removed once the file is in place', async () => {
     const whole = readFileSync(join(await pulledIpaDir(), 'ipa', 'HabitTracker.ipa'));
     const dir = tempDir();
-    const { mkdirSync } = await import('node:fs');
-    mkdirSync(join(dir, 'ipa'));
-    writeFileSync(join(dir, 'ipa', 'HabitTracker.ipa.part'), whole.subarray(0, 123_456));
+    mkdirSync(join(dir, '.orc-partial', 'ipa'), { recursive: true });
+    writeFileSync(join(dir, '.orc-partial', 'ipa', 'HabitTracker.ipa'), whole.subarray(0, 123_456));
     env.proxy.seen.length = 0;
     const r = await orc(['artifacts', 'pull', done, 'ipa', '--dir', dir, '--json']);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).files[0].state).toBe('resumed');
     expect(fileRequests().map((req) => req.headers.range)).toEqual(['bytes=123456-']);
     expect(readFileSync(join(dir, 'ipa', 'HabitTracker.ipa')).equals(whole)).toBe(true);
-    expect(existsSync(join(dir, 'ipa', 'HabitTracker.ipa.part'))).toBe(false);
+    expect(existsSync(join(dir, '.orc-partial'))).toBe(false);
   });
 
   it('an expired signed URL is fetched anew and the download goes on', async () => {
@@ -233,6 +232,71 @@ describe('orc artifacts pull', () => {
   });
 });
 
+describe('orc artifacts pull never removes or follows what it did not write', () => {
+  it("a folder of the user's where a file would go is left whole: that file is refused (exit 1, named), the rest is pulled", async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'ipa', 'HabitTracker.ipa', 'mywork'), { recursive: true });
+    writeFileSync(join(dir, 'ipa', 'HabitTracker.ipa', 'mywork', 'notes.txt'), 'mine');
+    const r = await orc(['artifacts', 'pull', done, 'ipa', 'spec', '--dir', dir, '--json']);
+    expect(r.exitCode).toBe(1);
+    expect(readFileSync(join(dir, 'ipa', 'HabitTracker.ipa', 'mywork', 'notes.txt'), 'utf8')).toBe('mine');
+    const doc = JSON.parse(r.stdout);
+    expect(doc.files.map((f: any) => f.kind)).toEqual(['spec']);
+    expect(doc.failed).toEqual([expect.objectContaining({ kind: 'ipa', name: 'HabitTracker.ipa', error: expect.stringContaining('a folder of yours stands at') })]);
+    expect(r.stderr).toContain('1 file could not be pulled: ipa/HabitTracker.ipa');
+    // Nothing was fetched for a file that could not be placed.
+    expect(existsSync(join(dir, '.orc-partial'))).toBe(false);
+  });
+
+  it('a link where a JSON kind is written, or where its partial goes, is never written through', async () => {
+    const dir = tempDir();
+    const victim = join(tempDir(), 'victim.txt');
+    writeFileSync(victim, 'precious');
+    symlinkSync(victim, join(dir, 'spec.json.part'));
+    mkdirSync(join(dir, '.orc-partial'));
+    symlinkSync(victim, join(dir, '.orc-partial', 'spec.json'));
+    const r = await orc(['artifacts', 'pull', done, 'spec', 'scorecard', '--dir', dir]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(readFileSync(victim, 'utf8')).toBe('precious');
+    const spec = (await env.sb.call('GET', `/v1/runs/${done}/spec`)).body;
+    expect(JSON.parse(readFileSync(join(dir, 'spec.json'), 'utf8'))).toEqual(spec.spec ?? spec);
+    expect(lstatSync(join(dir, 'spec.json')).isFile()).toBe(true);
+    // A link standing at the file itself is the user's: refused, left pointing where it pointed.
+    const dir2 = tempDir();
+    symlinkSync(victim, join(dir2, 'scorecard.json'));
+    const again = await orc(['artifacts', 'pull', done, 'scorecard', '--dir', dir2]);
+    expect(again.exitCode).toBe(1);
+    expect(again.stderr).toContain('a link of yours stands at');
+    expect(readlinkSync(join(dir2, 'scorecard.json'))).toBe(victim);
+    expect(readFileSync(victim, 'utf8')).toBe('precious');
+  });
+
+  it('a --dir that cannot be written is one line naming the folder and the fix, exit 4, and never a hang', async () => {
+    const file = join(tempDir(), 'a-file');
+    writeFileSync(file, 'x');
+    const cases: Array<[string, RegExp]> = [
+      [join(file, 'sub'), /cannot write to .*a-file\/sub: a part of the path is a file, not a folder \(ENOTDIR\)/],
+      [file, /cannot write to .*a-file: a file stands where a folder should be \(EEXIST\)/],
+      ['/proc/x', /cannot write to \/proc\/x: it cannot be created there \(ENOENT\)/],
+      ['/sys/x', /cannot write to \/sys\/x: not permitted \(EPERM\)/],
+    ];
+    for (const [dir, message] of cases) {
+      const r = await orc(['artifacts', 'pull', done, 'spec', '--dir', dir]);
+      expect(r.exitCode, dir).toBe(4);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr).toContain('--dir');
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+    // A partial folder that is not orc's (a link) stops the pull before anything is written.
+    const dir = tempDir();
+    symlinkSync(tempDir(), join(dir, '.orc-partial'));
+    const r = await orc(['artifacts', 'pull', done, 'spec', '--dir', dir]);
+    expect(r.exitCode).toBe(4);
+    expect(r.stderr).toContain('.orc-partial is not a folder of orc');
+    expect(existsSync(join(dir, 'spec.json'))).toBe(false);
+  });
+});
+
 describe('orc artifacts pull, against a service that misbehaves', () => {
   const KEY = 'sk_test_handwritten_0123456789';
   const good = Buffer.from('a good file\n');
@@ -240,6 +304,9 @@ describe('orc artifacts pull, against a service that misbehaves', () => {
   let fake: HandServer;
   let names: string[] = [];
   let lying = false;
+  /** What the file URLs send instead of the declared file, by name. */
+  let sent: Record<string, Buffer> = {};
+  let sentBytes = 0;
   let inFlight = 0;
   let mostInFlight = 0;
   beforeAll(async () => {
@@ -252,8 +319,10 @@ describe('orc artifacts pull, against a service that misbehaves', () => {
         return json(res, 200, {
           kind: 'screenshots',
           files: names.map((name, i) => {
-            files[String(i)] = good;
-            return { name, content_type: 'image/png', size: good.length, sha256: lying ? sha256('something else') : sha256(good), url: `${fake.url}/files/${i}`, expires_at: '2099-01-01T00:00:00Z' };
+            files[String(i)] = sent[name] ?? good;
+            // What is sent is what is declared, except a body too large to be a fair file (declared as the good one).
+            const declared = (sent[name]?.length ?? 0) <= 1 << 20 ? (sent[name] ?? good) : good;
+            return { name, content_type: 'image/png', size: declared.length, sha256: lying ? sha256('something else') : sha256(declared), url: `${fake.url}/files/${i}`, expires_at: '2099-01-01T00:00:00Z' };
           }),
         });
       }
@@ -261,8 +330,22 @@ describe('orc artifacts pull, against a service that misbehaves', () => {
         inFlight++;
         mostInFlight = Math.max(mostInFlight, inFlight);
         res.on('close', () => inFlight--);
-        res.writeHead(200, { 'content-type': 'image/png', 'content-length': String(good.length) });
-        return void setTimeout(() => res.end(files[url.pathname.slice(7)]), 40);
+        const body = files[url.pathname.slice(7)]!;
+        if (body.length > 1 << 20) {
+          // A file far larger than declared, sent as it is made, counting what went out.
+          res.writeHead(200, { 'content-type': 'image/png' });
+          const chunk = Buffer.alloc(64 << 10, 7);
+          const pump = () => {
+            while (!res.destroyed && sentBytes < body.length) {
+              sentBytes += chunk.length;
+              if (!res.write(chunk)) return void res.once('drain', pump);
+            }
+            res.end();
+          };
+          return pump();
+        }
+        res.writeHead(200, { 'content-type': 'image/png', 'content-length': String(body.length) });
+        return void setTimeout(() => res.end(body), 40);
       }
       json(res, 404, { error: { type: 'not_found_error', code: 'resource_missing', message: 'no such thing' } });
     });
@@ -310,6 +393,34 @@ describe('orc artifacts pull, against a service that misbehaves', () => {
     expect(r.stderr).toContain('screenshots/shot.png: the sha256 of the download');
     expect(r.stderr).toContain('does not match the manifest');
     expect(tree(dir)).toEqual([]);
+  });
+
+  it('files `a` and `a.part` of one kind are both pulled whole: no file of the service is another one\'s partial', async () => {
+    names = ['a.part', 'a'];
+    sent = { a: Buffer.from('A'.repeat(5000)), 'a.part': Buffer.from('B'.repeat(3000)) };
+    const dir = tempDir();
+    const r = await pullFrom(dir, ['--json', '--concurrency', '1']);
+    sent = {};
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(readFileSync(join(dir, 'screenshots', 'a'), 'utf8')).toBe('A'.repeat(5000));
+    expect(readFileSync(join(dir, 'screenshots', 'a.part'), 'utf8')).toBe('B'.repeat(3000));
+    expect(tree(dir)).toEqual(['screenshots/a', 'screenshots/a.part']);
+  });
+
+  it('a download never grows past its declared size: the file fails early, named, and nothing is kept', async () => {
+    names = ['huge.png', 'fine.png'];
+    sent = { 'huge.png': Buffer.alloc(64 << 20) };
+    sentBytes = 0;
+    const dir = tempDir();
+    const r = await pullFrom(dir, ['--json', '--concurrency', '1']);
+    sent = {};
+    expect(r.exitCode).toBe(1);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.failed).toEqual([expect.objectContaining({ name: 'huge.png', error: `screenshots/huge.png: the service sent more than the ${good.length} bytes the manifest declares; the file was not kept` })]);
+    expect(doc.files.map((f: any) => f.name)).toEqual(['fine.png']);
+    expect(tree(dir)).toEqual(['screenshots/fine.png']);
+    // The connection was dropped at once, not read to its end.
+    expect(sentBytes).toBeLessThan(16 << 20);
   });
 });
 

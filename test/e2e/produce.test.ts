@@ -1,19 +1,28 @@
 // What a run produces, through the built orc as a user runs it: `spec get|edit`, `scorecard`, `artifacts
 // list|pull`, with execa (no terminal) and in tmux (a terminal: the editor loop, the diff and its question,
 // the live view of downloads, Ctrl-C).
-import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { execa } from 'execa';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { freshConfigDir, ORC_BIN, orc as orcProcess } from '../helpers/cli.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
-import { driveToEnd, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { driveToEnd, KEY, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { TmuxSession } from '../helpers/tmux.js';
 import { needTool } from '../helpers/tools.js';
 import { until } from '../helpers/until.js';
 
 const withTmux = needTool('tmux', `the terminal tests in ${import.meta.filename.split('/').pop()}`);
+const ci = Boolean(process.env.CI) && process.env.CI !== 'false';
+/** A tmpfs in a private mount namespace (root, or a CI machine, which runs as root). */
+const mountsTmpfs = (() => {
+  const ok = spawnSync('unshare', ['-m', 'sh', '-c', 'mount -t tmpfs -o size=1m tmpfs /mnt'], { stdio: 'ignore' }).status === 0;
+  if (!ok && !ci) process.stderr.write('skipping the full-disk pull test: a tmpfs cannot be mounted here (it needs root, as CI has)\n');
+  return ok || ci;
+})();
 const FAKE_EDITOR = resolve(import.meta.dirname, '../helpers/fake-editor.mjs');
 
 let sb: TestSandbox;
@@ -70,16 +79,16 @@ describe('the built orc, without a terminal', () => {
     for (const f of doc.files) expect(statSync(f.path).size).toBe(f.size);
   });
 
-  it('Ctrl-C during a pull exits 130 and keeps the .part file, which the next pull resumes', async () => {
+  it('Ctrl-C during a pull exits 130 and keeps the partial file, which the next pull resumes', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'orc-pull-int-'));
     proxy.plan = (req) => (req.url.startsWith('/files/') ? { kind: 'cut-body', afterBytes: 2_000_000, stall: true } : { kind: 'pass' });
-    const part = join(dir, 'ipa', 'HabitTracker.ipa.part');
+    const part = join(dir, '.orc-partial', 'ipa', 'HabitTracker.ipa');
     const proc = orcProcess(['artifacts', 'pull', finished, 'ipa', '--dir', dir], { env: { ORC_BASE_URL: proxy.url } });
-    await until(() => existsSync(part) && statSync(part).size === 2_000_000, 'the .part file to hold the first 2 MB', 20_000);
+    await until(() => existsSync(part) && statSync(part).size === 2_000_000, 'the partial file to hold the first 2 MB', 20_000);
     proc.kill('SIGINT');
     const r = await proc;
     expect(r.exitCode).toBe(130);
-    expect(r.stderr).toContain('.part files stay');
+    expect(r.stderr).toContain('partial files stay in .orc-partial/');
     expect(statSync(part).size).toBe(2_000_000);
     proxy.plan = () => ({ kind: 'pass' });
     proxy.seen.length = 0;
@@ -88,6 +97,49 @@ describe('the built orc, without a terminal', () => {
     expect(JSON.parse(again.stdout).files[0].state).toBe('resumed');
     expect(proxy.seen.filter((s) => s.url.startsWith('/files/')).map((s) => s.headers.range)).toEqual(['bytes=2000000-']);
     expect(readdirSync(join(dir, 'ipa'))).toEqual(['HabitTracker.ipa']);
+    expect(existsSync(join(dir, '.orc-partial'))).toBe(false);
+  });
+
+  it.runIf(mountsTmpfs)('a disk that fills mid-pull: one line naming the folder (exit 1), the partial file kept, and the next pull resumes it', async () => {
+    // A 3 MiB tmpfs in a mount namespace of its own: the 8 MiB ipa fills it. Then it is made larger and
+    // the same command runs again, in the same namespace.
+    const out = mkdtempSync(join(tmpdir(), 'orc-enospc-'));
+    const disk = join(out, 'disk');
+    const pull = [process.execPath, ORC_BIN, 'artifacts', 'pull', finished, '--dir', `${disk}/pulled`, '--concurrency', '1'].map((a) => `'${a}'`).join(' ');
+    const script = [
+      `mount -t tmpfs -o size=3m tmpfs '${disk}' || exit 99`,
+      `${pull} > '${out}/first.out' 2> '${out}/first.err'; echo $? > '${out}/first.code'`,
+      `ls -l '${disk}/pulled/.orc-partial/ipa' > '${out}/partial' 2>&1`,
+      `mount -o remount,size=64m '${disk}'`,
+      `${pull} --json > '${out}/second.out' 2> '${out}/second.err'; echo $? > '${out}/second.code'`,
+    ].join('\n');
+    mkdirSync(disk);
+    const r = await execa('unshare', ['-m', 'sh', '-c', script], { env: { ...process.env, ORC_BASE_URL: sb.url, ORC_CONFIG_DIR: freshConfigDir() }, reject: false });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const read = (name: string) => readFileSync(join(out, name), 'utf8');
+    expect(read('first.code').trim()).toBe('1');
+    const err = read('first.err');
+    expect(err).toContain(`orc: cannot write to ${disk}/pulled: the disk is full (ENOSPC)`);
+    expect(err).toContain('Free some space and run the same command again');
+    expect(err).not.toMatch(/\n\s+at /);
+    expect(read('partial')).toMatch(/HabitTracker\.ipa/);
+    expect(read('second.code').trim(), read('second.err')).toBe('0');
+    const doc = JSON.parse(read('second.out'));
+    expect(doc.files.find((f: any) => f.kind === 'ipa').state).toBe('resumed');
+  }, 60_000);
+
+  it('a folder orc may not write to: one line naming it and the fix, exit 4, no stack', async () => {
+    const locked = mkdtempSync(join(tmpdir(), 'orc-eacces-')); // 0700, root's: `nobody` cannot enter it
+    const config = freshConfigDir();
+    chmodSync(config, 0o777);
+    const r = await execa('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, ORC_BIN, 'artifacts', 'pull', finished, '--dir', join(locked, 'out')], {
+      env: { ...process.env, ORC_BASE_URL: sb.url, ORC_API_KEY: KEY, ORC_CONFIG_DIR: config },
+      reject: false,
+    });
+    expect(r.stderr).toContain(`orc: cannot write to ${join(locked, 'out')}: permission denied (EACCES)`);
+    expect(r.stderr).toContain('Fix its permissions, or choose another folder with --dir.');
+    expect(r.exitCode).toBe(4);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 });
 
@@ -192,6 +244,6 @@ describe.runIf(withTmux)('the built orc at a terminal', () => {
       term.kill();
       proxy.plan = () => ({ kind: 'pass' });
     }
-    expect(statSync(join(dir, 'ipa', 'HabitTracker.ipa.part')).size).toBe(3_000_000);
+    expect(statSync(join(dir, '.orc-partial', 'ipa', 'HabitTracker.ipa')).size).toBe(3_000_000);
   }, 40_000);
 });

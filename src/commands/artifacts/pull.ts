@@ -1,6 +1,6 @@
 // `orc artifacts pull <run> [kind…]`: the engine (src/artifacts/pull.ts) drawn for people, pipes and scripts.
 // At a terminal, one live view of every download (bytes, speed, ETA per file and in total); piped, a line
-// per finished file; --json, one document of every file. Ctrl-C keeps the .part files and exits 130.
+// per finished file; --json, one document of every file. Ctrl-C keeps the partial files (in <dir>/.orc-partial/) and exits 130.
 import { relative } from 'node:path';
 import { checkKinds, pullArtifacts, type FailedFile, type PullFile, type PulledFile } from '../../artifacts/pull.js';
 import type { Context } from '../../context.js';
@@ -47,7 +47,7 @@ export default async function pull(ctx: Context, [runId, kinds]: ArgsOf<typeof s
   } catch (err) {
     view?.close(err instanceof InterruptedError);
     if (err instanceof InterruptedError) {
-      throw new InterruptedError(`interrupted; finished files are in place, and the .part files stay so the next \`orc artifacts pull ${runId}\` resumes them`);
+      throw new InterruptedError(`interrupted; finished files are in place, and the partial files stay in .orc-partial/ so the next \`orc artifacts pull ${runId}\` resumes them`);
     }
     throw err;
   } finally {
