@@ -158,7 +158,8 @@ export const Webhook = lazy(() =>
   })
 );
 export type Webhook = z.infer<typeof Webhook>;
-export const WebhookWithSecret = lazy(() => z.extend(Webhook, { secret: z.string() }));
+// An empty secret would let anyone sign: an answer with one is not a webhook orc can use.
+export const WebhookWithSecret = lazy(() => z.extend(Webhook, { secret: z.string().check(z.minLength(1)) }));
 export const Delivery = lazy(() =>
   z.looseObject({
     id: z.string(),

@@ -20,7 +20,7 @@ export function signatureHeader(secrets: string | readonly string[], rawBody: st
   return [`t=${t}`, ...list.map((s) => `v1=${computeSignature(s, t, rawBody)}`)].join(',');
 }
 
-export type SignatureFailure = 'malformed' | 'timestamp_outside_tolerance' | 'no_matching_signature';
+export type SignatureFailure = 'no_secret' | 'malformed' | 'timestamp_outside_tolerance' | 'no_matching_signature';
 export type SignatureResult = { ok: true; timestamp: number } | { ok: false; reason: SignatureFailure; message: string };
 
 export function parseSignatureHeader(header: string): { timestamp: number; signatures: string[] } | null {
@@ -43,6 +43,8 @@ export function verifySignature(
   rawBody: string | Uint8Array,
   { nowMs = Date.now(), toleranceS = SIGNATURE_TOLERANCE_S }: { nowMs?: number; toleranceS?: number } = {},
 ): SignatureResult {
+  // An empty secret is no secret: anyone can sign with it, so nothing checked against it is ever valid.
+  if (!secret) return { ok: false, reason: 'no_secret', message: 'there is no secret to check the signature against' };
   const parsed = header ? parseSignatureHeader(header) : null;
   if (!parsed) return { ok: false, reason: 'malformed', message: 'the signature header is missing or not of the form t=…,v1=…' };
   const skew = Math.abs(Math.floor(nowMs / 1000) - parsed.timestamp);

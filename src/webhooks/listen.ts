@@ -76,7 +76,8 @@ interface ListenerRecord {
 export async function listen(api: Api, o: ListenOptions, ev: ListenEvents): Promise<void> {
   const removedLeftovers = await removeLeftovers(api, o);
   const http = process.getBuiltinModule('node:http') as typeof import('node:http');
-  let secret = '';
+  // Unknown until the webhook is registered: until then every delivery is refused (503), never checked.
+  let secret: string | null = null;
   const seen = new Set<string>();
   const forwards: Array<() => Promise<void>> = [];
   let forwarding = false;
@@ -121,11 +122,16 @@ export async function listen(api: Api, o: ListenOptions, ev: ListenEvents): Prom
     server.close();
     throw err;
   }
-  ev.ready({ url, localUrl, webhookId, secret, removedLeftovers });
+  ev.ready({ url, localUrl, webhookId, secret: secret!, removedLeftovers });
 
   async function receive(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method !== 'POST') {
       res.writeHead(405, { allow: 'POST', 'content-type': 'text/plain' }).end('orc webhook listen takes POSTed deliveries\n');
+      return;
+    }
+    if (!secret) {
+      res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify({ error: { code: 'not_ready', message: 'this listener has no webhook secret yet' } }));
+      req.resume();
       return;
     }
     const chunks: Buffer[] = [];
@@ -234,7 +240,7 @@ export async function listen(api: Api, o: ListenOptions, ev: ListenEvents): Prom
             webhookId = '';
             throw new RetoldError(`the webhook could not be registered again (${(again as Error).message}); stopping`, EXIT.failure);
           }
-          ev.ready({ url, localUrl, webhookId, secret, removedLeftovers: [] });
+          ev.ready({ url, localUrl, webhookId, secret: secret!, removedLeftovers: [] });
           continue;
         }
         if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {

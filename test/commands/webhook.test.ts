@@ -224,3 +224,51 @@ describe('orc webhook verify', () => {
     expect(nofile.stderr).toContain('--payload-file');
   });
 });
+
+describe('webhook listen before its webhook is registered', () => {
+  it("refuses every delivery (503) until it knows the secret: one signed with an empty secret is never shown or forwarded", async () => {
+    const { handServer, json } = await import('../helpers/server.js');
+    const { createApi } = await import('../../src/api/index.js');
+    const { listen } = await import('../../src/webhooks/listen.js');
+    const { systemClock } = await import('../../src/clock.js');
+    const forged: number[] = [];
+    const shown: string[] = [];
+    const fake = await handServer((req, res) => {
+      if (req.method === 'POST' && req.url === '/v1/webhooks') {
+        let body = '';
+        req.on('data', (c) => (body += c));
+        req.on('end', async () => {
+          // While the creation is held, a delivery signed with '' reaches the listener's own address.
+          const url = JSON.parse(body).url as string;
+          const event = JSON.stringify({ id: 'evt_forged', type: 'run.accepted', run_id: 'run_x', data: {} });
+          const t = Math.floor(Date.now() / 1000);
+          const sig = createHmac('sha256', '').update(`${t}.${event}`).digest('hex');
+          const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': `t=${t},v1=${sig}` }, body: event });
+          forged.push(r.status);
+          json(res, 201, { id: 'wh_1', url, events: ['*'], secret: 'whsec_real', created_at: '2026-01-01T00:00:00Z', status: 'enabled' });
+        });
+        return;
+      }
+      if (req.method === 'DELETE') return json(res, 200, { id: 'wh_1', deleted: true });
+      json(res, 200, { data: [], has_more: false, next_cursor: null });
+    });
+    const stop = new AbortController();
+    const api = createApi({ baseUrl: fake.url, apiKey: 'sk_test_hand_0123456789abcdef', userAgent: 'test', maxRetries: 0 });
+    const running = listen(
+      api,
+      { host: '127.0.0.1', port: 0, events: ['*'] as never, configDir: mkdtempSync(join(tmpdir(), 'orc-listen-')), baseUrl: fake.url, clock: systemClock, signal: stop.signal, checkMs: 60_000, unreachableMs: 60_000 },
+      {
+        ready: () => stop.abort(),
+        event: (raw) => shown.push(raw),
+        duplicate: () => {},
+        invalid: (reason) => shown.push(`invalid: ${reason}`),
+        forwarded: () => {},
+        notice: () => {},
+      },
+    );
+    await running;
+    await fake.close();
+    expect(forged).toEqual([503]);
+    expect(shown).toEqual([]);
+  });
+});

@@ -45,3 +45,12 @@ describe('webhook signatures', () => {
     expect(parseSignatureHeader(`t=12, v0=${'b'.repeat(64)}, v1=${sig}`)).toEqual({ timestamp: 12, signatures: [sig] });
   });
 });
+
+describe('an empty secret', () => {
+  it('is never accepted: a body signed with the empty secret does not verify against it', () => {
+    const body = '{"id":"evt_1"}';
+    const now = 1_700_000_000_000;
+    const header = signatureHeader('', body, now);
+    expect(verifySignature('', header, body, { nowMs: now })).toEqual({ ok: false, reason: 'no_secret', message: expect.stringContaining('no secret') });
+  });
+});
