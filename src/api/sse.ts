@@ -75,14 +75,14 @@ export class SseParser {
 
   private line(): void {
     const line = this.partialBytes === 0 ? '' : Buffer.concat(this.partial, this.partialBytes).toString('utf8');
-    this.messageBytes += this.partialBytes + 1;
+    const bytes = this.partialBytes + 1;
     this.partial = [];
     this.partialBytes = 0;
     if (line === '') return this.dispatch();
-    if (line.startsWith(':')) {
-      this.messageBytes = 0;
-      return this.handlers.comment?.(line.slice(1).trim());
-    }
+    // A comment is not part of the message (keep-alives between messages cost nothing), but neither does it
+    // start a new one: every other line since the last blank line counts toward the cap.
+    if (line.startsWith(':')) return this.handlers.comment?.(line.slice(1).trim());
+    this.messageBytes += bytes;
     const colon = line.indexOf(':');
     const field = colon < 0 ? line : line.slice(0, colon);
     let value = colon < 0 ? '' : line.slice(colon + 1);

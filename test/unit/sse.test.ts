@@ -34,6 +34,20 @@ describe('the parser', () => {
     p.feed(Buffer.from('data: '));
     expect(() => p.feed(Buffer.alloc(1024 * 1024, 0x61))).toThrow(SseTooLargeError);
   });
+
+  it('counts every data line of a message toward the cap, however many comment lines come between them', () => {
+    const got: SseMessage[] = [];
+    const p = new SseParser({ message: (m) => got.push(m) });
+    const line = `data: ${'a'.repeat(64 * 1024)}\n: keep-alive\n`;
+    expect(() => {
+      for (let i = 0; i < 17; i++) p.feed(Buffer.from(line));
+    }).toThrow(SseTooLargeError);
+    expect(got).toEqual([]);
+    // Comments between whole messages still cost nothing: 40 messages of 64 KiB, each after a comment.
+    const q = new SseParser({ message: (m) => got.push(m) });
+    for (let i = 0; i < 40; i++) q.feed(Buffer.from(`: ping\ndata: ${'b'.repeat(64 * 1024)}\n\n`));
+    expect(got).toHaveLength(40);
+  });
 });
 
 let server: HandServer | null = null;
