@@ -6,6 +6,15 @@ export type { RunOptions };
 declare const __ORC_VERSION__: string;
 
 export async function main(argv: string[]): Promise<never> {
+  // A reader that goes away (`orc … --json | head -1`) ends orc quietly, as it does any Unix filter: what it
+  // wanted was read. stderr closing early is not worth a word either (there is no one to say it to).
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
+  process.stderr.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+  });
   // A prompt whose input ended (Ctrl-D) can leave nothing to wait on: that is an interruption, said so.
   let settled = false;
   process.once('beforeExit', () => {

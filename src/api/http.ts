@@ -8,6 +8,7 @@ import { systemClock, sleep, type Clock } from '../clock.js';
 import { isLoopbackHost, redactKey } from '../contract/keys.js';
 import { ErrorEnvelope, pageOf } from '../contract/schemas.js';
 import { ApiConnectionError, ApiError, RetryLaterError, UnexpectedResponseError, UnsafeRequestError } from './errors.js';
+import { PageWalk } from './pages.js';
 import { Transport } from './transport.js';
 
 export interface HttpOptions {
@@ -347,11 +348,12 @@ export class HttpClient {
   /** Every item of a list endpoint, page after page. */
   async *paginate<T>(path: string, item: ZodMiniType<T>, query: Query = {}): AsyncGenerator<T> {
     const schema = pageOf(item) as unknown as ZodMiniType<{ data: T[]; next_cursor: string | null; has_more: boolean }>;
+    const walk = new PageWalk(path);
     let cursor: string | null = null;
     do {
       const page: { data: T[]; next_cursor: string | null; has_more: boolean } = await this.json({ method: 'GET', target: path, query: { ...query, cursor }, schema });
       yield* page.data;
-      cursor = page.has_more ? page.next_cursor : null;
+      cursor = walk.next(page.data.length, page.has_more, page.next_cursor);
     } while (cursor);
   }
 
@@ -536,13 +538,19 @@ export function requestLine(requestId: string | null, status?: number, code?: st
   return parts.length ? `(${parts.join(', ')})` : undefined;
 }
 
-/** Seconds from `Retry-After`: delta-seconds (possibly negative) or an HTTP date; null when absent or unreadable. */
+/** The most a Retry-After is taken to say: a year. Beyond that a number is only a number that breaks dates. */
+const RETRY_AFTER_CAP_S = 365 * 24 * 3600;
+
+/**
+ * Seconds from `Retry-After`: delta-seconds (possibly negative) or an HTTP date, clamped to a year either
+ * way; null when absent or unreadable.
+ */
 export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
   if (!value) return null;
   const v = value.trim();
-  if (/^-?\d+$/.test(v)) return Number(v);
-  const at = Date.parse(v);
-  return Number.isNaN(at) ? null : Math.ceil((at - now) / 1000);
+  const at = /^-?\d+$/.test(v) ? null : Date.parse(v);
+  const s = at === null ? Number(v) : Number.isNaN(at) ? null : Math.ceil((at - now) / 1000);
+  return s === null ? null : Math.max(-RETRY_AFTER_CAP_S, Math.min(s, RETRY_AFTER_CAP_S));
 }
 
 export function describeNetwork(code: string): string {

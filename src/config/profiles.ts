@@ -31,7 +31,7 @@ export function readConfig(configDir: string): ConfigFile {
     raw = readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { profiles: {} };
+    if (code === 'ENOENT') return { profiles: Object.create(null) as Record<string, StoredProfile> };
     if (code === 'ENOTDIR') throw new ConfigError(`the config folder ${configDir} is a file, not a folder`, 'Move it away, or point ORC_CONFIG_DIR at a folder.');
     if (code === 'EISDIR') throw new ConfigError(`${file} is a folder, not the config file`, 'Move it away; orc writes the file when you add a profile.');
     throw new ConfigError(`cannot read ${file}: ${code ?? (err as Error).message}`);
@@ -46,7 +46,8 @@ export function readConfig(configDir: string): ConfigFile {
   const config = parsed as Partial<ConfigFile>;
   if (config.profiles !== undefined && (config.profiles === null || typeof config.profiles !== 'object' || Array.isArray(config.profiles)))
     throw new ConfigError(`${file}: "profiles" must be an object of profiles by name`);
-  return { ...config, profiles: config.profiles ?? {} };
+  // Looked up by names people type (`--profile constructor`): own properties only, never Object.prototype's.
+  return { ...config, profiles: Object.assign(Object.create(null) as Record<string, StoredProfile>, config.profiles) };
 }
 
 /** Applies `change` to the stored config and writes it whole (atomically, 0600). */

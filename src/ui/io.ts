@@ -94,5 +94,5 @@ export class IO {
 
 /** DEL, C1 and bidi controls, which JSON.stringify leaves raw, as \u escapes. */
 function escapeControls(json: string): string {
-  return json.replace(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return json.replace(/[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

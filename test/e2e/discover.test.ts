@@ -1,6 +1,7 @@
 // `orc api`, `orc help` and `orc doctor` through the built orc, against a sandbox on port 0, as a user runs them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { orc } from '../helpers/cli.js';
+import { execa } from 'execa';
+import { freshConfigDir, orc, ORC_BIN } from '../helpers/cli.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
@@ -23,6 +24,17 @@ describe('the built orc', () => {
     expect(missing.exitCode).toBe(3);
     expect(missing.stdout).toBe('');
     expect(missing.stderr).toContain('"code": "run_not_found"');
+  });
+
+  it('a reader that goes away (`| head`) ends orc quietly: exit 0, no EPIPE stack', async () => {
+    // More than a pipe holds (64 KiB), so orc is still writing when the reader has gone.
+    for (let i = 0; i < 8; i++) await Promise.all(Array.from({ length: 50 }, (_, j) => sb.createRun(`Read by head ${i}-${j}`)));
+    for (const args of [['run', 'list', '--all', '--json'], ['api', 'GET', '/v1/runs?limit=100', '--paginate']]) {
+      const line = `'${process.execPath}' '${ORC_BIN}' ${args.map((a) => `'${a}'`).join(' ')} | head -c 1 > /dev/null; echo "\${PIPESTATUS[0]}"`;
+      const r = await execa('bash', ['-c', line], { env: { ...process.env, ORC_BASE_URL: sb.url, ORC_CONFIG_DIR: freshConfigDir() }, reject: false });
+      expect(r.stdout, `${args.join(' ')}: ${r.stderr}`).toBe('0');
+      expect(r.stderr).toBe('');
+    }
   });
 
   it('orc help <topic> and orc doctor', async () => {

@@ -13,6 +13,8 @@ describe('sanitize', () => {
     ['backspace and carriage return tricks', 'safe\rrm -rf\b\b', 'saferm -rf'],
     ['NUL and DEL', 'a\u0000b\u007fc', 'abc'],
     ['a lone ESC at the end', 'abc\u001b', 'abc'],
+    ['bidi overrides and isolates', 'a\u202eb\u2066c', 'abc'],
+    ['the bidi marks LRM, RLM and ALM', 'a\u200eb\u200fc\u061cd', 'abcd'],
   ])('removes %s', (_name, input, out) => {
     expect(sanitize(input)).toBe(out);
   });

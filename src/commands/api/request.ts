@@ -2,6 +2,7 @@
 // key rules, retries with the same Idempotency-Key, Retry-After. The answer's body goes to stdout as it
 // came (formatted and sanitised at a terminal); a non-2xx answer goes to stderr with exit 3.
 import { STATUS_TEXT } from '../../api/http.js';
+import { PageWalk } from '../../api/pages.js';
 import type { Context } from '../../context.js';
 import { EXIT, RetoldError, UsageError } from '../../errors.js';
 import { sanitize, sanitizeLine } from '../../ui/sanitize.js';
@@ -45,6 +46,7 @@ export default async function request(ctx: Context, [methodRaw, pathRaw]: ArgsOf
 
   if (flags.paginate) {
     const items: unknown[] = [];
+    const walk = new PageWalk(path);
     let cursor: string | null = null;
     do {
       const answer = await send(cursor ? { cursor } : {});
@@ -53,7 +55,7 @@ export default async function request(ctx: Context, [methodRaw, pathRaw]: ArgsOf
       const page = parseJson(answer.text) as { data?: unknown; next_cursor?: unknown; has_more?: unknown } | undefined;
       if (!page || !Array.isArray(page.data)) throw new RetoldError(`${method} ${path} is not a list: its answer has no "data" array to follow`, EXIT.usage);
       items.push(...page.data);
-      cursor = page.has_more !== false && typeof page.next_cursor === 'string' && page.next_cursor ? page.next_cursor : null;
+      cursor = walk.next(page.data.length, page.has_more !== false, typeof page.next_cursor === 'string' ? page.next_cursor : null);
     } while (cursor);
     io.writeJson(items);
     return 0;
@@ -64,7 +66,9 @@ export default async function request(ctx: Context, [methodRaw, pathRaw]: ArgsOf
   if (answer.status < 200 || answer.status >= 300) return failed(ctx, method, path, answer);
   if (answer.text === '') return 0;
   const json = parseJson(answer.text);
-  if (io.stdoutIsTTY && !io.json && json !== undefined) io.out(sanitize(JSON.stringify(json, null, 2)));
+  // At a terminal every byte from the service goes through the sanitiser (JSON formatted first); piped, the
+  // body is passed on byte-exact.
+  if (io.stdoutIsTTY) io.out(sanitize(json !== undefined && !io.json ? JSON.stringify(json, null, 2) : answer.text.replace(/\n$/, '')));
   else io.streams.stdout.write(answer.text.endsWith('\n') ? answer.text : `${answer.text}\n`);
   return 0;
 }
