@@ -164,6 +164,12 @@ describe('orc mcp', () => {
     expect(bad.stderr).toContain('"drop_tables"');
   }, 30_000);
 
+  it('a request line over the transport\'s 10 MiB is said on stderr, exit 1, never a silent exit 0', async () => {
+    const r = await orc(['mcp'], { env: { ORC_BASE_URL: sb.url }, input: `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${'a'.repeat(11 << 20)}"}}\n` });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain('orc mcp stopped: a request line was larger than the 10 MiB the MCP transport reads');
+  });
+
   it('orc mcp --help prints the client configuration', async () => {
     const r = await orc(['mcp', '--help']);
     expect(r.exitCode).toBe(0);

@@ -1,11 +1,13 @@
 // `orc mcp`: picks the tools (--read-only, --tools, the live rule), then serves on stdin/stdout until the
 // client closes them. stdout is the protocol's alone: every message of orc's goes to stderr.
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { EnvironmentError, UsageError } from '../../errors.js';
 import type { ArgsOf, FlagsOf } from '../spec.js';
 import type { mcp as spec } from './command.js';
 
 const LIVE_GUARDED = ['cancel_run', 'reject_gate'];
+/** The SDK's stdio transport's read buffer (STDIO_DEFAULT_MAX_BUFFER_SIZE). */
+const STDIO_LIMIT_MIB = 10;
 
 export default async function serve(ctx: Context, _args: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
   const [{ createServer, toolDefs }, { StdioServerTransport }] = await Promise.all([import('../../mcp/server.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
@@ -25,6 +27,12 @@ export default async function serve(ctx: Context, _args: ArgsOf<typeof spec>, fl
   if (tools.length === 0) throw new UsageError('no tools left to offer: --read-only keeps only reads, and none of --tools is one');
   const server = createServer({ api, version: ctx.version, tools });
   const transport = new StdioServerTransport(ctx.io.streams.stdin as NodeJS.ReadStream, ctx.io.streams.stdout as NodeJS.WriteStream);
+  // The SDK's transport closes itself when one request line outgrows its buffer (10 MiB): that is no
+  // client hanging up, so it is said, and orc exits 1, rather than ending as if all were well.
+  let overflow: Error | null = null;
+  transport.onerror = (err) => {
+    if (/exceeded maximum size/.test(err.message)) overflow = err;
+  };
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     ctx.io.streams.stdin.once?.('end', () => resolve());
@@ -33,5 +41,6 @@ export default async function serve(ctx: Context, _args: ArgsOf<typeof spec>, fl
   ctx.io.info(`orc mcp: serving ${tools.length} tools on stdio (${target.mode} key, ${target.baseUrl}); stop with Ctrl-C or by closing stdin`);
   await closed;
   await server.close().catch(() => {});
+  if (overflow) throw new EnvironmentError(`orc mcp stopped: a request line was larger than the ${STDIO_LIMIT_MIB} MiB the MCP transport reads (${(overflow as Error).message})`, 'Send smaller requests; the server has to be started again.');
   return 0;
 }
