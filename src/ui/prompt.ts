@@ -10,12 +10,19 @@ export interface AskOptions {
 export interface Prompter {
   input(message: string, opts?: AskOptions & { default?: string; required?: boolean }): Promise<string>;
   password(message: string, opts?: AskOptions): Promise<string>;
-  select<T extends string>(message: string, choices: Array<{ value: T; name?: string; description?: string }>, opts?: AskOptions): Promise<T>;
+  /** `default`: the choice the cursor starts on (the first when absent). */
+  select<T extends string>(message: string, choices: Array<{ value: T; name?: string; description?: string }>, opts?: AskOptions & { default?: T }): Promise<T>;
   confirm(message: string, defaultValue?: boolean, opts?: AskOptions): Promise<boolean>;
 }
 
 export function createPrompter(io: IO): Prompter {
-  const context = (signal?: AbortSignal) => ({ input: io.streams.stdin, output: io.streams.stderr, clearPromptOnDone: false, ...(signal ? { signal } : {}) }) as never;
+  const context = (signal?: AbortSignal) => {
+    const ctx = { input: io.streams.stdin, output: io.streams.stderr, clearPromptOnDone: false, ...(signal ? { signal } : {}) };
+    // A prompt closed from outside (a gate decided elsewhere) is taken off the screen: a menu left there
+    // looks alive, and keys typed at it would go nowhere. inquirer reads the flag when it finishes.
+    signal?.addEventListener('abort', () => void (ctx.clearPromptOnDone = true), { once: true });
+    return ctx as never;
+  };
   const load = () => import('@inquirer/prompts');
   return {
     async input(message, opts = {}) {
@@ -28,7 +35,7 @@ export function createPrompter(io: IO): Prompter {
     },
     async select(message, choices, opts = {}) {
       const { select } = await load();
-      return select({ message, choices, pageSize: 10 }, context(opts.signal));
+      return select({ message, choices, pageSize: 10, ...(opts.default !== undefined ? { default: opts.default } : {}) }, context(opts.signal));
     },
     async confirm(message, defaultValue = false, opts = {}) {
       const { confirm } = await load();

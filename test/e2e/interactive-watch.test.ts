@@ -70,6 +70,9 @@ describe.runIf(withTmux)('orc watch at a terminal', () => {
       await sb.call('POST', `/v1/runs/${run.id}/gates/idea:approve`);
       await term.waitFor('gate idea was approved elsewhere');
       await term.waitFor('Gate brand: your decision');
+      // The dead menu was taken off the screen; the summary above it stays.
+      expect(count(term.screen(), 'Gate idea: your decision')).toBe(0);
+      expect(term.screen()).toContain('Gate idea of');
       for (let i = 0; i < 6; i++) term.send('Down');
       term.send('Enter'); // Stop watching
       expect(await term.exitCode()).toBe(6);
@@ -96,6 +99,68 @@ describe.runIf(withTmux)('orc watch at a terminal', () => {
     } finally {
       term.kill();
       await slow.close();
+    }
+  }, 30_000);
+});
+
+describe.runIf(withTmux)('a failed or cancelled decision never turns into an approve', () => {
+  it('empty notes at "Reject, with notes written here" leave the cursor on Reject; the next Enter asks for notes again', async () => {
+    const run = await sb.waitFor((await sb.createRun('Empty notes')).id, (r) => r.gate_pending === 'idea');
+    const term = orcIn(['watch', run.id]);
+    try {
+      await term.waitFor('Gate idea: your decision');
+      term.send('Down');
+      term.send('Enter'); // Reject, with notes written here
+      await term.waitFor('Notes for the rejection');
+      term.send('Enter'); // empty
+      await term.waitFor(/The notes are empty: nothing was sent[\s\S]*Gate idea: your decision/);
+      expect(term.screen()).toMatch(/❯ Reject, with notes written here/);
+      term.send('Enter');
+      await term.waitFor(/The notes are empty[\s\S]*Notes for the rejection/);
+      expect((await sb.call('GET', `/v1/runs/${run.id}`)).body.gate_pending).toBe('idea');
+      term.type('Sharper pitch');
+      term.send('Enter');
+      await term.waitFor('rejected gate idea');
+      const gates = (await sb.call('GET', `/v1/runs/${run.id}/gates`)).body.data;
+      expect(gates.find((g: { name: string }) => g.name === 'idea')).toMatchObject({ state: 'rejected', notes: 'Sharper pitch' });
+    } finally {
+      term.kill();
+    }
+  }, 60_000);
+
+  it('watching a run whose gate was decided before never says it was decided "elsewhere"', async () => {
+    const run = await sb.waitFor((await sb.createRun('Rejected before')).id, (r) => r.gate_pending === 'idea');
+    await sb.call('POST', `/v1/runs/${run.id}/gates/idea:reject`, { notes: 'Again, please' });
+    await sb.waitFor(run.id, (r) => r.gate_pending === 'idea');
+    const term = orcIn(['watch', run.id]);
+    try {
+      await term.waitFor('Gate idea: your decision');
+      term.send('Enter'); // Approve
+      await term.waitFor('approved gate idea');
+      await term.waitFor('Gate brand: your decision');
+      const screen = term.screen();
+      expect(screen).not.toContain('elsewhere');
+      expect(count(screen, 'approved gate idea')).toBe(1);
+      const gates = (await sb.call('GET', `/v1/runs/${run.id}/gates`)).body.data;
+      expect(gates.find((g: { name: string }) => g.name === 'idea').state).toBe('approved');
+    } finally {
+      term.kill();
+    }
+  }, 60_000);
+
+  it('Ctrl-C while the run waits at a gate says it waits there, with the commands that decide it', async () => {
+    const run = await sb.waitFor((await sb.createRun('Left at the gate')).id, (r) => r.gate_pending === 'idea');
+    const term = orcIn(['watch', run.id]);
+    try {
+      await term.waitFor('Gate idea: your decision');
+      term.send('C-c');
+      expect(await term.exitCode()).toBe(130);
+      const screen = term.screen().replace(/\n/g, ''); // (the line wraps at the terminal's width)
+      expect(screen).toContain(`${run.id} waits at gate idea. Decide it with \`orc gate approve ${run.id} idea\` or \`orc gate reject ${run.id} idea --notes …\``);
+      expect(screen).not.toContain('goes on');
+      expect((await sb.call('GET', `/v1/runs/${run.id}`)).body.gate_pending).toBe('idea');
+    } finally {
+      term.kill();
     }
   }, 30_000);
 });

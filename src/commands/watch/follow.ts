@@ -47,6 +47,8 @@ export async function follow(ctx: Context, runId: string, flags: FollowFlags): P
   const stop = new AbortController();
   let interrupted = false;
   let stoppedAtGate: string | null = null;
+  // The gate the run waits at now, as far as the stream has told (for what Ctrl-C says).
+  let waitingAt: string | null = null;
   let promptError: unknown = null;
   // A box, not a variable: the prompt's callbacks change it while the loop below reads it.
   const active: { prompt: { gate: string; abort: AbortController; why: string | null } | null } = { prompt: null };
@@ -65,6 +67,7 @@ export async function follow(ctx: Context, runId: string, flags: FollowFlags): P
     // History replays old gates too: act only on the gate the run is waiting at now.
     const run = await api.runs.retrieve(runId);
     if (run.gate_pending !== gate) return undefined;
+    waitingAt = gate;
     if (approve.has(gate)) {
       const doubt = gate === 'final' ? await (await import('./final-doubt.js')).finalGateDoubt(api, runId) : null;
       try {
@@ -129,9 +132,14 @@ export async function follow(ctx: Context, runId: string, flags: FollowFlags): P
     for await (const ev of watchRun(api, runId, { signal: stop.signal, idleTimeoutMs: idleS * 1000, maxReconnects: reconnects })) {
       renderer.handle(ev);
       const open = active.prompt;
-      if (ev.kind === 'event' && ev.event.type === 'run.gate_resolved' && open && open.gate === ev.event.data.gate) {
-        open.why = `gate ${sanitizeLine(open.gate)} was ${sanitizeLine(ev.event.data.decision ?? 'decided')} elsewhere`;
-        open.abort.abort();
+      if (ev.kind === 'event' && ev.event.type === 'run.gate_resolved') {
+        if (ev.event.data.gate === waitingAt) waitingAt = null;
+        // History replays a gate's earlier decisions too (a brand rejected before this watch began): only a
+        // decision that left the gate no longer pending closed what the prompt asks.
+        if (open && open.gate === ev.event.data.gate && (await api.runs.retrieve(runId)).gate_pending !== open.gate) {
+          open.why = `gate ${sanitizeLine(open.gate)} was ${sanitizeLine(ev.event.data.decision ?? 'decided')} elsewhere`;
+          open.abort.abort();
+        } else if (open && open.gate === ev.event.data.gate) waitingAt = open.gate;
       }
       if (ev.kind === 'gate_pending') {
         const code = await onGate(ev.gate);
@@ -152,7 +160,9 @@ export async function follow(ctx: Context, runId: string, flags: FollowFlags): P
       ctx.io.info(`orc: stopped watching; gate ${stoppedAtGate} of ${runId} still awaits a decision`);
       return EXIT.gatePending;
     }
-    if (interrupted) ctx.io.info(`orc: stopped watching; ${runId} goes on. Watch it again with \`orc watch ${runId}\`.`);
+    if (interrupted && waitingAt) {
+      ctx.io.info(`orc: stopped watching; ${runId} waits at gate ${waitingAt}. Decide it with \`orc gate approve ${runId} ${waitingAt}\` or \`orc gate reject ${runId} ${waitingAt} --notes …\`, or watch again with \`orc watch ${runId}\`.`);
+    } else if (interrupted) ctx.io.info(`orc: stopped watching; ${runId} goes on. Watch it again with \`orc watch ${runId}\`.`);
     return interrupted ? EXIT.interrupted : EXIT.ok;
   } finally {
     process.off('SIGINT', onSigint);

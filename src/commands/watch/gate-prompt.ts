@@ -19,6 +19,9 @@ export async function decideAtPrompt(ctx: Context, api: Api, runId: string, gate
   const prompter = await ctx.prompter();
   const say = (line = '') => ctx.io.streams.stderr.write(`${line}\n`);
   let showSummary = true;
+  // Where the cursor starts: the first choice at first; after a decision that failed or was cancelled, the
+  // choice that was being made (never Approve: an Enter meant for something else must not approve).
+  let cursor: Choice | undefined;
   // A final gate whose scorecard did not pass (or whose pre-flight failed): approving is not the default.
   const doubt = gate === 'final' ? await finalGateDoubt(api, runId) : null;
   for (;;) {
@@ -38,8 +41,10 @@ export async function decideAtPrompt(ctx: Context, api: Api, runId: string, gate
         ...(doubt ? [] : [{ value: 'leave' as const, name: 'Leave it pending and keep watching' }]),
         { value: 'stop', name: 'Stop watching (the run waits at this gate)' },
       ],
-      { signal },
+      { signal, ...(cursor ? { default: cursor } : {}) },
     );
+    // Until it succeeds, a decision keeps the cursor; a failed approve goes to "leave it pending".
+    cursor = choice === 'approve' ? 'leave' : choice;
     try {
       switch (choice) {
         case 'approve':
@@ -57,7 +62,7 @@ export async function decideAtPrompt(ctx: Context, api: Api, runId: string, gate
               ? (await prompter.input('Notes for the rejection (why, and what to change)', { signal })).trim()
               : cleanNotes(editText(ctx.env, `\n# Why is the ${gate} gate rejected? Lines starting with # are ignored.\n`, `${gate}-notes.md`));
           if (!notes) {
-            say(style.yellow('The notes are empty: nothing was sent.'));
+            say(style.yellow('The notes are empty: nothing was sent. The gate is still pending.'));
             continue;
           }
           await api.gates.reject(runId, gate, notes);
@@ -78,6 +83,7 @@ export async function decideAtPrompt(ctx: Context, api: Api, runId: string, gate
         }
         case 'show-spec':
           say(sanitize(JSON.stringify(await api.spec.retrieve(runId), null, 2)));
+          cursor = undefined; // only looked: the menu starts from the top again
           continue;
         case 'leave':
           say(`Gate ${gate} stays pending; decide later with \`orc gate approve ${runId} ${gate}\`.`);
