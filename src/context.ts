@@ -1,7 +1,7 @@
 // What a command may use, built once per invocation: streams, environment, clock, config folder, and
 // lazily the resolved target (profile, URL, key), the API client and the prompter. Nothing here exits.
 import type { Api } from './api/index.js';
-import { systemClock, type Clock } from './clock.js';
+import { sleep, systemClock, type Clock } from './clock.js';
 import type { GlobalFlagValues } from './commands/spec.js';
 import { configDir } from './config/paths.js';
 import type { Target } from './config/target.js';
@@ -73,6 +73,17 @@ export function createContext(flags: GlobalFlags, streams: Streams = process, en
   return ctx;
 }
 
+/** Whether the sandbox at `url` answers before `ms` have passed, asked every 100 ms. */
+async function answersWithin(url: string, ms: number, clock: Clock): Promise<boolean> {
+  const { answers } = await import('./config/sandbox-state.js');
+  const deadline = clock.now() + ms;
+  for (;;) {
+    if (await answers(url, 1000)) return true;
+    if (clock.now() > deadline) return false;
+    await sleep(clock, 100);
+  }
+}
+
 /** With nothing configured and nothing answering, orc starts the local sandbox and says so. */
 async function startLocalSandbox(ctx: Context): Promise<boolean> {
   const [{ spawnDetached }, { startSpinner }, { defaultSandboxPort }] = await Promise.all([import('./config/sandbox-launcher.js'), import('./ui/spinner.js'), import('./config/sandbox-defaults.js')]);
@@ -82,6 +93,13 @@ async function startLocalSandbox(ctx: Context): Promise<boolean> {
     spinner.succeed(`sandbox running at ${url} (stop it with \`orc sandbox stop\`)`);
     return true;
   } catch (err) {
+    // Several commands at once on a fresh machine: one starts the sandbox, the others find its folder or
+    // port taken. They wait for that one to answer, and use it.
+    const { baseUrl } = await ctx.target();
+    if ((err as { taken?: boolean }).taken && (await answersWithin(baseUrl, 15_000, ctx.clock))) {
+      spinner.succeed(`sandbox running at ${baseUrl}, started by another orc (stop it with \`orc sandbox stop\`)`);
+      return true;
+    }
     spinner.fail('the sandbox could not start');
     throw err;
   }

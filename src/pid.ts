@@ -8,3 +8,26 @@ export function isAlive(pid: number): boolean {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
+
+/**
+ * When a process started, as the system tells it (Linux: /proc/<pid>/stat, in clock ticks since boot;
+ * elsewhere `ps -o lstart=`): with its pid it names one process for good, since a pid is reused once its
+ * process is gone. Null when it cannot be told.
+ */
+export function processStartTime(pid: number): string | null {
+  const fs = process.getBuiltinModule('node:fs') as typeof import('node:fs');
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) is in parentheses and may hold spaces: count fields after its last ')'.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    if (process.platform === 'linux') return null;
+  }
+  try {
+    const cp = process.getBuiltinModule('node:child_process') as typeof import('node:child_process');
+    const out = cp.execFileSync('ps', ['-o', 'lstart=', '-p', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 2000 }).trim();
+    return out || null;
+  } catch {
+    return null;
+  }
+}

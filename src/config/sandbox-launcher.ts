@@ -62,7 +62,9 @@ export async function spawnDetached(from: LaunchFrom, flags: LaunchFlags): Promi
         clearTimeout(timer);
         const said = readFileSync(log, 'utf8').slice(start).trim().split('\n').filter(Boolean);
         const why = said.filter((l) => l.startsWith('orc:')).pop() ?? said.pop() ?? `exit code ${code}`;
-        reject(new EnvironmentError(`the sandbox could not start: ${why.replace(/^orc: /, '')}`, `Log: ${log}`));
+        // Its folder or port taken: most often by a sandbox another orc is starting at this very moment.
+        const taken = /is in use by another sandbox|is already in use/.test(why);
+        reject(Object.assign(new EnvironmentError(`the sandbox could not start: ${why.replace(/^orc: /, '')}`, `Log: ${log}`), { taken }));
       });
     });
   } finally {

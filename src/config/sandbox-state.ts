@@ -1,7 +1,7 @@
 // The record of a sandbox started from this config folder (sandbox.json), and how to tell if it still runs.
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { isAlive } from '../pid.js';
+import { isAlive, processStartTime } from '../pid.js';
 
 export interface SandboxState {
   pid: number;
@@ -12,6 +12,8 @@ export interface SandboxState {
   detached: boolean;
   /** The test key it accepts (the file is 0600 in a 0700 folder). */
   api_key?: string;
+  /** When its process started (src/pid.ts): with the pid, proof that a process is this sandbox. */
+  pid_started?: string | null;
 }
 
 export const statePath = (configDir: string) => join(configDir, 'sandbox.json');
@@ -36,6 +38,24 @@ export function removeState(configDir: string, pid: number): void {
   if (readState(configDir)?.pid === pid) rmSync(statePath(configDir), { force: true });
 }
 
+
+/**
+ * Is the recorded process still that sandbox? A pid alone is not proof: after a kill -9 the pid may be
+ * another program's. Proof is the recorded start time, or else the sandbox at the recorded address saying
+ * it runs as that pid.
+ */
+export async function isRecordedSandbox(state: SandboxState): Promise<boolean> {
+  if (!isAlive(state.pid)) return false;
+  const now = processStartTime(state.pid);
+  if (state.pid_started && now) return now === state.pid_started;
+  try {
+    const res = await fetch(`${state.url}/healthz`, { signal: AbortSignal.timeout(1500) });
+    const body = (await res.json()) as { pid?: unknown };
+    return body.pid === state.pid;
+  } catch {
+    return false;
+  }
+}
 
 /** The running sandbox recorded here, or null (a stale record is removed). */
 export async function liveSandbox(configDir: string): Promise<SandboxState | null> {

@@ -256,7 +256,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     const method = req.method ?? 'GET';
     try {
       if (draining) throw new Failure('unavailable', 'the sandbox is shutting down');
-      if (path === '/healthz') return sendJson(res, 200, JSON.stringify({ ok: true, version: opts.version }), headers);
+      if (path === '/healthz') return sendJson(res, 200, JSON.stringify({ ok: true, version: opts.version, pid: process.pid }), headers);
       if (path.startsWith('/files/')) {
         limiter.take(headers, `ip:${req.socket.remoteAddress}`);
         return await serveFile(req, res, path, query, method, headers);

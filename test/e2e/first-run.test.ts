@@ -2,6 +2,8 @@
 // profile's port comes from ORC_SANDBOX_PORT, set here to one that was free a moment ago.
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freshConfigDir, orc } from '../helpers/cli.js';
 
@@ -31,6 +33,39 @@ describe('with nothing configured', () => {
       expect(again.stderr).toBe(''); // already running: nothing to say
       const status = JSON.parse((await orc(['sandbox', 'status', '--json'], { configDir, env })).stdout);
       expect(status).toMatchObject({ running: true, url: `http://127.0.0.1:${port}` });
+    } finally {
+      await orc(['sandbox', 'stop'], { configDir, env });
+    }
+  });
+
+  it('six commands at once on a fresh machine: one starts the sandbox, the others wait for it and use it', async () => {
+    const configDir = freshConfigDir();
+    const port = String(await freePort());
+    const env = { ORC_SANDBOX_PORT: port };
+    try {
+      const all = await Promise.all(Array.from({ length: 6 }, (_, i) => orc(['run', 'create', ...idea.slice(0, 1), `Habit ${i}`, ...idea.slice(2), '--json'], { configDir, env })));
+      for (const r of all) expect(r.exitCode, r.stderr).toBe(0);
+      const ids = new Set(all.map((r) => JSON.parse(r.stdout).id));
+      expect(ids.size).toBe(6);
+      const listed = JSON.parse((await orc(['run', 'list', '--json'], { configDir, env })).stdout);
+      expect(listed.map((r: { id: string }) => r.id).sort()).toEqual([...ids].sort());
+    } finally {
+      await orc(['sandbox', 'stop'], { configDir, env });
+    }
+  });
+
+  it('the folders a sandbox makes (the config folder, its data folder) are 0700', async () => {
+    const configDir = join(freshConfigDir(), 'made-here');
+    const port = String(await freePort());
+    const env = { ORC_SANDBOX_PORT: port };
+    try {
+      const r = await orc(['run', 'list', '--json'], { configDir, env });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(statSync(configDir).mode & 0o777).toBe(0o700);
+      expect(statSync(join(configDir, 'sandbox')).mode & 0o777).toBe(0o700);
+      const doctor = await orc(['doctor'], { configDir, env });
+      expect(doctor.stdout + doctor.stderr).toContain('(mode 700)');
+      expect(doctor.stdout + doctor.stderr).not.toContain('others can look in it');
     } finally {
       await orc(['sandbox', 'stop'], { configDir, env });
     }

@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { freshConfigDir, orc, ORC_BIN, startSandboxProcess } from '../helpers/cli.js';
 import { KEY } from '../helpers/sandbox.js';
@@ -256,6 +257,51 @@ describe('orc sandbox start --detach, status, stop', () => {
     } finally {
       proc.kill('SIGTERM');
       await proc;
+    }
+  });
+
+  it('two sandboxes started together on a folder whose old lock names a dead pid: exactly one runs, every time', async () => {
+    // A pid that ran and is gone.
+    const dead = (await execa(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'])).stdout;
+    const rounds = await Promise.all(
+      Array.from({ length: 12 }, async () => {
+        const data = mkdtempSync(join(tmpdir(), 'orc-race-'));
+        writeFileSync(join(data, 'sandbox.lock'), `${dead}\n`);
+        const both = [orc(['sandbox', 'start', '--port', '0', '--data-dir', data], { timeout: 30_000 }), orc(['sandbox', 'start', '--port', '0', '--data-dir', data], { timeout: 30_000 })];
+        // The one that listens is stopped once the other has given up (or once both listen: the failure).
+        const listening = await Promise.race(both.map((p, i) => new Promise<number>((r) => p.stdout!.on('data', (c: Buffer) => c.toString().includes('listening on') && r(i)))).concat(Promise.all(both).then(() => -1)));
+        const other = both[1 - Math.max(0, listening)]!;
+        const otherDone = await Promise.race([other, new Promise<null>((r) => setTimeout(() => r(null), 10_000))]);
+        for (const p of both) p.kill('SIGTERM');
+        const results = await Promise.all(both);
+        return { listening, otherDone, results };
+      }),
+    );
+    for (const { listening, otherDone, results } of rounds) {
+      expect(listening).toBeGreaterThanOrEqual(0);
+      expect(otherDone?.exitCode, results.map((r) => r.stderr).join('\n')).toBe(1);
+      expect(otherDone!.stderr).toMatch(/is in use by another sandbox \(pid \d+\)/);
+    }
+  }, 60_000);
+
+  it('sandbox stop signals only a process proven to be that sandbox: a reused pid is left alone, the stale record said and removed', async () => {
+    const configDir = freshConfigDir();
+    const bystander = execa('sleep', ['30'], { reject: false });
+    await new Promise((r) => bystander.once('spawn', r));
+    writeFileSync(join(configDir, 'sandbox.json'), JSON.stringify({ pid: bystander.pid, url: 'http://127.0.0.1:9', data: ':memory:', log: null, started_at: '2026-01-01T00:00:00Z', detached: true, pid_started: '1' }));
+    try {
+      const r = await orc(['sandbox', 'stop'], { configDir });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stderr).toContain(`the record named pid ${bystander.pid}, which is now another process (left alone)`);
+      expect(() => process.kill(bystander.pid!, 0)).not.toThrow();
+      expect(existsSync(join(configDir, 'sandbox.json'))).toBe(false);
+      // A record of an earlier orc, without the start time: the address must answer as that pid.
+      writeFileSync(join(configDir, 'sandbox.json'), JSON.stringify({ pid: bystander.pid, url: 'http://127.0.0.1:9', data: ':memory:', log: null, started_at: '2026-01-01T00:00:00Z', detached: true }));
+      expect((await orc(['sandbox', 'stop'], { configDir })).exitCode).toBe(0);
+      expect(() => process.kill(bystander.pid!, 0)).not.toThrow();
+    } finally {
+      bystander.kill();
+      await bystander;
     }
   });
 });

@@ -6,6 +6,7 @@ import { liveSandbox, logPath, removeState, writeState } from '../../config/sand
 import { SANDBOX_DEFAULT_KEY, isLoopbackHost, redactKey } from '../../contract/keys.js';
 import type { Context } from '../../context.js';
 import { EnvironmentError, UsageError } from '../../errors.js';
+import { processStartTime } from '../../pid.js';
 import type { SandboxOptions } from '../../sandbox/server.js';
 import type { FlagsOf } from '../spec.js';
 import type { start as spec } from './command.js';
@@ -66,7 +67,7 @@ export default async function start(ctx: Context, _args: [], flags: StartFlags):
   // Record this sandbox for `status` and `stop`, unless another one already holds the record.
   const recorded = !others;
   if (recorded)
-    await writeState(ctx.configDir, { pid: process.pid, url: sandbox.url, data: opts.dataPath, log: process.send ? logPath(ctx.configDir) : null, started_at: new Date(ctx.clock.now()).toISOString(), detached: Boolean(process.send), api_key: opts.apiKey });
+    await writeState(ctx.configDir, { pid: process.pid, url: sandbox.url, data: opts.dataPath, log: process.send ? logPath(ctx.configDir) : null, started_at: new Date(ctx.clock.now()).toISOString(), detached: Boolean(process.send), api_key: opts.apiKey, pid_started: processStartTime(process.pid) });
   // The one line a script waits for (CONTRACT.md); under --json, one JSON line instead.
   if (ctx.io.json) ctx.io.streams.stdout.write(ctx.io.jsonLine({ listening: true, url: sandbox.url, pid: process.pid, data: opts.dataPath }));
   else ctx.io.out(`listening on ${sandbox.url}`);
@@ -82,7 +83,9 @@ export default async function start(ctx: Context, _args: [], flags: StartFlags):
 
 function prepareDataDir(dir: string): void {
   try {
-    mkdirSync(dir, { recursive: true });
+    // Folders the sandbox makes (the config folder, its sandbox/ data folder, a new --data-dir) hold its
+    // secrets: 0700, as orc doctor expects. A folder that is already there keeps its mode.
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     accessSync(dir, constants.W_OK);
   } catch (err) {
     throw new EnvironmentError(`cannot write the sandbox data folder ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'Choose another with --data-dir, or use --memory.');

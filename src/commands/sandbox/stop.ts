@@ -1,7 +1,7 @@
 // `orc sandbox stop`: ends the sandbox recorded in this config folder, gracefully, then for sure.
 import type { Context } from '../../context.js';
 import { EnvironmentError } from '../../errors.js';
-import { readState, removeState } from '../../config/sandbox-state.js';
+import { isRecordedSandbox, readState, removeState } from '../../config/sandbox-state.js';
 import { isAlive } from '../../pid.js';
 
 export default async function stop(ctx: Context): Promise<number> {
@@ -10,6 +10,13 @@ export default async function stop(ctx: Context): Promise<number> {
     if (state) removeState(ctx.configDir, state.pid);
     if (ctx.io.json) ctx.io.writeJson({ stopped: false, running: false });
     ctx.io.info('no sandbox is running');
+    return 0;
+  }
+  // Only a process proven to be that sandbox is signalled: after a kill -9 its pid may be anyone's now.
+  if (!(await isRecordedSandbox(state))) {
+    removeState(ctx.configDir, state.pid);
+    if (ctx.io.json) ctx.io.writeJson({ stopped: false, running: false, stale: true, pid: state.pid });
+    ctx.io.info(`no sandbox is running: the record named pid ${state.pid}, which is now another process (left alone); the stale record was removed`);
     return 0;
   }
   process.kill(state.pid, 'SIGTERM');
