@@ -41,6 +41,10 @@ export interface SandboxOptions {
   bodyTimeoutMs: number;
   /** The size of a generated ipa, in MiB. */
   ipaMib: number;
+  /** A connection must send a request's headers within this long (ms), else it is closed. */
+  headersTimeoutMs: number;
+  /** Event streams open at once; past that a new one is answered 503 with Retry-After. */
+  maxEventStreams: number;
   /** One line about something that happened (a client that dropped its request); default: a process warning. */
   log: (line: string) => void;
 }
@@ -59,6 +63,8 @@ export const SANDBOX_DEFAULTS: SandboxOptions = {
   version: '0.0.0',
   bodyTimeoutMs: 30_000,
   ipaMib: 20,
+  headersTimeoutMs: 60_000,
+  maxEventStreams: 2_000,
   log: (line) => process.emitWarning(line),
 };
 
@@ -68,6 +74,8 @@ export interface RunningSandbox {
   port: number;
   service: SandboxService;
   store: Store;
+  /** Event streams open now. */
+  openStreams(): number;
   close(): Promise<void>;
 }
 
@@ -198,7 +206,11 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
       method: 'GET',
       pattern: '/v1/runs/{run}/events',
       stream: true,
-      handler: ({ req, res, params, query }) => hub.open(req, res, service.getRun(params.run!), (req.headers['last-event-id'] as string | undefined) ?? query.get('last_event_id')),
+      handler: ({ req, res, params, query }) => {
+        const rec = service.getRun(params.run!);
+        if (hub.size >= opts.maxEventStreams) throw new Failure('unavailable', `${opts.maxEventStreams} event streams are open, the most this sandbox serves; retry shortly`, undefined, { 'Retry-After': '5' });
+        hub.open(req, res, rec, (req.headers['last-event-id'] as string | undefined) ?? query.get('last_event_id'));
+      },
     },
     { method: 'GET', pattern: '/v1/webhooks', handler: ({ query }) => json(200, page(dispatcher.list(), query, webhookView)) },
     {
@@ -339,7 +351,18 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     return `http://${req.headers.host ?? `${opts.host}:${port}`}`;
   }
 
-  const server: Server = createServer({ keepAliveTimeout: 5_000, requestTimeout: 0 }, (req, res) => void handle(req, res));
+  // Connections are reaped: one idle between requests after 5 s, one that has not sent its headers within
+  // headersTimeoutMs (a silent or half-sent request), and a request whose body outlasts our own 408. Node
+  // looks at them every connectionsCheckingInterval. An event stream, its request whole, is not affected.
+  const server: Server = createServer(
+    {
+      keepAliveTimeout: 5_000,
+      headersTimeout: opts.headersTimeoutMs,
+      requestTimeout: opts.headersTimeoutMs + opts.bodyTimeoutMs + 5_000,
+      connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(opts.headersTimeoutMs / 4))),
+    },
+    (req, res) => void handle(req, res),
+  );
   const sockets = new Set<Socket>();
   server.on('connection', (s) => {
     sockets.add(s);
@@ -367,6 +390,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     port,
     service,
     store,
+    openStreams: () => hub.size,
     close() {
       closing ??= (async () => {
         draining = true;

@@ -39,6 +39,13 @@ export class SseHub {
     this.keepAlive.unref();
   }
 
+  /** Event streams open now. */
+  get size(): number {
+    let n = 0;
+    for (const set of this.watchers.values()) n += set.size;
+    return n;
+  }
+
   open(req: IncomingMessage, res: ServerResponse, rec: RunRecord, lastEventId: string | null): void {
     const runId = rec.run.id;
     res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });

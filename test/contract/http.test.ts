@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KEY, readSse, startTestSandbox } from '../helpers/sandbox.js';
+import { until } from '../helpers/until.js';
 
 const body = (pitch: string) => ({ mode: 'idea', idea: { pitch, audience: 'cyclists', monetization: 'ads' } });
 
@@ -253,6 +254,52 @@ describe('idempotency records', () => {
       expect(scopes).toEqual(['new-key']); // gone from disk by the sweep, not only refused on its next use
       expect((await sb.call('POST', '/v1/runs', body('Another'), { 'idempotency-key': 'old-key' })).status).toBe(201);
       expect((await sb.call('POST', '/v1/runs', body('Another'), { 'idempotency-key': 'new-key' })).body.error.code).toBe('idempotency_key_reused');
+    } finally {
+      await sb.close();
+    }
+  });
+});
+
+describe('connections', () => {
+  it('closes a connection that sends no headers, or only part of them, within headersTimeout; a normal client is served meanwhile', async () => {
+    const { connect } = await import('node:net');
+    const sb = await startTestSandbox({ headersTimeoutMs: 300 });
+    try {
+      const { port } = new URL(sb.url);
+      const opened = Array.from({ length: 40 }, (_, i) => {
+        const s = connect(Number(port), '127.0.0.1');
+        s.on('error', () => {});
+        if (i % 2) s.write('GET /v1/runs HTTP/1.1\r\nHost: x\r\n'); // half-sent: the headers never end
+        return new Promise<void>((r) => s.once('close', () => r()));
+      });
+      expect((await sb.call('GET', '/v1/runs')).status).toBe(200);
+      await Promise.all(opened); // each was closed by the sandbox (the test would time out otherwise)
+    } finally {
+      await sb.close();
+    }
+  });
+
+  it('bounds the event streams open at once: past the limit, 503 with Retry-After; one closing frees a place', async () => {
+    const sb = await startTestSandbox({ maxEventStreams: 2, stageMs: 60_000 });
+    try {
+      const run = await sb.createRun('Streams');
+      const stream = () =>
+        new Promise<{ status: number; close: () => void }>((resolve, reject) => {
+          const req = request(`${sb.url}/v1/runs/${run.id}/events`, { headers: { authorization: `Bearer ${KEY}` } }, (res) => resolve({ status: res.statusCode!, close: () => req.destroy() }));
+          req.on('error', reject).end();
+        });
+      const [first, second] = [await stream(), await stream()];
+      expect([first.status, second.status]).toEqual([200, 200]);
+      const third = await sb.call('GET', `/v1/runs/${run.id}/events`);
+      expect(third.status).toBe(503);
+      expect(third.headers.get('retry-after')).toBe('5');
+      expect(third.body.error.code).toBe('unavailable');
+      first.close();
+      await until(() => sb.openStreams() < 2, 'the closed stream to free its place');
+      const fourth = await stream();
+      expect(fourth.status).toBe(200);
+      fourth.close();
+      second.close();
     } finally {
       await sb.close();
     }
