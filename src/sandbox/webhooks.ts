@@ -44,11 +44,28 @@ export class WebhookDispatcher {
   private readonly inFlightByWebhook = new Map<string, number>();
   private readonly aborts = new Set<AbortController>();
   private stopped = false;
+  // Indexes over the stored deliveries, so the work of an event or a kick is proportional to the
+  // deliveries in play, never to every delivery ever stored (with 20 webhooks, walking them all made
+  // /healthz take seconds). Ids are added once their write is made; the store stays the truth for status.
+  /** Deliveries that may still be due (pending when last seen). */
+  private readonly pending = new Set<string>();
+  /** Delivery ids of each webhook, oldest first. */
+  private readonly byWebhook = new Map<string, string[]>();
 
   constructor(
     private readonly store: Store,
     private readonly opts: DispatcherOptions,
-  ) {}
+  ) {
+    for (const d of store.deliveries.values()) this.track(d, true);
+  }
+
+  private track(d: DeliveryRecord, isNew: boolean): void {
+    if (d.status === 'pending') this.pending.add(d.id);
+    if (!isNew) return;
+    let ids = this.byWebhook.get(d.webhook_id);
+    if (!ids) this.byWebhook.set(d.webhook_id, (ids = []));
+    ids.push(d.id);
+  }
 
   register(body: unknown): WebhookRecord {
     const parsed = WebhookCreateParams.safeParse(body);
@@ -60,6 +77,8 @@ export class WebhookDispatcher {
     const url = new URL(parsed.data.url);
     if (!(url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))))
       throw new Failure('invalid_value', 'url must be https://, or http:// to a loopback host', 'url');
+    // Credentials in a URL would be stored, listed and echoed with it: refused, as orc refuses them.
+    if (url.username || url.password) throw new Failure('invalid_value', 'url must not carry a user name or password; put credentials in the receiver, not the URL', 'url');
     const w: WebhookRecord = {
       seq: this.store.nextSeq(),
       id: newId('wh'),
@@ -86,15 +105,14 @@ export class WebhookDispatcher {
 
   /** The deliveries of one webhook, oldest first. */
   deliveriesOf(webhookId: string): DeliveryRecord[] {
-    return [...this.store.deliveries.values()].filter((d) => d.webhook_id === webhookId);
+    return (this.byWebhook.get(webhookId) ?? []).map((id) => this.store.deliveries.get(id)).filter((d) => d !== undefined);
   }
 
   remove(id: string): void {
     const w = this.get(id);
     this.store.transaction(() => {
       this.store.saveWebhook({ ...w, status: 'deleted' });
-      for (const d of this.store.deliveries.values())
-        if (d.webhook_id === id && d.status === 'pending') this.store.saveDelivery({ ...d, status: 'failed', next_attempt_at: null });
+      for (const d of this.deliveriesOf(id)) if (d.status === 'pending') this.store.saveDelivery({ ...d, status: 'failed', next_attempt_at: null });
     });
   }
 
@@ -105,6 +123,7 @@ export class WebhookDispatcher {
     // A new round of attempts, whose backoff starts afresh from the first step.
     const queued: DeliveryRecord = { ...d, status: 'pending', max_attempts: d.attempts + MAX_ATTEMPTS, round_base: d.attempts, next_attempt_at: new Date().toISOString() };
     this.store.transaction(() => this.store.saveDelivery(queued));
+    this.track(queued, false);
     // Inside a request's transaction, memory has the delivery queued only once that commits.
     this.store.afterCommit(() => this.kick());
     return queued;
@@ -117,23 +136,24 @@ export class WebhookDispatcher {
     if (targets.length === 0) return;
     const eventId = (JSON.parse(ev.json) as { id: string }).id;
     const now = new Date().toISOString();
+    const made: DeliveryRecord[] = targets.map((w) => ({
+      seq: this.store.nextSeq(),
+      id: newId('dlv'),
+      webhook_id: w.id,
+      event_id: eventId,
+      event_type: ev.type,
+      body: ev.json,
+      status: 'pending',
+      attempts: 0,
+      max_attempts: MAX_ATTEMPTS,
+      last_status_code: null,
+      next_attempt_at: now,
+      created_at: now,
+    }));
     this.store.transaction(() => {
-      for (const w of targets)
-        this.store.saveDelivery({
-          seq: this.store.nextSeq(),
-          id: newId('dlv'),
-          webhook_id: w.id,
-          event_id: eventId,
-          event_type: ev.type,
-          body: ev.json,
-          status: 'pending',
-          attempts: 0,
-          max_attempts: MAX_ATTEMPTS,
-          last_status_code: null,
-          next_attempt_at: now,
-          created_at: now,
-        });
+      for (const d of made) this.store.saveDelivery(d);
     });
+    for (const d of made) this.track(d, true);
     this.kick();
   };
 
@@ -154,8 +174,15 @@ export class WebhookDispatcher {
     this.timer = null;
     const now = Date.now();
     let next = Number.POSITIVE_INFINITY;
-    for (const d of this.store.deliveries.values()) {
-      if (d.status !== 'pending' || this.inFlight.has(d.id) || !d.next_attempt_at) continue;
+    for (const id of this.pending) {
+      const d = this.store.deliveries.get(id);
+      // Not yet committed (it will be kicked again when it is), or no longer pending: out of the index.
+      if (!d) continue;
+      if (d.status !== 'pending') {
+        this.pending.delete(id);
+        continue;
+      }
+      if (this.inFlight.has(d.id) || !d.next_attempt_at) continue;
       const due = Date.parse(d.next_attempt_at);
       const busy = (this.inFlightByWebhook.get(d.webhook_id) ?? 0) >= PER_WEBHOOK_IN_FLIGHT || this.inFlight.size >= MAX_IN_FLIGHT;
       if (due <= now && !busy) void this.attempt(d.id).catch((err: Error) => process.emitWarning(`sandbox: delivery ${d.id} failed: ${err.message}`));

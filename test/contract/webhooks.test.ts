@@ -220,3 +220,52 @@ describe('deliveries', () => {
     }
   }, 40_000);
 });
+
+describe('webhook work per event', () => {
+  it('is proportional to the deliveries an event makes: the history of deliveries is never walked again', async () => {
+    const own = await startTestSandbox({ retryBaseMs: 10, stageMs: 20 });
+    const rx = await receiver();
+    try {
+      const hooks = await Promise.all(Array.from({ length: 20 }, () => own.call('POST', '/v1/webhooks', { url: rx.url, events: ['*'] })));
+      const first = await own.createRun('History');
+      await driveToEnd(own, first.id);
+      await until(() => own.store.deliveries.size > 0 && [...own.store.deliveries.values()].every((d) => d.status === 'succeeded'));
+      const history = own.store.deliveries.size;
+      expect(history).toBeGreaterThanOrEqual(20 * 10);
+      // From here on, a walk over every stored delivery would show in this count.
+      let walks = 0;
+      const values = own.store.deliveries.values.bind(own.store.deliveries);
+      own.store.deliveries.values = () => (walks++, values());
+      const second = await own.createRun('Now');
+      await driveToEnd(own, second.id);
+      await until(() => [...values()].every((d) => d.status === 'succeeded') && own.store.deliveries.size > history);
+      expect(walks).toBe(0);
+      // The per-webhook list is still whole and in order.
+      const listed: Array<{ id: string }> = [];
+      for (let cursor = ''; ; ) {
+        const page = (await own.call('GET', `/v1/webhooks/${hooks[0]!.body.id}/deliveries?limit=100${cursor}`)).body;
+        listed.push(...page.data);
+        if (!page.has_more) break;
+        cursor = `&cursor=${page.next_cursor}`;
+      }
+      expect(listed.length).toBe(own.store.deliveries.size / 20);
+      expect(new Set(listed.map((d) => d.id)).size).toBe(listed.length);
+    } finally {
+      await rx.close();
+      await own.close();
+    }
+  }, 30_000);
+});
+
+describe('a webhook URL with credentials', () => {
+  it('is refused with 400 naming the field url, and the password is never echoed or stored', async () => {
+    for (const url of ['http://user:pw-s3cret@127.0.0.1/hook', 'https://user@example.com/hook']) {
+      const r = await sb.call('POST', '/v1/webhooks', { url, events: ['*'] });
+      expect(r.status).toBe(400);
+      expect(r.body.error).toMatchObject({ code: 'invalid_value', field: 'url' });
+      expect(r.text).not.toContain('s3cret');
+    }
+    const list = (await sb.call('GET', '/v1/webhooks')).body.data;
+    expect(list.some((w: { url: string }) => w.url.includes('@'))).toBe(false);
+  });
+});
