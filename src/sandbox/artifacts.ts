@@ -131,9 +131,14 @@ export class Artifacts {
   }
 
   private meta(rec: RunRecord, kind: BinaryKind): ArtifactMeta | null {
-    const m = rec.artifactMeta?.[kind];
-    return m && m.at === (rec.artifactTimes[kind] ?? '') ? m : null;
+    return describedMeta(rec, kind);
   }
+}
+
+/** A binary kind's description, if it was made for the kind's latest making (else null: not ready). */
+export function describedMeta(rec: RunRecord, kind: BinaryKind): ArtifactMeta | null {
+  const m = rec.artifactMeta?.[kind];
+  return m && m.at === (rec.artifactTimes[kind] ?? '') ? m : null;
 }
 
 /** What the ipa's bytes are keyed by: the run and the build that made it. */

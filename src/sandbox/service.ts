@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { GATE_NAMES, TERMINAL_EVENTS, TERMINAL_STATUSES, type GateName } from '../contract/events.js';
 import { applyMergePatch } from '../contract/merge-patch.js';
 import { AppSpecInput, type Gate, type RunCreateParams } from '../contract/schemas.js';
+import { describedMeta } from './artifacts.js';
 import { Failure, failureFromZod } from './failure.js';
 import { appIdFor, brandFor, initialSpec, rejectionReasonFor, scorecardFor, screensFor } from './generate.js';
 import type { ArtifactMeta, RunRecord, StoredEvent, Store } from './store.js';
@@ -59,6 +60,14 @@ export interface ServiceOptions {
 
 export type EventListener = (runId: string, ev: StoredEvent, terminal: boolean) => void;
 export type StageListener = (runId: string, stage: string) => void;
+
+/**
+ * Submission needs the build: a run waits at the start of 08_submission until its ipa and screenshots are
+ * described (a large ipa takes a while), so it is never accepted before they can be pulled.
+ */
+function waitsForBuild(rec: RunRecord): boolean {
+  return STAGES[rec.stageIndex] === '08_submission' && rec.tick === 0 && !(describedMeta(rec, 'ipa') && describedMeta(rec, 'screenshots'));
+}
 
 /** A failed tick is tried again after this long, doubling, up to the cap. */
 const TICK_RETRY_MS = 200;
@@ -242,6 +251,7 @@ export class SandboxService {
 
   /** Moves a run one tick: reports progress and logs, and at a stage's end opens a gate, finishes, or moves on. */
   private advance(rec: RunRecord, events: StoredEvent[]): void {
+    if (waitsForBuild(rec)) return;
     const stage = STAGES[rec.stageIndex]!;
     const t = rec.tick;
     rec.run.stage = stage;
@@ -321,6 +331,11 @@ export class SandboxService {
       this.timers.delete(runId);
       const rec = this.store.runs.get(runId);
       if (!rec || rec.run.status !== 'running') return;
+      // Waiting for the build: nothing to write, only to look again (see waitsForBuild).
+      if (waitsForBuild(rec)) {
+        this.schedule(runId);
+        return;
+      }
       try {
         this.change(rec, (next, events) => this.advance(next, events));
         this.tickFailures.delete(runId);

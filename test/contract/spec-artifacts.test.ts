@@ -218,3 +218,21 @@ describe('artifacts', () => {
     expect(JSON.parse(expired.bytes.toString()).error.code).toBe('signed_url_expired');
   });
 });
+
+describe('submission needs the build', () => {
+  it('a run is accepted only once its ipa and screenshots are ready, however large the ipa and short the stages', async () => {
+    const sb = await startTestSandbox({ stageMs: 5, ipaMib: 96 });
+    try {
+      const run = await sb.createRun('A big build');
+      const ended = await driveToEnd(sb, run.id);
+      expect(ended.status).toBe('accepted');
+      // At the moment the run is accepted, the build is there to pull.
+      const ipa = await sb.call('GET', `/v1/runs/${run.id}/artifacts/ipa`);
+      expect(ipa.status, ipa.text).toBe(200);
+      expect(ipa.body.files[0].size).toBeGreaterThan(96 * 1024 * 1024);
+      expect((await sb.call('GET', `/v1/runs/${run.id}/artifacts/screenshots`)).status).toBe(200);
+    } finally {
+      await sb.close();
+    }
+  }, 60_000);
+});
