@@ -11,9 +11,22 @@ if (major < 22 || (major === 22 && minor < 12)) {
     const { spawn } = await import('node:child_process');
     const { constants } = await import('node:os');
     const child = spawn(local, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit', env: { ...process.env, ORC_NO_HANDOVER: '1' } });
-    // Ctrl-C reaches both processes; orc in the child decides what it means.
-    for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(s, () => {});
-    child.on('exit', (code, signal) => process.exit(code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1)));
+    // Ctrl-C reaches both processes (one process group); orc in the child decides what it means, so SIGINT
+    // is not sent to it a second time. Every other signal sent to this launcher (kill -TERM, a closed
+    // terminal's SIGHUP, a supervisor's SIGQUIT or SIGUSR) is passed on: the child is the program.
+    const forwarded = ['SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'];
+    const pass = (s) => child.kill(s);
+    process.on('SIGINT', () => {});
+    for (const s of forwarded) process.on(s, pass);
+    child.on('exit', (code, signal) => {
+      if (signal) {
+        // Ended by a signal: end the same way, so the shell sees what happened.
+        for (const s of forwarded) process.off(s, pass);
+        process.removeAllListeners('SIGINT');
+        process.kill(process.pid, signal);
+      }
+      process.exit(code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1));
+    });
   } else {
     process.stderr.write(`orc: needs Node.js 22.12 or newer; this is Node.js ${process.versions.node}.\n`);
     process.exit(1);

@@ -69,6 +69,35 @@ describe('orc, the program', () => {
   });
 });
 
+describe('the launcher on an old Node', () => {
+  it('passes SIGTERM and SIGHUP on to the Node 24 it handed over to, and exits with its status', async () => {
+    let version = '';
+    try {
+      version = execFileSync('/usr/bin/node', ['--version'], { encoding: 'utf8' }).trim();
+    } catch {
+      return; // no system Node: nothing hands over
+    }
+    const [major, minor] = version.slice(1).split('.').map(Number) as [number, number];
+    if (major > 22 || (major === 22 && minor >= 12)) return; // a current system Node runs orc itself
+    for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
+      const proc = execa('/usr/bin/node', [ORC_BIN, 'sandbox', 'start', '--port', '0', '--memory'], { env: { ...process.env, ORC_CONFIG_DIR: freshConfigDir() }, reject: false });
+      const url = await new Promise<string>((resolve) => {
+        let out = '';
+        proc.stdout!.on('data', (c: Buffer) => {
+          out += c.toString();
+          const m = /listening on (\S+)/.exec(out);
+          if (m) resolve(m[1]!);
+        });
+      });
+      proc.kill(signal); // the launcher's pid: the sandbox is its child
+      const r = await proc;
+      expect(r.exitCode, `${signal}: ${r.stderr}`).toBe(0);
+      expect(r.stderr).toContain(`${signal}: stopping the sandbox`);
+      await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+    }
+  });
+});
+
 describe('orc sandbox start', () => {
   it('listens on the port it prints, serves the API with its test key, and stops cleanly on SIGTERM', async () => {
     const configDir = freshConfigDir();
