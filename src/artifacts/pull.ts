@@ -132,95 +132,99 @@ export async function pullArtifacts(api: Api, runId: string, o: PullOptions, ev:
   } catch (err) {
     throw isDiskFailure(err) ? diskError(err, dir) : err;
   }
-  const files: PulledFile[] = [];
-  const failed: FailedFile[] = [];
-  const fail = (f: FailedFile) => {
-    failed.push(f);
-    ev.failed?.(f);
-  };
+  // Whatever happens, the partial folders a pull made are removed if it left nothing in them.
   const partialKinds = new Set<string>();
-
-  // The JSON kinds come inline: each is written whole (formatted) to <dir>/<kind>.json.
-  // The file kinds are listed first (one request each), then downloaded several at a time.
-  const jobs: Array<{ file: PullFile; url: string; partial: string }> = [];
   try {
-    for (const kind of wanted) {
-      abortIfAsked(o.signal);
-      if (JSON_ARTIFACT_KINDS.has(kind)) {
+    const files: PulledFile[] = [];
+    const failed: FailedFile[] = [];
+    const fail = (f: FailedFile) => {
+      failed.push(f);
+      ev.failed?.(f);
+    };
+
+    // The JSON kinds come inline: each is written whole (formatted) to <dir>/<kind>.json.
+    // The file kinds are listed first (one request each), then downloaded several at a time.
+    const jobs: Array<{ file: PullFile; url: string; partial: string }> = [];
+    try {
+      for (const kind of wanted) {
+        abortIfAsked(o.signal);
+        if (JSON_ARTIFACT_KINDS.has(kind)) {
+          const art = await api.artifacts.retrieve(runId, kind);
+          const content = (art as { content?: unknown }).content ?? art;
+          try {
+            const done = await writeJsonKind(dir, kind, content);
+            files.push(done);
+            ev.done?.(done);
+          } catch (err) {
+            if (!(err instanceof CollisionError)) throw err;
+            fail({ kind, name: `${kind}.json`, path: join(dir, `${kind}.json`), error: err.message });
+          }
+          continue;
+        }
         const art = await api.artifacts.retrieve(runId, kind);
-        const content = (art as { content?: unknown }).content ?? art;
+        const list = filesOf(art);
+        const kindDir = join(dir, kind);
+        if (list.length && !(await ownDir(kindDir))) {
+          for (const f of list) fail({ kind, name: f.name, path: null, error: `${kindDir} is not a folder (a file or a link of yours stands there); it was left as it is and the files of ${kind} were not written` });
+          continue;
+        }
+        if (list.length && !(await ownDir(join(partials, kind)))) {
+          throw new DiskError(`cannot write to ${dir}: ${join(partials, kind)} is not a folder of orc's`, 'Move it away, or choose another folder with --dir.');
+        }
+        partialKinds.add(kind);
+        const taken = new Set<string>();
+        for (const f of list) {
+          const name = safeFileName(f.name);
+          if (!name) {
+            fail({ kind, name: f.name, path: null, error: `the service sent a file name that is not safe to use as a path (${JSON.stringify(f.name)}); it was not written` });
+            continue;
+          }
+          if (taken.has(name)) {
+            fail({ kind, name: f.name, path: null, error: `two files of ${kind} are both named ${JSON.stringify(name)}; the second was not written` });
+            continue;
+          }
+          taken.add(name);
+          const path = join(kindDir, name);
+          if (!resolve(path).startsWith(kindDir + sep)) {
+            fail({ kind, name: f.name, path: null, error: `the file name ${JSON.stringify(f.name)} would leave ${kindDir}; it was not written` });
+            continue;
+          }
+          jobs.push({ file: { kind, name: f.name, path, size: f.size, sha256: f.sha256 }, url: f.url, partial: join(partials, kind, name) });
+        }
+      }
+    } catch (err) {
+      throw isDiskFailure(err) ? diskError(err, dir) : err;
+    }
+
+    ev.plan?.(jobs.map((j) => j.file));
+    const queue = [...jobs];
+    const passed = flatMemory();
+    // A failure of the disk (full, gone read-only) ends the pull: every other file would meet it too.
+    let fatal: DiskError | null = null;
+    const worker = async () => {
+      for (let job = queue.shift(); job && !fatal; job = queue.shift()) {
+        if (o.signal.aborted) return;
         try {
-          const done = await writeJsonKind(dir, kind, content);
+          const done = await downloadFile(api, runId, job.file, job.url, job.partial, o, ev, passed);
           files.push(done);
           ev.done?.(done);
         } catch (err) {
-          if (!(err instanceof CollisionError)) throw err;
-          fail({ kind, name: `${kind}.json`, path: join(dir, `${kind}.json`), error: err.message });
+          if (o.signal.aborted) return;
+          if (isDiskFailure(err)) {
+            fatal ??= diskError(err, dir);
+            return;
+          }
+          fail({ kind: job.file.kind, name: job.file.name, path: job.file.path, error: (err as Error).message });
         }
-        continue;
       }
-      const art = await api.artifacts.retrieve(runId, kind);
-      const list = filesOf(art);
-      const kindDir = join(dir, kind);
-      if (list.length && !(await ownDir(kindDir))) {
-        for (const f of list) fail({ kind, name: f.name, path: null, error: `${kindDir} is not a folder (a file or a link of yours stands there); it was left as it is and the files of ${kind} were not written` });
-        continue;
-      }
-      if (list.length && !(await ownDir(join(partials, kind)))) {
-        throw new DiskError(`cannot write to ${dir}: ${join(partials, kind)} is not a folder of orc's`, 'Move it away, or choose another folder with --dir.');
-      }
-      partialKinds.add(kind);
-      const taken = new Set<string>();
-      for (const f of list) {
-        const name = safeFileName(f.name);
-        if (!name) {
-          fail({ kind, name: f.name, path: null, error: `the service sent a file name that is not safe to use as a path (${JSON.stringify(f.name)}); it was not written` });
-          continue;
-        }
-        if (taken.has(name)) {
-          fail({ kind, name: f.name, path: null, error: `two files of ${kind} are both named ${JSON.stringify(name)}; the second was not written` });
-          continue;
-        }
-        taken.add(name);
-        const path = join(kindDir, name);
-        if (!resolve(path).startsWith(kindDir + sep)) {
-          fail({ kind, name: f.name, path: null, error: `the file name ${JSON.stringify(f.name)} would leave ${kindDir}; it was not written` });
-          continue;
-        }
-        jobs.push({ file: { kind, name: f.name, path, size: f.size, sha256: f.sha256 }, url: f.url, partial: join(partials, kind, name) });
-      }
-    }
-  } catch (err) {
-    throw isDiskFailure(err) ? diskError(err, dir) : err;
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(o.concurrency, jobs.length)) }, worker));
+    abortIfAsked(o.signal);
+    if (fatal) throw fatal;
+    return { dir, files, failed, pending };
+  } finally {
+    await tidyPartials(dir, partialKinds);
   }
-
-  ev.plan?.(jobs.map((j) => j.file));
-  const queue = [...jobs];
-  const passed = flatMemory();
-  // A failure of the disk (full, gone read-only) ends the pull: every other file would meet it too.
-  let fatal: DiskError | null = null;
-  const worker = async () => {
-    for (let job = queue.shift(); job && !fatal; job = queue.shift()) {
-      if (o.signal.aborted) return;
-      try {
-        const done = await downloadFile(api, runId, job.file, job.url, job.partial, o, ev, passed);
-        files.push(done);
-        ev.done?.(done);
-      } catch (err) {
-        if (o.signal.aborted) return;
-        if (isDiskFailure(err)) {
-          fatal ??= diskError(err, dir);
-          return;
-        }
-        fail({ kind: job.file.kind, name: job.file.name, path: job.file.path, error: (err as Error).message });
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(o.concurrency, jobs.length)) }, worker));
-  abortIfAsked(o.signal);
-  if (fatal) throw fatal;
-  await tidyPartials(dir, partialKinds);
-  return { dir, files, failed, pending };
 }
 
 /**
