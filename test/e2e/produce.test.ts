@@ -129,11 +129,14 @@ describe('the built orc, without a terminal', () => {
   }, 60_000);
 
   it('a folder orc may not write to: one line naming it and the fix, exit 4, no stack', async () => {
-    const locked = mkdtempSync(join(tmpdir(), 'orc-eacces-')); // 0700, root's: `nobody` cannot enter it
-    const config = freshConfigDir();
-    chmodSync(config, 0o777);
-    const r = await execa('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, ORC_BIN, 'artifacts', 'pull', finished, '--dir', join(locked, 'out')], {
-      env: { ...process.env, ORC_BASE_URL: sb.url, ORC_API_KEY: KEY, ORC_CONFIG_DIR: config },
+    // Root writes anywhere; without the capability to override file modes (as any user is), a folder of
+    // mode 0500 cannot be written, while the checkout (root's) still reads.
+    const locked = mkdtempSync(join(tmpdir(), 'orc-eacces-'));
+    chmodSync(locked, 0o500);
+    const pull = [process.execPath, ORC_BIN, 'artifacts', 'pull', finished, '--dir', join(locked, 'out')];
+    const [cmd, ...args] = process.getuid?.() === 0 ? ['setpriv', '--bounding-set', '-dac_override,-dac_read_search', ...pull] : pull;
+    const r = await execa(cmd!, args, {
+      env: { ...process.env, ORC_BASE_URL: sb.url, ORC_API_KEY: KEY, ORC_CONFIG_DIR: freshConfigDir() },
       reject: false,
     });
     expect(r.stderr).toContain(`orc: cannot write to ${join(locked, 'out')}: permission denied (EACCES)`);
