@@ -3,17 +3,42 @@
 
 export interface Clock {
   now(): number;
-  /** Calls `fn` after `ms`; answers a function that cancels it. */
-  timer(ms: number, fn: () => void): () => void;
+  /** Calls `fn` after `ms`; answers a function that cancels it. `background`: the timer alone does not keep the
+   * process running (a keep-alive, a retry that can wait for the next start). */
+  timer(ms: number, fn: () => void, opts?: { background?: boolean }): () => void;
 }
 
 export const systemClock: Clock = {
   now: () => Date.now(),
-  timer(ms, fn) {
+  timer(ms, fn, opts) {
     const t = setTimeout(fn, ms);
+    if (opts?.background) t.unref();
     return () => clearTimeout(t);
   },
 };
+
+/** Calls `fn` every `ms` on `clock` until the answered function is called. */
+export function every(clock: Clock, ms: number, fn: () => void, opts?: { background?: boolean }): () => void {
+  let cancel = () => {};
+  let stopped = false;
+  const arm = () => {
+    cancel = clock.timer(ms, () => {
+      if (stopped) return;
+      arm();
+      fn();
+    }, opts);
+  };
+  arm();
+  return () => {
+    stopped = true;
+    cancel();
+  };
+}
+
+/** The clock's time as ISO 8601. */
+export function isoNow(clock: Clock, offsetMs = 0): string {
+  return new Date(clock.now() + offsetMs).toISOString();
+}
 
 /** Resolves after `ms` on `clock`, or at once when `signal` fires (it never rejects). */
 export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {

@@ -83,7 +83,7 @@ export class Artifacts {
     });
   }
 
-  artifact(rec: RunRecord, kind: string, origin: string, nowMs = Date.now()): unknown {
+  artifact(rec: RunRecord, kind: string, origin: string, nowMs: number): unknown {
     if (!(ARTIFACT_KINDS as readonly string[]).includes(kind)) throw new Failure('unknown_kind', `unknown artifact kind ${JSON.stringify(kind)}: one of ${ARTIFACT_KINDS.join(', ')}`, 'kind');
     if (!this.isReady(rec, kind)) throw new Failure('artifact_not_ready', `the ${kind} artifact of run ${rec.run.id} is not ready yet`, 'kind');
     if (JSON_ARTIFACT_KINDS.has(kind)) return { kind, content_type: 'application/json', content: this.jsonContent(rec, kind) };
@@ -96,7 +96,7 @@ export class Artifacts {
     return { kind, files };
   }
 
-  verify(path: string, expires: string | null, signature: string | null, nowMs = Date.now()): SignedCheck {
+  verify(path: string, expires: string | null, signature: string | null, nowMs: number): SignedCheck {
     return checkSignedPath(this.secret, path, expires, signature, nowMs);
   }
 

@@ -1,6 +1,7 @@
 // Reading a request body within the limits of CONTRACT.md: 1 MiB, 30 s from the headers, JSON nesting
 // at most 64 levels, and no `__proto__`, `constructor` or `prototype` key anywhere.
 import type { IncomingMessage } from 'node:http';
+import type { Clock } from '../clock.js';
 import { MAX_DEPTH, forbiddenKey, nestingDepth } from '../contract/limits.js';
 import { Failure } from './failure.js';
 
@@ -8,12 +9,12 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** The body as JSON (undefined when empty), or a Failure naming what is wrong. Read with plain listeners
  * rather than an async iterator and a raced timer: a small body costs one callback, not a chain of promises. */
-export function readJsonBody(req: IncomingMessage, timeoutMs: number): Promise<unknown> {
+export function readJsonBody(req: IncomingMessage, timeoutMs: number, clock: Clock): Promise<unknown> {
   return new Promise<unknown>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const finish = (err: unknown) => {
-      clearTimeout(timer);
+      cancelTimer();
       req.off('data', onData).off('end', onEnd).off('error', finish).off('close', onClose);
       if (err !== null) return reject(err);
       try {
@@ -30,7 +31,7 @@ export function readJsonBody(req: IncomingMessage, timeoutMs: number): Promise<u
     const onEnd = () => finish(null);
     // Gone before the end: the same error a stream read would give (one log line, no answer).
     const onClose = () => finish(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
-    const timer = setTimeout(() => finish(new Failure('request_timeout', `the request body did not arrive within ${Math.round(timeoutMs / 1000)} s`, undefined, { Connection: 'close' })), timeoutMs);
+    const cancelTimer = clock.timer(timeoutMs, () => finish(new Failure('request_timeout', `the request body did not arrive within ${Math.round(timeoutMs / 1000)} s`, undefined, { Connection: 'close' })));
     req.on('data', onData).on('end', onEnd).on('error', finish).on('close', onClose);
   });
 }

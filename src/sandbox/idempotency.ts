@@ -3,6 +3,7 @@
 // the change it reports, so a replay after a crash tells the truth. A request whose body never arrives
 // (408) or fails releases its key.
 import { hash } from 'node:crypto';
+import type { Clock } from '../clock.js';
 import { Failure } from './failure.js';
 import type { Store } from './store.js';
 
@@ -18,7 +19,10 @@ export class Idempotency {
   private readonly inFlight = new Set<string>();
   private saved = 0;
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
 
   /** `readBody` and `perform` run with the key held; `perform` runs inside the store's transaction. */
   async run(apiKey: string, header: string | undefined, request: string, readBody: () => Promise<unknown>, perform: (body: unknown) => Answer): Promise<Answer> {
@@ -34,7 +38,7 @@ export class Idempotency {
       const body = await readBody();
       const fingerprint = hash('sha256', `${request}\n${canonicalJson(body)}`, 'hex');
       let saved = this.store.getIdempotency(scope);
-      if (saved && Date.now() - saved.createdAtMs > TTL_MS) {
+      if (saved && this.clock.now() - saved.createdAtMs > TTL_MS) {
         this.store.deleteIdempotency(scope);
         saved = undefined;
       }
@@ -46,9 +50,9 @@ export class Idempotency {
       return this.store.transaction(() => {
         const answer = perform(body);
         if (answer.status < 300) {
-          this.store.saveIdempotency(scope, { fingerprint, status: answer.status, body: answer.body, createdAtMs: Date.now() });
+          this.store.saveIdempotency(scope, { fingerprint, status: answer.status, body: answer.body, createdAtMs: this.clock.now() });
           // Kept 24 h; now and then the expired ones go, so a long-lived sandbox does not hoard them.
-          if (++this.saved % 1000 === 0) this.store.sweepIdempotency(Date.now() - TTL_MS);
+          if (++this.saved % 1000 === 0) this.store.sweepIdempotency(this.clock.now() - TTL_MS);
         }
         return answer;
       });

@@ -1,15 +1,19 @@
 // Requests per second per key (a fixed one-second window), with the X-RateLimit-* headers on every answer.
+import type { Clock } from '../clock.js';
 import { Failure } from './failure.js';
 
 export class RateLimiter {
   private readonly windows = new Map<string, { reset: number; count: number }>();
 
-  constructor(private readonly perSecond: number) {}
+  constructor(
+    private readonly perSecond: number,
+    private readonly clock: Clock,
+  ) {}
 
   /** Counts one request against the bucket and adds the X-RateLimit-* headers to the answer's `headers`. */
   take(headers: string[], bucket: string): void {
     if (this.perSecond <= 0) return;
-    const nowS = Math.floor(Date.now() / 1000);
+    const nowS = Math.floor(this.clock.now() / 1000);
     let w = this.windows.get(bucket);
     if (!w || w.reset <= nowS) {
       w = { reset: nowS + 1, count: 0 };

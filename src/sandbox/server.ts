@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { ZodMiniType } from 'zod/mini';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { systemClock, type Clock } from '../clock.js';
 import { RUN_STATUSES } from '../contract/events.js';
 import { SANDBOX_DEFAULT_KEY, redactKey } from '../contract/keys.js';
 import { useEnglishMessages } from '../contract/messages.js';
@@ -45,7 +46,11 @@ export interface SandboxOptions {
   headersTimeoutMs: number;
   /** Event streams open at once; past that a new one is answered 503 with Retry-After. */
   maxEventStreams: number;
-  /** One line about something that happened (a client that dropped its request); default: a process warning. */
+  /** Every timer and timestamp of the sandbox (the pipeline, idempotency, rate limits, signed URLs, webhook
+   * backoff, timeouts): the system clock, or a test's. */
+  clock: Clock;
+  /** One line about something that happened (a client that dropped its request, a tick retried). The
+   * sandbox writes nowhere itself: `orc sandbox start` sends these to stderr; by default they go nowhere. */
   log: (line: string) => void;
 }
 
@@ -65,7 +70,8 @@ export const SANDBOX_DEFAULTS: SandboxOptions = {
   ipaMib: 20,
   headersTimeoutMs: 60_000,
   maxEventStreams: 2_000,
-  log: (line) => process.emitWarning(line),
+  clock: systemClock,
+  log: () => {},
 };
 
 export interface RunningSandbox {
@@ -123,12 +129,13 @@ const json = (status: number, value: unknown): Answer => {
 };
 
 async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbox> {
-  const service = new SandboxService(store, { stageMs: opts.stageMs, seed: opts.seed });
-  const dispatcher = new WebhookDispatcher(store, { retryBaseMs: opts.retryBaseMs, userAgent: `orc-sandbox/${opts.version}` });
+  const { clock, log } = opts;
+  const service = new SandboxService(store, { stageMs: opts.stageMs, seed: opts.seed, clock, log });
+  const dispatcher = new WebhookDispatcher(store, { retryBaseMs: opts.retryBaseMs, userAgent: `orc-sandbox/${opts.version}`, clock, log });
   const artifacts = new Artifacts(store.meta('file_secret', () => randomBytes(32).toString('hex')), opts.signedUrlTtl, opts.ipaMib);
-  const hub = new SseHub(service, opts.keepAliveMs);
-  const limiter = new RateLimiter(opts.rateLimit);
-  const idempotency = new Idempotency(store);
+  const hub = new SseHub(service, opts.keepAliveMs, clock);
+  const limiter = new RateLimiter(opts.rateLimit, clock);
+  const idempotency = new Idempotency(store, clock);
   const reqPrefix = randomBytes(4).toString('hex');
   let reqCounter = 0;
   let draining = false;
@@ -201,7 +208,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
       },
     },
     { method: 'GET', pattern: '/v1/runs/{run}/artifacts', handler: ({ params }) => json(200, { data: artifacts.manifest(service.getRun(params.run!)) }) },
-    { method: 'GET', pattern: '/v1/runs/{run}/artifacts/{kind}', handler: ({ req, params }) => json(200, artifacts.artifact(service.getRun(params.run!), params.kind!, origin(req))) },
+    { method: 'GET', pattern: '/v1/runs/{run}/artifacts/{kind}', handler: ({ req, params }) => json(200, artifacts.artifact(service.getRun(params.run!), params.kind!, origin(req), clock.now())) },
     {
       method: 'GET',
       pattern: '/v1/runs/{run}/events',
@@ -254,7 +261,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
 
   /** A body that finishes arriving after shutdown began is refused whole, never half-applied. */
   async function readBody(req: IncomingMessage): Promise<unknown> {
-    const body = await readJsonBody(req, opts.bodyTimeoutMs);
+    const body = await readJsonBody(req, opts.bodyTimeoutMs, clock);
     if (draining) throw new Failure('unavailable', 'the sandbox is shutting down');
     return body;
   }
@@ -305,13 +312,13 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
         opts.log(`sandbox: a client dropped its request (${method} ${path})`);
         return;
       }
-      sendError(res, err, headers);
+      sendError(res, err, headers, log);
     }
   }
 
   async function serveFile(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, method: string, common: Headers): Promise<void> {
     if (method !== 'GET' && method !== 'HEAD') throw new Failure('method_not_allowed', `${method} is not allowed on files`, undefined, { Allow: 'GET, HEAD' });
-    const verdict = artifacts.verify(path, query.get('expires'), query.get('signature'));
+    const verdict = artifacts.verify(path, query.get('expires'), query.get('signature'), clock.now());
     if (verdict === 'invalid') throw new Failure('signed_url_invalid', 'the signature of this file URL is not valid');
     if (verdict === 'expired') throw new Failure('signed_url_expired', 'this file URL has expired; ask for the artifact again for a fresh one');
     const [runId, kind, name] = path.split('/').slice(2).map(decodeSegment);
@@ -399,11 +406,11 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
         hub.close();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        const force = setTimeout(() => {
+        const cancelForce = clock.timer(2_000, () => {
           for (const s of sockets) s.destroy();
-        }, 2_000);
+        });
         await closed;
-        clearTimeout(force);
+        cancelForce();
         store.close();
       })();
       return closing;
@@ -422,7 +429,7 @@ function sendJson(res: ServerResponse, status: number, body: string, headers: He
   res.end(body);
 }
 
-function sendError(res: ServerResponse, err: unknown, headers: Headers): void {
+function sendError(res: ServerResponse, err: unknown, headers: Headers, log: (line: string) => void): void {
   if (res.headersSent) {
     res.destroy();
     return;
@@ -430,7 +437,7 @@ function sendError(res: ServerResponse, err: unknown, headers: Headers): void {
   const busy = !(err instanceof Failure) && /database is (locked|busy)/i.test((err as Error)?.message ?? '');
   const failure =
     err instanceof Failure ? err : busy ? new Failure('unavailable', 'the sandbox database is busy; retry shortly', undefined, { 'Retry-After': '1' }) : new Failure('internal_error', 'the sandbox hit an unexpected error');
-  if (!(err instanceof Failure) && !busy) process.emitWarning(`sandbox internal error: ${(err as Error)?.stack ?? String(err)}`);
+  if (!(err instanceof Failure) && !busy) log(`sandbox internal error: ${(err as Error)?.stack ?? String(err)}`);
   for (const [k, v] of Object.entries(failure.headers)) headers.push(k, v);
   sendJson(res, failure.status, failure.toBody(), headers);
 }

@@ -3,6 +3,7 @@
 // of the run's record and handed to the store, which swaps it into memory only once it has committed:
 // a change that could not be written leaves no trace, in lists, streams or the pipeline.
 import { randomBytes } from 'node:crypto';
+import type { Clock } from '../clock.js';
 import { GATE_NAMES, TERMINAL_EVENTS, TERMINAL_STATUSES, type GateName } from '../contract/events.js';
 import { applyMergePatch } from '../contract/merge-patch.js';
 import { AppSpecInput, type Gate, type RunCreateParams } from '../contract/schemas.js';
@@ -56,6 +57,9 @@ const LOGS: Record<string, Array<Array<[Level, string]>>> = {
 export interface ServiceOptions {
   stageMs: number;
   seed: number;
+  clock: Clock;
+  /** One line about something that went wrong and was handled (a tick retried). */
+  log: (line: string) => void;
 }
 
 export type EventListener = (runId: string, ev: StoredEvent, terminal: boolean) => void;
@@ -74,7 +78,8 @@ const TICK_RETRY_MS = 200;
 const TICK_RETRY_MAX_MS = 5_000;
 
 export class SandboxService {
-  private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** Each moving run's next tick, as the clock's cancel function. */
+  private readonly timers = new Map<string, () => void>();
   /** Ticks of a run that failed in a row (the database busy or failing), for the retry backoff. */
   private readonly tickFailures = new Map<string, number>();
   private readonly listeners = new Set<EventListener>();
@@ -93,7 +98,7 @@ export class SandboxService {
 
   stop(): void {
     this.stopped = true;
-    for (const t of this.timers.values()) clearTimeout(t);
+    for (const cancel of this.timers.values()) cancel();
     this.timers.clear();
   }
 
@@ -123,7 +128,7 @@ export class SandboxService {
 
   /** The time as ISO 8601; the string is made once per millisecond (a create asks for it five times). */
   private now(): string {
-    const ms = Date.now();
+    const ms = this.opts.clock.now();
     if (ms !== this.nowMs) {
       this.nowMs = ms;
       this.nowIso = new Date(ms).toISOString();
@@ -327,7 +332,7 @@ export class SandboxService {
   private schedule(runId: string, delayMs = this.tickMs): void {
     if (this.stopped) return;
     this.clearTimer(runId);
-    const timer = setTimeout(() => {
+    const cancel = this.opts.clock.timer(delayMs, () => {
       this.timers.delete(runId);
       const rec = this.store.runs.get(runId);
       if (!rec || rec.run.status !== 'running') return;
@@ -345,16 +350,15 @@ export class SandboxService {
         const failures = (this.tickFailures.get(runId) ?? 0) + 1;
         this.tickFailures.set(runId, failures);
         const retryMs = Math.min(TICK_RETRY_MS * 2 ** (failures - 1), TICK_RETRY_MAX_MS);
-        process.emitWarning(`sandbox: run ${runId} could not advance (${(err as Error).message}); trying again in ${retryMs} ms`);
+        this.opts.log(`sandbox: run ${runId} could not advance (${(err as Error).message}); trying again in ${retryMs} ms`);
         this.schedule(runId, retryMs);
       }
-    }, delayMs);
-    this.timers.set(runId, timer);
+    });
+    this.timers.set(runId, cancel);
   }
 
   private clearTimer(runId: string): void {
-    const t = this.timers.get(runId);
-    if (t) clearTimeout(t);
+    this.timers.get(runId)?.();
     this.timers.delete(runId);
   }
 
@@ -380,7 +384,7 @@ export class SandboxService {
             fn(rec.run.id, ev, TERMINAL_EVENTS.has(ev.type));
           } catch (err) {
             // A listener's trouble (a webhook record that could not be written) must not undo an acknowledged change.
-            process.emitWarning(`sandbox: event listener failed: ${(err as Error).message}`);
+            this.opts.log(`sandbox: event listener failed: ${(err as Error).message}`);
           }
         }
     });

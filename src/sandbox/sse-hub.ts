@@ -2,6 +2,7 @@
 // event as it happens. Events committed together (one pipeline tick) reach each watcher in one write,
 // encoded once; a watcher that stops reading is dropped rather than buffered without end.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { every, type Clock } from '../clock.js';
 import type { SandboxService } from './service.js';
 import { isTerminal } from './service.js';
 import type { RunRecord, StoredEvent } from './store.js';
@@ -17,11 +18,12 @@ interface Watcher {
 export class SseHub {
   private readonly watchers = new Map<string, Set<Watcher>>();
   private readonly outbox = new Map<string, { events: StoredEvent[]; terminal: boolean }>();
-  private readonly keepAlive: NodeJS.Timeout;
+  private readonly stopKeepAlive: () => void;
 
   constructor(
     private readonly service: SandboxService,
     keepAliveMs: number,
+    clock: Clock,
   ) {
     service.onEvent((runId, ev, terminal) => {
       if (!this.watchers.has(runId)) return;
@@ -33,10 +35,14 @@ export class SseHub {
       box.events.push(ev);
       box.terminal ||= terminal;
     });
-    this.keepAlive = setInterval(() => {
-      for (const set of this.watchers.values()) for (const w of set) write(w.res, KEEP_ALIVE);
-    }, keepAliveMs);
-    this.keepAlive.unref();
+    this.stopKeepAlive = every(
+      clock,
+      keepAliveMs,
+      () => {
+        for (const set of this.watchers.values()) for (const w of set) write(w.res, KEEP_ALIVE);
+      },
+      { background: true },
+    );
   }
 
   /** Event streams open now. */
@@ -72,7 +78,7 @@ export class SseHub {
   }
 
   close(): void {
-    clearInterval(this.keepAlive);
+    this.stopKeepAlive();
     for (const set of this.watchers.values()) for (const w of set) w.res.end();
     this.watchers.clear();
   }

@@ -2,6 +2,7 @@
 // and jitter, run off the request path so a slow or dead receiver never slows the API. Each webhook has
 // a few deliveries in flight at most, so a hanging receiver only delays itself, never its neighbours.
 import { randomBytes } from 'node:crypto';
+import { isoNow, type Clock } from '../clock.js';
 import { EVENT_KINDS, LOG_EVENT } from '../contract/events.js';
 import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../contract/signature.js';
 import { isLoopbackHost } from '../contract/keys.js';
@@ -19,6 +20,8 @@ const MAX_IN_FLIGHT = 256;
 export interface DispatcherOptions {
   retryBaseMs: number;
   userAgent: string;
+  clock: Clock;
+  log: (line: string) => void;
 }
 
 export function webhookView(w: WebhookRecord): Webhook {
@@ -39,7 +42,8 @@ export function deliveryView(d: DeliveryRecord): Delivery {
 }
 
 export class WebhookDispatcher {
-  private timer: NodeJS.Timeout | null = null;
+  /** The one timer for the next due delivery (its cancel function). */
+  private timer: (() => void) | null = null;
   private readonly inFlight = new Set<string>();
   private readonly inFlightByWebhook = new Map<string, number>();
   private readonly aborts = new Set<AbortController>();
@@ -86,7 +90,7 @@ export class WebhookDispatcher {
       events: [...new Set(parsed.data.events as string[])],
       secret: `whsec_${randomBytes(24).toString('base64url')}`,
       status: 'enabled',
-      created_at: new Date().toISOString(),
+      created_at: isoNow(this.opts.clock),
     };
     this.store.transaction(() => this.store.saveWebhook(w));
     return w;
@@ -121,7 +125,7 @@ export class WebhookDispatcher {
     const d = this.store.deliveries.get(deliveryId);
     if (!d || d.webhook_id !== webhookId) throw new Failure('delivery_not_found', `no delivery with id ${JSON.stringify(deliveryId)} on webhook ${webhookId}`, 'delivery_id');
     // A new round of attempts, whose backoff starts afresh from the first step.
-    const queued: DeliveryRecord = { ...d, status: 'pending', max_attempts: d.attempts + MAX_ATTEMPTS, round_base: d.attempts, next_attempt_at: new Date().toISOString() };
+    const queued: DeliveryRecord = { ...d, status: 'pending', max_attempts: d.attempts + MAX_ATTEMPTS, round_base: d.attempts, next_attempt_at: isoNow(this.opts.clock) };
     this.store.transaction(() => this.store.saveDelivery(queued));
     this.track(queued, false);
     // Inside a request's transaction, memory has the delivery queued only once that commits.
@@ -135,7 +139,7 @@ export class WebhookDispatcher {
     const targets = [...this.store.webhooks.values()].filter((w) => w.status === 'enabled' && (w.events.includes('*') || w.events.includes(ev.type)));
     if (targets.length === 0) return;
     const eventId = (JSON.parse(ev.json) as { id: string }).id;
-    const now = new Date().toISOString();
+    const now = isoNow(this.opts.clock);
     const made: DeliveryRecord[] = targets.map((w) => ({
       seq: this.store.nextSeq(),
       id: newId('dlv'),
@@ -163,16 +167,16 @@ export class WebhookDispatcher {
 
   stop(): void {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.();
     for (const a of this.aborts) a.abort();
   }
 
   /** Sends what is due now and sets one timer for the next due delivery. */
   private kick(): void {
     if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.();
     this.timer = null;
-    const now = Date.now();
+    const now = this.opts.clock.now();
     let next = Number.POSITIVE_INFINITY;
     for (const id of this.pending) {
       const d = this.store.deliveries.get(id);
@@ -185,13 +189,12 @@ export class WebhookDispatcher {
       if (this.inFlight.has(d.id) || !d.next_attempt_at) continue;
       const due = Date.parse(d.next_attempt_at);
       const busy = (this.inFlightByWebhook.get(d.webhook_id) ?? 0) >= PER_WEBHOOK_IN_FLIGHT || this.inFlight.size >= MAX_IN_FLIGHT;
-      if (due <= now && !busy) void this.attempt(d.id).catch((err: Error) => process.emitWarning(`sandbox: delivery ${d.id} failed: ${err.message}`));
+      if (due <= now && !busy) void this.attempt(d.id).catch((err: Error) => this.opts.log(`sandbox: delivery ${d.id} failed: ${err.message}`));
       else if (due > now) next = Math.min(next, due);
       // A delivery due but held back by its webhook's limit goes when one of that webhook's finishes (attempt kicks).
     }
     if (Number.isFinite(next)) {
-      this.timer = setTimeout(() => this.kick(), next - now);
-      this.timer.unref?.();
+      this.timer = this.opts.clock.timer(next - now, () => this.kick(), { background: true });
     }
   }
 
@@ -203,7 +206,7 @@ export class WebhookDispatcher {
     let status: number | null = null;
     const abort = new AbortController();
     this.aborts.add(abort);
-    const timeout = setTimeout(() => abort.abort(), DELIVERY_TIMEOUT_MS);
+    const cancelTimeout = this.opts.clock.timer(DELIVERY_TIMEOUT_MS, () => abort.abort());
     try {
       if (w && w.status === 'enabled') {
         const res = await fetch(w.url, {
@@ -224,7 +227,7 @@ export class WebhookDispatcher {
     } catch {
       status = null; // connection refused, reset, or timed out: counts as a failed attempt
     } finally {
-      clearTimeout(timeout);
+      cancelTimeout();
       this.aborts.delete(abort);
     }
     this.inFlight.delete(id);
@@ -245,11 +248,11 @@ export class WebhookDispatcher {
         attempts,
         last_status_code: status,
         status: ok ? 'succeeded' : exhausted ? 'failed' : 'pending',
-        next_attempt_at: ok || exhausted ? null : new Date(Date.now() + delay).toISOString(),
+        next_attempt_at: ok || exhausted ? null : isoNow(this.opts.clock, delay),
         }),
       );
     } catch (err) {
-      process.emitWarning(`sandbox: delivery ${id} could not be recorded: ${(err as Error).message}`);
+      this.opts.log(`sandbox: delivery ${id} could not be recorded: ${(err as Error).message}`);
       return;
     }
     this.kick();

@@ -12,13 +12,16 @@ export interface Answer<T = any> {
 }
 
 export interface TestSandbox extends RunningSandbox {
+  /** What the sandbox said (its logger's lines), kept here rather than printed. */
+  logs: string[];
   call<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Answer<T>>;
   createRun(pitch?: string, extra?: Record<string, string>): Promise<any>;
   waitFor(runId: string, pred: (run: any) => boolean, timeoutMs?: number): Promise<any>;
 }
 
 export async function startTestSandbox(opts: Partial<SandboxOptions> = {}): Promise<TestSandbox> {
-  const sb = await startSandbox({ host: '127.0.0.1', port: 0, dataPath: ':memory:', stageMs: 50, rateLimit: 0, retryBaseMs: 20, ...opts });
+  const logs: string[] = [];
+  const sb = await startSandbox({ host: '127.0.0.1', port: 0, dataPath: ':memory:', stageMs: 50, rateLimit: 0, retryBaseMs: 20, log: (line) => logs.push(line), ...opts });
   const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> => {
     const res = await fetch(`${sb.url}${path}`, {
       method,
@@ -48,7 +51,7 @@ export async function startTestSandbox(opts: Partial<SandboxOptions> = {}): Prom
       await new Promise((r) => setTimeout(r, 10));
     }
   };
-  return Object.assign(sb, { call, createRun, waitFor });
+  return Object.assign(sb, { call, createRun, waitFor, logs });
 }
 
 export interface SseMessage {
