@@ -227,7 +227,8 @@ export async function listen(api: Api, o: ListenOptions, ev: ListenEvents): Prom
       if (now - lastCheck > o.checkMs * 3 + 5000) ev.notice(`no check for ${Math.round((now - lastCheck) / 1000)} s (was the machine asleep?); checking the webhook now`);
       lastCheck = now;
       try {
-        await api.webhooks.retrieve(webhookId);
+        // One attempt a check: the checks themselves are the retries, and a failure is news to count.
+        await api.webhooks.retrieve(webhookId, { retries: 0 });
         if (unreachableSince !== null) ev.notice(`the service answers again (unreachable for ${Math.round((now - unreachableSince) / 1000)} s); deliveries it held are retried by it`);
         unreachableSince = null;
       } catch (err) {

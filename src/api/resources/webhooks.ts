@@ -10,8 +10,10 @@ export class Webhooks {
     return this.http.json({ method: 'POST', target: '/v1/webhooks', body: params, schema: WebhookWithSecret });
   }
 
-  retrieve(id: string) {
-    return this.http.json({ method: 'GET', target: path`/v1/webhooks/${id}`, schema: Webhook });
+  /** `retries`: attempts after the first (the client's default when absent); a caller that checks again
+   * on its own schedule (the listener's keeper) asks for 0. */
+  retrieve(id: string, { retries }: { retries?: number } = {}) {
+    return this.http.json({ method: 'GET', target: path`/v1/webhooks/${id}`, schema: Webhook, ...(retries !== undefined ? { retries } : {}) });
   }
 
   list(query: { limit?: number; cursor?: string } = {}) {
