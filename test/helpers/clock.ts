@@ -61,3 +61,19 @@ export class FakeClock implements Clock {
     return new Promise((resolve) => this.watchers.push({ pred, resolve }));
   }
 }
+
+/** Real time, run `factor` times faster: a timeout still fires on real silence, a backoff is short. For
+ * tests of what happens when nothing arrives for a while (an idle stream), where a fake clock cannot tell. */
+export class ScaledClock implements Clock {
+  private readonly start = Date.now();
+  constructor(private readonly factor: number) {}
+
+  now(): number {
+    return this.start + (Date.now() - this.start) * this.factor;
+  }
+
+  timer(ms: number, fn: () => void): () => void {
+    const t = setTimeout(fn, ms / this.factor);
+    return () => clearTimeout(t);
+  }
+}
