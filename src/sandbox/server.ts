@@ -52,6 +52,8 @@ export interface SandboxOptions {
   /** One line about something that happened (a client that dropped its request, a tick retried). The
    * sandbox writes nowhere itself: `orc sandbox start` sends these to stderr; by default they go nowhere. */
   log: (line: string) => void;
+  /** Told of every request as it arrives, before its body is read (a test waits on it instead of a sleep). */
+  onRequest?: (method: string, path: string) => void;
 }
 
 export const SANDBOX_DEFAULTS: SandboxOptions = {
@@ -262,7 +264,8 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
   /** A body that finishes arriving after shutdown began is refused whole, never half-applied. */
   async function readBody(req: IncomingMessage): Promise<unknown> {
     const body = await readJsonBody(req, opts.bodyTimeoutMs, clock);
-    if (draining) throw new Failure('unavailable', 'the sandbox is shutting down');
+    // (Connection: close, so the client's keep-alive does not hold the shutdown up.)
+    if (draining) throw new Failure('unavailable', 'the sandbox is shutting down', undefined, { Connection: 'close' });
     return body;
   }
 
@@ -273,8 +276,9 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     const path = qi < 0 ? raw : raw.slice(0, qi);
     const query = qi < 0 ? NO_QUERY : new URLSearchParams(raw.slice(qi + 1));
     const method = req.method ?? 'GET';
+    opts.onRequest?.(method, path);
     try {
-      if (draining) throw new Failure('unavailable', 'the sandbox is shutting down');
+      if (draining) throw new Failure('unavailable', 'the sandbox is shutting down', undefined, { Connection: 'close' });
       if (path === '/healthz') return sendJson(res, 200, JSON.stringify({ ok: true, version: opts.version, pid: process.pid }), headers);
       if (path.startsWith('/files/')) {
         limiter.take(headers, `ip:${req.socket.remoteAddress}`);

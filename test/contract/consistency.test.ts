@@ -4,6 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { FakeClock } from '../helpers/clock.js';
 import { KEY, readSse, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { until } from '../helpers/until.js';
 
@@ -16,8 +17,8 @@ afterEach(async () => {
 const idea = { mode: 'idea', idea: { pitch: 'A consistent app', audience: 'testers', monetization: 'free' } };
 const WRITES = ['putRun', 'putEvent', 'putIdem', 'commit'];
 
-async function fresh(stageMs = 30): Promise<TestSandbox> {
-  sb = await startTestSandbox({ stageMs, dataPath: join(mkdtempSync(join(tmpdir(), 'orc-consistency-')), 'sandbox.db') });
+async function fresh(stageMs = 30, clock?: FakeClock): Promise<TestSandbox> {
+  sb = await startTestSandbox({ stageMs, dataPath: join(mkdtempSync(join(tmpdir(), 'orc-consistency-')), 'sandbox.db'), ...(clock ? { clock } : {}) });
   return sb;
 }
 const failing = (s: TestSandbox, op: string | null) => (s.store.failWrite = op ? (o) => o === op : null);
@@ -71,7 +72,9 @@ describe('a write that fails leaves no trace', () => {
   });
 
   it('a pipeline tick that fails is not recorded, then tried again with backoff until it goes through', async () => {
-    const s = await fresh(50);
+    // On the sandbox's clock, whose waits (ticks, the retries' backoff) pass at once: their lengths are read back.
+    const clock = new FakeClock({ autoMs: 9_000 });
+    const s = await fresh(50, clock);
     const run = await s.createRun();
     const stage = s.store.runs.get(run.id)!.run.stage;
     const seen = s.store.events.get(run.id)!.length;
@@ -85,6 +88,7 @@ describe('a write that fails leaves no trace', () => {
     expect(events.map((m) => Number(m.id))).toEqual(events.map((_, i) => i + 1)); // no gap, nothing twice
     expect(seen).toBeGreaterThan(0);
     expect(stage).toBe('01_intake');
+    for (const backoff of [200, 400, 800, 1600]) expect(clock.requested).toContain(backoff);
   });
 
   it('after failures and a restart, the database holds exactly what memory held', async () => {

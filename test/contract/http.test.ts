@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KEY, readSse, startTestSandbox } from '../helpers/sandbox.js';
+import { FakeClock } from '../helpers/clock.js';
 import { until } from '../helpers/until.js';
 
 const body = (pitch: string) => ({ mode: 'idea', idea: { pitch, audience: 'cyclists', monetization: 'ads' } });
@@ -62,19 +63,20 @@ describe('authentication', () => {
 
 describe('rate limiting', () => {
   it('counts down X-RateLimit-Remaining and answers 429 with Retry-After past the limit', async () => {
-    const sb = await startTestSandbox({ rateLimit: 5 });
+    const clock = new FakeClock();
+    const sb = await startTestSandbox({ rateLimit: 5, clock });
     try {
-      await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20)); // start of a fresh window
+      clock.advance(1000 - (clock.now() % 1000)); // the start of a fresh window
       const answers = [];
       for (let i = 0; i < 7; i++) answers.push(await sb.call('GET', '/v1/runs'));
       expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 429, 429]);
       expect(answers.map((a) => Number(a.headers.get('x-ratelimit-remaining')))).toEqual([4, 3, 2, 1, 0, 0, 0]);
       const limited = answers[5]!;
       expect(limited.headers.get('x-ratelimit-limit')).toBe('5');
-      expect(Number(limited.headers.get('x-ratelimit-reset'))).toBeGreaterThanOrEqual(Math.floor(Date.now() / 1000));
-      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(Number(limited.headers.get('x-ratelimit-reset'))).toBe(Math.floor(clock.now() / 1000) + 1);
+      expect(Number(limited.headers.get('retry-after'))).toBe(1);
       expect(limited.body.error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limited' });
-      await new Promise((r) => setTimeout(r, Number(limited.headers.get('retry-after')) * 1000));
+      clock.advance(Number(limited.headers.get('retry-after')) * 1000);
       expect((await sb.call('GET', '/v1/runs')).status).toBe(200);
     } finally {
       await sb.close();
@@ -116,10 +118,12 @@ describe('Idempotency-Key', () => {
   });
 
   it('answers 409 idempotency_key_in_use while the first request is still in flight', async () => {
-    const sb = await startTestSandbox();
+    const arrived: string[] = [];
+    const sb = await startTestSandbox({ onRequest: (method, path) => arrived.push(`${method} ${path}`) });
     try {
       const payload = JSON.stringify(body('Slow upload'));
       const url = new URL(`${sb.url}/v1/runs`);
+      let finishFirst = () => {};
       // The first request sends its headers, then holds its body back.
       const first = new Promise<{ status: number; text: string }>((resolve, reject) => {
         const req = request(url, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), 'idempotency-key': 'k-3' } }, (res) => {
@@ -129,10 +133,11 @@ describe('Idempotency-Key', () => {
         });
         req.on('error', reject);
         req.write(payload.slice(0, 10));
-        setTimeout(() => req.end(payload.slice(10)), 300);
+        finishFirst = () => req.end(payload.slice(10));
       });
-      await new Promise((r) => setTimeout(r, 100));
+      await until(() => arrived.includes('POST /v1/runs'), 'the first request to arrive');
       const second = await sb.call('POST', '/v1/runs', body('Slow upload'), { 'idempotency-key': 'k-3' });
+      finishFirst();
       expect(second.status).toBe(409);
       expect(second.body.error).toMatchObject({ type: 'idempotency_error', code: 'idempotency_key_in_use' });
       expect((await first).status).toBe(201);
@@ -172,7 +177,8 @@ describe('Idempotency-Key', () => {
 
 describe('faults', () => {
   it('answers 500 internal_error when its database is gone, and 503 unavailable while shutting down', async () => {
-    const sb = await startTestSandbox();
+    const arrived: string[] = [];
+    const sb = await startTestSandbox({ onRequest: (method, path) => arrived.push(`${method} ${path}`) });
     const run = await sb.createRun('Before the fault');
     sb.store.close();
     const broken = await sb.call('POST', '/v1/runs', body('After the fault'));
@@ -181,6 +187,7 @@ describe('faults', () => {
     expect((await sb.call('GET', `/v1/runs/${run.id}`)).status).toBe(200); // reads are served from memory
     // A write whose body is still arriving when shutdown begins is refused whole with 503.
     const payload = JSON.stringify(body('Mid-shutdown'));
+    let finish = () => {};
     const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
       const req = request(new URL(`${sb.url}/v1/runs`), { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
         let text = '';
@@ -189,10 +196,12 @@ describe('faults', () => {
       });
       req.on('error', reject);
       req.write(payload.slice(0, 5));
-      setTimeout(() => req.end(payload.slice(5)), 200);
+      finish = () => req.end(payload.slice(5));
     });
-    await new Promise((r) => setTimeout(r, 100));
+    const posts = arrived.length;
+    await until(() => arrived.length > posts, 'the half-sent request to arrive');
     const closing = sb.close();
+    finish();
     const during = await answer;
     expect(during.status).toBe(503);
     expect(JSON.parse(during.text).error).toMatchObject({ type: 'api_error', code: 'unavailable' });
