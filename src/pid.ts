@@ -3,9 +3,24 @@
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  return !isZombie(pid);
+}
+
+/**
+ * A process that has exited but not been reaped yet answers signal 0 too. A background sandbox's parent
+ * is gone, so init reaps it, in its own time (a second or two on some machines): until then it is not
+ * running, whatever kill(0) says. Linux tells by /proc; elsewhere there is no cheap way, and no such wait.
+ */
+function isZombie(pid: number): boolean {
+  try {
+    const fs = process.getBuiltinModule('node:fs') as typeof import('node:fs');
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    return false;
   }
 }
 
