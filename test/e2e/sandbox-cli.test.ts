@@ -15,17 +15,15 @@ const post = (url: string, path: string, body: unknown) =>
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 describe('orc, the program', () => {
-  it('prints its version, and help with examples on every command', async () => {
-    const v = await orc(['--version']);
+  it('prints its version, and help with examples (the help of every command is checked in process, in test/commands/cli.test.ts)', async () => {
+    const [v, help, ...subs] = await Promise.all([orc(['--version']), orc(['--help']), ...['sandbox start', 'run create', 'gate reject'].map((cmd) => orc([...cmd.split(' '), '--help']))]);
     expect(v.exitCode).toBe(0);
     expect(v.stdout).toBe(pkg.version);
-    const help = await orc(['--help']);
     expect(help.exitCode).toBe(0);
     expect(help.stdout).toContain('sandbox');
-    for (const cmd of ['sandbox', 'sandbox start', 'sandbox status', 'sandbox stop', 'run', 'run create', 'run get', 'run list', 'run cancel', 'watch', 'gate', 'gate list', 'gate approve', 'gate reject', 'profile', 'profile add', 'profile list', 'profile use', 'profile show', 'profile remove']) {
-      const h = await orc([...cmd.split(' '), '--help']);
-      expect(h.exitCode, cmd).toBe(0);
-      expect(h.stdout, cmd).toMatch(new RegExp(`Examples:\\n\\s+\\$ orc ${cmd.split(' ')[0]}`));
+    for (const h of subs) {
+      expect(h.exitCode).toBe(0);
+      expect(h.stdout).toMatch(/Examples:\n\s+\$ orc (sandbox|run|gate) /);
     }
   });
 

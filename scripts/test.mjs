@@ -1,0 +1,23 @@
+// `npm test`: the build first (the end-to-end tests run dist/), then the type check and every test at
+// once. The type check needs a core for about two seconds; the tests wait on processes, sockets and
+// terminals as much as they compute, so running both together costs no test its time. Arguments go to
+// vitest (`npm test -- test/unit`). Exit 1 if either fails; the type errors are printed after the tests.
+import { spawn } from 'node:child_process';
+
+const bin = (name) => new URL(`../node_modules/.bin/${name}`, import.meta.url).pathname;
+const run = (cmd, args, capture) =>
+  new Promise((resolve) => {
+    const child = spawn(cmd, args, { stdio: ['inherit', capture ? 'pipe' : 'inherit', capture ? 'pipe' : 'inherit'] });
+    let out = '';
+    if (capture) for (const s of [child.stdout, child.stderr]) s.on('data', (c) => (out += c));
+    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), out }));
+  });
+
+const build = await run(process.execPath, [new URL('./build.mjs', import.meta.url).pathname], false);
+if (build.code !== 0) process.exit(build.code);
+const [types, tests] = await Promise.all([run(bin('tsc'), ['-p', '.'], true), run(bin('vitest'), ['run', ...process.argv.slice(2)], false)]);
+if (types.code !== 0) {
+  process.stdout.write(`\ntype check (tsc -p .) failed:\n${types.out}`);
+  process.exit(1);
+}
+process.exit(tests.code);
