@@ -9,10 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARTIFACT_KINDS } from '../../src/contract/events.js';
 import { useProxiedSandbox } from '../helpers/proxied.js';
 import { runOrc } from '../helpers/run.js';
-import { driveToEnd } from '../helpers/sandbox.js';
+import { driveToEnd, quickClock } from '../helpers/sandbox.js';
 import { handServer, json, type HandServer } from '../helpers/server.js';
 
-const env = useProxiedSandbox({ stageMs: 30, ipaMib: 3 });
+const env = useProxiedSandbox({ stageMs: 30, ipaMib: 3, clock: quickClock() });
 const orc = (args: string[], o: { env?: Record<string, string | undefined>; tty?: boolean; base?: string } = {}) =>
   runOrc(args, { env: { ORC_BASE_URL: o.base ?? env.proxy.url, ...o.env }, ...(o.tty ? { tty: { stdout: true, stderr: true } } : {}) });
 

@@ -4,11 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../helpers/clock.js';
 import { runOrc } from '../helpers/run.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { quickClock, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
 beforeAll(async () => {
-  sb = await startTestSandbox({ stageMs: 40 });
+  sb = await startTestSandbox({ stageMs: 40, clock: quickClock() });
 });
 afterAll(() => sb.close());
 const at = () => ({ env: { ORC_BASE_URL: sb.url } });

@@ -7,9 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { runOrc } from '../helpers/run.js';
 import { useProxiedSandbox } from '../helpers/proxied.js';
-import { driveToEnd } from '../helpers/sandbox.js';
+import { driveToEnd, quickClock } from '../helpers/sandbox.js';
 
-const env = useProxiedSandbox({ stageMs: 50 });
+const env = useProxiedSandbox({ stageMs: 50, clock: quickClock() });
 const FAKE_EDITOR = resolve(import.meta.dirname, '../helpers/fake-editor.mjs');
 
 const orc = (args: string[], o: { input?: string; env?: Record<string, string | undefined>; direct?: boolean } = {}) =>

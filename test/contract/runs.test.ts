@@ -1,11 +1,11 @@
 // Runs, gates and cancel over real HTTP: shapes, validation, lifecycle, magic words.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Event, Gate, Run, pageOf } from '../../src/contract/schemas.js';
-import { driveToEnd, readSse, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { driveToEnd, quickClock, readSse, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
 beforeAll(async () => {
-  sb = await startTestSandbox();
+  sb = await startTestSandbox({ clock: quickClock() });
 });
 afterAll(() => sb.close());
 

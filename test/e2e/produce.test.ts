@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { freshConfigDir, ORC_BIN, orc as orcProcess } from '../helpers/cli.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
-import { driveToEnd, KEY, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { driveToEnd, KEY, quickClock, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { TmuxSession } from '../helpers/tmux.js';
 import { needTool } from '../helpers/tools.js';
 import { until } from '../helpers/until.js';
@@ -29,7 +29,7 @@ let sb: TestSandbox;
 let proxy: FaultProxy;
 let finished: string;
 beforeAll(async () => {
-  sb = await startTestSandbox({ stageMs: 40, ipaMib: 8 });
+  sb = await startTestSandbox({ stageMs: 40, ipaMib: 8, clock: quickClock() });
   proxy = await startFaultProxy(sb.url);
   finished = (await sb.createRun('A habit tracker for runners')).id;
   await driveToEnd(sb, finished);

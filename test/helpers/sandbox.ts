@@ -1,5 +1,6 @@
 // Starts a real sandbox on 127.0.0.1:0 in this process and talks to it over real HTTP.
 import { SANDBOX_DEFAULT_KEY } from '../../src/contract/keys.js';
+import { FakeClock } from './clock.js';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 
 export const KEY = SANDBOX_DEFAULT_KEY;
@@ -111,4 +112,11 @@ export async function driveToEnd(sb: TestSandbox, runId: string, decide: (gate: 
     const res = d === 'approve' ? await sb.call('POST', `/v1/runs/${runId}/gates/${run.gate_pending}:approve`) : await sb.call('POST', `/v1/runs/${runId}/gates/${run.gate_pending}:reject`, { notes: d.reject });
     if (res.status !== 200) throw new Error(`decision failed: ${res.text}`);
   }
+}
+
+/** A sandbox clock for tests that only need runs to move: its waits under 9 s (the pipeline's ticks, webhook
+ * backoff) pass at once, on the next turn of the event loop; longer ones (a keep-alive, a delivery's timeout)
+ * wait until the test moves it. */
+export function quickClock(): FakeClock {
+  return new FakeClock({ autoMs: 9_000 });
 }
