@@ -47,7 +47,8 @@ describe('GET /v1/runs/{id}/events', () => {
     const run = await sb.createRun('A choir rehearsal planner');
     const watchers = Array.from({ length: 40 }, () => readSse(`${sb.url}/v1/runs/${run.id}/events`));
     await sb.waitFor(run.id, (r) => r.gate_pending === 'idea');
-    await new Promise((r) => setTimeout(r, 150)); // a few keep-alive periods at the gate
+    // Two keep-alives at the gate, seen by one more watcher (every watcher is sent the same).
+    await readSse(`${sb.url}/v1/runs/${run.id}/events`, {}, (ms) => ms.filter((m) => m.comment === 'keep-alive').length >= 2);
     await driveToEnd(sb, run.id);
     const results = await Promise.all(watchers);
     const reference = dataOf(results[0]!).map((m) => `${m.id}:${m.data}`);
