@@ -2,7 +2,7 @@
 // lazily the resolved target (profile, URL, key), the API client and the prompter. Nothing here exits.
 import type { Api } from './api/index.js';
 import { sleep, systemClock, type Clock } from './clock.js';
-import type { GlobalFlagValues } from './commands/spec.js';
+import type { GlobalFlagValues } from './cli/spec.js';
 import { configDir } from './config/paths.js';
 import type { Target } from './config/target.js';
 import { IO, type Streams } from './ui/io.js';

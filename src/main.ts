@@ -1,6 +1,6 @@
 // The entry point, kept tiny: `orc --version` is asked by scripts and shells all the time and is answered
 // here before anything else loads; everything else is cli.ts, loaded after. This is the only place that exits.
-import type { RunOptions } from './cli.js';
+import type { RunOptions } from './cli/program.js';
 
 export type { RunOptions };
 declare const __ORC_VERSION__: string;
@@ -38,7 +38,7 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
   }
   // Shell completion asks for run ids and the like: answered without the command table (src/complete.ts).
   if (argv[0] === '__complete') return (await import('./complete.js')).complete(argv.slice(1), opts);
-  return (await import('./cli.js')).run(argv, opts);
+  return (await import('./cli/program.js')).run(argv, opts);
 }
 
 function drain(stream: NodeJS.WriteStream): Promise<void> {

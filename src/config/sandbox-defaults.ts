@@ -1,8 +1,9 @@
 // Where the built-in `sandbox` profile looks when no sandbox is recorded, and starts one when nothing
 // answers there (its key: SANDBOX_DEFAULT_KEY): 127.0.0.1, port ORC_SANDBOX_PORT or 4010.
+import { KNOBS } from '../contract/sandbox-knobs.js';
 import { ConfigError } from '../errors.js';
 
-export const DEFAULT_SANDBOX_PORT = 4010;
+export const DEFAULT_SANDBOX_PORT = KNOBS.port.default;
 
 export function defaultSandboxPort(env: NodeJS.ProcessEnv): number {
   const raw = env.ORC_SANDBOX_PORT;

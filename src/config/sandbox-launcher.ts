@@ -3,6 +3,7 @@
 // (which `ps` shows to every user of the machine).
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { KNOB_NAMES, type KnobName } from '../contract/sandbox-knobs.js';
 import { EnvironmentError } from '../errors.js';
 import { logPath } from './sandbox-state.js';
 
@@ -13,26 +14,11 @@ export interface LaunchFrom {
   launcher: string;
 }
 
-/** Flags of `orc sandbox start` to pass on, as typed (strings); `apiKey` travels in the environment. */
-export interface LaunchFlags {
-  host?: string;
-  port?: string;
-  apiKey?: string;
-  stageMs?: string;
-  signedUrlTtl?: string;
-  retryBaseMs?: string;
-  rateLimit?: string;
-  seed?: string;
-  ipaMib?: string;
-  keepaliveMs?: string;
-  dataDir?: string;
-  memory?: boolean;
-}
+/** Flags of `orc sandbox start` to pass on, as typed: a value for each knob given; `apiKey` travels in the
+ * environment, never in argv. */
+export type LaunchFlags = Partial<Record<KnobName, string>> & { apiKey?: string; dataDir?: string; memory?: boolean };
 
-const FORWARD: Array<[keyof LaunchFlags, string]> = [
-  ['host', '--host'], ['port', '--port'], ['stageMs', '--stage-ms'], ['signedUrlTtl', '--signed-url-ttl'],
-  ['retryBaseMs', '--retry-base-ms'], ['rateLimit', '--rate-limit'], ['seed', '--seed'], ['ipaMib', '--ipa-mib'], ['keepaliveMs', '--keepalive-ms'], ['dataDir', '--data-dir'],
-];
+const flagOf = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 
 /** Starts `orc sandbox start` in the background and answers its URL once it listens (or says why it could not). */
 export async function spawnDetached(from: LaunchFrom, flags: LaunchFlags): Promise<string> {
@@ -40,7 +26,8 @@ export async function spawnDetached(from: LaunchFrom, flags: LaunchFlags): Promi
   const log = logPath(from.configDir);
   const fd = openSync(log, 'a', 0o600);
   const args = [from.launcher, 'sandbox', 'start'];
-  for (const [key, flag] of FORWARD) if (typeof flags[key] === 'string') args.push(flag, flags[key] as string);
+  for (const key of KNOB_NAMES) if (flags[key] !== undefined) args.push(flagOf(key), flags[key]);
+  if (flags.dataDir) args.push('--data-dir', flags.dataDir);
   if (flags.memory) args.push('--memory');
   const start = readFileSync(log).length;
   const child = spawn(process.execPath, [...process.execArgv, ...args], {

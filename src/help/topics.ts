@@ -168,15 +168,12 @@ export const TOPICS: readonly Topic[] = [
   },
 ];
 
-/** The sandbox's flags, from its command spec (the one source). */
+/** The sandbox's flags, from its knobs (the one source). */
 async function sandboxKnobs(): Promise<Array<{ flag: string; description: string; default?: string }>> {
-  const [{ start }, spec] = await Promise.all([import('../commands/sandbox/command.js'), import('../commands/spec.js')]);
-  return Object.entries(start.flags ?? {})
-    .filter(([, s]) => !s.hidden)
-    .map(([key, s]) => {
-      const d = spec.defaultOf(s);
-      return { flag: spec.commanderFlags(key, s), description: s.description, ...(d !== undefined ? { default: d } : {}) };
-    });
+  const { KNOBS } = await import('../contract/sandbox-knobs.js');
+  return Object.entries(KNOBS)
+    .filter(([, k]) => !('hidden' in k && k.hidden))
+    .map(([key, k]) => ({ flag: `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} <${k.value}>`, description: k.description, default: String(k.default) }));
 }
 
 /** Words to lines of at most `width` columns, each indented by `indent`. */

@@ -9,7 +9,7 @@ import type { CallToolResult, ServerNotification, ServerRequest } from '@modelco
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import * as z from 'zod';
 import { ApiError, type Api } from '../api/index.js';
-import { watchRun } from '../api/watch.js';
+import { watchRun } from '../watch/engine.js';
 import { pullArtifacts } from '../artifacts/pull.js';
 import type { Clock } from '../clock.js';
 import { ARTIFACT_KINDS, GATE_NAMES, MONETIZATION_VALUES, RUN_STATUSES, TERMINAL_STATUSES } from '../contract/events.js';

@@ -7,6 +7,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { systemClock, type Clock } from '../clock.js';
 import { RUN_STATUSES } from '../contract/events.js';
 import { SANDBOX_DEFAULT_KEY, redactKey } from '../contract/keys.js';
+import { KNOBS } from '../contract/sandbox-knobs.js';
 import { useEnglishMessages } from '../contract/messages.js';
 import { flatMemory } from '../memory.js';
 import { ApproveParams, RejectParams, RunCreateParams } from '../contract/schemas.js';
@@ -57,19 +58,19 @@ export interface SandboxOptions {
 }
 
 export const SANDBOX_DEFAULTS: SandboxOptions = {
-  host: '127.0.0.1',
-  port: 4010,
+  host: KNOBS.host.default,
+  port: KNOBS.port.default,
   apiKey: SANDBOX_DEFAULT_KEY,
-  stageMs: 4000,
-  signedUrlTtl: 300,
-  retryBaseMs: 1000,
-  rateLimit: 100,
-  seed: 0,
+  stageMs: KNOBS.stageMs.default,
+  signedUrlTtl: KNOBS.signedUrlTtl.default,
+  retryBaseMs: KNOBS.retryBaseMs.default,
+  rateLimit: KNOBS.rateLimit.default,
+  seed: KNOBS.seed.default,
   dataPath: ':memory:',
-  keepAliveMs: 15_000,
+  keepAliveMs: KNOBS.keepaliveMs.default,
   version: '0.0.0',
   bodyTimeoutMs: 30_000,
-  ipaMib: 20,
+  ipaMib: KNOBS.ipaMib.default,
   headersTimeoutMs: 60_000,
   maxEventStreams: 2_000,
   clock: systemClock,

@@ -1,8 +1,8 @@
 // The pure parts of `orc spec edit` and `orc artifacts pull`: patches, paths, diffs and file names.
 import { describe, expect, it } from 'vitest';
 import { safeFileName } from '../../src/artifacts/pull.js';
-import { checkSpec, diffHunks, lineDiff, parseDocument, patchPaths, specPatch } from '../../src/spec/document.js';
-import { parseAssignment, setPath, splitPath, unsetPath } from '../../src/spec/paths.js';
+import { checkSpec, diffHunks, lineDiff, parseDocument, patchPaths, specPatch } from '../../src/app-spec/document.js';
+import { parseAssignment, setPath, splitPath, unsetPath } from '../../src/app-spec/paths.js';
 
 describe('the merge patch of an edit', () => {
   it('holds only what changed: removed keys as null, lists whole, nested objects as deep as the change', () => {
@@ -90,7 +90,7 @@ describe('the lock on a spec', () => {
   const apiWith = (status: string, final: string) =>
     ({ runs: { retrieve: async () => ({ status }) }, gates: { list: async () => [{ name: 'idea', state: 'approved' }, { name: 'final', state: final }] } }) as never;
   it('says why: the run ended, or its final gate was approved while it still runs', async () => {
-    const { lockReason } = await import('../../src/spec/edit.js');
+    const { lockReason } = await import('../../src/app-spec/edit.js');
     expect(await lockReason(apiWith('awaiting_approval', 'pending'), 'run_1')).toBeNull();
     expect(await lockReason(apiWith('running', 'approved'), 'run_1')).toMatch(/final gate was approved/);
     expect(await lockReason(apiWith('failed', 'pending'), 'run_1')).toBe('the run is failed');

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Api } from '../../src/api/index.js';
 import { HttpClient } from '../../src/api/http.js';
 import { SseParser, SseTooLargeError, readEventStream, type SseMessage, type StreamItem } from '../../src/api/sse.js';
-import { watchRun, type WatchEvent } from '../../src/api/watch.js';
+import { watchRun, type WatchEvent } from '../../src/watch/engine.js';
 import { FakeClock } from '../helpers/clock.js';
 import { handServer, type HandServer } from '../helpers/server.js';
 import { until } from '../helpers/until.js';

@@ -1,6 +1,6 @@
 // `orc api <METHOD> <path|url>`: any request to the service with the profile's key, retries and limits,
 // through the one request path, the way `gh api` works.
-import { arg, command, flag, handled } from '../spec.js';
+import { arg, command, flag, handled } from '../../cli/spec.js';
 
 export const METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'HEAD'] as const;
 

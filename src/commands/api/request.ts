@@ -7,7 +7,7 @@ import type { Context } from '../../context.js';
 import { EXIT, RetoldError, UsageError } from '../../errors.js';
 import { sanitize, sanitizeLine } from '../../ui/sanitize.js';
 import { parseJsonInput, readInput } from '../input.js';
-import type { ArgsOf, FlagsOf } from '../spec.js';
+import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
 import { METHODS, type api as spec } from './command.js';
 
 /** Headers orc owns: the key comes from the profile, the framing from the body. */

@@ -9,7 +9,7 @@ import { formatBytes, formatEta } from '../../ui/format.js';
 import { LiveRegion } from '../../ui/live-region.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
 import { loadStyle, type Style } from '../../ui/style.js';
-import type { ArgsOf, FlagsOf } from '../spec.js';
+import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
 import type { pull as spec } from './command.js';
 
 const REDRAW_MS = 100;

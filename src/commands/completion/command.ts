@@ -1,5 +1,5 @@
 // `orc completion <shell>`.
-import { arg, command, handled } from '../spec.js';
+import { arg, command, handled } from '../../cli/spec.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 

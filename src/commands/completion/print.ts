@@ -1,9 +1,9 @@
 // `orc completion <shell>`: the completion script for bash, zsh or fish, on stdout.
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { GLOBAL_FLAGS } from '../globals.js';
+import { GLOBAL_FLAGS } from '../../cli/globals.js';
 import { allCommands } from '../index.js';
-import type { ArgsOf } from '../spec.js';
+import type { ArgsOf } from '../../cli/spec.js';
 import type { completion as spec } from './command.js';
 import { bashScript, fishScript, zshScript } from './scripts.js';
 

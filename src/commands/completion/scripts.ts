@@ -3,7 +3,7 @@
 // arguments that take one of a few (--on-gate, --status, a gate name, an artifact kind…) or a file, and
 // values that live on the service or in the config (run ids, webhook ids, profile names), which they ask
 // of `orc __complete <source>` (src/complete.ts: fast, silent, never starts anything).
-import { longName, type ArgSpec, type CommandSpec, type DynamicValues, type FlagSpec } from '../spec.js';
+import { longName, type ArgSpec, type CommandSpec, type DynamicValues, type FlagSpec } from '../../cli/spec.js';
 
 interface Flag {
   long: string;

@@ -1,6 +1,6 @@
 // `orc gate approve <run> <gate>`
 import type { Context } from '../../context.js';
-import type { ArgsOf, FlagsOf } from '../spec.js';
+import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
 import type { approve as spec } from './command.js';
 import { decide } from './decide.js';
 

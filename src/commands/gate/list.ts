@@ -3,7 +3,7 @@ import type { Gate } from '../../contract/schemas.js';
 import type { Context } from '../../context.js';
 import { orDash, relativeTime } from '../../ui/format.js';
 import { printList } from '../../ui/list.js';
-import type { ArgsOf } from '../spec.js';
+import type { ArgsOf } from '../../cli/spec.js';
 import type { list as spec } from './command.js';
 
 export default async function list(ctx: Context, [runId]: ArgsOf<typeof spec>): Promise<number> {

@@ -1,6 +1,6 @@
 // `orc gate reject <run> <gate>`
 import type { Context } from '../../context.js';
-import type { ArgsOf, FlagsOf } from '../spec.js';
+import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
 import type { reject as spec } from './command.js';
 import { decide } from './decide.js';
 

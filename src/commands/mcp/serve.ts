@@ -2,7 +2,7 @@
 // client closes them. stdout is the protocol's alone: every message of orc's goes to stderr.
 import type { Context } from '../../context.js';
 import { EnvironmentError, UsageError } from '../../errors.js';
-import type { ArgsOf, FlagsOf } from '../spec.js';
+import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
 import type { mcp as spec } from './command.js';
 
 const LIVE_GUARDED = ['cancel_run', 'reject_gate'];

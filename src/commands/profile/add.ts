@@ -6,7 +6,7 @@ import { keychainDelete, keychainSet, liveKeyAccount } from '../../config/keycha
 import { BUILT_IN_PROFILE, configFile, readConfig, updateConfig, validProfileName, type StoredProfile } from '../../config/profiles.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import type { ArgsOf, FlagsOf } from '../spec.js';
+import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
 import type { add as spec } from './command.js';
 import { profileViews } from './view.js';
 

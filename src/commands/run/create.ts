@@ -5,7 +5,7 @@ import { useEnglishMessages } from '../../contract/messages.js';
 import { REPO_URL, RunCreateParams } from '../../contract/schemas.js';
 import type { Context } from '../../context.js';
 import { RetoldError, UsageError } from '../../errors.js';
-import type { FlagsOf } from '../spec.js';
+import type { FlagsOf } from '../../cli/spec.js';
 import type { create as spec } from './command.js';
 import { printRun } from './show.js';
 

@@ -3,7 +3,7 @@ import type { Run } from '../../contract/schemas.js';
 import type { Context } from '../../context.js';
 import { orDash, relativeTime } from '../../ui/format.js';
 import { pageSize, printList } from '../../ui/list.js';
-import type { FlagsOf } from '../spec.js';
+import type { FlagsOf } from '../../cli/spec.js';
 import type { list as spec } from './command.js';
 
 export default async function list(ctx: Context, _args: [], flags: FlagsOf<typeof spec>): Promise<number> {

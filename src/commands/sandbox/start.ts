@@ -7,8 +7,9 @@ import { SANDBOX_DEFAULT_KEY, isLoopbackHost, redactKey } from '../../contract/k
 import type { Context } from '../../context.js';
 import { EnvironmentError, UsageError } from '../../errors.js';
 import { processStartTime } from '../../pid.js';
+import { KNOB_NAMES } from '../../contract/sandbox-knobs.js';
 import type { SandboxOptions } from '../../sandbox/server.js';
-import type { FlagsOf } from '../spec.js';
+import type { FlagsOf } from '../../cli/spec.js';
 import type { start as spec } from './command.js';
 
 type StartFlags = FlagsOf<typeof spec>;
@@ -113,16 +114,8 @@ async function detach(ctx: Context, flags: StartFlags, apiKey: string): Promise<
   const url = await spawnDetached(
     { configDir: ctx.configDir, env: ctx.env, launcher: ctx.launcher },
     {
-      host: flags.host,
-      port: String(flags.port),
+      ...Object.fromEntries(KNOB_NAMES.map((k) => [k, String(flags[k])])),
       apiKey,
-      stageMs: String(flags.stageMs),
-      signedUrlTtl: String(flags.signedUrlTtl),
-      retryBaseMs: String(flags.retryBaseMs),
-      rateLimit: String(flags.rateLimit),
-      seed: String(flags.seed),
-      ipaMib: String(flags.ipaMib),
-      keepaliveMs: String(flags.keepaliveMs),
       ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
       ...(flags.memory ? { memory: true } : {}),
     },

@@ -6,7 +6,7 @@ import { EXIT, RetoldError } from '../../errors.js';
 import { scoreBars, sortedChecks } from '../../ui/scorecard.js';
 import { loadStyle } from '../../ui/style.js';
 import { renderTable } from '../../ui/table.js';
-import type { ArgsOf } from '../spec.js';
+import type { ArgsOf } from '../../cli/spec.js';
 import type { scorecard as spec } from './command.js';
 
 export default async function show(ctx: Context, [runId]: ArgsOf<typeof spec>): Promise<number> {

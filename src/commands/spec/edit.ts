@@ -3,11 +3,11 @@ import type { Context } from '../../context.js';
 import { ApiError } from '../../api/index.js';
 import { applyMergePatch } from '../../contract/merge-patch.js';
 import { UsageError } from '../../errors.js';
-import { checkSpec, specPatch, type Spec } from '../../spec/document.js';
-import { assertEditable, changedFields, describe, editInEditor, refusal, showDiff } from '../../spec/edit.js';
-import { parseAssignment, setPath, splitPath, unsetPath } from '../../spec/paths.js';
+import { checkSpec, specPatch, type Spec } from '../../app-spec/document.js';
+import { assertEditable, changedFields, describe, editInEditor, refusal, showDiff } from '../../app-spec/edit.js';
+import { parseAssignment, setPath, splitPath, unsetPath } from '../../app-spec/paths.js';
 import { parseJsonInput, readInput } from '../input.js';
-import type { ArgsOf, FlagsOf } from '../spec.js';
+import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
 import type { edit as spec } from './command.js';
 
 export default async function edit(ctx: Context, [runId]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {

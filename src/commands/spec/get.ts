@@ -1,8 +1,8 @@
 // `orc spec get <run>`: the App Spec as YAML for people, JSON with --format json; --json is one JSON document.
 import type { Context } from '../../context.js';
-import { formatSpec } from '../../spec/document.js';
+import { formatSpec } from '../../app-spec/document.js';
 import { sanitize } from '../../ui/sanitize.js';
-import type { ArgsOf, FlagsOf } from '../spec.js';
+import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
 import type { get as spec } from './command.js';
 
 export default async function get(ctx: Context, [runId]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {

@@ -1,6 +1,6 @@
 // How `watch` and `run create --watch` treat gates.
 import { GATE_NAMES } from '../../contract/events.js';
-import { flag } from '../spec.js';
+import { flag } from '../../cli/spec.js';
 
 export const FOLLOW_FLAGS = {
   onGate: flag.choice('mode', ['prompt', 'wait', 'exit'], 'when a gate opens: prompt (ask here), wait (someone else decides), exit (exit 6); default prompt at a terminal, else wait'),

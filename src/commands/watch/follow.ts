@@ -2,14 +2,14 @@
 // stopped at, and the outcome as an exit code (CONTRACT.md): 0 accepted, 5 rejected/failed/canceled,
 // 6 a gate pending with no one to ask, 1 the stream lost for good, 130 Ctrl-C.
 import { ApiError } from '../../api/errors.js';
-import { watchRun, type WatchEvent } from '../../api/watch.js';
+import { watchRun, type WatchEvent } from '../../watch/engine.js';
 import type { Context } from '../../context.js';
 import { EXIT, UsageError } from '../../errors.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
 import { loadStyle } from '../../ui/style.js';
 import { describeEvent } from '../../ui/watch/describe.js';
 import type { WatchRenderer } from '../../ui/watch/types.js';
-import type { FlagValues } from '../spec.js';
+import type { FlagValues } from '../../cli/spec.js';
 import type { FOLLOW_FLAGS } from './flags.js';
 import type { PromptOutcome } from './gate-prompt.js';
 

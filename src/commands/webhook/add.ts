@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
 import { checkEventKinds, checkWebhookUrl } from '../../webhooks/input.js';
-import type { ArgsOf, FlagsOf } from '../spec.js';
+import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
 import type { add as spec } from './command.js';
 import { printWebhook } from './show.js';
 

@@ -3,7 +3,7 @@ import type { Delivery } from '../../contract/schemas.js';
 import type { Context } from '../../context.js';
 import { relativeTime } from '../../ui/format.js';
 import { printList } from '../../ui/list.js';
-import type { ArgsOf, FlagsOf } from '../spec.js';
+import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
 import type { deliveries as spec } from './command.js';
 
 export default async function deliveries(ctx: Context, [id]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {

@@ -8,7 +8,7 @@ import { sanitizeLine } from '../../ui/sanitize.js';
 import { loadStyle } from '../../ui/style.js';
 import { checkEventKinds, checkWebhookUrl } from '../../webhooks/input.js';
 import { listen as runListener, type ReceivedEvent } from '../../webhooks/listen.js';
-import { parseSeconds, type ArgsOf, type FlagsOf } from '../spec.js';
+import { parseSeconds, type ArgsOf, type FlagsOf } from '../../cli/spec.js';
 import type { listen as spec } from './command.js';
 
 export default async function listen(ctx: Context, _args: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {

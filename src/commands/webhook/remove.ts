@@ -2,7 +2,7 @@
 import type { Context } from '../../context.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
-import type { ArgsOf, FlagsOf } from '../spec.js';
+import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
 import type { remove as spec } from './command.js';
 
 export default async function remove(ctx: Context, [id]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {

@@ -5,7 +5,7 @@ import type { Context } from '../../context.js';
 import { parseSignatureHeader, verifySignature } from '../../contract/signature.js';
 import { EXIT, RetoldError, UsageError } from '../../errors.js';
 import { readInput, readInputBytes } from '../input.js';
-import type { ArgsOf, FlagsOf } from '../spec.js';
+import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
 import type { verify as spec } from './command.js';
 
 export default async function verify(ctx: Context, _args: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {

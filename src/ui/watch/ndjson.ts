@@ -1,5 +1,5 @@
 // --json: one event envelope per line on stdout, written as it arrives; everything else on stderr.
-import type { WatchEvent } from '../../api/watch.js';
+import type { WatchEvent } from '../../watch/engine.js';
 import type { IO } from '../io.js';
 import { PlainRenderer } from './plain.js';
 import type { WatchRenderer } from './types.js';

@@ -1,5 +1,5 @@
 // Not a terminal: one timestamped line per event on stdout, no escape codes; connection news on stderr.
-import type { WatchEvent } from '../../api/watch.js';
+import type { WatchEvent } from '../../watch/engine.js';
 import type { IO } from '../io.js';
 import { sanitizeLine } from '../sanitize.js';
 import { describeEvent } from './describe.js';

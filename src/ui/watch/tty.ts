@@ -1,7 +1,7 @@
 // At a terminal: finished stages with ticks and durations stay in the scrollback; below them a live region
 // (current stage with a bar, percent and elapsed time, the last log lines dimmed, warnings and errors kept)
 // is redrawn at most 20 times a second however fast events come. The drawing itself is ui/live-region.ts.
-import type { WatchEvent } from '../../api/watch.js';
+import type { WatchEvent } from '../../watch/engine.js';
 import { compareStages } from '../../contract/events.js';
 import type { Event } from '../../contract/schemas.js';
 import type { IO } from '../io.js';

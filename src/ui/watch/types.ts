@@ -1,5 +1,5 @@
 // What every watch renderer does with the engine's events.
-import type { WatchEvent } from '../../api/watch.js';
+import type { WatchEvent } from '../../watch/engine.js';
 
 export interface WatchRenderer {
   handle(ev: WatchEvent): void;

@@ -3,8 +3,8 @@
 import { sleep } from '../clock.js';
 import { LOG_EVENT, TERMINAL_EVENTS, TERMINAL_STATUSES } from '../contract/events.js';
 import { readEvent, type Event, type Run } from '../contract/schemas.js';
-import type { Api } from './index.js';
-import { NotAnEventStreamError } from './sse.js';
+import type { Api } from '../api/index.js';
+import { NotAnEventStreamError } from '../api/sse.js';
 
 export type WatchEvent =
   | { kind: 'connected'; resumedAfter: number; reconnected: boolean }

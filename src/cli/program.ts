@@ -1,12 +1,12 @@
 // The program: builds commander from the command specs, parses, checks every flag as its spec declares,
 // runs the handler, and maps errors to exit codes (main.ts, the entry, turns the code into the exit).
 import type { Command } from 'commander';
-import type { Clock } from './clock.js';
-import type { CommandSpec, FlagSpec } from './commands/spec.js';
-import { EXIT, OrcError } from './errors.js';
-import type { Streams } from './ui/io.js';
-import { sanitize } from './ui/sanitize.js';
-import { VERSION } from './version.js';
+import type { Clock } from '../clock.js';
+import type { CommandSpec, FlagSpec } from './spec.js';
+import { EXIT, OrcError } from '../errors.js';
+import type { Streams } from '../ui/io.js';
+import { sanitize } from '../ui/sanitize.js';
+import { VERSION } from '../version.js';
 
 export interface RunOptions extends Partial<Streams> {
   env?: NodeJS.ProcessEnv;
@@ -21,14 +21,14 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
   const stderr = opts.stderr ?? process.stderr;
   const [{ Command, CommanderError, Option }, { createContext }, { NOUNS }, spec, { GLOBAL_FLAGS }] = await Promise.all([
     import('commander'),
-    import('./context.js'),
-    import('./commands/index.js'),
-    import('./commands/spec.js'),
-    import('./commands/globals.js'),
+    import('../context.js'),
+    import('../commands/index.js'),
+    import('./spec.js'),
+    import('./globals.js'),
   ]);
   // `orc help exit-codes`: a topic (src/help/topics.ts), as text or, with --json, as data.
   const wantsHelp = argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h');
-  const help = wantsHelp ? await import('./help/topics.js') : null;
+  const help = wantsHelp ? await import('../help/topics.js') : null;
   const topics = help?.TOPICS ?? [];
   const topic = argv[0] === 'help' ? topics.find((t) => t.name === argv[1]) : undefined;
   if (help && topic) {
