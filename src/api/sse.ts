@@ -3,8 +3,9 @@
 // Last-Event-ID, honours `retry:`, backs off with jitter, and counts the stream silent when no complete
 // message or comment came for a while, however many bytes trickled in.
 import { sleep, type Clock } from '../clock.js';
-import { EXIT, OrcError } from '../errors.js';
-import { ApiConnectionError, ApiError } from './errors.js';
+import { ApiConnectionError, ApiError, NotAnEventStreamError, StreamLostError } from './errors.js';
+
+export { NotAnEventStreamError, StreamLostError };
 import type { Answer, HttpClient } from './http.js';
 
 /** CONTRACT.md, limits on input: at most 1 MiB of one message. */
@@ -125,16 +126,6 @@ export interface StreamOptions {
   what: string;
   /** How to pick it up again, said when it is lost for good. */
   resumeHint?: string;
-}
-
-/** The stream could not be had again (exit 1). */
-export class StreamLostError extends OrcError {
-  override readonly exitCode = EXIT.failure;
-}
-
-/** What answered is not an event stream (a proxy that buffers or strips it): the caller may poll instead. */
-export class NotAnEventStreamError extends OrcError {
-  override readonly exitCode = EXIT.failure;
 }
 
 /** An event stream that outlives dropped connections. Stops when the caller stops iterating or aborts. */

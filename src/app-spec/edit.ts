@@ -9,7 +9,8 @@ import { pathToFileURL } from 'node:url';
 import { ApiError, type Api } from '../api/index.js';
 import { TERMINAL_STATUSES } from '../contract/events.js';
 import type { Context } from '../context.js';
-import { EXIT, OrcError, RetoldError, UsageError } from '../errors.js';
+import { exitCodeOf, OrcError, RefusedError, RetoldError, UsageError } from '../errors.js';
+import { Problem as Explained } from '../problem.js';
 import { editorCommand, openEditor } from '../ui/editor.js';
 import { sanitizeLine } from '../ui/sanitize.js';
 import { loadStyle } from '../ui/style.js';
@@ -27,13 +28,13 @@ export async function lockReason(api: Api, runId: string): Promise<string | null
 
 export async function assertEditable(api: Api, runId: string): Promise<void> {
   const why = await lockReason(api, runId);
-  if (why) throw new RetoldError(`the spec of run ${runId} is locked: ${why}; nothing was changed`, EXIT.refused);
+  if (why) throw new RefusedError(`the spec of run ${runId} is locked: ${why}; nothing was changed`);
 }
 
 /** A refusal of the service, told as the issue of the field it names (exit 3). */
 export function refusal(err: ApiError, runId: string): RetoldError {
-  if (err.code === 'spec_locked') return new RetoldError(`the spec of run ${runId} is locked (${err.message})`, EXIT.refused);
-  return new RetoldError(`the service refused the spec${err.field ? ` at ${err.field}` : ''}: ${err.message}`, EXIT.refused);
+  if (err.code === 'spec_locked') return new RefusedError(`the spec of run ${runId} is locked (${err.message})`);
+  return new RefusedError(`the service refused the spec${err.field ? ` at ${err.field}` : ''}: ${err.message}`);
 }
 
 export interface EditOptions {
@@ -110,7 +111,7 @@ export async function editInEditor(ctx: Context, api: Api, runId: string, o: Edi
     }
     // No edit is ever lost: the file stays, and the error says where.
     const where = `Your edit is kept in ${keep()}`;
-    if (err instanceof OrcError) throw new RetoldError(err.message, err.exitCode, err.hint ? `${err.hint}\n${where}` : where);
+    if (err instanceof Explained) throw new RetoldError(err.message, exitCodeOf(err), err.hint ? `${err.hint}\n${where}` : where);
     io.info(`orc: ${where}`);
     throw err;
   }

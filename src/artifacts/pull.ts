@@ -13,7 +13,7 @@ import { ApiError, type Api } from '../api/index.js';
 import { sleep, type Clock } from '../clock.js';
 import { ARTIFACT_KINDS, JSON_ARTIFACT_KINDS } from '../contract/events.js';
 import type { ArtifactEntry, ArtifactFile } from '../contract/schemas.js';
-import { EXIT, InterruptedError, OrcError, RetoldError, UsageError } from '../errors.js';
+import { EXIT, FailedError, InterruptedError, OrcError, RefusedError, UsageError } from '../errors.js';
 import { flatMemory } from '../memory.js';
 import {
   PARTIAL_DIR,
@@ -114,7 +114,7 @@ export async function pullArtifacts(api: Api, runId: string, o: PullOptions, ev:
     const notReady = kinds.filter((k) => byKind.get(k)?.status !== 'ready');
     if (notReady.length) {
       const what = notReady.map((k) => `${k} (${byKind.get(k)?.status ?? 'not listed'})`).join(', ');
-      throw new RetoldError(`not ready yet in run ${runId}: ${what}; nothing was pulled`, EXIT.refused, `\`orc artifacts list ${runId}\` shows what is ready.`);
+      throw new RefusedError(`not ready yet in run ${runId}: ${what}; nothing was pulled`, `\`orc artifacts list ${runId}\` shows what is ready.`);
     }
     wanted = kinds;
   } else {
@@ -339,7 +339,7 @@ async function downloadFile(api: Api, runId: string, file: PullFile, firstUrl: s
       if (o.signal.aborted) throw new InterruptedError();
       if (err instanceof OversizeError) {
         await dropPartial(part);
-        throw new RetoldError(`${file.kind}/${file.name}: the service sent more than the ${file.size} bytes the manifest declares; the file was not kept`, EXIT.failure);
+        throw new FailedError(`${file.kind}/${file.name}: the service sent more than the ${file.size} bytes the manifest declares; the file was not kept`);
       }
       if (err instanceof ApiError && err.code === 'signed_url_expired') {
         // Signed URLs expire: ask for the kind again and go on with a fresh one.
@@ -350,7 +350,7 @@ async function downloadFile(api: Api, runId: string, file: PullFile, firstUrl: s
       }
       if (err instanceof ApiError || isDiskFailure(err)) throw err;
       failures = got > 0 ? 1 : failures + 1;
-      if (failures > ATTEMPTS) throw new RetoldError(`${file.kind}/${file.name}: the download kept failing (${(err as Error).message}); the ${have} bytes so far are kept for the next pull`, EXIT.failure);
+      if (failures > ATTEMPTS) throw new FailedError(`${file.kind}/${file.name}: the download kept failing (${(err as Error).message}); the ${have} bytes so far are kept for the next pull`);
       resumed = resumed || have > 0;
       ev.notice?.(`${file.kind}/${file.name}: ${(err as Error).message}; resuming from byte ${have}`);
       await sleep(o.clock, Math.min(250 * 2 ** (failures - 1), 4000), o.signal);
@@ -398,8 +398,8 @@ async function appendBody(fh: FileHandle, body: AsyncIterable<Buffer> & { destro
 async function freshUrl(api: Api, runId: string, file: PullFile): Promise<string> {
   const art = await api.artifacts.retrieve(runId, file.kind);
   const again = filesOf(art).find((f) => f.name === file.name);
-  if (!again) throw new RetoldError(`${file.kind}/${file.name} is no longer listed by the service`, EXIT.failure);
-  if (again.sha256 !== file.sha256) throw new RetoldError(`${file.kind}/${file.name} changed on the service while it was being pulled; pull again`, EXIT.failure);
+  if (!again) throw new FailedError(`${file.kind}/${file.name} is no longer listed by the service`);
+  if (again.sha256 !== file.sha256) throw new FailedError(`${file.kind}/${file.name} changed on the service while it was being pulled; pull again`);
   return again.url;
 }
 

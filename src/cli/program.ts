@@ -3,7 +3,8 @@
 import type { Command } from 'commander';
 import type { Clock } from '../clock.js';
 import type { CommandSpec, FlagSpec } from './spec.js';
-import { EXIT, OrcError } from '../errors.js';
+import { EXIT, exitCodeOf } from '../errors.js';
+import { Problem } from '../problem.js';
 import type { Streams } from '../ui/io.js';
 import { sanitize } from '../ui/sanitize.js';
 import { VERSION } from '../version.js';
@@ -119,10 +120,10 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
       stderr.write('orc: interrupted; nothing more was done\n');
       return EXIT.interrupted; // Ctrl-C or Ctrl-D at a prompt
     }
-    if (err instanceof OrcError) {
+    if (err instanceof Problem) {
       stderr.write(`orc: ${sanitize(err.message)}\n`);
       if (err.hint) stderr.write(`${sanitize(err.hint)}\n`);
-      return err.exitCode;
+      return exitCodeOf(err);
     }
     stderr.write(`orc: unexpected error: ${sanitize((err as Error)?.stack ?? String(err))}\n`);
     return EXIT.failure;

@@ -2,44 +2,7 @@
 // prints it, and the README's sections between `<!-- topic:NAME -->` markers are made from it
 // (`npm run docs`; a test keeps them the same).
 import { EVENT_KINDS } from '../contract/events.js';
-
-export interface ExitCode {
-  code: number;
-  meaning: string;
-  when: string;
-  script: string;
-}
-
-export const EXIT_CODES: readonly ExitCode[] = [
-  { code: 0, meaning: 'success', when: 'the command did what it was asked; for `watch` and `run create --watch`, the run was accepted', script: 'go on' },
-  {
-    code: 1,
-    meaning: 'failure',
-    when: 'an unexpected or network failure, a 5xx after retries, an answer of the wrong shape; the machine (port in use, folder not writable); `sandbox status`: not running; `artifacts pull`: a file that failed or did not match its sha256; `webhook listen`: its webhook could not be kept',
-    script: 'retry later, or report it with the request id from stderr',
-  },
-  {
-    code: 2,
-    meaning: 'usage',
-    when: 'a bad flag, argument or value (named on stderr), a missing one without a terminal to ask, or a 400 from the service; nothing was sent or changed',
-    script: 'fix the command line; retrying the same one fails the same way',
-  },
-  {
-    code: 3,
-    meaning: 'refused',
-    when: 'the service refused: 404, 409, 422, 429 past what orc waits (a 4xx other than 400 and auth); a gate not pending; a locked spec; a scorecard or a named artifact kind not ready yet; a field `spec edit` sent and the service refused; a signature `webhook verify` finds invalid; any non-2xx answer to `orc api`',
-    script: 'read the reason on stderr: the state of the run decides; do not retry blindly',
-  },
-  {
-    code: 4,
-    meaning: 'auth or configuration',
-    when: '401/403, no such profile, no key, a broken config folder, a key refused by the safety rules (plain http to another host, a live key to a sandbox, a live key without --live), a redirect to another host',
-    script: 'fix the key or the profile (`orc doctor` says what is wrong)',
-  },
-  { code: 5, meaning: 'run ended badly', when: '`watch`: the run ended rejected, failed or canceled (the reason on stderr)', script: 'the run is over; start another or look at why' },
-  { code: 6, meaning: 'gate pending', when: '`watch --until-gate`, `--on-gate exit`, or "stop watching" at the prompt: a gate awaits a decision and no one can be asked', script: 'decide the gate (`orc gate approve|reject`), then watch again' },
-  { code: 130, meaning: 'interrupted', when: 'Ctrl-C (SIGINT; SIGTERM for `webhook listen`), or Ctrl-D at a prompt; what was done is kept (a pull keeps its partial files in .orc-partial/)', script: 'run it again to go on' },
-];
+import { EXIT_CODES } from '../errors.js';
 
 export interface EnvVar {
   name: string;

@@ -14,7 +14,7 @@ import { pullArtifacts } from '../artifacts/pull.js';
 import type { Clock } from '../clock.js';
 import { ARTIFACT_KINDS, GATE_NAMES, MONETIZATION_VALUES, RUN_STATUSES, TERMINAL_STATUSES } from '../contract/events.js';
 import type { RunCreateParams } from '../contract/schemas.js';
-import { OrcError } from '../errors.js';
+import { Problem } from '../problem.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -237,7 +237,7 @@ function toolError(err: unknown): CallToolResult {
     const error = { status: err.status, code: err.code, message: err.message, ...(err.field ? { field: err.field } : {}), ...(err.requestId ? { request_id: err.requestId } : {}) };
     return { isError: true, content: [{ type: 'text', text: `${err.code}: ${err.message}${err.field ? ` (field ${err.field})` : ''}` }], structuredContent: { error } };
   }
-  const code = err instanceof OrcError ? err.constructor.name : 'internal_error';
+  const code = err instanceof Problem ? err.constructor.name : 'internal_error';
   const message = (err as Error)?.message ?? String(err);
   return { isError: true, content: [{ type: 'text', text: `${code}: ${message}` }], structuredContent: { error: { code, message } } };
 }

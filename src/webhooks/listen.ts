@@ -14,7 +14,7 @@ import { sleep, type Clock } from '../clock.js';
 import type { WebhookCreateParams } from '../contract/schemas.js';
 import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, verifySignature } from '../contract/signature.js';
 import { writeJsonFile } from '../config/json-file.js';
-import { EnvironmentError, EXIT, RetoldError } from '../errors.js';
+import { EnvironmentError, FailedError } from '../errors.js';
 import { isAlive as alive } from '../pid.js';
 
 const MAX_BODY = 1 << 20;
@@ -239,13 +239,13 @@ export async function listen(api: Api, o: ListenOptions, ev: ListenEvents): Prom
             await register();
           } catch (again) {
             webhookId = '';
-            throw new RetoldError(`the webhook could not be registered again (${(again as Error).message}); stopping`, EXIT.failure);
+            throw new FailedError(`the webhook could not be registered again (${(again as Error).message}); stopping`);
           }
           ev.ready({ url, localUrl, webhookId, secret: secret!, removedLeftovers: [] });
           continue;
         }
         if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
-          throw new RetoldError(`the service refuses the key now (${err.message}); the webhook cannot be kept; stopping`, EXIT.failure);
+          throw new FailedError(`the service refuses the key now (${err.message}); the webhook cannot be kept; stopping`);
         }
         unreachableSince ??= now;
         if (now - unreachableSince >= o.unreachableMs) {

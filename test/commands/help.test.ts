@@ -4,8 +4,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EXIT } from '../../src/errors.js';
-import { ENVIRONMENT, EXIT_CODES, MAGIC_WORDS, TOPICS } from '../../src/help/topics.js';
+import { EXIT, EXIT_CODES } from '../../src/errors.js';
+import { ENVIRONMENT, MAGIC_WORDS, TOPICS } from '../../src/help/topics.js';
 import { magicWords } from '../../src/sandbox/generate.js';
 import { runOrc } from '../helpers/run.js';
 

@@ -2,6 +2,7 @@
 // and redirects, against servers of the test's own, on a clock the test moves.
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/api/http.js';
+import { exitCodeOf } from '../../src/errors.js';
 import { Run } from '../../src/contract/schemas.js';
 import { FakeClock } from '../helpers/clock.js';
 import { runOrc } from '../helpers/run.js';
@@ -121,9 +122,9 @@ describe('the key and where it goes', () => {
         res.writeHead(302, { location: `${other.url.replace('127.0.0.1', 'localhost')}/v1/runs/run_1` }); // no request id
         res.end();
       });
-      const err = (await client(new FakeClock()).json({ method: 'GET', target: '/v1/runs/run_1', schema: Run }).catch((e: unknown) => e)) as { message: string; hint?: string; exitCode: number };
+      const err = (await client(new FakeClock()).json({ method: 'GET', target: '/v1/runs/run_1', schema: Run }).catch((e: unknown) => e)) as { message: string; hint?: string };
       expect(err.message).toContain('redirected to http://localhost');
-      expect(err.exitCode).toBe(4);
+      expect(exitCodeOf(err)).toBe(4); // what the CLI makes of it
       expect(err.hint).not.toContain('undefined');
       expect(other.seen).toHaveLength(0);
       // Without the key (a signed file), a redirect elsewhere is followed.

@@ -4,7 +4,7 @@
 import { STATUS_TEXT } from '../../api/http.js';
 import { PageWalk } from '../../api/pages.js';
 import type { Context } from '../../context.js';
-import { EXIT, RetoldError, UsageError } from '../../errors.js';
+import { EXIT, RefusedError, RetoldError, UsageError } from '../../errors.js';
 import { sanitize, sanitizeLine } from '../../ui/sanitize.js';
 import { parseJsonInput, readInput } from '../input.js';
 import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
@@ -81,7 +81,7 @@ function failed(ctx: Context, method: string, path: string, answer: Answer): nev
   if (shown) ctx.io.streams.stderr.write(`${sanitize(shown)}\n`);
   const code = (json as { error?: { code?: unknown } } | undefined)?.error?.code;
   const what = [`HTTP ${answer.status}`, typeof code === 'string' ? code : null, answer.requestId ? `request id ${answer.requestId}` : null].filter(Boolean).join(', ');
-  throw new RetoldError(`${method} ${sanitizeLine(path)} answered ${sanitizeLine(what)}`, EXIT.refused);
+  throw new RefusedError(`${method} ${sanitizeLine(path)} answered ${sanitizeLine(what)}`);
 }
 
 function include(ctx: Context, answer: Answer): void {

@@ -4,7 +4,7 @@
 import { relative } from 'node:path';
 import { checkKinds, pullArtifacts, type FailedFile, type PullFile, type PulledFile } from '../../artifacts/pull.js';
 import type { Context } from '../../context.js';
-import { EXIT, InterruptedError, RetoldError } from '../../errors.js';
+import { FailedError, InterruptedError } from '../../errors.js';
 import { formatBytes, formatEta } from '../../ui/format.js';
 import { LiveRegion } from '../../ui/live-region.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
@@ -72,7 +72,7 @@ export default async function pull(ctx: Context, [runId, kinds]: ArgsOf<typeof s
     const parts = [`${count('downloaded')} downloaded`, count('resumed') ? `${count('resumed')} resumed` : '', count('present') ? `${count('present')} already present` : ''].filter(Boolean);
     io.info(`${files.length} file${files.length === 1 ? '' : 's'} in ${shown(outcome.dir)}/ (${formatBytes(total)}): ${parts.join(', ')}`);
   }
-  if (failed.length) throw new RetoldError(`${failed.length} file${failed.length === 1 ? '' : 's'} could not be pulled: ${failed.map((f) => `${f.kind}/${f.name}`).join(', ')}`, EXIT.failure);
+  if (failed.length) throw new FailedError(`${failed.length} file${failed.length === 1 ? '' : 's'} could not be pulled: ${failed.map((f) => `${f.kind}/${f.name}`).join(', ')}`);
   if (files.length === 0 && !pending.length) io.info(`Run ${runId} has no artifacts to pull.`);
   return 0;
 }

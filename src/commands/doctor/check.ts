@@ -6,7 +6,8 @@ import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type { Context } from '../../context.js';
 import { redactKey } from '../../contract/keys.js';
-import { EXIT, OrcError, RetoldError } from '../../errors.js';
+import { FailedError } from '../../errors.js';
+import { Problem } from '../../problem.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
 import { loadStyle } from '../../ui/style.js';
 
@@ -43,7 +44,7 @@ export default async function doctor(ctx: Context): Promise<number> {
   }
   if (!ok) {
     const failed = checks.filter((c) => c.status === 'fail').length;
-    throw new RetoldError(`${failed} check${failed === 1 ? '' : 's'} failed`, EXIT.failure);
+    throw new FailedError(`${failed} check${failed === 1 ? '' : 's'} failed`);
   }
   return 0;
 }
@@ -85,7 +86,7 @@ async function serviceChecks(ctx: Context): Promise<Check[]> {
   try {
     target = await ctx.target();
   } catch (err) {
-    if (err instanceof OrcError) return [{ id: 'profile', status: 'fail', message: err.message, fix: err.hint ?? 'orc profile list' }];
+    if (err instanceof Problem) return [{ id: 'profile', status: 'fail', message: err.message, fix: err.hint ?? 'orc profile list' }];
     throw err;
   }
   const out: Check[] = [];
@@ -109,7 +110,7 @@ async function serviceChecks(ctx: Context): Promise<Check[]> {
       out.push({ id: 'key', status: 'fail', message: `the key is refused: ${err.message}`, fix });
     } else if (err instanceof ApiConnectionError && target.autoStartSandbox) {
       out.push({ id: 'service', status: 'warn', message: `no sandbox answers at ${target.baseUrl} (orc starts one when a command needs it)`, fix: 'orc sandbox start --detach' });
-    } else if (err instanceof OrcError) {
+    } else if (err instanceof Problem) {
       out.push({ id: 'service', status: 'fail', message: `${target.baseUrl} does not answer as the service: ${err.message}`, fix: 'check the address (orc profile show), your network, or the service status' });
     } else throw err;
   } finally {

@@ -3,7 +3,7 @@ import { ApiError } from '../../api/errors.js';
 import type { Api } from '../../api/index.js';
 import { TERMINAL_STATUSES } from '../../contract/events.js';
 import type { Context } from '../../context.js';
-import { RetoldError } from '../../errors.js';
+import { RetoldError, exitCodeOf } from '../../errors.js';
 import { orDash } from '../../ui/format.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
 import { readNotes } from './notes.js';
@@ -32,17 +32,17 @@ export async function decide(ctx: Context, runId: string, gate: string, decision
 /** 409 gate_not_pending: say what the gate actually is, so a script or person knows why. */
 export async function explainNotPending(api: Api, runId: string, gate: string, err: unknown): Promise<unknown> {
   if (!(err instanceof ApiError)) return err;
-  if (err.code === 'unknown_gate') return new RetoldError(`<gate>: ${err.message}`, err.exitCode, err.hint);
+  if (err.code === 'unknown_gate') return new RetoldError(`<gate>: ${err.message}`, exitCodeOf(err), err.hint);
   if (err.code === 'run_not_active' || err.code === 'gate_not_pending') {
     // A run that has ended has no gate to decide, whatever state its gates were left in: say that first.
     const run = await api.runs.retrieve(runId).catch(() => null);
     if (run && TERMINAL_STATUSES.has(run.status))
-      return new RetoldError(`run ${runId} is ${sanitizeLine(run.status)}; its gates can no longer be decided`, err.exitCode, err.hint);
+      return new RetoldError(`run ${runId} is ${sanitizeLine(run.status)}; its gates can no longer be decided`, exitCodeOf(err), err.hint);
   }
   if (err.code !== 'gate_not_pending') return err;
   const actual = (await api.gates.list(runId).catch(() => [])).find((g) => g.name === gate);
   if (!actual) return err;
   const when = actual.decided_at ? ` on ${actual.decided_at}` : '';
   const what = actual.state === 'waiting' ? 'not reached yet (waiting)' : `${actual.state}${when}`;
-  return new RetoldError(`gate ${gate} of ${runId} is ${sanitizeLine(what)}, not pending${actual.notes ? `; notes: ${sanitizeLine(orDash(actual.notes))}` : ''}`, err.exitCode, err.hint);
+  return new RetoldError(`gate ${gate} of ${runId} is ${sanitizeLine(what)}, not pending${actual.notes ? `; notes: ${sanitizeLine(orDash(actual.notes))}` : ''}`, exitCodeOf(err), err.hint);
 }

@@ -4,7 +4,8 @@ import { MONETIZATION_VALUES } from '../../contract/events.js';
 import { useEnglishMessages } from '../../contract/messages.js';
 import { REPO_URL, RunCreateParams } from '../../contract/schemas.js';
 import type { Context } from '../../context.js';
-import { RetoldError, UsageError } from '../../errors.js';
+import { ApiError } from '../../api/errors.js';
+import { RetoldError, UsageError, exitCodeOf } from '../../errors.js';
 import type { FlagsOf } from '../../cli/spec.js';
 import type { create as spec } from './command.js';
 import { printRun } from './show.js';
@@ -36,9 +37,8 @@ export default async function create(ctx: Context, _args: [], flags: CreateFlags
   try {
     run = await api.runs.create(params, flags.idempotencyKey ? { idempotencyKey: flags.idempotencyKey } : {});
   } catch (err) {
-    const e = err as { field?: string; message: string; exitCode: number; hint?: string };
-    const flag = e.field ? flagForField(e.field) : undefined;
-    if (flag) throw new RetoldError(`${e.field} (${flag}): ${e.message}`, e.exitCode, e.hint);
+    const flag = err instanceof ApiError && err.field ? flagForField(err.field) : undefined;
+    if (err instanceof ApiError && flag) throw new RetoldError(`${err.field} (${flag}): ${err.message}`, exitCodeOf(err), err.hint);
     throw err;
   }
   // A replayed create (the same Idempotency-Key as an earlier one) made nothing new: say so, not "Created".

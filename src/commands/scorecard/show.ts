@@ -2,7 +2,7 @@
 // as a table, failures first. Piped, the same layout as plain text; --json, the scorecard document.
 import { ApiError } from '../../api/index.js';
 import type { Context } from '../../context.js';
-import { EXIT, RetoldError } from '../../errors.js';
+import { RefusedError } from '../../errors.js';
 import { scoreBars, sortedChecks } from '../../ui/scorecard.js';
 import { loadStyle } from '../../ui/style.js';
 import { renderTable } from '../../ui/table.js';
@@ -17,7 +17,7 @@ export default async function show(ctx: Context, [runId]: ArgsOf<typeof spec>): 
   } catch (err) {
     if (err instanceof ApiError && err.code === 'scorecard_not_ready') {
       const run = await api.runs.retrieve(runId);
-      throw new RetoldError(`run ${runId} has not been scored yet: it is ${run.status} at stage ${run.stage}`, EXIT.refused, `The scorecard comes with stage 07_score; \`orc watch ${runId}\` follows the run there.`);
+      throw new RefusedError(`run ${runId} has not been scored yet: it is ${run.status} at stage ${run.stage}`, `The scorecard comes with stage 07_score; \`orc watch ${runId}\` follows the run there.`);
     }
     throw err;
   }

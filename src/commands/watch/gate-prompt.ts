@@ -3,7 +3,8 @@
 import { ApiError } from '../../api/errors.js';
 import type { Api } from '../../api/index.js';
 import type { Context } from '../../context.js';
-import { OrcError } from '../../errors.js';
+import { exitCodeOf } from '../../errors.js';
+import { Problem } from '../../problem.js';
 import { cleanNotes, editText } from '../../ui/editor.js';
 import { sanitize, sanitizeLine } from '../../ui/sanitize.js';
 import { loadStyle, type Style } from '../../ui/style.js';
@@ -102,7 +103,7 @@ export async function decideAtPrompt(ctx: Context, api: Api, runId: string, gate
         continue;
       }
       // Bad input, or a refusal told in orc's words (a locked spec): said, with its hint (where an edit is kept).
-      if (err instanceof OrcError && (err.exitCode === 2 || err.exitCode === 3)) {
+      if (err instanceof Problem && (exitCodeOf(err) === 2 || exitCodeOf(err) === 3)) {
         say(style.yellow(sanitizeLine(err.message)));
         if (err.hint) for (const line of err.hint.split('\n')) say(sanitizeLine(line));
         continue;

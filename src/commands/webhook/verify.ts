@@ -3,7 +3,7 @@
 // outside the tolerance and by how much). The secret may come on stdin (`-`), out of the process list.
 import type { Context } from '../../context.js';
 import { parseSignatureHeader, verifySignature } from '../../contract/signature.js';
-import { EXIT, RetoldError, UsageError } from '../../errors.js';
+import { RefusedError, UsageError } from '../../errors.js';
 import { readInput, readInputBytes } from '../input.js';
 import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
 import type { verify as spec } from './command.js';
@@ -32,7 +32,7 @@ export default async function verify(ctx: Context, _args: ArgsOf<typeof spec>, f
     reason = `the signature's time is ${describeAge(age)}, ${Math.abs(age) - flags.tolerance} s outside the tolerance of ${flags.tolerance} s (replaying an old capture? give --now ${parsed!.timestamp})`;
   } else reason = `no signature for this secret: none of the ${parsed!.signatures.length} v1 value${parsed!.signatures.length === 1 ? '' : 's'} matches this secret and payload (a different secret, or a body changed on the way: verify the raw bytes as received)`;
   if (ctx.io.json) ctx.io.writeJson({ valid: false, reason: result.reason, message: reason });
-  throw new RetoldError(`invalid signature: ${reason}`, EXIT.refused);
+  throw new RefusedError(`invalid signature: ${reason}`);
 }
 
 function describeAge(ageS: number): string {
