@@ -51,7 +51,7 @@ export function createContext(flags: GlobalFlags, streams: Streams = process, en
       api ??= (async () => {
         const t = await ctx.target();
         const { createApi } = await import('./api/index.js');
-        if (t.mode === 'live') io.info(`${io.color ? '\u001b[1;31mLIVE\u001b[0m' : 'LIVE'} · profile ${t.profile} · ${t.baseUrl}`);
+        if (t.mode === 'live') io.info(`${(await import('./ui/style.js').then((m) => m.loadStyle(io))).alarm('LIVE')} · profile ${t.profile} · ${t.baseUrl}`);
         return createApi({
           baseUrl: t.baseUrl,
           apiKey: t.key,

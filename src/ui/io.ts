@@ -1,6 +1,7 @@
 // The one object that owns stdin, stdout and stderr and knows what is a terminal.
 // stdout carries data only; messages, warnings and progress go to stderr.
 import { sanitize } from './sanitize.js';
+import { ioPaint } from './style.js';
 
 export interface Streams {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
@@ -75,7 +76,7 @@ export class IO {
 
   /** --debug output: stderr, sanitised. */
   debug(line: string): void {
-    this.streams.stderr.write(`${this.color ? '\u001b[2m' : ''}${sanitize(line)}${this.color ? '\u001b[22m' : ''}\n`);
+    this.streams.stderr.write(`${ioPaint(this.color).dim(sanitize(line))}\n`);
   }
 
   /** A message for the person on stderr (sanitised: it may quote the service). */
@@ -84,11 +85,11 @@ export class IO {
   }
 
   warn(line: string): void {
-    this.streams.stderr.write(`${this.color ? '\u001b[33mwarning:\u001b[39m' : 'warning:'} ${sanitize(line)}\n`);
+    this.streams.stderr.write(`${ioPaint(this.color).yellow('warning:')} ${sanitize(line)}\n`);
   }
 
   error(line: string): void {
-    this.streams.stderr.write(`${this.color ? '\u001b[31morc:\u001b[39m' : 'orc:'} ${sanitize(line)}\n`);
+    this.streams.stderr.write(`${ioPaint(this.color).red('orc:')} ${sanitize(line)}\n`);
   }
 }
 

@@ -96,7 +96,7 @@ describe('narrow terminals', () => {
     stdout.on('data', (c: Buffer) => (out += c.toString()));
     const io = new IO({ stdin: Object.assign(new PassThrough(), { isTTY: true }), stdout, stderr: Object.assign(new PassThrough(), { isTTY: true, columns: 30 }) }, { json: false, noInput: false, env: {} });
     const plain = (s: string) => s;
-    const r = new TtyRenderer(io, { bold: plain, dim: plain, red: plain, green: plain, yellow: plain, cyan: plain, status: plain });
+    const r = new TtyRenderer(io, { bold: plain, dim: plain, red: plain, green: plain, yellow: plain, cyan: plain, status: plain, alarm: plain, swatch: (_h, l) => l });
     const url = 'https://apps.apple.com/app/id1234567890123';
     r.handle({ kind: 'event', seq: 1, event: { id: 'e', type: 'run.accepted', created_at: '2026-11-22T10:00:00.000Z', run_id: 'run_1', data: { app_id: '1234567890123', app_store_url: url } } });
     r.finish();

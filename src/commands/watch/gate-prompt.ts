@@ -26,7 +26,7 @@ export async function decideAtPrompt(ctx: Context, api: Api, runId: string, gate
   // A final gate whose scorecard did not pass (or whose pre-flight failed): approving is not the default.
   const doubt = gate === 'final' ? await finalGateDoubt(api, runId) : null;
   for (;;) {
-    if (showSummary) for (const line of await gateSummary(api, runId, gate, style, ctx.io.color)) say(line);
+    if (showSummary) for (const line of await gateSummary(api, runId, gate, style)) say(line);
     if (showSummary && doubt) say(style.yellow(`  Careful: ${doubt}.`));
     showSummary = false;
     const approveChoice = { value: 'approve' as const, name: doubt ? 'Approve anyway (asks to confirm)' : 'Approve' };
@@ -114,7 +114,7 @@ export async function decideAtPrompt(ctx: Context, api: Api, runId: string, gate
 }
 
 /** What is being decided: the idea (the spec's summary), the brand (palette, typeface, voice), or the final scorecard. */
-export async function gateSummary(api: Api, runId: string, gate: string, style: Style, color: boolean): Promise<string[]> {
+export async function gateSummary(api: Api, runId: string, gate: string, style: Style): Promise<string[]> {
   const s = (v: unknown) => sanitizeLine(String(v ?? '—'));
   const lines = ['', style.bold(`Gate ${s(gate)} of ${s(runId)} awaits your decision`)];
   if (gate === 'final') {
@@ -124,7 +124,7 @@ export async function gateSummary(api: Api, runId: string, gate: string, style: 
   const spec = await api.spec.retrieve(runId);
   if (gate === 'brand') {
     const palette = spec.brand?.palette ?? [];
-    lines.push(`  palette   ${palette.map((hex) => swatch(hex, color)).join(' ') || '—'}`);
+    lines.push(`  palette   ${palette.map((hex) => style.swatch(hex, sanitizeLine(hex))).join(' ') || '—'}`);
     lines.push(`  typeface  ${s(spec.brand?.typeface)}`);
     lines.push(`  voice     ${s(spec.brand?.voice)}`);
     return lines;
@@ -135,13 +135,4 @@ export async function gateSummary(api: Api, runId: string, gate: string, style: 
   lines.push(`  monetization  ${s(spec.monetization)}`);
   lines.push(`  features      ${(spec.features ?? []).map(s).join(', ') || '—'}`);
   return lines;
-}
-
-/** A colour swatch (a block in that colour, where colour is on) and its hex. */
-function swatch(hex: string, color: boolean): string {
-  const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(hex);
-  const label = sanitizeLine(hex);
-  if (!m || !color) return label;
-  const [r, g, b] = m.slice(1).map((h) => Number.parseInt(h, 16));
-  return `\u001b[48;2;${r};${g};${b}m    \u001b[0m ${label}`;
 }
