@@ -23,7 +23,17 @@ export interface Context {
   target(): Promise<Target>;
   api(): Promise<Api>;
   prompter(): Promise<Prompter>;
+  /**
+   * Aborted when the user or the system asks orc to stop: SIGINT (Ctrl-C), SIGTERM or SIGHUP; its reason is
+   * the signal's name. The one way interrupts reach commands: the handlers are installed when a command
+   * first looks at it, and removed when the command ends (dispose).
+   */
+  readonly signal: AbortSignal;
+  /** Ends what the context set up for the command (the signal handlers). */
+  dispose(): void;
 }
+
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 export interface ContextExtras {
   clock?: Clock;
@@ -35,7 +45,20 @@ export function createContext(flags: GlobalFlags, streams: Streams = process, en
   let target: Promise<Target> | undefined;
   let api: Promise<Api> | undefined;
   let prompter: Promise<Prompter> | undefined;
+  let stop: { controller: AbortController; handlers: Array<[NodeJS.Signals, () => void]> } | undefined;
   const ctx: Context = {
+    get signal() {
+      if (!stop) {
+        const controller = new AbortController();
+        const handlers = STOP_SIGNALS.map((s): [NodeJS.Signals, () => void] => [s, () => controller.abort(s)]);
+        for (const [s, fn] of handlers) process.on(s, fn);
+        stop = { controller, handlers };
+      }
+      return stop.controller.signal;
+    },
+    dispose() {
+      for (const [s, fn] of stop?.handlers ?? []) process.off(s, fn);
+    },
     io,
     env,
     clock: extras.clock ?? systemClock,

@@ -94,7 +94,11 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
         ...(opts.clock ? { clock: opts.clock } : {}),
         launcher: opts.launcher ?? process.argv[1] ?? 'orc',
       });
-      exitCode = (await handler(ctx, args, flags)) ?? EXIT.ok;
+      try {
+        exitCode = (await handler(ctx, args, flags)) ?? EXIT.ok;
+      } finally {
+        ctx.dispose();
+      }
     });
   };
   // Only the invoked noun is loaded and built in full; the others are listed by name and summary, which

@@ -23,15 +23,12 @@ export default async function pull(ctx: Context, [runId, kinds]: ArgsOf<typeof s
   const style = await loadStyle(io);
   const shown = (path: string) => sanitizeLine(relative(process.cwd(), path) || '.');
   const view = io.animate && !io.json ? new LiveView(ctx, style, shown) : null;
-  const stop = new AbortController();
-  const onSigint = () => stop.abort();
-  process.on('SIGINT', onSigint);
   let outcome;
   try {
     outcome = await pullArtifacts(
       api,
       runId,
-      { kinds: wanted, dir, concurrency: flags.concurrency, signal: stop.signal, clock: ctx.clock },
+      { kinds: wanted, dir, concurrency: flags.concurrency, signal: ctx.signal, clock: ctx.clock },
       {
         plan: (planned) => view?.plan(planned),
         start: (f, from) => view?.start(f, from),
@@ -50,8 +47,6 @@ export default async function pull(ctx: Context, [runId, kinds]: ArgsOf<typeof s
       throw new InterruptedError(`interrupted; finished files are in place, and the partial files stay in .orc-partial/ so the next \`orc artifacts pull ${runId}\` resumes them`);
     }
     throw err;
-  } finally {
-    process.off('SIGINT', onSigint);
   }
   view?.close(false);
 

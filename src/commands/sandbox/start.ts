@@ -55,15 +55,16 @@ export default async function start(ctx: Context, _args: [], flags: StartFlags):
     throw explainStartError(err, opts);
   }
   // Listen for the signals before saying "listening": a script may send one as soon as it reads that line.
-  const stopped = new Promise<void>((done) => {
-    const stop = (signal: string) => {
-      ctx.io.info(`${signal}: stopping the sandbox`);
-      done();
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGHUP', () => stop('SIGHUP'));
-  });
+  const stopped = new Promise<void>((done) =>
+    ctx.signal.addEventListener(
+      'abort',
+      () => {
+        ctx.io.info(`${String(ctx.signal.reason)}: stopping the sandbox`);
+        done();
+      },
+      { once: true },
+    ),
+  );
   const others = await liveSandbox(ctx.configDir);
   // Record this sandbox for `status` and `stop`, unless another one already holds the record.
   const recorded = !others;

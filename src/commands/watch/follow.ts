@@ -57,7 +57,7 @@ export async function follow(ctx: Context, runId: string, flags: FollowFlags): P
     active.prompt?.abort.abort();
     stop.abort();
   };
-  process.on('SIGINT', onSigint);
+  ctx.signal.addEventListener('abort', onSigint);
   const bell = () => {
     if (flags.bell !== false && ctx.io.interactiveOutput) ctx.io.streams.stderr.write('\u0007');
   };
@@ -165,7 +165,7 @@ export async function follow(ctx: Context, runId: string, flags: FollowFlags): P
     } else if (interrupted) ctx.io.info(`orc: stopped watching; ${runId} goes on. Watch it again with \`orc watch ${runId}\`.`);
     return interrupted ? EXIT.interrupted : EXIT.ok;
   } finally {
-    process.off('SIGINT', onSigint);
+    ctx.signal.removeEventListener('abort', onSigint);
     renderer.finish();
   }
 }

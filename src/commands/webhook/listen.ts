@@ -30,46 +30,37 @@ export default async function listen(ctx: Context, _args: ArgsOf<typeof spec>, f
   const style = await loadStyle(io);
   const s = sanitizeLine;
   const clockTime = () => new Date(ctx.clock.now()).toISOString().slice(11, 19);
-  const stop = new AbortController();
-  const onSignal = () => stop.abort();
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
   let webhookId = '';
-  try {
-    await runListener(
-      api,
-      { host: flags.host, port: flags.port, events, publicUrl, forwardTo, configDir: ctx.configDir, baseUrl: target.baseUrl, clock: ctx.clock, signal: stop.signal, checkMs: interval * 1000, unreachableMs: interval * 2000 },
-      {
-        ready: (r) => {
-          webhookId = r.webhookId;
-          for (const id of r.removedLeftovers) io.info(`Removed webhook ${s(id)}, left behind by a listener that is no longer running.`);
-          io.info(`Ready: webhook ${s(r.webhookId)} sends ${events.join(', ')} to ${s(r.url)}${r.url === r.localUrl ? '' : ` (listening at ${s(r.localUrl)})`}`);
-          io.info(`Signing secret: ${s(r.secret)} (it goes away with the webhook when this stops)`);
-          io.info(forwardTo ? `Forwarding each verified event to ${s(forwardTo)}. Ctrl-C to stop.` : 'Ctrl-C to stop.');
-        },
-        event: (raw, e) => {
-          if (io.json) io.streams.stdout.write(io.jsonLine(JSON.parse(raw)));
-          else io.out(`${style.dim(clockTime())} ${style.cyan('-->')} ${style.bold(s(e.type))} ${s(e.run_id)}${detail(e)} ${style.dim(`[${s(e.id)}]`)}`);
-        },
-        duplicate: (e) => io.info(`${clockTime()} (a duplicate of ${s(e.id)}, ${s(e.type)}, delivered again: answered and not shown or forwarded twice)`),
-        invalid: (reason, deliveryId) => io.warn(`${clockTime()} refused a delivery${deliveryId ? ` (${s(deliveryId)})` : ''} with 400: ${s(reason)}`),
-        forwarded: (e, r) => {
-          const code = r.status === null ? 'ERR' : String(r.status);
-          const ok = r.status !== null && r.status >= 200 && r.status < 300;
-          const paint = ok ? style.green : style.red;
-          const line = `${clockTime()} ${paint('<--')} ${paint(code)} POST ${s(forwardTo!)} [${s(e.id)}]${r.attempt > 1 ? ` attempt ${r.attempt}` : ''}`;
-          io.streams.stderr.write(`${line}\n`);
-          if (!ok && r.detail) for (const l of r.detail.split('\n')) io.streams.stderr.write(`    ${style.dim(s(l))}\n`);
-          if (!ok && r.final) io.warn(`gave up forwarding ${s(e.id)} (${s(e.type)}) after ${r.attempt} attempt${r.attempt === 1 ? '' : 's'}; \`orc webhook redeliver ${webhookId} ${s(e.deliveryId ?? '<delivery>')}\` sends it again`);
-          else if (!ok) io.info(`    retrying ${s(e.id)}…`);
-        },
-        notice: (line) => io.warn(line),
+  await runListener(
+    api,
+    { host: flags.host, port: flags.port, events, publicUrl, forwardTo, configDir: ctx.configDir, baseUrl: target.baseUrl, clock: ctx.clock, signal: ctx.signal, checkMs: interval * 1000, unreachableMs: interval * 2000 },
+    {
+      ready: (r) => {
+        webhookId = r.webhookId;
+        for (const id of r.removedLeftovers) io.info(`Removed webhook ${s(id)}, left behind by a listener that is no longer running.`);
+        io.info(`Ready: webhook ${s(r.webhookId)} sends ${events.join(', ')} to ${s(r.url)}${r.url === r.localUrl ? '' : ` (listening at ${s(r.localUrl)})`}`);
+        io.info(`Signing secret: ${s(r.secret)} (it goes away with the webhook when this stops)`);
+        io.info(forwardTo ? `Forwarding each verified event to ${s(forwardTo)}. Ctrl-C to stop.` : 'Ctrl-C to stop.');
       },
-    );
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  }
+      event: (raw, e) => {
+        if (io.json) io.streams.stdout.write(io.jsonLine(JSON.parse(raw)));
+        else io.out(`${style.dim(clockTime())} ${style.cyan('-->')} ${style.bold(s(e.type))} ${s(e.run_id)}${detail(e)} ${style.dim(`[${s(e.id)}]`)}`);
+      },
+      duplicate: (e) => io.info(`${clockTime()} (a duplicate of ${s(e.id)}, ${s(e.type)}, delivered again: answered and not shown or forwarded twice)`),
+      invalid: (reason, deliveryId) => io.warn(`${clockTime()} refused a delivery${deliveryId ? ` (${s(deliveryId)})` : ''} with 400: ${s(reason)}`),
+      forwarded: (e, r) => {
+        const code = r.status === null ? 'ERR' : String(r.status);
+        const ok = r.status !== null && r.status >= 200 && r.status < 300;
+        const paint = ok ? style.green : style.red;
+        const line = `${clockTime()} ${paint('<--')} ${paint(code)} POST ${s(forwardTo!)} [${s(e.id)}]${r.attempt > 1 ? ` attempt ${r.attempt}` : ''}`;
+        io.streams.stderr.write(`${line}\n`);
+        if (!ok && r.detail) for (const l of r.detail.split('\n')) io.streams.stderr.write(`    ${style.dim(s(l))}\n`);
+        if (!ok && r.final) io.warn(`gave up forwarding ${s(e.id)} (${s(e.type)}) after ${r.attempt} attempt${r.attempt === 1 ? '' : 's'}; \`orc webhook redeliver ${webhookId} ${s(e.deliveryId ?? '<delivery>')}\` sends it again`);
+        else if (!ok) io.info(`    retrying ${s(e.id)}…`);
+      },
+      notice: (line) => io.warn(line),
+    },
+  );
   throw new InterruptedError(`stopped listening; webhook ${webhookId} was removed`);
 }
 
