@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { ZodMiniType } from 'zod/mini';
 import { systemClock, sleep, type Clock } from '../clock.js';
 import { isLoopbackHost, redactKey } from '../contract/keys.js';
+import { formatDuration } from '../duration.js';
 import { ErrorEnvelope, pageOf } from '../contract/schemas.js';
 import { ApiConnectionError, ApiError, RetryLaterError, UnexpectedResponseError, UnsafeRequestError } from './errors.js';
 import { PageWalk } from './pages.js';
@@ -266,7 +267,7 @@ export class HttpClient {
               const retryAfter = parseRetryAfter(answer.header('retry-after'), this.clock.now());
               if (retryAfter !== null && retryAfter > this.opts.maxRetryAfterS) {
                 const at = new Date(this.clock.now() + retryAfter * 1000);
-                throw new RetryLaterError(`${error.message}: the service asks to retry in ${formatWait(retryAfter)}, after ${at.toISOString()}`, requestLine(answer.requestId));
+                throw new RetryLaterError(`${error.message}: the service asks to retry in ${formatDuration(retryAfter * 1000)}, after ${at.toISOString()}`, requestLine(answer.requestId));
               }
               const retryable = idempotent
                 ? status === 408 || status === 429 || status >= 500 || (status === 409 && error.code === 'idempotency_key_in_use')
@@ -387,7 +388,7 @@ export class HttpClient {
   }
 
   private async wait(ms: number, why: string, attempt: number, maxRetries: number, signal: AbortSignal): Promise<void> {
-    this.opts.notice?.(`${why}; retrying in ${formatWait(ms / 1000)} (attempt ${attempt + 2} of ${maxRetries + 1})`);
+    this.opts.notice?.(`${why}; retrying in ${formatDuration(ms)} (attempt ${attempt + 2} of ${maxRetries + 1})`);
     await sleep(this.clock, ms, signal);
   }
 
@@ -568,13 +569,6 @@ export function describeNetwork(code: string): string {
     UND_ERR_BODY_TIMEOUT: 'timed out reading the answer',
   };
   return known[code] ?? code;
-}
-
-export function formatWait(s: number): string {
-  if (s < 10) return `${Math.round(s * 10) / 10} s`;
-  if (s < 120) return `${Math.round(s)} s`;
-  if (s < 7200) return `${Math.round(s / 60)} min`;
-  return `${Math.round(s / 3600)} h`;
 }
 
 function truncate(s: string): string {

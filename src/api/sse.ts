@@ -3,6 +3,7 @@
 // Last-Event-ID, honours `retry:`, backs off with jitter, and counts the stream silent when no complete
 // message or comment came for a while, however many bytes trickled in.
 import { sleep, type Clock } from '../clock.js';
+import { formatDuration } from '../duration.js';
 import { ApiConnectionError, ApiError, NotAnEventStreamError, StreamLostError } from './errors.js';
 
 export { NotAnEventStreamError, StreamLostError };
@@ -214,7 +215,7 @@ export async function* readEventStream(http: HttpClient, target: string, opts: S
         } catch (err) {
           if (opts.signal?.aborted) return;
           if (err instanceof SseTooLargeError) reason = `the service sent ${err.message}; dropped the connection`;
-          else reason = idleFired ? `nothing arrived for ${formatSeconds(opts.idleMs)}` : `the stream broke (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
+          else reason = idleFired ? `nothing arrived for ${formatDuration(opts.idleMs)}` : `the stream broke (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
         } finally {
           cancelIdle();
           answer.body.destroy();
@@ -232,7 +233,3 @@ export async function* readEventStream(http: HttpClient, target: string, opts: S
   }
 }
 
-function formatSeconds(ms: number): string {
-  const s = ms / 1000;
-  return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
-}

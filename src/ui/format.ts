@@ -1,4 +1,5 @@
 // Small formatting for people: relative times, absent values.
+import { formatDuration } from '../duration.js';
 import { sanitizeLine } from './sanitize.js';
 
 export function relativeTime(iso: string | null | undefined, now = Date.now()): string {
@@ -26,11 +27,8 @@ export function formatBytes(n: number): string {
   return `${v >= 100 ? v.toFixed(0) : v.toFixed(1)} ${units[i]}`;
 }
 
-/** Seconds left as "45s", "3m 05s", "1h 02m"; "—" when unknown. */
+/** Seconds left, compact ("45s", "3m05s", "1h02m"); "—" when unknown. */
 export function formatEta(s: number | null): string {
   if (s === null || !Number.isFinite(s) || s < 0) return '—';
-  const t = Math.ceil(s);
-  if (t < 60) return `${t}s`;
-  if (t < 3600) return `${Math.floor(t / 60)}m ${String(t % 60).padStart(2, '0')}s`;
-  return `${Math.floor(t / 3600)}h ${String(Math.floor((t % 3600) / 60)).padStart(2, '0')}m`;
+  return formatDuration(Math.ceil(s) * 1000, { compact: true });
 }

@@ -1,6 +1,7 @@
 // At a terminal: finished stages with ticks and durations stay in the scrollback; below them a live region
 // (current stage with a bar, percent and elapsed time, the last log lines dimmed, warnings and errors kept)
 // is redrawn at most 20 times a second however fast events come. The drawing itself is ui/live-region.ts.
+import { formatDuration } from '../../duration.js';
 import type { WatchEvent } from '../../watch/engine.js';
 import { compareStages } from '../../contract/events.js';
 import type { Event } from '../../contract/schemas.js';
@@ -201,11 +202,4 @@ export class TtyRenderer implements WatchRenderer {
   }
 }
 
-function duration(ms: number): string {
-  if (ms < 10_000) return `${(Math.max(0, ms) / 1000).toFixed(1)}s`;
-  const s = Math.round(ms / 1000);
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m${String(s % 60).padStart(2, '0')}s`;
-  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
-}
+const duration = (ms: number) => formatDuration(ms, { compact: true });
