@@ -1,6 +1,8 @@
 // What can go wrong talking to the service, as typed errors. They say what happened; what it means for the
 // exit code is the CLI's to decide (src/errors.ts, exitCodeOf).
 import { Problem } from '../problem.js';
+import { ErrorEnvelope } from '../contract/schemas.js';
+import { STATUS_TEXT } from './answer.js';
 
 export interface ApiErrorInit {
   status: number;
@@ -50,3 +52,54 @@ export class StreamLostError extends Problem {}
 
 /** What answered is not an event stream (a proxy that buffers or strips it): the caller may poll instead. */
 export class NotAnEventStreamError extends Problem {}
+
+/** `(HTTP 404, run_not_found, request id req_…)`, or undefined when there is nothing to say. */
+export function requestLine(requestId: string | null, status?: number, code?: string): string | undefined {
+  const parts = [status ? `HTTP ${status}` : null, code ?? null, requestId ? `request id ${requestId}` : null].filter(Boolean);
+  return parts.length ? `(${parts.join(', ')})` : undefined;
+}
+
+/** A network error code in words. */
+export function describeNetwork(code: string): string {
+  const known: Record<string, string> = {
+    ECONNREFUSED: 'connection refused',
+    ECONNRESET: 'connection reset',
+    EPIPE: 'connection closed',
+    ETIMEDOUT: 'connection timed out',
+    ENOTFOUND: 'host not found',
+    EAI_AGAIN: 'DNS lookup failed',
+    UND_ERR_SOCKET: 'connection closed by the other side',
+    UND_ERR_CLOSED: 'connection closed',
+    UND_ERR_CONNECT_TIMEOUT: 'timed out connecting',
+    UND_ERR_HEADERS_TIMEOUT: 'timed out waiting for an answer',
+    UND_ERR_BODY_TIMEOUT: 'timed out reading the answer',
+  };
+  return known[code] ?? code;
+}
+
+/** What broke an attempt, as a code and words: orc's own silence timer, or the network's error. */
+export function networkFailure(err: unknown, attemptCut: boolean, attemptMs: number): { code: string; message: string } {
+  if (attemptCut) return { code: 'ORC_ATTEMPT_TIMEOUT', message: `no answer within ${Math.round(attemptMs / 1000)} s` };
+  const code = (err as NodeJS.ErrnoException)?.code ?? (err as Error)?.name ?? '';
+  return { code, message: describeNetwork(code) || (err as Error)?.message || String(err) };
+}
+
+/** An error answer as an ApiError: the service's envelope, or what came instead, by status and request id. */
+export function parseError(status: number, text: string, contentType: string | null, requestId: string | null): ApiError {
+  let envelope: ReturnType<typeof ErrorEnvelope.safeParse> | null = null;
+  try {
+    envelope = ErrorEnvelope.safeParse(JSON.parse(text));
+  } catch {
+    envelope = null;
+  }
+  if (envelope?.success) {
+    const e = envelope.data.error;
+    return new ApiError({ status, type: e.type, code: e.code, message: e.message, field: e.field, requestId }, requestLine(requestId, status, e.code));
+  }
+  // A proxy's HTML page, an empty body, JSON of another shape: say what came, never parse further.
+  const what = text.length === 0 ? 'an empty body' : `${(contentType ?? 'unknown type').split(';')[0]}, ${Buffer.byteLength(text)} bytes`;
+  return new ApiError(
+    { status, type: status >= 500 ? 'api_error' : 'invalid_request_error', code: `http_${status}`, message: `the service answered ${status} ${STATUS_TEXT[status] ?? ''} (${what}, not the service's error format)`.replace('  ', ' '), requestId },
+    requestLine(requestId, status),
+  );
+}

@@ -1,16 +1,24 @@
-// The one HTTP exchange under every request orc makes: headers, the key rules, redirects, retries with
-// backoff and Retry-After, timeouts and the command's deadline, error mapping and request ids live here
-// and nowhere else. JSON with a schema, event streams, keyless ranged downloads and raw requests are thin
-// layers on `exchange`. It knows HTTP and the contract, nothing of terminals.
+// The one HTTP exchange under every request orc makes. JSON with a schema, event streams, keyless ranged
+// downloads and raw requests are thin layers on `exchange`, which reads as the sequence it is: plan the
+// request (the key rules, the body, the idempotency key), then attempt it until an answer is final, each
+// attempt ending as a result, a redirect, an error answer or a broken connection, and each of those
+// decided by one rule: the redirect rule here, the retry policy (retry.ts), the answer's reading and caps
+// (answer.ts), the errors (errors.ts). It knows HTTP and the contract, nothing of terminals.
 import { randomUUID } from 'node:crypto';
 import type { ZodMiniType } from 'zod/mini';
 import { systemClock, sleep, type Clock } from '../clock.js';
 import { isLoopbackHost, redactKey } from '../contract/keys.js';
+import { pageOf } from '../contract/schemas.js';
 import { formatDuration } from '../duration.js';
-import { ErrorEnvelope, pageOf } from '../contract/schemas.js';
-import { ApiConnectionError, ApiError, RetryLaterError, UnexpectedResponseError, UnsafeRequestError } from './errors.js';
+import { MAX_ERROR_BYTES, MAX_JSON_BYTES, STATUS_TEXT, drain, readText, toAnswer, withText, type Answer, type RawResponse } from './answer.js';
+import { ApiConnectionError, ApiError, RetryLaterError, UnexpectedResponseError, UnsafeRequestError, networkFailure, parseError, requestLine } from './errors.js';
 import { PageWalk } from './pages.js';
+import { IDEMPOTENT_METHODS, RETRYABLE_NETWORK, RetryPolicy, parseRetryAfter } from './retry.js';
 import { Transport } from './transport.js';
+
+export { MAX_JSON_BYTES, STATUS_TEXT, readText, type Answer, type ResponseBody } from './answer.js';
+export { describeNetwork, parseError, requestLine } from './errors.js';
+export { parseRetryAfter } from './retry.js';
 
 export interface HttpOptions {
   baseUrl: string;
@@ -18,7 +26,7 @@ export interface HttpOptions {
   userAgent: string;
   clock?: Clock;
   random?: () => number;
-  /** Retries after the first attempt (default 4). */
+  /** Retries after the first attempt (default 4): a knob of the client, which tests and listeners set. */
   maxRetries?: number;
   connectTimeoutMs?: number;
   /** One attempt with no answer (headers, or the next piece of the body) for this long is retried (30 s). */
@@ -65,44 +73,34 @@ export interface SendOptions {
   anyStatus?: boolean;
 }
 
-export interface ResponseBody extends AsyncIterable<Buffer> {
-  destroy(err?: Error): void;
-}
-
-export interface Answer {
-  status: number;
-  url: URL;
-  headers: Record<string, string | string[] | undefined>;
-  header(name: string): string | null;
-  requestId: string | null;
-  body: ResponseBody;
-}
-
-/** The most of a JSON answer orc reads (CONTRACT.md, limits on input): memory stays bounded. */
-export const MAX_JSON_BYTES = 64 * 1024 * 1024;
-const MAX_ERROR_BYTES = 1024 * 1024;
 const MAX_REDIRECTS = 5;
 const DEBUG_BODY_LIMIT = 4096;
 
-const RETRYABLE_NETWORK = new Set([
-  'ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH',
-  'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CLOSED', 'ORC_ATTEMPT_TIMEOUT',
-]);
-const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'PATCH']);
-export const STATUS_TEXT: Record<number, string> = {
-  200: 'OK', 201: 'Created', 204: 'No Content', 206: 'Partial Content', 301: 'Moved Permanently', 302: 'Found', 303: 'See Other', 307: 'Temporary Redirect', 308: 'Permanent Redirect',
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 408: 'Request Timeout', 409: 'Conflict',
-  413: 'Content Too Large', 415: 'Unsupported Media Type', 416: 'Range Not Satisfiable', 422: 'Unprocessable Content', 429: 'Too Many Requests',
-  500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
-};
+/** A request as it will be sent, decided once before the first attempt. */
+interface Plan {
+  url: URL;
+  method: string;
+  auth: boolean;
+  body: EncodedBody | null;
+  contentType: string | undefined;
+  idempotencyKey: string | undefined;
+  idempotent: boolean;
+  maxRetries: number;
+  bodyTimeoutMs: number;
+}
 
-/** Why an attempt was cut short by orc itself. */
-type Cut = null | 'attempt' | 'deadline' | 'caller';
+/** How one attempt ended. */
+type Outcome<T> =
+  | { kind: 'result'; value: T }
+  | { kind: 'redirect'; to: URL }
+  | { kind: 'error-answer'; answer: Answer; text: string; error: ApiError; retryAfterS: number | null }
+  | { kind: 'broken'; failure: { code: string; message: string } };
 
 export class HttpClient {
   readonly base: URL;
   readonly clock: Clock;
   private readonly transport: Transport;
+  private readonly retry: RetryPolicy;
   private readonly opts: HttpOptions & Required<Pick<HttpOptions, 'maxRetries' | 'attemptTimeoutMs' | 'deadlineMs' | 'maxRetryAfterS' | 'random'>>;
   private refusedOnce = false;
   /** When the command's deadline falls: set by its first request. */
@@ -113,6 +111,7 @@ export class HttpClient {
     this.opts = { maxRetries: 4, attemptTimeoutMs: 30_000, deadlineMs: 120_000, maxRetryAfterS: 30, random: Math.random, ...options };
     this.clock = options.clock ?? systemClock;
     this.base = new URL(options.baseUrl);
+    this.retry = new RetryPolicy(this.opts);
     // Timeouts past connecting are orc's own, on its clock.
     this.transport = new Transport(options.connectTimeoutMs ?? 10_000);
   }
@@ -143,177 +142,163 @@ export class HttpClient {
    * failure to read the body over the network counts as a failed attempt (and is retried like one).
    */
   async exchange<T>(req: SendOptions, consume: (answer: Answer) => Promise<T>): Promise<T> {
+    const plan = this.plan(req);
+    const scope = new RequestScope(this.clock, req.signal, this.deadline(req), this.opts.deadlineMs);
+    let redirects = 0;
+    try {
+      for (let attempt = 0; ; attempt++) {
+        scope.throwIfCut(plan.url);
+        const outcome = await this.attempt(plan, attempt, req, scope, consume);
+        switch (outcome.kind) {
+          case 'result':
+            return outcome.value;
+          case 'redirect':
+            if (++redirects > MAX_REDIRECTS) throw new ApiConnectionError(`too many redirects from ${plan.url.origin}`);
+            plan.url = outcome.to;
+            attempt--;
+            continue;
+          case 'error-answer': {
+            const { answer, error, retryAfterS } = outcome;
+            if (this.retry.tooLong(retryAfterS)) {
+              const at = new Date(this.clock.now() + retryAfterS! * 1000);
+              throw new RetryLaterError(`${error.message}: the service asks to retry in ${formatDuration(retryAfterS! * 1000)}, after ${at.toISOString()}`, requestLine(answer.requestId));
+            }
+            if (!this.retry.shouldRetryStatus(answer.status, error.code, plan.idempotent) || attempt >= plan.maxRetries) {
+              if (!req.anyStatus) throw error;
+              return await consume(withText(answer, outcome.text)); // the answer as it came, to the caller
+            }
+            await this.wait(this.retry.wait(attempt, retryAfterS), `${answer.status} ${error.code}`, attempt, plan.maxRetries, scope.signal);
+            continue;
+          }
+          case 'broken': {
+            // No answer, or it broke off: the deadline and the caller win over any retry.
+            scope.throwIfCut(plan.url);
+            const { failure } = outcome;
+            this.opts.debug?.(`! ${failure.code}: ${failure.message}`);
+            if (failure.code === 'ECONNREFUSED' && !this.refusedOnce && this.opts.onConnectionRefused) {
+              this.refusedOnce = true;
+              if (await this.opts.onConnectionRefused()) {
+                attempt--;
+                continue;
+              }
+            }
+            if (this.retry.shouldRetryNetwork(failure.code, plan.idempotent) && attempt < plan.maxRetries) {
+              await this.wait(this.retry.wait(attempt), failure.message, attempt, plan.maxRetries, scope.signal);
+              continue;
+            }
+            throw new ApiConnectionError(`cannot reach ${plan.url.origin}: ${failure.message}`, attempt > 0 ? `Tried ${attempt + 1} times.` : undefined);
+          }
+        }
+      }
+    } finally {
+      scope.end();
+    }
+  }
+
+  /** The request as it will be sent: the key rules checked, the body encoded, what may be retried. */
+  private plan(req: SendOptions): Plan {
     const auth = req.auth ?? true;
-    let url = this.resolve(req.target, req.query);
+    const url = this.resolve(req.target, req.query);
     if (auth) this.assertKeyMayGo(url);
     else assertHttp(url);
     const method = req.method.toUpperCase();
     const idempotencyKey = method === 'POST' ? (req.idempotencyKey ?? req.headers?.['idempotency-key']) : undefined;
-    const body = encodeBody(req.body);
     const replayable = !(req.body && 'stream' in req.body);
-    const idempotent = IDEMPOTENT_METHODS.has(method) || idempotencyKey !== undefined;
-    const maxRetries = replayable ? (req.retries ?? this.opts.maxRetries) : 0;
-    const useDeadline = (req.deadline ?? true) && this.opts.deadlineMs > 0;
-    if (useDeadline && (this.deadlineAt === null || this.perRequestDeadline)) this.deadlineAt = this.clock.now() + this.opts.deadlineMs;
-
-    // One controller for the whole logical request: the caller's signal and the deadline both end it.
-    const whole = new AbortController();
-    let cut: Cut = null;
-    const onCallerAbort = () => {
-      cut ??= 'caller';
-      whole.abort();
+    return {
+      url,
+      method,
+      auth,
+      body: encodeBody(req.body),
+      contentType: req.body?.contentType,
+      idempotencyKey,
+      idempotent: IDEMPOTENT_METHODS.has(method) || idempotencyKey !== undefined,
+      maxRetries: replayable ? (req.retries ?? this.opts.maxRetries) : 0,
+      bodyTimeoutMs: req.bodyTimeoutMs ?? this.opts.attemptTimeoutMs,
     };
-    req.signal?.addEventListener('abort', onCallerAbort, { once: true });
-    if (req.signal?.aborted) onCallerAbort();
-    const cancelDeadline = useDeadline
-      ? this.clock.timer(Math.max(0, this.deadlineAt! - this.clock.now()), () => {
-          cut ??= 'deadline';
-          whole.abort();
-        })
-      : () => {};
-    const deadlineError = () =>
-      new ApiConnectionError(`no answer from ${url.host} within ${Math.round(this.opts.deadlineMs / 1000)} s`, 'The service may be slow or unreachable; allow longer with --timeout <seconds>.');
+  }
 
-    let redirects = 0;
+  /** When this request's deadline falls, or null when it has none. */
+  private deadline(req: SendOptions): number | null {
+    if (!((req.deadline ?? true) && this.opts.deadlineMs > 0)) return null;
+    if (this.deadlineAt === null || this.perRequestDeadline) this.deadlineAt = this.clock.now() + this.opts.deadlineMs;
+    return this.deadlineAt;
+  }
+
+  /** One attempt, cut by silence past the attempt timeout, and by the whole request's end. */
+  private async attempt<T>(plan: Plan, attempt: number, req: SendOptions, scope: RequestScope, consume: (answer: Answer) => Promise<T>): Promise<Outcome<T>> {
+    const headers: Record<string, string> = {
+      'user-agent': this.opts.userAgent,
+      accept: 'application/json',
+      ...(plan.auth ? { authorization: `Bearer ${this.opts.apiKey}` } : {}),
+      ...(plan.body ? { 'content-type': plan.contentType ?? plan.body.contentType } : {}),
+      ...lower(req.headers),
+      ...(plan.idempotencyKey ? { 'idempotency-key': plan.idempotencyKey } : {}),
+      ...(attempt > 0 ? { 'x-orc-retry-count': String(attempt) } : {}),
+    };
+    if (!plan.auth) delete headers.authorization; // a caller's header never smuggles the key to a signed URL
+    this.debugRequest(plan.method, plan.url, headers, plan.body?.debug);
+
+    const silence = new AttemptTimer(this.clock, scope.signal, req.signal);
+    const started = this.clock.now();
+    let answer: Answer;
+    silence.arm(this.opts.attemptTimeoutMs);
     try {
-      for (let attempt = 0; ; attempt++) {
-        if (cut === 'deadline') throw deadlineError();
-        if (cut === 'caller') throw abortError();
-        const headers: Record<string, string> = {
-          'user-agent': this.opts.userAgent,
-          accept: 'application/json',
-          ...(auth ? { authorization: `Bearer ${this.opts.apiKey}` } : {}),
-          ...(body ? { 'content-type': req.body!.contentType ?? body.contentType } : {}),
-          ...lower(req.headers),
-          ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
-          ...(attempt > 0 ? { 'x-orc-retry-count': String(attempt) } : {}),
-        };
-        if (!auth) delete headers.authorization; // a caller's header never smuggles the key to a signed URL
-        this.debugRequest(method, url, headers, body?.debug);
-
-        // One attempt: its own controller, cut by the whole request's, and by silence past the attempt timeout.
-        const attemptCtl = new AbortController();
-        const onWhole = () => attemptCtl.abort();
-        // The caller's signal reaches the attempt directly too: a streamed body outlives this function.
-        whole.signal.addEventListener('abort', onWhole, { once: true });
-        req.signal?.addEventListener('abort', onWhole, { once: true });
-        const unlink = () => {
-          whole.signal.removeEventListener('abort', onWhole);
-          req.signal?.removeEventListener('abort', onWhole);
-        };
-        let attemptCut = false;
-        let disarm = () => {};
-        const arm = (ms: number) => {
-          disarm();
-          disarm = ms > 0 ? this.clock.timer(ms, () => ((attemptCut = true), attemptCtl.abort())) : () => {};
-        };
-        const started = this.clock.now();
-        let failure: { code: string; message: string } | null = null;
-        let result: { value: T } | null = null;
-        let answer: Answer | null = null;
-        arm(this.opts.attemptTimeoutMs);
-        try {
-          const res = await this.transport.request({ url, method, headers, ...(body ? { body: body.payload } : {}), signal: attemptCtl.signal });
-          const bodyTimeout = req.bodyTimeoutMs ?? this.opts.attemptTimeoutMs;
-          answer = toAnswer(res as unknown as RawResponse, url, bodyTimeout > 0 ? () => arm(bodyTimeout) : () => {}, () => disarm());
-          if (bodyTimeout > 0) arm(bodyTimeout);
-          else disarm();
-        } catch (err) {
-          failure = networkFailure(err, attemptCut, this.opts.attemptTimeoutMs);
-        }
-
-        if (answer) {
-          const status = answer.status;
-          // Redirects: one rule for all. Same origin: followed. Another origin: never with the key.
-          if (status >= 300 && status < 400 && status !== 304) {
-            await drain(answer.body);
-            disarm();
-            this.debugResponse(status, this.clock.now() - started, answer.headers, '');
-            const location = answer.header('location');
-            if (!location) throw new ApiError({ status, type: 'api_error', code: `http_${status}`, message: `the service answered ${status} without a Location`, requestId: answer.requestId });
-            const next = new URL(location, url);
-            if (auth && next.origin !== url.origin)
-              throw new UnsafeRequestError(
-                `the service redirected to ${next.origin}; orc does not follow a redirect to another host with your key`,
-                ['Check the base URL (--base-url, ORC_BASE_URL or the profile).', requestLine(answer.requestId)].filter(Boolean).join(' '),
-              );
-            if (!auth) assertHttp(next);
-            if (++redirects > MAX_REDIRECTS) throw new ApiConnectionError(`too many redirects from ${url.origin}`);
-            url = next;
-            attempt--;
-            unlink();
-            continue;
-          }
-          if (status >= 200 && status < 300) {
-            this.debugResponse(status, this.clock.now() - started, answer.headers, '');
-            try {
-              result = { value: await consume(answer) };
-            } catch (err) {
-              if (!isNetworkish(err) && !attemptCut && !whole.signal.aborted) throw err;
-              failure = networkFailure(err, attemptCut, this.opts.attemptTimeoutMs);
-              failure.message = `the connection broke while reading the answer (${failure.message})`;
-            }
-          } else {
-            let text = '';
-            try {
-              text = await readText(answer.body, MAX_ERROR_BYTES, true);
-            } catch (err) {
-              failure = networkFailure(err, attemptCut, this.opts.attemptTimeoutMs);
-            }
-            disarm();
-            if (!failure) {
-              this.debugResponse(status, this.clock.now() - started, answer.headers, text);
-              const error = parseError(status, text, answer.header('content-type'), answer.requestId);
-              const retryAfter = parseRetryAfter(answer.header('retry-after'), this.clock.now());
-              if (retryAfter !== null && retryAfter > this.opts.maxRetryAfterS) {
-                const at = new Date(this.clock.now() + retryAfter * 1000);
-                throw new RetryLaterError(`${error.message}: the service asks to retry in ${formatDuration(retryAfter * 1000)}, after ${at.toISOString()}`, requestLine(answer.requestId));
-              }
-              const retryable = idempotent
-                ? status === 408 || status === 429 || status >= 500 || (status === 409 && error.code === 'idempotency_key_in_use')
-                : status === 429 || status === 503;
-              if (!retryable || attempt >= maxRetries) {
-                if (!req.anyStatus) throw error;
-                // The answer as it came (its body already read, up to the error cap), to the caller.
-                const bytes = Buffer.from(text);
-                const body: ResponseBody = { async *[Symbol.asyncIterator]() { yield bytes; }, destroy: () => {} };
-                unlink();
-                return consume({ ...answer, body });
-              }
-              // 0, negative or in the past: the normal backoff, never no wait at all.
-              const ms = retryAfter !== null && retryAfter > 0 ? retryAfter * 1000 : this.backoff(attempt);
-              unlink();
-              await this.wait(ms, `${status} ${error.code}`, attempt, maxRetries, whole.signal);
-              continue;
-            }
-          }
-        }
-        if (result) return result.value; // a streamed body keeps its silence timer and its link to the caller
-        disarm();
-        unlink();
-
-        // No answer, or it broke off: the deadline and the caller win over any retry.
-        if (cut === 'deadline') throw deadlineError();
-        if (cut === 'caller') throw abortError();
-        this.opts.debug?.(`! ${failure!.code}: ${failure!.message}`);
-        if (failure!.code === 'ECONNREFUSED' && !this.refusedOnce && this.opts.onConnectionRefused) {
-          this.refusedOnce = true;
-          if (await this.opts.onConnectionRefused()) {
-            attempt--;
-            continue;
-          }
-        }
-        const mayRetry = RETRYABLE_NETWORK.has(failure!.code) && (idempotent || failure!.code === 'ECONNREFUSED');
-        if (mayRetry && attempt < maxRetries) {
-          await this.wait(this.backoff(attempt), failure!.message, attempt, maxRetries, whole.signal);
-          continue;
-        }
-        throw new ApiConnectionError(`cannot reach ${url.origin}: ${failure!.message}`, attempt > 0 ? `Tried ${attempt + 1} times.` : undefined);
-      }
-    } finally {
-      cancelDeadline();
-      req.signal?.removeEventListener('abort', onCallerAbort);
+      const res = await this.transport.request({ url: plan.url, method: plan.method, headers, ...(plan.body ? { body: plan.body.payload } : {}), signal: silence.signal });
+      const bodyTimeout = plan.bodyTimeoutMs;
+      answer = toAnswer(res as unknown as RawResponse, plan.url, bodyTimeout > 0 ? () => silence.arm(bodyTimeout) : () => {}, () => silence.disarm());
+      if (bodyTimeout > 0) silence.arm(bodyTimeout);
+      else silence.disarm();
+    } catch (err) {
+      silence.end();
+      return { kind: 'broken', failure: networkFailure(err, silence.fired, this.opts.attemptTimeoutMs) };
     }
+    const status = answer.status;
+
+    if (status >= 300 && status < 400 && status !== 304) {
+      await drain(answer.body);
+      silence.end();
+      this.debugResponse(status, this.clock.now() - started, answer.headers, '');
+      return { kind: 'redirect', to: this.redirectTarget(plan, answer) };
+    }
+
+    if (status >= 200 && status < 300) {
+      this.debugResponse(status, this.clock.now() - started, answer.headers, '');
+      try {
+        // A streamed body keeps its silence timer and its link to the caller: not ended here.
+        return { kind: 'result', value: await consume(answer) };
+      } catch (err) {
+        silence.end();
+        if (!isNetworkish(err) && !silence.fired && !scope.signal.aborted) throw err;
+        const failure = networkFailure(err, silence.fired, this.opts.attemptTimeoutMs);
+        return { kind: 'broken', failure: { ...failure, message: `the connection broke while reading the answer (${failure.message})` } };
+      }
+    }
+
+    let text: string;
+    try {
+      text = await readText(answer.body, MAX_ERROR_BYTES, true);
+    } catch (err) {
+      silence.end();
+      return { kind: 'broken', failure: networkFailure(err, silence.fired, this.opts.attemptTimeoutMs) };
+    }
+    silence.end();
+    this.debugResponse(status, this.clock.now() - started, answer.headers, text);
+    const error = parseError(status, text, answer.header('content-type'), answer.requestId);
+    return { kind: 'error-answer', answer, text, error, retryAfterS: parseRetryAfter(answer.header('retry-after'), this.clock.now()) };
+  }
+
+  /** Redirects, one rule for all: same origin, followed; another origin, never with the key. */
+  private redirectTarget(plan: Plan, answer: Answer): URL {
+    const location = answer.header('location');
+    if (!location) throw new ApiError({ status: answer.status, type: 'api_error', code: `http_${answer.status}`, message: `the service answered ${answer.status} without a Location`, requestId: answer.requestId });
+    const next = new URL(location, plan.url);
+    if (plan.auth && next.origin !== plan.url.origin)
+      throw new UnsafeRequestError(
+        `the service redirected to ${next.origin}; orc does not follow a redirect to another host with your key`,
+        ['Check the base URL (--base-url, ORC_BASE_URL or the profile).', requestLine(answer.requestId)].filter(Boolean).join(' '),
+      );
+    if (!plan.auth) assertHttp(next);
+    return next;
   }
 
   /** JSON in, JSON out, checked against `schema`; the answer read with a 64 MiB cap. */
@@ -382,11 +367,6 @@ export class HttpClient {
     assertSafe(url);
   }
 
-  /** min(0.5 s · 2^n, 8 s), less up to a quarter at random, so many clients do not retry in step. */
-  private backoff(attempt: number): number {
-    return Math.min(500 * 2 ** attempt, 8000) * (1 - 0.25 * this.opts.random());
-  }
-
   private async wait(ms: number, why: string, attempt: number, maxRetries: number, signal: AbortSignal): Promise<void> {
     this.opts.notice?.(`${why}; retrying in ${formatDuration(ms)} (attempt ${attempt + 2} of ${maxRetries + 1})`);
     await sleep(this.clock, ms, signal);
@@ -409,6 +389,90 @@ export class HttpClient {
   }
 }
 
+/**
+ * The life of one logical request: the caller's signal and the deadline both end it (and say which did);
+ * every attempt is cut when it ends.
+ */
+class RequestScope {
+  private readonly controller = new AbortController();
+  private cut: null | 'deadline' | 'caller' = null;
+  private readonly cancelDeadline: () => void;
+  private readonly onCaller = () => this.stop('caller');
+
+  constructor(
+    clock: Clock,
+    private readonly caller: AbortSignal | undefined,
+    deadlineAt: number | null,
+    private readonly deadlineMs: number,
+  ) {
+    caller?.addEventListener('abort', this.onCaller, { once: true });
+    if (caller?.aborted) this.stop('caller');
+    this.cancelDeadline = deadlineAt === null ? () => {} : clock.timer(Math.max(0, deadlineAt - clock.now()), () => this.stop('deadline'));
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  private stop(why: 'deadline' | 'caller'): void {
+    this.cut ??= why;
+    this.controller.abort();
+  }
+
+  throwIfCut(url: URL): void {
+    if (this.cut === 'deadline')
+      throw new ApiConnectionError(`no answer from ${url.host} within ${Math.round(this.deadlineMs / 1000)} s`, 'The service may be slow or unreachable; allow longer with --timeout <seconds>.');
+    if (this.cut === 'caller') throw Object.assign(new Error('the request was canceled'), { name: 'AbortError', code: 'ABORT_ERR' });
+  }
+
+  end(): void {
+    this.cancelDeadline();
+    this.caller?.removeEventListener('abort', this.onCaller);
+  }
+}
+
+/**
+ * One attempt's signal: aborted by the whole request's end, by the caller directly (a streamed body outlives
+ * the exchange), and by silence: armed for a span, re-armed by each piece of the answer, disarmed at its end.
+ */
+class AttemptTimer {
+  private readonly controller = new AbortController();
+  private cancel = () => {};
+  /** The silence timer fired (not the caller, not the deadline). */
+  fired = false;
+  private readonly onAbort = () => this.controller.abort();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly whole: AbortSignal,
+    private readonly caller: AbortSignal | undefined,
+  ) {
+    whole.addEventListener('abort', this.onAbort, { once: true });
+    caller?.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  arm(ms: number): void {
+    this.cancel();
+    this.cancel = ms > 0 ? this.clock.timer(ms, () => ((this.fired = true), this.controller.abort())) : () => {};
+  }
+
+  disarm(): void {
+    this.cancel();
+    this.cancel = () => {};
+  }
+
+  /** The attempt is over: no timer, no links. */
+  end(): void {
+    this.disarm();
+    this.whole.removeEventListener('abort', this.onAbort);
+    this.caller?.removeEventListener('abort', this.onAbort);
+  }
+}
+
 /** The key never travels over plain http except to this machine. */
 export function assertSafe(url: URL): void {
   if (url.protocol === 'https:') return;
@@ -422,7 +486,13 @@ function assertHttp(url: URL): void {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UnsafeRequestError(`orc fetches only http(s) URLs, not ${url.protocol}`);
 }
 
-function encodeBody(body: RequestBody | undefined): { payload: string | Uint8Array | AsyncIterable<Uint8Array>; contentType: string; debug?: string } | null {
+interface EncodedBody {
+  payload: string | Uint8Array | AsyncIterable<Uint8Array>;
+  contentType: string;
+  debug?: string;
+}
+
+function encodeBody(body: RequestBody | undefined): EncodedBody | null {
   if (!body) return null;
   if ('json' in body) {
     const text = JSON.stringify(body.json);
@@ -438,139 +508,12 @@ function lower(headers: Record<string, string> | undefined): Record<string, stri
   return out;
 }
 
-interface RawResponse {
-  statusCode: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: ResponseBody & { on(event: string, fn: (...a: unknown[]) => void): unknown };
-}
-
-/** The answer, with a body whose every chunk re-arms the attempt's silence timer and whose end disarms it. */
-function toAnswer(res: RawResponse, url: URL, onChunk: () => void, onEnd: () => void): Answer {
-  const header = (name: string) => {
-    const v = res.headers[name.toLowerCase()];
-    return Array.isArray(v) ? (v[0] ?? null) : (v ?? null);
-  };
-  const raw = res.body;
-  raw.on('error', () => {}); // read errors reach the reader through iteration
-  // A response cut short ends its iteration quietly in Node; it must fail like the broken connection it is.
-  let complete = false;
-  (raw as unknown as { once(e: string, f: () => void): void }).once('end', () => (complete = true));
-  const body: ResponseBody = {
-    async *[Symbol.asyncIterator]() {
-      try {
-        for await (const chunk of raw as AsyncIterable<Buffer>) {
-          onChunk();
-          yield chunk;
-        }
-        if (!complete && (raw as unknown as { aborted?: boolean; complete?: boolean }).complete === false)
-          throw Object.assign(new Error('the answer broke off'), { code: 'ECONNRESET' });
-      } finally {
-        onEnd();
-      }
-    },
-    destroy: (err?: Error) => {
-      onEnd();
-      raw.destroy(err);
-    },
-  };
-  return { status: res.statusCode, url, headers: res.headers, header, requestId: header('x-request-id'), body };
-}
-
-/** All of a body as text, refusing more than `cap` bytes (it stops reading there: memory stays bounded). */
-export async function readText(body: ResponseBody, cap: number, truncateQuietly = false): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > cap) {
-      body.destroy();
-      if (truncateQuietly) break;
-      throw new UnexpectedResponseError(`the answer is larger than ${Math.round(cap / 1024 / 1024)} MiB; orc stopped reading it`);
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-async function drain(body: ResponseBody): Promise<void> {
-  try {
-    for await (const _ of body);
-  } catch {
-    // an answer we do not read may break off: nothing lost
-  }
-}
-
 function isNetworkish(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException)?.code ?? '';
   return RETRYABLE_NETWORK.has(code) || code === 'UND_ERR_ABORTED' || (err as Error)?.name === 'AbortError';
 }
 
-function networkFailure(err: unknown, attemptCut: boolean, attemptMs: number): { code: string; message: string } {
-  if (attemptCut) return { code: 'ORC_ATTEMPT_TIMEOUT', message: `no answer within ${Math.round(attemptMs / 1000)} s` };
-  const code = (err as NodeJS.ErrnoException)?.code ?? (err as Error)?.name ?? '';
-  return { code, message: describeNetwork(code) || (err as Error)?.message || String(err) };
-}
-
-function abortError(): Error {
-  return Object.assign(new Error('the request was canceled'), { name: 'AbortError', code: 'ABORT_ERR' });
-}
-
-export function parseError(status: number, text: string, contentType: string | null, requestId: string | null): ApiError {
-  let envelope: ReturnType<typeof ErrorEnvelope.safeParse> | null = null;
-  try {
-    envelope = ErrorEnvelope.safeParse(JSON.parse(text));
-  } catch {
-    envelope = null;
-  }
-  if (envelope?.success) {
-    const e = envelope.data.error;
-    return new ApiError({ status, type: e.type, code: e.code, message: e.message, field: e.field, requestId }, requestLine(requestId, status, e.code));
-  }
-  // A proxy's HTML page, an empty body, JSON of another shape: say what came, never parse further.
-  const what = text.length === 0 ? 'an empty body' : `${(contentType ?? 'unknown type').split(';')[0]}, ${Buffer.byteLength(text)} bytes`;
-  return new ApiError(
-    { status, type: status >= 500 ? 'api_error' : 'invalid_request_error', code: `http_${status}`, message: `the service answered ${status} ${STATUS_TEXT[status] ?? ''} (${what}, not the service's error format)`.replace('  ', ' '), requestId },
-    requestLine(requestId, status),
-  );
-}
-
-export function requestLine(requestId: string | null, status?: number, code?: string): string | undefined {
-  const parts = [status ? `HTTP ${status}` : null, code ?? null, requestId ? `request id ${requestId}` : null].filter(Boolean);
-  return parts.length ? `(${parts.join(', ')})` : undefined;
-}
-
-/** The most a Retry-After is taken to say: a year. Beyond that a number is only a number that breaks dates. */
-const RETRY_AFTER_CAP_S = 365 * 24 * 3600;
-
-/**
- * Seconds from `Retry-After`: delta-seconds (possibly negative) or an HTTP date, clamped to a year either
- * way; null when absent or unreadable.
- */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
-  if (!value) return null;
-  const v = value.trim();
-  const at = /^-?\d+$/.test(v) ? null : Date.parse(v);
-  const s = at === null ? Number(v) : Number.isNaN(at) ? null : Math.ceil((at - now) / 1000);
-  return s === null ? null : Math.max(-RETRY_AFTER_CAP_S, Math.min(s, RETRY_AFTER_CAP_S));
-}
-
-export function describeNetwork(code: string): string {
-  const known: Record<string, string> = {
-    ECONNREFUSED: 'connection refused',
-    ECONNRESET: 'connection reset',
-    EPIPE: 'connection closed',
-    ETIMEDOUT: 'connection timed out',
-    ENOTFOUND: 'host not found',
-    EAI_AGAIN: 'DNS lookup failed',
-    UND_ERR_SOCKET: 'connection closed by the other side',
-    UND_ERR_CLOSED: 'connection closed',
-    UND_ERR_CONNECT_TIMEOUT: 'timed out connecting',
-    UND_ERR_HEADERS_TIMEOUT: 'timed out waiting for an answer',
-    UND_ERR_BODY_TIMEOUT: 'timed out reading the answer',
-  };
-  return known[code] ?? code;
-}
-
 function truncate(s: string): string {
   return s.length > DEBUG_BODY_LIMIT ? `${s.slice(0, DEBUG_BODY_LIMIT)}… (${s.length} bytes)` : s;
 }
+
