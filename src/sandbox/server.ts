@@ -1,29 +1,27 @@
-// The sandbox's HTTP front: auth, rate limits, idempotency and a table of routes over node:http. The
-// parts live beside it: body.ts (input limits), router.ts, idempotency.ts, rate-limit.ts, sse-hub.ts.
+// The sandbox's HTTP front: auth, rate limits, idempotency and the routes over node:http, then shutdown.
+// The parts live beside it: routes.ts (the API as a table), file-route.ts (signed files), describer.ts
+// (artifact descriptions), body.ts (input limits), router.ts, idempotency.ts, rate-limit.ts, sse-hub.ts.
 import { randomBytes } from 'node:crypto';
-import type { ZodMiniType } from 'zod/mini';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { systemClock, type Clock } from '../clock.js';
-import { RUN_STATUSES } from '../contract/events.js';
 import { SANDBOX_DEFAULT_KEY, redactKey } from '../contract/keys.js';
-import { KNOBS } from '../contract/sandbox-knobs.js';
 import { useEnglishMessages } from '../contract/messages.js';
-import { flatMemory } from '../memory.js';
-import { ApproveParams, RejectParams, RunCreateParams } from '../contract/schemas.js';
+import { KNOBS } from '../contract/sandbox-knobs.js';
 import { Artifacts } from './artifacts.js';
 import { readJsonBody } from './body.js';
-import { Failure, failureFromZod } from './failure.js';
-import { parseRange } from './files.js';
+import { Describer } from './describer.js';
+import { decodeSegment, serveFile } from './file-route.js';
+import { Failure } from './failure.js';
 import { Idempotency, type Answer } from './idempotency.js';
 import { lockDataFolder } from './lock.js';
-import { page } from './page.js';
 import { RateLimiter } from './rate-limit.js';
 import { Router } from './router.js';
+import { apiRoutes, type Call, type Handler } from './routes.js';
 import { SandboxService } from './service.js';
 import { SseHub } from './sse-hub.js';
 import { Store } from './store.js';
-import { WebhookDispatcher, deliveryView, webhookView } from './webhooks.js';
+import { WebhookDispatcher } from './webhooks.js';
 
 export interface SandboxOptions {
   host: string;
@@ -88,21 +86,9 @@ export interface RunningSandbox {
   close(): Promise<void>;
 }
 
-/** What a route handler gets: the request, its path parameters, its query and (read on demand) its body. */
-interface Call {
-  req: IncomingMessage;
-  res: ServerResponse;
-  params: Record<string, string>;
-  query: URLSearchParams;
-  body: unknown;
-}
-
 /** The headers every answer carries (request id, rate limits, …) as a flat [name, value, …] list: handed to
  * writeHead whole, so node:http never has to build a header object for a plain JSON answer. */
 type Headers = string[];
-
-/** A route answers JSON ([status, body]) or writes the answer itself (a stream) and answers nothing. */
-type Handler = (call: Call) => Answer | void;
 
 export async function startSandbox(partial: Partial<SandboxOptions> = {}): Promise<RunningSandbox> {
   useEnglishMessages();
@@ -121,16 +107,6 @@ export async function startSandbox(partial: Partial<SandboxOptions> = {}): Promi
   }
 }
 
-/** Committed records are never changed in place (a change swaps in a new copy), so the JSON of one is
- * made once and kept for as long as that object lives. */
-const encoded = new WeakMap<object, string>();
-const json = (status: number, value: unknown): Answer => {
-  if (value === null || typeof value !== 'object') return { status, body: JSON.stringify(value) };
-  let body = encoded.get(value);
-  if (body === undefined) encoded.set(value, (body = JSON.stringify(value)));
-  return { status, body };
-};
-
 async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbox> {
   const { clock, log } = opts;
   const service = new SandboxService(store, { stageMs: opts.stageMs, seed: opts.seed, clock, log });
@@ -143,114 +119,9 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
   let reqCounter = 0;
   let draining = false;
   service.onEvent(dispatcher.onEvent);
-  // A binary artifact is described (sizes, digests) once, when its stage has completed, off the request
-  // path and in slices: listing artifacts then reads only what the run keeps.
-  // One file at a time, so describing several large ipas never adds up in memory.
-  const describing = new Set<string>();
-  let queue: Promise<void> = Promise.resolve();
-  const describe = (runId: string) => {
-    const rec = store.runs.get(runId);
-    if (!rec) return;
-    for (const kind of artifacts.due(rec)) {
-      const job = `${runId}:${kind}:${rec.artifactTimes[kind] ?? ''}`;
-      if (describing.has(job)) continue;
-      describing.add(job);
-      queue = queue
-        .then(async () => {
-          const current = store.runs.get(runId);
-          if (draining || !current) return;
-          const meta = await artifacts.prepare(current, kind);
-          if (!draining) service.setArtifactMeta(runId, kind, meta);
-        })
-        .catch((err: Error) => opts.log(`sandbox: could not describe the ${kind} of ${runId} (${err.message})`))
-        .finally(() => describing.delete(job));
-    }
-  };
-  service.onStageComplete((runId) => describe(runId));
-
-  const parse = <T>(schema: ZodMiniType<T>, body: unknown): T => {
-    const parsed = schema.safeParse(body ?? {});
-    if (!parsed.success) throw failureFromZod(parsed.error, body ?? {});
-    return parsed.data;
-  };
-  const decide = (decision: 'approved' | 'rejected'): Handler => ({ params, body }) => {
-    service.getRun(params.run!);
-    let notes: string | null = null;
-    if (decision === 'rejected') notes = parse(RejectParams, body).notes;
-    else if (body !== undefined) notes = parse(ApproveParams, body).notes?.trim() || null;
-    return json(200, service.decide(params.run!, params.gate!, decision, notes));
-  };
-
-  // Every route the sandbox answers. POSTs go through the idempotency layer; PATCH and POST read a body.
-  const router = new Router<Handler>([
-    { method: 'GET', pattern: '/v1/runs', handler: ({ query }) => json(200, listRuns(query)) },
-    { method: 'POST', pattern: '/v1/runs', handler: ({ body }) => json(201, service.createRun(parse(RunCreateParams, body)).run) },
-    { method: 'GET', pattern: '/v1/runs/{run}', handler: ({ params }) => json(200, service.getRun(params.run!).run) },
-    { method: 'POST', pattern: '/v1/runs/{run}/cancel', handler: ({ params }) => json(200, service.cancel(params.run!).run) },
-    { method: 'GET', pattern: '/v1/runs/{run}/spec', handler: ({ params }) => json(200, service.getRun(params.run!).spec) },
-    {
-      method: 'PATCH',
-      pattern: '/v1/runs/{run}/spec',
-      handler: ({ req, params, body }) => {
-        const rec = service.getRun(params.run!);
-        const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-        if (type !== 'application/merge-patch+json' && type !== 'application/json') throw new Failure('unsupported_media_type', 'send the patch as application/merge-patch+json');
-        return json(200, service.patchSpec(rec.run.id, body).spec);
-      },
-    },
-    { method: 'GET', pattern: '/v1/runs/{run}/gates', handler: ({ params }) => json(200, { data: Object.values(service.getRun(params.run!).gates) }) },
-    { method: 'POST', pattern: '/v1/runs/{run}/gates/{gate}:approve', handler: decide('approved') },
-    { method: 'POST', pattern: '/v1/runs/{run}/gates/{gate}:reject', handler: decide('rejected') },
-    {
-      method: 'GET',
-      pattern: '/v1/runs/{run}/scorecard',
-      handler: ({ params }) => {
-        const rec = service.getRun(params.run!);
-        if (!rec.scorecard) throw new Failure('scorecard_not_ready', `run ${rec.run.id} has not been scored yet (stage ${rec.run.stage})`);
-        return json(200, rec.scorecard);
-      },
-    },
-    { method: 'GET', pattern: '/v1/runs/{run}/artifacts', handler: ({ params }) => json(200, { data: artifacts.manifest(service.getRun(params.run!)) }) },
-    { method: 'GET', pattern: '/v1/runs/{run}/artifacts/{kind}', handler: ({ req, params }) => json(200, artifacts.artifact(service.getRun(params.run!), params.kind!, origin(req), clock.now())) },
-    {
-      method: 'GET',
-      pattern: '/v1/runs/{run}/events',
-      stream: true,
-      handler: ({ req, res, params, query }) => {
-        const rec = service.getRun(params.run!);
-        if (hub.size >= opts.maxEventStreams) throw new Failure('unavailable', `${opts.maxEventStreams} event streams are open, the most this sandbox serves; retry shortly`, undefined, { 'Retry-After': '5' });
-        hub.open(req, res, rec, (req.headers['last-event-id'] as string | undefined) ?? query.get('last_event_id'));
-      },
-    },
-    { method: 'GET', pattern: '/v1/webhooks', handler: ({ query }) => json(200, page(dispatcher.list(), query, webhookView)) },
-    {
-      method: 'POST',
-      pattern: '/v1/webhooks',
-      handler: ({ body }) => {
-        const w = dispatcher.register(body ?? {});
-        return json(201, { ...webhookView(w), secret: w.secret });
-      },
-    },
-    { method: 'GET', pattern: '/v1/webhooks/{webhook}', handler: ({ params }) => json(200, webhookView(dispatcher.get(params.webhook!))) },
-    {
-      method: 'DELETE',
-      pattern: '/v1/webhooks/{webhook}',
-      handler: ({ params }) => {
-        const w = dispatcher.get(params.webhook!);
-        dispatcher.remove(w.id);
-        return json(200, { id: w.id, deleted: true });
-      },
-    },
-    { method: 'GET', pattern: '/v1/webhooks/{webhook}/deliveries', handler: ({ params, query }) => json(200, page(dispatcher.deliveriesOf(dispatcher.get(params.webhook!).id), query, deliveryView)) },
-    { method: 'POST', pattern: '/v1/webhooks/{webhook}/deliveries/{delivery}:redeliver', handler: ({ params }) => json(200, deliveryView(dispatcher.redeliver(params.webhook!, params.delivery!))) },
-  ]);
-
-  function listRuns(query: URLSearchParams) {
-    const status = query.get('status');
-    if (status !== null && !(RUN_STATUSES as readonly string[]).includes(status)) throw new Failure('invalid_value', `status must be one of ${RUN_STATUSES.join(', ')}`, 'status');
-    return page(service.listRuns(status), query, (rec) => rec.run);
-  }
-
+  const describer = new Describer(store, artifacts, service, log);
+  service.onStageComplete((runId) => describer.describe(runId));
+  const router = new Router<Handler>(apiRoutes({ service, dispatcher, artifacts, hub, clock, maxEventStreams: opts.maxEventStreams, origin }));
   function authenticate(req: IncomingMessage): string {
     const header = req.headers.authorization;
     if (!header) throw new Failure('missing_api_key', 'no API key: send Authorization: Bearer sk_test_…');
@@ -283,7 +154,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
       if (path === '/healthz') return sendJson(res, 200, JSON.stringify({ ok: true, version: opts.version, pid: process.pid }), headers);
       if (path.startsWith('/files/')) {
         limiter.take(headers, `ip:${req.socket.remoteAddress}`);
-        return await serveFile(req, res, path, query, method, headers);
+        return await serveFile({ artifacts, store, clock }, req, res, path, query, method, headers);
       }
       let key: string;
       try {
@@ -321,44 +192,6 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     }
   }
 
-  async function serveFile(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, method: string, common: Headers): Promise<void> {
-    if (method !== 'GET' && method !== 'HEAD') throw new Failure('method_not_allowed', `${method} is not allowed on files`, undefined, { Allow: 'GET, HEAD' });
-    const verdict = artifacts.verify(path, query.get('expires'), query.get('signature'), clock.now());
-    if (verdict === 'invalid') throw new Failure('signed_url_invalid', 'the signature of this file URL is not valid');
-    if (verdict === 'expired') throw new Failure('signed_url_expired', 'this file URL has expired; ask for the artifact again for a fresh one');
-    const [runId, kind, name] = path.split('/').slice(2).map(decodeSegment);
-    const rec = store.runs.get(runId ?? '');
-    const f = rec && kind && name ? artifacts.lookup(rec, kind, name) : null;
-    if (!f) throw new Failure('route_not_found', 'no such file');
-    const size = f.meta.size;
-    const range = parseRange(req.headers.range, size);
-    if (range === 'unsatisfiable') {
-      throw new Failure('range_not_satisfiable', `the range ${req.headers.range} is outside the file (${size} bytes)`, undefined, { 'Content-Range': `bytes */${size}` });
-    }
-    const { start, end } = range ?? { start: 0, end: size - 1 };
-    const headers = [
-      ...common,
-      'Content-Type', f.meta.content_type,
-      'Accept-Ranges', 'bytes',
-      'ETag', `"${f.meta.sha256}"`,
-      'Cache-Control', 'private, no-store',
-      'Content-Disposition', `attachment; filename="${f.meta.name.replace(/"/g, '')}"`,
-      'Content-Length', String(end - start + 1),
-    ];
-    if (range) headers.push('Content-Range', `bytes ${start}-${end}/${size}`);
-    res.writeHead(range ? 206 : 200, headers);
-    if (method === 'HEAD') return void res.end();
-    // Streamed from the generator a slice at a time, waiting for the client to take each: memory stays flat
-    // (and each slice, fresh from the cipher, is collected while young: memory.ts).
-    const flat = flatMemory();
-    for await (const piece of f.open(start, end)) {
-      if (res.destroyed) return;
-      if (!res.write(piece)) await untilDrained(res);
-      flat(piece.length);
-    }
-    res.end();
-  }
-
   function origin(req: IncomingMessage): string {
     return `http://${req.headers.host ?? `${opts.host}:${port}`}`;
   }
@@ -392,7 +225,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
   const port = (server.address() as AddressInfo).port;
   service.start();
   dispatcher.start();
-  for (const rec of service.listRuns(null)) describe(rec.run.id);
+  for (const rec of service.listRuns(null)) describer.describe(rec.run.id);
   const hostForUrl = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
 
   let closing: Promise<void> | null = null;
@@ -406,6 +239,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     close() {
       closing ??= (async () => {
         draining = true;
+        describer.stop();
         service.stop();
         dispatcher.stop();
         hub.close();
@@ -448,26 +282,3 @@ function sendError(res: ServerResponse, err: unknown, headers: Headers, log: (li
 }
 
 const NO_QUERY = new URLSearchParams();
-
-function decodeSegment(s: string): string {
-  if (!s.includes('%')) return s;
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
-}
-
-/** Until the client has taken what was written, or has gone; both listeners removed either way (a slow
- * download waits thousands of times on one response). */
-function untilDrained(res: ServerResponse): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
-}
