@@ -75,61 +75,66 @@ interface ListenerRecord {
 /** Runs until the signal aborts (then cleans up and resolves) or the webhook cannot be kept (rejects). */
 export async function listen(api: Api, o: ListenOptions, ev: ListenEvents): Promise<void> {
   const removedLeftovers = await removeLeftovers(api, o);
-  const http = process.getBuiltinModule('node:http') as typeof import('node:http');
-  // Unknown until the webhook is registered: until then every delivery is refused (503), never checked.
-  let secret: string | null = null;
-  const seen = new Set<string>();
-  const forwards: Array<() => Promise<void>> = [];
-  let forwarding = false;
-  const server: Server = http.createServer((req, res) => void receive(req, res));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) =>
-      reject(err.code === 'EADDRINUSE' ? new EnvironmentError(`--port ${o.port}: the port is in use on ${o.host}; pick another, or leave --port out for a free one`) : err),
-    );
-    server.listen(o.port, o.host, () => resolve());
-  });
+  const forwarder = o.forwardTo ? new Forwarder(o.forwardTo, o.clock, o.signal, ev) : null;
+  const receiver = new Receiver(o.clock, ev, forwarder);
+  const server = await receiver.listen(o.host, o.port);
   const port = (server.address() as AddressInfo).port;
   const hostForUrl = o.host.includes(':') ? `[${o.host}]` : o.host;
   const localUrl = `http://${hostForUrl}:${port}${LISTEN_PATH}`;
   const url = o.publicUrl ?? localUrl;
-  const recordName = `listen-${process.pid}`;
-  const recordDir = join(o.configDir, 'listeners');
-  let webhookId = '';
-
-  const register = async () => {
-    const created = await api.webhooks.create({ url, events: o.events });
-    webhookId = created.id;
-    secret = created.secret;
-    const record: ListenerRecord = { pid: process.pid, webhook_id: created.id, base_url: o.baseUrl, started_at: new Date(o.clock.now()).toISOString() };
-    await writeJsonFile(recordDir, recordName, record);
-  };
-  const unregister = async () => {
-    if (!webhookId) return;
-    try {
-      await api.webhooks.remove(webhookId);
-    } catch (err) {
-      if (!(err instanceof ApiError && err.status === 404)) {
-        ev.notice(`could not remove webhook ${webhookId} (${(err as Error).message}); the next \`orc webhook listen\` removes it`);
-        return;
-      }
-    }
-    rmSync(join(recordDir, `${recordName}.json`), { force: true });
-  };
-
+  const keeper = new Keeper(api, o, ev, url, receiver);
   try {
-    await register();
+    await keeper.register();
   } catch (err) {
     server.close();
     throw err;
   }
-  ev.ready({ url, localUrl, webhookId, secret: secret!, removedLeftovers });
+  ev.ready({ url, localUrl, webhookId: keeper.webhookId, secret: receiver.secret!, removedLeftovers });
+  try {
+    await keeper.watch(() => ev.ready({ url, localUrl, webhookId: keeper.webhookId, secret: receiver.secret!, removedLeftovers: [] }));
+  } finally {
+    server.close();
+    server.closeAllConnections();
+    // What is being forwarded gets a moment to finish, then the webhook goes.
+    await Promise.race([forwarder?.drain(), sleep(o.clock, 2000)]).catch(() => {});
+    await keeper.unregister();
+  }
+}
 
-  async function receive(req: IncomingMessage, res: ServerResponse): Promise<void> {
+/**
+ * The receiving end: verifies every delivery against the webhook's secret (refusing all with 503 until
+ * that is known), answers at once, drops duplicates by event id, reports each event and hands it on.
+ */
+class Receiver {
+  /** Unknown until the webhook is registered: until then every delivery is refused (503), never checked. */
+  secret: string | null = null;
+  private readonly seen = new Set<string>();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly ev: ListenEvents,
+    private readonly forwarder: Forwarder | null,
+  ) {}
+
+  async listen(host: string, port: number): Promise<Server> {
+    const http = process.getBuiltinModule('node:http') as typeof import('node:http');
+    const server: Server = http.createServer((req, res) => void this.receive(req, res));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (err: NodeJS.ErrnoException) =>
+        reject(err.code === 'EADDRINUSE' ? new EnvironmentError(`--port ${port}: the port is in use on ${host}; pick another, or leave --port out for a free one`) : err),
+      );
+      server.listen(port, host, () => resolve());
+    });
+    return server;
+  }
+
+  private async receive(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const { ev } = this;
     if (req.method !== 'POST') {
       res.writeHead(405, { allow: 'POST', 'content-type': 'text/plain' }).end('orc webhook listen takes POSTed deliveries\n');
       return;
     }
-    if (!secret) {
+    if (!this.secret) {
       res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify({ error: { code: 'not_ready', message: 'this listener has no webhook secret yet' } }));
       req.resume();
       return;
@@ -148,7 +153,7 @@ export async function listen(api: Api, o: ListenOptions, ev: ListenEvents): Prom
     const body = Buffer.concat(chunks);
     const header = req.headers[SIGNATURE_HEADER];
     const deliveryId = (req.headers[DELIVERY_ID_HEADER] as string | undefined) ?? null;
-    const check = verifySignature(secret, Array.isArray(header) ? header[0] : header, body, { nowMs: o.clock.now() });
+    const check = verifySignature(this.secret, Array.isArray(header) ? header[0] : header, body, { nowMs: this.clock.now() });
     if (!check.ok) {
       res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'invalid_signature', message: check.message } }));
       ev.invalid(check.message, deliveryId);
@@ -166,41 +171,59 @@ export async function listen(api: Api, o: ListenOptions, ev: ListenEvents): Prom
     }
     // Answered at once: the service's 10 s limit never depends on the app behind.
     res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
-    if (seen.has(event.id)) {
+    if (this.seen.has(event.id)) {
       ev.duplicate(event);
       return;
     }
-    seen.add(event.id);
-    if (seen.size > SEEN_LIMIT) seen.delete(seen.values().next().value!);
+    this.seen.add(event.id);
+    if (this.seen.size > SEEN_LIMIT) this.seen.delete(this.seen.values().next().value!);
     ev.event(body.toString('utf8'), event);
-    if (o.forwardTo) {
+    if (this.forwarder) {
       const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'orc-webhook-listen' };
       for (const name of [SIGNATURE_HEADER, DELIVERY_ID_HEADER]) {
         const v = req.headers[name];
         if (typeof v === 'string') headers[name] = v;
       }
-      forwards.push(() => forward(o.forwardTo!, body, headers, event));
-      void drainForwards();
+      this.forwarder.enqueue(body, headers, event);
     }
   }
+}
 
-  /** One at a time, in the order received, so the app sees events as the service sent them. */
-  async function drainForwards(): Promise<void> {
-    if (forwarding) return;
-    forwarding = true;
-    try {
-      for (let next = forwards.shift(); next; next = forwards.shift()) await next();
-    } finally {
-      forwarding = false;
-    }
+/** Hands verified events to the user's app, one at a time in the order received, retrying a 5xx or a network error with backoff. */
+class Forwarder {
+  private readonly queue: Array<() => Promise<void>> = [];
+  private running: Promise<void> | null = null;
+
+  constructor(
+    private readonly target: string,
+    private readonly clock: Clock,
+    private readonly signal: AbortSignal,
+    private readonly ev: ListenEvents,
+  ) {}
+
+  enqueue(body: Buffer, headers: Record<string, string>, event: ReceivedEvent): void {
+    this.queue.push(() => this.forward(body, headers, event));
+    void this.drain();
   }
 
-  async function forward(target: string, body: Buffer, headers: Record<string, string>, event: ReceivedEvent): Promise<void> {
+  /** Resolves when everything queued has been forwarded (or given up on). */
+  drain(): Promise<void> {
+    this.running ??= (async () => {
+      try {
+        for (let next = this.queue.shift(); next; next = this.queue.shift()) await next();
+      } finally {
+        this.running = null;
+      }
+    })();
+    return this.running;
+  }
+
+  private async forward(body: Buffer, headers: Record<string, string>, event: ReceivedEvent): Promise<void> {
     for (let attempt = 1; attempt <= FORWARD_ATTEMPTS; attempt++) {
-      const final = attempt === FORWARD_ATTEMPTS || o.signal.aborted;
+      const final = attempt === FORWARD_ATTEMPTS || this.signal.aborted;
       let result: ForwardResult;
       try {
-        const res = await fetch(target, { method: 'POST', body, headers, redirect: 'manual', signal: AbortSignal.any([AbortSignal.timeout(FORWARD_TIMEOUT_MS), o.signal]) });
+        const res = await fetch(this.target, { method: 'POST', body, headers, redirect: 'manual', signal: AbortSignal.any([AbortSignal.timeout(FORWARD_TIMEOUT_MS), this.signal]) });
         const text = res.status >= 300 ? await res.text().catch(() => '') : (await res.body?.cancel(), '');
         const ok = res.status >= 200 && res.status < 300;
         result = { status: res.status, detail: firstLines(text), attempt, final: ok || final || res.status < 500 };
@@ -209,39 +232,82 @@ export async function listen(api: Api, o: ListenOptions, ev: ListenEvents): Prom
         const why = (err as Error).name === 'TimeoutError' ? `no answer within ${FORWARD_TIMEOUT_MS / 1000} s` : (cause?.code ?? cause?.message ?? (err as Error).message);
         result = { status: null, detail: why, attempt, final };
       }
-      ev.forwarded(event, result);
+      this.ev.forwarded(event, result);
       if (result.final) return;
-      await sleep(o.clock, 500 * 2 ** (attempt - 1), o.signal).catch(() => {});
+      await sleep(this.clock, 500 * 2 ** (attempt - 1), this.signal).catch(() => {});
     }
   }
+}
 
-  // The watch on the webhook: still registered, and the service reachable. A long gap between two checks
-  // (the machine slept) is said, then checked at once.
-  let unreachableSince: number | null = null;
-  let lastCheck = o.clock.now();
-  try {
+/**
+ * Keeps the webhook: registers it (recording it, so a listener killed outright is cleaned up by the next),
+ * checks it every interval (registered again when removed elsewhere; the service unreachable, or a long
+ * sleep, said), and removes it at the end.
+ */
+class Keeper {
+  webhookId = '';
+  private readonly recordName = `listen-${process.pid}`;
+  private readonly recordDir: string;
+
+  constructor(
+    private readonly api: Api,
+    private readonly o: ListenOptions,
+    private readonly ev: ListenEvents,
+    private readonly url: string,
+    private readonly receiver: Receiver,
+  ) {
+    this.recordDir = join(o.configDir, 'listeners');
+  }
+
+  async register(): Promise<void> {
+    const created = await this.api.webhooks.create({ url: this.url, events: this.o.events });
+    this.webhookId = created.id;
+    this.receiver.secret = created.secret;
+    const record: ListenerRecord = { pid: process.pid, webhook_id: created.id, base_url: this.o.baseUrl, started_at: new Date(this.o.clock.now()).toISOString() };
+    await writeJsonFile(this.recordDir, this.recordName, record);
+  }
+
+  async unregister(): Promise<void> {
+    if (!this.webhookId) return;
+    try {
+      await this.api.webhooks.remove(this.webhookId);
+    } catch (err) {
+      if (!(err instanceof ApiError && err.status === 404)) {
+        this.ev.notice(`could not remove webhook ${this.webhookId} (${(err as Error).message}); the next \`orc webhook listen\` removes it`);
+        return;
+      }
+    }
+    rmSync(join(this.recordDir, `${this.recordName}.json`), { force: true });
+  }
+
+  /** The watch on the webhook, until the signal aborts; `readyAgain` is told of a new registration. */
+  async watch(readyAgain: () => void): Promise<void> {
+    const { o, ev } = this;
+    let unreachableSince: number | null = null;
+    let lastCheck = o.clock.now();
     while (!o.signal.aborted) {
       await sleep(o.clock, o.checkMs, o.signal).catch(() => {});
       if (o.signal.aborted) break;
       const now = o.clock.now();
+      // A long gap between two checks (the machine slept) is said, then checked at once.
       if (now - lastCheck > o.checkMs * 3 + 5000) ev.notice(`no check for ${Math.round((now - lastCheck) / 1000)} s (was the machine asleep?); checking the webhook now`);
       lastCheck = now;
       try {
         // One attempt a check: the checks themselves are the retries, and a failure is news to count.
-        await api.webhooks.retrieve(webhookId, { retries: 0 });
+        await this.api.webhooks.retrieve(this.webhookId, { retries: 0 });
         if (unreachableSince !== null) ev.notice(`the service answers again (unreachable for ${Math.round((now - unreachableSince) / 1000)} s); deliveries it held are retried by it`);
         unreachableSince = null;
       } catch (err) {
         if (err instanceof ApiError && err.status === 404) {
-          ev.notice(`webhook ${webhookId} was removed elsewhere; registering a new one`);
-          rmSync(join(recordDir, `${recordName}.json`), { force: true });
+          ev.notice(`webhook ${this.webhookId} was removed elsewhere; registering a new one`);
+          rmSync(join(this.recordDir, `${this.recordName}.json`), { force: true });
           try {
-            await register();
+            await this.register();
           } catch (again) {
-            webhookId = '';
+            this.webhookId = '';
             throw new FailedError(`the webhook could not be registered again (${(again as Error).message}); stopping`);
           }
-          ev.ready({ url, localUrl, webhookId, secret: secret!, removedLeftovers: [] });
+          readyAgain();
           continue;
         }
         if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
@@ -253,12 +319,6 @@ export async function listen(api: Api, o: ListenOptions, ev: ListenEvents): Prom
         }
       }
     }
-  } finally {
-    server.close();
-    server.closeAllConnections();
-    // What is being forwarded gets a moment to finish, then the webhook goes.
-    await Promise.race([drainForwards(), sleep(o.clock, 2000)]).catch(() => {});
-    await unregister();
   }
 }
 
