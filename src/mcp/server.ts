@@ -2,7 +2,6 @@
 // command (the profile, the key rules, the one request path, the pull engine). One tool per operation,
 // each with a JSON Schema for its input, a description an agent can act on, and annotations; resources for
 // runs and their specs. Service errors are tool errors with the service's code, never a crash.
-import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -34,6 +33,11 @@ export interface McpOptions {
   tools: readonly ToolDef[];
 }
 
+/** A tool whose `run` receives its arguments typed by its own input schema (the SDK has checked them). */
+function defineTool<S extends z.ZodRawShape>(def: Omit<ToolDef, 'input' | 'run'> & { input: S; run(args: z.infer<z.ZodObject<S>>, extra: Extra): Promise<{ text: string; data: Record<string, unknown> }> }): ToolDef {
+  return def as unknown as ToolDef;
+}
+
 const runId = z.string().min(1).describe('The run id, such as run_8fJ2kQ (from list_runs or create_run)');
 const gate = z.enum(GATE_NAMES).describe('The gate: idea, brand or final');
 
@@ -41,30 +45,30 @@ const gate = z.enum(GATE_NAMES).describe('The gate: idea, brand or final');
 export function toolDefs(api: Api, clock: Clock): ToolDef[] {
   const read = { readOnlyHint: true, idempotentHint: true, openWorldHint: false };
   return [
-    {
+    defineTool({
       name: 'list_runs',
       title: 'List runs',
       description: 'List runs, newest first, one page at a time. Filter by status; pass the next_cursor of a page to get the next one.',
       input: { status: z.enum(RUN_STATUSES).optional().describe('Only runs in this status'), limit: z.number().int().min(1).max(100).optional().describe('Runs per page (default 20)'), cursor: z.string().optional().describe('The next_cursor of the previous page') },
       annotations: read,
       run: async (a) => {
-        const page = await api.runs.list({ status: a.status as string | undefined, limit: (a.limit as number | undefined) ?? 20, cursor: a.cursor as string | undefined });
+        const page = await api.runs.list({ status: a.status, limit: a.limit ?? 20, cursor: a.cursor });
         const lines = page.data.map((r) => `${r.id} ${r.status} ${r.stage}${r.gate_pending ? ` (gate ${r.gate_pending} pending)` : ''}`);
         return { text: lines.length ? `${lines.join('\n')}${page.has_more ? `\nMore: cursor ${page.next_cursor}` : ''}` : 'No runs.', data: { runs: page.data, next_cursor: page.next_cursor, has_more: page.has_more } };
       },
-    },
-    {
+    }),
+    defineTool({
       name: 'get_run',
       title: 'Get a run',
       description: 'One run: its status, stage, the gate it waits at (if any), its app id, and its three gates.',
       input: { run_id: runId },
       annotations: read,
       run: async (a) => {
-        const [run, gates] = await Promise.all([api.runs.retrieve(a.run_id as string), api.gates.list(a.run_id as string)]);
+        const [run, gates] = await Promise.all([api.runs.retrieve(a.run_id), api.gates.list(a.run_id)]);
         return { text: `${run.id}: ${run.status} at ${run.stage}${run.gate_pending ? `, waiting at gate ${run.gate_pending}` : ''}. Gates: ${gates.map((g) => `${g.name} ${g.state}`).join(', ')}.`, data: { run, gates } };
       },
-    },
-    {
+    }),
+    defineTool({
       name: 'create_run',
       title: 'Create a run',
       description:
@@ -79,100 +83,100 @@ export function toolDefs(api: Api, clock: Clock): ToolDef[] {
       run: async (a) => {
         // The input schema has checked the shape; the service checks the rest (mode against idea or source).
         const body = { mode: a.mode, ...(a.idea ? { idea: a.idea } : {}), ...(a.source !== undefined ? { source: a.source } : {}) } as RunCreateParams;
-        const run = await api.runs.create(body, { idempotencyKey: (a.idempotency_key as string | undefined) ?? crypto.randomUUID() });
+        const run = await api.runs.create(body, { idempotencyKey: a.idempotency_key ?? crypto.randomUUID() });
         return { text: `${run.replayed ? 'Already created (same idempotency_key)' : 'Created'} ${run.id}: ${run.status} at ${run.stage}.`, data: { run, replayed: Boolean(run.replayed) } };
       },
-    },
-    {
+    }),
+    defineTool({
       name: 'cancel_run',
       title: 'Cancel a run',
       description: 'Cancel a run for good: it cannot be resumed. Only for a run that is still going.',
       input: { run_id: runId },
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
       run: async (a) => {
-        const run = await api.runs.cancel(a.run_id as string);
+        const run = await api.runs.cancel(a.run_id);
         return { text: `${run.id} is ${run.status}.`, data: { run } };
       },
-    },
-    {
+    }),
+    defineTool({
       name: 'list_gates',
       title: 'List the gates of a run',
       description: 'The three approval gates of a run (idea, brand, final): state (waiting, pending, approved, rejected), when decided, and notes.',
       input: { run_id: runId },
       annotations: read,
       run: async (a) => {
-        const gates = await api.gates.list(a.run_id as string);
+        const gates = await api.gates.list(a.run_id);
         return { text: gates.map((g) => `${g.name}: ${g.state}${g.notes ? ` (${g.notes})` : ''}`).join('\n'), data: { gates } };
       },
-    },
-    {
+    }),
+    defineTool({
       name: 'approve_gate',
       title: 'Approve a gate',
       description: 'Approve the gate a run waits at (only a pending gate). Read what is being decided first: wait_for_run gives it, or get_spec / get_scorecard.',
       input: { run_id: runId, gate, notes: z.string().optional().describe('Optional notes kept with the decision') },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       run: async (a) => {
-        const decided = await api.gates.approve(a.run_id as string, a.gate as string, a.notes as string | undefined);
+        const decided = await api.gates.approve(a.run_id, a.gate, a.notes);
         return { text: `Approved gate ${a.gate} of ${a.run_id}; the run goes on.`, data: { gate: decided } };
       },
-    },
-    {
+    }),
+    defineTool({
       name: 'reject_gate',
       title: 'Reject a gate',
       description: 'Reject the gate a run waits at, with notes saying why and what to change: the run goes back to rework that part and the gate opens again.',
       input: { run_id: runId, gate, notes: z.string().trim().min(1).describe('Why, and what to change (required)') },
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
       run: async (a) => {
-        const decided = await api.gates.reject(a.run_id as string, a.gate as string, a.notes as string);
+        const decided = await api.gates.reject(a.run_id, a.gate, a.notes);
         return { text: `Rejected gate ${a.gate} of ${a.run_id}; the run goes back with the notes.`, data: { gate: decided } };
       },
-    },
-    {
+    }),
+    defineTool({
       name: 'get_spec',
       title: 'Get the App Spec',
       description: 'The App Spec of a run: name, tagline, description, platforms, audience, monetization, brand (palette, typeface, voice), screens, features.',
       input: { run_id: runId },
       annotations: read,
       run: async (a) => {
-        const spec = await api.spec.retrieve(a.run_id as string);
+        const spec = await api.spec.retrieve(a.run_id);
         return { text: JSON.stringify(spec, null, 2), data: { spec } };
       },
-    },
-    {
+    }),
+    defineTool({
       name: 'update_spec',
       title: 'Update the App Spec',
       description: 'Change the App Spec with a JSON Merge Patch (RFC 7396): only the fields to change; null removes a field; a list is replaced whole. Refused once the run ended or its final gate was approved.',
       input: { run_id: runId, patch: z.record(z.string(), z.unknown()).describe('A JSON Merge Patch object, such as {"tagline": "Run every day", "brand": {"voice": "Warm"}}') },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       run: async (a) => {
-        const spec = await api.spec.update(a.run_id as string, a.patch as Record<string, unknown>);
-        return { text: `Updated the spec of ${a.run_id}: ${Object.keys(a.patch as object).join(', ')}.`, data: { spec } };
+        const spec = await api.spec.update(a.run_id, a.patch);
+        return { text: `Updated the spec of ${a.run_id}: ${Object.keys(a.patch).join(', ')}.`, data: { spec } };
       },
-    },
-    {
+    }),
+    defineTool({
       name: 'get_scorecard',
       title: 'Get the scorecard',
       description: 'How the app scored (beauty, harmony, score out of total, passed) and its pre-flight checks. Ready from stage 07_score on.',
       input: { run_id: runId },
       annotations: read,
       run: async (a) => {
-        const card = await api.runs.scorecard(a.run_id as string);
+        const card = await api.runs.scorecard(a.run_id);
         const failing = card.preflight.checks.filter((c) => c.status === 'fail').map((c) => c.title);
         return { text: `Score ${card.score.score}/${card.score.total} (beauty ${card.score.beauty}, harmony ${card.score.harmony}): ${card.passed ? 'passed' : 'did not pass'}. Pre-flight ${card.preflight.passed ? 'passed' : `failed: ${failing.join('; ')}`}.`, data: { scorecard: card } };
       },
-    },
-    {
+    }),
+    defineTool({
       name: 'list_artifacts',
       title: 'List the artifacts',
       description: `What a run produced, by kind (${ARTIFACT_KINDS.join(', ')}): status (pending or ready), size, files and sha256.`,
       input: { run_id: runId },
       annotations: read,
       run: async (a) => {
-        const artifacts = await api.artifacts.manifest(a.run_id as string);
+        const artifacts = await api.artifacts.manifest(a.run_id);
         return { text: artifacts.map((x) => `${x.kind}: ${x.status}${x.size !== null ? `, ${x.size} bytes` : ''}`).join('\n'), data: { artifacts } };
       },
-    },
-    {
+    }),
+    defineTool({
       name: 'pull_artifacts',
       title: 'Download artifacts',
       description:
@@ -180,23 +184,22 @@ export function toolDefs(api: Api, clock: Clock): ToolDef[] {
       input: { run_id: runId, kinds: z.array(z.enum(ARTIFACT_KINDS)).optional().describe('The kinds to pull; default every ready kind'), dir: z.string().min(1).describe('The folder to write into (made if missing), absolute or relative to where the server runs') },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       run: async (a, extra) => {
-        const dir = resolve(a.dir as string);
-        mkdirSync(dir, { recursive: true });
-        const outcome = await pullArtifacts(api, a.run_id as string, { kinds: (a.kinds as string[] | undefined) ?? [], dir, concurrency: 4, signal: extra.signal, clock });
+        const dir = resolve(a.dir); // (made by the pull engine, through src/disk.ts)
+        const outcome = await pullArtifacts(api, a.run_id, { kinds: a.kinds ?? [], dir, concurrency: 4, signal: extra.signal, clock });
         const files = outcome.files.map((f) => ({ kind: f.kind, name: f.name, path: f.path, size: f.size, sha256: f.sha256, state: f.state }));
         const text = [`${files.length} file${files.length === 1 ? '' : 's'} in ${outcome.dir}`, ...files.map((f) => `${f.state} ${f.path}`), ...outcome.failed.map((f) => `failed ${f.kind}/${f.name}: ${f.error}`), outcome.pending.length ? `not ready yet: ${outcome.pending.join(', ')}` : ''].filter(Boolean).join('\n');
         return { text, data: { dir: outcome.dir, files, pending: outcome.pending, failed: outcome.failed } };
       },
-    },
-    {
+    }),
+    defineTool({
       name: 'wait_for_run',
       title: 'Wait for a run',
       description:
         'Follow a run until a gate is pending, the run ends, or timeout_s passes, and say what happened. At a gate it also gives what is being decided: the spec summary (idea), the palette, typeface and voice (brand), or the scorecard (final); then call approve_gate or reject_gate. Sends progress notifications (stage and percent) when the request asks for them.',
       input: { run_id: runId, timeout_s: z.number().min(1).max(3600).optional().describe('Give up waiting after this many seconds (default 50); the run goes on') },
       annotations: read,
-      run: (a, extra) => waitForRun(api, clock, a.run_id as string, ((a.timeout_s as number | undefined) ?? 50) * 1000, extra),
-    },
+      run: (a, extra) => waitForRun(api, clock, a.run_id, (a.timeout_s ?? 50) * 1000, extra),
+    }),
   ];
 }
 
@@ -252,8 +255,9 @@ async function waitForRun(api: Api, clock: Clock, id: string, timeoutMs: number,
     await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++progress, message } }).catch(() => {});
   };
   const atGate = async (gateName: string) => {
-    const run = await api.runs.retrieve(id);
-    return { text: `${id} waits at gate ${gateName} (stage ${run.stage}). ${await decidingText(api, id, gateName)}`, data: { outcome: 'gate_pending', gate: gateName, run, deciding: await deciding(api, id, gateName), waited_ms: clock.now() - started } };
+    // What is being decided is fetched once (the spec or the scorecard), for the text and the data alike.
+    const [run, what] = await Promise.all([api.runs.retrieve(id), deciding(api, id, gateName)]);
+    return { text: `${id} waits at gate ${gateName} (stage ${run.stage}). ${decidingText(what)}`, data: { outcome: 'gate_pending', gate: gateName, run, deciding: what, waited_ms: clock.now() - started } };
   };
   const ended = (run: { status: string; stage: string; app_id?: string | null }) => ({ text: `${id} ended ${run.status} at ${run.stage}${run.app_id ? ` (app ${run.app_id})` : ''}.`, data: { outcome: 'ended', status: run.status, run, waited_ms: clock.now() - started } });
 
@@ -299,8 +303,7 @@ async function deciding(api: Api, id: string, gateName: string): Promise<Record<
   return { summary: { name: spec.name, tagline: spec.tagline, audience: spec.audience, monetization: spec.monetization, features: spec.features } };
 }
 
-async function decidingText(api: Api, id: string, gateName: string): Promise<string> {
-  const d = await deciding(api, id, gateName);
+function decidingText(d: Record<string, unknown>): string {
   if (d.scorecard) {
     const c = d.scorecard as { score: { score: number; total: number; beauty: number; harmony: number }; passed: boolean; preflight: { passed: boolean } };
     return `Deciding the final app: score ${c.score.score}/${c.score.total} (beauty ${c.score.beauty}, harmony ${c.score.harmony}), ${c.passed ? 'passed' : 'did not pass'}; pre-flight ${c.preflight.passed ? 'passed' : 'failed'}.`;
