@@ -1,13 +1,14 @@
 // Builds dist/ with esbuild: one small entry, every command and heavy library in chunks loaded on demand.
 // Fails if a heavy library slips into what the entry loads at start-up.
 //
-// zod and commander are bundled (into lazily loaded chunks, never the entry): loaded from node_modules,
+// zod, commander and string-width (with its Unicode tables) are bundled, into lazily loaded chunks, never the
+// entry: loaded from node_modules,
 // zod's many files and commander's CommonJS cost module resolution at every command; one compile-cached
 // chunk costs a fraction of that. Every other package stays external.
 import { build } from 'esbuild';
 import { readFileSync, rmSync } from 'node:fs';
 
-const BUNDLED = ['zod', 'commander', '@modelcontextprotocol/sdk'];
+const BUNDLED = ['zod', 'commander', '@modelcontextprotocol/sdk', 'string-width'];
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 const result = await build({

@@ -1,6 +1,6 @@
 // Tables: aligned and fitted to the terminal for people, tab-separated lines for pipes.
 import { sanitizeLine } from './sanitize.js';
-import { clipVisible } from './width.js';
+import { clipVisible, displayWidth, fitColumns } from './width.js';
 
 export interface Column {
   header: string;
@@ -18,7 +18,7 @@ export interface TableOptions {
 export function renderTable(columns: Column[], rows: string[][], opts: TableOptions): string[] {
   const cells = rows.map((r) => r.map((c) => sanitizeLine(c)));
   if (!opts.tty) return cells.map((r) => r.join('\t'));
-  const widths = columns.map((col, i) => Math.max(col.header.length, ...cells.map((r) => [...(r[i] ?? '')].length)));
+  const widths = columns.map((col, i) => Math.max(displayWidth(col.header), ...cells.map((r) => displayWidth(r[i] ?? ''))));
   const gap = 2;
   let total = widths.reduce((a, b) => a + b, 0) + gap * (columns.length - 1);
   for (let i = columns.length - 1; i >= 0 && total > opts.width; i--) {
@@ -38,14 +38,10 @@ export function renderTable(columns: Column[], rows: string[][], opts: TableOpti
       total -= cut;
     }
   }
-  const fit = (s: string, w: number) => {
-    const chars = [...s];
-    return chars.length > w ? `${chars.slice(0, Math.max(0, w - 1)).join('')}…` : s + ' '.repeat(w - chars.length);
-  };
   const line = (r: string[], row: number) =>
     r
       .map((c, i) => {
-        const text = fit(c, widths[i]!);
+        const text = fitColumns(c, widths[i]!);
         const painted = opts.paint && row >= 0 ? opts.paint(row, i, text.trimEnd()) + ' '.repeat(text.length - text.trimEnd().length) : text;
         return painted;
       })

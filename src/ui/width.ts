@@ -1,21 +1,53 @@
-// Cutting a line to a number of visible characters: colour codes (SGR) do not count and are kept.
+// Widths in terminal columns, not characters: a CJK character or most emoji take two columns, a combining
+// mark none, colour codes none. string-width (the library chalk's, ora's and inquirer's authors keep)
+// knows the Unicode tables; this file cuts and pads by them, one grapheme at a time.
+import stringWidth from 'string-width';
 
-/** The first `width` visible characters of `line`, with `mark` (… or nothing) where it was cut. */
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** How many terminal columns `text` takes (escape sequences take none). */
+export function displayWidth(text: string): number {
+  return stringWidth(text);
+}
+
+/** `text` cut to `width` columns, with `mark` (…) in the last one when it was cut; else padded with spaces. */
+export function fitColumns(text: string, width: number, mark = '…'): string {
+  const w = stringWidth(text);
+  if (w <= width) return text + ' '.repeat(width - w);
+  let out = '';
+  let used = 0;
+  const room = Math.max(0, width - stringWidth(mark));
+  for (const { segment } of graphemes.segment(text)) {
+    const sw = stringWidth(segment);
+    if (used + sw > room) break;
+    out += segment;
+    used += sw;
+  }
+  return `${out}${mark}${' '.repeat(Math.max(0, width - used - stringWidth(mark)))}`;
+}
+
+/** The first `width` columns of `line`, with `mark` (… or nothing) where it was cut; colour codes (SGR) are kept. */
 export function clipVisible(line: string, width: number, mark = ''): string {
   let visible = 0;
   let out = '';
-  for (let i = 0; i < line.length; i++) {
+  for (let i = 0; i < line.length; ) {
     if (line[i] === '\u001b') {
       const end = line.indexOf('m', i);
       if (end > 0) {
         out += line.slice(i, end + 1);
-        i = end;
+        i = end + 1;
         continue;
       }
     }
-    if (visible >= width) return `${out}${mark}${out.includes('\u001b') ? '\u001b[0m' : ''}`;
-    out += line[i];
-    visible++;
+    // The next grapheme (up to the next escape), measured in columns.
+    const next = line.indexOf('\u001b', i + 1);
+    const rest = line.slice(i, next < 0 ? undefined : next);
+    const { segment } = graphemes.segment(rest)[Symbol.iterator]().next().value!;
+    const w = stringWidth(segment);
+    if (visible + w > width) return `${out}${mark}${out.includes('\u001b') ? '\u001b[0m' : ''}`;
+    out += segment;
+    visible += w;
+    i += segment.length;
   }
   return out;
 }

@@ -103,3 +103,22 @@ describe('narrow terminals', () => {
     expect(out).toContain(url);
   });
 });
+
+describe('widths in terminal columns', () => {
+  it('lines up a table whose cells hold CJK and emoji, which take two columns each', async () => {
+    const { renderTable } = await import('../../src/ui/table.js');
+    const { displayWidth } = await import('../../src/ui/width.js');
+    const lines = renderTable([{ header: 'ID' }, { header: 'NAME' }, { header: 'STATUS' }], [['run_1', '日本語アプリ', 'running'], ['run_2', 'Plain', 'accepted'], ['run_3', 'Run 🏃🏽 club', 'failed']], { tty: true, width: 80 });
+    const statusAt = lines.map((l) => displayWidth(l.slice(0, l.search(/running|accepted|failed|STATUS/))));
+    expect(new Set(statusAt).size).toBe(1); // every STATUS cell starts in the same column
+  });
+
+  it('cuts a wide cell to its column width, never in the middle of a character', async () => {
+    const { fitColumns, displayWidth, clipVisible } = await import('../../src/ui/width.js');
+    const cut = fitColumns('日本語のアプリ', 7);
+    expect(displayWidth(cut)).toBe(7);
+    expect(cut).toBe('日本語…');
+    expect(fitColumns('ab日本', 4)).toBe('ab… '); // the wide character does not fit beside the mark: a space pads the column
+    expect(displayWidth(clipVisible('\u001b[31m日本語\u001b[0m', 5))).toBe(4);
+  });
+});
