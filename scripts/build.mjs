@@ -7,6 +7,7 @@
 // chunk costs a fraction of that. Every other package stays external.
 import { build } from 'esbuild';
 import { readFileSync, rmSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
 
 const BUNDLED = ['zod', 'commander', '@modelcontextprotocol/sdk', 'string-width'];
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -27,6 +28,14 @@ const result = await build({
           if (args.path.startsWith('node:') || BUNDLED.some((p) => args.path === p || args.path.startsWith(`${p}/`))) return undefined;
           return { path: args.path, external: true };
         });
+      },
+    },
+    {
+      // `import text from './x.md?raw'`: the file's text, as vitest reads it (the help topics' prose).
+      name: 'raw',
+      setup(b) {
+        b.onResolve({ filter: /\?raw$/ }, (args) => ({ path: resolvePath(args.resolveDir, args.path.slice(0, -4)), namespace: 'raw' }));
+        b.onLoad({ filter: /.*/, namespace: 'raw' }, (args) => ({ contents: readFileSync(args.path, 'utf8'), loader: 'text' }));
       },
     },
   ],

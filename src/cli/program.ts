@@ -29,7 +29,7 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
   ]);
   // `orc help exit-codes`: a topic (src/help/topics.ts), as text or, with --json, as data.
   const wantsHelp = argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h');
-  const help = wantsHelp ? await import('../help/topics.js') : null;
+  const help = wantsHelp ? await import('./topics.js') : null;
   const topics = help?.TOPICS ?? [];
   const topic = argv[0] === 'help' ? topics.find((t) => t.name === argv[1]) : undefined;
   if (help && topic) {
@@ -65,7 +65,7 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
   for (const [key, s] of Object.entries(GLOBAL_FLAGS)) program.addOption(optionOf(key, s));
   program.addHelpText('after', () =>
     topics.length
-      ? `\nHelp topics:\n${topics.map((t) => `  orc help ${t.name.padEnd(12)} ${t.summary}`).join('\n')}\n\nExit codes: 0 ok, 1 failure, 2 usage, 3 refused by the service, 4 auth/config, 5 run ended badly, 6 gate pending, 130 interrupted.\nDocs: README.md`
+      ? `\nHelp topics:\n${topics.map((t) => `  orc help ${t.name.padEnd(12)} ${t.summary}`).join('\n')}\n\nExit codes: 0 ok, 1 failure, 2 usage, 3 refused by the service, 4 auth/config, 5 run ended badly, 6 gate pending, 130 interrupted.\nDocs: README.md, docs/`
       : '',
   );
 
@@ -74,6 +74,7 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
     for (const a of c.args ?? []) cmd.argument(spec.usageLine(a));
     for (const [key, s] of Object.entries(c.flags ?? {})) cmd.addOption(optionOf(key, s));
     if (c.examples.length) cmd.addHelpText('after', `\nExamples:\n${c.examples.map((e) => `  $ ${e}`).join('\n')}\n`);
+    if (c.json && !c.subcommands) cmd.addHelpText('after', `\nWith --json: ${c.json}\n`);
     if (c.more) cmd.addHelpText('after', `\n${c.more}`);
     if (c.subcommands) {
       for (const sub of c.subcommands) define(cmd, sub);

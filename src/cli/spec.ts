@@ -101,6 +101,8 @@ export interface CommandSpec<F extends Flags = Flags, A extends readonly ArgSpec
   summary: string;
   args?: A;
   flags?: F;
+  /** What `--json` prints (a command that runs, not a group of them): shown in its help and in `orc help json`. */
+  json?: string;
   /** Two or three real examples, shown at the end of --help. */
   examples: readonly string[];
   /** More help after the examples (`orc mcp --help`: a client's configuration). */

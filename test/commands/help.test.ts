@@ -5,7 +5,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXIT, EXIT_CODES } from '../../src/errors.js';
-import { ENVIRONMENT, MAGIC_WORDS, TOPICS } from '../../src/help/topics.js';
+import { ENVIRONMENT, MAGIC_WORDS, TOPICS } from '../../src/cli/topics.js';
 import { magicWords } from '../../src/sandbox/generate.js';
 import { runOrc } from '../helpers/run.js';
 
@@ -56,7 +56,18 @@ describe('orc help', () => {
     for (const m of MAGIC_WORDS) expect(Object.values(magicWords(`A pitch ${m.word}`)).filter(Boolean)).toHaveLength(1);
   });
 
-  it("the README's exit codes and environment are the topics' own (npm run docs)", () => {
+  it('every command that runs says what --json prints, in its help and in orc help json', async () => {
+    const { leafCommands } = await import('../../src/cli/topics.js');
+    const all = await leafCommands();
+    expect(all.length).toBeGreaterThan(30);
+    for (const c of all) expect(c.json, c.path).toMatch(/\S/);
+    const help = await runOrc(['artifacts', 'pull', '--help']);
+    expect(help.stdout).toContain(`With --json: ${all.find((c) => c.path === 'artifacts pull')!.json}`);
+    const json = JSON.parse((await runOrc(['help', 'json', '--json'])).stdout);
+    expect(json.map((j: { command: string }) => j.command)).toEqual(all.map((c) => c.path));
+  });
+
+  it("the README's and docs' tables (commands, exit codes, JSON shapes, environment) are made from their one source (npm run docs)", () => {
     expect(() => execFileSync(process.execPath, [join(ROOT, 'scripts/docs.mjs'), '--check'], { encoding: 'utf8', stdio: 'pipe' })).not.toThrow();
   });
 });

@@ -7,6 +7,7 @@ export const METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'HEAD'] as cons
 export const api = command({
   name: 'api',
   summary: 'Make any request to the service (with your key, retries and limits) and print the answer',
+  json: 'the answer body as it came; with --paginate, one array of every item',
   args: [arg.word('method', { complete: METHODS }), arg.word('path')],
   flags: {
     data: flag.string('json|@file|-', 'the request body: JSON text, @file, or - for stdin', { complete: 'files' }),

@@ -5,6 +5,7 @@ import { arg, command, flag, handled } from '../../cli/spec.js';
 export const list = command({
   name: 'list',
   summary: 'The artifacts of a run: kind, status, size, files, sha256',
+  json: 'the manifest: an array of { kind, status, content_type, size, sha256, files, updated_at }',
   args: [arg.id('run', { complete: 'runs' })],
   examples: ['orc artifacts list run_8fJ2kQ', 'orc artifacts list run_8fJ2kQ --json | jq \'.[] | select(.status == "ready") | .kind\''],
 });
@@ -12,6 +13,7 @@ export const list = command({
 export const pull = command({
   name: 'pull',
   summary: 'Download artifacts, checked by sha256, resumable (every ready kind, or those named)',
+  json: '{ run, dir, files: [{ kind, name, path, size, sha256, state: downloaded|resumed|present }], pending: [kind], failed: [{ kind, name, path, error }] }',
   args: [arg.id('run', { complete: 'runs' }), arg.rest('kind', { complete: ARTIFACT_KINDS })],
   flags: {
     dir: flag.string('dir', 'where to put them (default: ./<run id>/)', { complete: 'files' }),

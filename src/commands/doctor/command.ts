@@ -4,6 +4,7 @@ import { command, handled } from '../../cli/spec.js';
 export const doctor = command({
   name: 'doctor',
   summary: 'Check what orc needs (Node, config, profile and keys, the service, completion, PATH) and say how to fix it',
+  json: '{ ok, checks: [{ id, status: pass|warn|fail, message, fix }] }',
   examples: ['orc doctor', 'orc doctor --json | jq ".checks[] | select(.status != \\"pass\\")"', 'orc doctor --profile prod --live'],
 });
 

@@ -10,6 +10,7 @@ const notesFlags = {
 export const list = command({
   name: 'list',
   summary: 'The three gates of a run: state, when decided, notes',
+  json: 'an array of gates: { name, state, decided_at, notes }',
   args: [arg.id('run', { complete: 'runs' })],
   examples: ['orc gate list run_8fJ2kQ', 'orc gate list run_8fJ2kQ --json'],
 });
@@ -17,6 +18,7 @@ export const list = command({
 export const approve = command({
   name: 'approve',
   summary: 'Approve a pending gate (idea, brand or final)',
+  json: '{ gate, run }: the gate as decided, and the run',
   args: [arg.id('run', { complete: 'runs' }), arg.id('gate', { complete: GATE_NAMES })],
   flags: notesFlags,
   examples: ['orc gate approve run_8fJ2kQ idea', 'orc gate approve run_8fJ2kQ final --notes "Ship it"'],
@@ -25,6 +27,7 @@ export const approve = command({
 export const reject = command({
   name: 'reject',
   summary: 'Reject a pending gate with notes; the run goes back to rework',
+  json: '{ gate, run }: the gate as decided, and the run',
   args: [arg.id('run', { complete: 'runs' }), arg.id('gate', { complete: GATE_NAMES })],
   flags: {
     notes: flag.string('text', 'why, and what to change (required; at a terminal your editor opens without it)'),

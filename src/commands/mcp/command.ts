@@ -10,6 +10,7 @@ export const MCP_CONFIG = `{
 export const mcp = command({
   name: 'mcp',
   summary: 'Run a Model Context Protocol server on stdio, so agents can drive runs and decide gates',
+  json: 'none: stdout carries the MCP protocol',
   flags: {
     readOnly: flag.bool('offer only the tools that read (no create, cancel, decide, update or download)'),
     tools: flag.string('name,name', 'offer only these tools (see the list below)'),

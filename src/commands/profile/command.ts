@@ -4,6 +4,7 @@ import { arg, command, flag, handled } from '../../cli/spec.js';
 export const add = command({
   name: 'add',
   summary: 'Add or update a profile; keys from a masked prompt or stdin, never arguments',
+  json: 'the profile, keys redacted, and where each key is kept',
   args: [arg.word('name')],
   flags: {
     baseUrl: flag.string('url', 'the service address (https://…)'),
@@ -12,15 +13,16 @@ export const add = command({
   examples: ['orc profile add prod --base-url https://api.example.com', 'printf "%s\\n" "$TEST_KEY" "$LIVE_KEY" | orc profile add ci --base-url https://api.example.com --with-key'],
 });
 
-export const list = command({ name: 'list', summary: 'List profiles (keys redacted)', examples: ['orc profile list', 'orc profile list --json'] });
-export const use = command({ name: 'use', summary: 'Make a profile the active one', args: [arg.word('name', { complete: 'profiles' })], examples: ['orc profile use prod', 'orc profile use sandbox'] });
+export const list = command({ name: 'list', summary: 'List profiles (keys redacted)', json: 'an array of profiles, keys redacted, and where each key is kept', examples: ['orc profile list', 'orc profile list --json'] });
+export const use = command({ name: 'use', summary: 'Make a profile the active one', json: '{ active_profile }', args: [arg.word('name', { complete: 'profiles' })], examples: ['orc profile use prod', 'orc profile use sandbox'] });
 export const show = command({
   name: 'show',
   summary: 'Show a profile and where each key is kept',
+  json: 'the profile, keys redacted, where each key is kept, and the config file',
   args: [arg.optionalWord('name', { complete: 'profiles' })],
   examples: ['orc profile show', 'orc profile show prod --json'],
 });
-export const remove = command({ name: 'remove', summary: 'Remove a profile and its keys', args: [arg.word('name', { complete: 'profiles' })], examples: ['orc profile remove old', 'orc profile remove old --json'] });
+export const remove = command({ name: 'remove', summary: 'Remove a profile and its keys', json: '{ name, removed: true }', args: [arg.word('name', { complete: 'profiles' })], examples: ['orc profile remove old', 'orc profile remove old --json'] });
 
 export default command({
   name: 'profile',

@@ -7,6 +7,7 @@ import { arg, command, flag, handled } from '../../cli/spec.js';
 export const create = command({
   name: 'create',
   summary: 'Create a run from an idea, or from source (ship mode)',
+  json: 'the run: { id, mode, status, stage, gate_pending, app_id, created_at, updated_at }; with --watch, NDJSON as `watch` prints',
   flags: {
     mode: flag.choice('mode', ['idea', 'ship'], 'idea or ship (default: ship with --source, else idea)'),
     pitch: flag.string('text', 'idea mode: what the app is'),
@@ -27,6 +28,7 @@ export const create = command({
 export const get = command({
   name: 'get',
   summary: 'Show one run',
+  json: 'the run: { id, mode, status, stage, gate_pending, app_id, created_at, updated_at }',
   args: [arg.id('run', { complete: 'runs' })],
   examples: ['orc run get run_8fJ2kQ', 'orc run get run_8fJ2kQ --json | jq -r .status'],
 });
@@ -34,6 +36,7 @@ export const get = command({
 export const list = command({
   name: 'list',
   summary: 'List runs, newest first',
+  json: 'an array of runs',
   flags: {
     status: flag.choice('status', RUN_STATUSES, 'only runs with this status'),
     ...LIST_FLAGS,
@@ -44,6 +47,7 @@ export const list = command({
 export const cancel = command({
   name: 'cancel',
   summary: 'Cancel a run (asks first for a live run at a terminal)',
+  json: 'the run, canceled',
   args: [arg.id('run', { complete: 'runs' })],
   flags: { yes: flag.bool('do not ask', { short: 'y' }) },
   examples: ['orc run cancel run_8fJ2kQ', 'orc run cancel run_8fJ2kQ --live --yes'],

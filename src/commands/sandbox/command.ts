@@ -7,6 +7,7 @@ const { host, port, stageMs, signedUrlTtl, retryBaseMs, rateLimit, seed, ipaMib,
 export const start = command({
   name: 'start',
   summary: 'Start the sandbox (in the foreground unless --detach)',
+  json: 'one line { listening: true, url, pid, data } once it listens; with --detach, { listening, url, detached, log }',
   flags: {
     host: flag.string(host.value, host.description, { default: host.default }),
     port: flag.int(port.value, port.description, port),
@@ -28,10 +29,11 @@ export const start = command({
 export const status = command({
   name: 'status',
   summary: 'Say whether a background sandbox is running, and where (exit 1 if not)',
+  json: '{ running, url, pid, started_at, data, … } (the key redacted) | { running: false }',
   examples: ['orc sandbox status', 'orc sandbox status --json'],
 });
 
-export const stop = command({ name: 'stop', summary: 'Stop the background sandbox', examples: ['orc sandbox stop', 'orc sandbox stop --json'] });
+export const stop = command({ name: 'stop', summary: 'Stop the background sandbox', json: '{ stopped, pid, url } | { stopped: false, running: false[, stale, pid] }', examples: ['orc sandbox stop', 'orc sandbox stop --json'] });
 
 export default command({
   name: 'sandbox',

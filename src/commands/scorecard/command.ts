@@ -4,6 +4,7 @@ import { arg, command, handled } from '../../cli/spec.js';
 export const scorecard = command({
   name: 'scorecard',
   summary: 'Show the scorecard of a run: scores as bars, then the pre-flight checks',
+  json: '{ score: { beauty, harmony, score, total }, passed, preflight: { passed, checks: [{ id, title, status, detail }] } }',
   args: [arg.id('run', { complete: 'runs' })],
   examples: ['orc scorecard run_8fJ2kQ', 'orc scorecard run_8fJ2kQ --json | jq .passed'],
 });

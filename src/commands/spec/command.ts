@@ -7,6 +7,7 @@ const format = flag.choice('format', SPEC_FORMATS, 'yaml (for people) or json', 
 export const get = command({
   name: 'get',
   summary: 'Print the App Spec of a run (YAML; --format json, or --json)',
+  json: 'the App Spec',
   args: [arg.id('run', { complete: 'runs' })],
   flags: { format },
   examples: ['orc spec get run_8fJ2kQ', 'orc spec get run_8fJ2kQ --format json > spec.json', 'orc spec get run_8fJ2kQ --json | jq .brand.palette'],
@@ -15,6 +16,7 @@ export const get = command({
 export const edit = command({
   name: 'edit',
   summary: 'Edit the App Spec in your editor, or with --set/--unset/--file; sends only what changed',
+  json: 'the App Spec as updated; { "changed": false } when nothing was sent; with --dry-run, the merge patch',
   args: [arg.id('run', { complete: 'runs' })],
   flags: {
     format,

@@ -9,6 +9,7 @@ const eventsHelp = `event kinds, comma-separated, or * for all (${EVENT_KINDS.jo
 export const add = command({
   name: 'add',
   summary: 'Register a webhook; prints its signing secret once',
+  json: 'the webhook with its secret: { id, url, events, status, created_at, secret }',
   flags: {
     url: flag.string('url', 'where deliveries go: https://…, or http:// to this machine'),
     events: flag.string(EVENTS_VALUE, eventsHelp, { complete: ['*', ...EVENT_KINDS] }),
@@ -19,12 +20,14 @@ export const add = command({
 export const list = command({
   name: 'list',
   summary: 'List webhooks (never their secrets)',
+  json: 'an array of webhooks, never a secret',
   examples: ['orc webhook list', 'orc webhook list --json | jq -r ".[].id"'],
 });
 
 export const get = command({
   name: 'get',
   summary: 'Show one webhook (never its secret)',
+  json: 'the webhook, never its secret',
   args: [arg.id('webhook', { complete: 'webhooks' })],
   examples: ['orc webhook get wh_4Tq9', 'orc webhook get wh_4Tq9 --json'],
 });
@@ -32,6 +35,7 @@ export const get = command({
 export const remove = command({
   name: 'remove',
   summary: 'Remove a webhook (asks first at a terminal; --yes otherwise)',
+  json: '{ id, deleted: true }',
   args: [arg.id('webhook', { complete: 'webhooks' })],
   flags: { yes: flag.bool('remove without asking', { short: 'y' }) },
   examples: ['orc webhook remove wh_4Tq9', 'orc webhook remove wh_4Tq9 --yes'],
@@ -40,6 +44,7 @@ export const remove = command({
 export const deliveries = command({
   name: 'deliveries',
   summary: 'The deliveries of a webhook: event, status, attempts, last status code, next attempt',
+  json: 'an array of { id, event_id, event_type, status, attempts, last_status_code, next_attempt_at, created_at }',
   args: [arg.id('webhook', { complete: 'webhooks' })],
   flags: { status: flag.choice('status', ['pending', 'succeeded', 'failed'] as const, 'only deliveries in this state') },
   examples: ['orc webhook deliveries wh_4Tq9', 'orc webhook deliveries wh_4Tq9 --status failed --json'],
@@ -48,6 +53,7 @@ export const deliveries = command({
 export const redeliver = command({
   name: 'redeliver',
   summary: 'Queue one delivery again (its retries start afresh)',
+  json: 'the delivery, queued again',
   args: [arg.id('webhook', { complete: 'webhooks' }), arg.id('delivery')],
   examples: ['orc webhook redeliver wh_4Tq9 dlv_8Kx2', 'orc webhook deliveries wh_4Tq9 --status failed --json | jq -r ".[].id" | xargs -n1 orc webhook redeliver wh_4Tq9'],
 });
@@ -55,6 +61,7 @@ export const redeliver = command({
 export const verify = command({
   name: 'verify',
   summary: 'Check a delivery’s signature offline: exit 0 when valid, 3 with the reason when not',
+  json: '{ valid: true, timestamp, signed_at, age_s } | { valid: false, reason, message }',
   flags: {
     secret: flag.string('whsec_…|-', 'the signing secret, or - to read it from stdin (keeps it out of the process list)'),
     header: flag.string('value', 'the X-Service-Signature header as received (t=…,v1=…)'),
@@ -71,6 +78,7 @@ export const verify = command({
 export const listen = command({
   name: 'listen',
   summary: 'Receive events here: a webhook registered at a local listener while it runs, deliveries verified, shown and forwarded',
+  json: 'NDJSON: each verified event as received, one a line',
   flags: {
     events: flag.string(EVENTS_VALUE, `${eventsHelp}; default *`, { complete: ['*', ...EVENT_KINDS] }),
     forwardTo: flag.string('url', 'POST each verified event to your app here, with its original body and headers'),

@@ -3,6 +3,10 @@
 // (`npm run docs`; a test keeps them the same).
 import { EVENT_KINDS } from '../contract/events.js';
 import { EXIT_CODES } from '../errors.js';
+import artifacts from '../../docs/topics/artifacts.md?raw';
+import profiles from '../../docs/topics/profiles.md?raw';
+import watching from '../../docs/topics/watching.md?raw';
+import webhooks from '../../docs/topics/webhooks.md?raw';
 
 export interface EnvVar {
   name: string;
@@ -37,36 +41,6 @@ export const ENVIRONMENT: readonly EnvVar[] = [
   { name: 'XDG_DATA_HOME', meaning: '`orc doctor`: where bash-completion looks for completions (~/.local/share)' },
 ];
 
-export interface JsonShape {
-  command: string;
-  shape: string;
-}
-
-export const JSON_SHAPES: readonly JsonShape[] = [
-  { command: 'run create | get | cancel', shape: 'the run: { id, mode, status, stage, gate_pending, app_id, created_at, updated_at }' },
-  { command: 'run list', shape: 'an array of runs' },
-  { command: 'watch, run create --watch', shape: 'NDJSON: one event envelope a line, { id, type, created_at, run_id, data }, as it arrives ("synthetic": true when polled)' },
-  { command: 'gate list', shape: 'an array of gates: { name, state, decided_at, notes }' },
-  { command: 'gate approve | reject', shape: 'the gate as decided' },
-  { command: 'spec get', shape: 'the App Spec' },
-  { command: 'spec edit', shape: 'the App Spec as updated; { "changed": false } when nothing was sent; with --dry-run, the merge patch' },
-  { command: 'scorecard', shape: '{ score: { beauty, harmony, score, total }, passed, preflight: { passed, checks: [{ id, title, status, detail }] } }' },
-  { command: 'artifacts list', shape: 'the manifest: an array of { kind, status, content_type, size, sha256, files, updated_at }' },
-  { command: 'artifacts pull', shape: '{ run, dir, files: [{ kind, name, path, size, sha256, state: downloaded|resumed|present }], pending: [kind], failed: [{ kind, name, path, error }] }' },
-  { command: 'webhook add', shape: 'the webhook with its secret: { id, url, events, status, created_at, secret }' },
-  { command: 'webhook list | get', shape: 'an array of webhooks | one webhook, never a secret' },
-  { command: 'webhook remove', shape: '{ id, deleted: true }' },
-  { command: 'webhook deliveries', shape: 'an array of { id, event_id, event_type, status, attempts, last_status_code, next_attempt_at, created_at }' },
-  { command: 'webhook redeliver', shape: 'the delivery, queued again' },
-  { command: 'webhook verify', shape: '{ valid: true, timestamp, signed_at, age_s } | { valid: false, reason, message }' },
-  { command: 'webhook listen', shape: 'NDJSON: each verified event as received, one a line' },
-  { command: 'api', shape: 'the answer body as it came; with --paginate, one array of every item' },
-  { command: 'doctor', shape: '{ ok, checks: [{ id, status: pass|warn|fail, message, fix }] }' },
-  { command: 'profile list | show', shape: 'profiles with keys redacted, and where each key is kept' },
-  { command: 'sandbox status', shape: '{ running, url, pid, … }' },
-  { command: '--version', shape: '{ version }' },
-];
-
 export const MAGIC_WORDS: ReadonlyArray<{ word: string; effect: string }> = [
   { word: '#fail', effect: 'the run fails at 05_build' },
   { word: '#reject', effect: 'app review rejects the run' },
@@ -99,15 +73,26 @@ export const TOPICS: readonly Topic[] = [
     data: async () => ENVIRONMENT,
   },
   {
+    name: 'commands',
+    summary: 'every command, one line each',
+    text: async () => {
+      const all = await leafCommands();
+      const width = Math.max(...all.map((c) => c.usage.length));
+      return all.flatMap((c) => wrap(c.summary, width + 4).map((l, i) => (i === 0 ? `${c.usage.padEnd(width)}    ${l.trimStart()}` : l)));
+    },
+    data: async () => (await leafCommands()).map(({ usage, summary }) => ({ usage, summary })),
+  },
+  {
     name: 'json',
     summary: "the shape of each command's --json output",
     text: async () => [
       'With --json, stdout is exactly one JSON document (or NDJSON for streams); messages stay on stderr.',
       '',
-      ...JSON_SHAPES.flatMap((j) => [j.command, ...wrap(j.shape, 4)]),
+      ...(await leafCommands()).flatMap((c) => [c.path, ...wrap(c.json, 4)]),
     ],
-    data: async () => JSON_SHAPES,
+    data: async () => (await leafCommands()).map((c) => ({ command: c.path, shape: c.json })),
   },
+  ...markdownTopics(),
   {
     name: 'sandbox',
     summary: "the local sandbox: its knobs (flags) and magic words",
@@ -125,11 +110,48 @@ export const TOPICS: readonly Topic[] = [
         ...MAGIC_WORDS.map((m) => `  ${m.word.padEnd(10)}  ${m.effect}`),
         '',
         `Event kinds: ${EVENT_KINDS.join(', ')}.`,
+        '',
+        'More: docs/sandbox.md (what it emulates, its store, its decisions).',
       ];
     },
     data: async () => ({ knobs: await sandboxKnobs(), magic_words: MAGIC_WORDS, event_kinds: EVENT_KINDS }),
   },
 ];
+
+/** The topics written as prose, one markdown file each in docs/topics/ (bundled into the help chunk). */
+function markdownTopics(): Topic[] {
+  const topics: Array<[string, string, string]> = [
+    ['watching', 'watching a run and deciding its gates: the view, the prompt, flags for scripts, the stream', watching],
+    ['artifacts', 'the spec, the scorecard and the artifacts: editing, pulling, resuming, safety', artifacts],
+    ['webhooks', 'webhooks: adding them, verifying signatures offline, listening and forwarding locally', webhooks],
+    ['profiles', 'profiles and keys: where keys are kept, live and test, the rules a key obeys', profiles],
+  ];
+  return topics.map(([name, summary, text]) => ({ name, summary, text: async () => text.trimEnd().split('\n'), data: async () => ({ name, markdown: text }) }));
+}
+
+export interface LeafCommand {
+  /** `run create` */
+  path: string;
+  /** `orc run create [flags]`, or with its arguments: `orc gate approve <run> <gate> [flags]` */
+  usage: string;
+  summary: string;
+  json: string;
+}
+
+/** Every command that runs (not the groups), from the command specs, in the order `orc --help` lists them. */
+export async function leafCommands(): Promise<LeafCommand[]> {
+  const [{ NOUNS }, spec] = await Promise.all([import('../commands/index.js'), import('./spec.js')]);
+  const out: LeafCommand[] = [];
+  const walk = (c: import('./spec.js').CommandSpec, prefix: string[]) => {
+    const path = [...prefix, c.name];
+    if (c.subcommands) return c.subcommands.forEach((sub) => walk(sub, path));
+    const args = (c.args ?? []).map((a) => spec.usageLine(a));
+    const flags = Object.values(c.flags ?? {}).some((f) => !f.hidden) ? ['[flags]'] : [];
+    out.push({ path: path.join(' '), usage: ['orc', ...path, ...args, ...flags].join(' '), summary: c.summary, json: c.json ?? '' });
+  };
+  for (const n of NOUNS) walk((await n.load()).default, []);
+  return out;
+}
 
 /** The sandbox's flags, from its knobs (the one source). */
 async function sandboxKnobs(): Promise<Array<{ flag: string; description: string; default?: string }>> {
@@ -159,6 +181,10 @@ export async function topicMarkdown(name: string): Promise<string> {
   switch (name) {
     case 'exit-codes':
       return ['| code | meaning | when | what a script should do |', '|---|---|---|---|', ...EXIT_CODES.map((c) => `| ${c.code} | ${c.meaning} | ${cell(c.when)} | ${cell(c.script)} |`)].join('\n');
+    case 'commands':
+      return ['| command | what it does |', '|---|---|', ...(await leafCommands()).map((c) => `| \`${cell(c.usage)}\` | ${cell(c.summary)} |`)].join('\n');
+    case 'json':
+      return ['| command | `--json` prints |', '|---|---|', ...(await leafCommands()).map((c) => `| \`${c.path}\` | ${cell(c.json)} |`)].join('\n');
     case 'environment':
       return ['| variable | meaning |', '|---|---|', ...ENVIRONMENT.map((e) => `| \`${e.name}\` | ${cell(e.meaning)} |`)].join('\n');
     default:
