@@ -90,7 +90,7 @@ describe('the lock on a spec', () => {
   const apiWith = (status: string, final: string) =>
     ({ runs: { retrieve: async () => ({ status }) }, gates: { list: async () => [{ name: 'idea', state: 'approved' }, { name: 'final', state: final }] } }) as never;
   it('says why: the run ended, or its final gate was approved while it still runs', async () => {
-    const { lockReason } = await import('../../src/app-spec/edit.js');
+    const { lockReason } = await import('../../src/commands/spec/editor-loop.js');
     expect(await lockReason(apiWith('awaiting_approval', 'pending'), 'run_1')).toBeNull();
     expect(await lockReason(apiWith('running', 'approved'), 'run_1')).toMatch(/final gate was approved/);
     expect(await lockReason(apiWith('failed', 'pending'), 'run_1')).toBe('the run is failed');

@@ -4,7 +4,7 @@ import { ApiError } from '../../api/index.js';
 import { applyMergePatch } from '../../contract/merge-patch.js';
 import { UsageError } from '../../errors.js';
 import { checkSpec, specPatch, type Spec } from '../../app-spec/document.js';
-import { assertEditable, changedFields, describe, editInEditor, refusal, showDiff } from '../../app-spec/edit.js';
+import { assertEditable, changedFields, describe, editInEditor, refusal, showDiff } from './editor-loop.js';
 import { parseAssignment, setPath, splitPath, unsetPath } from '../../app-spec/paths.js';
 import { parseJsonInput, readInput } from '../input.js';
 import type { ArgsOf, FlagsOf } from '../../cli/spec.js';

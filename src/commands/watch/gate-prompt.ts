@@ -72,7 +72,7 @@ export async function decideAtPrompt(ctx: Context, api: Api, runId: string, gate
         }
         case 'edit-spec': {
           // The same edit as `orc spec edit`: YAML in the editor, checked here, the diff shown and confirmed.
-          const { editInEditor, changedFields } = await import('../../app-spec/edit.js');
+          const { editInEditor, changedFields } = await import('../spec/editor-loop.js');
           const outcome = await editInEditor(ctx, api, runId, { format: 'yaml', yes: false, signal });
           if (outcome.kind === 'unchanged') say('No changes; nothing was sent.');
           else if (outcome.kind === 'declined') say(`Nothing was sent. Your edit is kept in ${outcome.kept}`);

@@ -6,15 +6,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ApiError, type Api } from '../api/index.js';
-import { TERMINAL_STATUSES } from '../contract/events.js';
-import type { Context } from '../context.js';
-import { exitCodeOf, OrcError, RefusedError, RetoldError, UsageError } from '../errors.js';
-import { Problem as Explained } from '../problem.js';
-import { editorCommand, openEditor } from '../ui/editor.js';
-import { sanitizeLine } from '../ui/sanitize.js';
-import { loadStyle } from '../ui/style.js';
-import { bodyOf, diffHunks, editorBody, editorDocument, formatSpec, lineDiff, parseDocument, patchPaths, specJsonSchema, specPatch, type Problem, type Spec, type SpecFormat } from './document.js';
+import { ApiError, type Api } from '../../api/index.js';
+import { TERMINAL_STATUSES } from '../../contract/events.js';
+import type { Context } from '../../context.js';
+import { exitCodeOf, OrcError, RefusedError, RetoldError, UsageError } from '../../errors.js';
+import { Problem as Explained } from '../../problem.js';
+import { editorCommand, openEditor } from '../../ui/editor.js';
+import { sanitizeLine } from '../../ui/sanitize.js';
+import { loadStyle } from '../../ui/style.js';
+import { bodyOf, diffHunks, editorBody, editorDocument, formatSpec, lineDiff, parseDocument, patchPaths, specJsonSchema, specPatch, type Problem, type Spec, type SpecFormat } from '../../app-spec/document.js';
 
 export type EditOutcome = { kind: 'updated'; spec: Spec; patch: Spec } | { kind: 'unchanged' } | { kind: 'declined'; kept: string };
 
