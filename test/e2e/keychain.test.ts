@@ -1,7 +1,8 @@
 // The live key in a real OS keychain: a session bus and an unlocked gnome-keyring (Secret Service), as a
 // Linux desktop has. `profile add` stores it there and not in config.json, commands read it back, and
 // `profile remove` deletes it. Without a keychain, orc says once, clearly, that the key went to the file.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshConfigDir, orc } from '../helpers/cli.js';
@@ -58,7 +59,10 @@ describe.runIf(withKeyring)('the live key in the OS keychain', () => {
 
   it('without a keychain on the bus, the key goes to the 0600 file and orc says so once', async () => {
     const configDir = freshConfigDir();
-    const env = { HOME: keyring.env.HOME, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/bus', ORC_NO_KEYCHAIN: undefined };
+    // Nothing a keychain client could find: no bus, and a home and runtime folder of its own (none of the
+    // running keyring's sockets or files).
+    const bare = mkdtempSync(join(tmpdir(), 'orc-no-keychain-'));
+    const env = { HOME: bare, XDG_RUNTIME_DIR: bare, XDG_DATA_HOME: join(bare, 'data'), DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/bus', ORC_NO_KEYCHAIN: undefined };
     const added = await orc(['profile', 'add', 'prod', '--base-url', 'https://orc-keychain-test.invalid', '--with-key', '--json'], { configDir, env, input: `${LIVE}\n` });
     expect(added.exitCode, added.stderr).toBe(0);
     expect(added.stderr.match(/warning: no OS keychain answered/g)).toHaveLength(1);
