@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshConfigDir, ORC_BIN } from '../helpers/cli.js';
-import { readSse, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { quickClock, readSse, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { TmuxSession } from '../helpers/tmux.js';
 import { needTool } from '../helpers/tools.js';
 
@@ -12,7 +12,7 @@ const withTmux = needTool('tmux', `the terminal tests in ${import.meta.filename.
 
 let sb: TestSandbox;
 beforeAll(async () => {
-  sb = await startTestSandbox({ stageMs: 60 });
+  sb = await startTestSandbox({ stageMs: 60, clock: quickClock() });
 });
 afterAll(() => sb.close());
 

@@ -291,7 +291,7 @@ describe('orc sandbox start --detach, status, stop', () => {
     // A pid that ran and is gone.
     const dead = (await execa(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'])).stdout;
     const rounds = await Promise.all(
-      Array.from({ length: 8 }, async () => {
+      Array.from({ length: 5 }, async () => {
         const data = mkdtempSync(join(tmpdir(), 'orc-race-'));
         writeFileSync(join(data, 'sandbox.lock'), `${dead}\n`);
         const both = [orc(['sandbox', 'start', '--port', '0', '--data-dir', data], { timeout: 30_000 }), orc(['sandbox', 'start', '--port', '0', '--data-dir', data], { timeout: 30_000 })];

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshConfigDir, orc } from '../helpers/cli.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { quickClock, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { until } from '../helpers/until.js';
 
 interface Got {
@@ -22,7 +22,7 @@ let sb: TestSandbox;
 let proxy: FaultProxy;
 let app: { url: string; got: Got[]; answer: (body: string, n: number) => number; close(): Promise<void> };
 beforeAll(async () => {
-  sb = await startTestSandbox({ stageMs: 40, retryBaseMs: 20 });
+  sb = await startTestSandbox({ stageMs: 40, retryBaseMs: 20, clock: quickClock() });
   proxy = await startFaultProxy(sb.url);
   const got: Got[] = [];
   const state = { answer: (_b: string, _n: number) => 200 };
