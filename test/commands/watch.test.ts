@@ -89,13 +89,13 @@ describe('orc watch', () => {
 
   it.each([
     ['cut mid-event', { stall: false, idle: '45' }],
-    ['gone silent', { stall: true, idle: '10' }],
+    ['gone silent', { stall: true, idle: '6' }],
   ])('through a proxy whose stream is %s: the same NDJSON as an uncut run, no gap, no duplicate', async (_name, { stall, idle }) => {
     // Every stream connection is cut after a different number of bytes, so the cuts fall mid-frame.
     let cuts = 0;
     shared.proxy.plan = (req) => (req.url.endsWith('/events') && cuts++ < 4 ? { kind: 'cut-body', afterBytes: 700 + 1331 * cuts, stall } : { kind: 'pass' });
     // Gone silent: the idle timeout must fire on real silence, so that case runs on real time made 20 times
-    // faster (10 s of silence is half a second; a 2 s reconnect wait is a tenth).
+    // faster (6 s of silence is 0.3 s; a 2 s reconnect wait is a tenth).
     const r = await orc(['run', 'create', ...idea('A flaky network'), '--watch', '--approve', 'idea,brand,final', '--json'], { env: { ORC_BASE_URL: shared.proxy.url, ORC_WATCH_IDLE_TIMEOUT: idle }, clock: stall ? new ScaledClock(20) : quickWaits() });
     expect(r.exitCode, r.stderr).toBe(0);
     const events = ndjson(r.stdout);
