@@ -4,7 +4,10 @@ const SERVICE = 'orc';
 
 async function entry(account: string) {
   const { Entry } = await import('@napi-rs/keyring');
-  return new Entry(SERVICE, account);
+  // On Linux only the Secret Service keeps a key across reboots: the kernel's keyutils store (which the
+  // library may fall back to when no Secret Service answers) forgets it, and a live key moved out of the
+  // config file into it would be lost. No Secret Service: no keychain, and the key goes to the 0600 file.
+  return new Entry(SERVICE, account, { linux: { store: 'secret-service' } });
 }
 
 export const liveKeyAccount = (profile: string) => `${profile}:live_key`;
