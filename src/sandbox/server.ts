@@ -35,7 +35,7 @@ export interface SandboxOptions {
   seed: number;
   /** A SQLite file, or ':memory:'. */
   dataPath: string;
-  keepAliveMs: number;
+  keepaliveMs: number;
   version: string;
   /** How long a request body may take to arrive after its headers (CONTRACT.md: 30 s). */
   bodyTimeoutMs: number;
@@ -65,7 +65,7 @@ export const SANDBOX_DEFAULTS: SandboxOptions = {
   rateLimit: KNOBS.rateLimit.default,
   seed: KNOBS.seed.default,
   dataPath: ':memory:',
-  keepAliveMs: KNOBS.keepaliveMs.default,
+  keepaliveMs: KNOBS.keepaliveMs.default,
   version: '0.0.0',
   bodyTimeoutMs: 30_000,
   ipaMib: KNOBS.ipaMib.default,
@@ -112,7 +112,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
   const service = new SandboxService(store, { stageMs: opts.stageMs, seed: opts.seed, clock, log });
   const dispatcher = new WebhookDispatcher(store, { retryBaseMs: opts.retryBaseMs, userAgent: `orc-sandbox/${opts.version}`, clock, log });
   const artifacts = new Artifacts(store.meta('file_secret', () => randomBytes(32).toString('hex')), opts.signedUrlTtl, opts.ipaMib);
-  const hub = new SseHub(service, opts.keepAliveMs, clock);
+  const hub = new SseHub(service, opts.keepaliveMs, clock);
   const limiter = new RateLimiter(opts.rateLimit, clock);
   const idempotency = new Idempotency(store, clock);
   const reqPrefix = randomBytes(4).toString('hex');

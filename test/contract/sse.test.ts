@@ -5,7 +5,7 @@ import { KEY, driveToEnd, readSse, startTestSandbox, type TestSandbox } from '..
 
 let sb: TestSandbox;
 beforeAll(async () => {
-  sb = await startTestSandbox({ keepAliveMs: 40 });
+  sb = await startTestSandbox({ keepaliveMs: 40 });
 });
 afterAll(() => sb.close());
 

@@ -24,20 +24,9 @@ export function sandboxOptions(flags: StartFlags, configDir: string, env: NodeJS
   const host = flags.host.trim();
   if (!host) throw new UsageError('--host must not be empty');
   const dataDir = flags.memory ? null : resolve(flags.dataDir ?? join(configDir, 'sandbox'));
-  return {
-    host,
-    port: flags.port,
-    apiKey,
-    stageMs: flags.stageMs,
-    signedUrlTtl: flags.signedUrlTtl,
-    retryBaseMs: flags.retryBaseMs,
-    rateLimit: flags.rateLimit,
-    seed: flags.seed,
-    ipaMib: flags.ipaMib,
-    keepAliveMs: flags.keepaliveMs,
-    dataDir,
-    dataPath: dataDir ? join(dataDir, 'sandbox.db') : ':memory:',
-  };
+  // Each knob's flag is its option, by the same name (src/contract/sandbox-knobs.ts).
+  const knobs = Object.fromEntries(KNOB_NAMES.map((k) => [k, flags[k]])) as { [K in (typeof KNOB_NAMES)[number]]: StartFlags[K] };
+  return { ...knobs, host, apiKey, dataDir, dataPath: dataDir ? join(dataDir, 'sandbox.db') : ':memory:' };
 }
 
 export default async function start(ctx: Context, _args: [], flags: StartFlags): Promise<number> {
