@@ -13,15 +13,15 @@ _orc() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in -*) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--field|--tools|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--field|--tools|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--clock|--import|--by|--to|--run|--stage|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
     cand="${path:+$path }$w"
-    case "$cand" in 'run'|'run create'|'run get'|'run list'|'run cancel'|'watch'|'gate'|'gate list'|'gate approve'|'gate reject'|'spec'|'spec get'|'spec edit'|'scorecard'|'artifacts'|'artifacts list'|'artifacts pull'|'webhook'|'webhook add'|'webhook list'|'webhook get'|'webhook remove'|'webhook deliveries'|'webhook redeliver'|'webhook verify'|'webhook listen'|'api'|'doctor'|'mcp'|'profile'|'profile add'|'profile list'|'profile use'|'profile show'|'profile remove'|'completion'|'sandbox'|'sandbox start'|'sandbox status'|'sandbox stop') path="$cand" ;; *) break ;; esac
+    case "$cand" in 'run'|'run create'|'run get'|'run list'|'run cancel'|'watch'|'gate'|'gate list'|'gate approve'|'gate reject'|'spec'|'spec get'|'spec edit'|'scorecard'|'artifacts'|'artifacts list'|'artifacts pull'|'webhook'|'webhook add'|'webhook list'|'webhook get'|'webhook remove'|'webhook deliveries'|'webhook redeliver'|'webhook verify'|'webhook listen'|'api'|'doctor'|'mcp'|'profile'|'profile add'|'profile list'|'profile use'|'profile show'|'profile remove'|'completion'|'sandbox'|'sandbox start'|'sandbox status'|'sandbox stop'|'sandbox clock'|'sandbox advance'|'sandbox trigger'|'sandbox fault'|'sandbox fault add'|'sandbox fault list'|'sandbox fault remove'|'sandbox fault clear'|'sandbox reset'|'sandbox export'|'sandbox exec'|'sandbox logs') path="$cand" ;; *) break ;; esac
   done
   # The arguments after the command path, so far.
   for (( ; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in -*) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--field|--tools|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--field|--tools|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--clock|--import|--by|--to|--run|--stage|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
     npos=$((npos + 1))
   done
   case "$path|$prev" in
@@ -83,9 +83,27 @@ _orc() {
     'completion|--profile') _orc_dynamic profiles; return ;;
     'sandbox|--profile') _orc_dynamic profiles; return ;;
     'sandbox start|--data-dir') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    'sandbox start|--clock') COMPREPLY=($(compgen -W 'real manual' -- "$cur")); return ;;
+    'sandbox start|--import') COMPREPLY=($(compgen -f -- "$cur")); return ;;
     'sandbox start|--profile') _orc_dynamic profiles; return ;;
     'sandbox status|--profile') _orc_dynamic profiles; return ;;
     'sandbox stop|--profile') _orc_dynamic profiles; return ;;
+    'sandbox clock|--profile') _orc_dynamic profiles; return ;;
+    'sandbox advance|--profile') _orc_dynamic profiles; return ;;
+    'sandbox trigger|--gate') COMPREPLY=($(compgen -W 'idea brand final' -- "$cur")); return ;;
+    'sandbox trigger|--profile') _orc_dynamic profiles; return ;;
+    'sandbox fault|--profile') _orc_dynamic profiles; return ;;
+    'sandbox fault add|--status') COMPREPLY=($(compgen -W '429 500 503' -- "$cur")); return ;;
+    'sandbox fault add|--profile') _orc_dynamic profiles; return ;;
+    'sandbox fault list|--profile') _orc_dynamic profiles; return ;;
+    'sandbox fault remove|--profile') _orc_dynamic profiles; return ;;
+    'sandbox fault clear|--profile') _orc_dynamic profiles; return ;;
+    'sandbox reset|--profile') _orc_dynamic profiles; return ;;
+    'sandbox export|--profile') _orc_dynamic profiles; return ;;
+    'sandbox exec|--clock') COMPREPLY=($(compgen -W 'real manual' -- "$cur")); return ;;
+    'sandbox exec|--import') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    'sandbox exec|--profile') _orc_dynamic profiles; return ;;
+    'sandbox logs|--profile') _orc_dynamic profiles; return ;;
   esac
   if [[ "$cur" != -* ]]; then
     case "$path|$npos" in
@@ -124,6 +142,20 @@ _orc() {
       'profile show|0') _orc_dynamic profiles; return ;;
       'profile remove|0') _orc_dynamic profiles; return ;;
       'completion|0') COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur")); return ;;
+      'sandbox advance|0') _orc_dynamic runs; return ;;
+      'sandbox trigger|0') COMPREPLY=($(compgen -W 'run.created run.stage_changed run.gate_pending run.gate_resolved run.scored run.accepted run.rejected run.failed run.canceled' -- "$cur")); return ;;
+      'sandbox fault remove|0') COMPREPLY=(); return ;;
+      'sandbox export|0') COMPREPLY=(); return ;;
+      'sandbox exec|0') COMPREPLY=(); return ;;
+      'sandbox exec|1') COMPREPLY=(); return ;;
+      'sandbox exec|2') COMPREPLY=(); return ;;
+      'sandbox exec|3') COMPREPLY=(); return ;;
+      'sandbox exec|4') COMPREPLY=(); return ;;
+      'sandbox exec|5') COMPREPLY=(); return ;;
+      'sandbox exec|6') COMPREPLY=(); return ;;
+      'sandbox exec|7') COMPREPLY=(); return ;;
+      'sandbox exec|8') COMPREPLY=(); return ;;
+      'sandbox exec|9') COMPREPLY=(); return ;;
     esac
   fi
   case "$prev" in
@@ -138,7 +170,7 @@ _orc() {
     --idempotency-key) COMPREPLY=(); return ;;
     --on-gate) COMPREPLY=($(compgen -W 'prompt wait exit' -- "$cur")); return ;;
     --approve) COMPREPLY=($(compgen -W 'idea,brand,final idea brand final' -- "$cur")); return ;;
-    --status) COMPREPLY=($(compgen -W 'pending succeeded failed' -- "$cur")); return ;;
+    --status) COMPREPLY=($(compgen -W '429 500 503' -- "$cur")); return ;;
     --limit) COMPREPLY=(); return ;;
     --notes) COMPREPLY=(); return ;;
     --notes-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -170,6 +202,21 @@ _orc() {
     --seed) COMPREPLY=(); return ;;
     --ipa-mib) COMPREPLY=(); return ;;
     --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --clock) COMPREPLY=($(compgen -W 'real manual' -- "$cur")); return ;;
+    --import) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --by) COMPREPLY=(); return ;;
+    --to) COMPREPLY=(); return ;;
+    --run) COMPREPLY=(); return ;;
+    --stage) COMPREPLY=(); return ;;
+    --gate) COMPREPLY=($(compgen -W 'idea brand final' -- "$cur")); return ;;
+    --error) COMPREPLY=(); return ;;
+    --reason) COMPREPLY=(); return ;;
+    --route) COMPREPLY=(); return ;;
+    --webhook) COMPREPLY=(); return ;;
+    --latency) COMPREPLY=(); return ;;
+    --cut-after) COMPREPLY=(); return ;;
+    --times) COMPREPLY=(); return ;;
+    --probability) COMPREPLY=(); return ;;
   esac
   local subs flags
   case "$path" in
@@ -210,10 +257,22 @@ _orc() {
     'profile show') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'profile remove') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'completion') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'sandbox') subs='start status stop'; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'sandbox start') subs=''; flags='--host --port --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --memory --detach --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox') subs='start status stop clock advance trigger fault reset export exec logs'; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox start') subs=''; flags='--host --port --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --memory --detach --clock --import --verbose --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'sandbox status') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'sandbox stop') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox clock') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox advance') subs=''; flags='--by --to --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox trigger') subs=''; flags='--run --stage --gate --error --reason --not-passed --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox fault') subs='add list remove clear'; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox fault add') subs=''; flags='--route --webhook --status --latency --reset --cut-after --times --probability --seed --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox fault list') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox fault remove') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox fault clear') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox reset') subs=''; flags='--yes -y --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox export') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox exec') subs=''; flags='--stage-ms --retry-base-ms --rate-limit --seed --ipa-mib --clock --import --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox logs') subs=''; flags='--follow -f --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
   esac
   if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$flags" -- "$cur")); else COMPREPLY=($(compgen -W "$subs" -- "$cur")); fi
 }

@@ -16,3 +16,12 @@ export function formatDuration(ms: number, { compact = false }: { compact?: bool
   if (s < 7200) return `${Math.round(s / 60)} min`;
   return `${Math.round(s / 3600)} h`;
 }
+
+/** "90s", "15m", "3h", "2d" or plain seconds ("45", "1.5") as milliseconds; null when it is none of those. */
+export function parseDuration(text: string): number | null {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(text);
+  if (!m) return null;
+  const n = Number(m[1]);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h' | 'd'];
+  return n * unit;
+}

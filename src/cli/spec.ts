@@ -4,6 +4,7 @@
 // what type the handler receives (inferred, so renaming a flag breaks the build), and what shell
 // completion offers. Handlers are loaded only when their command runs.
 import { idProblem } from '../contract/ids.js';
+import { parseDuration } from '../duration.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 
@@ -188,6 +189,12 @@ export function checkFlag(key: string, spec: FlagSpec, raw: unknown): unknown {
     case 'string':
       return text;
     case 'int': {
+      // A number of milliseconds (`--stage-ms`) may also be written as a duration: 90s, 15m, 3h, 2d.
+      if (spec.value === 'ms' && /[a-z]$/i.test(text.trim())) {
+        const ms = parseDuration(text);
+        if (ms === null || ms < spec.min || ms > (spec.max ?? Number.MAX_SAFE_INTEGER)) throw new UsageError(`${name} must be milliseconds or a duration (500, 90s, 15m, 3h, 2d) of at least ${spec.min} ms, not ${JSON.stringify(text)}`);
+        return ms;
+      }
       const n = Number(text.trim());
       const max = spec.max ?? Number.MAX_SAFE_INTEGER;
       if (!/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(n) || n < spec.min || n > max)
@@ -227,9 +234,6 @@ export function checkArg(spec: ArgSpec, value: string | undefined): void {
 
 /** `90`, `90s`, `1.5m`, `2h` → seconds; null when it is none of those. */
 export function parseSeconds(text: string): number | null {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(text);
-  if (!m) return null;
-  const n = Number(m[1]);
-  const unit = m[2] ?? 's';
-  return unit === 'ms' ? n / 1000 : unit === 'm' ? n * 60 : unit === 'h' ? n * 3600 : n;
+  const ms = parseDuration(text);
+  return ms === null ? null : ms / 1000;
 }

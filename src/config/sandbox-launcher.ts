@@ -16,7 +16,7 @@ export interface LaunchFrom {
 
 /** Flags of `orc sandbox start` to pass on, as typed: a value for each knob given; `apiKey` travels in the
  * environment, never in argv. */
-export type LaunchFlags = Partial<Record<KnobName, string>> & { apiKey?: string; dataDir?: string; memory?: boolean };
+export type LaunchFlags = Partial<Record<KnobName, string>> & { apiKey?: string; dataDir?: string; memory?: boolean; clock?: string; import?: string };
 
 const flagOf = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 
@@ -28,6 +28,8 @@ export async function spawnDetached(from: LaunchFrom, flags: LaunchFlags): Promi
   const args = [from.launcher, 'sandbox', 'start'];
   for (const key of KNOB_NAMES) if (flags[key] !== undefined) args.push(flagOf(key), flags[key]);
   if (flags.dataDir) args.push('--data-dir', flags.dataDir);
+  if (flags.clock) args.push('--clock', flags.clock);
+  if (flags.import) args.push('--import', flags.import);
   if (flags.memory) args.push('--memory');
   const start = readFileSync(log).length;
   const child = spawn(process.execPath, [...process.execArgv, ...args], {

@@ -22,6 +22,8 @@ export interface Call {
   params: Record<string, string>;
   query: URLSearchParams;
   body: unknown;
+  /** An injected fault cuts this event stream after so many events. */
+  cutAfter?: number;
 }
 
 /** A route answers JSON ([status, body]) or writes the answer itself (a stream) and answers nothing. */
@@ -98,10 +100,10 @@ export function apiRoutes({ service, dispatcher, artifacts, hub, clock, maxEvent
       method: 'GET',
       pattern: '/v1/runs/{run}/events',
       stream: true,
-      handler: ({ req, res, params, query }) => {
+      handler: ({ req, res, params, query, cutAfter }) => {
         const rec = service.getRun(params.run!);
         if (hub.size >= maxEventStreams) throw new Failure('unavailable', `${maxEventStreams} event streams are open, the most this sandbox serves; retry shortly`, undefined, { 'Retry-After': '5' });
-        hub.open(req, res, rec, (req.headers['last-event-id'] as string | undefined) ?? query.get('last_event_id'));
+        hub.open(req, res, rec, (req.headers['last-event-id'] as string | undefined) ?? query.get('last_event_id'), cutAfter);
       },
     },
     { method: 'GET', pattern: '/v1/webhooks', handler: ({ query }) => json(200, page(dispatcher.list(), query, webhookView)) },

@@ -4,12 +4,14 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { systemClock, type Clock } from '../clock.js';
+import { sleep, systemClock, type Clock } from '../clock.js';
 import { SANDBOX_DEFAULT_KEY, redactKey } from '../contract/keys.js';
 import { useEnglishMessages } from '../contract/messages.js';
 import { KNOBS } from '../contract/sandbox-knobs.js';
 import { Artifacts } from './artifacts.js';
 import { readJsonBody } from './body.js';
+import { admin } from './admin.js';
+import { Faults, Journal } from './control.js';
 import { Describer } from './describer.js';
 import { decodeSegment, serveFile } from './file-route.js';
 import { Failure } from './failure.js';
@@ -45,9 +47,16 @@ export interface SandboxOptions {
   headersTimeoutMs: number;
   /** Event streams open at once; past that a new one is answered 503 with Retry-After. */
   maxEventStreams: number;
+  /** How many requests and delivery attempts the journal keeps (`orc sandbox logs`). */
+  journalSize: number;
+  /** Start from this snapshot (`orc sandbox export`), into an empty store. */
+  importSnapshot?: ReturnType<Store['snapshot']>;
   /** Every timer and timestamp of the sandbox (the pipeline, idempotency, rate limits, signed URLs, webhook
    * backoff, timeouts): the system clock, or a test's. */
   clock: Clock;
+  /** Timers of the network, not of the service: a body's and a delivery's timeouts, keep-alives, rate-limit
+   * windows, shutdown. Real time even when `clock` is steered; the same clock when absent. */
+  ioClock?: Clock;
   /** One line about something that happened (a client that dropped its request, a tick retried). The
    * sandbox writes nowhere itself: `orc sandbox start` sends these to stderr; by default they go nowhere. */
   log: (line: string) => void;
@@ -71,6 +80,7 @@ export const SANDBOX_DEFAULTS: SandboxOptions = {
   ipaMib: KNOBS.ipaMib.default,
   headersTimeoutMs: 60_000,
   maxEventStreams: 2_000,
+  journalSize: 1_000,
   clock: systemClock,
   log: () => {},
 };
@@ -83,6 +93,10 @@ export interface RunningSandbox {
   store: Store;
   /** Event streams open now. */
   openStreams(): number;
+  /** What it answered and delivered, most recent last (`orc sandbox logs`). */
+  journal: Journal;
+  /** The clock the service runs on (a ManualClock with --clock manual). */
+  clock: Clock;
   close(): Promise<void>;
 }
 
@@ -97,6 +111,7 @@ export async function startSandbox(partial: Partial<SandboxOptions> = {}): Promi
   let store: Store | null = null;
   try {
     store = await Store.open(opts.dataPath);
+    if (opts.importSnapshot) store.importSnapshot(opts.importSnapshot);
     const running = await listen(opts, store);
     const close = running.close;
     return Object.assign(running, { close: () => close().finally(() => lock?.release()) });
@@ -109,11 +124,23 @@ export async function startSandbox(partial: Partial<SandboxOptions> = {}): Promi
 
 async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbox> {
   const { clock, log } = opts;
+  const io = opts.ioClock ?? clock;
   const service = new SandboxService(store, { stageMs: opts.stageMs, seed: opts.seed, clock, log });
-  const dispatcher = new WebhookDispatcher(store, { retryBaseMs: opts.retryBaseMs, userAgent: `orc-sandbox/${opts.version}`, clock, log });
+  const faults = new Faults();
+  const journal = new Journal(opts.journalSize);
+  const iso = () => new Date(clock.now()).toISOString();
+  const dispatcher = new WebhookDispatcher(store, {
+    retryBaseMs: opts.retryBaseMs,
+    userAgent: `orc-sandbox/${opts.version}`,
+    clock,
+    ioClock: io,
+    log,
+    faultFor: (webhookId) => faults.forDelivery(webhookId),
+    onAttempt: (a) => journal.add({ type: 'delivery', at: iso(), ...a }),
+  });
   const artifacts = new Artifacts(store.meta('file_secret', () => randomBytes(32).toString('hex')), opts.signedUrlTtl, opts.ipaMib);
-  const hub = new SseHub(service, opts.keepaliveMs, clock);
-  const limiter = new RateLimiter(opts.rateLimit, clock);
+  const hub = new SseHub(service, opts.keepaliveMs, io);
+  const limiter = new RateLimiter(opts.rateLimit, io);
   const idempotency = new Idempotency(store, clock);
   const reqPrefix = randomBytes(4).toString('hex');
   let reqCounter = 0;
@@ -135,7 +162,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
 
   /** A body that finishes arriving after shutdown began is refused whole, never half-applied. */
   async function readBody(req: IncomingMessage): Promise<unknown> {
-    const body = await readJsonBody(req, opts.bodyTimeoutMs, clock);
+    const body = await readJsonBody(req, opts.bodyTimeoutMs, io);
     // (Connection: close, so the client's keep-alive does not hold the shutdown up.)
     if (draining) throw new Failure('unavailable', 'the sandbox is shutting down', undefined, { Connection: 'close' });
     return body;
@@ -149,6 +176,14 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     const query = qi < 0 ? NO_QUERY : new URLSearchParams(raw.slice(qi + 1));
     const method = req.method ?? 'GET';
     opts.onRequest?.(method, path);
+    // The journal: every request but the journal's own and the health check, once it is answered.
+    let faultId: string | null = null;
+    if (path !== '/healthz' && path !== '/_sandbox/logs') {
+      const started = io.now();
+      res.once('close', () =>
+        journal.add({ type: 'request', at: iso(), method, path, status: res.statusCode, ms: io.now() - started, request_id: headers[1]!, idempotency_key: (req.headers['idempotency-key'] as string | undefined) ?? null, fault: faultId }),
+      );
+    }
     try {
       if (draining) throw new Failure('unavailable', 'the sandbox is shutting down', undefined, { Connection: 'close' });
       if (path === '/healthz') return sendJson(res, 200, JSON.stringify({ ok: true, version: opts.version, pid: process.pid }), headers);
@@ -164,12 +199,27 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
         throw err;
       }
       limiter.take(headers, key);
+      if (path.startsWith('/_sandbox/')) {
+        const out = await admin({ clock, service, dispatcher, hub, store, faults, journal }, req, res, method, path, query, () => readBody(req));
+        if (out) sendJson(res, out.status, JSON.stringify(out.value), headers);
+        return;
+      }
+      // An injected fault answers before the service does: nothing it would have done is done.
+      const fault = faults.forRequest(method, path);
+      let cutAfter: number | undefined;
+      if (fault) {
+        faultId = fault.id;
+        if (fault.latency_ms) await sleep(io, fault.latency_ms);
+        if (fault.reset) return void req.socket.destroy();
+        if (fault.status !== undefined) throw Faults.failure(fault);
+        cutAfter = fault.cut_after;
+      }
       const match = router.match(method, path.split('/').slice(1).map(decodeSegment));
       if (!match) throw new Failure('route_not_found', `no route ${method} ${path}`);
       if ('allow' in match) {
         throw new Failure('method_not_allowed', `${method} is not allowed on ${path}; allowed: ${match.allow.join(', ')}`, undefined, { Allow: match.allow.join(', ') });
       }
-      const call: Call = { req, res, params: match.params, query, body: undefined };
+      const call: Call = { req, res, params: match.params, query, body: undefined, ...(cutAfter !== undefined ? { cutAfter } : {}) };
       if (method === 'POST') {
         const header = req.headers['idempotency-key'];
         const answer = await idempotency.run(key, Array.isArray(header) ? header[0] : header, `${method} ${path}`, () => readBody(req), (body) => match.handler({ ...call, body }) as Answer);
@@ -236,6 +286,8 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     service,
     store,
     openStreams: () => hub.size,
+    journal,
+    clock,
     close() {
       closing ??= (async () => {
         draining = true;
@@ -245,7 +297,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
         hub.close();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        const cancelForce = clock.timer(2_000, () => {
+        const cancelForce = io.timer(2_000, () => {
           for (const s of sockets) s.destroy();
         });
         await closed;

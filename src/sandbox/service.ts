@@ -102,6 +102,13 @@ export class SandboxService {
     this.timers.clear();
   }
 
+  /** Drops every run's next tick (a reset emptied the store). */
+  forgetRuns(): void {
+    for (const cancel of this.timers.values()) cancel();
+    this.timers.clear();
+    this.tickFailures.clear();
+  }
+
   /** Told (after the commit) when a run completes a stage. */
   onStageComplete(fn: StageListener): void {
     this.stageListeners.add(fn);
@@ -112,6 +119,75 @@ export class SandboxService {
     const rec = this.store.runs.get(runId);
     if (!rec || (rec.artifactTimes[kind] ?? '') !== meta.at) return;
     this.change(rec, (next) => (next.artifactMeta = { ...next.artifactMeta, [kind]: meta }), { reschedule: false });
+    for (const wake of this.buildWaiters.splice(0)) wake();
+  }
+
+  /** Steps waiting for a build to be described (stepRun at 08_submission). */
+  private readonly buildWaiters: Array<() => void> = [];
+
+  /** How long one tick of a stage lasts, in the sandbox's time. */
+  get tickLength(): number {
+    return this.tickMs;
+  }
+
+  /**
+   * Moves one run on by itself, tick after tick, now: until `until(run)` holds, the run stops running (a
+   * gate waits, or it ended), or `budgetMs` of its pipeline time is used. Every tick is the same change a
+   * timer would make (events, webhooks, the stream); the clock is not moved, so timestamps never go back.
+   * With `approve`, a gate that opens on the way is approved (a fixture driven to a later point).
+   */
+  async stepRun(runId: string, { until = () => false, budgetMs = Number.POSITIVE_INFINITY, approve = false }: { until?: (rec: RunRecord) => boolean; budgetMs?: number; approve?: boolean } = {}): Promise<{ reached: boolean; ticks: number }> {
+    let ticks = 0;
+    let used = 0;
+    for (let guard = 0; guard < 10_000; guard++) {
+      const rec = this.getRun(runId);
+      if (until(rec)) return { reached: true, ticks };
+      if (approve && rec.run.status === 'awaiting_approval' && rec.run.gate_pending) {
+        this.decide(runId, rec.run.gate_pending, 'approved', null);
+        continue;
+      }
+      if (rec.run.status !== 'running' || used >= budgetMs) return { reached: false, ticks };
+      if (waitsForBuild(rec)) {
+        // The build is being described (a large ipa takes a while): its description wakes this up.
+        await new Promise<void>((resolve) => this.buildWaiters.push(resolve));
+        continue;
+      }
+      this.clearTimer(runId);
+      this.change(rec, (next, events) => this.advance(next, events));
+      ticks++;
+      used += this.tickMs;
+    }
+    return { reached: until(this.getRun(runId)), ticks };
+  }
+
+  /** Fails a running run at its current stage with this error, as a build failure does. */
+  failRun(runId: string, error: { code: string; message: string }): RunRecord {
+    const rec = this.getRun(runId);
+    if (isTerminal(rec)) throw new Failure('run_not_active', `run ${runId} is ${rec.run.status}; it can no longer fail`);
+    this.clearTimer(runId);
+    return this.change(rec, (next, events) => {
+      const pending = next.run.gate_pending as GateName | null;
+      if (pending && next.gates[pending]) Object.assign(next.gates[pending], { state: 'waiting', decided_at: null, notes: null });
+      Object.assign(next.run, { status: 'failed', gate_pending: null, updated_at: this.now() });
+      events.push(this.log(next, next.run.stage, 'error', `error: ${error.message}`));
+      events.push(this.event(next, 'run.failed', { stage: next.run.stage, error }));
+    });
+  }
+
+  /** App review rejects a run that waits in 09_review (or any running run) with this reason. */
+  rejectRun(runId: string, reason: string): RunRecord {
+    const rec = this.getRun(runId);
+    if (isTerminal(rec)) throw new Failure('run_not_active', `run ${runId} is ${rec.run.status}; it can no longer be rejected`);
+    this.clearTimer(runId);
+    return this.change(rec, (next, events) => {
+      Object.assign(next.run, { status: 'rejected', gate_pending: null, updated_at: this.now() });
+      events.push(this.event(next, 'run.rejected', { reason }));
+    });
+  }
+
+  /** Runs still moving, each with the stage it is in. */
+  moving(): RunRecord[] {
+    return [...this.store.runs.values()].filter((r) => r.run.status === 'running' || r.run.status === 'awaiting_approval');
   }
 
   onEvent(fn: EventListener): () => void {

@@ -13,6 +13,8 @@ const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
 interface Watcher {
   res: ServerResponse;
   lastSeq: number;
+  /** Events this stream may still carry before it is cut (an injected fault); unlimited when absent. */
+  left?: number;
 }
 
 export class SseHub {
@@ -52,7 +54,8 @@ export class SseHub {
     return n;
   }
 
-  open(req: IncomingMessage, res: ServerResponse, rec: RunRecord, lastEventId: string | null): void {
+  /** `cutAfter`: the stream is cut (the connection dropped) after that many events, as a fault asks. */
+  open(req: IncomingMessage, res: ServerResponse, rec: RunRecord, lastEventId: string | null, cutAfter?: number): void {
     const runId = rec.run.id;
     res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
     res.flushHeaders();
@@ -60,8 +63,13 @@ export class SseHub {
     const last = Number.parseInt(lastEventId ?? '0', 10);
     let chunk = 'retry: 2000\n\n';
     let lastSeq = Number.isFinite(last) ? last : 0;
+    let left = cutAfter;
     for (const ev of this.service.eventsOf(runId)) {
       if (ev.seq <= lastSeq) continue;
+      if (left !== undefined && left-- <= 0) {
+        res.write(chunk);
+        return void res.destroy();
+      }
       chunk += frame(ev);
       lastSeq = ev.seq;
     }
@@ -69,12 +77,18 @@ export class SseHub {
     if (isTerminal(rec)) return void res.end();
     let set = this.watchers.get(runId);
     if (!set) this.watchers.set(runId, (set = new Set()));
-    const watcher: Watcher = { res, lastSeq };
+    const watcher: Watcher = { res, lastSeq, ...(left !== undefined ? { left } : {}) };
     set.add(watcher);
     res.on('close', () => {
       set.delete(watcher);
       if (set.size === 0 && this.watchers.get(runId) === set) this.watchers.delete(runId);
     });
+  }
+
+  /** Ends every stream (a reset: the runs they follow are gone). */
+  closeAll(): void {
+    for (const set of this.watchers.values()) for (const w of set) w.res.end();
+    this.watchers.clear();
   }
 
   close(): void {
@@ -91,6 +105,20 @@ export class SseHub {
       const last = events.at(-1)!.seq;
       for (const w of set) {
         // A watcher that joined meanwhile already has part of this in its replay: never send an event twice.
+        if (w.left !== undefined) {
+          // A stream a fault cuts: what it may still carry, then the connection dropped.
+          const mine = events.filter((e) => e.seq > w.lastSeq);
+          const sent = mine.slice(0, w.left);
+          w.left -= sent.length;
+          if (sent.length) w.res.write(sent.map(frame).join(''));
+          if (sent.length < mine.length || w.left <= 0) {
+            w.res.destroy();
+            continue;
+          }
+          w.lastSeq = Math.max(w.lastSeq, last);
+          if (terminal) w.res.end();
+          continue;
+        }
         const chunk = w.lastSeq < events[0]!.seq ? all : Buffer.from(events.filter((e) => e.seq > w.lastSeq).map(frame).join(''));
         if (chunk.length) write(w.res, chunk);
         w.lastSeq = Math.max(w.lastSeq, last);

@@ -216,6 +216,45 @@ export class Store {
     return ++this.seq;
   }
 
+  /** Empties runs, events, webhooks, deliveries and idempotency records, in one transaction (a reset). */
+  clearAll(): void {
+    this.transaction(() => {
+      this.fault('clear');
+      this.db.exec('DELETE FROM runs; DELETE FROM events; DELETE FROM webhooks; DELETE FROM deliveries; DELETE FROM idempotency;');
+      this.staged.push(() => {
+        this.runs.clear();
+        this.runOrder.length = 0;
+        this.events.clear();
+        this.webhooks.clear();
+        this.deliveries.clear();
+      });
+    });
+  }
+
+  /** What it holds, as plain data: one consistent moment (memory holds only what committed). */
+  snapshot(): { runs: RunRecord[]; events: Record<string, StoredEvent[]>; webhooks: WebhookRecord[]; deliveries: DeliveryRecord[] } {
+    return {
+      runs: this.runOrder.map((id) => this.runs.get(id)!),
+      events: Object.fromEntries(this.runOrder.map((id) => [id, this.events.get(id) ?? []])),
+      webhooks: [...this.webhooks.values()],
+      deliveries: [...this.deliveries.values()],
+    };
+  }
+
+  /** Takes a snapshot in, into an empty store, in one transaction. */
+  importSnapshot(snap: ReturnType<Store['snapshot']>): void {
+    if (this.runs.size || this.webhooks.size) throw Object.assign(new Error('a snapshot is imported only into an empty sandbox (memory, or a fresh data folder)'), { code: 'ERR_SANDBOX_NOT_EMPTY' });
+    this.transaction(() => {
+      for (const rec of snap.runs) {
+        this.saveRun(rec);
+        for (const ev of snap.events[rec.run.id] ?? []) this.appendEvent(rec.run.id, ev);
+      }
+      for (const w of snap.webhooks) this.saveWebhook(w);
+      for (const d of snap.deliveries) this.saveDelivery(d);
+    });
+    for (const r of [...snap.runs, ...snap.webhooks, ...snap.deliveries]) this.seq = Math.max(this.seq, r.seq);
+  }
+
   /** Runs `fn` in one transaction; nested calls join the outer one. Memory takes the change after COMMIT. */
   transaction<T>(fn: () => T): T {
     if (this.depth > 0) return fn();

@@ -21,6 +21,12 @@ export interface DispatcherOptions {
   retryBaseMs: number;
   userAgent: string;
   clock: Clock;
+  /** For a delivery's network timeout: real time even when `clock` is steered. */
+  ioClock?: Clock;
+  /** An injected fault for this delivery attempt (answered by the sandbox as failed, the receiver not called). */
+  faultFor?: (webhookId: string) => { id: string } | null;
+  /** Told of every attempt, for the journal. */
+  onAttempt?: (a: { webhook_id: string; delivery_id: string; url: string; status: number | null; ms: number; error: string | null; fault: string | null }) => void;
   log: (line: string) => void;
 }
 
@@ -165,6 +171,14 @@ export class WebhookDispatcher {
     this.kick();
   }
 
+  /** Forgets every delivery it tracks (a reset emptied the store). */
+  reset(): void {
+    this.pending.clear();
+    this.byWebhook.clear();
+    this.timer?.();
+    this.timer = null;
+  }
+
   stop(): void {
     this.stopped = true;
     this.timer?.();
@@ -204,11 +218,17 @@ export class WebhookDispatcher {
     this.inFlightByWebhook.set(d.webhook_id, (this.inFlightByWebhook.get(d.webhook_id) ?? 0) + 1);
     const w = this.store.webhooks.get(d.webhook_id);
     let status: number | null = null;
+    let error: string | null = null;
+    const started = (this.opts.ioClock ?? this.opts.clock).now();
+    const fault = w ? (this.opts.faultFor?.(w.id) ?? null) : null;
     const abort = new AbortController();
     this.aborts.add(abort);
-    const cancelTimeout = this.opts.clock.timer(DELIVERY_TIMEOUT_MS, () => abort.abort());
+    const cancelTimeout = (this.opts.ioClock ?? this.opts.clock).timer(DELIVERY_TIMEOUT_MS, () => abort.abort());
     try {
-      if (w && w.status === 'enabled') {
+      if (fault) {
+        status = 500; // the sandbox answers for the receiver, as the fault asks
+        error = `injected by fault ${fault.id}`;
+      } else if (w && w.status === 'enabled') {
         const res = await fetch(w.url, {
           method: 'POST',
           redirect: 'manual',
@@ -224,12 +244,14 @@ export class WebhookDispatcher {
         status = res.status;
         await res.body?.cancel().catch(() => {});
       }
-    } catch {
+    } catch (err) {
       status = null; // connection refused, reset, or timed out: counts as a failed attempt
+      error = ((err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name) || 'failed';
     } finally {
       cancelTimeout();
       this.aborts.delete(abort);
     }
+    if (w) this.opts.onAttempt?.({ webhook_id: w.id, delivery_id: id, url: w.url, status, ms: (this.opts.ioClock ?? this.opts.clock).now() - started, error, fault: fault?.id ?? null });
     this.inFlight.delete(id);
     this.inFlightByWebhook.set(d.webhook_id, (this.inFlightByWebhook.get(d.webhook_id) ?? 1) - 1);
     if (this.stopped) return;

@@ -15,7 +15,7 @@ import type { start as spec } from './command.js';
 type StartFlags = FlagsOf<typeof spec>;
 
 /** Checks what the flag kinds cannot, before anything starts, naming the flag at fault. */
-export function sandboxOptions(flags: StartFlags, configDir: string, env: NodeJS.ProcessEnv): Omit<SandboxOptions, 'version' | 'log' | 'clock' | 'bodyTimeoutMs' | 'headersTimeoutMs' | 'maxEventStreams'> & { dataDir: string | null } {
+export function sandboxOptions(flags: StartFlags, configDir: string, env: NodeJS.ProcessEnv): Omit<SandboxOptions, 'version' | 'log' | 'clock' | 'bodyTimeoutMs' | 'headersTimeoutMs' | 'maxEventStreams' | 'journalSize'> & { dataDir: string | null } {
   const apiKey = flags.apiKey ?? env.ORC_SANDBOX_API_KEY ?? SANDBOX_DEFAULT_KEY;
   const from = flags.apiKey !== undefined ? '--api-key' : env.ORC_SANDBOX_API_KEY !== undefined ? 'ORC_SANDBOX_API_KEY' : 'the default key';
   if (!/^sk_test_[A-Za-z0-9_]{4,}$/.test(apiKey))
@@ -39,9 +39,13 @@ export default async function start(ctx: Context, _args: [], flags: StartFlags):
   const { startSandbox } = await import('../../sandbox/server.js');
   let sandbox;
   try {
-    sandbox = await startSandbox({ ...opts, version: ctx.version, clock: ctx.clock, log: (line) => ctx.io.info(line) });
+    sandbox = await startSandbox({ ...opts, ...(await steering(flags.clock, flags.import, ctx.clock)), version: ctx.version, log: (line) => ctx.io.info(line) });
   } catch (err) {
     throw explainStartError(err, opts);
+  }
+  if (flags.verbose) {
+    const { entryLine } = await import('./logs.js');
+    sandbox.journal.follow((e) => ctx.io.info(entryLine(e as never)));
   }
   // Listen for the signals before saying "listening": a script may send one as soon as it reads that line.
   const stopped = new Promise<void>((done) =>
@@ -85,6 +89,7 @@ function prepareDataDir(dir: string): void {
 
 function explainStartError(err: unknown, opts: { host: string; port: number; dataPath: string }): Error {
   const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ERR_SANDBOX_NOT_EMPTY') return new EnvironmentError((err as Error).message, 'Import into --memory, or into a new --data-dir.');
   if (code === 'ERR_SANDBOX_LOCKED') return new EnvironmentError((err as Error).message, 'Stop that one (`orc sandbox stop`), use it as it is, or give this one another --data-dir (or --memory).');
   if (code === 'ERR_SANDBOX_CORRUPT') return new EnvironmentError((err as Error).message, 'Move the folder away to start afresh, or use another --data-dir (or --memory).');
   if (code === 'ERR_SANDBOX_NO_SQLITE') return new EnvironmentError((err as Error).message, 'Use the Node that `npm install` put in node_modules/.bin (npx orc …), or any Node 22.13+.');
@@ -106,6 +111,8 @@ async function detach(ctx: Context, flags: StartFlags, apiKey: string): Promise<
     {
       ...Object.fromEntries(KNOB_NAMES.map((k) => [k, String(flags[k])])),
       apiKey,
+      clock: flags.clock,
+      ...(flags.import ? { import: resolve(flags.import) } : {}),
       ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
       ...(flags.memory ? { memory: true } : {}),
     },
@@ -114,4 +121,28 @@ async function detach(ctx: Context, flags: StartFlags, apiKey: string): Promise<
   else ctx.io.out(`listening on ${url}`);
   ctx.io.info(`sandbox running in the background; log: ${logPath(ctx.configDir)}; stop it with \`orc sandbox stop\``);
   return 0;
+}
+
+/** The clocks and the snapshot a start asks for: with --clock manual, the service on a clock that moves
+ * only when advanced (the network's timeouts stay on real time); with --import, the snapshot read and
+ * checked before anything starts. */
+export async function steering(mode: string, importFile: string | undefined, real: import('../../clock.js').Clock) {
+  const { ManualClock } = await import('../../sandbox/manual-clock.js');
+  let importSnapshot;
+  if (importFile !== undefined) {
+    const { readSnapshot } = await import('../../sandbox/admin.js');
+    const { readFileSync } = await import('node:fs');
+    let text: string;
+    try {
+      text = readFileSync(importFile, 'utf8');
+    } catch (err) {
+      throw new UsageError(`--import ${importFile}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+    }
+    try {
+      importSnapshot = readSnapshot(text);
+    } catch (err) {
+      throw new UsageError(`--import ${importFile}: ${(err as Error).message}`);
+    }
+  }
+  return { clock: mode === 'manual' ? new ManualClock(real.now()) : real, ioClock: real, ...(importSnapshot ? { importSnapshot } : {}) };
 }

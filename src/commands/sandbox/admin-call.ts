@@ -1,0 +1,27 @@
+// The sandbox's admin API (/_sandbox/…, src/sandbox/admin.ts) through the one request path: the profile's
+// key, retries, the key rules. Only a sandbox has it: a live target is refused before anything is sent,
+// and a service that does not know the route is said to be no sandbox (exit 2).
+import { ApiError } from '../../api/errors.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+
+export async function adminCall<T = Record<string, unknown>>(ctx: Context, method: string, path: string, body?: unknown): Promise<T> {
+  const target = await ctx.target();
+  if (target.mode === 'live') throw new UsageError('the sandbox controls are for the sandbox (test mode); they never go to a live service');
+  const api = await ctx.api();
+  try {
+    const { z } = await import('zod/mini');
+    return (await api.http.json({ method, target: path, ...(body !== undefined ? { body } : {}), schema: z.unknown() })) as T;
+  } catch (err) {
+    // The sandbox's own 404s here name what is missing (a fault); any other 404 means the route is not there.
+    if (err instanceof ApiError && err.status === 404 && !/^no fault /.test(err.message)) {
+      throw new UsageError(`${target.baseUrl} is not an orc sandbox: it has no ${path}; the sandbox controls work only against \`orc sandbox\``);
+    }
+    throw err;
+  }
+}
+
+/** One line about where the sandbox's time is. */
+export function clockLine(c: { mode: string; now: string; next_due: string | null; runs: unknown[] }): string {
+  return `${c.now} (${c.mode === 'manual' ? 'manual: it moves when advanced' : 'real time'})${c.next_due ? `; next due ${c.next_due}` : ''}; ${c.runs.length} run${c.runs.length === 1 ? '' : 's'} moving`;
+}

@@ -1,0 +1,73 @@
+// `orc sandbox fault add|list|remove|clear`: faults the sandbox injects into its own answers.
+import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
+import type { Context } from '../../context.js';
+import { parseDuration } from '../../duration.js';
+import { UsageError } from '../../errors.js';
+import { sanitizeLine } from '../../ui/sanitize.js';
+import { adminCall } from './admin-call.js';
+import type { faultAdd, faultRemove } from './command.js';
+
+interface Fault {
+  id: string;
+  route?: string;
+  webhook?: string;
+  status?: number;
+  latency_ms?: number;
+  reset?: boolean;
+  cut_after?: number;
+  times?: number;
+  probability?: number;
+  seed?: number;
+  applied: number;
+}
+
+const describe = (f: Fault) =>
+  [f.id, f.route ?? `webhook ${f.webhook}`, f.status ? `status ${f.status}` : '', f.latency_ms ? `latency ${f.latency_ms} ms` : '', f.reset ? 'reset' : '', f.cut_after ? `cut after ${f.cut_after}` : '', f.times ? `${f.times} times` : '', f.probability !== undefined ? `p ${f.probability}` : '', `applied ${f.applied}`]
+    .filter(Boolean)
+    .map(sanitizeLine)
+    .join('\t');
+
+export async function add(ctx: Context, _args: [], flags: FlagsOf<typeof faultAdd>): Promise<number> {
+  if (!flags.route === !flags.webhook) throw new UsageError('give --route \'METHOD /path\' or --webhook <id> (one of them)');
+  const latency = flags.latency === undefined ? undefined : parseDuration(flags.latency.replace(/ms$/, '').trim() === flags.latency ? flags.latency : flags.latency);
+  if (latency === null) throw new UsageError(`--latency must be a duration (300ms, 2s), not ${JSON.stringify(flags.latency)}`);
+  const probability = flags.probability === undefined ? undefined : Number(flags.probability);
+  if (probability !== undefined && !(probability >= 0 && probability <= 1)) throw new UsageError(`--probability must be a number from 0 to 1, not ${JSON.stringify(flags.probability)}`);
+  const f = await adminCall<Fault>(ctx, 'POST', '/_sandbox/faults', {
+    ...(flags.route ? { route: flags.route } : {}),
+    ...(flags.webhook ? { webhook: flags.webhook } : {}),
+    ...(flags.status ? { status: Number(flags.status) } : {}),
+    ...(latency !== undefined ? { latency_ms: Math.round(latency) } : {}),
+    ...(flags.reset ? { reset: true } : {}),
+    ...(flags.cutAfter !== undefined ? { cut_after: flags.cutAfter } : {}),
+    ...(flags.times !== undefined ? { times: flags.times } : {}),
+    ...(probability !== undefined ? { probability } : {}),
+    ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
+  });
+  if (ctx.io.json) return ctx.io.writeJson(f), 0;
+  ctx.io.out(sanitizeLine(f.id));
+  ctx.io.info(`added: ${describe(f)}`);
+  return 0;
+}
+
+export async function list(ctx: Context): Promise<number> {
+  const { data } = await adminCall<{ data: Fault[] }>(ctx, 'GET', '/_sandbox/faults');
+  if (ctx.io.json) return ctx.io.writeJson(data), 0;
+  for (const f of data) ctx.io.out(describe(f));
+  if (data.length === 0) ctx.io.info('no faults');
+  return 0;
+}
+
+export async function remove(ctx: Context, [id]: ArgsOf<typeof faultRemove>): Promise<number> {
+  const out = await adminCall(ctx, 'DELETE', `/_sandbox/faults/${encodeURIComponent(id)}`);
+  if (ctx.io.json) return ctx.io.writeJson(out), 0;
+  ctx.io.info(`removed ${sanitizeLine(id)}`);
+  return 0;
+}
+
+export async function clear(ctx: Context): Promise<number> {
+  const out = await adminCall(ctx, 'DELETE', '/_sandbox/faults');
+  if (ctx.io.json) return ctx.io.writeJson(out), 0;
+  ctx.io.info('every fault removed');
+  return 0;
+}

@@ -1,0 +1,65 @@
+// `orc sandbox logs [--follow]`: the requests the sandbox answered and its webhook delivery attempts.
+import type { FlagsOf } from '../../cli/spec.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { sanitizeLine } from '../../ui/sanitize.js';
+import { adminCall } from './admin-call.js';
+import type { logs as spec } from './command.js';
+
+interface Entry {
+  seq: number;
+  at: string;
+  type: 'request' | 'delivery';
+  method?: string;
+  path?: string;
+  status: number | null;
+  ms: number;
+  request_id?: string;
+  idempotency_key?: string | null;
+  webhook_id?: string;
+  url?: string;
+  error?: string | null;
+  fault: string | null;
+}
+
+/** One entry as a line: time, what, status, how long, and what a test would look for. */
+export function entryLine(e: Entry): string {
+  const what = e.type === 'request' ? `${e.method} ${e.path}` : `deliver ${e.webhook_id} ${e.url}`;
+  const extra = [e.request_id, e.idempotency_key ? `key ${e.idempotency_key}` : '', e.error ?? '', e.fault ? `fault ${e.fault}` : ''].filter(Boolean).join(' ');
+  return sanitizeLine(`${e.at}  ${what}  ${e.status ?? 'ERR'}  ${Math.round(e.ms)} ms${extra ? `  ${extra}` : ''}`);
+}
+
+export default async function logs(ctx: Context, _args: [], flags: FlagsOf<typeof spec>): Promise<number> {
+  const { data } = await adminCall<{ data: Entry[]; last: number }>(ctx, 'GET', '/_sandbox/logs');
+  const print = (e: Entry) => (ctx.io.json && flags.follow ? ctx.io.streams.stdout.write(ctx.io.jsonLine(e)) : ctx.io.out(entryLine(e)));
+  if (!flags.follow) {
+    if (ctx.io.json) return ctx.io.writeJson(data), 0;
+    for (const e of data) print(e);
+    return 0;
+  }
+  for (const e of data) print(e);
+  // Then every new one, from the stream of the journal, until Ctrl-C.
+  const api = await ctx.api();
+  const { SseParser } = await import('../../api/sse.js');
+  let last = data.at(-1)?.seq ?? 0;
+  const answer = await api.http.send({ method: 'GET', target: '/_sandbox/logs', query: { follow: 1, after: last }, headers: { accept: 'text/event-stream' }, deadline: false, bodyTimeoutMs: 0, signal: ctx.signal }).catch((err: unknown) => {
+    if (ctx.signal.aborted) return null;
+    throw err;
+  });
+  if (!answer) return 130;
+  const parser = new SseParser({
+    message: (m) => {
+      const e = JSON.parse(m.data) as Entry;
+      if (e.seq <= last) return;
+      last = e.seq;
+      print(e);
+    },
+  });
+  try {
+    for await (const chunk of answer.body) parser.feed(chunk);
+  } catch (err) {
+    if (!ctx.signal.aborted) throw err;
+  }
+  if (ctx.signal.aborted) return 130;
+  throw new UsageError('the sandbox closed the journal stream (it stopped?)');
+}

@@ -1,0 +1,215 @@
+// The admin API under /_sandbox/, with the sandbox's key: how `orc sandbox clock|advance|trigger|fault|
+// reset|export|logs` (and a user's own tests, in any language) steer it. Every effect on runs goes through
+// the same pipeline, stream and signed webhooks as a natural run. The routes:
+//
+//   GET    /_sandbox/clock                    { mode, now, next_due, runs: [{ id, status, stage, gate_pending }] }
+//   POST   /_sandbox/clock/advance            { by?, run?, to? }: by a duration ("90s", "3h", ms as a number);
+//                                             with run, that run alone; to: a stage, "gate:NAME" or "end"
+//   POST   /_sandbox/trigger                  { kind, run?, stage?, gate?, error?, reason?, passed? } → { run, event }
+//   GET    /_sandbox/faults                   { data: [fault] };  POST adds one;  DELETE clears them
+//   DELETE /_sandbox/faults/{id}              { id, removed: true }
+//   POST   /_sandbox/reset                    empties runs, webhooks, deliveries, faults (keeps key and knobs)
+//   GET    /_sandbox/export                   the snapshot: { format, schema, exported_at, runs, events, webhooks, deliveries }
+//   GET    /_sandbox/logs?after=N&limit=M     { data: [entry], last }; with ?follow=1, an event stream of them
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Clock } from '../clock.js';
+import { EVENT_KINDS, GATE_NAMES, TERMINAL_STATUSES } from '../contract/events.js';
+import { parseDuration } from '../duration.js';
+import { Faults, type FaultSpec, type Journal } from './control.js';
+import { Failure } from './failure.js';
+import { ManualClock } from './manual-clock.js';
+import { STAGES, type SandboxService } from './service.js';
+import type { SseHub } from './sse-hub.js';
+import type { Store, RunRecord } from './store.js';
+import type { WebhookDispatcher } from './webhooks.js';
+
+export const SNAPSHOT_FORMAT = 'orc-sandbox-snapshot';
+export const SNAPSHOT_SCHEMA = 2;
+
+export interface AdminParts {
+  clock: Clock;
+  service: SandboxService;
+  dispatcher: WebhookDispatcher;
+  hub: SseHub;
+  store: Store;
+  faults: Faults;
+  journal: Journal;
+}
+
+type Json = { status: number; value: unknown };
+
+/** A snapshot's text, checked: its format, a schema this sandbox reads, and the four lists. */
+export function readSnapshot(text: string): ReturnType<Store['snapshot']> {
+  let snap: Record<string, unknown>;
+  try {
+    snap = JSON.parse(text) as Record<string, unknown>;
+  } catch (err) {
+    throw Object.assign(new Error(`not a sandbox snapshot: ${(err as Error).message}`), { code: 'ERR_SANDBOX_SNAPSHOT' });
+  }
+  if (snap?.format !== SNAPSHOT_FORMAT) throw Object.assign(new Error(`not a sandbox snapshot (its format is not ${SNAPSHOT_FORMAT})`), { code: 'ERR_SANDBOX_SNAPSHOT' });
+  if (snap.schema !== SNAPSHOT_SCHEMA) throw Object.assign(new Error(`a snapshot of schema ${String(snap.schema)}; this orc reads schema ${SNAPSHOT_SCHEMA}`), { code: 'ERR_SANDBOX_SNAPSHOT' });
+  if (!Array.isArray(snap.runs) || !Array.isArray(snap.webhooks) || !Array.isArray(snap.deliveries) || typeof snap.events !== 'object' || snap.events === null)
+    throw Object.assign(new Error('a sandbox snapshot needs runs, events, webhooks and deliveries'), { code: 'ERR_SANDBOX_SNAPSHOT' });
+  return snap as unknown as ReturnType<Store['snapshot']>;
+}
+
+/** Answers an admin request: JSON, or (logs with follow) a stream it writes itself. */
+export async function admin(parts: AdminParts, req: IncomingMessage, res: ServerResponse, method: string, path: string, query: URLSearchParams, body: () => Promise<unknown>): Promise<Json | void> {
+  const { clock, service, faults, journal, store } = parts;
+  const route = `${method} ${path}`;
+  if (route === 'GET /_sandbox/clock') return { status: 200, value: clockView(parts) };
+  if (route === 'POST /_sandbox/clock/advance') return { status: 200, value: await advance(parts, object(await body())) };
+  if (route === 'POST /_sandbox/trigger') return { status: 200, value: await trigger(parts, object(await body())) };
+  if (route === 'GET /_sandbox/faults') return { status: 200, value: { data: faults.list() } };
+  if (route === 'POST /_sandbox/faults') return { status: 201, value: faults.add(object(await body()) as FaultSpec) };
+  if (route === 'DELETE /_sandbox/faults') {
+    faults.clear();
+    return { status: 200, value: { cleared: true } };
+  }
+  const fault = /^DELETE \/_sandbox\/faults\/([^/]+)$/.exec(route);
+  if (fault) {
+    if (!faults.remove(decodeURIComponent(fault[1]!))) throw new Failure('route_not_found', `no fault ${fault[1]}`, 'id');
+    return { status: 200, value: { id: fault[1], removed: true } };
+  }
+  if (route === 'POST /_sandbox/reset') {
+    service.forgetRuns();
+    parts.dispatcher.reset();
+    parts.hub.closeAll();
+    store.clearAll();
+    faults.clear();
+    return { status: 200, value: { reset: true } };
+  }
+  if (route === 'GET /_sandbox/export') {
+    return { status: 200, value: { format: SNAPSHOT_FORMAT, schema: SNAPSHOT_SCHEMA, exported_at: new Date(clock.now()).toISOString(), ...store.snapshot() } };
+  }
+  if (route === 'GET /_sandbox/logs') {
+    const after = Number(query.get('after') ?? 0) || 0;
+    if (query.get('follow') === '1' || query.get('follow') === 'true') {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache' });
+      const send = (e: { seq: number }) => res.write(`id: ${e.seq}\nevent: entry\ndata: ${JSON.stringify(e)}\n\n`);
+      for (const e of journal.since(after)) send(e);
+      const stop = journal.follow(send);
+      res.on('close', stop);
+      return;
+    }
+    const limit = Math.min(Math.max(Number(query.get('limit') ?? journal.size) || journal.size, 1), journal.size);
+    const data = journal.since(after, limit);
+    return { status: 200, value: { data, last: data.at(-1)?.seq ?? after } };
+  }
+  throw new Failure('route_not_found', `no admin route ${route}`);
+}
+
+function object(body: unknown): Record<string, unknown> {
+  if (body === undefined) return {};
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new Failure('invalid_value', 'the body must be a JSON object');
+  return body as Record<string, unknown>;
+}
+
+function clockView({ clock, service }: AdminParts) {
+  const manual = clock instanceof ManualClock;
+  const next = manual ? clock.nextAt() : null;
+  return {
+    mode: manual ? 'manual' : 'real',
+    now: new Date(clock.now()).toISOString(),
+    next_due: next === null ? null : new Date(next).toISOString(),
+    runs: service.moving().map((r) => ({ id: r.run.id, status: r.run.status, stage: r.run.stage, gate_pending: r.run.gate_pending })),
+  };
+}
+
+function durationOf(v: unknown, field: string): number {
+  const ms = typeof v === 'number' ? v : typeof v === 'string' ? parseDuration(v) : null;
+  if (ms === null || !(ms >= 0)) throw new Failure('invalid_value', `${field} must be a duration: 90s, 15m, 3h, 2d, plain seconds, or a number of ms`, field);
+  return ms;
+}
+
+/** `to`: a stage, `gate:NAME` or `end`, as a test on the run. */
+function target(to: unknown): (rec: RunRecord) => boolean {
+  if (typeof to !== 'string') throw new Failure('invalid_value', 'to must be a stage, gate:NAME or end', 'to');
+  if (to === 'end') return (r) => TERMINAL_STATUSES.has(r.run.status);
+  if (to.startsWith('gate:')) {
+    const gate = to.slice(5);
+    if (!(GATE_NAMES as readonly string[]).includes(gate)) throw new Failure('invalid_value', `gate must be one of ${GATE_NAMES.join(', ')}`, 'to');
+    return (r) => r.run.gate_pending === gate;
+  }
+  const index = (STAGES as readonly string[]).indexOf(to);
+  if (index < 0) throw new Failure('invalid_value', `to must be end, gate:NAME or a stage: ${STAGES.join(', ')}`, 'to');
+  return (r) => STAGES.indexOf(r.run.stage as (typeof STAGES)[number]) >= index || TERMINAL_STATUSES.has(r.run.status);
+}
+
+async function advance(parts: AdminParts, b: Record<string, unknown>) {
+  const { clock, service } = parts;
+  if (b.run !== undefined) {
+    const id = String(b.run);
+    service.getRun(id);
+    const until = b.to !== undefined ? target(b.to) : undefined;
+    const budgetMs = b.by !== undefined ? durationOf(b.by, 'by') : undefined;
+    if (!until && budgetMs === undefined) throw new Failure('missing_field', 'advance a run --by a duration or --to a point', 'by');
+    // A run driven to a later point passes the gates before it (approved); it stops at the one it is sent to.
+    const step = await service.stepRun(id, { ...(until ? { until, approve: true } : {}), ...(budgetMs !== undefined ? { budgetMs } : {}) });
+    const run = service.getRun(id).run;
+    return { ...clockView(parts), run, reached: until ? step.reached : undefined, ticks: step.ticks };
+  }
+  if (b.to !== undefined) throw new Failure('invalid_value', 'to needs a run: advance <run> --to …', 'to');
+  if (!(clock instanceof ManualClock)) throw new Failure('invalid_value', 'the clock is real: start the sandbox with --clock manual to advance it (or advance one run: advance <run> --by …)', 'by');
+  const by = durationOf(b.by ?? 0, 'by');
+  const { fired } = clock.advanceTo(clock.now() + by);
+  // What the timers started (a webhook delivery, a describer) finishes on its own; the answer says where time is.
+  return { ...clockView(parts), fired };
+}
+
+async function trigger(parts: AdminParts, b: Record<string, unknown>) {
+  const { service } = parts;
+  const kind = String(b.kind ?? '');
+  if (!(EVENT_KINDS as readonly string[]).includes(kind)) throw new Failure('invalid_value', `kind must be one of ${EVENT_KINDS.join(', ')}`, 'kind');
+  const lowscore = kind === 'run.scored' && b.passed === false;
+  const rec = b.run !== undefined ? service.getRun(String(b.run)) : service.createRun({ mode: 'idea', idea: { pitch: `A fixture run for ${kind}${lowscore ? ' #lowscore' : ''}`, audience: 'testers', monetization: 'free' } } as never);
+  const id = rec.run.id;
+  const step = (until: (r: RunRecord) => boolean) => service.stepRun(id, { until, approve: true });
+  const gateOf = (v: unknown) => {
+    const g = String(v ?? 'idea');
+    if (!(GATE_NAMES as readonly string[]).includes(g)) throw new Failure('invalid_value', `gate must be one of ${GATE_NAMES.join(', ')}`, 'gate');
+    return g;
+  };
+  switch (kind) {
+    case 'run.created':
+      break;
+    case 'run.stage_changed':
+      if (b.stage !== undefined) await step(target(String(b.stage)));
+      else await service.stepRun(id, { budgetMs: service.tickLength });
+      break;
+    case 'run.gate_pending':
+      await step(target(`gate:${gateOf(b.gate ?? b.stage)}`));
+      break;
+    case 'run.gate_resolved': {
+      const gate = gateOf(b.gate ?? b.stage);
+      await step(target(`gate:${gate}`));
+      if (service.getRun(id).run.gate_pending === gate) service.decide(id, gate, b.reason ? 'rejected' : 'approved', b.reason ? String(b.reason) : null);
+      break;
+    }
+    case 'run.scored':
+      await step((r) => r.scorecard !== null);
+      break;
+    case 'run.accepted':
+      await step(target('end'));
+      break;
+    case 'run.rejected':
+      await step(target('09_review'));
+      service.rejectRun(id, b.reason ? String(b.reason) : 'App review found a guideline issue (triggered)');
+      break;
+    case 'run.failed': {
+      await step(target(String(b.stage ?? '05_build')));
+      const text = b.error ? String(b.error) : 'build_failed: the build failed (triggered)';
+      const colon = text.indexOf(':');
+      service.failRun(id, colon > 0 ? { code: text.slice(0, colon).trim(), message: text.slice(colon + 1).trim() } : { code: 'triggered', message: text });
+      break;
+    }
+    case 'run.canceled':
+      service.cancel(id);
+      break;
+  }
+  const done = service.getRun(id);
+  const events = service.eventsOf(id).filter((e) => e.type === kind);
+  const event = events.at(-1);
+  if (!event) throw new Failure('run_not_active', `run ${id} is ${done.run.status} at ${done.run.stage}: it cannot produce ${kind} now`, 'run');
+  return { run: done.run, event: JSON.parse(event.json) };
+}

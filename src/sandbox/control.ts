@@ -1,0 +1,155 @@
+// What a user steers the sandbox with (CONTRACT.md, "Sandbox control"): faults injected into its own
+// answers, and the journal of what it answered and delivered. The admin routes under /_sandbox/ (server.ts)
+// use these; the CLI's `orc sandbox …` commands go through those routes, so a test in any language can too.
+import { Failure } from './failure.js';
+
+/** A fault, as added: which requests it takes, what it does, how often. */
+export interface FaultSpec {
+  /** `METHOD /path`, with `{id}`-style segments matching any one segment: `GET /v1/runs/{run}/events`. */
+  route?: string;
+  /** Instead of a route: every delivery attempt to this webhook is answered by the sandbox itself as failed. */
+  webhook?: string;
+  /** Answer with this status and the error envelope the contract gives it (429 carries Retry-After: 1). */
+  status?: number;
+  /** Wait this long (ms) before answering. */
+  latency_ms?: number;
+  /** Reset the connection instead of answering. */
+  reset?: boolean;
+  /** An event stream is cut after this many events. */
+  cut_after?: number;
+  /** Only this many times (then it is spent); default every time. */
+  times?: number;
+  /** Only with this chance (0 to 1) each time. */
+  probability?: number;
+  /** The seed of the chance: the same seed, the same requests hit. */
+  seed?: number;
+}
+
+export interface Fault extends FaultSpec {
+  id: string;
+  /** How many times it was applied. */
+  applied: number;
+}
+
+const STATUS_CODES: Record<number, Parameters<typeof failureOf>[0]> = { 429: 'rate_limited', 500: 'internal_error', 503: 'unavailable' };
+function failureOf(code: 'rate_limited' | 'internal_error' | 'unavailable', message: string): Failure {
+  return new Failure(code, message, undefined, code === 'rate_limited' || code === 'unavailable' ? { 'Retry-After': '1' } : {});
+}
+
+type Held = Fault & { random: () => number; match?: (method: string, segments: string[]) => boolean };
+
+export class Faults {
+  private readonly faults: Held[] = [];
+  private counter = 0;
+
+  add(spec: FaultSpec): Fault {
+    if (!spec.route === !spec.webhook) throw new Failure('invalid_value', 'a fault takes a route (METHOD /path) or a webhook id, one of them', 'route');
+    if (spec.status !== undefined && !STATUS_CODES[spec.status]) throw new Failure('invalid_value', 'status must be 429, 500 or 503', 'status');
+    if (spec.probability !== undefined && !(spec.probability >= 0 && spec.probability <= 1)) throw new Failure('invalid_value', 'probability must be from 0 to 1', 'probability');
+    for (const k of ['latency_ms', 'cut_after', 'times'] as const) {
+      const v = spec[k];
+      if (v !== undefined && !(Number.isInteger(v) && v >= (k === 'latency_ms' ? 0 : 1))) throw new Failure('invalid_value', `${k} must be a whole number${k === 'latency_ms' ? '' : ' above 0'}`, k);
+    }
+    if (spec.route && spec.status === undefined && !spec.latency_ms && !spec.reset && spec.cut_after === undefined) throw new Failure('invalid_value', 'a route fault needs a status, a latency, a reset or a cut_after', 'status');
+    let match: ((method: string, segments: string[]) => boolean) | undefined;
+    if (spec.route) {
+      const m = /^([A-Za-z]+)\s+(\/\S*)$/.exec(spec.route.trim());
+      if (!m) throw new Failure('invalid_value', "route must be 'METHOD /path', such as 'POST /v1/runs'", 'route');
+      const method = m[1]!.toUpperCase();
+      const pattern = m[2]!.split('/').slice(1);
+      match = (meth, segments) => meth === method && segments.length === pattern.length && pattern.every((p, i) => (p.startsWith('{') && p.endsWith('}')) || p === segments[i]);
+    }
+    const fault: Fault = { ...spec, id: `flt_${++this.counter}`, applied: 0 };
+    this.faults.push({ ...fault, random: mulberry32(spec.seed ?? 0), ...(match ? { match } : {}) });
+    return fault;
+  }
+
+  list(): Fault[] {
+    return this.faults.map(({ random: _r, match: _m, ...f }) => f);
+  }
+
+  remove(id: string): boolean {
+    const i = this.faults.findIndex((f) => f.id === id);
+    if (i < 0) return false;
+    this.faults.splice(i, 1);
+    return true;
+  }
+
+  clear(): void {
+    this.faults.length = 0;
+  }
+
+  /** The fault this request meets, if any (counted as applied). */
+  forRequest(method: string, path: string): Fault | null {
+    if (this.faults.length === 0) return null;
+    const segments = path.split('/').slice(1);
+    return this.take((f) => Boolean(f.match?.(method, segments)));
+  }
+
+  /** The fault a delivery to this webhook meets, if any. */
+  forDelivery(webhookId: string): Fault | null {
+    if (this.faults.length === 0) return null;
+    return this.take((f) => f.webhook === webhookId);
+  }
+
+  /** The error a fault answers with. */
+  static failure(f: Fault): Failure {
+    return failureOf(STATUS_CODES[f.status!]!, `injected by fault ${f.id} (orc sandbox fault list)`);
+  }
+
+  private take(pred: (f: Held) => boolean): Fault | null {
+    for (const f of this.faults) {
+      if (!pred(f)) continue;
+      if (f.times !== undefined && f.applied >= f.times) continue;
+      if (f.probability !== undefined && f.random() >= f.probability) continue;
+      f.applied++;
+      const { random: _r, match: _m, ...plain } = f;
+      return plain;
+    }
+    return null;
+  }
+}
+
+/** A small seeded generator: the same seed, the same sequence. */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export type JournalEntry =
+  | { seq: number; at: string; type: 'request'; method: string; path: string; status: number; ms: number; request_id: string; idempotency_key: string | null; fault: string | null }
+  | { seq: number; at: string; type: 'delivery'; webhook_id: string; delivery_id: string; url: string; status: number | null; ms: number; error: string | null; fault: string | null };
+
+type Without<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
+
+/** The last `size` requests and delivery attempts, in order; followers are told of each new one. */
+export class Journal {
+  private readonly entries: JournalEntry[] = [];
+  private seq = 0;
+  private readonly followers = new Set<(e: JournalEntry) => void>();
+
+  constructor(readonly size = 1000) {}
+
+  add(entry: Without<JournalEntry, 'seq'>): void {
+    const e = { ...entry, seq: ++this.seq } as JournalEntry;
+    this.entries.push(e);
+    if (this.entries.length > this.size) this.entries.shift();
+    for (const f of this.followers) f(e);
+  }
+
+  /** Entries after `seq`, oldest first, at most `limit`. */
+  since(seq: number, limit = this.size): JournalEntry[] {
+    return this.entries.filter((e) => e.seq > seq).slice(0, limit);
+  }
+
+  follow(fn: (e: JournalEntry) => void): () => void {
+    this.followers.add(fn);
+    return () => this.followers.delete(fn);
+  }
+}

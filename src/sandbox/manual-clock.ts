@@ -1,0 +1,73 @@
+// The sandbox's clock when time is steered (`orc sandbox start --clock manual`): it stands still until
+// advanced, then fires every timer that falls due, in order, each at its own time, including the timers
+// those set on the way. Virtual time never goes backwards.
+import type { Clock } from '../clock.js';
+
+interface Timer {
+  at: number;
+  seq: number;
+  fn: () => void;
+  done: boolean;
+}
+
+export class ManualClock implements Clock {
+  private t: number;
+  private seq = 0;
+  private timers: Timer[] = [];
+
+  constructor(start: number) {
+    this.t = start;
+  }
+
+  now(): number {
+    return this.t;
+  }
+
+  timer(ms: number, fn: () => void): () => void {
+    const timer: Timer = { at: this.t + Math.max(0, ms), seq: ++this.seq, fn, done: false };
+    this.timers.push(timer);
+    return () => {
+      timer.done = true;
+    };
+  }
+
+  /** When the next timer falls due, or null when none is waiting. */
+  nextAt(): number | null {
+    let next: number | null = null;
+    for (const t of this.timers) if (!t.done && (next === null || t.at < next)) next = t.at;
+    return next;
+  }
+
+  /** Timers waiting. */
+  get pending(): number {
+    return this.timers.filter((t) => !t.done).length;
+  }
+
+  /**
+   * Moves time to `target` (never back), firing every timer due by then in order of time (then of setting).
+   * `stop` is asked after each one: true ends the advance there, at that timer's time.
+   */
+  advanceTo(target: number, stop: () => boolean = () => false): { fired: number; stopped: boolean } {
+    let fired = 0;
+    for (;;) {
+      let due: Timer | undefined;
+      for (const t of this.timers) if (!t.done && t.at <= target && (!due || t.at < due.at || (t.at === due.at && t.seq < due.seq))) due = t;
+      if (!due) break;
+      due.done = true;
+      this.t = Math.max(this.t, due.at);
+      due.fn();
+      fired++;
+      if (stop()) {
+        this.compact();
+        return { fired, stopped: true };
+      }
+    }
+    this.t = Math.max(this.t, target);
+    this.compact();
+    return { fired, stopped: false };
+  }
+
+  private compact(): void {
+    if (this.timers.length > 64) this.timers = this.timers.filter((t) => !t.done);
+  }
+}
