@@ -96,8 +96,9 @@ describe('triggers', () => {
 
   it('every event kind can be triggered for real: on the stream, and delivered signed to webhooks', async () => {
     const hook = (await http(manual.url, 'POST', '/v1/webhooks', { url: receiverUrl, events: ['*'] })).body;
-    for (const kind of EVENT_KINDS) {
-      const r = await ctl(['trigger', kind, '--json']);
+    const triggered = await Promise.all(EVENT_KINDS.map((kind) => ctl(['trigger', kind, '--json'])));
+    for (const [i, kind] of EVENT_KINDS.entries()) {
+      const r = triggered[i]!;
       expect(r.exitCode, `${kind}: ${r.stderr}`).toBe(0);
       const { run, event } = JSON.parse(r.stdout);
       expect(event.type, kind).toBe(kind);
@@ -130,20 +131,20 @@ describe('triggers', () => {
 });
 
 describe('faults', () => {
-  it('an injected 503 on a create creates nothing; orc retries with the same Idempotency-Key and one run is made; the journal shows both', async () => {
+  it('an injected 500 on a create creates nothing; orc retries with the same Idempotency-Key and one run is made; the journal shows both', async () => {
     await ctl(['fault', 'clear']);
-    const add = await ctl(['fault', 'add', '--route', 'POST /v1/runs', '--status', '503', '--times', '1']);
+    const add = await ctl(['fault', 'add', '--route', 'POST /v1/runs', '--status', '500', '--times', '1']);
     expect(add.exitCode, add.stderr).toBe(0);
     const fid = add.stdout.trim();
     const before = (await http(manual.url, 'GET', '/v1/runs?limit=100')).body.data.length;
     const created = await orc(['run', 'create', '--pitch', 'Through a fault', '--audience', 'x', '--monetization', 'free', '--json'], { env: { ORC_BASE_URL: manual.url } });
     expect(created.exitCode, created.stderr).toBe(0);
-    expect(created.stderr).toContain('503 unavailable; retrying');
+    expect(created.stderr).toContain('500 internal_error; retrying');
     expect((await http(manual.url, 'GET', '/v1/runs?limit=100')).body.data.length).toBe(before + 1);
     const logs = JSON.parse((await ctl(['logs', '--json'])).stdout) as Array<{ type: string; path?: string; status: number; fault: string | null; idempotency_key?: string | null }>;
     const creates = logs.filter((e) => e.type === 'request' && e.path === '/v1/runs' && e.idempotency_key);
     const last2 = creates.slice(-2);
-    expect(last2.map((e) => [e.status, e.fault])).toEqual([[503, fid], [201, null]]);
+    expect(last2.map((e) => [e.status, e.fault])).toEqual([[500, fid], [201, null]]);
     expect(last2[0]!.idempotency_key).toBe(last2[1]!.idempotency_key);
     const list = JSON.parse((await ctl(['fault', 'list', '--json'])).stdout);
     expect(list).toEqual([expect.objectContaining({ id: fid, applied: 1 })]);

@@ -7,8 +7,8 @@ import { until } from '../helpers/until.js';
 
 describe('isAlive', () => {
   it('is false for a process that has exited but is not reaped yet (a zombie), as a background sandbox is until init reaps it', async () => {
-    // `sleep 0` exits at once; its parent becomes `sleep 30`, which never reaps it.
-    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // The child exits a moment after its shell has become `sleep 30`, which never reaps it.
+    const parent = spawn('sh', ['-c', 'sleep 0.3 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const pid = Number(await new Promise<string>((r) => parent.stdout!.once('data', (c: Buffer) => r(c.toString().trim()))));
       const state = () => {
