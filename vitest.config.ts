@@ -7,6 +7,7 @@ export default defineConfig({
   define: { __ORC_VERSION__: JSON.stringify(pkg.version) },
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['./test/helpers/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

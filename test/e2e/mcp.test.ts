@@ -16,6 +16,11 @@ beforeAll(async () => {
 });
 afterAll(() => sb.close());
 
+/** One server for the tests that need no flags of their own: each `orc mcp` loads the SDK anew. */
+let shared: Client | undefined;
+const sharedClient = async () => (shared ??= await connect());
+afterAll(async () => shared?.close());
+
 async function connect(args: string[] = [], env: Record<string, string> = {}): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -38,7 +43,7 @@ const ok = (r: ToolResult) => {
 
 describe('orc mcp', () => {
   it('lists every tool with its input schema, a description and the right annotations', async () => {
-    const client = await connect();
+    const client = await sharedClient();
     try {
       const { tools } = await client.listTools();
       const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
@@ -54,12 +59,12 @@ describe('orc mcp', () => {
       expect((byName.get_run!.inputSchema.properties as any).run_id.description).toContain('run id');
       expect((byName.create_run!.inputSchema.properties as any).idempotency_key).toBeDefined();
     } finally {
-      await client.close();
+      // (the shared server goes on to the next test)
     }
   });
 
   it('drives a whole run: create, wait, read and patch the spec, approve, reject brand with notes, approve the rest, scorecard, artifacts', async () => {
-    const client = await connect();
+    const client = await sharedClient();
     try {
       const created = ok(await call(client, 'create_run', { mode: 'idea', idea: { pitch: 'A tide table for sailors', audience: 'sailors', monetization: 'paid' }, idempotency_key: 'mcp-test-run-1' }));
       const id = created.run.id as string;
@@ -118,12 +123,12 @@ describe('orc mcp', () => {
       const listed = await client.listResources();
       expect(listed.resources.map((r) => r.uri)).toContain(`orc://runs/${id}`);
     } finally {
-      await client.close();
+      // (the shared server goes on to the next test)
     }
   }, 60_000);
 
   it('a service error is a tool error with its code, and the server goes on', async () => {
-    const client = await connect();
+    const client = await sharedClient();
     try {
       const missing = await call(client, 'get_run', { run_id: 'run_nope' });
       expect(missing.isError).toBe(true);
@@ -139,7 +144,7 @@ describe('orc mcp', () => {
       expect(['timeout', 'gate_pending', 'ended']).toContain(timedOut.outcome);
       expect(ok(await call(client, 'list_runs', { limit: 1 })).runs).toHaveLength(1);
     } finally {
-      await client.close();
+      // (the shared server goes on to the next test)
     }
   }, 30_000);
 
@@ -176,11 +181,11 @@ describe('orc mcp', () => {
     expect(JSON.parse(/\{\n  "mcpServers"[\s\S]*?\n\}/.exec(r.stdout)![0])).toEqual({ mcpServers: { orc: { command: 'orc', args: ['mcp'] } } });
     // The tools the help names are the tools the server offers.
     const named = /Tools: ([\s\S]*?)\./.exec(r.stdout)![1]!.split(/,\s*/).sort();
-    const client = await connect();
+    const client = await sharedClient();
     try {
       expect(named).toEqual((await client.listTools()).tools.map((t) => t.name).sort());
     } finally {
-      await client.close();
+      // (the shared server goes on to the next test)
     }
   });
 });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { freshConfigDir, orc, ORC_BIN, startSandboxProcess } from '../helpers/cli.js';
+import { runOrc } from '../helpers/run.js';
 import { KEY } from '../helpers/sandbox.js';
 
 const get = (url: string, path: string) => fetch(`${url}${path}`, { headers: { authorization: `Bearer ${KEY}` } });
@@ -140,7 +141,8 @@ describe('orc sandbox start', () => {
     [['--memory', '--data-dir', '/tmp/x'], '--memory'],
   ])('refuses %j with exit 2 naming %s, starting nothing', async (args, flag) => {
     const configDir = freshConfigDir();
-    const r = await orc(['sandbox', 'start', ...args], { configDir });
+    // The first through the built orc; the rest in process (the same check, without a process each).
+    const r = args[1] === 'abc' ? await orc(['sandbox', 'start', ...args], { configDir }) : await runOrc(['sandbox', 'start', ...args], { configDir });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(flag);
     expect(r.stdout).toBe('');
@@ -291,7 +293,7 @@ describe('orc sandbox start --detach, status, stop', () => {
     // A pid that ran and is gone.
     const dead = (await execa(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'])).stdout;
     const rounds = await Promise.all(
-      Array.from({ length: 5 }, async () => {
+      Array.from({ length: 3 }, async () => {
         const data = mkdtempSync(join(tmpdir(), 'orc-race-'));
         writeFileSync(join(data, 'sandbox.lock'), `${dead}\n`);
         const both = [orc(['sandbox', 'start', '--port', '0', '--data-dir', data], { timeout: 30_000 }), orc(['sandbox', 'start', '--port', '0', '--data-dir', data], { timeout: 30_000 })];

@@ -96,11 +96,19 @@ describe('triggers', () => {
 
   it('every event kind can be triggered for real: on the stream, and delivered signed to webhooks', async () => {
     const hook = (await http(manual.url, 'POST', '/v1/webhooks', { url: receiverUrl, events: ['*'] })).body;
-    const triggered = await Promise.all(EVENT_KINDS.map((kind) => ctl(['trigger', kind, '--json'])));
+    // Every kind through the admin API; two of them through the built orc as well.
+    const [viaOrc, ...viaHttp] = await Promise.all([
+      Promise.all(['run.accepted', 'run.gate_resolved'].map((kind) => ctl(['trigger', kind, '--json']))),
+      ...EVENT_KINDS.map((kind) => http(manual.url, 'POST', '/_sandbox/trigger', { kind })),
+    ]);
+    for (const r of viaOrc) {
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(['run.accepted', 'run.gate_resolved']).toContain(JSON.parse(r.stdout).event.type);
+    }
     for (const [i, kind] of EVENT_KINDS.entries()) {
-      const r = triggered[i]!;
-      expect(r.exitCode, `${kind}: ${r.stderr}`).toBe(0);
-      const { run, event } = JSON.parse(r.stdout);
+      const r = viaHttp[i]!;
+      expect(r.status, `${kind}: ${JSON.stringify(r.body)}`).toBe(200);
+      const { run, event } = r.body;
       expect(event.type, kind).toBe(kind);
       const history = (await readSse(`${manual.url}/v1/runs/${run.id}/events`, {}, (ms) => ms.some((m) => m.event === kind))).map((m) => m.event);
       expect(history, kind).toContain(kind);

@@ -49,7 +49,7 @@ export async function startTestSandbox(opts: Partial<SandboxOptions> = {}): Prom
       const res = await call('GET', `/v1/runs/${runId}`);
       if (pred(res.body)) return res.body;
       if (Date.now() > deadline) throw new Error(`timed out waiting on ${runId}: ${res.text}`);
-      await new Promise((r) => setTimeout(r, 10));
+      await new Promise((r) => setTimeout(r, 20));
     }
   };
   return Object.assign(sb, { call, createRun, waitFor, logs });

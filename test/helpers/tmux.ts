@@ -46,7 +46,7 @@ export class TmuxSession {
       const s = this.screen();
       if (typeof what === 'string' ? s.includes(what) : what.test(s)) return s;
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the screen:\n${s}`);
-      await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 80)); // each look starts a tmux client: not too often
     }
   }
 
