@@ -249,7 +249,7 @@ _orc() {
     'webhook listen') subs=''; flags='--events --forward-to --port --host --public-url --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'api') subs=''; flags='--data --field -f --header -H --paginate --include --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'doctor') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'mcp') subs=''; flags='--read-only --tools --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'mcp') subs=''; flags='--read-only --tools --sandbox-tools --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'profile') subs='add list use show remove'; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'profile add') subs=''; flags='--base-url --with-key --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'profile list') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;

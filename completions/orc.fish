@@ -383,6 +383,7 @@ complete -c orc -n '__orc_at '\''doctor'\''' -l debug -d 'show the HTTP exchange
 complete -c orc -n '__orc_at '\''doctor'\''' -l help -s h -d 'show help'
 complete -c orc -n '__orc_at '\''mcp'\''' -l read-only -d 'offer only the tools that read (no create, cancel, decide, update or download)'
 complete -c orc -n '__orc_at '\''mcp'\''' -l tools -x -d 'offer only these tools (see the list below)'
+complete -c orc -n '__orc_at '\''mcp'\''' -l sandbox-tools -d 'also offer the sandbox'\''s controls an agent'\''s tests need: advance_clock, trigger_event, reset_sandbox'
 complete -c orc -n '__orc_at '\''mcp'\''' -l json -d 'print one JSON document on stdout (for scripts)'
 complete -c orc -n '__orc_at '\''mcp'\''' -l no-input -d 'never prompt; fail with exit 2 where input is needed'
 complete -c orc -n '__orc_at '\''mcp'\''' -l profile -x -a '(command orc __complete profiles 2>/dev/null)' -d 'use this profile (default: ORC_PROFILE, then the active one, then the built-in sandbox)'

@@ -5,6 +5,7 @@ import { EVENT_KINDS } from '../contract/events.js';
 import { EXIT_CODES } from '../errors.js';
 import artifacts from '../../docs/topics/artifacts.md?raw';
 import profiles from '../../docs/topics/profiles.md?raw';
+import steering from '../../docs/topics/steering.md?raw';
 import watching from '../../docs/topics/watching.md?raw';
 import webhooks from '../../docs/topics/webhooks.md?raw';
 
@@ -111,6 +112,9 @@ export const TOPICS: readonly Topic[] = [
         '',
         `Event kinds: ${EVENT_KINDS.join(', ')}.`,
         '',
+        'Steer it for your tests (orc help steering): --clock manual and advance, trigger <event-kind>,',
+        'fault add|list|remove|clear, reset, export and start --import, exec -- <command>, logs [--follow].',
+        '',
         'More: docs/sandbox.md (what it emulates, its store, its decisions).',
       ];
     },
@@ -125,6 +129,7 @@ function markdownTopics(): Topic[] {
     ['artifacts', 'the spec, the scorecard and the artifacts: editing, pulling, resuming, safety', artifacts],
     ['webhooks', 'webhooks: adding them, verifying signatures offline, listening and forwarding locally', webhooks],
     ['profiles', 'profiles and keys: where keys are kept, live and test, the rules a key obeys', profiles],
+    ['steering', 'steering the sandbox for tests: time, triggers, faults, reset, snapshots, exec, the journal', steering],
   ];
   return topics.map(([name, summary, text]) => ({ name, summary, text: async () => text.trimEnd().split('\n'), data: async () => ({ name, markdown: text }) }));
 }

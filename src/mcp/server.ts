@@ -11,7 +11,7 @@ import { ApiError, type Api } from '../api/index.js';
 import { watchRun } from '../watch/engine.js';
 import { pullArtifacts } from '../artifacts/pull.js';
 import type { Clock } from '../clock.js';
-import { ARTIFACT_KINDS, GATE_NAMES, MONETIZATION_VALUES, RUN_STATUSES, TERMINAL_STATUSES } from '../contract/events.js';
+import { ARTIFACT_KINDS, EVENT_KINDS, GATE_NAMES, MONETIZATION_VALUES, RUN_STATUSES, TERMINAL_STATUSES } from '../contract/events.js';
 import type { RunCreateParams } from '../contract/schemas.js';
 import { Problem } from '../problem.js';
 
@@ -199,6 +199,47 @@ export function toolDefs(api: Api, clock: Clock): ToolDef[] {
       input: { run_id: runId, timeout_s: z.number().min(1).max(3600).optional().describe('Give up waiting after this many seconds (default 50); the run goes on') },
       annotations: read,
       run: (a, extra) => waitForRun(api, clock, a.run_id, (a.timeout_s ?? 50) * 1000, extra),
+    }),
+  ];
+}
+
+/** The sandbox's controls an agent's tests need (`orc mcp --sandbox-tools`): the admin API under /_sandbox/. */
+export function sandboxToolDefs(api: Api): ToolDef[] {
+  const admin = async (method: string, path: string, body?: unknown): Promise<Record<string, unknown>> =>
+    (await api.http.json({ method, target: path, ...(body !== undefined ? { body } : {}), schema: z.record(z.string(), z.unknown()) })) ?? {};
+  return [
+    defineTool({
+      name: 'advance_clock',
+      title: 'Advance the sandbox clock',
+      description: 'Move time in the sandbox: the whole clock by a duration (by: "90s", "3h", "1d"; the sandbox must run with --clock manual), or one run (run_id) by a duration or to a point (to: a stage such as "05_build", "gate:final", or "end"; gates before it are approved).',
+      input: { by: z.string().optional().describe('How far: 90s, 15m, 3h, 2d'), run_id: z.string().optional().describe('Move only this run'), to: z.string().optional().describe('With run_id: a stage, gate:NAME or end') },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      run: async (a) => {
+        const out = await admin('POST', '/_sandbox/clock/advance', { ...(a.by !== undefined ? { by: a.by } : {}), ...(a.run_id !== undefined ? { run: a.run_id } : {}), ...(a.to !== undefined ? { to: a.to } : {}) });
+        const run = out.run as { id: string; status: string; stage: string } | undefined;
+        return { text: run ? `${run.id} is ${run.status} at ${run.stage}.` : `The sandbox clock is at ${String(out.now)}.`, data: out };
+      },
+    }),
+    defineTool({
+      name: 'trigger_event',
+      title: 'Trigger an event in the sandbox',
+      description: `Make the sandbox produce an event for real (stream and signed webhooks): ${EVENT_KINDS.join(', ')}. Without run_id, on a new fixture run driven there. For run.failed: stage and error ("code: message"); run.rejected: reason; run.gate_pending / run.gate_resolved: gate; run.scored: passed false for one that does not pass.`,
+      input: { kind: z.enum(EVENT_KINDS), run_id: z.string().optional(), stage: z.string().optional(), gate: gate.optional(), error: z.string().optional(), reason: z.string().optional(), passed: z.boolean().optional() },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      run: async (a) => {
+        const { run_id, ...rest } = a;
+        const out = await admin('POST', '/_sandbox/trigger', { ...rest, ...(run_id !== undefined ? { run: run_id } : {}) });
+        const run = out.run as { id: string; status: string; stage: string };
+        return { text: `${a.kind} on ${run.id}: it is ${run.status} at ${run.stage}.`, data: out };
+      },
+    }),
+    defineTool({
+      name: 'reset_sandbox',
+      title: 'Reset the sandbox',
+      description: 'Empty the sandbox: every run, webhook, delivery and fault goes; the key and knobs stay. For a known start before a test.',
+      input: {},
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+      run: async () => ({ text: 'The sandbox is empty.', data: await admin('POST', '/_sandbox/reset') }),
     }),
   ];
 }

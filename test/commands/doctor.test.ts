@@ -37,6 +37,7 @@ describe('orc doctor', () => {
     expect(check(doc, 'service').message).toMatch(new RegExp(`^${sb.url} answers \\(\\d+ ms\\)$`));
     expect(check(doc, 'key')).toMatchObject({ status: 'pass' });
     expect(check(doc, 'key').message).not.toContain('sk_test_orc_sandbox_local');
+    expect(check(doc, 'sandbox')).toMatchObject({ status: 'pass', message: expect.stringContaining('orc help steering') });
     const text = await runOrc(['doctor'], { env: { ORC_BASE_URL: sb.url, SHELL: '/bin/bash', HOME: home(), PATH: '/nonexistent' } });
     expect(text.stdout).toMatch(/^✓ Node /m);
     expect(text.stdout).toMatch(/^! bash completion is not set up\n {4}→ echo 'source <\(orc completion bash\)' >> ~\/\.bashrc$/m);

@@ -175,6 +175,28 @@ describe('orc mcp', () => {
     expect(r.stderr).toContain('orc mcp stopped: a request line was larger than the 10 MiB the MCP transport reads');
   });
 
+  it('--sandbox-tools adds advance_clock, trigger_event and reset_sandbox, which steer the sandbox for real', async () => {
+    const own = await startTestSandbox({ stageMs: 60_000 });
+    const client = await connect(['--sandbox-tools'], { ORC_BASE_URL: own.url });
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toEqual(expect.arrayContaining(['advance_clock', 'trigger_event', 'reset_sandbox']));
+      const failed = ok(await call(client, 'trigger_event', { kind: 'run.failed', stage: '06_qa', error: 'qa_failed: crash' }));
+      expect(failed.event).toMatchObject({ type: 'run.failed', data: { stage: '06_qa', error: { code: 'qa_failed', message: 'crash' } } });
+      const id = (await own.createRun('Parked by an agent')).id;
+      const parked = ok(await call(client, 'advance_clock', { run_id: id, to: 'gate:brand' }));
+      expect(parked.run).toMatchObject({ id, gate_pending: 'brand' });
+      ok(await call(client, 'reset_sandbox', {}));
+      expect((await own.call('GET', '/v1/runs')).body.data).toEqual([]);
+    } finally {
+      await client.close();
+      await own.close();
+    }
+    const live = await orc(['mcp', '--sandbox-tools', '--live'], { env: { ORC_BASE_URL: 'https://api.example.invalid', ORC_API_KEY: 'sk_live_agent_test_0123456789' } });
+    expect(live.exitCode).toBe(2);
+    expect(live.stderr).toContain('--sandbox-tools');
+  });
+
   it('orc mcp --help prints the client configuration', async () => {
     const r = await orc(['mcp', '--help']);
     expect(r.exitCode).toBe(0);

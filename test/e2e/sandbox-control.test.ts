@@ -246,6 +246,19 @@ describe('the journal and the rules', () => {
     expect((await follow).exitCode).toBe(130);
   });
 
+  it('start --verbose prints a line per request on stderr', async () => {
+    const loud = await startSandboxProcess(['--port', '0', '--memory', '--verbose'], { configDir: freshConfigDir() });
+    let err = '';
+    loud.proc.stderr!.on('data', (c: Buffer) => (err += c));
+    try {
+      await http(loud.url, 'GET', '/v1/runs/run_loud');
+      await until(() => /GET \/v1\/runs\/run_loud {2}404 {2}\d+ ms {2}req_/.test(err), 'the request line', 20_000);
+    } finally {
+      loud.proc.kill('SIGTERM');
+      await loud.proc;
+    }
+  });
+
   it('the controls refuse a service that is not a sandbox, and a live key (exit 2); the admin API needs the key', async () => {
     const fake = await handServer((_req, res) => json(res, 404, { error: { type: 'not_found_error', code: 'not_found', message: 'nothing here' } }));
     try {

@@ -103,6 +103,11 @@ async function serviceChecks(ctx: Context): Promise<Check[]> {
     const ms = Math.round(performance.now() - started);
     out.push({ id: 'service', status: ms > 2000 ? 'warn' : 'pass', message: `${target.baseUrl} answers (${ms} ms)${ms > 2000 ? ': slow' : ''}` });
     out.push({ id: 'key', status: 'pass', message: `the ${target.mode} key ${redactKey(target.key)} is accepted` });
+    // A sandbox says so, with its clock and how to steer it (a service has no /_sandbox/).
+    if (target.mode === 'test') {
+      const clock = await api.http.json({ method: 'GET', target: '/_sandbox/clock', schema: (await import('zod/mini')).z.object({ mode: (await import('zod/mini')).z.string() }), retries: 0 }).catch(() => null);
+      if (clock) out.push({ id: 'sandbox', status: 'pass', message: `it is an orc sandbox, on ${clock.mode === 'manual' ? 'a manual clock (orc sandbox advance moves it)' : 'real time'}; steer it for tests with orc sandbox clock|advance|trigger|fault|reset|export|exec|logs (orc help steering)` });
+    }
   } catch (err) {
     if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
       out.push({ id: 'service', status: 'pass', message: `${target.baseUrl} answers (${Math.round(performance.now() - started)} ms)` });

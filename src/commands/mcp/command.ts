@@ -14,6 +14,7 @@ export const mcp = command({
   flags: {
     readOnly: flag.bool('offer only the tools that read (no create, cancel, decide, update or download)'),
     tools: flag.string('name,name', 'offer only these tools (see the list below)'),
+    sandboxTools: flag.bool("also offer the sandbox's controls an agent's tests need: advance_clock, trigger_event, reset_sandbox"),
   },
   examples: ['orc mcp', 'orc mcp --read-only', 'orc mcp --tools list_runs,get_run,wait_for_run,approve_gate', 'orc mcp --live --profile prod --tools list_runs,get_run,wait_for_run'],
   more: `Add orc to an MCP client (Claude Desktop, Cursor, VS Code…) in its configuration:
@@ -27,6 +28,7 @@ and reject_gate only when they are named in --tools.
 
 Tools: list_runs, get_run, create_run, cancel_run, list_gates, approve_gate, reject_gate, get_spec,
 update_spec, get_scorecard, list_artifacts, pull_artifacts, wait_for_run.
+With --sandbox-tools (test mode only): advance_clock, trigger_event, reset_sandbox.
 Resources: orc://runs/{id} (a run and its gates), orc://runs/{id}/spec.
 `,
 });

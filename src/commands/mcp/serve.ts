@@ -10,10 +10,11 @@ const LIVE_GUARDED = ['cancel_run', 'reject_gate'];
 const STDIO_LIMIT_MIB = 10;
 
 export default async function serve(ctx: Context, _args: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
-  const [{ createServer, toolDefs }, { StdioServerTransport }] = await Promise.all([import('../../mcp/server.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
+  const [{ createServer, toolDefs, sandboxToolDefs }, { StdioServerTransport }] = await Promise.all([import('../../mcp/server.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
   const target = await ctx.target();
+  if (flags.sandboxTools && target.mode === 'live') throw new UsageError('--sandbox-tools steer the sandbox (test mode); they never go with --live');
   const api = await ctx.api(); // (no request yet: the client is made, nothing is sent)
-  const all = toolDefs(api, ctx.clock);
+  const all = [...toolDefs(api, ctx.clock), ...(flags.sandboxTools ? sandboxToolDefs(api) : [])];
   const names = all.map((t) => t.name);
   const named = flags.tools === undefined ? null : [...new Set(flags.tools.split(',').map((t) => t.trim()).filter(Boolean))];
   if (named) {
