@@ -14,7 +14,7 @@ function __orc_walk
             continue
         end
         switch $t
-            case --profile --base-url --timeout --mode --pitch --audience --monetization --source --idempotency-key --on-gate --approve --status --limit --notes --notes-file --format --set --unset --file --dir --concurrency --url --events --secret --header --payload-file --tolerance --now --forward-to --port --host --public-url --data --field --tools --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --clock --import --by --to --run --stage --gate --error --reason --route --webhook --latency --cut-after --times --probability
+            case --profile --base-url --timeout --mode --pitch --audience --monetization --source --idempotency-key --on-gate --approve --status --limit --notes --notes-file --format --set --unset --file --dir --concurrency --url --events --secret --header --payload-file --tolerance --now --forward-to --port --host --public-url --data --field --tools --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --journal-size --clock --import --by --to --run --stage --gate --error --reason --route --webhook --latency --cut-after --times --probability
                 set skip 1
                 continue
             case '-*'
@@ -469,7 +469,7 @@ complete -c orc -n '__orc_at '\''sandbox'\''' -a 'fault' -d 'Inject faults into 
 complete -c orc -n '__orc_at '\''sandbox'\''' -a 'reset' -d 'Empty the sandbox: runs, webhooks, deliveries and faults (the key and knobs stay)'
 complete -c orc -n '__orc_at '\''sandbox'\''' -a 'export' -d 'Write a consistent snapshot of the sandbox to a file (atomically), for `sandbox start --import`'
 complete -c orc -n '__orc_at '\''sandbox'\''' -a 'exec' -d 'Run a command against a fresh in-memory sandbox on a free port, then stop it; exits with the command'\''s status'
-complete -c orc -n '__orc_at '\''sandbox'\''' -a 'logs' -d 'Show the requests the sandbox answered and its webhook delivery attempts (the last 1,000)'
+complete -c orc -n '__orc_at '\''sandbox'\''' -a 'logs' -d 'Show the requests the sandbox answered and its webhook delivery attempts (the last 1,000, or --journal-size)'
 complete -c orc -n '__orc_at '\''sandbox'\''' -l json -d 'print one JSON document on stdout (for scripts)'
 complete -c orc -n '__orc_at '\''sandbox'\''' -l no-input -d 'never prompt; fail with exit 2 where input is needed'
 complete -c orc -n '__orc_at '\''sandbox'\''' -l profile -x -a '(command orc __complete profiles 2>/dev/null)' -d 'use this profile (default: ORC_PROFILE, then the active one, then the built-in sandbox)'
@@ -490,6 +490,7 @@ complete -c orc -n '__orc_at '\''sandbox start'\''' -l ipa-mib -x -d 'size of th
 complete -c orc -n '__orc_at '\''sandbox start'\''' -l data-dir -r -F -d 'folder of the sandbox database (default: <config folder>/sandbox)'
 complete -c orc -n '__orc_at '\''sandbox start'\''' -l memory -d 'keep state in memory only; nothing survives a restart'
 complete -c orc -n '__orc_at '\''sandbox start'\''' -l detach -d 'run in the background; pid and log in the config folder'
+complete -c orc -n '__orc_at '\''sandbox start'\''' -l journal-size -x -d 'how many requests and delivery attempts `orc sandbox logs` keeps; 0 keeps none'
 complete -c orc -n '__orc_at '\''sandbox start'\''' -l clock -x -a 'real manual' -d 'real: time flows; manual: it stands still until `orc sandbox advance`'
 complete -c orc -n '__orc_at '\''sandbox start'\''' -l import -r -F -d 'start from a snapshot made by `orc sandbox export` (into memory or a fresh data folder)'
 complete -c orc -n '__orc_at '\''sandbox start'\''' -l verbose -d 'a line per request and webhook delivery on stderr'

@@ -21,6 +21,7 @@ export const KNOBS = {
   rateLimit: { value: 'n', description: 'requests per second per key; 0 for no limit', default: 100, min: 0 },
   seed: { value: 'n', description: 'varies the generated specs and scores; the same seed gives the same ones', default: 0, min: 0 },
   ipaMib: { value: 'n', description: 'size of the generated ipa, in MiB (streamed, never held in memory)', default: 20, min: 1, max: 4096 },
+  journalSize: { value: 'n', description: 'how many requests and delivery attempts `orc sandbox logs` keeps; 0 keeps none', default: 1000, min: 0, max: 1_000_000 },
   keepaliveMs: { value: 'ms', description: 'SSE keep-alive interval', default: 15_000, min: 10, hidden: true },
 } as const satisfies Record<string, Knob>;
 

@@ -28,6 +28,8 @@ export const SNAPSHOT_SCHEMA = 2;
 
 export interface AdminParts {
   clock: Clock;
+  /** Real time, for waits on real work (a build being described). */
+  io: Clock;
   service: SandboxService;
   dispatcher: WebhookDispatcher;
   hub: SseHub;
@@ -152,8 +154,29 @@ async function advance(parts: AdminParts, b: Record<string, unknown>) {
   if (b.to !== undefined) throw new Failure('invalid_value', 'to needs a run: advance <run> --to …', 'to');
   if (!(clock instanceof ManualClock)) throw new Failure('invalid_value', 'the clock is real: start the sandbox with --clock manual to advance it (or advance one run: advance <run> --by …)', 'by');
   const by = durationOf(b.by ?? 0, 'by');
-  const { fired } = clock.advanceTo(clock.now() + by);
-  // What the timers started (a webhook delivery, a describer) finishes on its own; the answer says where time is.
+  const end = clock.now() + by;
+  // Describing a build is real work (hashing the ipa) that takes no virtual time: a run that reaches
+  // 08_submission stops the advance until its build is described (or 10 s of real time pass), then time
+  // flows on, so `advance --by 1d` ends a run whose build was made on the way. Each run is waited for once.
+  const awaited = new Set<string>();
+  const newlyWaiting = () => service.waitingForBuild().filter((id) => !awaited.has(id));
+  let fired = 0;
+  for (;;) {
+    const step = clock.advanceTo(end, () => newlyWaiting().length > 0);
+    fired += step.fired;
+    if (!step.stopped) break;
+    const ids = newlyWaiting();
+    for (const id of ids) awaited.add(id);
+    let cancel = () => {};
+    await Promise.race([
+      (async () => {
+        while (ids.some((id) => service.waitingForBuild().includes(id))) await service.nextBuildDescribed();
+      })(),
+      new Promise<void>((resolve) => (cancel = parts.io.timer(10_000, resolve))),
+    ]);
+    cancel();
+  }
+  // What the timers started (a webhook delivery) finishes on its own; the answer says where time is.
   return { ...clockView(parts), fired };
 }
 

@@ -128,28 +128,42 @@ export type JournalEntry =
 
 type Without<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
 
-/** The last `size` requests and delivery attempts, in order; followers are told of each new one. */
+/** What the server adds: an entry with its time as the sandbox clock's milliseconds. */
+export type JournalInput = Without<JournalEntry, 'seq' | 'at'> & { at: number };
+
+/**
+ * The last `size` requests and delivery attempts, in order; followers are told of each new one. A ring: on
+ * the request path an entry is one slot written, and its time is made ISO 8601 only when it is read.
+ */
 export class Journal {
-  private readonly entries: JournalEntry[] = [];
+  private readonly ring: JournalInput[] = [];
   private seq = 0;
   private readonly followers = new Set<(e: JournalEntry) => void>();
 
   constructor(readonly size = 1000) {}
 
-  add(entry: Without<JournalEntry, 'seq'>): void {
-    const e = { ...entry, seq: ++this.seq } as JournalEntry;
-    this.entries.push(e);
-    if (this.entries.length > this.size) this.entries.shift();
+  add(entry: JournalInput): void {
+    if (this.size === 0) return;
+    const seq = ++this.seq;
+    this.ring[(seq - 1) % this.size] = entry;
+    if (this.followers.size === 0) return;
+    const e = shown(seq, entry);
     for (const f of this.followers) f(e);
   }
 
   /** Entries after `seq`, oldest first, at most `limit`. */
   since(seq: number, limit = this.size): JournalEntry[] {
-    return this.entries.filter((e) => e.seq > seq).slice(0, limit);
+    const out: JournalEntry[] = [];
+    for (let s = Math.max(seq + 1, this.seq - this.size + 1, 1); s <= this.seq && out.length < limit; s++) out.push(shown(s, this.ring[(s - 1) % this.size]!));
+    return out;
   }
 
   follow(fn: (e: JournalEntry) => void): () => void {
     this.followers.add(fn);
     return () => this.followers.delete(fn);
   }
+}
+
+function shown(seq: number, { at, ...rest }: JournalInput): JournalEntry {
+  return { seq, at: new Date(at).toISOString(), ...rest } as JournalEntry;
 }

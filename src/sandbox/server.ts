@@ -80,7 +80,7 @@ export const SANDBOX_DEFAULTS: SandboxOptions = {
   ipaMib: KNOBS.ipaMib.default,
   headersTimeoutMs: 60_000,
   maxEventStreams: 2_000,
-  journalSize: 1_000,
+  journalSize: KNOBS.journalSize.default,
   clock: systemClock,
   log: () => {},
 };
@@ -136,7 +136,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     ioClock: io,
     log,
     faultFor: (webhookId) => faults.forDelivery(webhookId),
-    onAttempt: (a) => journal.add({ type: 'delivery', at: iso(), ...a }),
+    onAttempt: (a) => journal.add({ type: 'delivery', at: clock.now(), ...a }),
   });
   const artifacts = new Artifacts(store.meta('file_secret', () => randomBytes(32).toString('hex')), opts.signedUrlTtl, opts.ipaMib);
   const hub = new SseHub(service, opts.keepaliveMs, io);
@@ -178,10 +178,10 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     opts.onRequest?.(method, path);
     // The journal: every request but the journal's own and the health check, once it is answered.
     let faultId: string | null = null;
-    if (path !== '/healthz' && path !== '/_sandbox/logs') {
+    if (journal.size > 0 && path !== '/healthz' && path !== '/_sandbox/logs') {
       const started = io.now();
       res.once('close', () =>
-        journal.add({ type: 'request', at: iso(), method, path, status: res.statusCode, ms: io.now() - started, request_id: headers[1]!, idempotency_key: (req.headers['idempotency-key'] as string | undefined) ?? null, fault: faultId }),
+        journal.add({ type: 'request', at: clock.now(), method, path, status: res.statusCode, ms: io.now() - started, request_id: headers[1]!, idempotency_key: (req.headers['idempotency-key'] as string | undefined) ?? null, fault: faultId }),
       );
     }
     try {
@@ -200,7 +200,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
       }
       limiter.take(headers, key);
       if (path.startsWith('/_sandbox/')) {
-        const out = await admin({ clock, service, dispatcher, hub, store, faults, journal }, req, res, method, path, query, () => readBody(req));
+        const out = await admin({ clock, io, service, dispatcher, hub, store, faults, journal }, req, res, method, path, query, () => readBody(req));
         if (out) sendJson(res, out.status, JSON.stringify(out.value), headers);
         return;
       }

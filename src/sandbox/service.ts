@@ -122,6 +122,18 @@ export class SandboxService {
     for (const wake of this.buildWaiters.splice(0)) wake();
   }
 
+  /** Running runs that wait at 08_submission for their build to be described. */
+  waitingForBuild(): string[] {
+    const ids: string[] = [];
+    for (const rec of this.store.runs.values()) if (rec.run.status === 'running' && waitsForBuild(rec)) ids.push(rec.run.id);
+    return ids;
+  }
+
+  /** Resolves when the next build is described. */
+  nextBuildDescribed(): Promise<void> {
+    return new Promise<void>((resolve) => this.buildWaiters.push(resolve));
+  }
+
   /** Steps waiting for a build to be described (stepRun at 08_submission). */
   private readonly buildWaiters: Array<() => void> = [];
 

@@ -585,6 +585,100 @@ async function benchMcp(rounds = 3): Promise<void> {
 }
 
 /** A run's event history from its stream, up to the first event `until` accepts. */
+/** The sandbox's controls (issue 20): a run of 1 h stages driven to its end by `advance`, in real time; what
+ * `sandbox exec` costs beside a foreground `sandbox start` + stop doing the same; and what the request journal
+ * costs GET throughput (beside the same sandbox with --journal-size 0), in turns, round after round. */
+async function benchSteer(rounds = 5): Promise<void> {
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const span = (xs: number[], digits = 0) => `${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}`;
+
+  // 1. advance: each round a fresh run of 1 h stages, driven to its end two ways. The clock: advance --by 1d
+  // (all runs, the virtual time flowing), each gate approved as it opens. One run: advance <run> --to end
+  // (its ticks made now, gates approved on the way, the clock left where it is).
+  const manual = await startSandbox(['--clock', 'manual', '--stage-ms', '1h']);
+  try {
+    const byClock: number[] = [];
+    const virtual: number[] = [];
+    const toEnd: number[] = [];
+    const ticks: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      let run = await api(manual.url, 'POST', '/v1/runs', idea);
+      const t0 = performance.now();
+      for (let guard = 0; guard < 10 && run.status !== 'accepted'; guard++) {
+        await api(manual.url, 'POST', '/_sandbox/clock/advance', { by: '1d' });
+        run = await api(manual.url, 'GET', `/v1/runs/${run.id}`);
+        if (run.gate_pending) await api(manual.url, 'POST', `/v1/runs/${run.id}/gates/${run.gate_pending}:approve`, {});
+      }
+      run = await api(manual.url, 'GET', `/v1/runs/${run.id}`);
+      byClock.push(performance.now() - t0);
+      if (run.status !== 'accepted') throw new Error(`advance --by 1d left the run ${run.status}`);
+      virtual.push(Date.parse(run.updated_at) - Date.parse(run.created_at));
+      const other = await api(manual.url, 'POST', '/v1/runs', idea);
+      const t1 = performance.now();
+      const moved = await api(manual.url, 'POST', '/_sandbox/clock/advance', { run: other.id, to: 'end' });
+      toEnd.push(performance.now() - t1);
+      if (moved.run?.status !== 'accepted') throw new Error(`advance --to end left the run ${moved.run?.status}`);
+      ticks.push(moved.ticks);
+    }
+    row('a run of 1 h stages to its end: advance --by 1d, gates approved', `${median(byClock).toFixed(1)} ms`, '', '', `11 runs, each ${(median(virtual) / 3_600_000).toFixed(1)} h of virtual time in ${span(byClock, 1)} ms of real time (a 1d advance, then the gate approved, until accepted); most of it the build being described (the 20 MiB ipa's digest, the screenshots drawn), which takes no virtual time`);
+    row('the same: advance <run> --to end', `${median(toEnd).toFixed(1)} ms`, '', '', `${median(ticks)} ticks each, in ${span(toEnd, 1)} ms; one POST /_sandbox/clock/advance {run, to: end}, its gates approved on the way`);
+  } finally {
+    manual.child.kill('SIGTERM');
+  }
+
+  // 2. exec against start + stop, both running `node -e ''` against a fresh in-memory sandbox.
+  const env = { ...process.env, ORC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'orc-bench-')) };
+  const viaExec = () => {
+    const t0 = performance.now();
+    const r = spawnSync(process.execPath, [ORC, 'sandbox', 'exec', '--', process.execPath, '-e', ''], { env, stdio: 'ignore' });
+    if (r.status !== 0) throw new Error(`sandbox exec exited ${r.status}`);
+    return performance.now() - t0;
+  };
+  const viaStart = async () => {
+    const t0 = performance.now();
+    const sb = await startSandbox([]);
+    spawnSync(process.execPath, ['-e', ''], { stdio: 'ignore', env: { ...env, ORC_BASE_URL: sb.url } });
+    const exited = new Promise((ok) => sb.child.once('exit', ok));
+    sb.child.kill('SIGTERM');
+    await exited;
+    return performance.now() - t0;
+  };
+  const execMs: number[] = [];
+  const startMs: number[] = [];
+  await viaStart();
+  viaExec(); // warm-up
+  for (let i = 0; i < 11; i++) {
+    execMs.push(viaExec());
+    startMs.push(await viaStart());
+  }
+  row('sandbox exec -- node -e ""', `${median(execMs).toFixed(0)} ms`, '', (median(execMs) / median(startMs)).toFixed(2), `11 rounds; beside sandbox start --port 0 --memory, the same command once it listens, then SIGTERM and its exit: ${median(startMs).toFixed(0)} ms (${span(startMs)})`);
+
+  // 3. the journal's cost on GET.
+  const on = await startSandbox(['--stage-ms', '3600000']);
+  const off = await startSandbox(['--stage-ms', '3600000', '--journal-size', '0']);
+  try {
+    const headers = { authorization: `Bearer ${KEY}` };
+    const runOn = await api(on.url, 'POST', '/v1/runs', idea);
+    const runOff = await api(off.url, 'POST', '/v1/runs', idea);
+    const getOn = { url: `${on.url}/v1/runs/${runOn.id}`, headers, duration: 3 };
+    const getOff = { url: `${off.url}/v1/runs/${runOff.id}`, headers, duration: 3 };
+    await cannon({ ...getOn, duration: 1 });
+    await cannon({ ...getOff, duration: 1 });
+    const ratios: number[] = [];
+    const rates: number[] = [];
+    for (let i = 0; i < rounds; i++) {
+      // In turns, the order swapped each round, so a noisy neighbour or a warmer process favours neither.
+      const [a, b] = i % 2 === 0 ? [await cannon(getOn), await cannon(getOff)] : [await cannon(getOff), await cannon(getOn)].reverse() as [autocannon.Result, autocannon.Result];
+      rates.push(a.requests.average);
+      ratios.push(a.requests.average / b.requests.average);
+    }
+    row('GET /v1/runs/{id}, journal on (1,000 entries)', Math.round(median(rates)), '', median(ratios).toFixed(2), `${rounds} rounds, each beside the same sandbox with --journal-size 0; ratio per round ${span(ratios, 2)} (goal ≥ 0.95)`);
+  } finally {
+    on.child.kill('SIGTERM');
+    off.child.kill('SIGTERM');
+  }
+}
+
 async function sseHistory(url: string, until: (e: any) => boolean): Promise<any[]> {
   const res = await fetch(url, { headers: { authorization: `Bearer ${KEY}`, accept: 'text/event-stream' } });
   const events: any[] = [];
@@ -617,6 +711,7 @@ if (want('mcp')) await benchMcp();
 if (want('watch')) await benchWatch();
 if (want('http')) await benchHttp();
 if (want('sse')) await benchSse();
+if (want('steer')) await benchSteer();
 
 const header = ['what', 'rate / time', 'latency', 'ratio to baseline', 'baseline and notes'];
 console.log(`| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|`);

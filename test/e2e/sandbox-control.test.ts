@@ -53,6 +53,21 @@ describe('time', () => {
     expect([...times].sort((a, b) => a - b)).toEqual(times);
   });
 
+  it('advance --by 1d, each gate approved as it opens, ends a run of 1 h stages in four advances (the build described on the way)', async () => {
+    const id = (await http(manual.url, 'POST', '/v1/runs', idea('Days long'))).body.id;
+    const gates: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      expect((await http(manual.url, 'POST', '/_sandbox/clock/advance', { by: '1d' })).status).toBe(200);
+      const run = (await http(manual.url, 'GET', `/v1/runs/${id}`)).body;
+      if (run.gate_pending) {
+        gates.push(run.gate_pending);
+        expect((await http(manual.url, 'POST', `/v1/runs/${id}/gates/${run.gate_pending}:approve`, {})).status).toBe(200);
+      }
+    }
+    expect(gates).toEqual(['idea', 'brand', 'final']);
+    expect((await http(manual.url, 'GET', `/v1/runs/${id}`)).body.status).toBe('accepted');
+  });
+
   it('advance <run> --to gate:final parks one run at its final gate (the gates before it approved); --to end finishes it', async () => {
     const id = (await http(manual.url, 'POST', '/v1/runs', idea('To the final gate'))).body.id;
     const r = await ctl(['advance', id, '--to', 'gate:final']);
@@ -246,13 +261,17 @@ describe('the journal and the rules', () => {
     expect((await follow).exitCode).toBe(130);
   });
 
-  it('start --verbose prints a line per request on stderr', async () => {
-    const loud = await startSandboxProcess(['--port', '0', '--memory', '--verbose'], { configDir: freshConfigDir() });
+  it('start --verbose prints a line per request on stderr; --journal-size bounds what logs keeps', async () => {
+    const loud = await startSandboxProcess(['--port', '0', '--memory', '--verbose', '--journal-size', '2'], { configDir: freshConfigDir() });
     let err = '';
     loud.proc.stderr!.on('data', (c: Buffer) => (err += c));
     try {
       await http(loud.url, 'GET', '/v1/runs/run_loud');
       await until(() => /GET \/v1\/runs\/run_loud {2}404 {2}\d+ ms {2}req_/.test(err), 'the request line', 20_000);
+      await http(loud.url, 'GET', '/v1/runs/run_second');
+      await http(loud.url, 'GET', '/v1/runs/run_third');
+      const kept = (await http(loud.url, 'GET', '/_sandbox/logs')).body.data;
+      expect(kept.map((e: { path: string }) => e.path)).toEqual(['/v1/runs/run_second', '/v1/runs/run_third']);
     } finally {
       loud.proc.kill('SIGTERM');
       await loud.proc;

@@ -1,4 +1,4 @@
-// Pieces of the sandbox with exact answers: merge patch, Range, PNG and zip structure, magic words.
+// Pieces of the sandbox with exact answers: merge patch, Range, PNG and zip structure, magic words, the journal.
 import { createHash } from 'node:crypto';
 import { crc32, inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import { completeIpa, ipaBytes, ipaLayout, ipaSha256, parseRange, screenshotPng,
 import { magicWords, nameFromText, scorecardFor } from '../../src/sandbox/generate.js';
 import { applyMergePatch as mergePatch, diffMergePatch } from '../../src/contract/merge-patch.js';
 import { compareStages } from '../../src/contract/events.js';
+import { Journal } from '../../src/sandbox/control.js';
 
 describe('JSON merge patch (RFC 7396 appendix A)', () => {
   it.each([
@@ -121,5 +122,37 @@ describe('generated content', () => {
 
   it('orders stages by their number, whatever their names', () => {
     expect(['10_extra', '02_concept', '09_review', '01_intake'].sort(compareStages)).toEqual(['01_intake', '02_concept', '09_review', '10_extra']);
+  });
+});
+
+describe('the request journal', () => {
+  const request = (n: number) => ({ type: 'request' as const, at: Date.UTC(2026, 0, 1, 0, 0, n), method: 'GET', path: `/v1/runs/run_${n}`, status: 200, ms: 1, request_id: `req_${n}`, idempotency_key: null, fault: null });
+
+  it('keeps the last `size` entries in order, numbered from the start, their times in ISO 8601', () => {
+    const j = new Journal(3);
+    for (let n = 1; n <= 7; n++) j.add(request(n));
+    expect(j.since(0).map((e) => [e.seq, (e as { path: string }).path, e.at])).toEqual([
+      [5, '/v1/runs/run_5', '2026-01-01T00:00:05.000Z'],
+      [6, '/v1/runs/run_6', '2026-01-01T00:00:06.000Z'],
+      [7, '/v1/runs/run_7', '2026-01-01T00:00:07.000Z'],
+    ]);
+    expect(j.since(5).map((e) => e.seq)).toEqual([6, 7]);
+    expect(j.since(0, 1).map((e) => e.seq)).toEqual([5]);
+    expect(j.since(7)).toEqual([]);
+  });
+
+  it('tells followers of each new entry; a journal of size 0 keeps and tells nothing', () => {
+    const j = new Journal(2);
+    const told: number[] = [];
+    const stop = j.follow((e) => told.push(e.seq));
+    j.add(request(1));
+    stop();
+    j.add(request(2));
+    expect(told).toEqual([1]);
+    const none = new Journal(0);
+    none.follow(() => told.push(-1));
+    none.add(request(1));
+    expect(none.since(0)).toEqual([]);
+    expect(told).toEqual([1]);
   });
 });

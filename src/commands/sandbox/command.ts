@@ -3,7 +3,7 @@ import { arg, command, flag, handled } from '../../cli/spec.js';
 import { EVENT_KINDS, GATE_NAMES } from '../../contract/events.js';
 import { KNOBS as K } from '../../contract/sandbox-knobs.js';
 
-const { host, port, stageMs, signedUrlTtl, retryBaseMs, rateLimit, seed, ipaMib, keepaliveMs } = K;
+const { host, port, stageMs, signedUrlTtl, retryBaseMs, rateLimit, seed, ipaMib, journalSize, keepaliveMs } = K;
 
 export const start = command({
   name: 'start',
@@ -22,6 +22,7 @@ export const start = command({
     dataDir: flag.string('dir', 'folder of the sandbox database (default: <config folder>/sandbox)', { complete: 'files' }),
     memory: flag.bool('keep state in memory only; nothing survives a restart'),
     detach: flag.bool('run in the background; pid and log in the config folder'),
+    journalSize: flag.int(journalSize.value, journalSize.description, journalSize),
     keepaliveMs: flag.int(keepaliveMs.value, keepaliveMs.description, keepaliveMs),
     clock: flag.choice('mode', ['real', 'manual'], 'real: time flows; manual: it stands still until `orc sandbox advance`', { default: 'real' }),
     import: flag.string('file', 'start from a snapshot made by `orc sandbox export` (into memory or a fresh data folder)', { complete: 'files' }),
@@ -136,7 +137,7 @@ export const exec = command({
 
 export const logs = command({
   name: 'logs',
-  summary: 'Show the requests the sandbox answered and its webhook delivery attempts (the last 1,000)',
+  summary: 'Show the requests the sandbox answered and its webhook delivery attempts (the last 1,000, or --journal-size)',
   json: 'an array of entries; with --follow, NDJSON: { seq, at, type: request|delivery, … }',
   flags: { follow: flag.bool('keep printing new entries until Ctrl-C', { short: 'f' }) },
   examples: ['orc sandbox logs', 'orc sandbox logs --follow', 'orc sandbox logs --json | jq ".[] | select(.status >= 500)"'],

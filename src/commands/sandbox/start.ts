@@ -15,7 +15,7 @@ import type { start as spec } from './command.js';
 type StartFlags = FlagsOf<typeof spec>;
 
 /** Checks what the flag kinds cannot, before anything starts, naming the flag at fault. */
-export function sandboxOptions(flags: StartFlags, configDir: string, env: NodeJS.ProcessEnv): Omit<SandboxOptions, 'version' | 'log' | 'clock' | 'bodyTimeoutMs' | 'headersTimeoutMs' | 'maxEventStreams' | 'journalSize'> & { dataDir: string | null } {
+export function sandboxOptions(flags: StartFlags, configDir: string, env: NodeJS.ProcessEnv): Omit<SandboxOptions, 'version' | 'log' | 'clock' | 'bodyTimeoutMs' | 'headersTimeoutMs' | 'maxEventStreams'> & { dataDir: string | null } {
   const apiKey = flags.apiKey ?? env.ORC_SANDBOX_API_KEY ?? SANDBOX_DEFAULT_KEY;
   const from = flags.apiKey !== undefined ? '--api-key' : env.ORC_SANDBOX_API_KEY !== undefined ? 'ORC_SANDBOX_API_KEY' : 'the default key';
   if (!/^sk_test_[A-Za-z0-9_]{4,}$/.test(apiKey))
