@@ -135,6 +135,25 @@ describe('triggers', () => {
     expect(createHmac('sha256', hook.secret).update(`${t}.${failed.body}`).digest('hex')).toBe(v1);
   }, 60_000);
 
+  it('fault add --webhook fails a delivery as the sandbox answering for the receiver; the retry arrives, and the journal shows both', async () => {
+    const hook = (await http(manual.url, 'POST', '/v1/webhooks', { url: receiverUrl.replace('/hook', '/faulted'), events: ['run.created'] })).body;
+    const added = await ctl(['fault', 'add', '--webhook', hook.id, '--times', '1', '--json']);
+    expect(added.exitCode, added.stderr).toBe(0);
+    const fault = JSON.parse(added.stdout);
+    const seen = got.length;
+    const { run } = (await http(manual.url, 'POST', '/_sandbox/trigger', { kind: 'run.created' })).body;
+    const mine = () => got.slice(seen).filter((g) => g.body.includes(run.id));
+    const entries = async () => ((await http(manual.url, 'GET', '/_sandbox/logs')).body.data as Array<{ type: string; webhook_id?: string; status: number | null; fault: string | null }>).filter((e) => e.type === 'delivery' && e.webhook_id === hook.id);
+    // The retry waits on the sandbox's (manual) clock: move it until the receiver has the event.
+    for (let i = 0; i < 200 && !(await entries()).some((e) => e.status === 200); i++) await http(manual.url, 'POST', '/_sandbox/clock/advance', { by: '1m' });
+    const attempts = await entries();
+    expect(attempts[0]).toMatchObject({ fault: fault.id });
+    expect(attempts.at(-1)).toMatchObject({ status: 200, fault: null });
+    expect(mine().length).toBeGreaterThanOrEqual(1);
+    expect(JSON.parse((await ctl(['fault', 'list', '--json'])).stdout).find((f: { id: string }) => f.id === fault.id)).toMatchObject({ applied: 1 });
+    await http(manual.url, 'DELETE', `/v1/webhooks/${hook.id}`);
+  });
+
   it('a failure at a chosen stage with a chosen error; a rejection with a reason; a scorecard that does not pass', async () => {
     const failed = await ctl(['trigger', 'run.failed', '--stage', '06_qa', '--error', 'qa_failed: crash on launch']);
     expect(failed.exitCode, failed.stderr).toBe(0);
@@ -171,6 +190,22 @@ describe('faults', () => {
     expect(last2[0]!.idempotency_key).toBe(last2[1]!.idempotency_key);
     const list = JSON.parse((await ctl(['fault', 'list', '--json'])).stdout);
     expect(list).toEqual([expect.objectContaining({ id: fid, applied: 1 })]);
+  });
+
+  it('a 429 with Retry-After and its error envelope, until fault remove takes it away; removing it again is not found', async () => {
+    const added = await ctl(['fault', 'add', '--route', 'GET /v1/webhooks', '--status', '429', '--json']);
+    expect(added.exitCode, added.stderr).toBe(0);
+    const { id } = JSON.parse(added.stdout);
+    const limited = await fetch(`${manual.url}/v1/webhooks`, { headers: { authorization: `Bearer ${KEY}` } });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await limited.json()).error).toMatchObject({ type: expect.any(String), code: expect.any(String), message: expect.stringContaining(id) });
+    const removed = await ctl(['fault', 'remove', id]);
+    expect(removed.exitCode, removed.stderr).toBe(0);
+    expect((await http(manual.url, 'GET', '/v1/webhooks')).status).toBe(200);
+    const again = await ctl(['fault', 'remove', id]);
+    expect(again.exitCode).toBe(3);
+    expect(again.stderr).toContain(id);
   });
 
   it('an event stream cut after N events; a seeded probability hits the same requests each time; a latency; a reset', async () => {
