@@ -81,6 +81,21 @@ describe('time', () => {
     expect(end.body).toMatchObject({ reached: true, run: { id, status: 'accepted' } });
   });
 
+  it('signed artifact URLs expire on the virtual clock: 300 s after they are made, not a moment before', async () => {
+    const id = (await http(manual.url, 'POST', '/v1/runs', idea('Signed and expired'))).body.id;
+    expect((await http(manual.url, 'POST', '/_sandbox/clock/advance', { run: id, to: 'end' })).status).toBe(200);
+    const now = Date.parse((await http(manual.url, 'GET', '/_sandbox/clock')).body.now);
+    const [file] = (await http(manual.url, 'GET', `/v1/runs/${id}/artifacts/ipa`)).body.files;
+    expect(Date.parse(file.expires_at) - now).toBeGreaterThanOrEqual(300_000);
+    expect(Date.parse(file.expires_at) - now).toBeLessThan(301_000);
+    const head = () => fetch(file.url, { method: 'HEAD' }).then((r) => r.status);
+    expect(await head()).toBe(200);
+    await http(manual.url, 'POST', '/_sandbox/clock/advance', { by: '299s' });
+    expect(await head()).toBe(200);
+    await http(manual.url, 'POST', '/_sandbox/clock/advance', { by: '2s' });
+    expect(await head()).toBe(403);
+  });
+
   it('refuses to advance the whole clock of a sandbox on real time, and a --to without a run (exit 2)', async () => {
     const noRun = await ctl(['advance', '--to', 'end']);
     expect(noRun.exitCode).toBe(2);
@@ -199,7 +214,7 @@ describe('faults', () => {
     const limited = await fetch(`${manual.url}/v1/webhooks`, { headers: { authorization: `Bearer ${KEY}` } });
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect((await limited.json()).error).toMatchObject({ type: expect.any(String), code: expect.any(String), message: expect.stringContaining(id) });
+    expect(((await limited.json()) as { error: unknown }).error).toMatchObject({ type: expect.any(String), code: expect.any(String), message: expect.stringContaining(id) });
     const removed = await ctl(['fault', 'remove', id]);
     expect(removed.exitCode, removed.stderr).toBe(0);
     expect((await http(manual.url, 'GET', '/v1/webhooks')).status).toBe(200);
@@ -248,6 +263,7 @@ describe('state', () => {
     const dir = mkdtempSync(join(tmpdir(), 'orc-snap-'));
     const file = join(dir, 'snap.json');
     const id = (await http(manual.url, 'POST', '/v1/runs', idea('Kept in a snapshot'))).body.id;
+    await http(manual.url, 'POST', '/_sandbox/clock/advance', { by: '2d' }); // the snapshot's time, ahead of real time
     const ex = await ctl(['export', file, '--json']);
     expect(ex.exitCode, ex.stderr).toBe(0);
     expect(JSON.parse(ex.stdout).runs).toBeGreaterThan(0);
@@ -260,6 +276,8 @@ describe('state', () => {
       const there = await http(other.url, 'GET', `/v1/runs/${id}`);
       expect(there.body).toEqual((await http(manual.url, 'GET', `/v1/runs/${id}`)).body);
       expect((await http(other.url, 'GET', '/v1/runs?limit=100')).body.data.length).toBe(snap.runs.length);
+      // The steered clock starts no earlier than the snapshot's time (this one is days ahead of real time).
+      expect(Date.parse((await http(other.url, 'GET', '/_sandbox/clock')).body.now)).toBeGreaterThanOrEqual(Date.parse(snap.exported_at));
       const reset = await orc(['sandbox', 'reset'], { env: { ORC_BASE_URL: other.url } });
       expect(reset.exitCode).toBe(2); // no terminal to ask: --yes is needed
       expect((await orc(['sandbox', 'reset', '--yes'], { env: { ORC_BASE_URL: other.url } })).exitCode).toBe(0);
@@ -269,6 +287,19 @@ describe('state', () => {
       other.proc.kill('SIGTERM');
       await other.proc;
     }
+    // Into a fresh data folder: kept there; the same folder, now holding runs, refuses a second import (exit 1, and says where to import instead).
+    const data = join(dir, 'data');
+    const onDisk = await startSandboxProcess(['--port', '0', '--data-dir', data, '--import', file], { configDir: freshConfigDir() });
+    try {
+      expect((await http(onDisk.url, 'GET', `/v1/runs/${id}`)).status).toBe(200);
+    } finally {
+      onDisk.proc.kill('SIGTERM');
+      await onDisk.proc;
+    }
+    const twice = await orc(['sandbox', 'start', '--port', '0', '--data-dir', data, '--import', file], { configDir: freshConfigDir() });
+    expect(twice.exitCode, twice.stderr).toBe(1);
+    expect(twice.stderr).toContain('a new --data-dir');
+    expect(twice.stderr).toContain('only into an empty sandbox');
     const broken = await orc(['sandbox', 'start', '--memory', '--port', '0', '--import', join(dir, 'missing.json')]);
     expect(broken.exitCode).toBe(2);
     expect(broken.stderr).toContain('--import');

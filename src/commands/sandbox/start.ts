@@ -144,5 +144,7 @@ export async function steering(mode: string, importFile: string | undefined, rea
       throw new UsageError(`--import ${importFile}: ${(err as Error).message}`);
     }
   }
-  return { clock: mode === 'manual' ? new ManualClock(real.now()) : real, ioClock: real, ...(importSnapshot ? { importSnapshot } : {}) };
+  // A steered clock starts no earlier than the snapshot was taken, so the imported timestamps never lie ahead.
+  const start = Math.max(real.now(), Date.parse(String((importSnapshot as { exported_at?: unknown } | undefined)?.exported_at ?? '')) || 0);
+  return { clock: mode === 'manual' ? new ManualClock(start) : real, ioClock: real, ...(importSnapshot ? { importSnapshot } : {}) };
 }
