@@ -96,6 +96,19 @@ describe('time', () => {
     expect(await head()).toBe(403);
   });
 
+  it('an Idempotency-Key is kept 24 h of virtual time: the same create answers the same run until advance moves past it', async () => {
+    const create = () =>
+      fetch(`${manual.url}/v1/runs`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'idempotency-key': 'retention-under-advance' }, body: JSON.stringify(idea('Kept a day')) }).then(async (r) => ((await r.json()) as { id: string }).id);
+    const first = await create();
+    expect(await create()).toBe(first);
+    await http(manual.url, 'POST', '/_sandbox/clock/advance', { by: '23h' });
+    expect(await create()).toBe(first);
+    await http(manual.url, 'POST', '/_sandbox/clock/advance', { by: '2h' });
+    const later = await create();
+    expect(later).toMatch(/^run_/);
+    expect(later).not.toBe(first);
+  });
+
   it('refuses to advance the whole clock of a sandbox on real time, and a --to without a run (exit 2)', async () => {
     const noRun = await ctl(['advance', '--to', 'end']);
     expect(noRun.exitCode).toBe(2);
