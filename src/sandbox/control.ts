@@ -1,35 +1,10 @@
 // What a user steers the sandbox with (CONTRACT.md, "Sandbox control"): faults injected into its own
 // answers, and the journal of what it answered and delivered. The admin routes under /_sandbox/ (server.ts)
 // use these; the CLI's `orc sandbox …` commands go through those routes, so a test in any language can too.
+import type { Fault, FaultSpec } from '../contract/sandbox-faults.js';
 import { Failure } from './failure.js';
 
-/** A fault, as added: which requests it takes, what it does, how often. */
-export interface FaultSpec {
-  /** `METHOD /path`, with `{id}`-style segments matching any one segment: `GET /v1/runs/{run}/events`. */
-  route?: string;
-  /** Instead of a route: every delivery attempt to this webhook is answered by the sandbox itself as failed. */
-  webhook?: string;
-  /** Answer with this status and the error envelope the contract gives it (429 carries Retry-After: 1). */
-  status?: number;
-  /** Wait this long (ms) before answering. */
-  latency_ms?: number;
-  /** Reset the connection instead of answering. */
-  reset?: boolean;
-  /** An event stream is cut after this many events. */
-  cut_after?: number;
-  /** Only this many times (then it is spent); default every time. */
-  times?: number;
-  /** Only with this chance (0 to 1) each time. */
-  probability?: number;
-  /** The seed of the chance: the same seed, the same requests hit. */
-  seed?: number;
-}
-
-export interface Fault extends FaultSpec {
-  id: string;
-  /** How many times it was applied. */
-  applied: number;
-}
+export type { Fault, FaultSpec };
 
 const STATUS_CODES: Record<number, Parameters<typeof failureOf>[0]> = { 429: 'rate_limited', 500: 'internal_error', 503: 'unavailable' };
 function failureOf(code: 'rate_limited' | 'internal_error' | 'unavailable', message: string): Failure {
