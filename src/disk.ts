@@ -51,9 +51,10 @@ export function isDiskFailure(err: unknown): err is NodeJS.ErrnoException {
  * An errno from writing under `dir` as one line naming the folder and the fix. A full disk while data flows
  * is a failure of the pull (exit 1, partial files kept to resume); anything else is the folder's (exit 4).
  */
-export function diskError(err: NodeJS.ErrnoException, dir: string): DiskError {
+export function diskError(err: NodeJS.ErrnoException, dir: string, hint?: string): DiskError {
   const code = err.code ?? 'EIO';
-  const [why, fix] = WHY[code] ?? WHY.EIO!;
+  const [why, usual] = WHY[code] ?? WHY.EIO!;
+  const fix = hint ?? usual;
   const full = code === 'ENOSPC' || code === 'EDQUOT';
   return new DiskError(`cannot write to ${dir}: ${why} (${code})`, fix, full ? EXIT.failure : EXIT.auth);
 }

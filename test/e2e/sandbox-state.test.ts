@@ -1,7 +1,7 @@
 // Steering the sandbox (CONTRACT.md, "Sandbox control"), through the built orc and through plain HTTP on the
 // admin API, against a real `orc sandbox start` process: faults, reset, export and import, exec, and the
 // journal. Time and triggers: sandbox-control.test.ts.
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -95,6 +95,14 @@ describe('state', () => {
     expect(ex.exitCode, ex.stderr).toBe(0);
     expect(JSON.parse(ex.stdout).runs).toBeGreaterThan(0);
     expect(readdirSync(dir)).toEqual(['snap.json']); // no temporary file left beside it
+    // A failed export leaves nothing: here the name is taken by a folder, which stays as it was.
+    mkdirSync(join(dir, 'taken'));
+    const failed = await ctl(['export', join(dir, 'taken')]);
+    expect(failed.exitCode).toBe(4);
+    expect(failed.stderr).toContain(`cannot write to ${join(dir, 'taken')}: a folder stands where a file should be`);
+    expect(failed.stderr).not.toContain('--dir');
+    expect(readdirSync(dir).sort()).toEqual(['snap.json', 'taken']);
+    expect(readdirSync(join(dir, 'taken'))).toEqual([]);
     const snap = JSON.parse(readFileSync(file, 'utf8'));
     expect(snap).toMatchObject({ format: 'orc-sandbox-snapshot', schema: 2 });
 

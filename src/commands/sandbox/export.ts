@@ -18,7 +18,9 @@ export default async function exportSnapshot(ctx: Context, [file]: ArgsOf<typeof
     await rename(tmp, path);
   } catch (err) {
     await rm(tmp, { force: true });
-    throw isDiskFailure(err) ? diskError(err, dirname(path)) : err;
+    if (!isDiskFailure(err)) throw err;
+    // A folder by that name: said as the file it is, and left as it was.
+    throw err.code === 'EISDIR' ? diskError(err, path, 'Give the snapshot another name; the folder is left as it is.') : diskError(err, dirname(path));
   }
   const summary = { file: path, runs: snap.runs.length, webhooks: snap.webhooks.length, deliveries: snap.deliveries.length };
   if (ctx.io.json) ctx.io.writeJson(summary);
