@@ -106,6 +106,7 @@ export class SandboxService {
   forgetRuns(): void {
     for (const cancel of this.timers.values()) cancel();
     this.timers.clear();
+    this.buildWaits.clear();
     this.tickFailures.clear();
   }
 
@@ -122,10 +123,15 @@ export class SandboxService {
     for (const wake of this.buildWaiters.splice(0)) wake();
   }
 
-  /** Running runs that wait at 08_submission for their build to be described. */
+  /** Running runs that wait at 08_submission for their build to be described (asked after every timer an
+   * advance fires, so it looks only at the runs a tick found waiting, not at every run). */
   waitingForBuild(): string[] {
     const ids: string[] = [];
-    for (const rec of this.store.runs.values()) if (rec.run.status === 'running' && waitsForBuild(rec)) ids.push(rec.run.id);
+    for (const id of this.buildWaits) {
+      const rec = this.store.runs.get(id);
+      if (rec && rec.run.status === 'running' && waitsForBuild(rec)) ids.push(id);
+      else this.buildWaits.delete(id);
+    }
     return ids;
   }
 
@@ -133,6 +139,9 @@ export class SandboxService {
   nextBuildDescribed(): Promise<void> {
     return new Promise<void>((resolve) => this.buildWaiters.push(resolve));
   }
+
+  /** Runs a tick found waiting for their build (see waitingForBuild). */
+  private readonly buildWaits = new Set<string>();
 
   /** Steps waiting for a build to be described (stepRun at 08_submission). */
   private readonly buildWaiters: Array<() => void> = [];
@@ -426,6 +435,7 @@ export class SandboxService {
       if (!rec || rec.run.status !== 'running') return;
       // Waiting for the build: nothing to write, only to look again (see waitsForBuild).
       if (waitsForBuild(rec)) {
+        this.buildWaits.add(runId);
         this.schedule(runId);
         return;
       }
