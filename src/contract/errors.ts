@@ -32,6 +32,7 @@ export const ERROR_CODES = {
   run_not_found: { status: 404, type: 'not_found_error' },
   webhook_not_found: { status: 404, type: 'not_found_error' },
   delivery_not_found: { status: 404, type: 'not_found_error' },
+  fault_not_found: { status: 404, type: 'not_found_error' },
   scorecard_not_ready: { status: 404, type: 'not_found_error' },
   gate_not_pending: { status: 409, type: 'conflict_error' },
   run_not_active: { status: 409, type: 'conflict_error' },

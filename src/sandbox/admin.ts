@@ -70,7 +70,7 @@ export async function admin(parts: AdminParts, req: IncomingMessage, res: Server
   }
   const fault = /^DELETE \/_sandbox\/faults\/([^/]+)$/.exec(route);
   if (fault) {
-    if (!faults.remove(decodeURIComponent(fault[1]!))) throw new Failure('route_not_found', `no fault ${fault[1]}`, 'id');
+    if (!faults.remove(decodeURIComponent(fault[1]!))) throw new Failure('fault_not_found', `no fault ${fault[1]}`, 'id');
     return { status: 200, value: { id: fault[1], removed: true } };
   }
   if (route === 'POST /_sandbox/reset') {

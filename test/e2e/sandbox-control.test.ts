@@ -98,6 +98,13 @@ describe('time', () => {
     const bad = await ctl(['advance', '--by', 'soon']);
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toContain('--by must be a duration');
+    // A run the sandbox does not have is said as such (exit 3), never as "not an orc sandbox".
+    for (const args of [['advance', 'run_nope', '--to', 'end'], ['trigger', 'run.failed', '--run', 'run_nope']]) {
+      const missing = await ctl(args);
+      expect(missing.exitCode, missing.stderr).toBe(3);
+      expect(missing.stderr).toContain('run_nope');
+      expect(missing.stderr).not.toContain('not an orc sandbox');
+    }
   });
 });
 

@@ -13,8 +13,9 @@ export async function adminCall<T = Record<string, unknown>>(ctx: Context, metho
     const { z } = await import('zod/mini');
     return (await api.http.json({ method, target: path, ...(body !== undefined ? { body } : {}), schema: z.unknown() })) as T;
   } catch (err) {
-    // The sandbox's own 404s here name what is missing (a fault); any other 404 means the route is not there.
-    if (err instanceof ApiError && err.status === 404 && !/^no fault /.test(err.message)) {
+    // A 404 that names a missing thing (run_not_found, fault_not_found, …) is the sandbox answering; any other
+    // 404 (route_not_found, or a code a sandbox never gives) means the route is not there.
+    if (err instanceof ApiError && err.status === 404 && (err.code === 'route_not_found' || !err.code.endsWith('_not_found'))) {
       throw new UsageError(`${target.baseUrl} is not an orc sandbox: it has no ${path}; the sandbox controls work only against \`orc sandbox\``);
     }
     throw err;
