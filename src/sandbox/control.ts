@@ -1,10 +1,10 @@
 // What a user steers the sandbox with (CONTRACT.md, "Sandbox control"): faults injected into its own
 // answers, and the journal of what it answered and delivered. The admin routes under /_sandbox/ (server.ts)
 // use these; the CLI's `orc sandbox …` commands go through those routes, so a test in any language can too.
-import type { Fault, FaultSpec } from '../contract/sandbox-faults.js';
+import type { Fault, FaultSpec, JournalEntry } from '../contract/sandbox-control.js';
 import { Failure } from './failure.js';
 
-export type { Fault, FaultSpec };
+export type { Fault, FaultSpec, JournalEntry };
 
 const STATUS_CODES: Record<number, Parameters<typeof failureOf>[0]> = { 429: 'rate_limited', 500: 'internal_error', 503: 'unavailable' };
 function failureOf(code: 'rate_limited' | 'internal_error' | 'unavailable', message: string): Failure {
@@ -97,9 +97,6 @@ function mulberry32(seed: number): () => number {
   };
 }
 
-export type JournalEntry =
-  | { seq: number; at: string; type: 'request'; method: string; path: string; status: number; ms: number; request_id: string; idempotency_key: string | null; fault: string | null }
-  | { seq: number; at: string; type: 'delivery'; webhook_id: string; delivery_id: string; url: string; status: number | null; ms: number; error: string | null; fault: string | null };
 
 type Without<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
 

@@ -4,7 +4,7 @@ import type { Context } from '../../context.js';
 import { parseDuration } from '../../duration.js';
 import { UsageError } from '../../errors.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
-import type { Fault } from '../../contract/sandbox-faults.js';
+import type { Fault } from '../../contract/sandbox-control.js';
 import { adminCall } from './admin-call.js';
 import type { faultAdd, faultRemove } from './command.js';
 

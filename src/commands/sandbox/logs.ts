@@ -1,32 +1,20 @@
 // `orc sandbox logs [--follow]`: the requests the sandbox answered and its webhook delivery attempts.
 import type { FlagsOf } from '../../cli/spec.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { FailedError } from '../../errors.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
+import type { JournalEntry as Entry } from '../../contract/sandbox-control.js';
 import { adminCall } from './admin-call.js';
 import type { logs as spec } from './command.js';
 
-interface Entry {
-  seq: number;
-  at: string;
-  type: 'request' | 'delivery';
-  method?: string;
-  path?: string;
-  status: number | null;
-  ms: number;
-  request_id?: string;
-  idempotency_key?: string | null;
-  webhook_id?: string;
-  url?: string;
-  error?: string | null;
-  fault: string | null;
-}
-
 /** One entry as a line: time, what, status, how long, and what a test would look for. */
 export function entryLine(e: Entry): string {
-  const what = e.type === 'request' ? `${e.method} ${e.path}` : `deliver ${e.webhook_id} ${e.url}`;
-  const extra = [e.request_id, e.idempotency_key ? `key ${e.idempotency_key}` : '', e.error ?? '', e.fault ? `fault ${e.fault}` : ''].filter(Boolean).join(' ');
-  return sanitizeLine(`${e.at}  ${what}  ${e.status ?? 'ERR'}  ${Math.round(e.ms)} ms${extra ? `  ${extra}` : ''}`);
+  const [what, extra] =
+    e.type === 'request'
+      ? [`${e.method} ${e.path}`, [e.request_id, e.idempotency_key ? `key ${e.idempotency_key}` : '']]
+      : [`deliver ${e.webhook_id} ${e.url}`, [e.error ?? '']];
+  const tail = [...extra, e.fault ? `fault ${e.fault}` : ''].filter(Boolean).join(' ');
+  return sanitizeLine(`${e.at}  ${what}  ${e.status ?? 'ERR'}  ${Math.round(e.ms)} ms${tail ? `  ${tail}` : ''}`);
 }
 
 export default async function logs(ctx: Context, _args: [], flags: FlagsOf<typeof spec>): Promise<number> {
@@ -61,5 +49,5 @@ export default async function logs(ctx: Context, _args: [], flags: FlagsOf<typeo
     if (!ctx.signal.aborted) throw err;
   }
   if (ctx.signal.aborted) return 130;
-  throw new UsageError('the sandbox closed the journal stream (it stopped?)');
+  throw new FailedError('the sandbox closed the journal stream (it stopped?)');
 }

@@ -45,7 +45,7 @@ export default async function start(ctx: Context, _args: [], flags: StartFlags):
   }
   if (flags.verbose) {
     const { entryLine } = await import('./logs.js');
-    sandbox.journal.follow((e) => ctx.io.info(entryLine(e as never)));
+    sandbox.journal.follow((e) => ctx.io.info(entryLine(e)));
   }
   // Listen for the signals before saying "listening": a script may send one as soon as it reads that line.
   const stopped = new Promise<void>((done) =>

@@ -1,5 +1,6 @@
-// A fault of the sandbox's (CONTRACT.md, "Sandbox control"), as `/_sandbox/faults` takes and answers it:
-// the sandbox applies it (src/sandbox/control.ts), `orc sandbox fault` sends and shows it.
+// The shapes of the sandbox's admin API (CONTRACT.md, "Sandbox control") that both sides read: a fault, as
+// `/_sandbox/faults` takes and answers it, and an entry of the journal, as `/_sandbox/logs` answers it. The
+// sandbox makes them (src/sandbox/control.ts); `orc sandbox fault|logs` send and show them.
 
 /** A fault, as added: which requests it takes, what it does, how often. */
 export interface FaultSpec {
@@ -28,3 +29,8 @@ export interface Fault extends FaultSpec {
   /** How many times it was applied. */
   applied: number;
 }
+
+/** A request the sandbox answered, or a webhook delivery attempt it made. */
+export type JournalEntry =
+  | { seq: number; at: string; type: 'request'; method: string; path: string; status: number; ms: number; request_id: string; idempotency_key: string | null; fault: string | null }
+  | { seq: number; at: string; type: 'delivery'; webhook_id: string; delivery_id: string; url: string; status: number | null; ms: number; error: string | null; fault: string | null };
