@@ -15,7 +15,7 @@ _orc() {
     case "$w" in -*) continue ;; esac
     case "${COMP_WORDS[i-1]}" in --profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--field|--tools|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--clock|--import|--by|--to|--run|--stage|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
     cand="${path:+$path }$w"
-    case "$cand" in 'run'|'run create'|'run get'|'run list'|'run cancel'|'watch'|'gate'|'gate list'|'gate approve'|'gate reject'|'spec'|'spec get'|'spec edit'|'scorecard'|'artifacts'|'artifacts list'|'artifacts pull'|'webhook'|'webhook add'|'webhook list'|'webhook get'|'webhook remove'|'webhook deliveries'|'webhook redeliver'|'webhook verify'|'webhook listen'|'api'|'doctor'|'mcp'|'profile'|'profile add'|'profile list'|'profile use'|'profile show'|'profile remove'|'completion'|'sandbox'|'sandbox start'|'sandbox status'|'sandbox stop'|'sandbox clock'|'sandbox advance'|'sandbox trigger'|'sandbox fault'|'sandbox fault add'|'sandbox fault list'|'sandbox fault remove'|'sandbox fault clear'|'sandbox reset'|'sandbox export'|'sandbox exec'|'sandbox logs') path="$cand" ;; *) break ;; esac
+    case "$cand" in 'run'|'run create'|'run get'|'run list'|'run cancel'|'watch'|'gate'|'gate list'|'gate approve'|'gate reject'|'spec'|'spec get'|'spec edit'|'scorecard'|'artifacts'|'artifacts list'|'artifacts pull'|'webhook'|'webhook add'|'webhook list'|'webhook get'|'webhook remove'|'webhook deliveries'|'webhook redeliver'|'webhook verify'|'webhook listen'|'api'|'doctor'|'mcp'|'profile'|'profile add'|'profile list'|'profile use'|'profile show'|'profile remove'|'completion'|'sandbox'|'sandbox start'|'sandbox status'|'sandbox stop'|'sandbox clock'|'sandbox advance'|'sandbox trigger'|'sandbox fault'|'sandbox fault add'|'sandbox fault list'|'sandbox fault remove'|'sandbox fault clear'|'sandbox reset'|'sandbox export'|'sandbox exec'|'sandbox logs'|'sandbox console') path="$cand" ;; *) break ;; esac
   done
   # The arguments after the command path, so far.
   for (( ; i < COMP_CWORD; i++)); do
@@ -104,6 +104,7 @@ _orc() {
     'sandbox exec|--import') COMPREPLY=($(compgen -f -- "$cur")); return ;;
     'sandbox exec|--profile') _orc_dynamic profiles; return ;;
     'sandbox logs|--profile') _orc_dynamic profiles; return ;;
+    'sandbox console|--profile') _orc_dynamic profiles; return ;;
   esac
   if [[ "$cur" != -* ]]; then
     case "$path|$npos" in
@@ -258,7 +259,7 @@ _orc() {
     'profile show') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'profile remove') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'completion') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'sandbox') subs='start status stop clock advance trigger fault reset export exec logs'; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox') subs='start status stop clock advance trigger fault reset export exec logs console'; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'sandbox start') subs=''; flags='--host --port --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --memory --detach --journal-size --clock --import --verbose --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'sandbox status') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'sandbox stop') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
@@ -274,6 +275,7 @@ _orc() {
     'sandbox export') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'sandbox exec') subs=''; flags='--stage-ms --retry-base-ms --rate-limit --seed --ipa-mib --clock --import --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'sandbox logs') subs=''; flags='--follow -f --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox console') subs=''; flags='--no-open --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
   esac
   if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$flags" -- "$cur")); else COMPREPLY=($(compgen -W "$subs" -- "$cur")); fi
 }

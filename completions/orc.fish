@@ -22,7 +22,7 @@ function __orc_walk
         end
         if test $inpath = 1
             set -l cand (string join " " $path $t)
-            if contains -- "$cand" 'run' 'run create' 'run get' 'run list' 'run cancel' 'watch' 'gate' 'gate list' 'gate approve' 'gate reject' 'spec' 'spec get' 'spec edit' 'scorecard' 'artifacts' 'artifacts list' 'artifacts pull' 'webhook' 'webhook add' 'webhook list' 'webhook get' 'webhook remove' 'webhook deliveries' 'webhook redeliver' 'webhook verify' 'webhook listen' 'api' 'doctor' 'mcp' 'profile' 'profile add' 'profile list' 'profile use' 'profile show' 'profile remove' 'completion' 'sandbox' 'sandbox start' 'sandbox status' 'sandbox stop' 'sandbox clock' 'sandbox advance' 'sandbox trigger' 'sandbox fault' 'sandbox fault add' 'sandbox fault list' 'sandbox fault remove' 'sandbox fault clear' 'sandbox reset' 'sandbox export' 'sandbox exec' 'sandbox logs'
+            if contains -- "$cand" 'run' 'run create' 'run get' 'run list' 'run cancel' 'watch' 'gate' 'gate list' 'gate approve' 'gate reject' 'spec' 'spec get' 'spec edit' 'scorecard' 'artifacts' 'artifacts list' 'artifacts pull' 'webhook' 'webhook add' 'webhook list' 'webhook get' 'webhook remove' 'webhook deliveries' 'webhook redeliver' 'webhook verify' 'webhook listen' 'api' 'doctor' 'mcp' 'profile' 'profile add' 'profile list' 'profile use' 'profile show' 'profile remove' 'completion' 'sandbox' 'sandbox start' 'sandbox status' 'sandbox stop' 'sandbox clock' 'sandbox advance' 'sandbox trigger' 'sandbox fault' 'sandbox fault add' 'sandbox fault list' 'sandbox fault remove' 'sandbox fault clear' 'sandbox reset' 'sandbox export' 'sandbox exec' 'sandbox logs' 'sandbox console'
                 set path $path $t
                 continue
             end
@@ -470,6 +470,7 @@ complete -c orc -n '__orc_at '\''sandbox'\''' -a 'reset' -d 'Empty the sandbox: 
 complete -c orc -n '__orc_at '\''sandbox'\''' -a 'export' -d 'Write a consistent snapshot of the sandbox to a file (atomically), for `sandbox start --import`'
 complete -c orc -n '__orc_at '\''sandbox'\''' -a 'exec' -d 'Run a command against a fresh in-memory sandbox on a free port, then stop it; exits with the command'\''s status'
 complete -c orc -n '__orc_at '\''sandbox'\''' -a 'logs' -d 'Show the requests the sandbox answered and its webhook delivery attempts (the last 1,000, or --journal-size)'
+complete -c orc -n '__orc_at '\''sandbox'\''' -a 'console' -d 'Print a one-time link to the web console, and open it in the browser at a terminal'
 complete -c orc -n '__orc_at '\''sandbox'\''' -l json -d 'print one JSON document on stdout (for scripts)'
 complete -c orc -n '__orc_at '\''sandbox'\''' -l no-input -d 'never prompt; fail with exit 2 where input is needed'
 complete -c orc -n '__orc_at '\''sandbox'\''' -l profile -x -a '(command orc __complete profiles 2>/dev/null)' -d 'use this profile (default: ORC_PROFILE, then the active one, then the built-in sandbox)'
@@ -646,3 +647,12 @@ complete -c orc -n '__orc_at '\''sandbox logs'\''' -l base-url -x -d 'talk to th
 complete -c orc -n '__orc_at '\''sandbox logs'\''' -l timeout -x -d 'give up on the service after this long (watch and streams: their own idle rules)'
 complete -c orc -n '__orc_at '\''sandbox logs'\''' -l debug -d 'show the HTTP exchange on stderr (keys redacted)'
 complete -c orc -n '__orc_at '\''sandbox logs'\''' -l help -s h -d 'show help'
+complete -c orc -n '__orc_at '\''sandbox console'\''' -l no-open -d 'print the link only; do not open a browser'
+complete -c orc -n '__orc_at '\''sandbox console'\''' -l json -d 'print one JSON document on stdout (for scripts)'
+complete -c orc -n '__orc_at '\''sandbox console'\''' -l no-input -d 'never prompt; fail with exit 2 where input is needed'
+complete -c orc -n '__orc_at '\''sandbox console'\''' -l profile -x -a '(command orc __complete profiles 2>/dev/null)' -d 'use this profile (default: ORC_PROFILE, then the active one, then the built-in sandbox)'
+complete -c orc -n '__orc_at '\''sandbox console'\''' -l live -d 'use the live key and the live service (default: the test key)'
+complete -c orc -n '__orc_at '\''sandbox console'\''' -l base-url -x -d 'talk to this service address (default: ORC_BASE_URL, then the profile)'
+complete -c orc -n '__orc_at '\''sandbox console'\''' -l timeout -x -d 'give up on the service after this long (watch and streams: their own idle rules)'
+complete -c orc -n '__orc_at '\''sandbox console'\''' -l debug -d 'show the HTTP exchange on stderr (keys redacted)'
+complete -c orc -n '__orc_at '\''sandbox console'\''' -l help -s h -d 'show help'

@@ -6,7 +6,8 @@
 // zod's many files and commander's CommonJS cost module resolution at every command; one compile-cached
 // chunk costs a fraction of that. Every other package stays external.
 import { build } from 'esbuild';
-import { readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { resolve as resolvePath } from 'node:path';
 
 const BUNDLED = ['zod', 'commander', '@modelcontextprotocol/sdk', 'string-width'];
@@ -76,3 +77,26 @@ if (leaked.length) {
 }
 const entryBytes = [...seen].reduce((n, f) => n + (outputs[f]?.bytes ?? 0), 0);
 console.error(`build: dist/ written; start-up loads ${seen.size} file(s), ${(entryBytes / 1024).toFixed(1)} KiB, plus ${[...eager].join(', ') || 'nothing external'}`);
+
+// The web console (src/console): its own bundle for the browser, into dist/console, which only the sandbox
+// serves. No command loads it; preact and htm live inside it, so nothing of it is fetched from a CDN.
+const page = await build({
+  // main.ts imports its stylesheet: console.js and console.css come out side by side.
+  entryPoints: { console: 'src/console/main.ts' },
+  outdir: 'dist/console/assets',
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  target: ['chrome120', 'firefox120', 'safari17'],
+  minify: true,
+  sourcemap: 'linked',
+  metafile: true,
+  entryNames: '[name]',
+  logLevel: 'warning',
+});
+mkdirSync('dist/console', { recursive: true });
+copyFileSync('src/console/index.html', 'dist/console/index.html');
+const pageBytes = Object.entries(page.metafile.outputs)
+  .filter(([f]) => !f.endsWith('.map'))
+  .reduce((n, [f]) => n + gzipSync(readFileSync(f)).length, 0);
+console.error(`build: dist/console written; its script and style are ${(pageBytes / 1024).toFixed(1)} KiB gzipped`);

@@ -15,9 +15,15 @@ const run = (cmd, args, capture) =>
 
 const build = await run(process.execPath, [new URL('./build.mjs', import.meta.url).pathname], false);
 if (build.code !== 0) process.exit(build.code);
-const [types, tests] = await Promise.all([run(bin('tsc'), ['-p', '.'], true), run(bin('vitest'), ['run', ...process.argv.slice(2)], false)]);
+// Two projects: the CLI and sandbox (Node), and the web console (the browser's DOM).
+const typecheck = async () => {
+  const node = await run(bin('tsc'), ['-p', '.'], true);
+  const page = await run(bin('tsc'), ['-p', 'src/console'], true);
+  return { code: node.code || page.code, out: node.out + page.out };
+};
+const [types, tests] = await Promise.all([typecheck(), run(bin('vitest'), ['run', ...process.argv.slice(2)], false)]);
 if (types.code !== 0) {
-  process.stdout.write(`\ntype check (tsc -p .) failed:\n${types.out}`);
+  process.stdout.write(`\ntype check (tsc -p . and -p src/console) failed:\n${types.out}`);
   process.exit(1);
 }
 process.exit(tests.code);

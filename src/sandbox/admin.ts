@@ -11,11 +11,15 @@
 //   POST   /_sandbox/reset                    empties runs, webhooks, deliveries, faults (keeps key and knobs)
 //   GET    /_sandbox/export                   the snapshot: { format, schema, exported_at, runs, events, webhooks, deliveries }
 //   GET    /_sandbox/logs?after=N&limit=M     { data: [entry], last }; with ?follow=1, an event stream of them
+//   GET    /_sandbox/events[?logs=1]          an event stream of every run's events from now on (the console's
+//                                             runs list); `event: sandbox.reset` after a reset
+//   POST   /_sandbox/console                  { url, expires_at }: a one-time link to the web console
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../clock.js';
 import { EVENT_KINDS, GATE_NAMES, TERMINAL_STATUSES } from '../contract/events.js';
 import { parseDuration } from '../duration.js';
 import { Faults, type FaultSpec, type Journal } from './control.js';
+import type { ConsoleDoor } from './console.js';
 import { Failure } from './failure.js';
 import { ManualClock } from './manual-clock.js';
 import { STAGES, type SandboxService } from './service.js';
@@ -36,6 +40,7 @@ export interface AdminParts {
   store: Store;
   faults: Faults;
   journal: Journal;
+  door: ConsoleDoor;
 }
 
 type Json = { status: number; value: unknown };
@@ -84,6 +89,8 @@ export async function admin(parts: AdminParts, req: IncomingMessage, res: Server
   if (route === 'GET /_sandbox/export') {
     return { status: 200, value: { format: SNAPSHOT_FORMAT, schema: SNAPSHOT_SCHEMA, exported_at: new Date(clock.now()).toISOString(), ...store.snapshot() } };
   }
+  if (route === 'POST /_sandbox/console') return { status: 201, value: parts.door.mint(req.headers.host) };
+  if (route === 'GET /_sandbox/events') return parts.hub.openFirehose(req, res, query.get('logs') === '1');
   if (route === 'GET /_sandbox/logs') {
     const after = Number(query.get('after') ?? 0) || 0;
     if (query.get('follow') === '1' || query.get('follow') === 'true') {

@@ -11,6 +11,7 @@ import { KNOBS } from '../contract/sandbox-knobs.js';
 import { Artifacts } from './artifacts.js';
 import { readJsonBody } from './body.js';
 import { admin } from './admin.js';
+import { ConsoleDoor, defaultConsoleDir } from './console.js';
 import { Faults, Journal } from './control.js';
 import { Describer } from './describer.js';
 import { decodeSegment, serveFile } from './file-route.js';
@@ -60,6 +61,8 @@ export interface SandboxOptions {
   /** One line about something that happened (a client that dropped its request, a tick retried). The
    * sandbox writes nowhere itself: `orc sandbox start` sends these to stderr; by default they go nowhere. */
   log: (line: string) => void;
+  /** The built web console (index.html and assets/); by default dist/console beside orc. */
+  consoleDir?: string | null;
   /** Told of every request as it arrives, before its body is read (a test waits on it instead of a sleep). */
   onRequest?: (method: string, path: string) => void;
 }
@@ -97,6 +100,8 @@ export interface RunningSandbox {
   journal: Journal;
   /** The clock the service runs on (a ManualClock with --clock manual). */
   clock: Clock;
+  /** A fresh one-time link to the web console. */
+  consoleLink(): string;
   close(): Promise<void>;
 }
 
@@ -148,9 +153,12 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
   service.onEvent(dispatcher.onEvent);
   const describer = new Describer(store, artifacts, service, log);
   service.onStageComplete((runId) => describer.describe(runId));
+  const door = new ConsoleDoor({ io, dir: opts.consoleDir === undefined ? defaultConsoleDir() : opts.consoleDir, host: opts.host, port: () => port });
   const router = new Router<Handler>(apiRoutes({ service, dispatcher, artifacts, hub, clock, maxEventStreams: opts.maxEventStreams, origin }));
-  function authenticate(req: IncomingMessage): string {
+  function authenticate(req: IncomingMessage, method: string): string {
     const header = req.headers.authorization;
+    // The web console's page: its session cookie stands for the key, which the browser never sees.
+    if (!header && door.session(req, method)) return opts.apiKey;
     if (!header) throw new Failure('missing_api_key', 'no API key: send Authorization: Bearer sk_test_…');
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!m) throw new Failure('invalid_api_key', 'the Authorization header must be Bearer <key>');
@@ -187,20 +195,21 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     try {
       if (draining) throw new Failure('unavailable', 'the sandbox is shutting down', undefined, { Connection: 'close' });
       if (path === '/healthz') return sendJson(res, 200, JSON.stringify({ ok: true, version: opts.version, pid: process.pid }), headers);
+      if (path === '/console' || path.startsWith('/console/')) return door.serve(req, res, method, path, query);
       if (path.startsWith('/files/')) {
         limiter.take(headers, `ip:${req.socket.remoteAddress}`);
         return await serveFile({ artifacts, store, clock }, req, res, path, query, method, headers);
       }
       let key: string;
       try {
-        key = authenticate(req);
+        key = authenticate(req, method);
       } catch (err) {
         limiter.take(headers, `ip:${req.socket.remoteAddress}`);
         throw err;
       }
       limiter.take(headers, key);
       if (path.startsWith('/_sandbox/')) {
-        const out = await admin({ clock, io, service, dispatcher, hub, store, faults, journal }, req, res, method, path, query, () => readBody(req));
+        const out = await admin({ clock, io, service, dispatcher, hub, store, faults, journal, door }, req, res, method, path, query, () => readBody(req));
         if (out) sendJson(res, out.status, JSON.stringify(out.value), headers);
         return;
       }
@@ -288,6 +297,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     openStreams: () => hub.size,
     journal,
     clock,
+    consoleLink: () => door.mint(`${hostForUrl}:${port}`).url,
     close() {
       closing ??= (async () => {
         draining = true;

@@ -20,6 +20,9 @@ interface Watcher {
 export class SseHub {
   private readonly watchers = new Map<string, Set<Watcher>>();
   private readonly outbox = new Map<string, { events: StoredEvent[]; terminal: boolean }>();
+  /** Streams of every run's events (`GET /_sandbox/events`), and what this tick committed for them. */
+  private readonly firehose = new Set<{ res: ServerResponse; logs: boolean }>();
+  private firehoseOut: StoredEvent[] = [];
   private readonly stopKeepAlive: () => void;
 
   constructor(
@@ -28,6 +31,10 @@ export class SseHub {
     clock: Clock,
   ) {
     service.onEvent((runId, ev, terminal) => {
+      if (this.firehose.size > 0) {
+        if (this.firehoseOut.length === 0) queueMicrotask(() => this.flushFirehose());
+        this.firehoseOut.push(ev);
+      }
       if (!this.watchers.has(runId)) return;
       let box = this.outbox.get(runId);
       if (!box) {
@@ -42,6 +49,7 @@ export class SseHub {
       keepAliveMs,
       () => {
         for (const set of this.watchers.values()) for (const w of set) write(w.res, KEEP_ALIVE);
+        for (const f of this.firehose) write(f.res, KEEP_ALIVE);
       },
       { background: true },
     );
@@ -85,14 +93,39 @@ export class SseHub {
     });
   }
 
-  /** Ends every stream (a reset: the runs they follow are gone). */
+  /** Every run's events from now on, in one stream (no replay, no ids): `event:` the type, `data:` the
+   * envelope; build and QA log lines only with `logs`. A reset is said as `event: sandbox.reset`. */
+  openFirehose(req: IncomingMessage, res: ServerResponse, logs: boolean): void {
+    res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+    req.socket.setNoDelay(true);
+    res.write('retry: 2000\n\n');
+    const f = { res, logs };
+    this.firehose.add(f);
+    res.on('close', () => this.firehose.delete(f));
+  }
+
+  private flushFirehose(): void {
+    const events = this.firehoseOut;
+    this.firehoseOut = [];
+    let all: Buffer | null = null;
+    let noLogs: Buffer | null = null;
+    for (const f of this.firehose) {
+      if (f.logs) write(f.res, (all ??= Buffer.from(events.map(fireFrame).join(''))));
+      else write(f.res, (noLogs ??= Buffer.from(events.filter((e) => e.type !== 'log').map(fireFrame).join(''))));
+    }
+  }
+
+  /** Ends every stream (a reset: the runs they follow are gone); the firehose goes on, told of the reset. */
   closeAll(): void {
+    for (const f of this.firehose) write(f.res, Buffer.from('event: sandbox.reset\ndata: {}\n\n'));
     for (const set of this.watchers.values()) for (const w of set) w.res.end();
     this.watchers.clear();
   }
 
   close(): void {
     this.stopKeepAlive();
+    for (const f of this.firehose) f.res.end();
+    this.firehose.clear();
     for (const set of this.watchers.values()) for (const w of set) w.res.end();
     this.watchers.clear();
   }
@@ -132,6 +165,10 @@ export class SseHub {
 
 function frame(ev: StoredEvent): string {
   return `id: ${ev.seq}\nevent: ${ev.type}\ndata: ${ev.json}\n\n`;
+}
+
+function fireFrame(ev: StoredEvent): string {
+  return `event: ${ev.type}\ndata: ${ev.json}\n\n`;
 }
 
 function write(res: ServerResponse, chunk: Buffer): void {

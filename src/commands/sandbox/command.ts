@@ -151,6 +151,15 @@ export const status = command({
   examples: ['orc sandbox status', 'orc sandbox status --json'],
 });
 
+export const consoleCmd = command({
+  name: 'console',
+  summary: 'Print a one-time link to the web console, and open it in the browser at a terminal',
+  json: '{ url, expires_at } (never opens a browser)',
+  flags: { open: flag.negatable('print the link only; do not open a browser') },
+  examples: ['orc sandbox console', 'orc sandbox console --no-open', 'orc sandbox console --json | jq -r .url'],
+  more: `The link works once, within 10 minutes, and becomes a session cookie in that browser; the key never reaches the page. ${control}`,
+});
+
 export const stop = command({ name: 'stop', summary: 'Stop the background sandbox', json: '{ stopped, pid, url } | { stopped: false, running: false[, stale, pid] }', examples: ['orc sandbox stop', 'orc sandbox stop --json'] });
 
 export default command({
@@ -169,5 +178,6 @@ export default command({
     handled(exportCmd, () => import('./export.js')),
     handled(exec, () => import('./exec.js')),
     handled(logs, () => import('./logs.js')),
+    handled(consoleCmd, () => import('./console.js')),
   ],
 });

@@ -68,6 +68,7 @@ export default async function start(ctx: Context, _args: [], flags: StartFlags):
   else ctx.io.out(`listening on ${sandbox.url}`);
   // The key is shown redacted here and in the log: the log is a file others may be shown.
   ctx.io.info(`test key ${redactKey(opts.apiKey)} · ${opts.dataDir ? `data in ${opts.dataPath}` : 'in memory'} · stage ${opts.stageMs} ms · Ctrl-C to stop`);
+  ctx.io.info(`web console: ${sandbox.consoleLink()} (works once; \`orc sandbox console\` gives another)`);
   process.send?.({ type: 'listening', url: sandbox.url });
 
   await stopped;
@@ -120,6 +121,7 @@ async function detach(ctx: Context, flags: StartFlags, apiKey: string): Promise<
   if (ctx.io.json) ctx.io.writeJson({ listening: true, url, detached: true, log: logPath(ctx.configDir) });
   else ctx.io.out(`listening on ${url}`);
   ctx.io.info(`sandbox running in the background; log: ${logPath(ctx.configDir)}; stop it with \`orc sandbox stop\``);
+  ctx.io.info('web console: `orc sandbox console`');
   return 0;
 }
 

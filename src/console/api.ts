@@ -1,0 +1,98 @@
+// The console's one way to the service: the public /v1 API and the sandbox's /_sandbox/ control API, with
+// the session cookie (sent by the browser) and the CSRF token of the page. The key never reaches here.
+const csrf = document.querySelector('meta[name="csrf-token"]')?.getAttribute('content') ?? '';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly field: string | null,
+    readonly requestId: string | null,
+  ) {
+    super(message);
+  }
+}
+
+/** Told when the session is gone (the sandbox restarted): the page says how to get a new link. */
+export let onSessionEnded: () => void = () => {};
+export function whenSessionEnds(fn: () => void): void {
+  onSessionEnded = fn;
+}
+
+export async function api<T = unknown>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (method !== 'GET') headers['X-Orc-Csrf'] = csrf;
+  if (body !== undefined) headers['Content-Type'] = contentType;
+  if (method === 'POST' && path === '/v1/runs') headers['Idempotency-Key'] = crypto.randomUUID();
+  let res: Response;
+  try {
+    res = await fetch(path, { method, headers, credentials: 'same-origin', ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  } catch {
+    throw new ApiError(0, 'network', 'The sandbox cannot be reached: is it still running?', null, null);
+  }
+  const text = await res.text();
+  let json: unknown = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    // not JSON: said below
+  }
+  if (!res.ok) {
+    const e = (json as { error?: { code?: string; message?: string; field?: string } } | null)?.error;
+    if (res.status === 401) onSessionEnded();
+    throw new ApiError(res.status, e?.code ?? 'http_error', e?.message ?? `HTTP ${res.status}`, e?.field ?? null, res.headers.get('X-Request-Id'));
+  }
+  return json as T;
+}
+
+/** A page of a list (CONTRACT.md, "Pages"). */
+export interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+  has_more: boolean;
+}
+
+export function query(params: Record<string, string | number | null | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== null && v !== undefined && v !== '') q.set(k, String(v));
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
+/** An event stream: each listed event's JSON data to its handler. Returns how to close it. */
+export function stream(path: string, handlers: Record<string, (data: any) => void>, onState?: (open: boolean) => void): () => void {
+  const source = new EventSource(path, { withCredentials: true });
+  for (const [type, fn] of Object.entries(handlers))
+    source.addEventListener(type, (e) => {
+      let data: unknown;
+      try {
+        data = JSON.parse((e as MessageEvent<string>).data);
+      } catch {
+        return;
+      }
+      fn(data);
+    });
+  source.onopen = () => onState?.(true);
+  source.onerror = () => onState?.(false);
+  return () => source.close();
+}
+
+export interface Run {
+  id: string;
+  mode: string;
+  status: string;
+  stage: string;
+  gate_pending: string | null;
+  app_id: string | null;
+  created_at: string;
+  updated_at?: string;
+}
+
+export interface Envelope<D = Record<string, unknown>> {
+  id: string;
+  type: string;
+  created_at: string;
+  run_id: string;
+  data: D;
+}

@@ -1,0 +1,103 @@
+// What a run made: screenshots shown as images, every artifact with a download (binaries by their signed
+// URL, JSON kinds as a file made in the page).
+import { html } from 'htm/preact';
+import { useEffect, useState } from 'preact/hooks';
+import { api, type Run } from './api.js';
+import { bytes, clean } from './text.js';
+import { ErrorNote } from './ui.js';
+
+interface Entry {
+  kind: string;
+  status: string;
+  content_type: string;
+  size: number | null;
+  sha256: string | null;
+  files: number;
+}
+
+interface FileRef {
+  name: string;
+  content_type: string;
+  size: number;
+  sha256: string;
+  url: string;
+}
+
+/** A signed URL of this same service, and nothing else, is followed. */
+function sameOrigin(url: string): string | null {
+  try {
+    const u = new URL(url, location.href);
+    return u.origin === location.origin && u.pathname.startsWith('/files/') ? u.href : null;
+  } catch {
+    return null;
+  }
+}
+
+export function Artifacts({ run, version }: { run: Run; version: string }) {
+  const [manifest, setManifest] = useState<Entry[] | null>(null);
+  const [files, setFiles] = useState<Record<string, FileRef[]>>({});
+  const [json, setJson] = useState<Record<string, string>>({});
+  const [error, setError] = useState<unknown>(null);
+  const base = `/v1/runs/${encodeURIComponent(run.id)}/artifacts`;
+
+  useEffect(() => {
+    let stopped = false;
+    api<{ data: Entry[] }>('GET', base)
+      .then(async (m) => {
+        if (stopped) return;
+        setManifest(m.data);
+        setError(null);
+        for (const e of m.data) {
+          if (e.status !== 'ready') continue;
+          const a = await api<{ files?: FileRef[]; content?: unknown }>('GET', `${base}/${encodeURIComponent(e.kind)}`).catch(() => null);
+          if (stopped || !a) continue;
+          if (a.files) setFiles((f) => ({ ...f, [e.kind]: a.files! }));
+          else if (a.content !== undefined) {
+            const href = URL.createObjectURL(new Blob([JSON.stringify(a.content, null, 2)], { type: 'application/json' }));
+            setJson((j) => ({ ...j, [e.kind]: href }));
+          }
+        }
+      })
+      .catch((e) => !stopped && setError(e));
+    return () => {
+      stopped = true;
+    };
+  }, [run.id, version]);
+
+  const shots = files.screenshots ?? [];
+  return html`<section aria-labelledby="artifacts-h">
+    <h2 id="artifacts-h">Artifacts</h2>
+    <${ErrorNote} error=${error} />
+    ${shots.length
+      ? html`<ul class="shots" aria-label="Screenshots">
+          ${shots.map((f) => {
+            const src = sameOrigin(f.url);
+            return src ? html`<li><figure><img src=${src} alt=${`Screenshot ${clean(f.name)}`} loading="lazy" /><figcaption>${clean(f.name)}</figcaption></figure></li>` : null;
+          })}
+        </ul>`
+      : null}
+    ${manifest === null ? html`<p>Loading…</p>` : null}
+    ${manifest && manifest.length
+      ? html`<table class="artifacts">
+          <thead><tr><th scope="col">Kind</th><th scope="col">State</th><th scope="col">Size</th><th scope="col">Download</th></tr></thead>
+          <tbody>
+            ${manifest.map(
+              (e) => html`<tr key=${e.kind}>
+                <th scope="row">${clean(e.kind)}</th>
+                <td>${e.status === 'ready' ? '✓ ready' : `… ${clean(e.status)}`}</td>
+                <td>${bytes(e.size)}</td>
+                <td>${
+                  json[e.kind]
+                    ? html`<a href=${json[e.kind]} download=${`${clean(e.kind)}.json`}>${clean(e.kind)}.json</a>`
+                    : (files[e.kind] ?? []).map((f) => {
+                        const href = sameOrigin(f.url);
+                        return href ? html`<a class="file" href=${href} download=${clean(f.name)}>${clean(f.name)}</a> ` : null;
+                      })
+                }</td>
+              </tr>`,
+            )}
+          </tbody>
+        </table>`
+      : null}
+  </section>`;
+}

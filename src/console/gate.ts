@@ -1,0 +1,149 @@
+// The pending gate: what is being decided (the idea, the brand, the scorecard) and the decision. Empty
+// notes never reject (as in the CLI); approving a final gate whose scorecard did not pass asks first.
+import { html } from 'htm/preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError, api, type Run } from './api.js';
+import { clean } from './text.js';
+import { Confirm, ErrorNote, announce } from './ui.js';
+
+export interface Gate {
+  name: string;
+  state: string;
+  decided_at: string | null;
+  notes: string | null;
+}
+
+export interface Scorecard {
+  score: { beauty: number; harmony: number; score: number; total: number };
+  passed: boolean;
+  preflight: { passed: boolean; checks: Array<{ id: string; title: string; status: string; detail: string }> };
+}
+
+type Spec = Record<string, any>;
+
+export function GatePanel({ run, gate, onDecided }: { run: Run; gate: Gate; onDecided: () => void }) {
+  const [spec, setSpec] = useState<Spec | null>(null);
+  const [scorecard, setScorecard] = useState<Scorecard | null>(null);
+  const [notes, setNotes] = useState('');
+  const [notesError, setNotesError] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const [confirming, setConfirming] = useState(false);
+  const notesRef = useRef<HTMLTextAreaElement>(null);
+  const base = `/v1/runs/${encodeURIComponent(run.id)}`;
+
+  useEffect(() => {
+    api<Spec>('GET', `${base}/spec`).then(setSpec, setError);
+    if (gate.name === 'final') api<Scorecard>('GET', `${base}/scorecard`).then(setScorecard, () => setScorecard(null));
+  }, [run.id, gate.name]);
+
+  const decide = async (decision: 'approve' | 'reject') => {
+    setConfirming(false);
+    setBusy(true);
+    setError(null);
+    try {
+      const body = decision === 'reject' || notes.trim() ? { notes: notes.trim() } : {};
+      await api('POST', `${base}/gates/${encodeURIComponent(gate.name)}:${decision}`, body);
+      announce(`gate ${gate.name} ${decision === 'approve' ? 'approved' : 'rejected'}`);
+      onDecided();
+    } catch (e) {
+      setError(e instanceof ApiError && e.code === 'gate_not_pending' ? new ApiError(e.status, e.code, `The ${gate.name} gate is no longer waiting: it was decided elsewhere.`, null, e.requestId) : e);
+      if (e instanceof ApiError && e.field === 'notes') {
+        setNotesError(e.message);
+        notesRef.current?.focus();
+      }
+    } finally {
+      setBusy(false);
+    }
+  };
+  const approve = () => {
+    if (gate.name === 'final' && scorecard && !scorecard.passed) setConfirming(true);
+    else void decide('approve');
+  };
+  const reject = () => {
+    if (!notes.trim()) {
+      setNotesError('Notes are needed to reject: say what should change.');
+      notesRef.current?.focus();
+      return;
+    }
+    void decide('reject');
+  };
+
+  return html`<section class="gate" aria-labelledby="gate-h">
+    <h2 id="gate-h">Gate <em>${clean(gate.name)}</em> is waiting for your decision</h2>
+    ${gate.name === 'idea' ? html`<${IdeaSummary} spec=${spec} />` : null}
+    ${gate.name === 'brand' ? html`<${BrandSummary} spec=${spec} />` : null}
+    ${gate.name === 'final' ? html`<${ScorecardView} card=${scorecard} />` : null}
+    ${gate.notes ? html`<p class="muted">Notes of the last rejection: ${clean(gate.notes)}</p>` : null}
+    <form class="decision" onSubmit=${(e: Event) => e.preventDefault()}>
+      <label for="gate-notes">Notes</label>
+      <textarea id="gate-notes" ref=${notesRef} rows="3" value=${notes} aria-invalid=${notesError ? 'true' : undefined} aria-describedby=${notesError ? 'notes-error' : 'notes-help'}
+        onInput=${(e: Event) => (setNotes((e.target as HTMLTextAreaElement).value), setNotesError(null))}></textarea>
+      ${notesError ? html`<p id="notes-error" class="field-error">${notesError}</p>` : html`<p id="notes-help" class="help">Needed to reject; kept with an approval.</p>`}
+      <div class="actions">
+        <button type="button" class="primary" disabled=${busy} onClick=${approve}>Approve</button>
+        <button type="button" class="danger" disabled=${busy} onClick=${reject}>Reject</button>
+      </div>
+      <${ErrorNote} error=${error} />
+    </form>
+    <${Confirm} open=${confirming} title="The scorecard did not pass" confirm="Approve anyway" onConfirm=${() => void decide('approve')} onCancel=${() => setConfirming(false)}>
+      <p>Score ${scorecard?.score.score} of ${scorecard?.score.total}; pre-flight ${scorecard?.preflight.passed ? 'passed' : 'did not pass'}. Approving sends the app to app store review as it is.</p>
+    </${Confirm}>
+  </section>`;
+}
+
+function IdeaSummary({ spec }: { spec: Spec | null }) {
+  if (!spec) return html`<p>Loading the idea…</p>`;
+  const list = (v: unknown) => (Array.isArray(v) ? v.map(clean).join(', ') : clean(v));
+  return html`<dl class="summary">
+    <div><dt>Name</dt><dd>${clean(spec.name)}</dd></div>
+    ${spec.tagline ? html`<div><dt>Tagline</dt><dd>${clean(spec.tagline)}</dd></div>` : null}
+    ${spec.description ? html`<div><dt>Description</dt><dd>${clean(spec.description)}</dd></div>` : null}
+    ${spec.audience ? html`<div><dt>Audience</dt><dd>${clean(spec.audience)}</dd></div>` : null}
+    ${spec.monetization ? html`<div><dt>Monetization</dt><dd>${clean(spec.monetization)}</dd></div>` : null}
+    ${spec.platforms ? html`<div><dt>Platforms</dt><dd>${list(spec.platforms)}</dd></div>` : null}
+    ${spec.features ? html`<div><dt>Features</dt><dd>${list(spec.features)}</dd></div>` : null}
+  </dl>`;
+}
+
+const HEX = /^#[0-9a-fA-F]{6}$/;
+
+export function Swatches({ palette }: { palette: unknown }) {
+  if (!Array.isArray(palette) || palette.length === 0) return html`<p class="muted">No palette yet.</p>`;
+  return html`<ul class="swatches" aria-label="Palette">
+    ${palette.map((c) => html`<li><span class="swatch" aria-hidden="true" style=${HEX.test(String(c)) ? { backgroundColor: String(c) } : {}}></span><code>${clean(c)}</code></li>`)}
+  </ul>`;
+}
+
+function BrandSummary({ spec }: { spec: Spec | null }) {
+  if (!spec) return html`<p>Loading the brand…</p>`;
+  const brand = (spec.brand ?? {}) as Record<string, unknown>;
+  return html`<div class="brand-view">
+    <h3>${clean(spec.name)}</h3>
+    <${Swatches} palette=${brand.palette} />
+    <dl class="summary">
+      <div><dt>Typeface</dt><dd>${clean(brand.typeface ?? '—')}</dd></div>
+      <div><dt>Voice</dt><dd>${clean(brand.voice ?? '—')}</dd></div>
+    </dl>
+  </div>`;
+}
+
+const ORDER: Record<string, number> = { fail: 0, warn: 1, pass: 2 };
+
+export function ScorecardView({ card }: { card: Scorecard | null }) {
+  if (!card) return html`<p>Loading the scorecard…</p>`;
+  const bar = (label: string, value: number, max: number) =>
+    html`<div class="bar"><span class="bar-label" id=${`bar-${label}`}>${label}</span><meter min="0" max=${max} value=${value} aria-labelledby=${`bar-${label}`}></meter><span>${value} / ${max}</span></div>`;
+  const checks = [...card.preflight.checks].sort((a, b) => (ORDER[a.status] ?? 3) - (ORDER[b.status] ?? 3));
+  return html`<div class="scorecard">
+    <p class=${card.passed ? 'verdict ok' : 'verdict bad'}><strong>${card.passed ? '✓ The scorecard passed' : '✗ The scorecard did not pass'}</strong></p>
+    ${bar('Beauty', card.score.beauty, 100)}${bar('Harmony', card.score.harmony, 100)}${bar('Score', card.score.score, card.score.total)}
+    <table class="preflight">
+      <caption>Pre-flight: ${card.preflight.passed ? 'passed' : 'did not pass'}</caption>
+      <thead><tr><th scope="col">Check</th><th scope="col">Result</th><th scope="col">Detail</th></tr></thead>
+      <tbody>
+        ${checks.map((c) => html`<tr class=${`check-${ORDER[c.status] === undefined ? 'other' : c.status}`}><th scope="row">${clean(c.title || c.id)}</th><td>${c.status === 'fail' ? '✗ fail' : c.status === 'warn' ? '! warn' : c.status === 'pass' ? '✓ pass' : clean(c.status)}</td><td>${clean(c.detail)}</td></tr>`)}
+      </tbody>
+    </table>
+  </div>`;
+}

@@ -1,0 +1,205 @@
+// The App Spec: read always, edited while the service allows it (before the final gate is approved). A
+// form for the common fields and a JSON editor for all of it; either sends a JSON Merge Patch of the
+// difference, and the service's validation errors are shown at the field they name.
+import { html } from 'htm/preact';
+import { useEffect, useState } from 'preact/hooks';
+import { MONETIZATION_VALUES } from '../contract/events.js';
+import { diffMergePatch } from '../contract/merge-patch.js';
+import { ApiError, api, type Run } from './api.js';
+import { Swatches } from './gate.js';
+import { clean } from './text.js';
+import { ErrorNote, announce } from './ui.js';
+
+type Spec = Record<string, any>;
+
+interface FieldDef {
+  key: string;
+  label: string;
+  kind: 'text' | 'textarea' | 'monetization' | 'platforms' | 'list' | 'palette';
+  /** Where in the spec: a dotted path. */
+  path: string;
+}
+
+const FIELDS: FieldDef[] = [
+  { key: 'name', label: 'Name', kind: 'text', path: 'name' },
+  { key: 'tagline', label: 'Tagline', kind: 'text', path: 'tagline' },
+  { key: 'description', label: 'Description', kind: 'textarea', path: 'description' },
+  { key: 'audience', label: 'Audience', kind: 'text', path: 'audience' },
+  { key: 'category', label: 'Category', kind: 'text', path: 'category' },
+  { key: 'monetization', label: 'Monetization', kind: 'monetization', path: 'monetization' },
+  { key: 'platforms', label: 'Platforms', kind: 'platforms', path: 'platforms' },
+  { key: 'features', label: 'Features (one a line)', kind: 'list', path: 'features' },
+  { key: 'palette', label: 'Palette (colours like #1A2B3C, one a line)', kind: 'palette', path: 'brand.palette' },
+  { key: 'typeface', label: 'Typeface', kind: 'text', path: 'brand.typeface' },
+  { key: 'voice', label: 'Voice', kind: 'text', path: 'brand.voice' },
+];
+
+function get(spec: Spec, path: string): unknown {
+  return path.split('.').reduce<any>((v, k) => (v && typeof v === 'object' ? v[k] : undefined), spec);
+}
+
+function set(spec: Spec, path: string, value: unknown): Spec {
+  const keys = path.split('.');
+  const out = structuredClone(spec);
+  let v: any = out;
+  for (const k of keys.slice(0, -1)) v = v[k] && typeof v[k] === 'object' ? v[k] : (v[k] = {});
+  if (value === undefined) delete v[keys.at(-1)!];
+  else v[keys.at(-1)!] = value;
+  return out;
+}
+
+/** The field a service error names (`brand.palette.0` is the palette's). */
+function fieldOf(path: string | null): FieldDef | undefined {
+  if (!path) return undefined;
+  return FIELDS.find((f) => path === f.path || path.startsWith(`${f.path}.`));
+}
+
+export function SpecEditor({ run, version }: { run: Run; version: string }) {
+  const [spec, setSpec] = useState<Spec | null>(null);
+  const [draft, setDraft] = useState<Spec | null>(null);
+  const [text, setText] = useState('');
+  const [mode, setMode] = useState<'form' | 'json'>('form');
+  const [editing, setEditing] = useState(false);
+  const [error, setError] = useState<ApiError | Error | null>(null);
+  const [loadError, setLoadError] = useState<unknown>(null);
+  const [saving, setSaving] = useState(false);
+  const base = `/v1/runs/${encodeURIComponent(run.id)}/spec`;
+
+  useEffect(() => {
+    if (editing) return;
+    api<Spec>('GET', base).then((s) => (setSpec(s), setLoadError(null)), setLoadError);
+  }, [run.id, version, editing]);
+
+  const editable = run.status === 'running' || run.status === 'awaiting_approval';
+  const start = () => {
+    setDraft(spec);
+    setText(JSON.stringify(spec, null, 2));
+    setError(null);
+    setEditing(true);
+  };
+  const switchMode = (next: 'form' | 'json') => {
+    if (next === mode) return;
+    if (next === 'json') setText(JSON.stringify(draft, null, 2));
+    else {
+      try {
+        setDraft(JSON.parse(text));
+      } catch (e) {
+        setError(new Error(`The JSON does not parse: ${(e as Error).message}`));
+        return;
+      }
+    }
+    setError(null);
+    setMode(next);
+  };
+  const save = async (e: Event) => {
+    e.preventDefault();
+    let edited: Spec;
+    try {
+      edited = mode === 'json' ? JSON.parse(text) : draft!;
+    } catch (err) {
+      setError(new Error(`The JSON does not parse: ${(err as Error).message}`));
+      return;
+    }
+    if (edited === null || typeof edited !== 'object' || Array.isArray(edited)) return setError(new Error('The App Spec must be a JSON object.'));
+    const patch = diffMergePatch(spec!, edited);
+    if (Object.keys(patch).length === 0) {
+      setEditing(false);
+      announce('nothing changed');
+      return;
+    }
+    setSaving(true);
+    try {
+      const next = await api<Spec>('PATCH', base, patch, 'application/merge-patch+json');
+      setSpec(next);
+      setEditing(false);
+      setError(null);
+      announce('App Spec saved');
+    } catch (err) {
+      setError(err as Error);
+      const f = err instanceof ApiError ? fieldOf(err.field) : undefined;
+      if (f && mode === 'form') document.getElementById(`spec-${f.key}`)?.focus();
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const apiErr = error instanceof ApiError ? error : null;
+  const errField = mode === 'form' ? fieldOf(apiErr?.field ?? null) : undefined;
+  return html`<section aria-labelledby="spec-h">
+    <h2 id="spec-h">App Spec</h2>
+    <${ErrorNote} error=${loadError} />
+    ${!spec ? html`<p>Loading…</p>` : null}
+    ${spec && !editing
+      ? html`<div>
+          <${SpecView} spec=${spec} />
+          ${editable ? html`<button type="button" onClick=${start}>Edit App Spec</button>` : html`<p class="muted">The App Spec can no longer be changed (${clean(run.status)}).</p>`}
+        </div>`
+      : null}
+    ${spec && editing
+      ? html`<form class="spec-form" onSubmit=${save} novalidate>
+          <div class="tabs" role="group" aria-label="Edit as">
+            <button type="button" aria-pressed=${mode === 'form'} onClick=${() => switchMode('form')}>Form</button>
+            <button type="button" aria-pressed=${mode === 'json'} onClick=${() => switchMode('json')}>JSON</button>
+          </div>
+          ${mode === 'form' ? FIELDS.map((f) => html`<${Field} key=${f.key} def=${f} spec=${draft!} error=${errField === f ? apiErr!.message : null} onChange=${(v: unknown) => setDraft(set(draft!, f.path, v))} />`) : null}
+          ${mode === 'json'
+            ? html`<label for="spec-json">App Spec (JSON)</label>
+                <textarea id="spec-json" class="code" rows="18" spellcheck="false" value=${text} aria-invalid=${error ? 'true' : undefined} aria-describedby=${error ? 'spec-error' : undefined} onInput=${(e: Event) => setText((e.target as HTMLTextAreaElement).value)}></textarea>`
+            : null}
+          ${error && !errField ? html`<p id="spec-error" class="field-error" role="alert">${apiErr?.field ? html`<code>${clean(apiErr.field)}</code>: ` : ''}${clean(error.message)}</p>` : null}
+          <div class="actions">
+            <button type="submit" class="primary" disabled=${saving}>Save App Spec</button>
+            <button type="button" onClick=${() => (setEditing(false), setError(null))}>Discard changes</button>
+          </div>
+        </form>`
+      : null}
+  </section>`;
+}
+
+function Field({ def, spec, error, onChange }: { def: FieldDef; spec: Spec; error: string | null; onChange: (v: unknown) => void }) {
+  const id = `spec-${def.key}`;
+  const value = get(spec, def.path);
+  const described = error ? { 'aria-invalid': 'true', 'aria-describedby': `${id}-error` } : {};
+  const errorLine = error ? html`<p id=${`${id}-error`} class="field-error" role="alert">${clean(error)}</p>` : null;
+  const str = (e: Event) => (e.target as HTMLInputElement).value;
+  const lines = (e: Event) => {
+    const v = str(e).split('\n').map((s) => s.trim()).filter(Boolean);
+    return v;
+  };
+  if (def.kind === 'platforms') {
+    const current = Array.isArray(value) ? (value as string[]) : [];
+    const toggle = (p: string, on: boolean) => onChange(on ? [...new Set([...current, p])] : current.filter((x) => x !== p));
+    return html`<fieldset id=${id} tabindex="-1" ...${described}><legend>${def.label}</legend>
+      ${['ios', 'android'].map((p) => html`<label class="check"><input type="checkbox" checked=${current.includes(p)} onChange=${(e: Event) => toggle(p, (e.target as HTMLInputElement).checked)} /> ${p === 'ios' ? 'iOS' : 'Android'}</label>`)}
+      ${errorLine}</fieldset>`;
+  }
+  if (def.kind === 'monetization') {
+    const v = typeof value === 'string' ? value : '';
+    const options = MONETIZATION_VALUES.includes(v as never) || !v ? MONETIZATION_VALUES : [v, ...MONETIZATION_VALUES];
+    return html`<div class="field"><label for=${id}>${def.label}</label>
+      <select id=${id} value=${v} onChange=${(e: Event) => onChange(str(e) || undefined)} ...${described}>
+        ${!v ? html`<option value="">—</option>` : null}
+        ${options.map((o) => html`<option value=${o}>${clean(o.replaceAll('_', ' '))}</option>`)}
+      </select>${errorLine}</div>`;
+  }
+  if (def.kind === 'list' || def.kind === 'palette') {
+    const v = Array.isArray(value) ? value.map(String).join('\n') : '';
+    return html`<div class="field"><label for=${id}>${def.label}</label>
+      <textarea id=${id} rows="4" value=${v} onInput=${(e: Event) => onChange(lines(e))} ...${described}></textarea>
+      ${def.kind === 'palette' ? html`<${Swatches} palette=${value} />` : null}${errorLine}</div>`;
+  }
+  const v = value === undefined || value === null ? '' : String(value);
+  const input =
+    def.kind === 'textarea'
+      ? html`<textarea id=${id} rows="3" value=${v} onInput=${(e: Event) => onChange(str(e) || undefined)} ...${described}></textarea>`
+      : html`<input id=${id} type="text" value=${v} onInput=${(e: Event) => onChange(str(e) || undefined)} ...${described} />`;
+  return html`<div class="field"><label for=${id}>${def.label}</label>${input}${errorLine}</div>`;
+}
+
+function SpecView({ spec }: { spec: Spec }) {
+  const rows = FIELDS.map((f) => [f.label.replace(/ \(.*\)$/, ''), get(spec, f.path), f] as const).filter(([, v]) => v !== undefined && v !== null);
+  return html`<dl class="summary">
+    ${rows.map(([label, v, f]) => html`<div><dt>${label}</dt><dd>${f.kind === 'palette' ? html`<${Swatches} palette=${v} />` : Array.isArray(v) ? v.map(clean).join(', ') : clean(typeof v === 'object' ? JSON.stringify(v) : v)}</dd></div>`)}
+  </dl>
+  <details><summary>The whole App Spec as JSON</summary><pre class="code">${clean(JSON.stringify(spec, null, 2))}</pre></details>`;
+}

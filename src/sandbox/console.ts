@@ -1,0 +1,204 @@
+// The web console's door: one-time links, sessions, and the static page, served by the sandbox under
+// /console/. The page itself talks to the public /v1 API and the documented /_sandbox/ control API, as
+// any client does; only how it authenticates differs (the session's cookie instead of the key, which
+// never reaches the browser).
+//
+//   POST /_sandbox/console            (with the key) → { url, expires_at }: a link that works once, 10 min
+//   GET  /console/login?token=T       trades the token for a session cookie (HttpOnly, SameSite=Strict)
+//                                     and redirects to /console/, so the token leaves the address bar
+//   GET  /console/…                   the page (any path under it: the page routes itself), its assets
+//
+// A request that authenticates with the cookie must come to one of the sandbox's own host names (a
+// DNS-rebinding page names its own host), from the page's own origin when the browser says one, and, to
+// change anything, carry the session's CSRF token in X-Orc-Csrf.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import type { Clock } from '../clock.js';
+import { Failure } from './failure.js';
+
+const TOKEN_TTL_MS = 10 * 60_000;
+const MAX_TOKENS = 100;
+const MAX_SESSIONS = 100;
+const CSRF_HEADER = 'x-orc-csrf';
+
+const SECURITY_HEADERS: Record<string, string> = {
+  'Content-Security-Policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'X-Frame-Options': 'DENY',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+};
+
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.map': 'application/json; charset=utf-8',
+};
+
+interface Session {
+  csrf: string;
+  lastUsed: number;
+}
+
+/** Where the built page is: dist/console, seen from the bundle's chunks (dist/chunks/) or from src/sandbox/. */
+export function defaultConsoleDir(): string | null {
+  for (const rel of ['../console/', '../../dist/console/']) {
+    const dir = fileURLToPath(new URL(rel, import.meta.url));
+    try {
+      readFileSync(`${dir}assets/console.js`);
+      return dir;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+export class ConsoleDoor {
+  private readonly tokens = new Map<string, number>();
+  private readonly sessions = new Map<string, Session>();
+  private files: Map<string, { body: Buffer; type: string }> | null = null;
+  private page: string | null = null;
+
+  constructor(
+    private readonly opts: {
+      /** Real time: links and sessions expire on the wall clock, not the service's virtual one. */
+      io: Clock;
+      dir: string | null;
+      /** The host the sandbox listens on, and (once it listens) its port. */
+      host: string;
+      port: () => number;
+    },
+  ) {}
+
+  private get cookieName(): string {
+    // Cookies are shared by every port of a host: one name per sandbox, so two sandboxes never mix sessions.
+    return `orc_console_${this.opts.port()}`;
+  }
+
+  /** The host names the console answers to: loopback's, and the one the sandbox was told to listen on. */
+  allowedHost(host: string | undefined): boolean {
+    if (!host) return false;
+    const port = this.opts.port();
+    const names = ['127.0.0.1', 'localhost', '[::1]'];
+    const own = this.opts.host.includes(':') ? `[${this.opts.host}]` : this.opts.host;
+    if (own !== '0.0.0.0' && own !== '[::]') names.push(own);
+    return names.some((n) => host.toLowerCase() === `${n}:${port}`);
+  }
+
+  /** A fresh one-time link, for `orc sandbox console`. */
+  mint(host: string | undefined): { url: string; expires_at: string } {
+    const now = this.opts.io.now();
+    for (const [t, exp] of this.tokens) if (exp <= now) this.tokens.delete(t);
+    while (this.tokens.size >= MAX_TOKENS) this.tokens.delete(this.tokens.keys().next().value!);
+    const token = randomBytes(24).toString('base64url');
+    const expires = now + TOKEN_TTL_MS;
+    this.tokens.set(token, expires);
+    const at = host !== undefined && this.allowedHost(host) ? host : `127.0.0.1:${this.opts.port()}`;
+    return { url: `http://${at}/console/login?token=${token}`, expires_at: new Date(expires).toISOString() };
+  }
+
+  /** The session a request's cookie names, or null when it carries none. Throws when it carries one that
+   * is not (any more) valid, or when the request breaks the console's rules. */
+  session(req: IncomingMessage, method: string): Session | null {
+    const sid = readCookie(req.headers.cookie, this.cookieName);
+    if (sid === null) return null;
+    if (!this.allowedHost(req.headers.host)) throw new Failure('cross_origin_refused', `the console answers only at its own address, not at ${String(req.headers.host)}`);
+    const session = this.sessions.get(sid);
+    if (!session) throw new Failure('console_session_invalid', 'this console session has ended (the sandbox restarted, or it was reset); run `orc sandbox console` for a new link');
+    const origin = req.headers.origin;
+    const site = req.headers['sec-fetch-site'];
+    if ((origin !== undefined && origin !== `http://${req.headers.host}`) || (site !== undefined && site !== 'same-origin' && site !== 'none'))
+      throw new Failure('cross_origin_refused', 'a request from another site is refused');
+    if (method !== 'GET' && method !== 'HEAD') {
+      // A change needs the page's own origin (browsers send it on every POST, PATCH and DELETE) and the token.
+      if (origin === undefined) throw new Failure('cross_origin_refused', 'a change through the console needs the Origin header');
+      const sent = req.headers[CSRF_HEADER];
+      if (typeof sent !== 'string' || !same(sent, session.csrf)) throw new Failure('csrf_token_invalid', `a change through the console needs the session's token in X-Orc-Csrf`);
+    }
+    session.lastUsed = this.opts.io.now();
+    return session;
+  }
+
+  /** Answers a request under /console. */
+  serve(req: IncomingMessage, res: ServerResponse, method: string, path: string, query: URLSearchParams): void {
+    if (method !== 'GET' && method !== 'HEAD') return this.html(res, 405, 'Not allowed', '<p>The console’s pages are read with GET.</p>', { Allow: 'GET, HEAD' });
+    if (!this.allowedHost(req.headers.host))
+      return this.html(res, 403, 'Wrong address', `<p>The console answers only at the address <code>orc sandbox console</code> prints.</p>`);
+    if (path === '/console/login') return this.login(res, query.get('token'));
+    let session: Session | null;
+    try {
+      session = this.session(req, method);
+    } catch {
+      session = null;
+    }
+    if (!session) return this.html(res, 401, 'Sign in with a console link', '<p>Run <code>orc sandbox console</code> for a one-time link to this console.</p>');
+    if (!this.opts.dir) return this.html(res, 503, 'The console is not built', '<p>This copy of orc has no built console: run <code>npm run build</code>.</p>');
+    const files = this.load();
+    if (path.startsWith('/console/assets/')) {
+      const file = files.get(path.slice('/console/assets/'.length));
+      if (!file) return this.html(res, 404, 'Not found', '<p>No such file.</p>');
+      res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': file.type, 'Content-Length': String(file.body.length), 'Cache-Control': 'private, no-cache' });
+      return void res.end(method === 'HEAD' ? undefined : file.body);
+    }
+    const body = Buffer.from(this.page!.replace('%CSRF%', session.csrf));
+    res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': String(body.length), 'Cache-Control': 'no-store' });
+    res.end(method === 'HEAD' ? undefined : body);
+  }
+
+  private login(res: ServerResponse, token: string | null): void {
+    const now = this.opts.io.now();
+    const expires = token === null ? undefined : this.tokens.get(token);
+    if (token !== null) this.tokens.delete(token);
+    if (expires === undefined || expires <= now)
+      return this.html(res, 403, 'This link has been used or has expired', '<p>A console link works once, within 10 minutes. Run <code>orc sandbox console</code> for a new one.</p>');
+    while (this.sessions.size >= MAX_SESSIONS) {
+      let oldest: string | null = null;
+      let at = Infinity;
+      for (const [id, s] of this.sessions) if (s.lastUsed < at) (oldest = id), (at = s.lastUsed);
+      this.sessions.delete(oldest!);
+    }
+    const sid = randomBytes(32).toString('base64url');
+    this.sessions.set(sid, { csrf: randomBytes(24).toString('base64url'), lastUsed: now });
+    res.writeHead(303, { ...SECURITY_HEADERS, Location: '/console/', 'Set-Cookie': `${this.cookieName}=${sid}; HttpOnly; SameSite=Strict; Path=/`, 'Cache-Control': 'no-store', 'Content-Length': '0' });
+    res.end();
+  }
+
+  private load(): Map<string, { body: Buffer; type: string }> {
+    if (this.files) return this.files;
+    const dir = this.opts.dir!;
+    const files = new Map<string, { body: Buffer; type: string }>();
+    for (const name of readdirSync(`${dir}assets`)) {
+      const ext = /\.[a-z]+$/.exec(name)?.[0] ?? '';
+      if (TYPES[ext]) files.set(name, { body: readFileSync(`${dir}assets/${name}`), type: TYPES[ext] });
+    }
+    this.page = readFileSync(`${dir}index.html`, 'utf8');
+    return (this.files = files);
+  }
+
+  private html(res: ServerResponse, status: number, title: string, body: string, extra: Record<string, string> = {}): void {
+    const text = Buffer.from(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title} · orc console</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`);
+    res.writeHead(status, { ...SECURITY_HEADERS, ...extra, 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': String(text.length), 'Cache-Control': 'no-store' });
+    res.end(text);
+  }
+}
+
+function readCookie(header: string | undefined, name: string): string | null {
+  if (!header) return null;
+  for (const part of header.split(';')) {
+    const i = part.indexOf('=');
+    if (i > 0 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim();
+  }
+  return null;
+}
+
+function same(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}

@@ -1,0 +1,180 @@
+// The web console's door (src/sandbox/console.ts): a one-time link becomes an HttpOnly, SameSite=Strict
+// session; the key never reaches the page; another Host (DNS rebinding), another origin, or a change
+// without the CSRF token is refused. Plain HTTP with the headers a browser (or an attacker) would send.
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KEY, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+
+let sb: TestSandbox;
+beforeAll(async () => {
+  sb = await startTestSandbox();
+});
+afterAll(() => sb.close());
+
+interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** One request with exactly these headers (fetch will not let a test set Host). */
+function raw(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${sb.url}${path}`, { method, headers: { host: `127.0.0.1:${sb.port}`, ...headers } }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function link(): Promise<string> {
+  const r = await sb.call('POST', '/_sandbox/console');
+  expect(r.status).toBe(201);
+  expect(Date.parse(r.body.expires_at) - Date.now()).toBeGreaterThan(9 * 60_000);
+  return r.body.url;
+}
+
+/** Signs in as a browser would: the link once, then the cookie and the page's CSRF token. */
+async function signIn(): Promise<{ cookie: string; csrf: string; page: string }> {
+  const url = new URL(await link());
+  const login = await raw('GET', url.pathname + url.search);
+  expect(login.status).toBe(303);
+  expect(login.headers.location).toBe('/console/');
+  const setCookie = String(login.headers['set-cookie']);
+  expect(setCookie).toMatch(new RegExp(`^orc_console_${sb.port}=[\\w-]{40,}; HttpOnly; SameSite=Strict; Path=/$`));
+  const cookie = setCookie.split(';')[0]!;
+  const page = await raw('GET', '/console/', { cookie });
+  expect(page.status).toBe(200);
+  const csrf = /name="csrf-token" content="([\w-]+)"/.exec(page.body)?.[1];
+  expect(csrf).toBeTruthy();
+  return { cookie, csrf: csrf!, page: page.body };
+}
+
+describe('the console link', () => {
+  it('works once: a second use, a made-up token or no token gets no session', async () => {
+    const url = new URL(await link());
+    expect(url.origin).toBe(sb.url);
+    expect((await raw('GET', url.pathname + url.search)).status).toBe(303);
+    const again = await raw('GET', url.pathname + url.search);
+    expect(again.status).toBe(403);
+    expect(again.headers['set-cookie']).toBeUndefined();
+    expect(again.body).toContain('orc sandbox console');
+    expect((await raw('GET', '/console/login?token=made-up')).status).toBe(403);
+    expect((await raw('GET', '/console/login')).status).toBe(403);
+  });
+
+  it('is needed for every page and asset: without a session the console says how to get one', async () => {
+    for (const path of ['/console/', '/console/runs/run_x', '/console/assets/console.js']) {
+      const r = await raw('GET', path);
+      expect(r.status, path).toBe(401);
+      expect(r.body).toContain('orc sandbox console');
+      expect(r.body).not.toContain('csrf-token');
+    }
+  });
+
+  it('is minted only with the key', async () => {
+    expect((await raw('POST', '/_sandbox/console')).status).toBe(401);
+  });
+});
+
+describe('a session', () => {
+  it('serves the page and its scripts, none of which holds the key, with a strict content policy', async () => {
+    const { cookie, page } = await signIn();
+    expect(page).not.toContain(KEY);
+    const script = await raw('GET', '/console/assets/console.js', { cookie });
+    expect(script.status).toBe(200);
+    expect(script.headers['content-type']).toMatch(/^text\/javascript/);
+    expect(script.body).not.toContain(KEY);
+    expect(script.body).not.toContain('sk_test_');
+    const home = await raw('GET', '/console/', { cookie });
+    expect(home.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(home.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(home.headers['x-content-type-options']).toBe('nosniff');
+    expect(home.headers['referrer-policy']).toBe('no-referrer');
+    expect((await raw('GET', '/console/assets/..%2F..%2Fpackage.json', { cookie })).status).toBe(404);
+  });
+
+  it('stands for the key on /v1 and /_sandbox, for reading, from the page itself', async () => {
+    const { cookie } = await signIn();
+    const run = await sb.createRun('Seen from the console');
+    const list = await raw('GET', '/v1/runs', { cookie, origin: sb.url, 'sec-fetch-site': 'same-origin' });
+    expect(list.status).toBe(200);
+    expect(JSON.parse(list.body).data.map((r: { id: string }) => r.id)).toContain(run.id);
+    expect((await raw('GET', '/_sandbox/clock', { cookie })).status).toBe(200);
+  });
+
+  it('refuses another Host: a DNS-rebinding page reaches the port under its own name', async () => {
+    const { cookie } = await signIn();
+    const rebound = await raw('GET', '/v1/runs', { cookie, host: `attacker.example:${sb.port}` });
+    expect(rebound.status).toBe(403);
+    expect(JSON.parse(rebound.body).error.code).toBe('cross_origin_refused');
+    const page = await raw('GET', '/console/', { cookie, host: `attacker.example:${sb.port}` });
+    expect(page.status).toBe(403);
+    expect(page.body).not.toContain('csrf-token');
+    const url = new URL(await link());
+    expect((await raw('GET', url.pathname + url.search, { host: `attacker.example:${sb.port}` })).status).toBe(403);
+    // localhost is the same machine: allowed.
+    expect((await raw('GET', '/v1/runs', { cookie, host: `localhost:${sb.port}` })).status).toBe(200);
+  });
+
+  it('refuses another origin, and a change without the CSRF token: nothing is done', async () => {
+    const { cookie, csrf } = await signIn();
+    const before = (await sb.call('GET', '/v1/runs?limit=100')).body.data.length;
+    const body = JSON.stringify({ mode: 'idea', idea: { pitch: 'Forged', audience: 'x', monetization: 'free' } });
+    const json = { 'content-type': 'application/json', 'idempotency-key': 'k-forged' };
+    const attempts: Array<[Record<string, string>, string]> = [
+      [{ cookie, origin: 'http://attacker.example', 'x-orc-csrf': csrf, ...json }, 'cross_origin_refused'],
+      [{ cookie, origin: sb.url, 'sec-fetch-site': 'cross-site', 'x-orc-csrf': csrf, ...json }, 'cross_origin_refused'],
+      [{ cookie, origin: sb.url, ...json }, 'csrf_token_invalid'],
+      [{ cookie, origin: sb.url, 'x-orc-csrf': 'x'.repeat(csrf.length), ...json }, 'csrf_token_invalid'],
+      [{ cookie, 'x-orc-csrf': csrf, ...json }, 'cross_origin_refused'],
+    ];
+    for (const [headers, code] of attempts) {
+      const r = await raw('POST', '/v1/runs', headers, body);
+      expect(r.status, code).toBe(403);
+      expect(JSON.parse(r.body).error.code).toBe(code);
+    }
+    expect((await sb.call('GET', '/v1/runs?limit=100')).body.data.length).toBe(before);
+    const ok = await raw('POST', '/v1/runs', { cookie, origin: sb.url, 'x-orc-csrf': csrf, ...json }, body);
+    expect(ok.status).toBe(201);
+  });
+
+  it('is one sandbox’s: a cookie of another port, or a session the sandbox does not know, is refused', async () => {
+    const { cookie } = await signIn();
+    const other = await startTestSandbox();
+    try {
+      const r = await new Promise<number>((resolve, reject) => {
+        const req = request(`${other.url}/v1/runs`, { headers: { cookie: cookie.replace(`orc_console_${sb.port}`, `orc_console_${other.port}`), host: `127.0.0.1:${other.port}` } }, (res) => (res.resume(), resolve(res.statusCode!)));
+        req.on('error', reject);
+        req.end();
+      });
+      expect(r).toBe(401);
+      expect((await other.call('GET', '/v1/runs')).status).toBe(200); // its key still works
+    } finally {
+      await other.close();
+    }
+    expect((await raw('GET', '/v1/runs', { cookie: `orc_console_${sb.port}=forged` })).status).toBe(401);
+  });
+});
+
+describe('the stream of every run (GET /_sandbox/events)', () => {
+  it('carries each run’s events as they happen, logs only when asked, and says when the sandbox was reset', async () => {
+    const res = await fetch(`${sb.url}/_sandbox/events`, { headers: { authorization: `Bearer ${KEY}` } });
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const reader = res.body!.getReader();
+    let text = '';
+    const run = await sb.createRun('Firehose');
+    const deadline = Date.now() + 10_000;
+    while (!text.includes('run.gate_pending') && Date.now() < deadline) text += new TextDecoder().decode((await reader.read()).value);
+    expect(text).toContain(`"run_id":"${run.id}"`);
+    expect(text).toMatch(/event: run\.created\n/);
+    expect(text).not.toMatch(/event: log\n/);
+    await sb.call('POST', '/_sandbox/reset');
+    while (!text.includes('sandbox.reset') && Date.now() < deadline) text += new TextDecoder().decode((await reader.read()).value);
+    expect(text).toContain('event: sandbox.reset');
+    await reader.cancel();
+  });
+});

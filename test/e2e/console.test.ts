@@ -1,0 +1,235 @@
+// The web console in a real browser (Debian's Chromium through playwright-core), against a real
+// `orc sandbox start --clock manual` process, signed in with the link the built `orc sandbox console`
+// prints. Runs are created and moved through the API, as a user's code would; everything seen and
+// decided here goes through the page.
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations, haveChromium, launch } from '../helpers/browser.js';
+import { http, idea, manualSandbox } from '../helpers/steer.js';
+import { until } from '../helpers/until.js';
+
+const run = haveChromium();
+const manual = manualSandbox();
+let browser: Browser;
+let context: BrowserContext;
+
+beforeAll(async () => {
+  if (!run) return;
+  browser = await launch();
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  context.setDefaultTimeout(15_000);
+  // Signed in once, as a user would: the link `orc sandbox console --json` prints.
+  const out = await manual.ctl(['console', '--json']);
+  expect(out.exitCode, out.stderr).toBe(0);
+  const { url } = JSON.parse(out.stdout);
+  const page = await context.newPage();
+  await page.goto(url);
+  expect(new URL(page.url()).pathname).toBe('/console/');
+  await page.close();
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+});
+
+const advance = async (id: string, to: string) => {
+  const r = await http(manual.url, 'POST', '/_sandbox/clock/advance', { run: id, to });
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+};
+const gateState = async (id: string, name: string) => (await http(manual.url, 'GET', `/v1/runs/${id}/gates`)).body.data.find((g: { name: string }) => g.name === name).state;
+const open = async (path: string): Promise<Page> => {
+  const page = await context.newPage();
+  page.on('dialog', (d) => {
+    throw new Error(`a browser dialog opened: ${d.message()}`);
+  });
+  await page.goto(`${manual.url}${path}`);
+  return page;
+};
+
+describe.runIf(run)('the console', () => {
+  it('shows a run created through the API, live; decides its gates by click; edits the spec; ends with screenshots and the store link', async () => {
+    const list = await open('/console/');
+    await list.getByRole('heading', { name: 'Runs' }).waitFor();
+    const id = (await http(manual.url, 'POST', '/v1/runs', idea('A habit tracker for runners #lowscore'))).body.id;
+    const row = list.locator(`tr[data-run="${id}"]`);
+    await row.waitFor(); // appears without a reload
+    await advance(id, 'gate:idea');
+    await row.getByText('awaiting approval').waitFor();
+    await row.getByRole('link', { name: id }).click();
+    const page = list;
+    await page.getByRole('heading', { name: id, level: 1 }).waitFor();
+
+    // The idea gate: approved with a click.
+    await page.getByRole('heading', { name: /Gate idea is waiting/ }).waitFor();
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await until(async () => (await gateState(id, 'idea')) === 'approved');
+    await page.getByRole('heading', { name: /Gate idea is waiting/ }).waitFor({ state: 'detached' });
+
+    // The brand gate: the palette as swatches; empty notes refused before anything is sent; then rejected.
+    await advance(id, 'gate:brand');
+    await page.getByRole('heading', { name: /Gate brand is waiting/ }).waitFor();
+    expect(await page.locator('.gate .swatches li').count()).toBeGreaterThan(0);
+    await page.getByRole('button', { name: 'Reject' }).click();
+    await expect.poll(() => page.locator('#notes-error').textContent()).toContain('Notes are needed');
+    expect(await page.getByLabel('Notes').evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(await gateState(id, 'brand')).toBe('pending');
+    await page.getByLabel('Notes').fill('Warmer colours, please');
+    await page.getByRole('button', { name: 'Reject' }).click();
+    await until(async () => (await gateState(id, 'brand')) !== 'pending');
+    await page.getByRole('heading', { name: /Gate brand is waiting/ }).waitFor({ state: 'detached' });
+    expect((await http(manual.url, 'GET', `/v1/runs/${id}`)).body.stage).toBe('03_brand'); // sent back
+    // It comes round again.
+    await advance(id, 'gate:brand');
+    await page.getByRole('heading', { name: /Gate brand is waiting/ }).waitFor();
+    expect(await page.getByLabel('Notes').inputValue()).toBe(''); // a new decision, a fresh box
+
+    // The App Spec: a bad colour is shown at its field and nothing changes; a good one is saved as a patch.
+    await page.getByRole('button', { name: 'Edit App Spec' }).click();
+    await page.getByLabel('Tagline').fill('Run every day');
+    await page.getByRole('textbox', { name: /^Palette/ }).fill('#zzzzzz');
+    await page.getByRole('button', { name: 'Save App Spec' }).click();
+    await page.locator('#spec-palette-error').waitFor();
+    expect(await page.getByRole('textbox', { name: /^Palette/ }).getAttribute('aria-invalid')).toBe('true');
+    expect((await http(manual.url, 'GET', `/v1/runs/${id}/spec`)).body.tagline).not.toBe('Run every day');
+    await page.getByRole('textbox', { name: /^Palette/ }).fill('#112233\n#445566');
+    await page.getByRole('button', { name: 'Save App Spec' }).click();
+    await page.getByRole('button', { name: 'Edit App Spec' }).waitFor();
+    const spec = (await http(manual.url, 'GET', `/v1/runs/${id}/spec`)).body;
+    expect(spec.tagline).toBe('Run every day');
+    expect(spec.brand.palette).toEqual(['#112233', '#445566']);
+    expect(spec.name).toBeTruthy(); // a merge patch: the rest kept
+
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await until(async () => (await gateState(id, 'brand')) === 'approved');
+
+    // The final gate: a scorecard that did not pass makes approving ask first; Cancel decides nothing.
+    await advance(id, 'gate:final');
+    await page.getByRole('heading', { name: /Gate final is waiting/ }).waitFor();
+    await page.getByText('The scorecard did not pass').first().waitFor();
+    expect(await page.locator('.gate meter').count()).toBe(3);
+    await page.getByRole('button', { name: 'Approve', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'The scorecard did not pass' });
+    await dialog.waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    expect(await gateState(id, 'final')).toBe('pending');
+    await page.getByRole('button', { name: 'Approve', exact: true }).click();
+    await dialog.getByRole('button', { name: 'Approve anyway' }).click();
+    await until(async () => (await gateState(id, 'final')) === 'approved');
+
+    // The end: accepted, the store link, and the screenshots as images that loaded.
+    await advance(id, 'end');
+    await page.getByRole('heading', { name: /Accepted/ }).waitFor();
+    const store = page.getByRole('link', { name: 'Open in the App Store' });
+    expect(await store.getAttribute('href')).toMatch(/^https:\/\//);
+    const shots = page.getByRole('img', { name: /^Screenshot / });
+    await shots.first().waitFor();
+    await expect.poll(() => page.locator('.shots img').evaluateAll((imgs) => imgs.length > 0 && imgs.every((i) => (i as HTMLImageElement).complete && (i as HTMLImageElement).naturalWidth > 0))).toBe(true);
+    expect(await page.locator('.artifacts a.file').count()).toBeGreaterThan(1); // the ipa and screenshots, downloadable
+    expect(await page.locator('.timeline li').count()).toBeGreaterThanOrEqual(9);
+    await page.close();
+  }, 90_000);
+
+  it('approves a gate by keyboard alone', async () => {
+    const id = (await http(manual.url, 'POST', '/v1/runs', idea('Keyboard only'))).body.id;
+    await advance(id, 'gate:idea');
+    const page = await open(`/console/runs/${id}`);
+    await page.getByRole('button', { name: 'Approve' }).waitFor();
+    let reached = false;
+    for (let i = 0; i < 40 && !reached; i++) {
+      await page.keyboard.press('Tab');
+      reached = await page.evaluate(() => document.activeElement?.textContent === 'Approve');
+    }
+    expect(reached).toBe(true);
+    await page.keyboard.press('Enter');
+    await until(async () => (await gateState(id, 'idea')) === 'approved');
+    await page.close();
+  }, 30_000);
+
+  it('renders a hostile run as text: markup, escape sequences and bidi controls are shown, never run', async () => {
+    const pitch = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2"> \u001b[31mred\u0007 \u202eevil';
+    const id = (await http(manual.url, 'POST', '/v1/runs', idea(pitch))).body.id;
+    await advance(id, 'gate:idea');
+    const page = await open(`/console/runs/${id}`);
+    await page.locator('.gate dl.summary').waitFor();
+    const text = await page.locator('.gate').innerText();
+    expect(text).toContain('<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">');
+    expect(text).toContain('\\x1b[31mred\\x07');
+    expect(text).toContain('\\u202eevil');
+    expect(text).not.toMatch(/[\u0000-\u0008\u001b\u202e]/);
+    expect(await page.evaluate(() => (window as any).__pwned)).toBeUndefined();
+    expect(await page.locator('main script, main img[src="x"]').count()).toBe(0);
+    await page.close();
+  }, 30_000);
+
+  it('adds a webhook (its secret shown once), shows its deliveries, and removes it', async () => {
+    const page = await open('/console/webhooks');
+    await page.getByLabel('Receiver URL').fill('ftp://example.com/hook');
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+    await page.locator('#wh-url-error').waitFor();
+    expect(await page.getByLabel('Receiver URL').getAttribute('aria-invalid')).toBe('true');
+    await page.getByLabel('Receiver URL').fill('http://127.0.0.1:9/hook');
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+    const secret = await page.getByLabel('Signing secret').inputValue();
+    expect(secret).toMatch(/^whsec_/);
+    const hooks = (await http(manual.url, 'GET', '/v1/webhooks')).body.data;
+    const hook = hooks.find((w: { url: string }) => w.url === 'http://127.0.0.1:9/hook');
+    expect(hook.secret).toBeUndefined();
+    // A delivery to it (the receiver is not there: it fails and is retried).
+    const id = (await http(manual.url, 'POST', '/v1/runs', idea('Delivered'))).body.id;
+    await page.getByRole('button', { name: `Deliveries of ${hook.id}` }).click();
+    await page.getByRole('cell', { name: 'run.created' }).waitFor();
+    expect(id).toMatch(/^run_/);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
+    expect(await page.getByText(secret).count()).toBe(0); // shown once
+    await page.getByRole('button', { name: `Remove ${hook.id}` }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Remove' }).click();
+    await until(async () => (await http(manual.url, 'GET', `/v1/webhooks/${hook.id}`)).status === 404);
+    await page.close();
+  }, 30_000);
+
+  it('steers the sandbox: a trigger makes a run, a fault is listed, the request log grows', async () => {
+    const page = await open('/console/sandbox');
+    await page.getByText('manual: it moves when advanced').waitFor();
+    await page.getByLabel('Event', { exact: true }).selectOption('run.failed');
+    await page.getByLabel('Stage').fill('06_qa');
+    await page.getByRole('button', { name: 'Trigger' }).click();
+    const link = page.getByRole('status').getByRole('link', { name: /^run_/ });
+    const id = (await link.textContent())!;
+    expect((await http(manual.url, 'GET', `/v1/runs/${id}`)).body.status).toBe('failed');
+    await page.getByLabel('Route').fill('GET /v1/webhooks');
+    await page.getByLabel('Status').fill('503');
+    await page.getByRole('button', { name: 'Add fault' }).click();
+    await page.getByRole('region', { name: 'Faults' }).getByRole('cell', { name: 'GET /v1/webhooks' }).waitFor();
+    expect((await http(manual.url, 'GET', '/v1/webhooks')).status).toBe(503);
+    await page.getByRole('button', { name: 'Remove every fault' }).click();
+    await page.getByText('No faults').waitFor();
+    await page.locator('.journal').getByText('POST /_sandbox/trigger').first().waitFor();
+    await page.close();
+  }, 30_000);
+
+  it('has no serious or critical accessibility violation on any page (axe-core)', async () => {
+    const id = (await http(manual.url, 'POST', '/v1/runs', idea('Checked by axe'))).body.id;
+    await advance(id, 'gate:brand');
+    const done = (await http(manual.url, 'POST', '/v1/runs', idea('Finished for axe'))).body.id;
+    await advance(done, 'end');
+    const pages: Array<[string, (p: Page) => Promise<unknown>]> = [
+      ['/console/', (p) => p.locator(`tr[data-run="${id}"]`).waitFor()],
+      [`/console/runs/${id}`, (p) => p.getByRole('button', { name: 'Reject' }).waitFor()],
+      [`/console/runs/${done}`, (p) => p.getByRole('img', { name: /^Screenshot / }).first().waitFor()],
+      ['/console/webhooks', (p) => p.getByRole('heading', { name: 'Registered' }).waitFor()],
+      ['/console/sandbox', (p) => p.getByText(/real time|manual:/).waitFor()],
+    ];
+    for (const [path, ready] of pages) {
+      const page = await open(path);
+      await ready(page);
+      expect(await axeViolations(page), path).toEqual([]);
+      if (path === '/console/sandbox') {
+        // The check sees what it is for: an image without a name is reported.
+        await page.evaluate(() => document.querySelector('main')!.append(Object.assign(document.createElement('img'), { src: 'data:,' })));
+        expect((await axeViolations(page)).map((v) => v.id)).toContain('image-alt');
+      }
+      await page.close();
+    }
+  }, 60_000);
+});
