@@ -132,8 +132,9 @@ const ORDER: Record<string, number> = { fail: 0, warn: 1, pass: 2 };
 
 export function ScorecardView({ card }: { card: Scorecard | null }) {
   if (!card) return html`<p>Loading the scorecard…</p>`;
+  // Below half is low, from three quarters high: the meter's own colours say it, and so do the numbers.
   const bar = (label: string, value: number, max: number) =>
-    html`<div class="bar"><span class="bar-label" id=${`bar-${label}`}>${label}</span><meter min="0" max=${max} value=${value} aria-labelledby=${`bar-${label}`}></meter><span>${value} / ${max}</span></div>`;
+    html`<div class="bar"><span class="bar-label" id=${`bar-${label}`}>${label}</span><meter min="0" max=${max} low=${max / 2} high=${(max * 3) / 4} optimum=${max} value=${value} aria-labelledby=${`bar-${label}`}></meter><span>${value} / ${max}</span></div>`;
   const checks = [...card.preflight.checks].sort((a, b) => (ORDER[a.status] ?? 3) - (ORDER[b.status] ?? 3));
   return html`<div class="scorecard">
     <p class=${card.passed ? 'verdict ok' : 'verdict bad'}><strong>${card.passed ? '✓ The scorecard passed' : '✗ The scorecard did not pass'}</strong></p>

@@ -16,6 +16,8 @@ interface StageSpan {
   end: number | null;
   percent: number;
   pass: number;
+  /** The run ended in this stage without finishing it: failed or canceled. */
+  stopped?: string;
 }
 
 interface LogLine {
@@ -89,7 +91,9 @@ export function RunPage({ id }: { id: string }) {
       setOutcome({ type: ev.type, data: ev.data as Record<string, any> });
       setSpans((prev) => {
         const last = prev.at(-1);
-        return last && last.end === null ? [...prev.slice(0, -1), { ...last, end: Date.parse(ev.created_at), percent: ev.type === 'run.failed' || ev.type === 'run.canceled' ? last.percent : 100 }] : prev;
+        if (!last || last.end !== null) return prev;
+        const stopped = ev.type === 'run.failed' ? 'failed' : ev.type === 'run.canceled' ? 'canceled' : undefined;
+        return [...prev.slice(0, -1), { ...last, end: Date.parse(ev.created_at), ...(stopped ? { stopped } : { percent: 100 }) }];
       });
       announce(`${id} ${ev.type.slice(4)}`);
       setLive('ended');
@@ -189,10 +193,11 @@ function Timeline({ spans, run }: { spans: StageSpan[]; run: Run }) {
       const current = s.end === null && !TERMINAL.has(run.status);
       const waiting = current && run.status === 'awaiting_approval';
       const took = (s.end ?? (current ? now : s.start)) - s.start;
-      return html`<li key=${i} class=${current ? 'current' : s.end === null ? 'stopped' : 'done'}>
+      const state = s.stopped ? 'stopped' : current ? 'current' : s.end === null ? 'stopped' : 'done';
+      return html`<li key=${i} class=${state}>
         <span class="stage">${clean(s.stage)}${s.pass > 1 ? html` <span class="muted">(pass ${s.pass})</span>` : ''}</span>
-        <progress max="100" value=${s.end !== null ? 100 : s.percent} aria-label=${`${clean(s.stage)} progress`}>${s.percent}%</progress>
-        <span class="pct">${s.end !== null ? 'done' : `${s.percent}%`}</span>
+        <progress max="100" value=${state === 'done' ? 100 : s.percent} aria-label=${`${clean(s.stage)} progress`}>${s.percent}%</progress>
+        <span class="pct">${state === 'done' ? 'done' : s.stopped ? `${s.stopped} at ${s.percent}%` : `${s.percent}%`}</span>
         <span class="took">${duration(took)}${waiting ? ` · waiting at gate ${clean(run.gate_pending)}` : current ? ' so far' : ''}</span>
       </li>`;
     })}
@@ -217,14 +222,16 @@ function OutcomeView({ run, outcome }: { run: Run; outcome: Outcome | null }) {
   if (run.status === 'accepted') {
     const url = typeof d.app_store_url === 'string' && /^https:\/\//.test(d.app_store_url) ? d.app_store_url : null;
     return html`<section class="outcome ok" aria-labelledby="outcome-h"><h2 id="outcome-h">✓ Accepted</h2>
-      <p>App ${clean(run.app_id ?? d.app_id ?? '')} passed app store review.${url ? html` <a href=${url} rel="noreferrer noopener" target="_blank">Open in the App Store</a>` : ''}</p></section>`;
+      <p>App ${clean(run.app_id ?? d.app_id ?? '')} passed app store review.${url ? html` <a href=${url} rel="noreferrer noopener" target="_blank">Open in the App Store</a>` : ''}</p>
+      <p class="muted">From a terminal: <code>orc artifacts pull ${clean(run.id)}</code> · <code>orc scorecard ${clean(run.id)}</code></p></section>`;
   }
   if (run.status === 'rejected')
     return html`<section class="outcome bad" aria-labelledby="outcome-h"><h2 id="outcome-h">✗ Rejected by app review</h2><p>${d.reason ? clean(d.reason) : 'No reason was given.'}</p></section>`;
   if (run.status === 'failed') {
     const err = (d.error ?? {}) as { code?: string; message?: string };
     return html`<section class="outcome bad" aria-labelledby="outcome-h"><h2 id="outcome-h">✗ Failed${d.stage ? ` at ${clean(d.stage)}` : ''}</h2>
-      <p>${err.code ? html`<code>${clean(err.code)}</code>: ` : ''}${clean(err.message ?? 'no error was given')}</p></section>`;
+      <p>${err.code ? html`<code>${clean(err.code)}</code>: ` : ''}${clean(err.message ?? 'no error was given')}</p>
+      <p class="muted">The log below keeps the lines; <em>Show: errors</em> picks them out.</p></section>`;
   }
   if (run.status === 'canceled') return html`<section class="outcome" aria-labelledby="outcome-h"><h2 id="outcome-h">■ Canceled</h2><p>The run was canceled${d.reason ? `: ${clean(d.reason)}` : '.'}</p></section>`;
   return null;

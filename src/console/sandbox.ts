@@ -5,7 +5,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { EVENT_KINDS, GATE_NAMES } from '../contract/events.js';
 import type { Fault, JournalEntry } from '../contract/sandbox-control.js';
 import { api, stream } from './api.js';
-import { clean } from './text.js';
+import { clean, when } from './text.js';
 import { Confirm, ErrorNote, Link, announce } from './ui.js';
 
 interface ClockView {
@@ -39,9 +39,9 @@ export function SandboxPage() {
       <h2 id="clock-h">Clock</h2>
       ${clock
         ? html`<dl class="facts">
-            <div><dt>Now</dt><dd><time datetime=${clean(clock.now)}>${clean(clock.now)}</time></dd></div>
+            <div><dt>Now</dt><dd><time datetime=${clean(clock.now)} title=${clean(clock.now)}>${when(clock.now)}</time></dd></div>
             <div><dt>Mode</dt><dd>${clock.mode === 'manual' ? 'manual: it moves when advanced' : 'real time'}</dd></div>
-            <div><dt>Next due</dt><dd>${clean(clock.next_due ?? '—')}</dd></div>
+            <div><dt>Next due</dt><dd>${clock.next_due ? when(clock.next_due) : '—'}</dd></div>
             <div><dt>Runs moving</dt><dd>${clock.runs.length}</dd></div>
           </dl>`
         : html`<p>Loading…</p>`}
@@ -245,6 +245,7 @@ function RequestLog() {
     <h2 id="log-h">Request log</h2>
     <p class="muted">The latest ${MAX_ENTRIES} requests and webhook delivery attempts, newest first (<code>orc sandbox logs</code>).
       <button type="button" aria-pressed=${paused} onClick=${() => setPaused(!paused)}>${paused ? 'Resume' : 'Pause'}</button></p>
+    <div class="journal-box" tabindex="0" role="region" aria-label="Request log entries">
     <table class="journal">
       <thead><tr><th scope="col">Time</th><th scope="col">What</th><th scope="col">Status</th><th scope="col">Took</th><th scope="col">Fault</th></tr></thead>
       <tbody>${entries.map(
@@ -257,5 +258,6 @@ function RequestLog() {
         </tr>`,
       )}</tbody>
     </table>
+    </div>
   </section>`;
 }

@@ -21,6 +21,12 @@ export function ago(iso: string | null | undefined, now: number): string {
   return `${Math.floor(s / 86_400)}d ago`;
 }
 
+/** A time as people read it, in their own zone: "24 Nov 2026, 11:53:42". */
+export function when(iso: string): string {
+  const t = Date.parse(iso);
+  return Number.isFinite(t) ? new Date(t).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' }) : clean(iso);
+}
+
 export function duration(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0) return '';
   if (ms < 1000) return `${Math.round(ms)} ms`;

@@ -97,8 +97,8 @@ export function useNow(ms = 15_000): number {
 
 export function Time({ iso, now }: { iso: string | null | undefined; now?: number }) {
   if (!iso) return html`<span>—</span>`;
-  const text = now === undefined ? clean(iso) : agoText(iso, now);
+  const text = now === undefined ? when(iso) : agoText(iso, now);
   return html`<time datetime=${clean(iso)} title=${clean(iso)}>${text}</time>`;
 }
 
-import { ago as agoText } from './text.js';
+import { ago as agoText, when } from './text.js';

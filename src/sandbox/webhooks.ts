@@ -246,7 +246,9 @@ export class WebhookDispatcher {
       }
     } catch (err) {
       status = null; // connection refused, reset, or timed out: counts as a failed attempt
-      error = ((err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name) || 'failed';
+      // The reason, not the class: ECONNREFUSED, a timeout, or fetch's own refusal ("bad port" for :9).
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      error = (cause?.code ?? cause?.message ?? (err as Error).message) || 'failed';
     } finally {
       cancelTimeout();
       this.aborts.delete(abort);

@@ -70,7 +70,7 @@ describe.runIf(run)('the console', () => {
     expect(await page.locator('.gate .swatches li').count()).toBeGreaterThan(0);
     await page.getByRole('button', { name: 'Reject' }).click();
     await expect.poll(() => page.locator('#notes-error').textContent()).toContain('Notes are needed');
-    expect(await page.getByLabel('Notes').evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(await page.getByLabel('Notes').evaluate((el) => el === (globalThis as any).document.activeElement)).toBe(true);
     expect(await gateState(id, 'brand')).toBe('pending');
     await page.getByLabel('Notes').fill('Warmer colours, please');
     await page.getByRole('button', { name: 'Reject' }).click();
@@ -123,7 +123,7 @@ describe.runIf(run)('the console', () => {
     expect(await store.getAttribute('href')).toMatch(/^https:\/\//);
     const shots = page.getByRole('img', { name: /^Screenshot / });
     await shots.first().waitFor();
-    await expect.poll(() => page.locator('.shots img').evaluateAll((imgs) => imgs.length > 0 && imgs.every((i) => (i as HTMLImageElement).complete && (i as HTMLImageElement).naturalWidth > 0))).toBe(true);
+    await expect.poll(() => page.locator('.shots img').evaluateAll((imgs) => imgs.length > 0 && imgs.every((i: any) => i.complete && i.naturalWidth > 0))).toBe(true);
     expect(await page.locator('.artifacts a.file').count()).toBeGreaterThan(1); // the ipa and screenshots, downloadable
     expect(await page.locator('.timeline li').count()).toBeGreaterThanOrEqual(9);
     await page.close();
@@ -137,7 +137,7 @@ describe.runIf(run)('the console', () => {
     let reached = false;
     for (let i = 0; i < 40 && !reached; i++) {
       await page.keyboard.press('Tab');
-      reached = await page.evaluate(() => document.activeElement?.textContent === 'Approve');
+      reached = await page.evaluate(() => (globalThis as any).document.activeElement?.textContent === 'Approve');
     }
     expect(reached).toBe(true);
     await page.keyboard.press('Enter');
@@ -156,7 +156,7 @@ describe.runIf(run)('the console', () => {
     expect(text).toContain('\\x1b[31mred\\x07');
     expect(text).toContain('\\u202eevil');
     expect(text).not.toMatch(/[\u0000-\u0008\u001b\u202e]/);
-    expect(await page.evaluate(() => (window as any).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as any).__pwned)).toBeUndefined();
     expect(await page.locator('main script, main img[src="x"]').count()).toBe(0);
     await page.close();
   }, 30_000);
@@ -226,7 +226,10 @@ describe.runIf(run)('the console', () => {
       expect(await axeViolations(page), path).toEqual([]);
       if (path === '/console/sandbox') {
         // The check sees what it is for: an image without a name is reported.
-        await page.evaluate(() => document.querySelector('main')!.append(Object.assign(document.createElement('img'), { src: 'data:,' })));
+        await page.evaluate(() => {
+          const doc = (globalThis as any).document;
+          doc.querySelector('main').append(Object.assign(doc.createElement('img'), { src: 'data:,' }));
+        });
         expect((await axeViolations(page)).map((v) => v.id)).toContain('image-alt');
       }
       await page.close();
