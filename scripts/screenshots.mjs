@@ -1,6 +1,6 @@
 // `npm run screenshots [-- <folder>]`: every page of the web console, drawn by Debian's Chromium against a
 // fresh sandbox on a manual clock, as PNGs (default: a temporary folder; docs/console-run.png is the
-// README's). Needs the build (npm run build) and /usr/bin/chromium.
+// README's: `npm run screenshots -- /tmp/x && cp /tmp/x/console-run.png docs/`). Needs the build (npm run build) and /usr/bin/chromium.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -59,6 +59,11 @@ try {
     await shoot('runs', '/console/', () => page.locator(`tr[data-run="${done}"]`).waitFor());
     await shoot('run-accepted', `/console/runs/${done}`, () => page.getByRole('img', { name: /^Screenshot/ }).first().waitFor());
     await shoot('run-final-gate', `/console/runs/${final}`, () => page.locator('.gate meter').first().waitFor());
+    // The README's picture: the top of that page, as a window shows it.
+    if (scheme === 'light') {
+      const box = await page.locator('.gate').boundingBox();
+      await page.screenshot({ path: join(out, 'console-run.png'), fullPage: true, clip: { x: 0, y: 0, width: 1280, height: Math.ceil(box.y + box.height + 16) } });
+    }
     await shoot('run-brand-gate', `/console/runs/${brand}`, () => page.locator('.gate .swatches').waitFor());
     await shoot('run-idea-gate', `/console/runs/${idea}`, () => page.locator('.gate dl').waitFor());
     await shoot('run-failed', `/console/runs/${failed}`, () => page.getByRole('heading', { name: /Failed/ }).waitFor());
