@@ -31,7 +31,7 @@ export function RunsPage({ search }: { search: string }) {
         .then((p) => !stopped && (setPage(p), setError(null)))
         .catch((e) => !stopped && setError(e));
     void load();
-    // Runs that changed, read again together a moment later (many events of one tick are one read).
+    // Runs that changed, read again together a frame later (the events of one tick arrive together: one read).
     const dirty = new Set<string>();
     let timer: ReturnType<typeof setTimeout> | null = null;
     const flush = async () => {
@@ -64,7 +64,7 @@ export function RunsPage({ search }: { search: string }) {
     const changed = (ev: Envelope) => {
       if (ev.type !== 'run.created' && !rows.current.some((r) => r.id === ev.run_id)) return;
       dirty.add(ev.run_id);
-      timer ??= setTimeout(() => void flush(), 100);
+      timer ??= setTimeout(() => void flush(), 16);
     };
     const handlers: Record<string, (d: any) => void> = { 'sandbox.reset': () => void load() };
     for (const kind of ['run.created', 'run.stage_changed', 'run.gate_pending', 'run.gate_resolved', 'run.scored', 'run.accepted', 'run.rejected', 'run.failed', 'run.canceled']) handlers[kind] = changed;

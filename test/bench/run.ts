@@ -702,6 +702,77 @@ async function sseHistory(url: string, until: (e: any) => boolean): Promise<any[
   return events;
 }
 
+/** The web console in Debian's Chromium: the first draw of the runs list from the console's link, beside a
+ * bare page of the same rows from a bare server; the bundle's size; how soon a run's change shows in the
+ * list with 1,000 runs in the sandbox, beside the change's own request. */
+async function benchConsole(rounds = 5): Promise<void> {
+  const { chromium } = await import('playwright-core');
+  const { gzipSync } = await import('node:zlib');
+  const sb = await startSandbox(['--clock', 'manual', '--stage-ms', '1h']);
+  const ids: string[] = [];
+  for (let i = 0; i < 1000; i += 50) ids.push(...(await Promise.all(Array.from({ length: 50 }, () => api(sb.url, 'POST', '/v1/runs', idea)))).map((r) => r.id));
+  const pageJson = JSON.stringify(await api(sb.url, 'GET', '/v1/runs?limit=25'));
+  // The floor: a page that fetches the same 25 runs as JSON and draws them as rows, from a bare server.
+  const html = `<!doctype html><meta charset="utf-8"><table><tbody id="t"></tbody></table><script>fetch('/runs').then(r=>r.json()).then(p=>{document.getElementById('t').innerHTML=p.data.map(r=>'<tr data-run="'+r.id+'"><td>'+r.id+'</td><td>'+r.status+'</td></tr>').join('')})</script>`;
+  const bare = createServer((q, s) => {
+    const body = q.url === '/runs' ? pageJson : html;
+    s.writeHead(200, { 'content-type': q.url === '/runs' ? 'application/json' : 'text/html', 'content-length': Buffer.byteLength(body) });
+    s.end(body);
+  });
+  await new Promise<void>((ok) => bare.listen(0, '127.0.0.1', ok));
+  const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/`;
+  const browser = await chromium.launch({ executablePath: process.env.ORC_TEST_CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const range = (xs: number[]) => `${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)}`;
+  try {
+    const draw: number[] = [];
+    const floor: number[] = [];
+    const change: number[] = [];
+    const request: number[] = [];
+    for (let i = 0; i < rounds + 1; i++) {
+      // The bare page, then the console, each in a fresh context (no cache, no cookie); round 0 warms up.
+      const c0 = await browser.newContext();
+      const p0 = await c0.newPage();
+      let t = performance.now();
+      await p0.goto(bareUrl);
+      await p0.locator('tr[data-run]').first().waitFor();
+      const f = performance.now() - t;
+      await c0.close();
+      const link = (await api(sb.url, 'POST', '/_sandbox/console')).url;
+      const c1 = await browser.newContext();
+      const page = await c1.newPage();
+      t = performance.now();
+      await page.goto(link);
+      await page.locator('tr[data-run]').first().waitFor();
+      const d = performance.now() - t;
+      await page.getByText('● live').waitFor();
+      // A change: the newest run still moving is canceled; the time until its row says so.
+      const id = ids.pop()!;
+      t = performance.now();
+      const answered = api(sb.url, 'POST', `/v1/runs/${id}/cancel`).then(() => performance.now() - t);
+      await page.waitForFunction((runId) => (globalThis as any).document.querySelector(`tr[data-run="${runId}"]`)?.textContent.includes('canceled'), id, { polling: 'raf' });
+      const shown = performance.now() - t;
+      const req = await answered;
+      await c1.close();
+      if (i === 0) continue;
+      floor.push(f);
+      draw.push(d);
+      change.push(shown);
+      request.push(req);
+    }
+    row('console: link to runs list drawn (1,000 runs)', `${median(draw).toFixed(0)} ms (${range(draw)})`, '', `${(median(draw) / median(floor)).toFixed(2)}x`, `a bare page of the same 25 rows: ${median(floor).toFixed(0)} ms; goal < 500 ms`);
+    row('console: a run canceled to its row saying so', `${median(change).toFixed(0)} ms (${range(change)})`, '', `${(median(change) / median(request)).toFixed(1)}x`, `the cancel's own request: ${median(request).toFixed(0)} ms; goal < 1 s`);
+    const dir = resolve(import.meta.dirname, '../../dist/console/assets');
+    const gz = ['console.js', 'console.css'].reduce((n, f) => n + gzipSync(readFileSync(join(dir, f))).length, 0);
+    const rawBytes = ['console.js', 'console.css'].reduce((n, f) => n + readFileSync(join(dir, f)).length, 0);
+    row('console: script and style', `${(gz / 1024).toFixed(1)} KiB gzipped`, '', `${((gz / (150 * 1024)) * 100).toFixed(0)}% of the goal`, `${(rawBytes / 1024).toFixed(0)} KiB minified; goal < 150 KB gzipped`);
+  } finally {
+    await browser.close();
+    bare.close();
+    sb.child.kill('SIGTERM');
+  }
+}
+
 if (want('startup')) await benchStartup();
 if (want('artifacts')) await benchArtifacts();
 if (want('pull')) await benchPull();
@@ -712,6 +783,7 @@ if (want('watch')) await benchWatch();
 if (want('http')) await benchHttp();
 if (want('sse')) await benchSse();
 if (want('steer')) await benchSteer();
+if (want('console')) await benchConsole();
 
 const header = ['what', 'rate / time', 'latency', 'ratio to baseline', 'baseline and notes'];
 console.log(`| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|`);
