@@ -3,7 +3,7 @@
 import { html } from 'htm/preact';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api.js';
-import { STATUS_LABEL, clean } from './text.js';
+import { STATUS_LABEL, ago as agoText, clean, when } from './text.js';
 
 type Listener = (path: string) => void;
 const listeners = new Set<Listener>();
@@ -100,5 +100,3 @@ export function Time({ iso, now }: { iso: string | null | undefined; now?: numbe
   const text = now === undefined ? when(iso) : agoText(iso, now);
   return html`<time datetime=${clean(iso)} title=${clean(iso)}>${text}</time>`;
 }
-
-import { ago as agoText, when } from './text.js';
