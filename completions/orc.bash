@@ -13,7 +13,7 @@ _orc() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in -*) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--field|--tools|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--clock|--import|--by|--to|--run|--stage|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --jq|--profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--max-wait|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--field|--tools|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--clock|--import|--by|--to|--run|--stage|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
     cand="${path:+$path }$w"
     case "$cand" in 'run'|'run create'|'run get'|'run list'|'run cancel'|'watch'|'gate'|'gate list'|'gate approve'|'gate reject'|'spec'|'spec get'|'spec edit'|'scorecard'|'artifacts'|'artifacts list'|'artifacts pull'|'webhook'|'webhook add'|'webhook list'|'webhook get'|'webhook remove'|'webhook deliveries'|'webhook redeliver'|'webhook verify'|'webhook listen'|'api'|'doctor'|'mcp'|'profile'|'profile add'|'profile list'|'profile use'|'profile show'|'profile remove'|'completion'|'sandbox'|'sandbox start'|'sandbox status'|'sandbox stop'|'sandbox clock'|'sandbox advance'|'sandbox trigger'|'sandbox fault'|'sandbox fault add'|'sandbox fault list'|'sandbox fault remove'|'sandbox fault clear'|'sandbox reset'|'sandbox export'|'sandbox exec'|'sandbox logs'|'sandbox console') path="$cand" ;; *) break ;; esac
   done
@@ -21,7 +21,7 @@ _orc() {
   for (( ; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in -*) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--field|--tools|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--clock|--import|--by|--to|--run|--stage|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --jq|--profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--max-wait|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--field|--tools|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--clock|--import|--by|--to|--run|--stage|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
     npos=$((npos + 1))
   done
   case "$path|$prev" in
@@ -160,6 +160,7 @@ _orc() {
     esac
   fi
   case "$prev" in
+    --jq) COMPREPLY=(); return ;;
     --profile) COMPREPLY=(); return ;;
     --base-url) COMPREPLY=(); return ;;
     --timeout) COMPREPLY=(); return ;;
@@ -171,6 +172,7 @@ _orc() {
     --idempotency-key) COMPREPLY=(); return ;;
     --on-gate) COMPREPLY=($(compgen -W 'prompt wait exit' -- "$cur")); return ;;
     --approve) COMPREPLY=($(compgen -W 'idea,brand,final idea brand final' -- "$cur")); return ;;
+    --max-wait) COMPREPLY=(); return ;;
     --status) COMPREPLY=($(compgen -W '429 500 503' -- "$cur")); return ;;
     --limit) COMPREPLY=(); return ;;
     --notes) COMPREPLY=(); return ;;
@@ -222,60 +224,60 @@ _orc() {
   esac
   local subs flags
   case "$path" in
-    "") subs='run watch gate spec scorecard artifacts webhook api doctor mcp profile completion sandbox'; flags='--version -V --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'run') subs='create get list cancel'; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'run create') subs=''; flags='--mode --pitch --audience --monetization --source --idempotency-key --watch --on-gate --approve --until-gate --no-bell --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'run get') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'run list') subs=''; flags='--status --limit --all --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'run cancel') subs=''; flags='--yes -y --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'watch') subs=''; flags='--on-gate --approve --until-gate --no-bell --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'gate') subs='list approve reject'; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'gate list') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'gate approve') subs=''; flags='--notes --notes-file --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'gate reject') subs=''; flags='--notes --notes-file --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'spec') subs='get edit'; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'spec get') subs=''; flags='--format --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'spec edit') subs=''; flags='--format --set --unset --file --dry-run --yes -y --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'scorecard') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'artifacts') subs='list pull'; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'artifacts list') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'artifacts pull') subs=''; flags='--dir --concurrency --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'webhook') subs='add list get remove deliveries redeliver verify listen'; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'webhook add') subs=''; flags='--url --events --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'webhook list') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'webhook get') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'webhook remove') subs=''; flags='--yes -y --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'webhook deliveries') subs=''; flags='--status --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'webhook redeliver') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'webhook verify') subs=''; flags='--secret --header --payload-file --tolerance --now --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'webhook listen') subs=''; flags='--events --forward-to --port --host --public-url --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'api') subs=''; flags='--data --field -f --header -H --paginate --include --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'doctor') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'mcp') subs=''; flags='--read-only --tools --sandbox-tools --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'profile') subs='add list use show remove'; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'profile add') subs=''; flags='--base-url --with-key --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'profile list') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'profile use') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'profile show') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'profile remove') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'completion') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'sandbox') subs='start status stop clock advance trigger fault reset export exec logs console'; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'sandbox start') subs=''; flags='--host --port --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --memory --detach --journal-size --clock --import --verbose --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'sandbox status') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'sandbox stop') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'sandbox clock') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'sandbox advance') subs=''; flags='--by --to --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'sandbox trigger') subs=''; flags='--run --stage --gate --error --reason --not-passed --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'sandbox fault') subs='add list remove clear'; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'sandbox fault add') subs=''; flags='--route --webhook --status --latency --reset --cut-after --times --probability --seed --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'sandbox fault list') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'sandbox fault remove') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'sandbox fault clear') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'sandbox reset') subs=''; flags='--yes -y --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'sandbox export') subs=''; flags='--json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'sandbox exec') subs=''; flags='--stage-ms --retry-base-ms --rate-limit --seed --ipa-mib --clock --import --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'sandbox logs') subs=''; flags='--follow -f --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'sandbox console') subs=''; flags='--no-open --json --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    "") subs='run watch gate spec scorecard artifacts webhook api doctor mcp profile completion sandbox'; flags='--version -V --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'run') subs='create get list cancel'; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'run create') subs=''; flags='--mode --pitch --audience --monetization --source --idempotency-key --watch --on-gate --approve --until-gate --no-bell --max-wait --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'run get') subs=''; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'run list') subs=''; flags='--status --limit --all --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'run cancel') subs=''; flags='--yes -y --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'watch') subs=''; flags='--on-gate --approve --until-gate --no-bell --max-wait --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'gate') subs='list approve reject'; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'gate list') subs=''; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'gate approve') subs=''; flags='--notes --notes-file --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'gate reject') subs=''; flags='--notes --notes-file --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'spec') subs='get edit'; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'spec get') subs=''; flags='--format --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'spec edit') subs=''; flags='--format --set --unset --file --dry-run --yes -y --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'scorecard') subs=''; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'artifacts') subs='list pull'; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'artifacts list') subs=''; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'artifacts pull') subs=''; flags='--dir --concurrency --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'webhook') subs='add list get remove deliveries redeliver verify listen'; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'webhook add') subs=''; flags='--url --events --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'webhook list') subs=''; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'webhook get') subs=''; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'webhook remove') subs=''; flags='--yes -y --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'webhook deliveries') subs=''; flags='--status --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'webhook redeliver') subs=''; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'webhook verify') subs=''; flags='--secret --header --payload-file --tolerance --now --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'webhook listen') subs=''; flags='--events --forward-to --port --host --public-url --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'api') subs=''; flags='--data --field -f --header -H --paginate --include --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'doctor') subs=''; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'mcp') subs=''; flags='--read-only --tools --sandbox-tools --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'profile') subs='add list use show remove'; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'profile add') subs=''; flags='--base-url --with-key --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'profile list') subs=''; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'profile use') subs=''; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'profile show') subs=''; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'profile remove') subs=''; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'completion') subs=''; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox') subs='start status stop clock advance trigger fault reset export exec logs console'; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox start') subs=''; flags='--host --port --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --memory --detach --journal-size --clock --import --verbose --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox status') subs=''; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox stop') subs=''; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox clock') subs=''; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox advance') subs=''; flags='--by --to --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox trigger') subs=''; flags='--run --stage --gate --error --reason --not-passed --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox fault') subs='add list remove clear'; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox fault add') subs=''; flags='--route --webhook --status --latency --reset --cut-after --times --probability --seed --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox fault list') subs=''; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox fault remove') subs=''; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox fault clear') subs=''; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox reset') subs=''; flags='--yes -y --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox export') subs=''; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox exec') subs=''; flags='--stage-ms --retry-base-ms --rate-limit --seed --ipa-mib --clock --import --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox logs') subs=''; flags='--follow -f --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox console') subs=''; flags='--no-open --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
   esac
   if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$flags" -- "$cur")); else COMPREPLY=($(compgen -W "$subs" -- "$cur")); fi
 }

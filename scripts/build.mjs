@@ -50,7 +50,7 @@ const result = await build({
 });
 
 // What `orc` loads before any command runs: the entry and its static imports, transitively.
-const HEAVY = ['zod', 'undici', 'ora', '@inquirer/prompts', 'conf', 'execa', 'chalk', 'yaml', '@modelcontextprotocol/sdk', 'node:sqlite'];
+const HEAVY = ['zod', 'undici', 'ora', '@inquirer/prompts', 'conf', 'execa', 'chalk', 'yaml', '@modelcontextprotocol/sdk', 'node:sqlite', 'jq-wasm'];
 const outputs = result.metafile.outputs;
 const seen = new Set();
 const queue = ['dist/main.js'];

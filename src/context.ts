@@ -84,6 +84,8 @@ export function createContext(flags: GlobalFlags, streams: Streams = process, en
           notice: (line) => io.info(`orc: ${line}`),
           ...(flags.debug ? { debug: (line: string) => io.debug(line) } : {}),
           ...(t.autoStartSandbox ? { onConnectionRefused: () => startLocalSandbox(ctx) } : {}),
+          // A dead address of a remote service fails fast; a sandbox on this machine may be starting.
+          briefWhenRefused: !(await import('./contract/keys.js')).isLoopbackHost(new URL(t.baseUrl).hostname),
         });
       })();
       return api;

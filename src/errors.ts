@@ -40,6 +40,12 @@ export const EXIT_CODES = [
   },
   { name: 'runEnded', code: 5, meaning: 'run ended badly', when: '`watch`: the run ended rejected, failed or canceled (the reason on stderr)', script: 'the run is over; start another or look at why' },
   { name: 'gatePending', code: 6, meaning: 'gate pending', when: '`watch --until-gate`, `--on-gate exit`, or "stop watching" at the prompt: a gate awaits a decision and no one can be asked', script: 'decide the gate (`orc gate approve|reject`), then watch again' },
+  {
+    name: 'timedOut', code: 7,
+    meaning: 'bounded wait ended',
+    when: '`watch --max-wait` (and `run create --watch --max-wait`): the time ran out before the run ended or reached a gate; the run goes on',
+    script: 'watch again later, or raise --max-wait',
+  },
   { name: 'interrupted', code: 130, meaning: 'interrupted', when: 'Ctrl-C (SIGINT; SIGTERM for `webhook listen`), or Ctrl-D at a prompt; what was done is kept (a pull keeps its partial files in .orc-partial/)', script: 'run it again to go on' },
 ] as const satisfies readonly ExitCodeEntry[];
 
@@ -65,6 +71,10 @@ export function exitCodeOf(err: unknown): number {
 
 export class OrcError extends Problem {
   readonly exitCode: number = EXIT.failure;
+  /** The flag or argument at fault (`--limit`, `<run>`), for a script reading the JSON error. */
+  field?: string;
+  /** A code more precise than the kind's (`unknown_option`), for the same reader. */
+  code?: string;
 }
 
 /** Bad flags or input: the user's to fix (exit 2). */

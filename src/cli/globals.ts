@@ -3,6 +3,7 @@ import { flag } from './spec.js';
 
 export const GLOBAL_FLAGS = {
   json: flag.bool('print one JSON document on stdout (for scripts)'),
+  jq: flag.string('expression', 'filter the JSON through jq (implies --json); strings print raw, as jq -r does'),
   input: flag.negatable('never prompt; fail with exit 2 where input is needed'),
   profile: flag.string('name', 'use this profile (default: ORC_PROFILE, then the active one, then the built-in sandbox)', { complete: 'profiles' }),
   live: flag.bool('use the live key and the live service (default: the test key)'),

@@ -3,11 +3,10 @@
 import type { Command } from 'commander';
 import type { Clock } from '../clock.js';
 import type { CommandSpec, FlagSpec } from './spec.js';
-import { EXIT, exitCodeOf } from '../errors.js';
-import { Problem } from '../problem.js';
+import { EXIT, InterruptedError, UsageError } from '../errors.js';
 import type { Streams } from '../ui/io.js';
-import { sanitize } from '../ui/sanitize.js';
 import { VERSION } from '../version.js';
+import { report } from './report.js';
 
 export interface RunOptions extends Partial<Streams> {
   env?: NodeJS.ProcessEnv;
@@ -43,6 +42,9 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
   if (argv[0] === 'help' && argv.length > 1) argv = [...argv.slice(1), '--help'];
 
   let exitCode: number = EXIT.ok;
+  // Under --json a failure is one JSON object on stderr, commander's own parse errors too.
+  const json = argv.includes('--json') || argv.some((a) => a === '--jq' || a.startsWith('--jq='));
+  let parseError: string | null = null;
   const program = new Command('orc')
     .description('Drive runs on the Run Orchestration Service, or on its local sandbox')
     .version(VERSION, '-V, --version')
@@ -52,7 +54,10 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
     .configureOutput({
       writeOut: (s) => void stdout.write(s),
       writeErr: (s) => void stderr.write(s),
-      outputError: (str, write) => write(str.startsWith('error:') ? `orc: ${str.slice(7)}` : str),
+      outputError: (str, write) => {
+        if (json) parseError = str.replace(/^error: /, '').trim();
+        else write(str.startsWith('error:') ? `orc: ${str.slice(7)}` : str);
+      },
     });
   const optionOf = (key: string, s: FlagSpec) => {
     const opt = new Option(spec.commanderFlags(key, s), s.description);
@@ -65,7 +70,7 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
   for (const [key, s] of Object.entries(GLOBAL_FLAGS)) program.addOption(optionOf(key, s));
   program.addHelpText('after', () =>
     topics.length
-      ? `\nHelp topics:\n${topics.map((t) => `  orc help ${t.name.padEnd(12)} ${t.summary}`).join('\n')}\n\nExit codes: 0 ok, 1 failure, 2 usage, 3 refused by the service, 4 auth/config, 5 run ended badly, 6 gate pending, 130 interrupted.\nDocs: README.md, docs/`
+      ? `\nHelp topics:\n${topics.map((t) => `  orc help ${t.name.padEnd(12)} ${t.summary}`).join('\n')}\n\nExit codes: 0 ok, 1 failure, 2 usage, 3 refused by the service, 4 auth/config, 5 run ended badly, 6 gate pending, 7 --max-wait ran out, 130 interrupted.\nDocs: README.md, docs/`
       : '',
   );
 
@@ -90,11 +95,15 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
       const flags: Record<string, unknown> = {};
       for (const [key, s] of Object.entries(GLOBAL_FLAGS)) flags[key] = spec.checkFlag(key, s, raw[key]);
       for (const [key, s] of Object.entries(c.flags ?? {})) flags[key] = spec.checkFlag(key, s, raw[key]);
+      // --jq implies --json, and its expression is compiled before anything is sent.
+      const jq = flags.jq === undefined ? null : await import('../ui/jq.js').then((m) => m.jqFilter(flags.jq as string));
+      if (jq) flags.json = true;
       const handler = (await load()).default as unknown as (ctx: unknown, args: unknown, flags: unknown) => Promise<number | void>;
       const ctx = createContext(flags as never, { stdin: opts.stdin ?? process.stdin, stdout, stderr }, opts.env ?? process.env, {
         ...(opts.clock ? { clock: opts.clock } : {}),
         launcher: opts.launcher ?? process.argv[1] ?? 'orc',
       });
+      if (jq) ctx.io.filter = jq;
       try {
         exitCode = (await handler(ctx, args, flags)) ?? EXIT.ok;
       } finally {
@@ -118,20 +127,19 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
   } catch (err) {
     if (err instanceof CommanderError) {
       // --help and --version end here with 0; every parse error is a usage error.
-      return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+      if (err.exitCode === 0) return EXIT.ok;
+      // commander.unknownOption → unknown_option
+      const code = err.code.replace(/^commander\./, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+      if (json) report(Object.assign(new UsageError(parseError ?? err.message), { code }), true, stderr, EXIT.usage);
+      return EXIT.usage;
     }
     const name = (err as Error)?.name;
     if (name === 'ExitPromptError' || name === 'AbortPromptError') {
+      if (json) return report(new InterruptedError('interrupted; nothing more was done'), true, stderr);
       stderr.write('orc: interrupted; nothing more was done\n');
       return EXIT.interrupted; // Ctrl-C or Ctrl-D at a prompt
     }
-    if (err instanceof Problem) {
-      stderr.write(`orc: ${sanitize(err.message)}\n`);
-      if (err.hint) stderr.write(`${sanitize(err.hint)}\n`);
-      return exitCodeOf(err);
-    }
-    stderr.write(`orc: unexpected error: ${sanitize((err as Error)?.stack ?? String(err))}\n`);
-    return EXIT.failure;
+    return report(err, json, stderr);
   }
 }
 

@@ -181,6 +181,15 @@ export function defaultOf(spec: FlagSpec): string | undefined {
 /** Turns what was typed into what the handler receives, or a UsageError naming the flag. */
 export function checkFlag(key: string, spec: FlagSpec, raw: unknown): unknown {
   const name = longName(key, spec).replace(/^--no-/, '--');
+  try {
+    return checkValue(name, spec, raw);
+  } catch (err) {
+    if (err instanceof UsageError) err.field ??= name;
+    throw err;
+  }
+}
+
+function checkValue(name: string, spec: FlagSpec, raw: unknown): unknown {
   if (spec.type === 'bool') return raw === undefined ? (spec.negatable ? true : undefined) : Boolean(raw);
   if (spec.type === 'multi') return Array.isArray(raw) ? raw.map(String) : raw === undefined ? [] : [String(raw)];
   if (raw === undefined || raw === null) return 'default' in spec ? spec.default : undefined;
@@ -229,7 +238,7 @@ export function checkFlag(key: string, spec: FlagSpec, raw: unknown): unknown {
 export function checkArg(spec: ArgSpec, value: string | undefined): void {
   if (value === undefined || spec.kind !== 'id') return;
   const problem = idProblem(value);
-  if (problem) throw new UsageError(`<${spec.name}>: the id ${JSON.stringify(value)} ${problem}; nothing was sent`);
+  if (problem) throw Object.assign(new UsageError(`<${spec.name}>: the id ${JSON.stringify(value)} ${problem}; nothing was sent`), { field: `<${spec.name}>` });
 }
 
 /** `90`, `90s`, `1.5m`, `2h` → seconds; null when it is none of those. */

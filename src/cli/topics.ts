@@ -89,6 +89,12 @@ export const TOPICS: readonly Topic[] = [
     summary: "the shape of each command's --json output",
     text: async () => [
       'With --json, stdout is exactly one JSON document (or NDJSON for streams); messages stay on stderr.',
+      '--jq <expression> filters that JSON through jq (jq 1.8 itself) and implies --json; strings print raw,',
+      'as jq -r does: `orc run list --jq \'.[] | select(.gate_pending) | .id\'`. A bad expression is exit 2.',
+      'A failure under --json (or --jq) is one JSON object on stderr, stdout left empty:',
+      '  { "error": { "type", "code", "message", "field"?, "request_id"?, "hint"?, "exit_code" } }',
+      '(type and code are the service\'s for its errors; orc\'s own: usage_error/invalid_usage, unknown_option, …).',
+      '`watch --max-wait` ending first adds a last NDJSON line { "type": "orc.max_wait", "run_id", "max_wait_s", "run" }.',
       '',
       ...(await leafCommands()).flatMap((c) => [c.path, ...wrap(c.json, 4)]),
     ],

@@ -66,12 +66,22 @@ export class IO {
   /** The one JSON document of a `--json` command. JSON.stringify leaves DEL, C1 controls (U+007F–U+009F) and
    * bidi controls raw, and terminals act on those; they are escaped too, so server text cannot drive the terminal. */
   writeJson(value: unknown): void {
+    if (this.filter) return void this.streams.stdout.write(this.filtered(value));
     this.streams.stdout.write(`${escapeControls(JSON.stringify(value, null, 2))}\n`);
   }
 
   /** One compact JSON document and its newline (NDJSON), controls escaped as in writeJson. */
   jsonLine(value: unknown): string {
+    if (this.filter) return this.filtered(value);
     return `${escapeControls(JSON.stringify(value))}\n`;
+  }
+
+  /** `--jq`: what the filter prints for this document (raw strings sanitised for a terminal, as all text is). */
+  filter: ((value: unknown) => string) | null = null;
+
+  private filtered(value: unknown): string {
+    const text = this.filter!(value);
+    return this.stdoutIsTTY ? sanitize(text) : text;
   }
 
   /** --debug output: stderr, sanitised. */
@@ -94,6 +104,6 @@ export class IO {
 }
 
 /** DEL, C1 and bidi controls, which JSON.stringify leaves raw, as \u escapes. */
-function escapeControls(json: string): string {
+export function escapeControls(json: string): string {
   return json.replace(/[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

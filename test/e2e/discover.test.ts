@@ -39,7 +39,7 @@ describe('the built orc', () => {
 
   it('orc help <topic> and orc doctor', async () => {
     const codes = await orc(['help', 'exit-codes', '--json']);
-    expect(JSON.parse(codes.stdout).map((c: { code: number }) => c.code)).toEqual([0, 1, 2, 3, 4, 5, 6, 130]);
+    expect(JSON.parse(codes.stdout).map((c: { code: number }) => c.code)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 130]);
     const doctor = await orc(['doctor', '--json'], { env: { ORC_BASE_URL: sb.url } });
     expect(doctor.exitCode, doctor.stderr).toBe(0);
     const checks = JSON.parse(doctor.stdout).checks;

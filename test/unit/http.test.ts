@@ -145,3 +145,31 @@ describe('the key and where it goes', () => {
     expect(server.seen).toHaveLength(1);
   });
 });
+
+describe('a refused connection', () => {
+  const closedPort = async () => {
+    const { createServer } = await import('node:net');
+    const s = createServer();
+    await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+    const port = (s.address() as { port: number }).port;
+    await new Promise((r) => s.close(r));
+    return `http://127.0.0.1:${port}`;
+  };
+
+  it('to a remote service is tried briefly: three attempts, well under 2 s of waiting in all', async () => {
+    const clock = new FakeClock({ autoMs: 10_000 });
+    const c = new HttpClient({ baseUrl: await closedPort(), apiKey: KEY, userAgent: 'test', clock, random: () => 0, briefWhenRefused: true });
+    const err = await c.json({ method: 'GET', target: '/v1/runs/run_1', schema: Run }).catch((e: unknown) => e);
+    expect(exitCodeOf(err)).toBe(1);
+    expect((err as Error).message).toMatch(/connection refused/);
+    const waits = clock.requested.filter((ms) => ms < 30_000);
+    expect(waits).toEqual([200, 400]);
+  });
+
+  it('to a sandbox on this machine keeps the full backoff (it may be starting)', async () => {
+    const clock = new FakeClock({ autoMs: 10_000 });
+    const c = new HttpClient({ baseUrl: await closedPort(), apiKey: KEY, userAgent: 'test', clock, random: () => 0 });
+    await c.json({ method: 'GET', target: '/v1/runs/run_1', schema: Run }).catch(() => null);
+    expect(clock.requested.filter((ms) => ms < 30_000)).toEqual([500, 1000, 2000, 4000]);
+  });
+});

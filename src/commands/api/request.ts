@@ -66,6 +66,7 @@ export default async function request(ctx: Context, [methodRaw, pathRaw]: ArgsOf
   if (answer.status < 200 || answer.status >= 300) return failed(ctx, method, path, answer);
   if (answer.text === '') return 0;
   const json = parseJson(answer.text);
+  if (io.filter && json !== undefined) return io.writeJson(json), 0;
   // At a terminal every byte from the service goes through the sanitiser (JSON formatted first); piped, the
   // body is passed on byte-exact.
   if (io.stdoutIsTTY) io.out(sanitize(json !== undefined && !io.json ? JSON.stringify(json, null, 2) : answer.text.replace(/\n$/, '')));

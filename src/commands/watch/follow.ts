@@ -1,6 +1,6 @@
 // Following a run to its end: the engine's events to a renderer, gates approved, asked, waited on or
 // stopped at, and the outcome as an exit code (CONTRACT.md): 0 accepted, 5 rejected/failed/canceled,
-// 6 a gate pending with no one to ask, 1 the stream lost for good, 130 Ctrl-C.
+// 6 a gate pending with no one to ask, 7 --max-wait ran out first, 1 the stream lost for good, 130 Ctrl-C.
 import { ApiError } from '../../api/errors.js';
 import { watchRun, type WatchEvent } from '../../watch/engine.js';
 import type { Context } from '../../context.js';
@@ -20,7 +20,8 @@ type Policy = 'prompt' | 'wait' | 'exit';
 /** What the flag kinds cannot check alone: how the flags go together, and whether anyone can be asked. */
 export function parseFollowFlags(ctx: Context, flags: FollowFlags): { policy: Policy; approve: Set<string> } {
   if (flags.untilGate && flags.onGate && flags.onGate !== 'exit') throw new UsageError('--until-gate stops at the first pending gate; it does not go with --on-gate prompt or wait');
-  const policy: Policy = flags.untilGate ? 'exit' : ((flags.onGate as Policy | undefined) ?? (ctx.io.canPrompt ? 'prompt' : 'wait'));
+  // A bounded wait is for scripts and agents: a gate no one was told to approve ends it (unless told otherwise).
+  const policy: Policy = flags.untilGate || (flags.maxWait !== undefined && !flags.onGate) ? 'exit' : ((flags.onGate as Policy | undefined) ?? (ctx.io.canPrompt ? 'prompt' : 'wait'));
   if (policy === 'prompt' && !ctx.io.canPrompt) throw new UsageError('--on-gate prompt needs a terminal (and no --json, --no-input or CI); use wait or exit');
   return { policy, approve: new Set(flags.approve ?? []) };
 }
@@ -46,6 +47,15 @@ export async function follow(ctx: Context, runId: string, flags: FollowFlags): P
   if (!Number.isInteger(reconnects) || reconnects < 0) throw new UsageError(`ORC_WATCH_RECONNECTS must be a whole number, not ${JSON.stringify(ctx.env.ORC_WATCH_RECONNECTS)}`);
   const stop = new AbortController();
   let interrupted = false;
+  let timedOut = false;
+  const cancelMaxWait =
+    flags.maxWait === undefined
+      ? () => {}
+      : ctx.clock.timer(flags.maxWait * 1000, () => {
+          timedOut = true;
+          active.prompt?.abort.abort();
+          stop.abort();
+        });
   let stoppedAtGate: string | null = null;
   // The gate the run waits at now, as far as the stream has told (for what Ctrl-C says).
   let waitingAt: string | null = null;
@@ -153,7 +163,8 @@ export async function follow(ctx: Context, runId: string, flags: FollowFlags): P
         return outcome(ev);
       }
     }
-    if (promptError) throw promptError;
+    if (promptError && !timedOut) throw promptError;
+    if (timedOut) return await ranOut();
     // Ctrl-C: the last frame stays on screen, and the run goes on without us.
     renderer.finish({ keepFrame: interrupted });
     if (stoppedAtGate) {
@@ -165,7 +176,18 @@ export async function follow(ctx: Context, runId: string, flags: FollowFlags): P
     } else if (interrupted) ctx.io.info(`orc: stopped watching; ${runId} goes on. Watch it again with \`orc watch ${runId}\`.`);
     return interrupted ? EXIT.interrupted : EXIT.ok;
   } finally {
+    cancelMaxWait();
     ctx.signal.removeEventListener('abort', onSigint);
     renderer.finish();
+  }
+
+  /** --max-wait ran out: where the run is, as a last line under --json, and how to go on (exit 7). */
+  async function ranOut(): Promise<number> {
+    renderer.finish({ keepFrame: true });
+    const run = await api.runs.retrieve(runId);
+    if (ctx.io.json) ctx.io.streams.stdout.write(ctx.io.jsonLine({ type: 'orc.max_wait', run_id: runId, max_wait_s: flags.maxWait, run }));
+    const where = run.gate_pending ? `waits at gate ${run.gate_pending}` : `is ${run.status} at ${run.stage}`;
+    ctx.io.info(`orc: stopped after --max-wait ${flags.maxWait} s; ${runId} ${sanitizeLine(where)} and goes on. Watch it again with \`orc watch ${runId} --max-wait …\`.`);
+    return EXIT.timedOut;
   }
 }

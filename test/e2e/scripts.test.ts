@@ -1,0 +1,84 @@
+// What scripts and agents rely on, through the built orc against a real sandbox on a manual clock (runs
+// move only when advanced): --jq, one JSON error on stderr under --json, and --max-wait (exit 7).
+import { describe, expect, it } from 'vitest';
+import { http, idea, manualSandbox } from '../helpers/steer.js';
+import { orc } from '../helpers/cli.js';
+
+const manual = manualSandbox();
+const at = (args: string[]) => orc(args, { env: { ORC_BASE_URL: manual.url } });
+
+describe('--jq', () => {
+  it('filters the JSON with jq itself; strings print raw; it implies --json', async () => {
+    const id = (await http(manual.url, 'POST', '/v1/runs', idea('Filtered'))).body.id;
+    const r = await at(['run', 'get', id, '--jq', '.status']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe('running');
+    const list = await at(['run', 'list', '--jq', `map(select(.id == "${id}")) | .[] | "\\(.id) \\(.stage)"`]);
+    expect(list.stdout).toBe(`${id} 01_intake`);
+    const api = await at(['api', 'GET', `/v1/runs/${id}`, '--jq', '{id, mode}']);
+    expect(JSON.parse(api.stdout)).toEqual({ id, mode: 'idea' });
+  });
+
+  it('a bad expression is exit 2 with jq’s message, before anything is sent', async () => {
+    const before = (await http(manual.url, 'GET', '/v1/runs?limit=100')).body.data.length;
+    const r = await at(['run', 'create', '--pitch', 'Never made', '--audience', 'a', '--monetization', 'free', '--jq', '.id |']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(JSON.parse(r.stderr).error).toMatchObject({ type: 'usage_error', field: '--jq', exit_code: 2 });
+    expect(JSON.parse(r.stderr).error.message).toMatch(/^--jq: syntax error/);
+    expect((await http(manual.url, 'GET', '/v1/runs?limit=100')).body.data.length).toBe(before);
+  });
+});
+
+describe('a failure under --json', () => {
+  it('is one JSON object on stderr with the code, the request id and the exit code; stdout stays empty', async () => {
+    const r = await at(['run', 'get', 'run_missing', '--json']);
+    expect(r.exitCode).toBe(3);
+    expect(r.stdout).toBe('');
+    const { error } = JSON.parse(r.stderr);
+    expect(error).toMatchObject({ type: 'not_found_error', code: 'run_not_found', exit_code: 3 });
+    expect(error.request_id).toMatch(/^req_/);
+  });
+
+  it('names the flag of a usage error, and commander’s own errors are JSON too', async () => {
+    const bad = await at(['run', 'list', '--limit', '0', '--json']);
+    expect(bad.exitCode).toBe(2);
+    expect(JSON.parse(bad.stderr).error).toMatchObject({ type: 'usage_error', field: '--limit', exit_code: 2 });
+    const unknown = await at(['run', 'lsit', '--json']);
+    expect(unknown.exitCode).toBe(2);
+    expect(JSON.parse(unknown.stderr).error).toMatchObject({ code: 'unknown_command', exit_code: 2 });
+    expect(unknown.stdout).toBe('');
+  });
+});
+
+describe('--max-wait', () => {
+  it('returns with exit 7 when the time runs out first, the run’s state the last line under --json; the run goes on', async () => {
+    const id = (await http(manual.url, 'POST', '/v1/runs', idea('Slow'))).body.id;
+    const started = Date.now();
+    const r = await at(['watch', id, '--max-wait', '1', '--json']);
+    expect(r.exitCode, r.stderr).toBe(7);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const last = JSON.parse(r.stdout.trim().split('\n').at(-1)!);
+    expect(last).toMatchObject({ type: 'orc.max_wait', run_id: id, max_wait_s: 1, run: { id, status: 'running', stage: '01_intake' } });
+    expect(r.stderr).toContain(`orc watch ${id} --max-wait`);
+    expect((await http(manual.url, 'GET', `/v1/runs/${id}`)).body.status).toBe('running');
+  });
+
+  it('returns at a gate with exit 6, and at the end with the run’s outcome, whichever comes first', async () => {
+    const gated = (await http(manual.url, 'POST', '/v1/runs', idea('Gated'))).body.id;
+    await http(manual.url, 'POST', '/_sandbox/clock/advance', { run: gated, to: 'gate:idea' });
+    const atGate = await at(['watch', gated, '--max-wait', '60', '--json']);
+    expect(atGate.exitCode, atGate.stderr).toBe(6);
+    const done = (await http(manual.url, 'POST', '/v1/runs', idea('Done'))).body.id;
+    await http(manual.url, 'POST', '/_sandbox/clock/advance', { run: done, to: 'end' });
+    expect((await at(['watch', done, '--max-wait', '60'])).exitCode).toBe(0);
+  });
+
+  it('bounds run create --watch too: one run made, exit 7', async () => {
+    const before = (await http(manual.url, 'GET', '/v1/runs?limit=100')).body.data.length;
+    const r = await at(['run', 'create', '--pitch', 'Bounded', '--audience', 'a', '--monetization', 'free', '--watch', '--max-wait', '1', '--jq', 'select(.type == "orc.max_wait") | .run.status']);
+    expect(r.exitCode, r.stderr).toBe(7);
+    expect(r.stdout).toBe('running');
+    expect((await http(manual.url, 'GET', '/v1/runs?limit=100')).body.data.length).toBe(before + 1);
+  });
+});
