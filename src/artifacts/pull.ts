@@ -15,6 +15,7 @@ import { ARTIFACT_KINDS, JSON_ARTIFACT_KINDS } from '../contract/events.js';
 import type { ArtifactEntry, ArtifactFile } from '../contract/schemas.js';
 import { EXIT, FailedError, InterruptedError, OrcError, RefusedError, UsageError } from '../errors.js';
 import { flatMemory } from '../memory.js';
+import { didYouMean } from '../suggest.js';
 import {
   PARTIAL_DIR,
   CollisionError,
@@ -99,7 +100,8 @@ const READ_BUFFER = 1 << 20;
 /** The kinds a pull takes, checked before anything is sent: an unknown one is a usage error listing the six. */
 export function checkKinds(kinds: string[]): string[] {
   for (const k of kinds) {
-    if (!(ARTIFACT_KINDS as readonly string[]).includes(k)) throw new UsageError(`unknown artifact kind ${JSON.stringify(k)}: one of ${ARTIFACT_KINDS.join(', ')}`);
+    if (!(ARTIFACT_KINDS as readonly string[]).includes(k))
+      throw Object.assign(new UsageError(`<kind>: unknown artifact kind ${JSON.stringify(k)}${didYouMean(k, ARTIFACT_KINDS)} (one of ${ARTIFACT_KINDS.join(', ')})`), { field: '<kind>' });
   }
   return [...new Set(kinds)];
 }

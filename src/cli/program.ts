@@ -6,6 +6,7 @@ import type { CommandSpec, FlagSpec } from './spec.js';
 import { EXIT, InterruptedError, UsageError } from '../errors.js';
 import type { Streams } from '../ui/io.js';
 import { VERSION } from '../version.js';
+import { didYouMean } from '../suggest.js';
 import { report } from './report.js';
 
 export interface RunOptions extends Partial<Streams> {
@@ -26,6 +27,8 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
     import('./spec.js'),
     import('./globals.js'),
   ]);
+  // Under --json a failure is one JSON object on stderr, commander's own parse errors too.
+  const json = argv.includes('--json') || argv.some((a) => a === '--jq' || a.startsWith('--jq='));
   // `orc help exit-codes`: a topic (src/help/topics.ts), as text or, with --json, as data.
   const wantsHelp = argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h');
   const help = wantsHelp ? await import('./topics.js') : null;
@@ -38,25 +41,36 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
     else stdout.write(`${(await topic.text()).join('\n')}\n`);
     return EXIT.ok;
   }
-  // `orc help gate approve` is `orc gate approve --help`.
-  if (argv[0] === 'help' && argv.length > 1) argv = [...argv.slice(1), '--help'];
+  const helpWords = argv[0] === 'help' ? argv.slice(1).filter((a) => !a.startsWith('-')) : [];
+  // `orc help --json`: the topics and commands as data.
+  if (help && argv[0] === 'help' && helpWords.length === 0 && argv.includes('--json')) {
+    const commands = await topics.find((t) => t.name === 'commands')!.data();
+    stdout.write(`${JSON.stringify({ topics: topics.map((t) => ({ name: t.name, summary: t.summary })), commands }, null, 2)}\n`);
+    return EXIT.ok;
+  }
+  // `orc help <word>` that is neither a topic nor a command: exit 2, with the nearest of either.
+  if (help && helpWords.length > 0 && !NOUNS.some((n) => n.name === helpWords[0])) {
+    const { didYouMean } = await import('../suggest.js');
+    const words = [...topics.map((t) => t.name), ...NOUNS.map((n) => n.name)];
+    return report(Object.assign(new UsageError(`no help topic or command ${JSON.stringify(helpWords[0])}${didYouMean(helpWords[0]!, words)}`, 'See `orc help` for the topics and commands.'), { code: 'unknown_topic' }), json, stderr, EXIT.usage);
+  }
+  // `orc help gate approve` is `orc gate approve --help`; `orc help` is `orc --help`.
+  if (argv[0] === 'help') argv = [...argv.slice(1), '--help'];
 
   let exitCode: number = EXIT.ok;
-  // Under --json a failure is one JSON object on stderr, commander's own parse errors too.
-  const json = argv.includes('--json') || argv.some((a) => a === '--jq' || a.startsWith('--jq='));
   let parseError: string | null = null;
   const program = new Command('orc')
     .description('Drive runs on the Run Orchestration Service, or on its local sandbox')
     .version(VERSION, '-V, --version')
-    .showSuggestionAfterError(true)
+    .showSuggestionAfterError(false)
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
     .exitOverride()
     .configureOutput({
       writeOut: (s) => void stdout.write(s),
       writeErr: (s) => void stderr.write(s),
-      outputError: (str, write) => {
-        if (json) parseError = str.replace(/^error: /, '').trim();
-        else write(str.startsWith('error:') ? `orc: ${str.slice(7)}` : str);
+      // Parse errors are told by the catch below, as every failure is (text or JSON).
+      outputError: (str) => {
+        parseError = str.replace(/^error: /, '').trim();
       },
     });
   const optionOf = (key: string, s: FlagSpec) => {
@@ -122,6 +136,9 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
   });
 
   try {
+    // A command word that is not one (`orc sandbox stat`, `orc help run lsit`): exit 2 with the nearest.
+    const unknown = unknownCommand(program, argv, GLOBAL_FLAGS);
+    if (unknown) return report(unknown, json, stderr, EXIT.usage);
     await program.parseAsync(argv, { from: 'user' });
     return exitCode;
   } catch (err) {
@@ -130,8 +147,7 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
       if (err.exitCode === 0) return EXIT.ok;
       // commander.unknownOption → unknown_option
       const code = err.code.replace(/^commander\./, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-      if (json) report(Object.assign(new UsageError(parseError ?? err.message), { code }), true, stderr, EXIT.usage);
-      return EXIT.usage;
+      return report(Object.assign(new UsageError(parseError ?? err.message.replace(/^error: /, '')), { code }), json, stderr, EXIT.usage);
     }
     const name = (err as Error)?.name;
     if (name === 'ExitPromptError' || name === 'AbortPromptError') {
@@ -141,6 +157,33 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
     }
     return report(err, json, stderr);
   }
+}
+
+/** The first word that names no command where one is expected, as a usage error naming the nearest. */
+function unknownCommand(program: Command, argv: string[], globals: Record<string, FlagSpec>): UsageError | null {
+  const takesValue = new Set(Object.entries(globals).filter(([, s]) => s.type !== 'bool').map(([k]) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`));
+  let at = program;
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word === '--') return null;
+    if (takesValue.has(word)) i++;
+    if (word.startsWith('-')) continue;
+    if (at.commands.length === 0) return null; // the rest are arguments
+    const next = at.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (!next) {
+      const names = at.commands.map((c) => c.name());
+      const where = at === program ? 'orc' : `orc ${pathOf(at)}`;
+      return Object.assign(new UsageError(`unknown command ${JSON.stringify(word)} for \`${where}\`${didYouMean(word, names)}`, `The commands: ${names.join(', ')}.`), { code: 'unknown_command' });
+    }
+    at = next;
+  }
+  return null;
+}
+
+function pathOf(c: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = c; at?.parent; at = at.parent) names.unshift(at.name());
+  return names.join(' ');
 }
 
 /** The first word of argv that is not an option or the value of a global option that takes one. */

@@ -156,7 +156,7 @@ export function toolDefs(api: Api, clock: Clock): ToolDef[] {
     defineTool({
       name: 'get_scorecard',
       title: 'Get the scorecard',
-      description: 'How the app scored (beauty, harmony, score out of total, passed) and its pre-flight checks. Ready from stage 07_score on.',
+      description: 'How the app scored (beauty, harmony, score out of total, passed) and its pre-flight checks. Ready once the run is scored (the run.scored event).',
       input: { run_id: runId },
       annotations: read,
       run: async (a) => {

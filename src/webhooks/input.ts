@@ -4,6 +4,7 @@ import { EVENT_KINDS } from '../contract/events.js';
 import type { WebhookCreateParams } from '../contract/schemas.js';
 import { isLoopbackHost } from '../contract/keys.js';
 import { UsageError } from '../errors.js';
+import { closest } from '../suggest.js';
 
 export function checkWebhookUrl(text: string, flag = '--url'): string {
   let url: URL;
@@ -35,23 +36,3 @@ export function checkEventKinds(text: string, flag = '--events'): WebhookCreateP
   return items as WebhookCreateParams['events'];
 }
 
-/** The candidate nearest to `word` by edit distance, if it is near enough to be a slip. */
-export function closest(word: string, candidates: readonly string[]): string | null {
-  let best: string | null = null;
-  let bestDistance = Infinity;
-  for (const c of candidates) {
-    const d = distance(word.toLowerCase(), c);
-    if (d < bestDistance) [best, bestDistance] = [c, d];
-  }
-  return best !== null && bestDistance <= Math.max(2, Math.floor(word.length / 4)) ? best : null;
-}
-
-function distance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = row;
-  }
-  return prev[b.length]!;
-}

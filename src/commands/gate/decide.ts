@@ -1,12 +1,13 @@
 // `orc gate approve|reject <run> <gate>`: one decision. A gate that is not pending is exit 3 with its actual state.
 import { ApiError } from '../../api/errors.js';
 import type { Api } from '../../api/index.js';
-import { TERMINAL_STATUSES } from '../../contract/events.js';
+import { GATE_NAMES, TERMINAL_STATUSES } from '../../contract/events.js';
 import type { Context } from '../../context.js';
-import { RetoldError, exitCodeOf } from '../../errors.js';
+import { RetoldError, UsageError, exitCodeOf } from '../../errors.js';
 import { orDash } from '../../ui/format.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
 import { readNotes } from './notes.js';
+import { didYouMean } from '../../suggest.js';
 
 export interface DecideFlags {
   notes?: string;
@@ -14,6 +15,9 @@ export interface DecideFlags {
 }
 
 export async function decide(ctx: Context, runId: string, gate: string, decision: 'approve' | 'reject', flags: DecideFlags): Promise<number> {
+  // The three gates are the contract's: a slip is refused here, before anything is asked or sent.
+  if (!(GATE_NAMES as readonly string[]).includes(gate))
+    throw Object.assign(new UsageError(`<gate>: unknown gate ${JSON.stringify(gate)}${didYouMean(gate, GATE_NAMES)} (one of ${GATE_NAMES.join(', ')}); nothing was sent`), { field: '<gate>' });
   const notes = await readNotes(ctx, gate, flags, decision === 'reject');
   const api = await ctx.api();
   try {

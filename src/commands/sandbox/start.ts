@@ -2,7 +2,7 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { spawnDetached } from '../../config/sandbox-launcher.js';
-import { liveSandbox, logPath, removeState, writeState } from '../../config/sandbox-state.js';
+import { liveSandbox, logPath, readState, removeState, writeState } from '../../config/sandbox-state.js';
 import { SANDBOX_DEFAULT_KEY, isLoopbackHost, redactKey } from '../../contract/keys.js';
 import type { Context } from '../../context.js';
 import { EnvironmentError, UsageError } from '../../errors.js';
@@ -118,7 +118,9 @@ async function detach(ctx: Context, flags: StartFlags, apiKey: string): Promise<
       ...(flags.memory ? { memory: true } : {}),
     },
   );
-  if (ctx.io.json) ctx.io.writeJson({ listening: true, url, detached: true, log: logPath(ctx.configDir) });
+  // The same fields as a foreground start's line (pid, data), from the record the sandbox wrote for itself.
+  const state = readState(ctx.configDir);
+  if (ctx.io.json) ctx.io.writeJson({ listening: true, url, pid: state?.pid ?? null, data: state?.data ?? null, detached: true, log: logPath(ctx.configDir) });
   else ctx.io.out(`listening on ${url}`);
   ctx.io.info(`sandbox running in the background; log: ${logPath(ctx.configDir)}; stop it with \`orc sandbox stop\``);
   ctx.io.info('web console: `orc sandbox console`');

@@ -17,7 +17,7 @@ export default async function show(ctx: Context, [runId]: ArgsOf<typeof spec>): 
   } catch (err) {
     if (err instanceof ApiError && err.code === 'scorecard_not_ready') {
       const run = await api.runs.retrieve(runId);
-      throw new RefusedError(`run ${runId} has not been scored yet: it is ${run.status} at stage ${run.stage}`, `The scorecard comes with stage 07_score; \`orc watch ${runId}\` follows the run there.`);
+      throw new RefusedError(`run ${runId} has not been scored yet: it is ${run.status} at stage ${run.stage}`, `The scorecard comes when the run is scored (the run.scored event); \`orc watch ${runId}\` follows the run there.`);
     }
     throw err;
   }

@@ -1,0 +1,86 @@
+// What a new user tripped on (issue 22), each through the built orc against a real sandbox on a manual clock.
+import { describe, expect, it } from 'vitest';
+import { freshConfigDir, orc } from '../helpers/cli.js';
+import { http, idea, manualSandbox } from '../helpers/steer.js';
+
+const manual = manualSandbox();
+const at = (args: string[]) => orc(args, { env: { ORC_BASE_URL: manual.url } });
+/** The requests the sandbox answered whose path contains `part` (its journal). */
+const requestsTo = async (part: string) => (await http(manual.url, 'GET', '/_sandbox/logs')).body.data.filter((e: { type: string; path?: string }) => e.type === 'request' && e.path?.includes(part));
+
+describe('a word that is not a command, topic, gate or kind', () => {
+  it('is exit 2 with the nearest, preferring the one it begins: sandbox stat is status', async () => {
+    const r = await orc(['sandbox', 'stat']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('did you mean status?');
+    const lsit = await orc(['help', 'run', 'lsit']);
+    expect(lsit.exitCode).toBe(2);
+    expect(lsit.stderr).toContain('unknown command "lsit" for `orc run`; did you mean list?');
+    expect(lsit.stdout).toBe('');
+    const nonsense = await orc(['help', 'nonsense']);
+    expect(nonsense.exitCode).toBe(2);
+    expect(nonsense.stderr).toContain('no help topic or command "nonsense"');
+    const json = await orc(['help', 'nonsense', '--json']);
+    expect(JSON.parse(json.stderr).error).toMatchObject({ code: 'unknown_topic', exit_code: 2 });
+  });
+
+  it('orc help --json is data: the topics and the commands', async () => {
+    const r = await orc(['help', '--json']);
+    expect(r.exitCode).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.topics.map((t: { name: string }) => t.name)).toContain('exit-codes');
+    expect(out.commands.map((c: { usage: string }) => c.usage)).toContain('orc sandbox console [flags]');
+  });
+
+  it('an artifact kind or a gate with a slip is refused here, with the nearest, and nothing is sent', async () => {
+    const id = (await http(manual.url, 'POST', '/v1/runs', idea('Slips'))).body.id;
+    const kind = await at(['artifacts', 'pull', id, 'screenshot', '--dir', freshConfigDir()]);
+    expect(kind.exitCode).toBe(2);
+    expect(kind.stderr).toContain('unknown artifact kind "screenshot"; did you mean screenshots?');
+    const gate = await at(['gate', 'approve', id, 'launch']);
+    expect(gate.exitCode).toBe(2);
+    expect(gate.stderr).toContain('<gate>: unknown gate "launch"');
+    expect(gate.stderr).toContain('one of idea, brand, final');
+    const near = await at(['gate', 'approve', id, 'idae']);
+    expect(near.stderr).toContain('did you mean idea?');
+    expect(await requestsTo(`/v1/runs/${id}/artifacts`)).toEqual([]);
+    expect(await requestsTo(`/v1/runs/${id}/gates`)).toEqual([]);
+  });
+});
+
+describe('words from the service, never written by hand', () => {
+  it('scorecard on an unscored run names no stage of its own making', async () => {
+    const id = (await http(manual.url, 'POST', '/v1/runs', idea('Unscored'))).body.id;
+    const r = await at(['scorecard', id]);
+    expect(r.exitCode).toBe(3);
+    expect(r.stderr).toContain('has not been scored yet: it is running at stage 01_intake');
+    expect(r.stderr).not.toMatch(/07_score\b/);
+  });
+});
+
+describe('one order, one shape', () => {
+  it('webhook deliveries: newest first, as every list', async () => {
+    const hook = (await http(manual.url, 'POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/h', events: ['run.created'] })).body;
+    for (const p of ['First', 'Second', 'Third']) await http(manual.url, 'POST', '/v1/runs', idea(p));
+    const r = await at(['webhook', 'deliveries', hook.id, '--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const times = JSON.parse(r.stdout).map((d: { created_at: string }) => d.created_at);
+    expect(times.length).toBe(3);
+    expect([...times].sort().reverse()).toEqual(times);
+    await http(manual.url, 'DELETE', `/v1/webhooks/${hook.id}`);
+  });
+
+  it('sandbox start --detach --json has the pid and data of a foreground start', async () => {
+    const configDir = freshConfigDir();
+    const r = await orc(['sandbox', 'start', '--detach', '--port', '0', '--memory', '--json'], { configDir });
+    try {
+      expect(r.exitCode, r.stderr).toBe(0);
+      const out = JSON.parse(r.stdout);
+      expect(out).toMatchObject({ listening: true, detached: true, data: ':memory:' });
+      expect(out.pid).toBeGreaterThan(0);
+      expect(((await fetch(`${out.url}/healthz`).then((x) => x.json())) as { pid: number }).pid).toBe(out.pid);
+    } finally {
+      await orc(['sandbox', 'stop'], { configDir });
+    }
+  });
+});
