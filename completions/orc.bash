@@ -13,15 +13,15 @@ _orc() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in -*) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --jq|--profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--max-wait|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--field|--tools|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--clock|--import|--by|--to|--run|--stage|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --jq|--profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--max-wait|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--stage|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--field|--tools|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--clock|--import|--by|--to|--run|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
     cand="${path:+$path }$w"
-    case "$cand" in 'run'|'run create'|'run get'|'run list'|'run cancel'|'watch'|'gate'|'gate list'|'gate approve'|'gate reject'|'spec'|'spec get'|'spec edit'|'scorecard'|'artifacts'|'artifacts list'|'artifacts pull'|'webhook'|'webhook add'|'webhook list'|'webhook get'|'webhook remove'|'webhook deliveries'|'webhook redeliver'|'webhook verify'|'webhook listen'|'api'|'doctor'|'mcp'|'profile'|'profile add'|'profile list'|'profile use'|'profile show'|'profile remove'|'completion'|'sandbox'|'sandbox start'|'sandbox status'|'sandbox stop'|'sandbox clock'|'sandbox advance'|'sandbox trigger'|'sandbox fault'|'sandbox fault add'|'sandbox fault list'|'sandbox fault remove'|'sandbox fault clear'|'sandbox reset'|'sandbox export'|'sandbox exec'|'sandbox logs'|'sandbox console') path="$cand" ;; *) break ;; esac
+    case "$cand" in 'run'|'run create'|'run get'|'run list'|'run cancel'|'watch'|'gate'|'gate list'|'gate approve'|'gate reject'|'spec'|'spec get'|'spec edit'|'logs'|'scorecard'|'artifacts'|'artifacts list'|'artifacts pull'|'webhook'|'webhook add'|'webhook list'|'webhook get'|'webhook remove'|'webhook deliveries'|'webhook redeliver'|'webhook verify'|'webhook listen'|'api'|'doctor'|'mcp'|'profile'|'profile add'|'profile list'|'profile use'|'profile show'|'profile remove'|'completion'|'sandbox'|'sandbox start'|'sandbox status'|'sandbox stop'|'sandbox clock'|'sandbox advance'|'sandbox trigger'|'sandbox fault'|'sandbox fault add'|'sandbox fault list'|'sandbox fault remove'|'sandbox fault clear'|'sandbox reset'|'sandbox export'|'sandbox exec'|'sandbox logs'|'sandbox console') path="$cand" ;; *) break ;; esac
   done
   # The arguments after the command path, so far.
   for (( ; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in -*) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --jq|--profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--max-wait|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--field|--tools|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--clock|--import|--by|--to|--run|--stage|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --jq|--profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--max-wait|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--stage|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--field|--tools|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--clock|--import|--by|--to|--run|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
     npos=$((npos + 1))
   done
   case "$path|$prev" in
@@ -52,6 +52,7 @@ _orc() {
     'spec edit|--format') COMPREPLY=($(compgen -W 'yaml json' -- "$cur")); return ;;
     'spec edit|--file') COMPREPLY=($(compgen -f -- "$cur")); return ;;
     'spec edit|--profile') _orc_dynamic profiles; return ;;
+    'logs|--profile') _orc_dynamic profiles; return ;;
     'scorecard|--profile') _orc_dynamic profiles; return ;;
     'artifacts|--profile') _orc_dynamic profiles; return ;;
     'artifacts list|--profile') _orc_dynamic profiles; return ;;
@@ -118,6 +119,7 @@ _orc() {
       'gate reject|1') COMPREPLY=($(compgen -W 'idea brand final' -- "$cur")); return ;;
       'spec get|0') _orc_dynamic runs; return ;;
       'spec edit|0') _orc_dynamic runs; return ;;
+      'logs|0') _orc_dynamic runs; return ;;
       'scorecard|0') _orc_dynamic runs; return ;;
       'artifacts list|0') _orc_dynamic runs; return ;;
       'artifacts pull|0') _orc_dynamic runs; return ;;
@@ -181,6 +183,7 @@ _orc() {
     --set) COMPREPLY=(); return ;;
     --unset) COMPREPLY=(); return ;;
     --file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --stage) COMPREPLY=(); return ;;
     --dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --concurrency) COMPREPLY=(); return ;;
     --url) COMPREPLY=(); return ;;
@@ -211,7 +214,6 @@ _orc() {
     --by) COMPREPLY=(); return ;;
     --to) COMPREPLY=(); return ;;
     --run) COMPREPLY=(); return ;;
-    --stage) COMPREPLY=(); return ;;
     --gate) COMPREPLY=($(compgen -W 'idea brand final' -- "$cur")); return ;;
     --error) COMPREPLY=(); return ;;
     --reason) COMPREPLY=(); return ;;
@@ -224,7 +226,7 @@ _orc() {
   esac
   local subs flags
   case "$path" in
-    "") subs='run watch gate spec scorecard artifacts webhook api doctor mcp profile completion sandbox'; flags='--version -V --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    "") subs='run watch gate spec logs scorecard artifacts webhook api doctor mcp profile completion sandbox'; flags='--version -V --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'run') subs='create get list cancel'; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'run create') subs=''; flags='--mode --pitch --audience --monetization --source --idempotency-key --watch --on-gate --approve --until-gate --no-bell --max-wait --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'run get') subs=''; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
@@ -238,6 +240,7 @@ _orc() {
     'spec') subs='get edit'; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'spec get') subs=''; flags='--format --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'spec edit') subs=''; flags='--format --set --unset --file --dry-run --yes -y --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'logs') subs=''; flags='--follow -f --stage --failed --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'scorecard') subs=''; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'artifacts') subs='list pull'; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'artifacts list') subs=''; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;

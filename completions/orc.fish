@@ -14,7 +14,7 @@ function __orc_walk
             continue
         end
         switch $t
-            case --jq --profile --base-url --timeout --mode --pitch --audience --monetization --source --idempotency-key --on-gate --approve --max-wait --status --limit --notes --notes-file --format --set --unset --file --dir --concurrency --url --events --secret --header --payload-file --tolerance --now --forward-to --port --host --public-url --data --field --tools --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --journal-size --clock --import --by --to --run --stage --gate --error --reason --route --webhook --latency --cut-after --times --probability
+            case --jq --profile --base-url --timeout --mode --pitch --audience --monetization --source --idempotency-key --on-gate --approve --max-wait --status --limit --notes --notes-file --format --set --unset --file --stage --dir --concurrency --url --events --secret --header --payload-file --tolerance --now --forward-to --port --host --public-url --data --field --tools --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --journal-size --clock --import --by --to --run --gate --error --reason --route --webhook --latency --cut-after --times --probability
                 set skip 1
                 continue
             case '-*'
@@ -22,7 +22,7 @@ function __orc_walk
         end
         if test $inpath = 1
             set -l cand (string join " " $path $t)
-            if contains -- "$cand" 'run' 'run create' 'run get' 'run list' 'run cancel' 'watch' 'gate' 'gate list' 'gate approve' 'gate reject' 'spec' 'spec get' 'spec edit' 'scorecard' 'artifacts' 'artifacts list' 'artifacts pull' 'webhook' 'webhook add' 'webhook list' 'webhook get' 'webhook remove' 'webhook deliveries' 'webhook redeliver' 'webhook verify' 'webhook listen' 'api' 'doctor' 'mcp' 'profile' 'profile add' 'profile list' 'profile use' 'profile show' 'profile remove' 'completion' 'sandbox' 'sandbox start' 'sandbox status' 'sandbox stop' 'sandbox clock' 'sandbox advance' 'sandbox trigger' 'sandbox fault' 'sandbox fault add' 'sandbox fault list' 'sandbox fault remove' 'sandbox fault clear' 'sandbox reset' 'sandbox export' 'sandbox exec' 'sandbox logs' 'sandbox console'
+            if contains -- "$cand" 'run' 'run create' 'run get' 'run list' 'run cancel' 'watch' 'gate' 'gate list' 'gate approve' 'gate reject' 'spec' 'spec get' 'spec edit' 'logs' 'scorecard' 'artifacts' 'artifacts list' 'artifacts pull' 'webhook' 'webhook add' 'webhook list' 'webhook get' 'webhook remove' 'webhook deliveries' 'webhook redeliver' 'webhook verify' 'webhook listen' 'api' 'doctor' 'mcp' 'profile' 'profile add' 'profile list' 'profile use' 'profile show' 'profile remove' 'completion' 'sandbox' 'sandbox start' 'sandbox status' 'sandbox stop' 'sandbox clock' 'sandbox advance' 'sandbox trigger' 'sandbox fault' 'sandbox fault add' 'sandbox fault list' 'sandbox fault remove' 'sandbox fault clear' 'sandbox reset' 'sandbox export' 'sandbox exec' 'sandbox logs' 'sandbox console'
                 set path $path $t
                 continue
             end
@@ -50,6 +50,7 @@ complete -c orc -n '__orc_at '\'''\''' -a 'run' -d 'Create, read, list and cance
 complete -c orc -n '__orc_at '\'''\''' -a 'watch' -d 'Watch a run live, deciding its gates as they open'
 complete -c orc -n '__orc_at '\'''\''' -a 'gate' -d 'List and decide the approval gates of a run'
 complete -c orc -n '__orc_at '\'''\''' -a 'spec' -d 'Read and edit the App Spec of a run'
+complete -c orc -n '__orc_at '\'''\''' -a 'logs' -d 'Show the log lines of a run: all of them, by stage, or the failing stage with its error'
 complete -c orc -n '__orc_at '\'''\''' -a 'scorecard' -d 'Show the scorecard of a run: scores as bars, then the pre-flight checks'
 complete -c orc -n '__orc_at '\'''\''' -a 'artifacts' -d 'List and download what a run produced'
 complete -c orc -n '__orc_at '\'''\''' -a 'webhook' -d 'Manage webhooks, check their signatures, and listen to them locally'
@@ -237,6 +238,19 @@ complete -c orc -n '__orc_at '\''spec edit'\''' -l base-url -x -d 'talk to this 
 complete -c orc -n '__orc_at '\''spec edit'\''' -l timeout -x -d 'give up on the service after this long (watch and streams: their own idle rules)'
 complete -c orc -n '__orc_at '\''spec edit'\''' -l debug -d 'show the HTTP exchange on stderr (keys redacted)'
 complete -c orc -n '__orc_at '\''spec edit'\''' -l help -s h -d 'show help'
+complete -c orc -n '__orc_at '\''logs'\''; and __orc_npos 0' -a '(command orc __complete runs 2>/dev/null)'
+complete -c orc -n '__orc_at '\''logs'\''' -l follow -s f -d 'keep printing lines as they come until the run ends'
+complete -c orc -n '__orc_at '\''logs'\''' -l stage -x -d 'only the lines of this stage (05_build)'
+complete -c orc -n '__orc_at '\''logs'\''' -l failed -d 'only the failing stage, then the error (like gh run view --log-failed)'
+complete -c orc -n '__orc_at '\''logs'\''' -l json -d 'print one JSON document on stdout (for scripts)'
+complete -c orc -n '__orc_at '\''logs'\''' -l jq -x -d 'filter the JSON through jq (implies --json); strings print raw, as jq -r does'
+complete -c orc -n '__orc_at '\''logs'\''' -l no-input -d 'never prompt; fail with exit 2 where input is needed'
+complete -c orc -n '__orc_at '\''logs'\''' -l profile -x -a '(command orc __complete profiles 2>/dev/null)' -d 'use this profile (default: ORC_PROFILE, then the active one, then the built-in sandbox)'
+complete -c orc -n '__orc_at '\''logs'\''' -l live -d 'use the live key and the live service (default: the test key)'
+complete -c orc -n '__orc_at '\''logs'\''' -l base-url -x -d 'talk to this service address (default: ORC_BASE_URL, then the profile)'
+complete -c orc -n '__orc_at '\''logs'\''' -l timeout -x -d 'give up on the service after this long (watch and streams: their own idle rules)'
+complete -c orc -n '__orc_at '\''logs'\''' -l debug -d 'show the HTTP exchange on stderr (keys redacted)'
+complete -c orc -n '__orc_at '\''logs'\''' -l help -s h -d 'show help'
 complete -c orc -n '__orc_at '\''scorecard'\''; and __orc_npos 0' -a '(command orc __complete runs 2>/dev/null)'
 complete -c orc -n '__orc_at '\''scorecard'\''' -l json -d 'print one JSON document on stdout (for scripts)'
 complete -c orc -n '__orc_at '\''scorecard'\''' -l jq -x -d 'filter the JSON through jq (implies --json); strings print raw, as jq -r does'

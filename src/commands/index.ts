@@ -13,6 +13,7 @@ export const NOUNS: readonly Noun[] = [
   { name: 'watch', summary: 'Watch a run live, deciding its gates as they open', load: () => import('./watch/command.js') },
   { name: 'gate', summary: 'List and decide the approval gates of a run', load: () => import('./gate/command.js') },
   { name: 'spec', summary: 'Read and edit the App Spec of a run', load: () => import('./spec/command.js') },
+  { name: 'logs', summary: 'Show the log lines of a run: all of them, by stage, or the failing stage with its error', load: () => import('./logs/command.js') },
   { name: 'scorecard', summary: 'Show the scorecard of a run: scores as bars, then the pre-flight checks', load: () => import('./scorecard/command.js') },
   { name: 'artifacts', summary: 'List and download what a run produced', load: () => import('./artifacts/command.js') },
   { name: 'webhook', summary: 'Manage webhooks, check their signatures, and listen to them locally', load: () => import('./webhook/command.js') },

@@ -82,3 +82,51 @@ describe('--max-wait', () => {
     expect((await http(manual.url, 'GET', '/v1/runs?limit=100')).body.data.length).toBe(before + 1);
   });
 });
+
+describe('orc logs', () => {
+  it('--failed: the failing stage’s lines, then the error; --json ends with the run.failed event', async () => {
+    const t = await http(manual.url, 'POST', '/_sandbox/trigger', { kind: 'run.failed', stage: '06_qa', error: 'qa_failed: crash on launch' });
+    const id = t.body.run.id;
+    const r = await at(['logs', id, '--failed']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines.slice(0, -1).every((l) => l.includes('  06_qa  '))).toBe(true);
+    expect(lines.length).toBeGreaterThan(1);
+    expect(lines.at(-1)).toBe('failed at 06_qa: qa_failed: crash on launch');
+    const json = (await at(['logs', id, '--failed', '--json'])).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(json.at(-1)).toMatchObject({ type: 'run.failed', data: { stage: '06_qa', error: { code: 'qa_failed' } } });
+    expect(json.slice(0, -1).every((l: { type: string; stage: string }) => l.type === 'log' && l.stage === '06_qa')).toBe(true);
+    // A watch that sees it end says what to do next.
+    const w = await at(['watch', id]);
+    expect(w.exitCode).toBe(5);
+    expect(w.stderr).toContain(`next: \`orc logs ${id} --failed\``);
+  });
+
+  it('every line by stage, warnings and errors marked; a run still moving prints its history and stops', async () => {
+    const id = (await http(manual.url, 'POST', '/v1/runs', idea('Logged'))).body.id;
+    await http(manual.url, 'POST', '/_sandbox/clock/advance', { run: id, to: '03_brand' });
+    const all = await at(['logs', id]);
+    expect(all.exitCode, all.stderr).toBe(0);
+    const stages = new Set(all.stdout.trim().split('\n').map((l) => l.split(/\s{2,}/)[1]));
+    expect([...stages]).toEqual(['01_intake', '02_concept']);
+    const one = await at(['logs', id, '--stage', '02_concept', '--json']);
+    const lines = one.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.every((l: { stage: string; level: string }) => l.stage === '02_concept' && ['info', 'warn', 'error'].includes(l.level))).toBe(true);
+    // A build with a warning: marked WARN.
+    const built = (await http(manual.url, 'POST', '/v1/runs', idea('Built'))).body.id;
+    await http(manual.url, 'POST', '/_sandbox/clock/advance', { run: built, to: '06_qa' });
+    expect((await at(['logs', built, '--stage', '05_build'])).stdout).toMatch(/ {2}05_build {2}WARN {3}warning: /);
+  });
+
+  it('--follow prints lines as they come and returns when the run ends', async () => {
+    const id = (await http(manual.url, 'POST', '/v1/runs', idea('Followed'))).body.id;
+    const following = at(['logs', id, '--follow']);
+    let seen = '';
+    following.stdout!.on('data', (c: Buffer) => (seen += c.toString()));
+    await http(manual.url, 'POST', '/_sandbox/clock/advance', { run: id, to: 'end' });
+    const r = await following;
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(seen).toContain('09_review');
+  });
+});

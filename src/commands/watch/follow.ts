@@ -17,6 +17,13 @@ export type FollowFlags = FlagValues<typeof FOLLOW_FLAGS>;
 
 type Policy = 'prompt' | 'wait' | 'exit';
 
+/** The commands that follow from how a run ended. */
+const NEXT_STEPS: Record<string, (run: string) => string[]> = {
+  accepted: (run) => [`orc artifacts pull ${run}`, `orc scorecard ${run}`],
+  failed: (run) => [`orc logs ${run} --failed`],
+  rejected: (run) => [`orc scorecard ${run}`, `orc logs ${run}`],
+};
+
 /** What the flag kinds cannot check alone: how the flags go together, and whether anyone can be asked. */
 export function parseFollowFlags(ctx: Context, flags: FollowFlags): { policy: Policy; approve: Set<string> } {
   if (flags.untilGate && flags.onGate && flags.onGate !== 'exit') throw new UsageError('--until-gate stops at the first pending gate; it does not go with --on-gate prompt or wait');
@@ -135,6 +142,9 @@ export async function follow(ctx: Context, runId: string, flags: FollowFlags): P
   const outcome = (ev: Extract<WatchEvent, { kind: 'ended' }>): number => {
     renderer.finish();
     if (!drawn) ctx.io.info(`orc: ${runId} ${describeEvent(ev.event)}`);
+    // What to do next, as eas build says it (not under --json: a script knows its next step).
+    const next = NEXT_STEPS[ev.status]?.(runId);
+    if (next && !ctx.io.json) ctx.io.info(`next: ${next.map((c) => `\`${c}\``).join(' · ')}`);
     return ev.status === 'accepted' ? EXIT.ok : EXIT.runEnded;
   };
 

@@ -1,0 +1,91 @@
+// `orc logs <run>`: the run's log lines from its event stream (the watch engine: reconnects and all), whole
+// (nothing cut, as the live view must), by stage, or the failing stage and its error. Text or NDJSON.
+import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
+import { TERMINAL_STATUSES } from '../../contract/events.js';
+import type { Event } from '../../contract/schemas.js';
+import type { Context } from '../../context.js';
+import { EXIT } from '../../errors.js';
+import { sanitizeLine } from '../../ui/sanitize.js';
+import { loadStyle } from '../../ui/style.js';
+import { watchRun } from '../../watch/engine.js';
+import type { logs as spec } from './command.js';
+
+interface Line {
+  type: 'log';
+  seq: number | null;
+  stage: string;
+  level: string;
+  message: string;
+  ts: string;
+}
+
+/** Without --follow, a run still moving: its replayed history is taken to be over after this much quiet. */
+const QUIET_MS = 500;
+
+export default async function show(ctx: Context, [runId]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
+  const api = await ctx.api();
+  api.http.deadlinePerRequest();
+  const style = await loadStyle(ctx.io);
+  const run = await api.runs.retrieve(runId);
+  const moving = !TERMINAL_STATUSES.has(run.status);
+  const stop = new AbortController();
+  let interrupted = false;
+  const onSigint = () => {
+    interrupted = true;
+    stop.abort();
+  };
+  ctx.signal.addEventListener('abort', onSigint);
+  let cancelQuiet = () => {};
+  const arm = () => {
+    cancelQuiet();
+    if (moving && !flags.follow) cancelQuiet = ctx.clock.timer(QUIET_MS, () => stop.abort());
+  };
+
+  const print = (l: Line) => {
+    if (ctx.io.json) return void ctx.io.streams.stdout.write(ctx.io.jsonLine(l));
+    const level = l.level === 'error' ? style.red('ERROR') : l.level === 'warn' ? style.yellow('WARN ') : style.dim('info ');
+    ctx.io.out(`${style.dim(sanitizeLine(l.ts.slice(11, 19)))}  ${sanitizeLine(l.stage)}  ${level}  ${sanitizeLine(l.message)}`);
+  };
+  const kept: Line[] = [];
+  let failed: { event: Event; raw: unknown } | null = null;
+  let status = run.status;
+  let count = 0;
+  try {
+    arm();
+    for await (const ev of watchRun(api, runId, { signal: stop.signal })) {
+      arm();
+      if (ev.kind === 'log') {
+        const d = ev.event.data;
+        const line: Line = { type: 'log', seq: ev.seq, stage: d.stage ?? '', level: d.level ?? 'info', message: d.message ?? '', ts: d.ts ?? ev.event.created_at };
+        if (flags.stage !== undefined && line.stage !== flags.stage) continue;
+        count++;
+        // --failed shows the failing stage, known only at the end.
+        if (flags.failed) kept.push(line);
+        else print(line);
+      }
+      if (ev.kind === 'event' && ev.event.type === 'run.failed') failed = { event: ev.event, raw: ev.raw ?? ev.event };
+      if (ev.kind === 'ended') {
+        status = ev.status;
+        break;
+      }
+    }
+  } finally {
+    cancelQuiet();
+    ctx.signal.removeEventListener('abort', onSigint);
+  }
+  if (interrupted) return EXIT.interrupted;
+  if (flags.failed) {
+    if (!failed) {
+      ctx.io.info(`orc: ${runId} did not fail (it is ${sanitizeLine(status)}); nothing to show`);
+      return EXIT.ok;
+    }
+    const stage = failed.event.data.stage ?? kept.at(-1)?.stage;
+    for (const l of kept) if (l.stage === stage) print(l);
+    const error = failed.event.data.error;
+    if (ctx.io.json) ctx.io.streams.stdout.write(ctx.io.jsonLine(failed.raw));
+    else ctx.io.out(`${style.red('failed')} at ${sanitizeLine(stage ?? '?')}: ${error ? `${sanitizeLine(error.code)}: ${sanitizeLine(error.message)}` : 'no error was given'}`);
+    return EXIT.ok;
+  }
+  if (count === 0) ctx.io.info(`orc: no log lines${flags.stage !== undefined ? ` in stage ${sanitizeLine(flags.stage)}` : ''} yet (${runId} is ${sanitizeLine(status)})`);
+  return EXIT.ok;
+}
