@@ -262,7 +262,7 @@ _orc() {
     'profile list') subs=''; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'profile use') subs=''; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'profile show') subs=''; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
-    'profile remove') subs=''; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
+    'profile remove') subs=''; flags='--yes -y --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'completion') subs=''; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'sandbox') subs='start status stop clock advance trigger fault reset export exec logs console'; flags='--json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;
     'sandbox start') subs=''; flags='--host --port --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --memory --detach --journal-size --clock --import --verbose --json --jq --no-input --profile --live --base-url --timeout --debug --help -h' ;;

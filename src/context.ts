@@ -31,6 +31,8 @@ export interface Context {
   readonly signal: AbortSignal;
   /** Ends what the context set up for the command (the signal handlers). */
   dispose(): void;
+  /** A failure said better where the context knows why: another program where the built-in sandbox should be. */
+  retell(err: unknown): Promise<unknown>;
 }
 
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -58,6 +60,24 @@ export function createContext(flags: GlobalFlags, streams: Streams = process, en
     },
     dispose() {
       for (const [s, fn] of stop?.handlers ?? []) process.off(s, fn);
+    },
+    async retell(err) {
+      const t = target ? await target.catch(() => null) : null;
+      if (!t?.autoStartSandbox) return err;
+      const { ApiError, UnexpectedResponseError } = await import('./api/errors.js');
+      if (!(err instanceof UnexpectedResponseError || (err instanceof ApiError && !err.requestId))) return err;
+      // The sandbox answers /healthz with its pid; anything else at its address is another program.
+      const ours = await fetch(new URL('/healthz', t.baseUrl), { signal: AbortSignal.timeout(2_000) })
+        .then(async (r) => typeof ((await r.json()) as { pid?: unknown })?.pid === 'number')
+        .catch(() => false);
+      if (ours) return err;
+      const port = new URL(t.baseUrl).port;
+      const other = Number(port) + 1;
+      const { EnvironmentError } = await import('./errors.js');
+      return new EnvironmentError(
+        `something other than the orc sandbox answers at ${t.baseUrl} (${(err as Error).message.split('\n')[0]})`,
+        `Stop what listens on port ${port}, or give the sandbox another port: \`ORC_SANDBOX_PORT=${other} orc …\` (orc then starts and uses a sandbox there), or \`orc sandbox start --detach --port ${other}\` with ORC_BASE_URL=http://127.0.0.1:${other}.`,
+      );
     },
     io,
     env,

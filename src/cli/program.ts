@@ -120,6 +120,8 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
       if (jq) ctx.io.filter = jq;
       try {
         exitCode = (await handler(ctx, args, flags)) ?? EXIT.ok;
+      } catch (err) {
+        throw await ctx.retell(err);
       } finally {
         ctx.dispose();
       }

@@ -74,11 +74,16 @@ describe('orc profile', () => {
     expect(JSON.parse(used.stdout)).toEqual({ active_profile: 'b' });
     const added = await orc(['profile', 'add', 'c', '--base-url', 'https://c.example.com', '--with-key', '--json'], { configDir, input: TEST_KEY });
     expect(JSON.parse(added.stdout)).toMatchObject({ name: 'c', active: false, base_url: 'https://c.example.com', test_key: 'sk_test_…1234', test_key_in: 'config file' });
-    expect(JSON.parse((await orc(['profile', 'remove', 'c', '--json'], { configDir })).stdout)).toEqual({ name: 'c', removed: true });
+    // No one to ask: --yes is needed, and nothing is removed without it.
+    const unasked = await orc(['profile', 'remove', 'c'], { configDir });
+    expect(unasked.exitCode).toBe(2);
+    expect(unasked.stderr).toContain('removing profile c needs --yes when no one can be asked');
+    expect(JSON.parse((await orc(['profile', 'list', '--json'], { configDir })).stdout).map((p: { name: string }) => p.name)).toContain('c');
+    expect(JSON.parse((await orc(['profile', 'remove', 'c', '--yes', '--json'], { configDir })).stdout)).toEqual({ name: 'c', removed: true });
     expect(JSON.parse((await orc(['profile', 'show', '--json'], { configDir })).stdout).name).toBe('b');
     const missing = await orc(['profile', 'use', 'nope'], { configDir });
     expect(missing.exitCode).toBe(4);
-    const removed = await orc(['profile', 'remove', 'b'], { configDir });
+    const removed = await orc(['profile', 'remove', 'b', '--yes'], { configDir });
     expect(removed.stderr).toContain('built-in sandbox profile');
     expect(JSON.parse((await orc(['profile', 'show', '--json'], { configDir })).stdout)).toMatchObject({ name: 'sandbox', built_in: true, active: true });
     expect((await orc(['profile', 'remove', 'sandbox'], { configDir })).exitCode).toBe(2);

@@ -1,4 +1,4 @@
-// `orc run create` at a real terminal (tmux): missing idea fields are asked for, on stderr, with the
+// `orc run create` and `orc profile remove` at a real terminal (tmux): missing idea fields are asked for, on stderr, with the
 // monetization values offered; stdout keeps only the run.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freshConfigDir, ORC_BIN } from '../helpers/cli.js';
@@ -50,5 +50,25 @@ it.runIf(withTmux)('Ctrl-D at a prompt ends with exit 130, a line saying so, and
     expect(screen).not.toMatch(/Warning|unsettled top-level await|\n\s+at /);
   } finally {
     term.kill();
+  }
+});
+
+it.runIf(withTmux)('profile remove asks first at a terminal: no keeps the profile, yes removes it', async () => {
+  const configDir = freshConfigDir();
+  const { execa } = await import('execa');
+  const add = await execa(process.execPath, [ORC_BIN, 'profile', 'add', 'old', '--base-url', sb.url, '--with-key'], { env: { ORC_CONFIG_DIR: configDir }, input: 'sk_test_orc_sandbox_local', reject: false });
+  expect(add.exitCode, add.stderr).toBe(0);
+  const names = async () => JSON.parse((await execa(process.execPath, [ORC_BIN, 'profile', 'list', '--json'], { env: { ORC_CONFIG_DIR: configDir } })).stdout).map((p: { name: string }) => p.name);
+  for (const [answer, exit, kept] of [['n', 130, true], ['y', 0, false]] as const) {
+    const term = TmuxSession.start([process.execPath, ORC_BIN, 'profile', 'remove', 'old'], { env: { ORC_CONFIG_DIR: configDir } });
+    try {
+      await term.waitFor('Remove profile old with its test key?');
+      term.type(answer);
+      term.send('Enter');
+      expect(await term.exitCode()).toBe(exit);
+      expect((await names()).includes('old')).toBe(kept);
+    } finally {
+      term.kill();
+    }
   }
 });

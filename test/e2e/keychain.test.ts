@@ -52,7 +52,7 @@ describe.runIf(withKeyring)('the live key in the OS keychain', () => {
     const doctor = await orc(['doctor', '--profile', 'prod', '--live', '--json'], { configDir, env });
     expect(JSON.parse(doctor.stdout).checks.find((c: { id: string }) => c.id === 'profile').message).toContain('live key from the OS keychain');
 
-    const removed = await orc(['profile', 'remove', 'prod'], { configDir, env });
+    const removed = await orc(['profile', 'remove', 'prod', '--yes'], { configDir, env });
     expect(removed.exitCode, removed.stderr).toBe(0);
     expect(await keychainHolds(keyring.env, 'prod:live_key')).toBeNull();
   }, 30_000);

@@ -1,4 +1,6 @@
 // What a new user tripped on (issue 22), each through the built orc against a real sandbox on a manual clock.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { freshConfigDir, orc } from '../helpers/cli.js';
 import { http, idea, manualSandbox } from '../helpers/steer.js';
@@ -81,6 +83,22 @@ describe('one order, one shape', () => {
       expect(((await fetch(`${out.url}/healthz`).then((x) => x.json())) as { pid: number }).pid).toBe(out.pid);
     } finally {
       await orc(['sandbox', 'stop'], { configDir });
+    }
+  });
+});
+
+describe('another program where the sandbox should be', () => {
+  it('is named as such, with how to run the sandbox on another port (not "a body that is not JSON")', async () => {
+    const other = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>another app</html>'));
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+    const port = (other.address() as AddressInfo).port;
+    try {
+      const r = await orc(['run', 'list'], { env: { ORC_SANDBOX_PORT: String(port) } });
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toContain(`something other than the orc sandbox answers at http://127.0.0.1:${port}`);
+      expect(r.stderr).toContain(`ORC_SANDBOX_PORT=${port + 1}`);
+    } finally {
+      other.close();
     }
   });
 });

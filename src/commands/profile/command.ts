@@ -22,7 +22,14 @@ export const show = command({
   args: [arg.optionalWord('name', { complete: 'profiles' })],
   examples: ['orc profile show', 'orc profile show prod --json'],
 });
-export const remove = command({ name: 'remove', summary: 'Remove a profile and its keys', json: '{ name, removed: true }', args: [arg.word('name', { complete: 'profiles' })], examples: ['orc profile remove old', 'orc profile remove old --json'] });
+export const remove = command({
+  name: 'remove',
+  summary: 'Remove a profile and its keys (asks first at a terminal; --yes otherwise)',
+  json: '{ name, removed: true }',
+  args: [arg.word('name', { complete: 'profiles' })],
+  flags: { yes: flag.bool('remove without asking', { short: 'y' }) },
+  examples: ['orc profile remove old', 'orc profile remove old --yes --json'],
+});
 
 export default command({
   name: 'profile',
