@@ -2,8 +2,9 @@
 // edited and how to cancel, problems from the last try on top, and a JSON Schema beside it so editors can
 // complete and check it. Read back, checked locally, and turned into the smallest merge patch.
 import * as z from 'zod/mini';
-import { MAX_DEPTH, forbiddenKey, valueDepth } from '../contract/limits.js';
+import { MAX_BODY_BYTES, MAX_DEPTH, forbiddenKey, valueDepth } from '../contract/limits.js';
 import { diffMergePatch } from '../contract/merge-patch.js';
+import { describeIssue } from '../contract/issues.js';
 import { AppSpecInput } from '../contract/schemas.js';
 
 export type SpecFormat = 'yaml' | 'json';
@@ -75,6 +76,8 @@ export async function parseDocument(text: string, format: SpecFormat): Promise<P
     .filter((l) => !l.trimStart().startsWith(c))
     .join('\n');
   if (meaningful.trim() === '') return { kind: 'empty' };
+  // Far past what the service takes: refused before parsing costs anything.
+  if (Buffer.byteLength(meaningful) > 4 * MAX_BODY_BYTES) return { kind: 'problem', problem: { message: tooBig(Buffer.byteLength(meaningful)) } };
   let value: unknown;
   if (format === 'json') {
     try {
@@ -88,7 +91,12 @@ export async function parseDocument(text: string, format: SpecFormat): Promise<P
     const doc = parseYaml(meaningful, { uniqueKeys: true, prettyErrors: true });
     const err = doc.errors[0];
     if (err) return { kind: 'problem', problem: { message: `not valid YAML: ${err.message.split('\n')[0]}` } };
-    value = doc.toJS({ maxAliasCount: 100 });
+    try {
+      // An alias bomb (aliases of aliases, a billion laughs) stops here, as a problem with the edit kept.
+      value = doc.toJS({ maxAliasCount: 100 });
+    } catch (err) {
+      return { kind: 'problem', problem: { message: `not valid YAML: ${(err as Error).message.split('\n')[0]}` } };
+    }
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return { kind: 'problem', problem: { message: 'the App Spec must be a mapping of fields (name: …), not a list or a single value' } };
   const spec = { ...(value as Spec) };
@@ -100,14 +108,19 @@ export async function parseDocument(text: string, format: SpecFormat): Promise<P
 /** What the service would refuse, found before anything is sent: nesting, forbidden keys, the schema. */
 export function checkSpec(spec: unknown): Problem | null {
   if (valueDepth(spec) > MAX_DEPTH) return { message: `the spec nests deeper than ${MAX_DEPTH} levels` };
+  const size = Buffer.byteLength(JSON.stringify(spec) ?? '');
+  if (size > MAX_BODY_BYTES) return { message: tooBig(size) };
   const bad = forbiddenKey(spec);
   if (bad) return { field: bad.path, message: `the key ${JSON.stringify(bad.key)} is not allowed` };
-  const parsed = AppSpecInput.safeParse(dropNulls(spec));
+  const input = dropNulls(spec);
+  const parsed = AppSpecInput.safeParse(input);
   if (parsed.success) return null;
-  const issue = parsed.error.issues[0]!;
-  const field = issue.path.map(String).join('.');
-  const message = issue.code === 'invalid_type' && issue.input === undefined ? 'required' : issue.message;
+  const { field, message } = describeIssue(parsed.error.issues, input);
   return { field: field || undefined, message };
+}
+
+function tooBig(bytes: number): string {
+  return `the spec is ${(bytes / 1024 / 1024).toFixed(1)} MiB; the service takes at most 1 MiB`;
 }
 
 /** A null in an edited document (`tagline:` left empty) means the field goes. */

@@ -245,3 +245,29 @@ describe('orc spec edit, without an editor', () => {
     expect(patches()).toHaveLength(0);
   });
 });
+
+describe('an edit orc refuses itself, the edit kept', () => {
+  it('a YAML alias bomb is a problem (exit 2), not a crash; nothing is sent and the edit stays', async () => {
+    const id = await ideaRun();
+    const bomb = ['a: &a ["x","x","x","x","x","x","x","x","x"]', 'b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]', 'c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]', 'd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]', 'name: Boom', 'e: [*d,*d,*d,*d,*d,*d,*d,*d,*d]'].join('\n');
+    const ed = editor([{ write: bomb }]);
+    const before = patches().length;
+    const r = await orc(['spec', 'edit', id], { env: ed.env });
+    expect(r.exitCode, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/not valid YAML: .*alias/i);
+    expect(r.stderr).not.toMatch(/\n\s+at /); // no stack
+    expect(patches().length).toBe(before);
+    expect(readFileSync(keptPath(r.stderr)!, 'utf8')).toContain('e: [*d');
+  });
+
+  it('an edit past the 1 MiB a request may carry is refused before sending; the edit stays', async () => {
+    const id = await ideaRun();
+    const ed = editor([{ pad: 3 * 1024 * 1024 }]);
+    const before = patches().length;
+    const r = await orc(['spec', 'edit', id], { env: ed.env });
+    expect(r.exitCode, r.stderr).toBe(2);
+    expect(r.stderr).toContain('the service takes at most 1 MiB');
+    expect(patches().length).toBe(before);
+    expect(keptPath(r.stderr)).toBeTruthy();
+  });
+});

@@ -50,6 +50,34 @@ describe('a word that is not a command, topic, gate or kind', () => {
   });
 });
 
+describe('what is wrong with a field, said so', () => {
+  it('spec edit --set: the type, the allowed values, and "did you mean" for a field that is not there; nothing sent', async () => {
+    const id = (await http(manual.url, 'POST', '/v1/runs', idea('Fields'))).body.id;
+    const platforms = await at(['spec', 'edit', id, '--set', 'platforms=nope']);
+    expect(platforms.exitCode).toBe(2);
+    expect(platforms.stderr).toContain('platforms: must be an array, not a string');
+    const money = await at(['spec', 'edit', id, '--set', 'monetization=lottery']);
+    expect(money.exitCode).toBe(2);
+    expect(money.stderr).toContain('monetization: must be one of free, paid, freemium, subscription, ads, in_app_purchases, not "lottery"');
+    const typo = await at(['spec', 'edit', id, '--set', 'nme=Stride']);
+    expect(typo.exitCode).toBe(2);
+    expect(typo.stderr).toContain('did you mean name?');
+    expect(await requestsTo(`/v1/runs/${id}/spec`).then((rs) => rs.filter((e: { method: string }) => e.method === 'PATCH'))).toEqual([]);
+    expect((await http(manual.url, 'GET', `/v1/runs/${id}/spec`)).body.nme).toBeUndefined();
+  });
+
+  it('run create --source with a spec that has no name says name is required', async () => {
+    const { writeFileSync, mkdtempSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const file = join(mkdtempSync(join(tmpdir(), 'orc-src-')), 'spec.json');
+    writeFileSync(file, JSON.stringify({ tagline: 'No name' }));
+    const r = await at(['run', 'create', '--source', file]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('--source (source.name): required');
+  });
+});
+
 describe('words from the service, never written by hand', () => {
   it('scorecard on an unscored run names no stage of its own making', async () => {
     const id = (await http(manual.url, 'POST', '/v1/runs', idea('Unscored'))).body.id;

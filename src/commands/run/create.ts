@@ -9,6 +9,7 @@ import { RetoldError, UsageError, exitCodeOf } from '../../errors.js';
 import type { FlagsOf } from '../../cli/spec.js';
 import type { create as spec } from './command.js';
 import { printRun } from './show.js';
+import { describeIssue } from '../../contract/issues.js';
 
 export type CreateFlags = FlagsOf<typeof spec>;
 
@@ -82,11 +83,9 @@ export async function buildParams(ctx: Context, flags: CreateFlags): Promise<Run
   useEnglishMessages();
   const parsed = RunCreateParams.safeParse(params);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const field = issue.path.join('.');
+    const { field, message } = describeIssue(parsed.error.issues, params);
     const flag = flagForField(field);
-    const message = issue.message.replace(/^Invalid input: /, '');
-    throw new UsageError(flag ? `${flag} (${field}): ${message}` : `${field || 'input'}: ${message}`);
+    throw Object.assign(new UsageError(flag ? `${flag} (${field}): ${message}` : `${field || 'input'}: ${message}`), { field: flag ?? field });
   }
   return parsed.data;
 }

@@ -9,6 +9,8 @@ import { parseAssignment, setPath, splitPath, unsetPath } from '../../app-spec/p
 import { parseJsonInput, readInput } from '../input.js';
 import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
 import type { edit as spec } from './command.js';
+import { AppSpecInput } from '../../contract/schemas.js';
+import { closest } from '../../suggest.js';
 
 export default async function edit(ctx: Context, [runId]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
   const io = ctx.io;
@@ -41,6 +43,14 @@ export default async function edit(ctx: Context, [runId]: ArgsOf<typeof spec>, f
   const before = (await api.spec.retrieve(runId)) as Spec;
   let after = JSON.parse(JSON.stringify(before)) as Spec;
   if (filePatch) after = applyMergePatch(after, filePatch) as Spec;
+  // A field the spec does not have and the schema does not know, one slip from one it knows, is a typo.
+  const known = Object.keys(AppSpecInput.def.shape);
+  for (const s of sets) {
+    const top = s.path[0]!;
+    if (known.includes(top) || Object.hasOwn(before, top)) continue;
+    const near = closest(top, known);
+    if (near) throw Object.assign(new UsageError(`${s.shown}: the App Spec has no field ${JSON.stringify(top)}; did you mean ${near}? Nothing was sent.`), { field: '--set' });
+  }
   for (const s of sets) setPath(after, s.path, s.value, s.shown);
   for (const u of unsets) unsetPath(after, u.path, u.shown);
   const problem = checkSpec(after);
