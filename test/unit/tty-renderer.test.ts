@@ -61,3 +61,36 @@ describe('TtyRenderer', () => {
     expect(raw.lastIndexOf('\u001b[?25h')).toBeGreaterThan(raw.lastIndexOf('\u001b[?25l'));
   });
 });
+
+describe('TtyRenderer, where a gate opens and what stays', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('ticks the stage a gate follows before drawing the gate; a rejection is "back to" it', async () => {
+    const { r, output } = await renderer();
+    r.handle({ kind: 'event', seq: 1, event: ev('run.stage_changed', { stage: '01_intake', percent: 0 }, '2026-11-22T10:00:00.000Z') });
+    r.handle({ kind: 'event', seq: 2, event: ev('run.stage_changed', { stage: '02_concept', percent: 0 }, '2026-11-22T10:00:01.000Z') });
+    r.handle({ kind: 'event', seq: 3, event: ev('run.stage_changed', { stage: '02_concept', percent: 100 }, '2026-11-22T10:00:03.000Z') });
+    r.handle({ kind: 'event', seq: 4, event: ev('run.gate_pending', { gate: 'idea' }, '2026-11-22T10:00:03.000Z') });
+    r.handle({ kind: 'event', seq: 5, event: ev('run.gate_resolved', { gate: 'idea', decision: 'rejected' }, '2026-11-22T10:00:04.000Z') });
+    r.handle({ kind: 'event', seq: 6, event: ev('run.stage_changed', { stage: '02_concept', percent: 0 }, '2026-11-22T10:00:04.000Z') });
+    r.finish();
+    const text = output().replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
+    const concept = text.indexOf('✓ 02_concept  2.0s');
+    const gate = text.indexOf('◆');
+    expect(concept).toBeGreaterThan(text.indexOf('✓ 01_intake'));
+    expect(gate).toBeGreaterThan(concept); // the gate after its stage, not after 01_intake
+    expect(text).toContain('↺ back to 02_concept');
+  });
+
+  it('leaves the build error whole after the run, however narrow the terminal', async () => {
+    const { r, output } = await renderer();
+    const error = `error: Command SwiftCompile failed with a nonzero exit code (AppDelegate.swift:42: cannot find 'Analytics' in scope)`;
+    r.handle({ kind: 'event', seq: 1, event: ev('run.stage_changed', { stage: '05_build', percent: 0 }) });
+    r.handle({ kind: 'log', seq: 2, event: ev('log', { stage: '05_build', level: 'error', message: error }) });
+    r.handle({ kind: 'event', seq: 3, event: ev('run.failed', { stage: '05_build', error: { code: 'build_failed', message: 'x' } }) });
+    r.finish();
+    const text = output().replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
+    expect(text).toContain(`✗ 05_build  ${error}`);
+  });
+});

@@ -32,10 +32,11 @@ export default async function show(ctx: Context, [runId]: ArgsOf<typeof spec>): 
   const mark = (s: string) => (s === 'fail' ? '✗ fail' : s === 'warn' ? '! warn' : s === 'pass' ? '✓ pass' : s);
   const paint = (s: string) => (s.endsWith('fail') ? style.red(s) : s.endsWith('warn') ? style.yellow(s) : s.endsWith('pass') ? style.green(s) : s);
   const rows = checks.map((c) => [mark(c.status), c.title, c.detail ?? '']);
-  // The same aligned layout piped as at a terminal (no colour there): a scorecard is read, not parsed.
+  // The same aligned layout piped as at a terminal (no colour there): a scorecard is read, not parsed. Only a
+  // terminal's width cuts DETAIL; piped, nothing is cut.
   const lines = renderTable([{ header: 'STATUS' }, { header: 'CHECK' }, { header: 'DETAIL', flexible: true }], rows, {
     tty: true,
-    width: io.columns,
+    width: io.stdoutIsTTY ? io.columns : Number.MAX_SAFE_INTEGER,
     paint: (_r, c, text) => (c === 0 ? paint(text) : text),
   });
   for (const line of lines) io.out(line);

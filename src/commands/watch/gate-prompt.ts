@@ -9,6 +9,7 @@ import { cleanNotes, editText } from '../../ui/editor.js';
 import { sanitize, sanitizeLine } from '../../ui/sanitize.js';
 import { loadStyle, type Style } from '../../ui/style.js';
 import { scorecardLines } from '../../ui/scorecard.js';
+import { displayWidth } from '../../ui/width.js';
 import { finalGateDoubt } from './final-doubt.js';
 
 export type PromptOutcome = 'decided' | 'left' | 'stop';
@@ -26,7 +27,7 @@ export async function decideAtPrompt(ctx: Context, api: Api, runId: string, gate
   // A final gate whose scorecard did not pass (or whose pre-flight failed): approving is not the default.
   const doubt = gate === 'final' ? await finalGateDoubt(api, runId) : null;
   for (;;) {
-    if (showSummary) for (const line of await gateSummary(api, runId, gate, style)) say(line);
+    if (showSummary) for (const line of await gateSummary(api, runId, gate, style, ctx.io.columns)) say(line);
     if (showSummary && doubt) say(style.yellow(`  Careful: ${doubt}.`));
     showSummary = false;
     const approveChoice = { value: 'approve' as const, name: doubt ? 'Approve anyway (asks to confirm)' : 'Approve' };
@@ -114,7 +115,7 @@ export async function decideAtPrompt(ctx: Context, api: Api, runId: string, gate
 }
 
 /** What is being decided: the idea (the spec's summary), the brand (palette, typeface, voice), or the final scorecard. */
-export async function gateSummary(api: Api, runId: string, gate: string, style: Style): Promise<string[]> {
+export async function gateSummary(api: Api, runId: string, gate: string, style: Style, columns = 80): Promise<string[]> {
   const s = (v: unknown) => sanitizeLine(String(v ?? '—'));
   const lines = ['', style.bold(`Gate ${s(gate)} of ${s(runId)} awaits your decision`)];
   if (gate === 'final') {
@@ -123,8 +124,19 @@ export async function gateSummary(api: Api, runId: string, gate: string, style: 
   }
   const spec = await api.spec.retrieve(runId);
   if (gate === 'brand') {
-    const palette = spec.brand?.palette ?? [];
-    lines.push(`  palette   ${palette.map((hex) => style.swatch(hex, sanitizeLine(hex))).join(' ') || '—'}`);
+    // Swatches a line at a time, as many as the terminal holds: a code never wraps in the middle.
+    const items = (spec.brand?.palette ?? []).map((hex) => ({ text: style.swatch(hex, sanitizeLine(hex)), width: displayWidth(`     ${sanitizeLine(hex)}`) }));
+    const rows: string[][] = [[]];
+    let used = 12;
+    for (const item of items) {
+      if (rows.at(-1)!.length && used + 1 + item.width > columns) {
+        rows.push([]);
+        used = 12;
+      }
+      used += (rows.at(-1)!.length ? 1 : 0) + item.width;
+      rows.at(-1)!.push(item.text);
+    }
+    rows.forEach((r, i) => lines.push(`${i === 0 ? '  palette   ' : '            '}${r.join(' ') || '—'}`));
     lines.push(`  typeface  ${s(spec.brand?.typeface)}`);
     lines.push(`  voice     ${s(spec.brand?.voice)}`);
     return lines;

@@ -30,6 +30,8 @@ export class TtyRenderer implements WatchRenderer {
   private finished = false;
   private stage: string | null = null;
   private stageStart = 0;
+  /** The stage ticked when its gate opened: a stage after the gate is after it, one before is "back to". */
+  private ticked: string | null = null;
   private percent = 0;
   private readonly logs: string[] = [];
   private readonly notable: Notable[] = [];
@@ -96,7 +98,7 @@ export class TtyRenderer implements WatchRenderer {
           if (this.stage) {
             if (compareStages(next, this.stage) > 0) this.print([`${this.style.green('✓')} ${sanitizeLine(this.stage)}  ${this.style.dim(duration(at - this.stageStart))}`]);
             else this.print([this.style.yellow(`↺ back to ${sanitizeLine(next)}`)]);
-          }
+          } else if (this.ticked && compareStages(next, this.ticked) <= 0) this.print([this.style.yellow(`↺ back to ${sanitizeLine(next)}`)]);
           this.stage = next;
           this.stageStart = at;
         }
@@ -104,6 +106,10 @@ export class TtyRenderer implements WatchRenderer {
         break;
       }
       case 'run.gate_pending':
+        // A gate opens when its stage is done: the stage is ticked first, and the gate drawn after it.
+        if (this.stage) this.print([`${this.style.green('✓')} ${sanitizeLine(this.stage)}  ${this.style.dim(duration(at - this.stageStart))}`]);
+        this.ticked = this.stage ?? this.ticked;
+        this.stage = null;
         this.waiting = d.gate ?? null;
         this.print([this.style.yellow(`◆ ${describeEvent(e)}`)]);
         break;
@@ -159,7 +165,8 @@ export class TtyRenderer implements WatchRenderer {
     // Interrupted: the last frame is what the person was looking at, so it stays. Otherwise the progress
     // goes, and the warnings and errors stay on screen after the run.
     this.region.close({ keep: Boolean(opts.keepFrame) });
-    if (!opts.keepFrame && this.notable.length) this.region.print(this.notable.map((n) => this.paint(n)));
+    // Whole, not cut to the width: the build error is what the person needs to read (it may wrap).
+    if (!opts.keepFrame && this.notable.length) this.region.print(this.notable.map((n) => this.paint(n)), { whole: true });
   }
 
   /** Restores the cursor if the process is interrupted. */
