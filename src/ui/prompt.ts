@@ -9,7 +9,7 @@ export interface AskOptions {
 
 export interface Prompter {
   input(message: string, opts?: AskOptions & { default?: string; required?: boolean }): Promise<string>;
-  password(message: string, opts?: AskOptions): Promise<string>;
+  password(message: string, opts?: AskOptions & { validate?: (value: string) => true | string }): Promise<string>;
   /** `default`: the choice the cursor starts on (the first when absent). */
   select<T extends string>(message: string, choices: Array<{ value: T; name?: string; description?: string }>, opts?: AskOptions & { default?: T }): Promise<T>;
   confirm(message: string, defaultValue?: boolean, opts?: AskOptions): Promise<boolean>;
@@ -31,7 +31,7 @@ export function createPrompter(io: IO): Prompter {
     },
     async password(message, opts = {}) {
       const { password } = await load();
-      return password({ message, mask: '•' }, context(opts.signal));
+      return password({ message, mask: '•', ...(opts.validate ? { validate: opts.validate } : {}) }, context(opts.signal));
     },
     async select(message, choices, opts = {}) {
       const { select } = await load();

@@ -1,4 +1,4 @@
-// `orc run create` and `orc profile remove` at a real terminal (tmux): missing idea fields are asked for, on stderr, with the
+// `orc run create`, `orc profile add` and `orc profile remove` at a real terminal (tmux): missing idea fields are asked for, on stderr, with the
 // monetization values offered; stdout keeps only the run.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freshConfigDir, ORC_BIN } from '../helpers/cli.js';
@@ -71,4 +71,28 @@ it.runIf(withTmux)('profile remove asks first at a terminal: no keeps the profil
       term.kill();
     }
   }
+});
+
+it.runIf(withTmux)('profile add: a test key pasted at the live-key prompt is said and asked again; the test key given first is kept', async () => {
+  const configDir = freshConfigDir();
+  const term = TmuxSession.start([process.execPath, ORC_BIN, 'profile', 'add', 'prod', '--base-url', 'https://api.example.com'], { env: { ORC_CONFIG_DIR: configDir, ORC_NO_KEYCHAIN: '1' } });
+  try {
+    await term.waitFor('Test key (sk_test_');
+    term.type('sk_test_FirstKey1234');
+    term.send('Enter');
+    await term.waitFor('Live key (sk_live_');
+    term.type('sk_test_PastedByMistake9');
+    term.send('Enter');
+    await term.waitFor('that is a test key: a live key starts sk_live_');
+    // The mistaken text is cleared by the prompt's own editing keys, then the live key typed.
+    for (let i = 0; i < 30; i++) term.send('BSpace');
+    term.type('sk_live_RealKey5678');
+    term.send('Enter');
+    expect(await term.exitCode()).toBe(0);
+  } finally {
+    term.kill();
+  }
+  const { execa } = await import('execa');
+  const shown = JSON.parse((await execa(process.execPath, [ORC_BIN, 'profile', 'show', 'prod', '--json'], { env: { ORC_CONFIG_DIR: configDir } })).stdout);
+  expect(shown).toMatchObject({ test_key: 'sk_test_…1234', live_key: 'sk_live_…5678' });
 });

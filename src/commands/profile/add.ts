@@ -35,9 +35,15 @@ export default async function add(ctx: Context, [name]: ArgsOf<typeof spec>, fla
   } else if (ctx.io.canPrompt) {
     const prompter = await ctx.prompter();
     for (const mode of ['test', 'live'] as const) {
-      const entered = (await prompter.password(`${mode === 'test' ? 'Test' : 'Live'} key (sk_${mode}_…; Enter to ${existing ? 'keep' : 'skip'})`)).trim();
+      // A key of the other kind pasted here is said, and asked again: the key given before is not lost.
+      const validate = (value: string) => {
+        const v = value.trim();
+        if (!v || keyMode(v) === mode) return true;
+        const other = keyMode(v);
+        return `${other ? `that is a ${other} key` : 'that is not a key'}: a ${mode} key starts sk_${mode}_ (Enter to ${existing ? 'keep' : 'skip'})`;
+      };
+      const entered = (await prompter.password(`${mode === 'test' ? 'Test' : 'Live'} key (sk_${mode}_…; Enter to ${existing ? 'keep' : 'skip'})`, { validate })).trim();
       if (!entered) continue;
-      if (keyMode(entered) !== mode) throw new UsageError(`that is not a ${mode} key: it must start sk_${mode}_`);
       keys[mode] = entered;
     }
   } else if (!existing || flags.baseUrl === undefined) {
