@@ -79,7 +79,9 @@ export class LiveRegion {
   }
 
   private erase(): void {
-    if (this.height > 0) this.write(`${ESC}${this.height}A${ESC}J`);
+    // From column 0: the terminal's own echo (^C) may have moved the cursor along the line below the frame,
+    // and going up keeps the column, which would leave the frame's first characters on screen.
+    if (this.height > 0) this.write(`\r${ESC}${this.height}A${ESC}J`);
     this.height = 0;
   }
 

@@ -94,7 +94,8 @@ describe.runIf(withTmux)('orc watch at a terminal', () => {
       expect((await slow.call('GET', `/v1/runs/${run.id}`)).body.status).toBe('running');
       expect(term.cursorVisible()).toBe(true);
       const screen = term.screen();
-      expect(screen).toMatch(/▸ 01_intake/); // the last frame stays on screen
+      expect(screen).toMatch(/^▸ 01_intake/m); // the last frame stays on screen, drawn from column 0
+      expect(screen).not.toMatch(/▸ ▸/); // not over the terminal's own ^C
       expect(screen).toContain(`${run.id} goes on. Watch it again with \`orc watch ${run.id}\``);
     } finally {
       term.kill();
