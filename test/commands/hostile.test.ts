@@ -8,7 +8,7 @@ const EVIL = 'x\u001b]0;pwned\u0007\u001b[2J\u009b31m\u202eevil\u2066\u0008\u007
 const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 /** What orc itself writes at a terminal (colours, the live region's cursor moves, the gate bell), taken out
  * before looking for what the service sent: the service's own sequences must already be gone. */
-const ours = (s: string) => s.replace(/\u001b\[[0-9;]*m|\u001b\[\?25[lh]|\u001b\[\d+A|\u001b\[J|\u0007/g, '');
+const ours = (s: string) => s.replace(/\u001b\[[0-9;]*m|\u001b\[\?25[lh]|\r?\u001b\[\d+A|\u001b\[J|\u0007/g, '');
 const run = { id: 'run_h', mode: EVIL, status: EVIL, stage: EVIL, gate_pending: EVIL, app_id: EVIL, created_at: EVIL, updated_at: EVIL, extra: EVIL };
 const gate = { name: EVIL, state: EVIL, decided_at: EVIL, notes: EVIL };
 const envelope = (id: number, type: string, data: Record<string, unknown>) => ({ id: `evt_${id}`, type, created_at: EVIL, run_id: EVIL, data });
