@@ -88,6 +88,10 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
       : '',
   );
 
+  // A coding agent: every help ends with what it needs to run orc without a person (src/cli/agent.ts).
+  const agent = wantsHelp ? (await import('./agent.js')).agentIn(opts.env ?? process.env) : null;
+  const forAgents = agent ? (await import('./agent.js')).agentHelp(agent) : '';
+  if (forAgents) program.addHelpText('after', forAgents);
   const define = (parent: Command, c: CommandSpec) => {
     const cmd = parent.command(c.name).summary(c.summary).description(c.summary);
     for (const a of c.args ?? []) cmd.argument(spec.usageLine(a));
@@ -95,6 +99,7 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
     if (c.examples.length) cmd.addHelpText('after', `\nExamples:\n${c.examples.map((e) => `  $ ${e}`).join('\n')}\n`);
     if (c.json && !c.subcommands) cmd.addHelpText('after', `\nWith --json: ${c.json}\n`);
     if (c.more) cmd.addHelpText('after', `\n${c.more}`);
+    if (forAgents && !c.subcommands) cmd.addHelpText('after', forAgents);
     if (c.subcommands) {
       for (const sub of c.subcommands) define(cmd, sub);
       return;

@@ -31,6 +31,7 @@ export const ENVIRONMENT: readonly EnvVar[] = [
   { name: 'ORC_NO_HANDOVER', meaning: 'set: run on the Node that started orc, even when it is older than 22.12 and a Node 24 is in node_modules (orc sets it for itself)' },
   { name: 'VISUAL', meaning: 'the editor for notes and spec edits, first choice (it may carry arguments: `code --wait`)' },
   { name: 'EDITOR', meaning: 'the editor when VISUAL is not set (default vi at a terminal)' },
+  { name: 'ORC_AGENT', meaning: 'set: --help adds what an agent needs (flags for no prompts, exit codes); also seen from CLAUDECODE, CURSOR_AGENT, CODEX_SANDBOX, GEMINI_CLI and other agents\' variables' },
   { name: 'BROWSER', meaning: '`orc sandbox console`: the program that opens the link (default: xdg-open, open or start)' },
   { name: 'NO_COLOR', meaning: 'set: no colour and no spinner' },
   { name: 'CI', meaning: 'set: no colour, no spinner, no prompt (as --no-input)' },

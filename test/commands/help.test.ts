@@ -71,3 +71,21 @@ describe('orc help', () => {
     expect(() => execFileSync(process.execPath, [join(ROOT, 'scripts/docs.mjs'), '--check'], { encoding: 'utf8', stdio: 'pipe' })).not.toThrow();
   });
 });
+
+describe('help for agents', () => {
+  it('adds the non-interactive flags and exit codes when an agent runs orc; nothing else changes', async () => {
+    const plain = await runOrc(['watch', '--help']);
+    const agent = await runOrc(['watch', '--help'], { env: { CLAUDECODE: '1' } });
+    expect(agent.exitCode).toBe(0);
+    expect(agent.stdout).toContain('For agents (Claude Code seen)');
+    expect(agent.stdout).toContain('--max-wait 10m');
+    expect(agent.stdout).toContain('6 gate pending');
+    expect(plain.stdout).not.toContain('For agents');
+    expect(agent.stdout.startsWith(plain.stdout.trimEnd())).toBe(true); // the same help, then the section
+    const top = await runOrc(['--help'], { env: { ORC_AGENT: '1' } });
+    expect(top.stdout).toContain('For agents (ORC_AGENT seen)');
+    // Outside help nothing differs.
+    const v = await runOrc(['completion', 'bash'], { env: { CLAUDECODE: '1' } });
+    expect(v.stdout).toBe((await runOrc(['completion', 'bash'])).stdout);
+  });
+});
