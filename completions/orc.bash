@@ -113,9 +113,9 @@ _orc() {
       'run cancel|0') _orc_dynamic runs; return ;;
       'watch|0') _orc_dynamic runs; return ;;
       'gate list|0') _orc_dynamic runs; return ;;
-      'gate approve|0') _orc_dynamic runs; return ;;
+      'gate approve|0') _orc_dynamic gated-runs; return ;;
       'gate approve|1') COMPREPLY=($(compgen -W 'idea brand final' -- "$cur")); return ;;
-      'gate reject|0') _orc_dynamic runs; return ;;
+      'gate reject|0') _orc_dynamic gated-runs; return ;;
       'gate reject|1') COMPREPLY=($(compgen -W 'idea brand final' -- "$cur")); return ;;
       'spec get|0') _orc_dynamic runs; return ;;
       'spec edit|0') _orc_dynamic runs; return ;;

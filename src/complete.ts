@@ -48,7 +48,7 @@ async function itemsOf(source: string | undefined, env: NodeJS.ProcessEnv): Prom
     const names = Object.entries(config.profiles).map(([name, p]) => ({ value: name, description: p.base_url }));
     return config.profiles[BUILT_IN_PROFILE] ? names : [{ value: BUILT_IN_PROFILE, description: 'the local sandbox (built in)' }, ...names];
   }
-  if (source !== 'runs' && source !== 'webhooks') return [];
+  if (source !== 'runs' && source !== 'gated-runs' && source !== 'webhooks') return [];
   const { resolveTarget } = await import('./config/target.js');
   const target = await resolveTarget({}, env, dir);
   const cacheFile = join(dir, 'cache', `completion-${source}.json`);
@@ -64,8 +64,9 @@ async function itemsOf(source: string | undefined, env: NodeJS.ProcessEnv): Prom
     const { createApi } = await import('./api/index.js');
     const api = createApi({ baseUrl: target.baseUrl, apiKey: target.key, userAgent: 'orc-completion', maxRetries: 0, deadlineMs: BUDGET_MS, attemptTimeoutMs: BUDGET_MS, connectTimeoutMs: BUDGET_MS });
     let items: Item[];
-    if (source === 'runs') {
-      const page = await Promise.race([api.runs.list({ limit: 20 }), gaveUp]);
+    if (source === 'runs' || source === 'gated-runs') {
+      // After `gate approve|reject`: only the runs waiting at a gate.
+      const page = await Promise.race([api.runs.list({ limit: 20, ...(source === 'gated-runs' ? { status: 'awaiting_approval' } : {}) }), gaveUp]);
       items = page.data.map((r) => ({ value: r.id, description: [r.status, r.gate_pending ? `gate ${r.gate_pending}` : r.stage].filter(Boolean).join(' · ') }));
     } else {
       const page = await Promise.race([api.webhooks.list({ limit: 50 }), gaveUp]);

@@ -93,7 +93,7 @@ export interface ArgSpec {
 }
 
 /** Values completion asks orc for (`orc __complete <source>`): they live on the service or in the config. */
-export type DynamicValues = 'runs' | 'webhooks' | 'profiles';
+export type DynamicValues = 'runs' | 'gated-runs' | 'webhooks' | 'profiles';
 type ArgValue<A> = A extends { variadic: true } ? string[] : A extends { required: true } ? string : string | undefined;
 export type ArgValues<A extends readonly ArgSpec[]> = { -readonly [I in keyof A]: ArgValue<A[I]> };
 
@@ -147,6 +147,8 @@ export const flag = {
 
 export const arg = {
   id: <const N extends string>(name: N, o: { complete?: readonly string[] | DynamicValues } = {}) => ({ name, kind: 'id', required: true, ...o }) as const,
+  /** An id that may be left out: at a terminal the command offers the runs that fit (src/commands/pick.ts). */
+  optionalId: <const N extends string>(name: N, o: { complete?: readonly string[] | DynamicValues } = {}) => ({ name, kind: 'id', required: false, ...o }) as const,
   optionalWord: <const N extends string>(name: N, o: { complete?: readonly string[] | DynamicValues } = {}) => ({ name, kind: 'word', required: false, ...o }) as const,
   word: <const N extends string>(name: N, o: { complete?: readonly string[] | DynamicValues } = {}) => ({ name, kind: 'word', required: true, ...o }) as const,
   /** Zero or more words, last of all. */

@@ -73,7 +73,7 @@ describe('help and version', () => {
     const b = await runOrc(['gate', 'approve', '--help']);
     expect(a.exitCode).toBe(0);
     expect(a.stdout).toBe(b.stdout);
-    expect(a.stdout).toContain('Usage: orc gate approve [options] <run> <gate>');
+    expect(a.stdout).toContain('Usage: orc gate approve [options] [run] [gate]');
   });
 
   it('orc --version --json prints JSON; the nouns table agrees with each noun', async () => {

@@ -83,6 +83,7 @@ describe('completion of run ids, webhook ids and profiles', () => {
   let sb: TestSandbox;
   let proxy: FaultProxy;
   let runIds: string[];
+  let gatedId: string;
   let hookId: string;
   const configDir = mkdtempSync(join(tmpdir(), 'orc-complete-cfg-'));
   const shim = mkdtempSync(join(tmpdir(), 'orc-shim-'));
@@ -91,6 +92,9 @@ describe('completion of run ids, webhook ids and profiles', () => {
     sb = await startTestSandbox({ stageMs: 60_000 });
     proxy = await startFaultProxy(sb.url);
     runIds = [(await sb.createRun('One')).id, (await sb.createRun('Two')).id];
+    // A run waiting at its idea gate: the only one `gate approve` offers.
+    gatedId = (await sb.call('POST', '/_sandbox/trigger', { kind: 'run.gate_pending' })).body.run.id;
+    runIds.push(gatedId);
     hookId = (await sb.call('POST', '/v1/webhooks', { url: 'https://example.com/h', events: ['*'] })).body.id;
   });
   afterAll(async () => {
@@ -106,7 +110,7 @@ describe('completion of run ids, webhook ids and profiles', () => {
   const dynamicCases = (): Array<[string, () => string[]]> => [
     ['orc run get ', () => runIds],
     ['orc watch ', () => runIds],
-    ['orc gate approve ', () => runIds],
+    ['orc gate approve ', () => [gatedId]],
     ['orc artifacts pull ', () => runIds],
     ['orc webhook get ', () => [hookId]],
     ['orc profile use ', () => ['sandbox']],
@@ -131,7 +135,7 @@ words=(\${(s: :)LINE}); [[ $LINE == *" " ]] && words+=(""); CURRENT=\${#words}; 
       if (hasTool('fish')) {
         const fish = (await sh('fish', `source ${JSON.stringify(resolve(dir, files.fish))}; complete -C "$LINE"`, { ...env(), LINE: line })).split('\n').filter(Boolean);
         expect(fish.map((l) => l.split('\t')[0]).sort(), `fish: ${line}`).toEqual([...expected()].sort());
-        if (line === 'orc run get ') expect(fish.every((l) => /^run_\S+\trunning · /.test(l)), 'fish shows descriptions').toBe(true);
+        if (line === 'orc run get ') expect(fish.every((l) => /^run_\S+\t(running|awaiting_approval) · /.test(l)), 'fish shows descriptions').toBe(true);
       }
     }
   });

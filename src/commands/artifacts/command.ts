@@ -14,7 +14,7 @@ export const pull = command({
   name: 'pull',
   summary: 'Download artifacts, checked by sha256, resumable (every ready kind, or those named)',
   json: '{ run, dir, files: [{ kind, name, path, size, sha256, state: downloaded|resumed|present }], pending: [kind], failed: [{ kind, name, path, error }] }',
-  args: [arg.id('run', { complete: 'runs' }), arg.rest('kind', { complete: ARTIFACT_KINDS })],
+  args: [arg.optionalId('run', { complete: 'runs' }), arg.rest('kind', { complete: ARTIFACT_KINDS })],
   flags: {
     dir: flag.string('dir', 'where to put them (default: ./<run id>/)', { complete: 'files' }),
     concurrency: flag.int('n', 'files downloaded at a time', { min: 1, max: 32, default: 4 }),

@@ -11,11 +11,17 @@ import { sanitizeLine } from '../../ui/sanitize.js';
 import { loadStyle, type Style } from '../../ui/style.js';
 import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
 import type { pull as spec } from './command.js';
+import { pickRun } from '../pick.js';
+import { ARTIFACT_KINDS } from '../../contract/events.js';
 
 const REDRAW_MS = 100;
 const SPEED_WINDOW_MS = 3000;
 
-export default async function pull(ctx: Context, [runId, kinds]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
+export default async function pull(ctx: Context, [given, named]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
+  // `orc artifacts pull screenshots`: a kind where the run would be means the run was left out.
+  const kindFirst = given !== undefined && (ARTIFACT_KINDS as readonly string[]).includes(given);
+  const kinds = kindFirst ? [given!, ...named] : named;
+  const runId = given !== undefined && !kindFirst ? given : (await pickRun(ctx, 'ended', 'artifacts pull')).id;
   const io = ctx.io;
   const wanted = checkKinds(kinds);
   const dir = flags.dir ?? runId;

@@ -29,7 +29,7 @@ interface Level {
   args: Arg[];
 }
 
-const isDynamic = (c: unknown): c is DynamicValues => c === 'runs' || c === 'webhooks' || c === 'profiles';
+const isDynamic = (c: unknown): c is DynamicValues => c === 'runs' || c === 'gated-runs' || c === 'webhooks' || c === 'profiles';
 const argOf = (a: ArgSpec): Arg => ({ choices: Array.isArray(a.complete) ? a.complete : [], dynamic: isDynamic(a.complete) ? a.complete : undefined, variadic: Boolean(a.variadic) });
 
 function flagOf(key: string, spec: FlagSpec): Flag {

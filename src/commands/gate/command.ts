@@ -19,7 +19,7 @@ export const approve = command({
   name: 'approve',
   summary: 'Approve a pending gate (idea, brand or final)',
   json: '{ gate, run }: the gate as decided, and the run',
-  args: [arg.id('run', { complete: 'runs' }), arg.id('gate', { complete: GATE_NAMES })],
+  args: [arg.optionalId('run', { complete: 'gated-runs' }), arg.optionalId('gate', { complete: GATE_NAMES })],
   flags: notesFlags,
   examples: ['orc gate approve run_8fJ2kQ idea', 'orc gate approve run_8fJ2kQ final --notes "Ship it"'],
 });
@@ -28,7 +28,7 @@ export const reject = command({
   name: 'reject',
   summary: 'Reject a pending gate with notes; the run goes back to rework',
   json: '{ gate, run }: the gate as decided, and the run',
-  args: [arg.id('run', { complete: 'runs' }), arg.id('gate', { complete: GATE_NAMES })],
+  args: [arg.optionalId('run', { complete: 'gated-runs' }), arg.optionalId('gate', { complete: GATE_NAMES })],
   flags: {
     notes: flag.string('text', 'why, and what to change (required; at a terminal your editor opens without it)'),
     notesFile: notesFlags.notesFile,

@@ -5,7 +5,7 @@ export const logs = command({
   name: 'logs',
   summary: 'Show the log lines of a run: all of them, by stage, or the failing stage with its error',
   json: 'NDJSON: one { type: "log", seq, stage, level, message, ts } per line; with --failed, the run.failed event last',
-  args: [arg.id('run', { complete: 'runs' })],
+  args: [arg.optionalId('run', { complete: 'runs' })],
   flags: {
     follow: flag.bool('keep printing lines as they come until the run ends', { short: 'f' }),
     stage: flag.string('stage', 'only the lines of this stage (05_build)'),

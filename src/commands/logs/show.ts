@@ -9,6 +9,7 @@ import { sanitizeLine } from '../../ui/sanitize.js';
 import { loadStyle } from '../../ui/style.js';
 import { watchRun } from '../../watch/engine.js';
 import type { logs as spec } from './command.js';
+import { pickRun } from '../pick.js';
 
 interface Line {
   type: 'log';
@@ -22,7 +23,8 @@ interface Line {
 /** Without --follow, a run still moving: its replayed history is taken to be over after this much quiet. */
 const QUIET_MS = 500;
 
-export default async function show(ctx: Context, [runId]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
+export default async function show(ctx: Context, [given]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
+  const runId = given ?? (await pickRun(ctx, 'any', 'logs')).id;
   const api = await ctx.api();
   api.http.deadlinePerRequest();
   const style = await loadStyle(ctx.io);

@@ -8,8 +8,10 @@ import { loadStyle } from '../../ui/style.js';
 import { renderTable } from '../../ui/table.js';
 import type { ArgsOf } from '../../cli/spec.js';
 import type { scorecard as spec } from './command.js';
+import { pickRun } from '../pick.js';
 
-export default async function show(ctx: Context, [runId]: ArgsOf<typeof spec>): Promise<number> {
+export default async function show(ctx: Context, [given]: ArgsOf<typeof spec>): Promise<number> {
+  const runId = given ?? (await pickRun(ctx, 'any', 'scorecard')).id;
   const api = await ctx.api();
   let card;
   try {

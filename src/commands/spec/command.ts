@@ -17,7 +17,7 @@ export const edit = command({
   name: 'edit',
   summary: 'Edit the App Spec in your editor, or with --set/--unset/--file; sends only what changed',
   json: 'the App Spec as updated; { "changed": false } when nothing was sent; with --dry-run, the merge patch',
-  args: [arg.id('run', { complete: 'runs' })],
+  args: [arg.optionalId('run', { complete: 'runs' })],
   flags: {
     format,
     set: flag.multi('path=value', 'set a field (dotted path; the value is JSON when it parses, else text); repeatable'),

@@ -11,9 +11,11 @@ import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
 import type { edit as spec } from './command.js';
 import { AppSpecInput } from '../../contract/schemas.js';
 import { closest } from '../../suggest.js';
+import { pickRun } from '../pick.js';
 
-export default async function edit(ctx: Context, [runId]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
+export default async function edit(ctx: Context, [given]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
   const io = ctx.io;
+  const runId = given ?? (await pickRun(ctx, 'moving', 'spec edit')).id;
   const byFlags = flags.set.length > 0 || flags.unset.length > 0 || flags.file !== undefined;
   if (flags.dryRun && !byFlags) throw new UsageError('--dry-run needs the change as --set, --unset or --file');
   // Everything typed is checked before anything is asked of the service.

@@ -2,8 +2,9 @@
 import type { Context } from '../../context.js';
 import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
 import type { watch as spec } from './command.js';
+import { pickRun } from '../pick.js';
 import { follow } from './follow.js';
 
-export default function watch(ctx: Context, [runId]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
-  return follow(ctx, runId, flags);
+export default async function watch(ctx: Context, [runId]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
+  return follow(ctx, runId ?? (await pickRun(ctx, 'moving', 'watch')).id, flags);
 }

@@ -1,0 +1,33 @@
+// A run left out of the command line: at a terminal, the runs that fit are offered newest first (as
+// `gh run watch` does); without one it is exit 2 naming the missing argument.
+import type { Context } from '../context.js';
+import type { Run } from '../contract/schemas.js';
+import { TERMINAL_STATUSES } from '../contract/events.js';
+import { UsageError } from '../errors.js';
+import { sanitizeLine } from '../ui/sanitize.js';
+
+/** Which runs a command can act on. */
+export type Fit = 'moving' | 'gated' | 'ended' | 'any';
+
+const WHAT: Record<Fit, string> = { moving: 'still moving', gated: 'waiting at a gate', ended: 'ended', any: '' };
+
+export async function pickRun(ctx: Context, fit: Fit, command: string): Promise<Run> {
+  if (!ctx.io.canPrompt)
+    throw Object.assign(new UsageError(`missing <run>: \`orc ${command} <run>\` needs a run id (at a terminal orc offers the runs${fit === 'any' ? '' : ` ${WHAT[fit]}`})`), { field: '<run>' });
+  const api = await ctx.api();
+  const page = await api.runs.list({ limit: 100, ...(fit === 'gated' ? { status: 'awaiting_approval' } : {}) });
+  const runs = page.data.filter((r) => (fit === 'moving' ? !TERMINAL_STATUSES.has(r.status) : fit === 'ended' ? TERMINAL_STATUSES.has(r.status) : true));
+  if (runs.length === 0) throw new UsageError(`no run${fit === 'any' ? '' : ` ${WHAT[fit]}`} to pick from: give a run id`, 'See `orc run list`.');
+  const now = ctx.clock.now();
+  const choices = runs.map((r) => ({
+    value: r.id,
+    name: `${r.id}  ${sanitizeLine(r.status)} · ${r.gate_pending ? `gate ${sanitizeLine(r.gate_pending)}` : sanitizeLine(r.stage)} · ${age(now - Date.parse(r.created_at))}`,
+  }));
+  const id = await (await ctx.prompter()).select(`Which run${fit === 'any' ? '' : ` (${WHAT[fit]})`}?`, choices);
+  return runs.find((r) => r.id === id)!;
+}
+
+function age(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  return s < 60 ? `${s}s ago` : s < 3600 ? `${Math.floor(s / 60)}m ago` : s < 86_400 ? `${Math.floor(s / 3600)}h ago` : `${Math.floor(s / 86_400)}d ago`;
+}
