@@ -43,7 +43,7 @@ export interface ContextExtras {
 }
 
 export function createContext(flags: GlobalFlags, streams: Streams = process, env: NodeJS.ProcessEnv = process.env, extras: ContextExtras = {}): Context {
-  const io = new IO(streams, { json: Boolean(flags.json), noInput: flags.input === false, env });
+  const io = new IO(streams, { json: Boolean(flags.json), noInput: flags.input === false, env, accessible: Boolean(flags.accessible) });
   let target: Promise<Target> | undefined;
   let api: Promise<Api> | undefined;
   let prompter: Promise<Prompter> | undefined;
@@ -111,7 +111,7 @@ export function createContext(flags: GlobalFlags, streams: Streams = process, en
       return api;
     },
     prompter() {
-      prompter ??= import('./ui/prompt.js').then((m) => m.createPrompter(io));
+      prompter ??= import('./ui/prompt.js').then(async (m) => (io.accessible ? (await import('./ui/line-prompt.js')).createLinePrompter(io, m.createPrompter(io)) : m.createPrompter(io)));
       return prompter;
     },
   };

@@ -32,6 +32,7 @@ export const ENVIRONMENT: readonly EnvVar[] = [
   { name: 'VISUAL', meaning: 'the editor for notes and spec edits, first choice (it may carry arguments: `code --wait`)' },
   { name: 'EDITOR', meaning: 'the editor when VISUAL is not set (default vi at a terminal)' },
   { name: 'ORC_AGENT', meaning: 'set: --help adds what an agent needs (flags for no prompts, exit codes); also seen from CLAUDECODE, CURSOR_AGENT, CODEX_SANDBOX, GEMINI_CLI and other agents\' variables' },
+  { name: 'ORC_ACCESSIBLE', meaning: 'set: as --accessible, for screen readers and braille displays: nothing redrawn, no spinner, progress every 10%, questions as numbered lines' },
   { name: 'BROWSER', meaning: '`orc sandbox console`: the program that opens the link (default: xdg-open, open or start)' },
   { name: 'NO_COLOR', meaning: 'set: no colour and no spinner' },
   { name: 'CI', meaning: 'set: no colour, no spinner, no prompt (as --no-input)' },

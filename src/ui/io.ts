@@ -13,6 +13,8 @@ export interface IOFlags {
   json: boolean;
   noInput: boolean;
   env: NodeJS.ProcessEnv;
+  /** --accessible: no redrawing, no spinner, numbered questions read by line (also ORC_ACCESSIBLE=1). */
+  accessible?: boolean;
 }
 
 export class IO {
@@ -25,6 +27,8 @@ export class IO {
   readonly color: boolean;
   /** Spinners and redrawn progress: decoration, so off with NO_COLOR too. */
   readonly animate: boolean;
+  /** For screen readers and braille displays: the screen only grows (src/ui/line-prompt.ts, the plain watch). */
+  readonly accessible: boolean;
   readonly canPrompt: boolean;
 
   constructor(
@@ -38,7 +42,9 @@ export class IO {
     const ci = Boolean(flags.env.CI) && flags.env.CI !== 'false';
     this.interactiveOutput = this.stdoutIsTTY && this.stderrIsTTY && !ci && !flags.noInput;
     this.color = this.interactiveOutput && flags.env.NO_COLOR === undefined && flags.env.TERM !== 'dumb';
-    this.animate = this.color;
+    const envAccessible = flags.env.ORC_ACCESSIBLE;
+    this.accessible = Boolean(flags.accessible) || (envAccessible !== undefined && envAccessible !== '' && envAccessible !== '0' && envAccessible !== 'false');
+    this.animate = this.color && !this.accessible;
     this.canPrompt = this.interactiveOutput && this.stdinIsTTY && !flags.json;
   }
 

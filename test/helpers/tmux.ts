@@ -55,6 +55,12 @@ export class TmuxSession {
     return Number(/\[exit (\d+)\]/.exec(s)![1]);
   }
 
+  /** Everything the program writes from now on, as bytes, into `file` (what the terminal was sent). Call it
+   * straight after start: the program itself takes far longer to start than this. */
+  record(file: string): void {
+    this.tmux('pipe-pane', '-o', '-t', 'orc', `cat >> '${file}'`);
+  }
+
   /** Whether the terminal shows its cursor (a program that hid it must show it again). */
   cursorVisible(): boolean {
     return this.tmux('display-message', '-p', '-t', 'orc', '#{cursor_flag}').trim() === '1';

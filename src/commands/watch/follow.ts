@@ -37,7 +37,7 @@ export function parseFollowFlags(ctx: Context, flags: FollowFlags): { policy: Po
 async function makeRenderer(ctx: Context, drawn: boolean): Promise<WatchRenderer> {
   if (drawn) return new (await import('../../ui/watch/tty.js')).TtyRenderer(ctx.io, await loadStyle(ctx.io));
   if (ctx.io.json) return new (await import('../../ui/watch/ndjson.js')).NdjsonRenderer(ctx.io);
-  return new (await import('../../ui/watch/plain.js')).PlainRenderer(ctx.io);
+  return new (await import('../../ui/watch/plain.js')).PlainRenderer(ctx.io, { accessible: ctx.io.accessible });
 }
 
 export async function follow(ctx: Context, runId: string, flags: FollowFlags): Promise<number> {
@@ -46,7 +46,7 @@ export async function follow(ctx: Context, runId: string, flags: FollowFlags): P
   // A watch lasts as long as the run: each request it makes gets the whole --timeout, not what is left.
   api.http.deadlinePerRequest();
   // Whether the terminal view draws the run: it then shows the outcome itself, so stderr need not repeat it.
-  const drawn = ctx.io.interactiveOutput && !ctx.io.json;
+  const drawn = ctx.io.interactiveOutput && !ctx.io.json && !ctx.io.accessible;
   const renderer = await makeRenderer(ctx, drawn);
   const idleS = Number(ctx.env.ORC_WATCH_IDLE_TIMEOUT ?? 45);
   if (!(idleS > 0)) throw new UsageError(`ORC_WATCH_IDLE_TIMEOUT must be a number of seconds above 0, not ${JSON.stringify(ctx.env.ORC_WATCH_IDLE_TIMEOUT)}`);

@@ -1,4 +1,6 @@
 // Not a terminal: one timestamped line per event on stdout, no escape codes; connection news on stderr.
+// --accessible (a screen reader at a terminal): the same, shorter: a stage's progress as "05_build 40%" at
+// each tenth, the events said in words without a timestamp.
 import type { WatchEvent } from '../../watch/engine.js';
 import type { IO } from '../io.js';
 import { sanitizeLine } from '../sanitize.js';
@@ -6,9 +8,16 @@ import { describeEvent } from './describe.js';
 import type { WatchRenderer } from './types.js';
 
 export class PlainRenderer implements WatchRenderer {
-  constructor(private readonly io: IO) {}
+  private stage: string | null = null;
+  private tenth = -1;
+
+  constructor(
+    private readonly io: IO,
+    private readonly opts: { accessible?: boolean } = {},
+  ) {}
 
   handle(ev: WatchEvent): void {
+    if (this.opts.accessible && (ev.kind === 'event' || ev.kind === 'log')) return this.say(ev);
     switch (ev.kind) {
       case 'event':
         return this.io.out(`${sanitizeLine(ev.event.created_at)} ${sanitizeLine(ev.event.type)} ${describeEvent(ev.event)}${ev.synthetic ? ' (polled)' : ''}`);
@@ -26,6 +35,23 @@ export class PlainRenderer implements WatchRenderer {
       default:
         return;
     }
+  }
+
+  /** --accessible: a line per change, progress every 10%. */
+  private say(ev: Extract<WatchEvent, { kind: 'event' | 'log' }>): void {
+    if (ev.kind === 'event' && ev.event.type === 'run.stage_changed') {
+      const stage = ev.event.data.stage ?? this.stage ?? '';
+      const percent = ev.event.data.percent ?? 0;
+      const tenth = Math.floor(percent / 10);
+      if (stage === this.stage && tenth <= this.tenth) return;
+      this.stage = stage;
+      this.tenth = tenth;
+      return this.io.out(`${sanitizeLine(stage)} ${tenth * 10}%`);
+    }
+    if (ev.kind === 'event') return this.io.out(describeEvent(ev.event));
+    const d = ev.event.data;
+    const level = d.level === 'error' ? 'error: ' : d.level === 'warn' ? 'warning: ' : '';
+    this.io.out(`${sanitizeLine(d.stage ?? '')} ${level}${sanitizeLine(d.message ?? '')}`);
   }
 
   note(text: string): void {
