@@ -10,7 +10,7 @@ import * as z from 'zod';
 import { ApiError, type Api } from '../api/index.js';
 import { watchRun } from '../watch/engine.js';
 import { pullArtifacts } from '../artifacts/pull.js';
-import type { Clock } from '../clock.js';
+import { systemClock, type Clock } from '../clock.js';
 import { ARTIFACT_KINDS, EVENT_KINDS, GATE_NAMES, MONETIZATION_VALUES, RUN_STATUSES, TERMINAL_STATUSES } from '../contract/events.js';
 import type { RunCreateParams } from '../contract/schemas.js';
 import { Problem } from '../problem.js';
@@ -22,6 +22,8 @@ export interface ToolDef {
   title: string;
   description: string;
   input: z.ZodRawShape;
+  /** The shape of its structured result (every tool declares one; the client checks the result against it). */
+  output: z.ZodRawShape;
   annotations: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
   run(args: Record<string, unknown>, extra: Extra): Promise<{ text: string; data: Record<string, unknown> }>;
 }
@@ -31,6 +33,35 @@ export interface McpOptions {
   version: string;
   /** The tools offered (from toolDefs, already narrowed by --read-only and --tools). */
   tools: readonly ToolDef[];
+  /** A live target without --yes-live-decisions: approve_gate and reject_gate ask the human through MCP
+   * elicitation, and are refused where the client cannot ask. */
+  askHuman?: boolean;
+}
+
+const DECISIONS = ['approve_gate', 'reject_gate'];
+
+/** The human's word on a live gate decision, asked through the client (MCP elicitation): the decision and
+ * the notes they give are the ones made, whatever the agent asked for. */
+async function askHuman(server: McpServer, tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  if (!server.server.getClientCapabilities()?.elicitation)
+    throw Object.assign(new Problem(`${tool} on a live service needs a person's yes, and this MCP client cannot ask one (it has no elicitation). Decide it with \`orc gate ${tool === 'approve_gate' ? 'approve' : 'reject'} ${String(args.run_id)} ${String(args.gate)} --live\`, or start the server with \`orc mcp --live --yes-live-decisions\` to let the agent decide.`), { code: 'needs_human' });
+  const asked = tool === 'approve_gate' ? 'approve' : 'reject';
+  const answer = await server.server.elicitInput({
+    message: `The agent asks to ${asked} gate ${String(args.gate)} of ${String(args.run_id)} on the LIVE service${args.notes ? `, with the notes: ${String(args.notes)}` : ''}. Your decision:`,
+    requestedSchema: {
+      type: 'object',
+      properties: {
+        decision: { type: 'string', title: 'Decision', enum: ['approve', 'reject'], default: asked },
+        notes: { type: 'string', title: 'Notes', description: 'Needed to reject; kept with an approval', ...(typeof args.notes === 'string' ? { default: args.notes } : {}) },
+      },
+      required: ['decision'],
+    },
+  });
+  if (answer.action !== 'accept' || !answer.content) throw Object.assign(new Problem(`the person ${answer.action === 'decline' ? 'declined' : 'did not answer'}; gate ${String(args.gate)} of ${String(args.run_id)} was not decided`), { code: 'not_decided' });
+  const decision = answer.content.decision === 'reject' ? 'reject_gate' : 'approve_gate';
+  const notes = typeof answer.content.notes === 'string' && answer.content.notes.trim() ? answer.content.notes.trim() : undefined;
+  if (decision === 'reject_gate' && !notes) throw Object.assign(new Problem(`a rejection needs notes; gate ${String(args.gate)} of ${String(args.run_id)} was not decided`), { code: 'not_decided' });
+  return { ...args, tool: decision, notes };
 }
 
 /** A tool whose `run` receives its arguments typed by its own input schema (the SDK has checked them). */
@@ -41,6 +72,12 @@ function defineTool<S extends z.ZodRawShape>(def: Omit<ToolDef, 'input' | 'run'>
 const runId = z.string().min(1).describe('The run id, such as run_8fJ2kQ (from list_runs or create_run)');
 const gate = z.enum(GATE_NAMES).describe('The gate: idea, brand or final');
 
+// What tools answer, as structured content: the fields an agent reads, the rest kept (tolerant reader).
+const runOut = z.looseObject({ id: z.string(), mode: z.string(), status: z.string(), stage: z.string(), gate_pending: z.string().nullable() });
+const gateOut = z.looseObject({ name: z.string(), state: z.string(), decided_at: z.string().nullable(), notes: z.string().nullable() });
+const specOut = z.looseObject({ name: z.string() });
+const decidedOut = { gate: z.looseObject({ gate: gateOut, run: runOut }) };
+
 /** Every tool orc offers, in the order they are listed. */
 export function toolDefs(api: Api, clock: Clock): ToolDef[] {
   const read = { readOnlyHint: true, idempotentHint: true, openWorldHint: false };
@@ -50,6 +87,7 @@ export function toolDefs(api: Api, clock: Clock): ToolDef[] {
       title: 'List runs',
       description: 'List runs, newest first, one page at a time. Filter by status; pass the next_cursor of a page to get the next one.',
       input: { status: z.enum(RUN_STATUSES).optional().describe('Only runs in this status'), limit: z.number().int().min(1).max(100).optional().describe('Runs per page (default 20)'), cursor: z.string().optional().describe('The next_cursor of the previous page') },
+      output: { runs: z.array(runOut), next_cursor: z.string().nullable(), has_more: z.boolean() },
       annotations: read,
       run: async (a) => {
         const page = await api.runs.list({ status: a.status, limit: a.limit ?? 20, cursor: a.cursor });
@@ -62,6 +100,7 @@ export function toolDefs(api: Api, clock: Clock): ToolDef[] {
       title: 'Get a run',
       description: 'One run: its status, stage, the gate it waits at (if any), its app id, and its three gates.',
       input: { run_id: runId },
+      output: { run: runOut, gates: z.array(gateOut) },
       annotations: read,
       run: async (a) => {
         const [run, gates] = await Promise.all([api.runs.retrieve(a.run_id), api.gates.list(a.run_id)]);
@@ -79,6 +118,7 @@ export function toolDefs(api: Api, clock: Clock): ToolDef[] {
         source: z.union([z.string(), z.record(z.string(), z.unknown())]).optional().describe('For mode ship: a repository URL (https://… or git@…:…) or an App Spec object'),
         idempotency_key: z.string().min(1).max(255).optional().describe('Reuse to make a retry safe; default: a new key for this call'),
       },
+      output: { run: runOut, replayed: z.boolean() },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       run: async (a) => {
         // The input schema has checked the shape; the service checks the rest (mode against idea or source).
@@ -92,6 +132,7 @@ export function toolDefs(api: Api, clock: Clock): ToolDef[] {
       title: 'Cancel a run',
       description: 'Cancel a run for good: it cannot be resumed. Only for a run that is still going.',
       input: { run_id: runId },
+      output: { run: runOut },
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
       run: async (a) => {
         const run = await api.runs.cancel(a.run_id);
@@ -103,6 +144,7 @@ export function toolDefs(api: Api, clock: Clock): ToolDef[] {
       title: 'List the gates of a run',
       description: 'The three approval gates of a run (idea, brand, final): state (waiting, pending, approved, rejected), when decided, and notes.',
       input: { run_id: runId },
+      output: { gates: z.array(gateOut) },
       annotations: read,
       run: async (a) => {
         const gates = await api.gates.list(a.run_id);
@@ -114,6 +156,7 @@ export function toolDefs(api: Api, clock: Clock): ToolDef[] {
       title: 'Approve a gate',
       description: 'Approve the gate a run waits at (only a pending gate). Read what is being decided first: wait_for_run gives it, or get_spec / get_scorecard.',
       input: { run_id: runId, gate, notes: z.string().optional().describe('Optional notes kept with the decision') },
+      output: decidedOut,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       run: async (a) => {
         const decided = await api.gates.approve(a.run_id, a.gate, a.notes);
@@ -125,6 +168,7 @@ export function toolDefs(api: Api, clock: Clock): ToolDef[] {
       title: 'Reject a gate',
       description: 'Reject the gate a run waits at, with notes saying why and what to change: the run goes back to rework that part and the gate opens again.',
       input: { run_id: runId, gate, notes: z.string().trim().min(1).describe('Why, and what to change (required)') },
+      output: decidedOut,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
       run: async (a) => {
         const decided = await api.gates.reject(a.run_id, a.gate, a.notes);
@@ -136,6 +180,7 @@ export function toolDefs(api: Api, clock: Clock): ToolDef[] {
       title: 'Get the App Spec',
       description: 'The App Spec of a run: name, tagline, description, platforms, audience, monetization, brand (palette, typeface, voice), screens, features.',
       input: { run_id: runId },
+      output: { spec: specOut },
       annotations: read,
       run: async (a) => {
         const spec = await api.spec.retrieve(a.run_id);
@@ -147,6 +192,7 @@ export function toolDefs(api: Api, clock: Clock): ToolDef[] {
       title: 'Update the App Spec',
       description: 'Change the App Spec with a JSON Merge Patch (RFC 7396): only the fields to change; null removes a field; a list is replaced whole. Refused once the run ended or its final gate was approved.',
       input: { run_id: runId, patch: z.record(z.string(), z.unknown()).describe('A JSON Merge Patch object, such as {"tagline": "Run every day", "brand": {"voice": "Warm"}}') },
+      output: { spec: specOut },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       run: async (a) => {
         const spec = await api.spec.update(a.run_id, a.patch);
@@ -158,6 +204,7 @@ export function toolDefs(api: Api, clock: Clock): ToolDef[] {
       title: 'Get the scorecard',
       description: 'How the app scored (beauty, harmony, score out of total, passed) and its pre-flight checks. Ready once the run is scored (the run.scored event).',
       input: { run_id: runId },
+      output: { scorecard: z.looseObject({ score: z.looseObject({ beauty: z.number(), harmony: z.number(), score: z.number(), total: z.number() }), passed: z.boolean(), preflight: z.looseObject({ passed: z.boolean(), checks: z.array(z.looseObject({ id: z.string(), status: z.string() })) }) }) },
       annotations: read,
       run: async (a) => {
         const card = await api.runs.scorecard(a.run_id);
@@ -170,6 +217,7 @@ export function toolDefs(api: Api, clock: Clock): ToolDef[] {
       title: 'List the artifacts',
       description: `What a run produced, by kind (${ARTIFACT_KINDS.join(', ')}): status (pending or ready), size, files and sha256.`,
       input: { run_id: runId },
+      output: { artifacts: z.array(z.looseObject({ kind: z.string(), status: z.string(), size: z.number().nullable() })) },
       annotations: read,
       run: async (a) => {
         const artifacts = await api.artifacts.manifest(a.run_id);
@@ -182,6 +230,7 @@ export function toolDefs(api: Api, clock: Clock): ToolDef[] {
       description:
         'Download a run\'s artifacts into a folder on this machine: files of ipa and screenshots to <dir>/<kind>/<name>, the JSON kinds to <dir>/<kind>.json. Checked by sha256, resumed where a download stopped; files already there are kept. No kinds: every ready kind.',
       input: { run_id: runId, kinds: z.array(z.enum(ARTIFACT_KINDS)).optional().describe('The kinds to pull; default every ready kind'), dir: z.string().min(1).describe('The folder to write into (made if missing), absolute or relative to where the server runs') },
+      output: { dir: z.string(), files: z.array(z.looseObject({ kind: z.string(), name: z.string(), path: z.string() })), pending: z.array(z.string()), failed: z.array(z.looseObject({ kind: z.string(), name: z.string(), error: z.string() })) },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       run: async (a, extra) => {
         const dir = resolve(a.dir); // (made by the pull engine, through src/disk.ts)
@@ -197,6 +246,7 @@ export function toolDefs(api: Api, clock: Clock): ToolDef[] {
       description:
         'Follow a run until a gate is pending, the run ends, or timeout_s passes, and say what happened. At a gate it also gives what is being decided: the spec summary (idea), the palette, typeface and voice (brand), or the scorecard (final); then call approve_gate or reject_gate. Sends progress notifications (stage and percent) when the request asks for them.',
       input: { run_id: runId, timeout_s: z.number().min(1).max(3600).optional().describe('Give up waiting after this many seconds (default 50); the run goes on') },
+      output: { outcome: z.enum(['gate_pending', 'ended', 'timeout']), run: runOut, waited_ms: z.number(), gate: z.string().optional(), status: z.string().optional(), deciding: z.unknown().optional() },
       annotations: read,
       run: (a, extra) => waitForRun(api, clock, a.run_id, (a.timeout_s ?? 50) * 1000, extra),
     }),
@@ -213,6 +263,7 @@ export function sandboxToolDefs(api: Api): ToolDef[] {
       title: 'Advance the sandbox clock',
       description: 'Move time in the sandbox: the whole clock by a duration (by: "90s", "3h", "1d"; the sandbox must run with --clock manual), or one run (run_id) by a duration or to a point (to: a stage such as "05_build", "gate:final", or "end"; gates before it are approved).',
       input: { by: z.string().optional().describe('How far: 90s, 15m, 3h, 2d'), run_id: z.string().optional().describe('Move only this run'), to: z.string().optional().describe('With run_id: a stage, gate:NAME or end') },
+      output: { mode: z.string(), now: z.string(), next_due: z.string().nullable(), runs: z.array(z.looseObject({ id: z.string() })), run: runOut.optional() },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       run: async (a) => {
         const out = await admin('POST', '/_sandbox/clock/advance', { ...(a.by !== undefined ? { by: a.by } : {}), ...(a.run_id !== undefined ? { run: a.run_id } : {}), ...(a.to !== undefined ? { to: a.to } : {}) });
@@ -225,6 +276,7 @@ export function sandboxToolDefs(api: Api): ToolDef[] {
       title: 'Trigger an event in the sandbox',
       description: `Make the sandbox produce an event for real (stream and signed webhooks): ${EVENT_KINDS.join(', ')}. Without run_id, on a new fixture run driven there. For run.failed: stage and error ("code: message"); run.rejected: reason; run.gate_pending / run.gate_resolved: gate; run.scored: passed false for one that does not pass.`,
       input: { kind: z.enum(EVENT_KINDS), run_id: z.string().optional(), stage: z.string().optional(), gate: gate.optional(), error: z.string().optional(), reason: z.string().optional(), passed: z.boolean().optional() },
+      output: { run: runOut, event: z.looseObject({ id: z.string(), type: z.string() }) },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       run: async (a) => {
         const { run_id, ...rest } = a;
@@ -238,6 +290,7 @@ export function sandboxToolDefs(api: Api): ToolDef[] {
       title: 'Reset the sandbox',
       description: 'Empty the sandbox: every run, webhook, delivery and fault goes; the key and knobs stay. For a known start before a test.',
       input: {},
+      output: { reset: z.boolean() },
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
       run: async () => ({ text: 'The sandbox is empty.', data: await admin('POST', '/_sandbox/reset') }),
     }),
@@ -246,10 +299,19 @@ export function sandboxToolDefs(api: Api): ToolDef[] {
 
 export function createServer(o: McpOptions): McpServer {
   const server = new McpServer({ name: 'orc', version: o.version }, { instructions: 'orc drives runs on the Run Orchestration Service: an app idea (or source) becomes a shipped app through stages and three approval gates (idea, brand, final). Create a run, wait_for_run to the next gate, read what is being decided, then approve_gate or reject_gate with notes.' });
+  const byName = new Map(o.tools.map((t) => [t.name, t]));
+  const allDefs = new Map(toolDefs(o.api, systemClock).map((t) => [t.name, t]));
   for (const t of o.tools) {
-    server.registerTool(t.name, { title: t.title, description: t.description, inputSchema: t.input, annotations: t.annotations }, async (args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {
+    server.registerTool(t.name, { title: t.title, description: t.description, inputSchema: t.input, outputSchema: z.looseObject(t.output), annotations: t.annotations }, async (args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {
       try {
-        const { text, data } = await t.run(args, extra);
+        let tool = t;
+        if (o.askHuman && DECISIONS.includes(t.name)) {
+          // The person may decide otherwise than the agent asked: then the other tool does it.
+          const { tool: decided, ...answered } = await askHuman(server, t.name, args);
+          tool = byName.get(decided as string) ?? allDefs.get(decided as string)!;
+          args = answered;
+        }
+        const { text, data } = await tool.run(args, extra);
         return { content: [{ type: 'text', text }], structuredContent: data };
       } catch (err) {
         return toolError(err);
@@ -275,15 +337,16 @@ export function createServer(o: McpOptions): McpServer {
   return server;
 }
 
-/** A service error as a tool error the model can read: the code and the message, and the field if any. */
+/** A service error as a tool error the model can read: the code and the message, the field and the request
+ * id if any. As text only: structured content is the tool's result, in the shape its output schema gives. */
 function toolError(err: unknown): CallToolResult {
   if (err instanceof ApiError) {
-    const error = { status: err.status, code: err.code, message: err.message, ...(err.field ? { field: err.field } : {}), ...(err.requestId ? { request_id: err.requestId } : {}) };
-    return { isError: true, content: [{ type: 'text', text: `${err.code}: ${err.message}${err.field ? ` (field ${err.field})` : ''}` }], structuredContent: { error } };
+    const text = `${err.code}: ${err.message}${err.field ? ` (field ${err.field})` : ''}${err.requestId ? ` [request ${err.requestId}]` : ''}`;
+    return { isError: true, content: [{ type: 'text', text }] };
   }
-  const code = err instanceof Problem ? err.constructor.name : 'internal_error';
+  const code = err instanceof Problem ? ((err as { code?: string }).code ?? err.constructor.name) : 'internal_error';
   const message = (err as Error)?.message ?? String(err);
-  return { isError: true, content: [{ type: 'text', text: `${code}: ${message}` }], structuredContent: { error: { code, message } } };
+  return { isError: true, content: [{ type: 'text', text: `${code}: ${message}` }] };
 }
 
 /** Follows the run until a gate waits, it ends, or the time is up; progress as notifications. */

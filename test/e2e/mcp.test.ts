@@ -51,6 +51,9 @@ describe('orc mcp', () => {
       for (const t of tools) {
         expect(t.description!.length, t.name).toBeGreaterThan(40);
         expect(t.inputSchema.type, t.name).toBe('object');
+        // Every tool says what it answers; the SDK client checks each result against it (the tests below).
+        expect(t.outputSchema?.type, t.name).toBe('object');
+        expect(Object.keys(t.outputSchema?.properties ?? {}).length, t.name).toBeGreaterThan(0);
       }
       for (const name of ['list_runs', 'get_run', 'list_gates', 'get_spec', 'get_scorecard', 'list_artifacts', 'wait_for_run']) expect(byName[name]!.annotations, name).toMatchObject({ readOnlyHint: true });
       for (const name of ['cancel_run', 'reject_gate']) expect(byName[name]!.annotations, name).toMatchObject({ readOnlyHint: false, destructiveHint: true });
@@ -133,7 +136,8 @@ describe('orc mcp', () => {
       const missing = await call(client, 'get_run', { run_id: 'run_nope' });
       expect(missing.isError).toBe(true);
       expect(missing.content[0]!.text).toMatch(/^run_not_found: /);
-      expect(missing.structuredContent.error).toMatchObject({ status: 404, code: 'run_not_found' });
+      expect(missing.content[0]!.text).toMatch(/\[request req_\w+\]$/); // the request id, for a report
+      expect(missing.structuredContent).toBeUndefined(); // structured content is only ever the tool's result
       const run = await sb.createRun('Not at a gate yet');
       const early = await call(client, 'approve_gate', { run_id: run.id, gate: 'final' });
       expect(early.isError).toBe(true);
@@ -195,6 +199,12 @@ describe('orc mcp', () => {
     const live = await orc(['mcp', '--sandbox-tools', '--live'], { env: { ORC_BASE_URL: 'https://api.example.invalid', ORC_API_KEY: 'sk_live_agent_test_0123456789' } });
     expect(live.exitCode).toBe(2);
     expect(live.stderr).toContain('--sandbox-tools');
+  });
+
+  it('--yes-live-decisions goes with --live only (exit 2 in test mode)', async () => {
+    const r = await orc(['mcp', '--yes-live-decisions'], { env: { ORC_BASE_URL: sb.url } });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('--yes-live-decisions goes with --live');
   });
 
   it('orc mcp --help prints the client configuration', async () => {

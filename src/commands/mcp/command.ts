@@ -15,6 +15,7 @@ export const mcp = command({
     readOnly: flag.bool('offer only the tools that read (no create, cancel, decide, update or download)'),
     tools: flag.string('name,name', 'offer only these tools (see the list below)'),
     sandboxTools: flag.bool("also offer the sandbox's controls an agent's tests need: advance_clock, trigger_event, reset_sandbox"),
+    yesLiveDecisions: flag.bool('with --live: let the agent approve and reject gates without asking a person (by default they ask through MCP elicitation, and are refused where the client cannot ask)'),
   },
   examples: ['orc mcp', 'orc mcp --read-only', 'orc mcp --tools list_runs,get_run,wait_for_run,approve_gate', 'orc mcp --live --profile prod --tools list_runs,get_run,wait_for_run'],
   more: `Add orc to an MCP client (Claude Desktop, Cursor, VS Code…) in its configuration:
@@ -24,7 +25,9 @@ ${MCP_CONFIG}
 From a checkout without orc on the PATH: "command": "npx", "args": ["orc", "mcp"].
 Add "--read-only" to "args" for an agent that should only look, and "env": { "ORC_PROFILE": "…" }
 to pick a profile. The test key is used unless "--live" is given; a live server offers cancel_run
-and reject_gate only when they are named in --tools.
+and reject_gate only when they are named in --tools, and approve_gate and reject_gate ask the person
+through the client (MCP elicitation: the decision and the notes) unless --yes-live-decisions is given;
+a client that cannot ask gets a tool error saying so.
 
 Tools: list_runs, get_run, create_run, cancel_run, list_gates, approve_gate, reject_gate, get_spec,
 update_spec, get_scorecard, list_artifacts, pull_artifacts, wait_for_run.

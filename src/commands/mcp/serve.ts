@@ -26,7 +26,8 @@ export default async function serve(ctx: Context, _args: ArgsOf<typeof spec>, fl
   // A live server does not cancel or reject unless it was told to, by name.
   if (target.mode === 'live') tools = tools.filter((t) => !LIVE_GUARDED.includes(t.name) || named?.includes(t.name));
   if (tools.length === 0) throw new UsageError('no tools left to offer: --read-only keeps only reads, and none of --tools is one');
-  const server = createServer({ api, version: ctx.version, tools });
+  if (flags.yesLiveDecisions && target.mode !== 'live') throw new UsageError('--yes-live-decisions goes with --live: in test mode the agent decides gates without asking anyway');
+  const server = createServer({ api, version: ctx.version, tools, askHuman: target.mode === 'live' && !flags.yesLiveDecisions });
   const transport = new StdioServerTransport(ctx.io.streams.stdin as NodeJS.ReadStream, ctx.io.streams.stdout as NodeJS.WriteStream);
   // The SDK's transport closes itself when one request line outgrows its buffer (10 MiB): that is no
   // client hanging up, so it is said, and orc exits 1, rather than ending as if all were well.

@@ -1,0 +1,97 @@
+// Gate decisions through `orc mcp` on a live target: the person is asked through MCP elicitation (and their
+// answer is what is done); a client that cannot ask gets a tool error, never a silent decision. The server
+// in process (as `orc mcp --live` builds it), the SDK's own client, the sandbox as the service.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApi } from '../../src/api/index.js';
+import { systemClock } from '../../src/clock.js';
+import { createServer, toolDefs } from '../../src/mcp/server.js';
+import { KEY, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+
+let sb: TestSandbox;
+beforeAll(async () => {
+  sb = await startTestSandbox({ stageMs: 40 });
+});
+afterAll(() => sb.close());
+
+/** A client connected to a server that asks the person (askHuman), answering elicitations with `answer`. */
+async function connect(answer: ((message: string) => ElicitResult) | null, askHuman = true) {
+  const api = createApi({ baseUrl: sb.url, apiKey: KEY, userAgent: 'test' });
+  const server = createServer({ api, version: 'test', tools: toolDefs(api, systemClock), askHuman });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(a);
+  const asked: string[] = [];
+  const client = new Client({ name: 'test', version: '1' }, { capabilities: answer ? { elicitation: {} } : {} });
+  if (answer)
+    client.setRequestHandler(ElicitRequestSchema, async (req) => {
+      asked.push(req.params.message);
+      return answer(req.params.message);
+    });
+  await client.connect(b);
+  return { client, asked, close: () => Promise.all([client.close(), server.close()]) };
+}
+
+async function atIdeaGate(): Promise<string> {
+  const run = await sb.createRun('Decided by a person');
+  await sb.waitFor(run.id, (r) => r.gate_pending === 'idea');
+  return run.id;
+}
+const ideaGate = async (id: string) => (await sb.call('GET', `/v1/runs/${id}/gates`)).body.data[0];
+type Result = { isError?: boolean; content: Array<{ text?: string }>; structuredContent?: any };
+
+describe('approve_gate and reject_gate on a live service', () => {
+  it('are refused with a clear tool error when the client cannot ask; nothing is decided', async () => {
+    const id = await atIdeaGate();
+    const { client, close } = await connect(null);
+    try {
+      const r = (await client.callTool({ name: 'approve_gate', arguments: { run_id: id, gate: 'idea' } })) as Result;
+      expect(r.isError).toBe(true);
+      expect(r.content[0]!.text).toContain('cannot ask');
+      expect(r.content[0]!.text).toContain('--yes-live-decisions');
+      expect((await ideaGate(id)).state).toBe('pending');
+    } finally {
+      await close();
+    }
+  });
+
+  it('ask the person, whose decision and notes are the ones made (a rejection in place of the agent’s approve)', async () => {
+    const id = await atIdeaGate();
+    const { client, asked, close } = await connect(() => ({ action: 'accept', content: { decision: 'reject', notes: 'Warmer, please' } }));
+    try {
+      const r = (await client.callTool({ name: 'approve_gate', arguments: { run_id: id, gate: 'idea' } })) as Result;
+      expect(r.isError, r.content[0]?.text).toBeFalsy();
+      expect(asked[0]).toContain(`approve gate idea of ${id} on the LIVE service`);
+      expect(r.structuredContent.gate.gate).toMatchObject({ name: 'idea', state: 'rejected', notes: 'Warmer, please' });
+    } finally {
+      await close();
+    }
+  });
+
+  it('do nothing when the person declines', async () => {
+    const id = await atIdeaGate();
+    const { client, close } = await connect(() => ({ action: 'decline' }));
+    try {
+      const r = (await client.callTool({ name: 'reject_gate', arguments: { run_id: id, gate: 'idea', notes: 'No' } })) as Result;
+      expect(r.isError).toBe(true);
+      expect(r.content[0]!.text).toContain('declined');
+      expect((await ideaGate(id)).state).toBe('pending');
+    } finally {
+      await close();
+    }
+  });
+
+  it('in test mode (or with --yes-live-decisions) decide without asking', async () => {
+    const id = await atIdeaGate();
+    const { client, asked, close } = await connect(() => ({ action: 'decline' }), false);
+    try {
+      const r = (await client.callTool({ name: 'approve_gate', arguments: { run_id: id, gate: 'idea' } })) as Result;
+      expect(r.isError, r.content[0]?.text).toBeFalsy();
+      expect(asked).toEqual([]);
+      expect((await ideaGate(id)).state).toBe('approved');
+    } finally {
+      await close();
+    }
+  });
+});
