@@ -112,6 +112,15 @@ _orc() {
       'run get|0') _orc_dynamic runs; return ;;
       'run cancel|0') _orc_dynamic runs; return ;;
       'watch|0') _orc_dynamic runs; return ;;
+      'watch|1') _orc_dynamic runs; return ;;
+      'watch|2') _orc_dynamic runs; return ;;
+      'watch|3') _orc_dynamic runs; return ;;
+      'watch|4') _orc_dynamic runs; return ;;
+      'watch|5') _orc_dynamic runs; return ;;
+      'watch|6') _orc_dynamic runs; return ;;
+      'watch|7') _orc_dynamic runs; return ;;
+      'watch|8') _orc_dynamic runs; return ;;
+      'watch|9') _orc_dynamic runs; return ;;
       'gate list|0') _orc_dynamic runs; return ;;
       'gate approve|0') _orc_dynamic gated-runs; return ;;
       'gate approve|1') COMPREPLY=($(compgen -W 'idea brand final' -- "$cur")); return ;;
@@ -230,9 +239,9 @@ _orc() {
     'run') subs='create get list cancel'; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'run create') subs=''; flags='--mode --pitch --audience --monetization --source --idempotency-key --watch --on-gate --approve --until-gate --no-bell --max-wait --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'run get') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
-    'run list') subs=''; flags='--status --limit --all --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
+    'run list') subs=''; flags='--status --limit --all --watch --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'run cancel') subs=''; flags='--yes -y --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
-    'watch') subs=''; flags='--on-gate --approve --until-gate --no-bell --max-wait --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
+    'watch') subs=''; flags='--on-gate --approve --until-gate --no-bell --max-wait --all --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'gate') subs='list approve reject'; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'gate list') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'gate approve') subs=''; flags='--notes --notes-file --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;

@@ -152,7 +152,7 @@ export const arg = {
   optionalWord: <const N extends string>(name: N, o: { complete?: readonly string[] | DynamicValues } = {}) => ({ name, kind: 'word', required: false, ...o }) as const,
   word: <const N extends string>(name: N, o: { complete?: readonly string[] | DynamicValues } = {}) => ({ name, kind: 'word', required: true, ...o }) as const,
   /** Zero or more words, last of all. */
-  rest: <const N extends string>(name: N, o: { complete?: readonly string[] } = {}) => ({ name, kind: 'word', required: false, variadic: true, ...o }) as const,
+  rest: <const N extends string>(name: N, o: { complete?: readonly string[] | DynamicValues } = {}) => ({ name, kind: 'word', required: false, variadic: true, ...o }) as const,
 };
 
 // ---------- names and checking ----------

@@ -10,7 +10,7 @@ export interface Noun {
 
 export const NOUNS: readonly Noun[] = [
   { name: 'run', summary: 'Create, read, list and cancel runs', load: () => import('./run/command.js') },
-  { name: 'watch', summary: 'Watch a run live, deciding its gates as they open', load: () => import('./watch/command.js') },
+  { name: 'watch', summary: 'Watch a run live (or several, or --all), deciding their gates as they open', load: () => import('./watch/command.js') },
   { name: 'gate', summary: 'List and decide the approval gates of a run', load: () => import('./gate/command.js') },
   { name: 'spec', summary: 'Read and edit the App Spec of a run', load: () => import('./spec/command.js') },
   { name: 'logs', summary: 'Show the log lines of a run: all of them, by stage, or the failing stage with its error', load: () => import('./logs/command.js') },

@@ -39,12 +39,16 @@ export async function printList<T>(io: IO, opts: ListOptions<T>): Promise<T[]> {
     io.info(opts.empty);
     return items;
   }
+  for (const line of await listLines(io, items, opts.columns)) io.out(line);
+  return items;
+}
+
+/** The table of the items, as lines (fitted to a terminal, tab-separated for a pipe). */
+export async function listLines<T>(io: IO, items: T[], columns: ListColumn<T>[]): Promise<string[]> {
   const tty = io.stdoutIsTTY;
   const style = await loadStyle(io);
-  const rows = items.map((item) => opts.columns.map((c) => c.cell(item, tty)));
-  const lines = renderTable(opts.columns, rows, { tty, width: io.columns, paint: (_r, c, text) => (opts.columns[c]!.status ? style.status(text) : text) });
-  for (const line of lines) io.out(line);
-  return items;
+  const rows = items.map((item) => columns.map((c) => c.cell(item, tty)));
+  return renderTable(columns, rows, { tty, width: io.columns, paint: (_r, c, text) => (columns[c]!.status ? style.status(text) : text) });
 }
 
 /** The page size to ask for: no more than needed, no more than the service allows. */

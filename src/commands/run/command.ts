@@ -40,8 +40,9 @@ export const list = command({
   flags: {
     status: flag.choice('status', RUN_STATUSES, 'only runs with this status'),
     ...LIST_FLAGS,
+    watch: flag.bool('redraw the list as the runs change, until Ctrl-C (at a terminal; scripts: orc watch --all --json)'),
   },
-  examples: ['orc run list', 'orc run list --status awaiting_approval', 'orc run list --all --json | jq length'],
+  examples: ['orc run list', 'orc run list --status awaiting_approval', 'orc run list --all --json | jq length', 'orc run list --watch'],
 });
 
 export const cancel = command({

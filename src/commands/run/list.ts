@@ -2,24 +2,57 @@
 import type { Run } from '../../contract/schemas.js';
 import type { Context } from '../../context.js';
 import { orDash, relativeTime } from '../../ui/format.js';
-import { pageSize, printList } from '../../ui/list.js';
+import { listLines, pageSize, printList, type ListColumn } from '../../ui/list.js';
+import { sleep } from '../../clock.js';
+import { EXIT, UsageError } from '../../errors.js';
 import type { FlagsOf } from '../../cli/spec.js';
 import type { list as spec } from './command.js';
 
+/** How often `run list --watch` reads the list again. */
+const REDRAW_MS = 2_000;
+
 export default async function list(ctx: Context, _args: [], flags: FlagsOf<typeof spec>): Promise<number> {
   const api = await ctx.api();
+  const columns: ListColumn<Run>[] = [
+    { header: 'ID', cell: (r) => r.id },
+    { header: 'STATUS', cell: (r) => r.status, status: true },
+    { header: 'STAGE', flexible: true, cell: (r) => r.stage },
+    { header: 'GATE', cell: (r) => orDash(r.gate_pending) },
+    { header: 'CREATED', flexible: true, cell: (r, tty) => (tty ? relativeTime(r.created_at, ctx.clock.now()) : r.created_at) },
+  ];
+  const items = () => api.runs.listAll({ status: flags.status, limit: pageSize(flags.limit, flags.all) });
+  if (flags.watch) return watchList(ctx, flags, items, columns);
   await printList<Run>(ctx.io, {
-    items: api.runs.listAll({ status: flags.status, limit: pageSize(flags.limit, flags.all) }),
+    items: items(),
     limit: flags.limit,
     all: flags.all,
     empty: flags.status ? `No runs with status ${flags.status}.` : 'No runs yet. Create one with `orc run create`.',
-    columns: [
-      { header: 'ID', cell: (r) => r.id },
-      { header: 'STATUS', cell: (r) => r.status, status: true },
-      { header: 'STAGE', flexible: true, cell: (r) => r.stage },
-      { header: 'GATE', cell: (r) => orDash(r.gate_pending) },
-      { header: 'CREATED', flexible: true, cell: (r, tty) => (tty ? relativeTime(r.created_at, ctx.clock.now()) : r.created_at) },
-    ],
+    columns,
   });
   return 0;
+}
+
+/** The list, drawn again every two seconds in place until Ctrl-C; the last drawing stays on screen. */
+async function watchList(ctx: Context, flags: FlagsOf<typeof spec>, items: () => AsyncIterable<Run>, columns: ListColumn<Run>[]): Promise<number> {
+  const io = ctx.io;
+  if (io.json || !io.interactiveOutput || io.accessible)
+    throw new UsageError('--watch redraws the list at a terminal', 'For a script or a screen reader: `orc watch --all` (a line per change; --json for NDJSON).');
+  const { LiveRegion } = await import('../../ui/live-region.js');
+  const region = new LiveRegion(io.streams.stdout, () => io.columns);
+  const max = flags.all ? Infinity : flags.limit;
+  try {
+    while (!ctx.signal.aborted) {
+      const runs: Run[] = [];
+      for await (const r of items()) {
+        runs.push(r);
+        if (runs.length >= max) break;
+      }
+      const when = new Date(ctx.clock.now()).toTimeString().slice(0, 8);
+      region.render([...(runs.length ? await listLines(io, runs, columns) : ['No runs yet.']), '', `${runs.length} run${runs.length === 1 ? '' : 's'} · read at ${when} · every 2 s · Ctrl-C to stop`]);
+      await sleep(ctx.clock, REDRAW_MS, ctx.signal).catch(() => {});
+    }
+  } finally {
+    region.close({ keep: true });
+  }
+  return EXIT.interrupted;
 }

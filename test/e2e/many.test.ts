@@ -1,0 +1,86 @@
+// Several runs in one watch, and the run list kept live: through the built orc against a real sandbox on a
+// manual clock (runs move when the test advances them); the terminal views in tmux.
+import { describe, expect, it } from 'vitest';
+import { ORC_BIN, freshConfigDir, orc } from '../helpers/cli.js';
+import { http, idea, manualSandbox } from '../helpers/steer.js';
+import { TmuxSession } from '../helpers/tmux.js';
+import { needTool } from '../helpers/tools.js';
+
+const manual = manualSandbox();
+const withTmux = needTool('tmux', `the terminal tests in ${import.meta.filename.split('/').pop()}`);
+const at = (args: string[]) => orc(args, { env: { ORC_BASE_URL: manual.url } });
+const create = async (pitch: string) => (await http(manual.url, 'POST', '/v1/runs', idea(pitch))).body.id as string;
+const advance = (run: string, to: string) => http(manual.url, 'POST', '/_sandbox/clock/advance', { run, to });
+
+describe('orc watch <run> <run>…', () => {
+  it('follows them together: NDJSON with each event’s run_id; the exit code is the worst outcome', async () => {
+    const good = await create('Goes well');
+    const bad = await create('Breaks #fail');
+    await advance(good, 'end');
+    await advance(bad, 'end');
+    const r = await at(['watch', good, bad, '--json']);
+    expect(r.exitCode, r.stderr).toBe(5);
+    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(new Set(events.map((e: { run_id: string }) => e.run_id))).toEqual(new Set([good, bad]));
+    expect(events.some((e: { type: string; run_id: string }) => e.type === 'run.accepted' && e.run_id === good)).toBe(true);
+    expect(events.some((e: { type: string; run_id: string }) => e.type === 'run.failed' && e.run_id === bad)).toBe(true);
+    // Piped: a line per change, each with its run.
+    const plain = await at(['watch', good, bad]);
+    expect(plain.stdout).toMatch(new RegExp(`^${good} accepted`, 'm'));
+    expect(plain.stdout).toMatch(new RegExp(`^${bad} failed at 05_build`, 'm'));
+    expect(plain.stderr).toContain('1 accepted, 1 ended badly');
+  });
+
+  it('--all follows every run not ended; a gate no one decides ends it with 6, the time running out with 7', async () => {
+    await http(manual.url, 'POST', '/_sandbox/reset');
+    const a = await create('Waits at a gate');
+    const b = await create('Just slow');
+    await advance(a, 'gate:idea');
+    const gated = await at(['watch', '--all', '--max-wait', '1', '--json']);
+    expect(gated.exitCode, gated.stderr).toBe(6);
+    // With the gate approved as it comes, only the time runs out.
+    const timed = await at(['watch', '--all', '--max-wait', '1', '--approve', 'idea', '--json']);
+    expect(timed.exitCode, timed.stderr).toBe(7);
+    expect((await http(manual.url, 'GET', `/v1/runs/${a}`)).body.stage).toBe('03_brand');
+    expect((await http(manual.url, 'GET', `/v1/runs/${b}`)).body.status).toBe('running');
+  });
+});
+
+describe.runIf(withTmux)('at a terminal', () => {
+  it('watch of several runs keeps a line per run, and says each outcome there', async () => {
+    const one = await create('First in view');
+    const two = await create('Second in view');
+    const term = TmuxSession.start([process.execPath, ORC_BIN, 'watch', one, two, '--on-gate', 'wait'], { env: { ORC_BASE_URL: manual.url, ORC_CONFIG_DIR: freshConfigDir() } });
+    try {
+      await term.waitFor(new RegExp(`${two}\\s+01_intake`));
+      await advance(one, 'end');
+      await term.waitFor(new RegExp(`${one}\\s+✓ accepted`));
+      expect(term.screen()).toMatch(new RegExp(`${two}\\s+01_intake`));
+      term.send('C-c');
+      expect(await term.exitCode()).toBe(130);
+    } finally {
+      term.kill();
+    }
+  }, 30_000);
+
+  it('run list --watch draws the list again as runs come and change', async () => {
+    const term = TmuxSession.start([process.execPath, ORC_BIN, 'run', 'list', '--watch'], { env: { ORC_BASE_URL: manual.url, ORC_CONFIG_DIR: freshConfigDir() } });
+    try {
+      await term.waitFor('every 2 s · Ctrl-C to stop');
+      const fresh = await create('Appears live');
+      await term.waitFor(fresh);
+      await advance(fresh, 'gate:idea');
+      await term.waitFor(new RegExp(`${fresh}\\s+awaiting_approval`));
+      term.send('C-c');
+      expect(await term.exitCode()).toBe(130);
+    } finally {
+      term.kill();
+    }
+  }, 30_000);
+
+  it('run list --watch without a terminal is exit 2, pointing at watch --all', async () => {
+    const r = await at(['run', 'list', '--watch']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('orc watch --all');
+  });
+});
