@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
 import * as z from 'zod';
 import { ApiError, type Api } from '../api/index.js';
 import { watchRun } from '../watch/engine.js';
@@ -298,10 +299,16 @@ export function sandboxToolDefs(api: Api): ToolDef[] {
 }
 
 export function createServer(o: McpOptions): McpServer {
-  const server = new McpServer({ name: 'orc', version: o.version }, { instructions: 'orc drives runs on the Run Orchestration Service: an app idea (or source) becomes a shipped app through stages and three approval gates (idea, brand, final). Create a run, wait_for_run to the next gate, read what is being decided, then approve_gate or reject_gate with notes.' });
+  // wait_for_run may run as an MCP task (a client that supports tasks gets its result when it asks, however
+  // long the wait); others call it as any tool. The tasks live in memory, as long as the server.
+  const server = new McpServer({ name: 'orc', version: o.version }, { capabilities: { tasks: { requests: { tools: { call: {} } } } }, taskStore: new InMemoryTaskStore(), instructions: 'orc drives runs on the Run Orchestration Service: an app idea (or source) becomes a shipped app through stages and three approval gates (idea, brand, final). Create a run, wait_for_run to the next gate, read what is being decided, then approve_gate or reject_gate with notes.' });
   const byName = new Map(o.tools.map((t) => [t.name, t]));
   const allDefs = new Map(toolDefs(o.api, systemClock).map((t) => [t.name, t]));
   for (const t of o.tools) {
+    if (t.name === 'wait_for_run') {
+      registerWaitTask(server, t);
+      continue;
+    }
     server.registerTool(t.name, { title: t.title, description: t.description, inputSchema: t.input, outputSchema: z.looseObject(t.output), annotations: t.annotations }, async (args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {
       try {
         let tool = t;
@@ -335,6 +342,33 @@ export function createServer(o: McpOptions): McpServer {
     contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(await o.api.spec.retrieve(String(vars.id)), null, 2) }],
   }));
   return server;
+}
+
+/** wait_for_run as a task where the client asks for one (taskSupport optional): the wait runs in the
+ * background and its result is stored; a call without a task is answered when the wait ends, as before. */
+function registerWaitTask(server: McpServer, t: ToolDef): void {
+  server.experimental.tasks.registerToolTask(
+    t.name,
+    { title: t.title, description: `${t.description} Runs as an MCP task where the client supports tasks.`, inputSchema: t.input, outputSchema: z.looseObject(t.output), annotations: t.annotations, execution: { taskSupport: 'optional' } },
+    {
+      createTask: async (args: Record<string, unknown>, extra) => {
+        const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl ?? 60 * 60_000, pollInterval: 100 });
+        void (async () => {
+          let result: CallToolResult;
+          try {
+            const { text, data } = await t.run(args, extra as unknown as Extra);
+            result = { content: [{ type: 'text', text }], structuredContent: data };
+          } catch (err) {
+            result = toolError(err);
+          }
+          await extra.taskStore.storeTaskResult(task.taskId, result.isError ? 'failed' : 'completed', result).catch(() => {});
+        })();
+        return { task };
+      },
+      getTask: async (_args, extra) => (await extra.taskStore.getTask(extra.taskId))!,
+      getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
+    },
+  );
 }
 
 /** A service error as a tool error the model can read: the code and the message, the field and the request

@@ -1,4 +1,4 @@
-// Gate decisions through `orc mcp` on a live target: the person is asked through MCP elicitation (and their
+// Gate decisions through `orc mcp` on a live target, and wait_for_run as a task: the person is asked through MCP elicitation (and their
 // answer is what is done); a client that cannot ask gets a tool error, never a silent decision. The server
 // in process (as `orc mcp --live` builds it), the SDK's own client, the sandbox as the service.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -92,6 +92,34 @@ describe('approve_gate and reject_gate on a live service', () => {
       expect((await ideaGate(id)).state).toBe('approved');
     } finally {
       await close();
+    }
+  });
+});
+
+describe('wait_for_run as an MCP task', () => {
+  it('a client that supports tasks gets a task at once, then the wait’s result when it ends', async () => {
+    const api = createApi({ baseUrl: sb.url, apiKey: KEY, userAgent: 'test' });
+    const server = createServer({ api, version: 'test', tools: toolDefs(api, systemClock) });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await server.connect(a);
+    const client = new Client({ name: 'test', version: '1' }, { capabilities: { tasks: { requests: { tools: { call: {} } } } } as never });
+    await client.connect(b);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.find((t) => t.name === 'wait_for_run')!.execution).toMatchObject({ taskSupport: 'optional' });
+      const run = await sb.createRun('Waited as a task');
+      const seen: string[] = [];
+      let result: any;
+      for await (const m of client.experimental.tasks.callToolStream({ name: 'wait_for_run', arguments: { run_id: run.id, timeout_s: 30 } }, undefined, { task: { ttl: 60_000 } })) {
+        seen.push(m.type);
+        if (m.type === 'result') result = m.result;
+        if (m.type === 'error') throw m.error;
+      }
+      expect(seen[0]).toBe('taskCreated');
+      expect(seen.at(-1)).toBe('result');
+      expect(result.structuredContent).toMatchObject({ outcome: 'gate_pending', gate: 'idea', run: { id: run.id } });
+    } finally {
+      await Promise.all([client.close(), server.close()]);
     }
   });
 });
