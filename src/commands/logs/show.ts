@@ -10,6 +10,7 @@ import { loadStyle } from '../../ui/style.js';
 import { watchRun } from '../../watch/engine.js';
 import type { logs as spec } from './command.js';
 import { pickRun } from '../pick.js';
+import { streamKnobs } from '../watch/follow.js';
 
 interface Line {
   type: 'log';
@@ -54,7 +55,7 @@ export default async function show(ctx: Context, [given]: ArgsOf<typeof spec>, f
   let count = 0;
   try {
     arm();
-    for await (const ev of watchRun(api, runId, { signal: stop.signal })) {
+    for await (const ev of watchRun(api, runId, { signal: stop.signal, ...streamKnobs(ctx) })) {
       arm();
       if (ev.kind === 'log') {
         const d = ev.event.data;

@@ -33,6 +33,20 @@ export function parseFollowFlags(ctx: Context, flags: FollowFlags): { policy: Po
   return { policy, approve: new Set(flags.approve ?? []) };
 }
 
+/** How long a stream may stay silent and how many reconnects are tried (ORC_WATCH_IDLE_TIMEOUT, ORC_WATCH_RECONNECTS). */
+export function streamKnobs(ctx: Context): { idleTimeoutMs: number; maxReconnects: number } {
+  const idleS = Number(ctx.env.ORC_WATCH_IDLE_TIMEOUT ?? 45);
+  if (!(idleS > 0)) throw new UsageError(`ORC_WATCH_IDLE_TIMEOUT must be a number of seconds above 0, not ${JSON.stringify(ctx.env.ORC_WATCH_IDLE_TIMEOUT)}`);
+  const reconnects = Number(ctx.env.ORC_WATCH_RECONNECTS ?? 8);
+  if (!Number.isInteger(reconnects) || reconnects < 0) throw new UsageError(`ORC_WATCH_RECONNECTS must be a whole number, not ${JSON.stringify(ctx.env.ORC_WATCH_RECONNECTS)}`);
+  return { idleTimeoutMs: idleS * 1000, maxReconnects: reconnects };
+}
+
+/** --max-wait: `expire` once the time is up (on the context's clock); the returned function cancels it. */
+export function maxWaitTimer(ctx: Context, flags: FollowFlags, expire: () => void): () => void {
+  return flags.maxWait === undefined ? () => {} : ctx.clock.timer(flags.maxWait * 1000, expire);
+}
+
 /** The terminal view for a person at a terminal, else NDJSON (--json) or plain lines. */
 async function makeRenderer(ctx: Context, drawn: boolean): Promise<WatchRenderer> {
   if (drawn) return new (await import('../../ui/watch/tty.js')).TtyRenderer(ctx.io, await loadStyle(ctx.io));
@@ -48,21 +62,15 @@ export async function follow(ctx: Context, runId: string, flags: FollowFlags): P
   // Whether the terminal view draws the run: it then shows the outcome itself, so stderr need not repeat it.
   const drawn = ctx.io.interactiveOutput && !ctx.io.json && !ctx.io.accessible;
   const renderer = await makeRenderer(ctx, drawn);
-  const idleS = Number(ctx.env.ORC_WATCH_IDLE_TIMEOUT ?? 45);
-  if (!(idleS > 0)) throw new UsageError(`ORC_WATCH_IDLE_TIMEOUT must be a number of seconds above 0, not ${JSON.stringify(ctx.env.ORC_WATCH_IDLE_TIMEOUT)}`);
-  const reconnects = Number(ctx.env.ORC_WATCH_RECONNECTS ?? 8);
-  if (!Number.isInteger(reconnects) || reconnects < 0) throw new UsageError(`ORC_WATCH_RECONNECTS must be a whole number, not ${JSON.stringify(ctx.env.ORC_WATCH_RECONNECTS)}`);
+  const knobs = streamKnobs(ctx);
   const stop = new AbortController();
   let interrupted = false;
   let timedOut = false;
-  const cancelMaxWait =
-    flags.maxWait === undefined
-      ? () => {}
-      : ctx.clock.timer(flags.maxWait * 1000, () => {
-          timedOut = true;
-          active.prompt?.abort.abort();
-          stop.abort();
-        });
+  const cancelMaxWait = maxWaitTimer(ctx, flags, () => {
+    timedOut = true;
+    active.prompt?.abort.abort();
+    stop.abort();
+  });
   let stoppedAtGate: string | null = null;
   // The gate the run waits at now, as far as the stream has told (for what Ctrl-C says).
   let waitingAt: string | null = null;
@@ -149,7 +157,7 @@ export async function follow(ctx: Context, runId: string, flags: FollowFlags): P
   };
 
   try {
-    for await (const ev of watchRun(api, runId, { signal: stop.signal, idleTimeoutMs: idleS * 1000, maxReconnects: reconnects })) {
+    for await (const ev of watchRun(api, runId, { signal: stop.signal, ...knobs })) {
       renderer.handle(ev);
       const open = active.prompt;
       if (ev.kind === 'event' && ev.event.type === 'run.gate_resolved') {

@@ -12,7 +12,7 @@ import { sanitizeLine } from '../../ui/sanitize.js';
 import { loadStyle } from '../../ui/style.js';
 import { describeEvent } from '../../ui/watch/describe.js';
 import { watchRun, type WatchEvent } from '../../watch/engine.js';
-import { parseFollowFlags, type FollowFlags } from './follow.js';
+import { maxWaitTimer, parseFollowFlags, streamKnobs, type FollowFlags } from './follow.js';
 
 interface Row {
   id: string;
@@ -28,6 +28,7 @@ const worst = (codes: number[]) => SEVERITY.find((c) => codes.includes(c)) ?? EX
 
 export async function followMany(ctx: Context, given: string[], all: boolean, flags: FollowFlags): Promise<number> {
   const { policy, approve } = parseFollowFlags(ctx, flags);
+  const knobs = streamKnobs(ctx);
   const api = await ctx.api();
   api.http.deadlinePerRequest();
   const io = ctx.io;
@@ -66,13 +67,10 @@ export async function followMany(ctx: Context, given: string[], all: boolean, fl
   const onSigint = () => stop.abort();
   ctx.signal.addEventListener('abort', onSigint);
   let timedOut = false;
-  const cancelMaxWait =
-    flags.maxWait === undefined
-      ? () => {}
-      : ctx.clock.timer(flags.maxWait * 1000, () => {
-          timedOut = true;
-          stop.abort();
-        });
+  const cancelMaxWait = maxWaitTimer(ctx, flags, () => {
+    timedOut = true;
+    stop.abort();
+  });
   const codes = new Map<string, number>();
   // One question at a time: the prompts of several runs wait their turn.
   let asking: Promise<unknown> = Promise.resolve();
@@ -118,7 +116,7 @@ export async function followMany(ctx: Context, given: string[], all: boolean, fl
     stop.signal.addEventListener('abort', () => own.abort(), { once: true });
     const row = rows.get(id)!;
     try {
-      for await (const ev of watchRun(api, id, { signal: own.signal })) {
+      for await (const ev of watchRun(api, id, { signal: own.signal, ...knobs })) {
         handle(id, row, ev);
         if (ev.kind === 'gate_pending') await onGate(id, ev.gate, own);
         if (ev.kind === 'ended') {
