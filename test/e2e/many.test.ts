@@ -63,6 +63,28 @@ describe.runIf(withTmux)('at a terminal', () => {
     }
   }, 30_000);
 
+  it('asks about the gates of several runs in turn, one question at a time', async () => {
+    const first = await create('First to ask');
+    const second = await create('Second to ask');
+    await advance(first, 'gate:idea');
+    await advance(second, 'gate:idea');
+    const term = TmuxSession.start([process.execPath, ORC_BIN, 'watch', first, second], { env: { ORC_BASE_URL: manual.url, ORC_CONFIG_DIR: freshConfigDir() } });
+    const state = async (id: string) => (await http(manual.url, 'GET', `/v1/runs/${id}/gates`)).body.data[0].state;
+    try {
+      await term.waitFor('Gate idea: your decision');
+      expect((term.screen().match(/Gate idea: your decision/g) ?? []).length).toBe(1); // one question on screen
+      term.send('Enter'); // Approve
+      await term.waitFor(/approved gate idea[\s\S]*Gate idea: your decision/);
+      term.send('Enter');
+      await term.waitFor(/approved gate idea[\s\S]*approved gate idea/);
+      expect([await state(first), await state(second)]).toEqual(['approved', 'approved']);
+      term.send('C-c');
+      expect(await term.exitCode()).toBe(130);
+    } finally {
+      term.kill();
+    }
+  }, 30_000);
+
   it('run list --watch draws the list again as runs come and change', async () => {
     const term = TmuxSession.start([process.execPath, ORC_BIN, 'run', 'list', '--watch'], { env: { ORC_BASE_URL: manual.url, ORC_CONFIG_DIR: freshConfigDir() } });
     try {
