@@ -263,7 +263,7 @@ _orc() {
     'webhook redeliver') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'webhook verify') subs=''; flags='--secret --header --payload-file --tolerance --now --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'webhook listen') subs=''; flags='--events --forward-to --port --host --public-url --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
-    'api') subs=''; flags='--data --field -f --header -H --paginate --include --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
+    'api') subs=''; flags='--data --field -f --header -H --paginate --include --openapi --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'doctor') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'mcp') subs=''; flags='--read-only --tools --sandbox-tools --yes-live-decisions --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'profile') subs='add list use show remove'; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;

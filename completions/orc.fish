@@ -438,6 +438,7 @@ complete -c orc -n '__orc_at '\''api'\''' -l field -s f -x -d 'a field of a JSON
 complete -c orc -n '__orc_at '\''api'\''' -l header -s H -x -d 'a request header; repeatable'
 complete -c orc -n '__orc_at '\''api'\''' -l paginate -d 'follow next_cursor and print one JSON array of every item of every page'
 complete -c orc -n '__orc_at '\''api'\''' -l include -d 'print the status line and headers on stderr first'
+complete -c orc -n '__orc_at '\''api'\''' -l openapi -d 'print the OpenAPI 3.1 document of the service (made from the contract orc speaks; nothing is sent)'
 complete -c orc -n '__orc_at '\''api'\''' -l json -d 'print one JSON document on stdout (for scripts)'
 complete -c orc -n '__orc_at '\''api'\''' -l jq -x -d 'filter the JSON through jq (implies --json); strings print raw, as jq -r does'
 complete -c orc -n '__orc_at '\''api'\''' -l no-input -d 'never prompt; fail with exit 2 where input is needed'

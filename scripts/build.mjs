@@ -78,6 +78,19 @@ if (leaked.length) {
 const entryBytes = [...seen].reduce((n, f) => n + (outputs[f]?.bytes ?? 0), 0);
 console.error(`build: dist/ written; start-up loads ${seen.size} file(s), ${(entryBytes / 1024).toFixed(1)} KiB, plus ${[...eager].join(', ') || 'nothing external'}`);
 
+// The OpenAPI document of the service, shipped with the package (what `orc api --openapi` prints).
+{
+  const { spawnSync } = await import('node:child_process');
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const out = spawnSync(process.execPath, ['bin/orc.js', 'api', '--openapi'], { encoding: 'utf8', env: { ...process.env, ORC_CONFIG_DIR: mkdtempSync(`${tmpdir()}/orc-build-`) } });
+  if (out.status !== 0) {
+    console.error(`build: orc api --openapi failed: ${out.stderr}`);
+    process.exit(1);
+  }
+  writeFileSync('dist/openapi.json', out.stdout);
+}
+
 // The web console (src/console): its own bundle for the browser, into dist/console, which only the sandbox
 // serves. No command loads it; preact and htm live inside it, so nothing of it is fetched from a CDN.
 const page = await build({

@@ -2,6 +2,7 @@
 import { SANDBOX_DEFAULT_KEY } from '../../src/contract/keys.js';
 import { FakeClock } from './clock.js';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server.js';
+import { checkAnswer } from './openapi.js';
 
 export const KEY = SANDBOX_DEFAULT_KEY;
 
@@ -36,6 +37,8 @@ export async function startTestSandbox(opts: Partial<SandboxOptions> = {}): Prom
     } catch {
       parsed = undefined;
     }
+    // Every answer a contract test sees is checked against the OpenAPI document orc ships.
+    checkAnswer(method, path, res.status, parsed);
     return { status: res.status, headers: res.headers, body: parsed, text };
   };
   const createRun = async (pitch = 'A habit tracker for runners', extra: Record<string, string> = {}) => {

@@ -16,6 +16,14 @@ const QUERY_METHODS = new Set(['GET', 'HEAD', 'DELETE']);
 
 export default async function request(ctx: Context, [methodRaw, pathRaw]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
   const io = ctx.io;
+  if (flags.openapi) {
+    if (methodRaw !== undefined) throw new UsageError('--openapi prints the document and sends nothing: it takes no method or path');
+    const { openApiDocument } = await import('../../contract/openapi.js');
+    io.writeJson(openApiDocument(ctx.version));
+    return 0;
+  }
+  if (methodRaw === undefined || pathRaw === undefined)
+    throw Object.assign(new UsageError(`missing ${methodRaw === undefined ? '<method> and <path>' : '<path>'}: \`orc api <METHOD> <path>\` (or --openapi)`), { field: methodRaw === undefined ? '<method>' : '<path>' });
   const method = methodRaw.toUpperCase();
   if (!(METHODS as readonly string[]).includes(method)) throw new UsageError(`<method>: ${JSON.stringify(methodRaw)} is not one of ${METHODS.join(', ')}`);
   const headers = parseHeaders(flags.header);

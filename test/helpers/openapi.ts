@@ -1,0 +1,40 @@
+// Every sandbox answer a contract test sees, checked against orc's OpenAPI document (src/contract/openapi.ts)
+// by a JSON Schema validator orc does not otherwise use (@cfworker/json-schema, 2020-12): the document is
+// proven by what the service answers, not only by itself.
+import { Validator } from '@cfworker/json-schema';
+import { openApiDocument } from '../../src/contract/openapi.js';
+
+type Json = Record<string, any>;
+let doc: Json | null = null;
+const validators = new Map<string, Validator>();
+
+/** The path template of the document that `path` is, or null (`/v1/runs/run_x/gates/idea:approve`). */
+function template(paths: Json, path: string): string | null {
+  for (const t of Object.keys(paths)) {
+    const re = new RegExp(`^${t.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/:]+')}$`);
+    if (re.test(path)) return t;
+  }
+  return null;
+}
+
+/** Checks one answer; throws naming the operation and what is wrong. Routes outside the document
+ * (/_sandbox/, /files/, /healthz) and answers that are not JSON are not its business. */
+export function checkAnswer(method: string, rawPath: string, status: number, body: unknown): void {
+  doc ??= openApiDocument('test');
+  const path = rawPath.split('?')[0]!;
+  const t = template(doc.paths, path);
+  if (!t || body === undefined) return;
+  const op = doc.paths[t][method.toLowerCase()];
+  if (!op) return; // 405: the envelope is checked by the tests that ask for it
+  const response = op.responses[String(status)] ?? op.responses.default;
+  const schema = response?.content?.['application/json']?.schema;
+  if (!schema) return;
+  const key = `${method} ${t} ${String(status)}`;
+  let v = validators.get(key);
+  if (!v) {
+    v = new Validator({ ...schema, components: doc.components } as never, '2020-12', false);
+    validators.set(key, v);
+  }
+  const result = v.validate(body);
+  if (!result.valid) throw new Error(`the answer to ${method} ${path} (${status}) does not match the OpenAPI document (${key}): ${result.errors.map((e) => `${e.instanceLocation} ${e.error}`).slice(0, 3).join('; ')}`);
+}
