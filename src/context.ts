@@ -66,7 +66,8 @@ export function createContext(flags: GlobalFlags, streams: Streams = process, en
       if (!t?.autoStartSandbox) return err;
       const { ApiError, UnexpectedResponseError } = await import('./api/errors.js');
       if (!(err instanceof UnexpectedResponseError || (err instanceof ApiError && !err.requestId))) return err;
-      // The sandbox answers /healthz with its pid; anything else at its address is another program.
+      // The sandbox answers /healthz with its pid; anything else at its address is another program. Asked
+      // with a bare fetch, not the client: no key goes to that program again, and no retry is wanted.
       const ours = await fetch(new URL('/healthz', t.baseUrl), { signal: AbortSignal.timeout(2_000) })
         .then(async (r) => typeof ((await r.json()) as { pid?: unknown })?.pid === 'number')
         .catch(() => false);

@@ -50,7 +50,6 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
   }
   // `orc help <word>` that is neither a topic nor a command: exit 2, with the nearest of either.
   if (help && helpWords.length > 0 && !NOUNS.some((n) => n.name === helpWords[0])) {
-    const { didYouMean } = await import('../suggest.js');
     const words = [...topics.map((t) => t.name), ...NOUNS.map((n) => n.name)];
     return report(Object.assign(new UsageError(`no help topic or command ${JSON.stringify(helpWords[0])}${didYouMean(helpWords[0]!, words)}`, 'See `orc help` for the topics and commands.'), { code: 'unknown_topic' }), json, stderr, EXIT.usage);
   }
@@ -89,8 +88,9 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
   );
 
   // A coding agent: every help ends with what it needs to run orc without a person (src/cli/agent.ts).
-  const agent = wantsHelp ? (await import('./agent.js')).agentIn(opts.env ?? process.env) : null;
-  const forAgents = agent ? (await import('./agent.js')).agentHelp(agent) : '';
+  const agents = wantsHelp ? await import('./agent.js') : null;
+  const agent = agents?.agentIn(opts.env ?? process.env) ?? null;
+  const forAgents = agent ? agents!.agentHelp(agent) : '';
   if (forAgents) program.addHelpText('after', forAgents);
   const define = (parent: Command, c: CommandSpec) => {
     const cmd = parent.command(c.name).summary(c.summary).description(c.summary);
@@ -109,7 +109,7 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
       const self = params[params.length - 1] as Command;
       // Positional arguments keep their places; an optional one not given stays undefined.
       const args = params.slice(0, -2).map((v) => (v === undefined ? undefined : Array.isArray(v) ? v.map(String) : String(v)));
-      (c.args ?? []).forEach((a, i) => spec.checkArg(a, args[i] as string | undefined));
+      (c.args ?? []).forEach((a, i) => spec.checkArg(a, args[i] as string | string[] | undefined));
       const raw = self.optsWithGlobals() as Record<string, unknown>;
       const flags: Record<string, unknown> = {};
       for (const [key, s] of Object.entries(GLOBAL_FLAGS)) flags[key] = spec.checkFlag(key, s, raw[key]);
@@ -157,18 +157,15 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
       return report(Object.assign(new UsageError(parseError ?? err.message.replace(/^error: /, '')), { code }), json, stderr, EXIT.usage);
     }
     const name = (err as Error)?.name;
-    if (name === 'ExitPromptError' || name === 'AbortPromptError') {
-      if (json) return report(new InterruptedError('interrupted; nothing more was done'), true, stderr);
-      stderr.write('orc: interrupted; nothing more was done\n');
-      return EXIT.interrupted; // Ctrl-C or Ctrl-D at a prompt
-    }
+    // Ctrl-C or Ctrl-D at a prompt (exit 130).
+    if (name === 'ExitPromptError' || name === 'AbortPromptError') return report(new InterruptedError('interrupted; nothing more was done'), json, stderr);
     return report(err, json, stderr);
   }
 }
 
 /** The first word that names no command where one is expected, as a usage error naming the nearest. */
 function unknownCommand(program: Command, argv: string[], globals: Record<string, FlagSpec>): UsageError | null {
-  const takesValue = new Set(Object.entries(globals).filter(([, s]) => s.type !== 'bool').map(([k]) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`));
+  const takesValue = valueFlags(globals);
   let at = program;
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i]!;
@@ -195,11 +192,16 @@ function pathOf(c: Command): string {
 
 /** The first word of argv that is not an option or the value of a global option that takes one. */
 function firstCommandWord(argv: string[], globals: Record<string, FlagSpec>): string | undefined {
-  const takesValue = new Set(Object.entries(globals).filter(([, s]) => s.type !== 'bool').map(([k]) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`));
+  const takesValue = valueFlags(globals);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (takesValue.has(a)) i++;
     else if (!a.startsWith('-')) return a;
   }
   return undefined;
+}
+
+/** The global flags that take a value (`--profile`, `--base-url`, …), as typed: the word after one is its value. */
+function valueFlags(globals: Record<string, FlagSpec>): Set<string> {
+  return new Set(Object.entries(globals).filter(([, s]) => s.type !== 'bool').map(([k]) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`));
 }

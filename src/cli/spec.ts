@@ -151,6 +151,8 @@ export const arg = {
   optionalId: <const N extends string>(name: N, o: { complete?: readonly string[] | DynamicValues } = {}) => ({ name, kind: 'id', required: false, ...o }) as const,
   optionalWord: <const N extends string>(name: N, o: { complete?: readonly string[] | DynamicValues } = {}) => ({ name, kind: 'word', required: false, ...o }) as const,
   word: <const N extends string>(name: N, o: { complete?: readonly string[] | DynamicValues } = {}) => ({ name, kind: 'word', required: true, ...o }) as const,
+  /** Zero or more ids, last of all (each checked as `id` is). */
+  ids: <const N extends string>(name: N, o: { complete?: readonly string[] | DynamicValues } = {}) => ({ name, kind: 'id', required: false, variadic: true, ...o }) as const,
   /** Zero or more words, last of all. */
   rest: <const N extends string>(name: N, o: { complete?: readonly string[] | DynamicValues } = {}) => ({ name, kind: 'word', required: false, variadic: true, ...o }) as const,
 };
@@ -237,7 +239,8 @@ function checkValue(name: string, spec: FlagSpec, raw: unknown): unknown {
   }
 }
 
-export function checkArg(spec: ArgSpec, value: string | undefined): void {
+export function checkArg(spec: ArgSpec, value: string | string[] | undefined): void {
+  if (Array.isArray(value)) return value.forEach((v) => checkArg(spec, v));
   if (value === undefined || spec.kind !== 'id') return;
   const problem = idProblem(value);
   if (problem) throw Object.assign(new UsageError(`<${spec.name}>: the id ${JSON.stringify(value)} ${problem}; nothing was sent`), { field: `<${spec.name}>` });

@@ -4,6 +4,7 @@ import type { Context } from '../context.js';
 import type { Run } from '../contract/schemas.js';
 import { TERMINAL_STATUSES } from '../contract/events.js';
 import { UsageError } from '../errors.js';
+import { relativeTime } from '../ui/format.js';
 import { sanitizeLine } from '../ui/sanitize.js';
 
 /** Which runs a command can act on. */
@@ -21,13 +22,8 @@ export async function pickRun(ctx: Context, fit: Fit, command: string): Promise<
   const now = ctx.clock.now();
   const choices = runs.map((r) => ({
     value: r.id,
-    name: `${r.id}  ${sanitizeLine(r.status)} · ${r.gate_pending ? `gate ${sanitizeLine(r.gate_pending)}` : sanitizeLine(r.stage)} · ${age(now - Date.parse(r.created_at))}`,
+    name: `${r.id}  ${sanitizeLine(r.status)} · ${r.gate_pending ? `gate ${sanitizeLine(r.gate_pending)}` : sanitizeLine(r.stage)} · ${relativeTime(r.created_at, now)}`,
   }));
   const id = await (await ctx.prompter()).select(`Which run${fit === 'any' ? '' : ` (${WHAT[fit]})`}?`, choices);
   return runs.find((r) => r.id === id)!;
-}
-
-function age(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  return s < 60 ? `${s}s ago` : s < 3600 ? `${Math.floor(s / 60)}m ago` : s < 86_400 ? `${Math.floor(s / 3600)}h ago` : `${Math.floor(s / 86_400)}d ago`;
 }

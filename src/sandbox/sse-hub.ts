@@ -107,11 +107,13 @@ export class SseHub {
   private flushFirehose(): void {
     const events = this.firehoseOut;
     this.firehoseOut = [];
+    // Encoded once for all streams that want logs and once for those that do not; a tick of log lines
+    // alone writes nothing to the latter.
     let all: Buffer | null = null;
     let noLogs: Buffer | null = null;
     for (const f of this.firehose) {
-      if (f.logs) write(f.res, (all ??= Buffer.from(events.map(fireFrame).join(''))));
-      else write(f.res, (noLogs ??= Buffer.from(events.filter((e) => e.type !== 'log').map(fireFrame).join(''))));
+      const chunk = f.logs ? (all ??= Buffer.from(events.map(fireFrame).join(''))) : (noLogs ??= Buffer.from(events.filter((e) => e.type !== 'log').map(fireFrame).join('')));
+      if (chunk.length) write(f.res, chunk);
     }
   }
 

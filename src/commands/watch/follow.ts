@@ -2,6 +2,7 @@
 // stopped at, and the outcome as an exit code (CONTRACT.md): 0 accepted, 5 rejected/failed/canceled,
 // 6 a gate pending with no one to ask, 7 --max-wait ran out first, 1 the stream lost for good, 130 Ctrl-C.
 import { ApiError } from '../../api/errors.js';
+import type { Api } from '../../api/index.js';
 import { watchRun, type WatchEvent } from '../../watch/engine.js';
 import type { Context } from '../../context.js';
 import { EXIT, UsageError } from '../../errors.js';
@@ -45,6 +46,20 @@ export function streamKnobs(ctx: Context): { idleTimeoutMs: number; maxReconnect
 /** --max-wait: `expire` once the time is up (on the context's clock); the returned function cancels it. */
 export function maxWaitTimer(ctx: Context, flags: FollowFlags, expire: () => void): () => void {
   return flags.maxWait === undefined ? () => {} : ctx.clock.timer(flags.maxWait * 1000, expire);
+}
+
+/** `--approve <gate>`: the gate approved as the run reaches it; a final gate whose scorecard did not pass is
+ * approved as told, and said on stderr (a script's log should show what was waved through). */
+export async function approveAsAsked(ctx: Context, api: Api, runId: string, gate: string, note: (text: string) => void): Promise<void> {
+  const doubt = gate === 'final' ? await (await import('./final-doubt.js')).finalGateDoubt(api, runId) : null;
+  try {
+    await api.gates.approve(runId, gate);
+    note(`approved gate ${gate} (--approve)`);
+    if (doubt) ctx.io.warn(`approved gate final of ${runId} although ${doubt}`);
+  } catch (err) {
+    if (!(err instanceof ApiError && err.code === 'gate_not_pending')) throw err;
+    note(`gate ${gate} was decided elsewhere`);
+  }
 }
 
 /** The terminal view for a person at a terminal, else NDJSON (--json) or plain lines. */
@@ -94,16 +109,7 @@ export async function follow(ctx: Context, runId: string, flags: FollowFlags): P
     if (run.gate_pending !== gate) return undefined;
     waitingAt = gate;
     if (approve.has(gate)) {
-      const doubt = gate === 'final' ? await (await import('./final-doubt.js')).finalGateDoubt(api, runId) : null;
-      try {
-        await api.gates.approve(runId, gate);
-        renderer.note(`approved gate ${gate} (--approve)`);
-        // Approved as asked, but not silently: a script's log should show what was waved through.
-        if (doubt) ctx.io.warn(`approved gate final of ${runId} although ${doubt}`);
-      } catch (err) {
-        if (!(err instanceof ApiError && err.code === 'gate_not_pending')) throw err;
-        renderer.note(`gate ${gate} was decided elsewhere`);
-      }
+      await approveAsAsked(ctx, api, runId, gate, (text) => renderer.note(text));
       return undefined;
     }
     bell();

@@ -3,7 +3,6 @@
 // change with the run's id; under --json, NDJSON envelopes (each carries its run_id). A gate pending on any
 // run is approved (--approve), asked about in turn (one prompt at a time), waited on, or ends the watch
 // (exit 6), as for one run. The exit code is the worst outcome among the runs.
-import { ApiError } from '../../api/errors.js';
 import { TERMINAL_STATUSES } from '../../contract/events.js';
 import type { Run } from '../../contract/schemas.js';
 import type { Context } from '../../context.js';
@@ -12,7 +11,7 @@ import { sanitizeLine } from '../../ui/sanitize.js';
 import { loadStyle } from '../../ui/style.js';
 import { describeEvent } from '../../ui/watch/describe.js';
 import { watchRun, type WatchEvent } from '../../watch/engine.js';
-import { maxWaitTimer, parseFollowFlags, streamKnobs, type FollowFlags } from './follow.js';
+import { approveAsAsked, maxWaitTimer, parseFollowFlags, streamKnobs, type FollowFlags } from './follow.js';
 
 interface Row {
   id: string;
@@ -78,15 +77,7 @@ export async function followMany(ctx: Context, given: string[], all: boolean, fl
   const onGate = async (id: string, gate: string, own: AbortController): Promise<void> => {
     const run = await api.runs.retrieve(id);
     if (run.gate_pending !== gate) return;
-    if (approve.has(gate)) {
-      try {
-        await api.gates.approve(id, gate);
-        say(id, `approved gate ${gate} (--approve)`);
-      } catch (err) {
-        if (!(err instanceof ApiError && err.code === 'gate_not_pending')) throw err;
-      }
-      return;
-    }
+    if (approve.has(gate)) return approveAsAsked(ctx, api, id, gate, (text) => say(id, text));
     if (policy === 'exit') {
       codes.set(id, EXIT.gatePending);
       own.abort();

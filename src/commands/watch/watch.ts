@@ -2,12 +2,10 @@
 import type { Context } from '../../context.js';
 import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
 import type { watch as spec } from './command.js';
-import { checkArg } from '../../cli/spec.js';
 import { pickRun } from '../pick.js';
 import { follow } from './follow.js';
 
 export default async function watch(ctx: Context, [runs]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
-  for (const id of runs) checkArg({ name: 'run', kind: 'id', required: true }, id);
   if (flags.all || runs.length > 1) return (await import('./many.js')).followMany(ctx, runs, Boolean(flags.all), flags);
   return follow(ctx, runs[0] ?? (await pickRun(ctx, 'moving', 'watch')).id, flags);
 }
