@@ -30,9 +30,9 @@ describe('orc watch <run> <run>…', () => {
     expect(plain.stdout).toMatch(new RegExp(`^${bad} failed at 05_build`, 'm'));
     expect(plain.stderr).toContain('1 accepted, 1 ended badly');
     // Every id is checked before anything is asked, as for one run.
-    const bad = await at(['watch', good, '../x', '--json']);
-    expect(bad.exitCode).toBe(2);
-    expect(JSON.parse(bad.stderr).error).toMatchObject({ field: '<run>', exit_code: 2 });
+    const slip = await at(['watch', good, '../x', '--json']);
+    expect(slip.exitCode).toBe(2);
+    expect(JSON.parse(slip.stderr).error).toMatchObject({ field: '<run>', exit_code: 2 });
   });
 
   it('--all follows every run not ended; a gate no one decides ends it with 6, the time running out with 7', async () => {
