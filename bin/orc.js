@@ -28,7 +28,7 @@ if (major < 22 || (major === 22 && minor < 12)) {
       process.exit(code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1));
     });
   } else {
-    process.stderr.write(`orc: needs Node.js 22.12 or newer; this is Node.js ${process.versions.node}.\n`);
+    process.stderr.write(`orc: needs Node.js 22.12 or newer, and this is Node.js ${process.versions.node}: install a current Node (https://nodejs.org), or take the standalone orc for Linux x64, which needs none (https://www.npmjs.com/package/orc-cli#install).\n`);
     process.exit(1);
   }
 } else {

@@ -1,53 +1,32 @@
 // Builds dist/ with esbuild: one small entry, every command and heavy library in chunks loaded on demand.
 // Fails if a heavy library slips into what the entry loads at start-up.
 //
-// zod, commander and string-width (with its Unicode tables) are bundled, into lazily loaded chunks, never the
-// entry: loaded from node_modules,
-// zod's many files and commander's CommonJS cost module resolution at every command; one compile-cached
-// chunk costs a fraction of that. Every other package stays external.
+// Every package is bundled, into lazily loaded chunks, never the entry: the npm package installs orc and
+// nothing else it needs at run time (no dependency tree to resolve, audit or break), and one compile-cached
+// chunk loads faster than a package's many files. The one exception is the OS keychain's native module
+// (@napi-rs/keyring), which nothing in JavaScript can replace: an optional dependency, loaded if present.
+// jq's WebAssembly goes beside the bundle as dist/jq.wasm (src/assets.ts finds it).
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
-import { resolve as resolvePath } from 'node:path';
+import { codeOptions, writeNotices } from './bundle-options.mjs';
 
-const BUNDLED = ['zod', 'commander', '@modelcontextprotocol/sdk', 'string-width'];
-const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 const result = await build({
+  ...codeOptions({ standalone: false }),
   entryPoints: { main: 'src/main.ts' },
   outdir: 'dist',
-  bundle: true,
   splitting: true,
   format: 'esm',
-  platform: 'node',
   target: 'node22.12',
-  plugins: [
-    {
-      name: 'externals',
-      setup(b) {
-        b.onResolve({ filter: /^[^./]/ }, (args) => {
-          if (args.path.startsWith('node:') || BUNDLED.some((p) => args.path === p || args.path.startsWith(`${p}/`))) return undefined;
-          return { path: args.path, external: true };
-        });
-      },
-    },
-    {
-      // `import text from './x.md?raw'`: the file's text, as vitest reads it (the help topics' prose).
-      name: 'raw',
-      setup(b) {
-        b.onResolve({ filter: /\?raw$/ }, (args) => ({ path: resolvePath(args.resolveDir, args.path.slice(0, -4)), namespace: 'raw' }));
-        b.onLoad({ filter: /.*/, namespace: 'raw' }, (args) => ({ contents: readFileSync(args.path, 'utf8'), loader: 'text' }));
-      },
-    },
-  ],
   // Bundled CommonJS (commander) calls require() for Node's own modules; give ESM chunks a real one.
   banner: { js: "import { createRequire as __orcCreateRequire } from 'node:module'; const require = __orcCreateRequire(import.meta.url);" },
   chunkNames: 'chunks/[name]-[hash]',
   sourcemap: 'linked',
-  metafile: true,
-  define: { __ORC_VERSION__: JSON.stringify(pkg.version) },
-  logLevel: 'warning',
 });
+copyFileSync(createRequire(import.meta.url).resolve('jq-wasm/jq.wasm'), 'dist/jq.wasm');
+
 
 // What `orc` loads before any command runs: the entry and its static imports, transitively.
 const HEAVY = ['zod', 'undici', 'ora', '@inquirer/prompts', 'conf', 'execa', 'chalk', 'yaml', '@modelcontextprotocol/sdk', 'node:sqlite', 'jq-wasm'];
@@ -113,3 +92,4 @@ const pageBytes = Object.entries(page.metafile.outputs)
   .filter(([f]) => !f.endsWith('.map'))
   .reduce((n, [f]) => n + gzipSync(readFileSync(f)).length, 0);
 console.error(`build: dist/console written; its script and style are ${(pageBytes / 1024).toFixed(1)} KiB gzipped`);
+writeNotices([...Object.keys(result.metafile.inputs), ...Object.keys(page.metafile.inputs)], 'dist/THIRD-PARTY-NOTICES.txt');

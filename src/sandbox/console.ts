@@ -13,6 +13,7 @@
 // change anything, carry the session's CSRF token in X-Orc-Csrf.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { STANDALONE, asset, assetNames } from '../assets.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import type { Clock } from '../clock.js';
@@ -45,8 +46,12 @@ interface Session {
   lastUsed: number;
 }
 
+/** The page's files are assets of the standalone executable, not a folder. */
+const IN_EXECUTABLE = 'standalone:console/';
+
 /** Where the built page is: dist/console, seen from the bundle's chunks (dist/chunks/) or from src/sandbox/. */
 export function defaultConsoleDir(): string | null {
+  if (STANDALONE) return assetNames('console/assets/')?.includes('console.js') ? IN_EXECUTABLE : null;
   for (const rel of ['../console/', '../../dist/console/']) {
     const dir = fileURLToPath(new URL(rel, import.meta.url));
     try {
@@ -172,12 +177,14 @@ export class ConsoleDoor {
   private load(): Map<string, { body: Buffer; type: string }> {
     if (this.files) return this.files;
     const dir = this.opts.dir!;
+    const inside = dir === IN_EXECUTABLE;
+    const read = (rel: string) => (inside ? asset(`console/${rel}`)! : readFileSync(`${dir}${rel}`));
     const files = new Map<string, { body: Buffer; type: string }>();
-    for (const name of readdirSync(`${dir}assets`)) {
+    for (const name of inside ? assetNames('console/assets/')! : readdirSync(`${dir}assets`)) {
       const ext = /\.[a-z]+$/.exec(name)?.[0] ?? '';
-      if (TYPES[ext]) files.set(name, { body: readFileSync(`${dir}assets/${name}`), type: TYPES[ext] });
+      if (TYPES[ext]) files.set(name, { body: read(`assets/${name}`), type: TYPES[ext] });
     }
-    this.page = readFileSync(`${dir}index.html`, 'utf8');
+    this.page = read('index.html').toString('utf8');
     return (this.files = files);
   }
 

@@ -1,6 +1,7 @@
 // `--jq <expression>`: the JSON a command prints, through jq itself (jq 1.8, compiled to WebAssembly by the
 // jq-wasm package: the real language, not a subset), strings printed raw as `jq -r` does. Loaded only when
 // the flag is given. A bad expression is exit 2 with jq's own message, before anything is sent.
+import { asset } from '../assets.js';
 import { UsageError } from '../errors.js';
 
 export type JsonFilter = (value: unknown) => string;
@@ -13,7 +14,9 @@ function jqMessage(stderr: string): string {
 
 export async function jqFilter(expression: string): Promise<JsonFilter> {
   const { loadJq } = await import('jq-wasm');
-  const jq = await loadJq();
+  // Bundled, jq-wasm cannot find its .wasm beside itself: the build puts it in dist/ (or the executable).
+  const wasm = asset('jq.wasm');
+  const jq = await loadJq(wasm ? { wasmBinary: wasm } : {});
   // jq's exit 3 is a compile error: the expression itself, whatever the input.
   const probe = jq.raw(null, expression, ['-r']);
   if (probe.exitCode === 3) throw Object.assign(new UsageError(`--jq: ${jqMessage(probe.stderr)}`), { field: '--jq' });

@@ -1,21 +1,12 @@
 // The built orc as a newcomer meets it: nothing configured, nothing running. No fixed port: the built-in
 // profile's port comes from ORC_SANDBOX_PORT, set here to one that was free a moment ago.
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freshConfigDir, orc } from '../helpers/cli.js';
+import { freePort } from '../helpers/install.js';
 
 const idea = ['--pitch', 'A habit tracker for runners', '--audience', 'runners', '--monetization', 'freemium'];
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 describe('with nothing configured', () => {
   it('starts the local sandbox in the background, says so, and uses it', async () => {

@@ -1,0 +1,52 @@
+// What the two builds of orc's code share: the npm package's (scripts/build.mjs: ESM chunks loaded on demand)
+// and the standalone executable's (scripts/standalone.mjs: one CommonJS script, as Node's single executable
+// applications take it on Node 24).
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
+
+/** Bundled too, but for the OS keychain's native module, which nothing in JavaScript can replace. */
+export const EXTERNAL = ['@napi-rs/keyring'];
+
+export const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+
+export function codeOptions({ standalone }) {
+  return {
+    bundle: true,
+    platform: 'node',
+    plugins: [
+      {
+        name: 'externals',
+        setup(b) {
+          b.onResolve({ filter: /^[^./]/ }, (args) => (EXTERNAL.some((p) => args.path === p || args.path.startsWith(`${p}/`)) ? { path: args.path, external: true } : undefined));
+        },
+      },
+      {
+        // `import text from './x.md?raw'`: the file's text, as vitest reads it (the help topics' prose).
+        name: 'raw',
+        setup(b) {
+          b.onResolve({ filter: /\?raw$/ }, (args) => ({ path: resolvePath(args.resolveDir, args.path.slice(0, -4)), namespace: 'raw' }));
+          b.onLoad({ filter: /.*/, namespace: 'raw' }, (args) => ({ contents: readFileSync(args.path, 'utf8'), loader: 'text' }));
+        },
+      },
+    ],
+    define: { __ORC_VERSION__: JSON.stringify(pkg.version), __ORC_STANDALONE__: String(standalone) },
+    metafile: true,
+    logLevel: 'warning',
+  };
+}
+
+/** The licences of the packages inside the bundle, which their terms ask to travel with it. */
+export function writeNotices(inputs, file) {
+  const dirs = new Set();
+  for (const input of inputs) {
+    const m = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (m) dirs.add(m[1]);
+  }
+  const parts = [];
+  for (const dir of [...dirs].sort()) {
+    const meta = JSON.parse(readFileSync(`${dir}/package.json`, 'utf8'));
+    const licence = readdirSync(dir).find((f) => /^(licen[cs]e|copying)/i.test(f));
+    parts.push(`${meta.name}@${meta.version} (${meta.license ?? 'see below'})\n\n${licence ? readFileSync(`${dir}/${licence}`, 'utf8').trim() : '(no licence file in the package)'}\n`);
+  }
+  writeFileSync(file, `orc bundles the following packages, under their own licences.\n\n${parts.join(`\n${'-'.repeat(72)}\n\n`)}`);
+}
