@@ -3,6 +3,7 @@
 // (which `ps` shows to every user of the machine).
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { STANDALONE } from '../assets.js';
 import { KNOB_NAMES, type KnobName } from '../contract/sandbox-knobs.js';
 import { EnvironmentError } from '../errors.js';
 import { logPath } from './sandbox-state.js';
@@ -25,7 +26,8 @@ export async function spawnDetached(from: LaunchFrom, flags: LaunchFlags): Promi
   mkdirSync(from.configDir, { recursive: true, mode: 0o700 });
   const log = logPath(from.configDir);
   const fd = openSync(log, 'a', 0o600);
-  const args = [from.launcher, 'sandbox', 'start'];
+  // The standalone executable is its own launcher: Node and orc in one file.
+  const args = STANDALONE ? ['sandbox', 'start'] : [from.launcher, 'sandbox', 'start'];
   for (const key of KNOB_NAMES) if (flags[key] !== undefined) args.push(flagOf(key), flags[key]);
   if (flags.dataDir) args.push('--data-dir', flags.dataDir);
   if (flags.clock) args.push('--clock', flags.clock);
