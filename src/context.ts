@@ -101,6 +101,8 @@ export function createContext(flags: GlobalFlags, streams: Streams = process, en
           apiKey: t.key,
           userAgent: `orc/${VERSION} node/${process.versions.node}`,
           clock: ctx.clock,
+          env,
+          ...(t.caFile ? { caFile: t.caFile } : {}),
           deadlineMs: Math.round((flags.timeout ?? 120) * 1000),
           notice: (line) => io.info(`orc: ${line}`),
           ...(flags.debug ? { debug: (line: string) => io.debug(line) } : {}),

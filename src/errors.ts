@@ -1,7 +1,7 @@
 // Typed errors and the exit codes of CONTRACT.md, once: the table below is what `orc help exit-codes` and
 // the README show, and EXIT is made from it. Commands throw these errors; the HTTP client and the sandbox
 // throw problems of their own (src/problem.ts), which exitCodeOf maps here. Only main.ts exits.
-import { ApiConnectionError, ApiError, InvalidIdError, NotAnEventStreamError, RetryLaterError, StreamLostError, UnexpectedResponseError, UnsafeRequestError } from './api/errors.js';
+import { ApiConnectionError, ApiError, InvalidIdError, NotAnEventStreamError, RetryLaterError, StreamLostError, UnexpectedResponseError, UnsafeRequestError, UntrustedCertificateError } from './api/errors.js';
 import { Problem } from './problem.js';
 
 export interface ExitCodeEntry {
@@ -35,7 +35,7 @@ export const EXIT_CODES = [
   {
     name: 'auth', code: 4,
     meaning: 'auth or configuration',
-    when: '401/403, no such profile, no key, a broken config folder, a key refused by the safety rules (plain http to another host, a live key to a sandbox, a live key without --live), a redirect to another host',
+    when: '401/403, no such profile, no key, a broken config folder, a key refused by the safety rules (plain http to another host, a live key to a sandbox, a live key without --live), a redirect to another host, a certificate orc does not trust, a proxy variable that is not a URL',
     script: 'fix the key or the profile (`orc doctor` says what is wrong)',
   },
   { name: 'runEnded', code: 5, meaning: 'run ended badly', when: '`watch`: the run ended rejected, failed or canceled (the reason on stderr)', script: 'the run is over; start another or look at why' },
@@ -64,7 +64,7 @@ export function exitCodeOf(err: unknown): number {
   }
   if (err instanceof InvalidIdError) return EXIT.usage;
   if (err instanceof RetryLaterError) return EXIT.refused;
-  if (err instanceof UnsafeRequestError) return EXIT.auth;
+  if (err instanceof UnsafeRequestError || err instanceof UntrustedCertificateError) return EXIT.auth;
   if (err instanceof ApiConnectionError || err instanceof UnexpectedResponseError || err instanceof StreamLostError || err instanceof NotAnEventStreamError) return EXIT.failure;
   return EXIT.failure;
 }

@@ -35,6 +35,36 @@ export class ApiError extends Problem {
 /** No answer at all: refused, reset, timed out, DNS. */
 export class ApiConnectionError extends Problem {}
 
+/** The service's certificate is not one orc trusts: never retried, a configuration to fix (exit 4). */
+export class UntrustedCertificateError extends Problem {}
+
+/** Node's codes for a certificate that does not verify (its chain, its dates or its name). */
+export const CERTIFICATE_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_UNTRUSTED', 'CERT_SIGNATURE_FAILURE', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID',
+  'CERT_REVOKED', 'CERT_REJECTED', 'INVALID_CA', 'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** A certificate orc does not trust, said with the host and the ways to fix it. */
+export function untrustedCertificate(url: URL, err: unknown): UntrustedCertificateError {
+  const e = err as NodeJS.ErrnoException;
+  const words: Record<string, string> = {
+    ERR_TLS_CERT_ALTNAME_INVALID: `it is not for the name ${url.hostname}`,
+    CERT_HAS_EXPIRED: 'it has expired',
+    CERT_NOT_YET_VALID: 'it is not valid yet',
+    DEPTH_ZERO_SELF_SIGNED_CERT: 'it is self-signed',
+    SELF_SIGNED_CERT_IN_CHAIN: 'its chain ends in a self-signed CA orc does not trust',
+    UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'it is signed by a CA orc does not trust',
+    UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'it is signed by a CA orc does not trust',
+    CERT_REVOKED: 'it has been revoked',
+  };
+  const why = words[e.code ?? ''] ?? `${(e.message || e.code || 'unknown').replace(/[.;].*$/s, '')} (${e.code})`;
+  return new UntrustedCertificateError(
+    `the certificate of ${url.host} is not trusted: ${why}; nothing was sent`,
+    `If it is signed by a CA of your own (a sandbox started with --tls prints its CA's path), trust that CA: NODE_EXTRA_CA_CERTS=<ca.pem> orc …, or \`orc profile add <name> --ca-file <ca.pem>\`. If you expected a public certificate, something is between you and ${url.hostname}.`,
+  );
+}
+
 /** A 2xx answer that is not what the contract says. */
 export class UnexpectedResponseError extends Problem {}
 
@@ -81,7 +111,10 @@ export function describeNetwork(code: string): string {
 export function networkFailure(err: unknown, attemptCut: boolean, attemptMs: number): { code: string; message: string } {
   if (attemptCut) return { code: 'ORC_ATTEMPT_TIMEOUT', message: `no answer within ${Math.round(attemptMs / 1000)} s` };
   const code = (err as NodeJS.ErrnoException)?.code ?? (err as Error)?.name ?? '';
-  return { code, message: describeNetwork(code) || (err as Error)?.message || String(err) };
+  if (code === 'ORC_PROXY') return { code, message: (err as Error).message };
+  const words = describeNetwork(code);
+  // A code orc has no words for: the error's own message says more than its name.
+  return { code, message: words && words !== code ? words : (err as Error)?.message || code || String(err) };
 }
 
 /** An error answer as an ApiError: the service's envelope, or what came instead, by status and request id. */

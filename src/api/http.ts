@@ -11,7 +11,8 @@ import { isLoopbackHost, redactKey } from '../contract/keys.js';
 import { pageOf } from '../contract/schemas.js';
 import { formatDuration } from '../duration.js';
 import { MAX_ERROR_BYTES, MAX_JSON_BYTES, STATUS_TEXT, drain, readText, toAnswer, withText, type Answer, type RawResponse } from './answer.js';
-import { ApiConnectionError, ApiError, RetryLaterError, UnexpectedResponseError, UnsafeRequestError, networkFailure, parseError, requestLine } from './errors.js';
+import { ApiConnectionError, ApiError, CERTIFICATE_CODES, RetryLaterError, UnexpectedResponseError, UnsafeRequestError, networkFailure, parseError, requestLine, untrustedCertificate } from './errors.js';
+import { OrcError } from '../errors.js';
 import { PageWalk } from './pages.js';
 import { IDEMPOTENT_METHODS, RETRYABLE_NETWORK, RetryPolicy, parseRetryAfter } from './retry.js';
 import { Transport } from './transport.js';
@@ -44,6 +45,10 @@ export interface HttpOptions {
   briefWhenRefused?: boolean;
   /** Called once when the first connection is refused; true means "try again now" (the sandbox was started). */
   onConnectionRefused?: () => Promise<boolean>;
+  /** The environment, for the proxy variables (HTTPS_PROXY, HTTP_PROXY, NO_PROXY); none: no proxy. */
+  env?: NodeJS.ProcessEnv;
+  /** A PEM file of CA certificates to trust besides the system's (a profile's --ca-file). */
+  caFile?: string;
 }
 
 export type Query = Record<string, string | number | undefined | null>;
@@ -116,7 +121,12 @@ export class HttpClient {
     this.base = new URL(options.baseUrl);
     this.retry = new RetryPolicy(this.opts);
     // Timeouts past connecting are orc's own, on its clock.
-    this.transport = new Transport(options.connectTimeoutMs ?? 10_000);
+    this.transport = new Transport({
+      connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+      ...(options.env ? { env: options.env } : {}),
+      ...(options.caFile ? { caFile: options.caFile } : {}),
+      ...(options.debug ? { debug: options.debug } : {}),
+    });
   }
 
   async close(): Promise<void> {
@@ -255,6 +265,9 @@ export class HttpClient {
       else silence.disarm();
     } catch (err) {
       silence.end();
+      // A certificate orc does not trust is a configuration to fix, not a network to wait out.
+      if (CERTIFICATE_CODES.has((err as NodeJS.ErrnoException)?.code ?? '')) throw untrustedCertificate(plan.url, err);
+      if (err instanceof OrcError) throw err; // the transport's own (a proxy variable that is not a URL, an unreadable CA file)
       return { kind: 'broken', failure: networkFailure(err, silence.fired, this.opts.attemptTimeoutMs) };
     }
     const status = answer.status;

@@ -12,6 +12,8 @@ export interface StoredProfile {
   live_key?: string;
   /** Where the live key is, if there is one. */
   live_key_in?: 'keychain' | 'file';
+  /** A PEM file of CA certificates to trust for this profile's https, besides the system's. */
+  ca_file?: string;
 }
 
 export interface ConfigFile {

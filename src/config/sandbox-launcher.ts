@@ -17,7 +17,7 @@ export interface LaunchFrom {
 
 /** Flags of `orc sandbox start` to pass on, as typed: a value for each knob given; `apiKey` travels in the
  * environment, never in argv. */
-export type LaunchFlags = Partial<Record<KnobName, string>> & { apiKey?: string; dataDir?: string; memory?: boolean; clock?: string; import?: string };
+export type LaunchFlags = Partial<Record<KnobName, string>> & { apiKey?: string; dataDir?: string; memory?: boolean; clock?: string; import?: string; tls?: boolean; standInLive?: boolean };
 
 const flagOf = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 
@@ -33,6 +33,8 @@ export async function spawnDetached(from: LaunchFrom, flags: LaunchFlags): Promi
   if (flags.clock) args.push('--clock', flags.clock);
   if (flags.import) args.push('--import', flags.import);
   if (flags.memory) args.push('--memory');
+  if (flags.tls) args.push('--tls');
+  if (flags.standInLive) args.push('--stand-in-live');
   const start = readFileSync(log).length;
   const child = spawn(process.execPath, [...process.execArgv, ...args], {
     detached: true,

@@ -14,6 +14,8 @@ export interface SandboxState {
   api_key?: string;
   /** When its process started (src/pid.ts): with the pid, proof that a process is this sandbox. */
   pid_started?: string | null;
+  /** With --tls: the CA that signed its certificate, which orc trusts for this sandbox. */
+  ca_file?: string;
 }
 
 export const statePath = (configDir: string) => join(configDir, 'sandbox.json');
@@ -48,30 +50,51 @@ export async function isRecordedSandbox(state: SandboxState): Promise<boolean> {
   if (!isAlive(state.pid)) return false;
   const now = processStartTime(state.pid);
   if (state.pid_started && now) return now === state.pid_started;
-  try {
-    const res = await fetch(`${state.url}/healthz`, { signal: AbortSignal.timeout(1500) });
-    const body = (await res.json()) as { pid?: unknown };
-    return body.pid === state.pid;
-  } catch {
-    return false;
-  }
+  return (await healthz(state.url, 1500, state.ca_file))?.pid === state.pid;
 }
 
 /** The running sandbox recorded here, or null (a stale record is removed). */
 export async function liveSandbox(configDir: string): Promise<SandboxState | null> {
   const state = readState(configDir);
   if (!state) return null;
-  if (isAlive(state.pid) && (await answers(state.url))) return state;
+  if (isAlive(state.pid) && (await answers(state.url, 1500, state.ca_file))) return state;
   if (!isAlive(state.pid)) rmSync(statePath(configDir), { force: true });
   return null;
 }
 
-export async function answers(url: string, timeoutMs = 1500): Promise<boolean> {
-  try {
-    const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(timeoutMs) });
-    await res.body?.cancel();
-    return res.ok;
-  } catch {
-    return false;
+export async function answers(url: string, timeoutMs = 1500, caFile?: string): Promise<boolean> {
+  return (await healthz(url, timeoutMs, caFile)) !== null;
+}
+
+/** What the sandbox at `url` says of itself on /healthz ({ ok, version, pid }), or null if nothing answers
+ * so. Over https, its CA (the one --tls made) is trusted besides the system's. */
+export function healthz(url: string, timeoutMs: number, caFile?: string): Promise<{ pid?: unknown } | null> {
+  const target = new URL('/healthz', url);
+  const https = target.protocol === 'https:';
+  const mod = (https ? process.getBuiltinModule('node:https') : process.getBuiltinModule('node:http')) as typeof import('node:https');
+  let ca: string[] | undefined;
+  if (https && caFile) {
+    try {
+      const tls = process.getBuiltinModule('node:tls') as typeof import('node:tls');
+      ca = [...tls.rootCertificates, readFileSync(caFile, 'utf8')];
+    } catch {
+      return Promise.resolve(null);
+    }
   }
+  return new Promise((resolve) => {
+    const req = mod.get(target, { signal: AbortSignal.timeout(timeoutMs), ...(ca ? { ca } : {}) }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c.length + text.length > 65_536 ? '' : c));
+      res.on('end', () => {
+        try {
+          resolve(res.statusCode === 200 ? ((JSON.parse(text) as { pid?: unknown }) ?? {}) : null);
+        } catch {
+          resolve(null);
+        }
+      });
+      res.on('error', () => resolve(null));
+    });
+    req.on('error', () => resolve(null));
+  });
 }

@@ -26,6 +26,9 @@ export interface Target {
   keyFrom: 'env' | 'profile' | 'built-in';
   /** True when orc may start the local sandbox itself: nothing configured points elsewhere. */
   autoStartSandbox: boolean;
+  /** CA certificates to trust besides the system's: the profile's --ca-file, or the CA of the sandbox this
+   * config folder started with --tls (for the built-in profile). */
+  caFile?: string;
 }
 
 export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, configDir: string): Promise<Target> {
@@ -42,7 +45,7 @@ export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, 
     // The built-in profile points at the sandbox this config folder started, else the default address.
     const state = readState(configDir);
     const running = state && isAlive(state.pid) ? state : null;
-    stored = { base_url: running?.url ?? defaultSandboxUrl(env), test_key: running?.api_key ?? SANDBOX_DEFAULT_KEY };
+    stored = { base_url: running?.url ?? defaultSandboxUrl(env), test_key: running?.api_key ?? SANDBOX_DEFAULT_KEY, ...(running?.ca_file ? { ca_file: running.ca_file } : {}) };
   } else {
     const found = config.profiles[profile];
     if (!found) {
@@ -90,13 +93,15 @@ export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, 
       actual === 'live' ? `${keyFrom === 'env' ? 'ORC_API_KEY holds' : 'the key is'} a live key (${redactKey(key)}), but --live was not given` : `--live needs a live key, but ${keyFrom === 'env' ? 'ORC_API_KEY holds' : 'the key is'} a test key (${redactKey(key)})`,
       actual === 'live' ? 'Add --live to act on the live service on purpose.' : undefined,
     );
+  // The CA of a sandbox this folder started with --tls is trusted for that sandbox's address only.
+  const caFile = builtIn && baseUrlFrom !== 'built-in' ? undefined : stored.ca_file;
   const host = new URL(baseUrl).hostname;
   const sandbox = isLoopbackHost(host);
   if (mode === 'live' && sandbox) throw new ConfigError(`refusing to send a live key to the sandbox at ${baseUrl}`, 'Live keys go to the live service only; drop --live to use the test key.');
   if (mode === 'test' && !sandbox)
     throw new ConfigError(`refusing to send a test key to ${host}: test keys are for the sandbox (a loopback address)`, 'Use --live with a live key for the live service, or point --base-url at a sandbox.');
 
-  return { profile, profileFrom, baseUrl, baseUrlFrom, mode, key, keyFrom, autoStartSandbox: builtIn && baseUrlFrom === 'built-in' };
+  return { profile, profileFrom, baseUrl, baseUrlFrom, mode, key, keyFrom, autoStartSandbox: builtIn && baseUrlFrom === 'built-in', ...(caFile ? { caFile } : {}) };
 }
 
 function checkBaseUrl(raw: string, from: Source, profile: string): string {

@@ -78,8 +78,14 @@ export class ConsoleDoor {
       /** The host the sandbox listens on, and (once it listens) its port. */
       host: string;
       port: () => number;
+      /** https when the sandbox serves TLS (--tls). */
+      scheme?: 'http' | 'https';
     },
   ) {}
+
+  private get scheme(): string {
+    return this.opts.scheme ?? 'http';
+  }
 
   private get cookieName(): string {
     // Cookies are shared by every port of a host: one name per sandbox, so two sandboxes never mix sessions.
@@ -105,7 +111,7 @@ export class ConsoleDoor {
     const expires = now + TOKEN_TTL_MS;
     this.tokens.set(token, expires);
     const at = host !== undefined && this.allowedHost(host) ? host : `127.0.0.1:${this.opts.port()}`;
-    return { url: `http://${at}/console/login?token=${token}`, expires_at: new Date(expires).toISOString() };
+    return { url: `${this.scheme}://${at}/console/login?token=${token}`, expires_at: new Date(expires).toISOString() };
   }
 
   /** The session a request's cookie names, or null when it carries none. Throws when it carries one that
@@ -118,7 +124,7 @@ export class ConsoleDoor {
     if (!session) throw new Failure('console_session_invalid', 'this console session has ended (the sandbox restarted, or it was reset); run `orc sandbox console` for a new link');
     const origin = req.headers.origin;
     const site = req.headers['sec-fetch-site'];
-    if ((origin !== undefined && origin !== `http://${req.headers.host}`) || (site !== undefined && site !== 'same-origin' && site !== 'none'))
+    if ((origin !== undefined && origin !== `${this.scheme}://${req.headers.host}`) || (site !== undefined && site !== 'same-origin' && site !== 'none'))
       throw new Failure('cross_origin_refused', 'a request from another site is refused');
     if (method !== 'GET' && method !== 'HEAD') {
       // A change needs the page's own origin (browsers send it on every POST, PATCH and DELETE) and the token.
@@ -170,7 +176,7 @@ export class ConsoleDoor {
     }
     const sid = randomBytes(32).toString('base64url');
     this.sessions.set(sid, { csrf: randomBytes(24).toString('base64url'), lastUsed: now });
-    res.writeHead(303, { ...SECURITY_HEADERS, Location: '/console/', 'Set-Cookie': `${this.cookieName}=${sid}; HttpOnly; SameSite=Strict; Path=/`, 'Cache-Control': 'no-store', 'Content-Length': '0' });
+    res.writeHead(303, { ...SECURITY_HEADERS, Location: '/console/', 'Set-Cookie': `${this.cookieName}=${sid}; HttpOnly; SameSite=Strict; Path=/${this.scheme === 'https' ? '; Secure' : ''}`, 'Cache-Control': 'no-store', 'Content-Length': '0' });
     res.end();
   }
 

@@ -65,6 +65,10 @@ export interface SandboxOptions {
   consoleDir?: string | null;
   /** Told of every request as it arrives, before its body is read (a test waits on it instead of a sleep). */
   onRequest?: (method: string, path: string) => void;
+  /** Serve https with this certificate and key (PEM), made by `--tls` (src/sandbox/tls.ts). */
+  tls?: { cert: string; key: string };
+  /** Standing in for the live service (`--stand-in-live`, with --tls): this live key is accepted too. */
+  liveKey?: string;
 }
 
 export const SANDBOX_DEFAULTS: SandboxOptions = {
@@ -153,7 +157,8 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
   service.onEvent(dispatcher.onEvent);
   const describer = new Describer(store, artifacts, service, log);
   service.onStageComplete((runId) => describer.describe(runId));
-  const door = new ConsoleDoor({ io, dir: opts.consoleDir === undefined ? defaultConsoleDir() : opts.consoleDir, host: opts.host, port: () => port });
+  const scheme = opts.tls ? 'https' : 'http';
+  const door = new ConsoleDoor({ io, dir: opts.consoleDir === undefined ? defaultConsoleDir() : opts.consoleDir, host: opts.host, port: () => port, scheme });
   const router = new Router<Handler>(apiRoutes({ service, dispatcher, artifacts, hub, clock, maxEventStreams: opts.maxEventStreams, origin }));
   function authenticate(req: IncomingMessage, method: string): string {
     const header = req.headers.authorization;
@@ -163,6 +168,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!m) throw new Failure('invalid_api_key', 'the Authorization header must be Bearer <key>');
     const key = m[1]!;
+    if (opts.liveKey && key === opts.liveKey) return key;
     if (key.startsWith('sk_live_')) throw new Failure('live_key_in_sandbox', 'a live key was sent to the sandbox; use the sandbox test key');
     if (key !== opts.apiKey) throw new Failure('invalid_api_key', `invalid API key ${redactKey(key)}`);
     return key;
@@ -209,6 +215,8 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
       }
       limiter.take(headers, key);
       if (path.startsWith('/_sandbox/')) {
+        // Steering is test mode's (CONTRACT.md): a stand-in for the live service takes no control by its live key.
+        if (key !== opts.apiKey) throw new Failure('live_key_in_sandbox', 'the sandbox controls take the test key only');
         const out = await admin({ clock, io, service, dispatcher, hub, store, faults, journal, door }, req, res, method, path, query, () => readBody(req));
         if (out) sendJson(res, out.status, JSON.stringify(out.value), headers);
         return;
@@ -252,21 +260,23 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
   }
 
   function origin(req: IncomingMessage): string {
-    return `http://${req.headers.host ?? `${opts.host}:${port}`}`;
+    return `${scheme}://${req.headers.host ?? `${opts.host}:${port}`}`;
   }
 
   // Connections are reaped: one idle between requests after 5 s, one that has not sent its headers within
   // headersTimeoutMs (a silent or half-sent request), and a request whose body outlasts our own 408. Node
   // looks at them every connectionsCheckingInterval. An event stream, its request whole, is not affected.
-  const server: Server = createServer(
-    {
-      keepAliveTimeout: 5_000,
-      headersTimeout: opts.headersTimeoutMs,
-      requestTimeout: opts.headersTimeoutMs + opts.bodyTimeoutMs + 5_000,
-      connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(opts.headersTimeoutMs / 4))),
-    },
-    (req, res) => void handle(req, res),
-  );
+  const serverOptions = {
+    keepAliveTimeout: 5_000,
+    headersTimeout: opts.headersTimeoutMs,
+    requestTimeout: opts.headersTimeoutMs + opts.bodyTimeoutMs + 5_000,
+    connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(opts.headersTimeoutMs / 4))),
+  };
+  const server: Server = opts.tls
+    ? (process.getBuiltinModule('node:https') as typeof import('node:https')).createServer({ ...serverOptions, cert: opts.tls.cert, key: opts.tls.key }, (req, res) => void handle(req, res))
+    : createServer(serverOptions, (req, res) => void handle(req, res));
+  // https: a client that gives up during the handshake (it does not trust the certificate) is not an error.
+  server.on('tlsClientError', (_err: Error, socket: Socket) => socket.destroy());
   const sockets = new Set<Socket>();
   server.on('connection', (s) => {
     sockets.add(s);
@@ -289,7 +299,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
 
   let closing: Promise<void> | null = null;
   return {
-    url: `http://${hostForUrl}:${port}`,
+    url: `${scheme}://${hostForUrl}:${port}`,
     host: opts.host,
     port,
     service,

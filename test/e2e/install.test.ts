@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildStandalone, freePort, installedPackages, nodeFolder, oldNode, packAndInstall, readmeFirstCommand } from '../helpers/install.js';
+import { ROOT, buildStandalone, freePort, installedPackages, nodeFolder, oldNode, packAndInstall, readmeFirstCommand } from '../helpers/install.js';
 
 const ci = Boolean(process.env.CI) && process.env.CI !== 'false';
 
@@ -26,11 +26,11 @@ async function readmeRun(bin: string, env: Record<string, string>, more: (orc: O
   const e = { ...env, ORC_SANDBOX_PORT: port };
   const orc: Orc = (args) => execa(bin, args, { env: e, extendEnv: false, reject: false, timeout: 90_000, input: '' });
   const started = await orc(['sandbox', 'start', '--detach', '--port', port, '--stage-ms', '20']);
-  expect(started.exitCode, started.stderr).toBe(0);
+  expect(started.exitCode, String(started.stderr)).toBe(0);
   try {
     const r = await orc(readmeFirstCommand());
-    expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/run_\S+ accepted/);
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    expect(String(r.stderr)).toMatch(/run_\S+ accepted/);
     // --jq: jq's WebAssembly is found where this orc keeps it.
     expect((await orc(['run', 'list', '--json', '--jq', '.[0].status'])).stdout).toBe('accepted');
     await more(orc);
@@ -56,6 +56,15 @@ describe('the npm package', () => {
     expect(files).toContain('package/LICENSE');
     expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
     expect(files.filter((f) => f.startsWith('package/src/') || f.startsWith('package/test/'))).toEqual([]);
+  });
+
+  it('is ready to publish: npm publish --dry-run passes and warns of nothing in the package', async () => {
+    const r = await execa('npm', ['publish', '--dry-run', '--ignore-scripts'], { cwd: ROOT, all: true, reject: false });
+    expect(r.exitCode, r.all).toBe(0);
+    expect(r.all).toContain('+ orc-cli@');
+    // Only that nobody is logged in, which a dry run does not need.
+    const warnings = String(r.all).split('\n').filter((l) => /npm warn/.test(l) && !/logged in|Unknown (user|project) config/.test(l));
+    expect(warnings).toEqual([]);
   });
 
   it.each([22, 24])('runs the README first command on Node %i', async (major) => {

@@ -1,5 +1,8 @@
 // `orc profile add <name>`: a base URL and keys. Keys come from a masked prompt or stdin (--with-key),
 // never from arguments, which any user of the machine can read in `ps`.
+import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { keyMode, redactKey } from '../../contract/keys.js';
 import { baseUrlProblem, normalizeBaseUrl } from '../../config/target.js';
 import { keychainDelete, keychainSet, liveKeyAccount } from '../../config/keychain.js';
@@ -21,6 +24,8 @@ export default async function add(ctx: Context, [name]: ArgsOf<typeof spec>, fla
   const problem = baseUrlProblem(baseUrl);
   if (problem) throw new UsageError(`--base-url: ${problem}`);
   baseUrl = normalizeBaseUrl(baseUrl);
+
+  const caFile = flags.caFile === undefined ? undefined : flags.caFile.trim() === '' ? null : readCaFile(flags.caFile);
 
   const keys: { test?: string; live?: string } = {};
   if (flags.withKey) {
@@ -46,7 +51,7 @@ export default async function add(ctx: Context, [name]: ArgsOf<typeof spec>, fla
       if (!entered) continue;
       keys[mode] = entered;
     }
-  } else if (!existing || flags.baseUrl === undefined) {
+  } else if (!existing || (flags.baseUrl === undefined && caFile === undefined)) {
     throw new UsageError('give the keys on stdin with --with-key (one a line), or run this at a terminal to be asked', 'Keys are never taken as arguments: they would show in `ps`.');
   }
   if (!existing && !keys.test && !keys.live) throw new UsageError('a new profile needs at least one key');
@@ -58,6 +63,8 @@ export default async function add(ctx: Context, [name]: ArgsOf<typeof spec>, fla
   const config = await updateConfig(ctx.configDir, (c) => {
     const p: StoredProfile = { ...c.profiles[name!], base_url: baseUrl! };
     if (keys.test) p.test_key = keys.test;
+    if (caFile) p.ca_file = caFile;
+    else if (caFile === null) delete p.ca_file;
     if (keys.live) {
       if (liveIn === 'file') p.live_key = keys.live;
       else delete p.live_key;
@@ -77,6 +84,7 @@ export default async function add(ctx: Context, [name]: ArgsOf<typeof spec>, fla
     ctx.io.info(`${existing ? 'Updated' : 'Saved'} profile ${name} (${baseUrl})${becameActive ? '; it is now the active profile' : ''}.`);
     if (keys.test) ctx.io.info(`  test key ${redactKey(keys.test)} in ${configFile(ctx.configDir)}`);
     if (keys.live && liveIn === 'keychain') ctx.io.info(`  live key ${redactKey(keys.live)} in the system keychain`);
+    if (caFile) ctx.io.info(`  trusting the CA certificates in ${caFile}, besides the system's`);
   }
   // Said once, clearly, also under --json: a live key in a file is a choice the user should know was made.
   if (keys.live && liveIn === 'file') {
@@ -87,4 +95,21 @@ export default async function add(ctx: Context, [name]: ArgsOf<typeof spec>, fla
     );
   }
   return 0;
+}
+
+/** The CA file as stored: its absolute path, once it is known to hold a certificate (exit 2 otherwise). */
+function readCaFile(path: string): string {
+  const abs = resolve(path);
+  let pem: string;
+  try {
+    pem = readFileSync(abs, 'utf8');
+  } catch (err) {
+    throw Object.assign(new UsageError(`--ca-file: cannot read ${abs}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`), { field: '--ca-file' });
+  }
+  try {
+    new X509Certificate(pem);
+  } catch {
+    throw Object.assign(new UsageError(`--ca-file: ${abs} holds no PEM certificate`), { field: '--ca-file' });
+  }
+  return abs;
 }

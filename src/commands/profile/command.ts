@@ -9,8 +9,9 @@ export const add = command({
   flags: {
     baseUrl: flag.string('url', 'the service address (https://…)'),
     withKey: flag.bool('read the key(s) from stdin, one a line (sk_test_… and/or sk_live_…)'),
+    caFile: flag.string('pem', 'trust the CA certificates in this PEM file for this profile, besides the system\'s ("" to stop)', { complete: 'files' }),
   },
-  examples: ['orc profile add prod --base-url https://api.example.com', 'printf "%s\\n" "$TEST_KEY" "$LIVE_KEY" | orc profile add ci --base-url https://api.example.com --with-key'],
+  examples: ['orc profile add prod --base-url https://api.example.com', 'orc profile add staging --base-url https://staging.example.com --ca-file ./company-ca.pem', 'printf "%s\\n" "$TEST_KEY" "$LIVE_KEY" | orc profile add ci --base-url https://api.example.com --with-key'],
 });
 
 export const list = command({ name: 'list', summary: 'List profiles (keys redacted)', json: 'an array of profiles, keys redacted, and where each key is kept', examples: ['orc profile list', 'orc profile list --json'] });

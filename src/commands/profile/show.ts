@@ -19,5 +19,6 @@ export default async function show(ctx: Context, [name]: string[]): Promise<numb
   ctx.io.out(`base url  ${orDash(view.base_url)}`);
   ctx.io.out(`test key  ${where(view.test_key, view.test_key_in)}`);
   ctx.io.out(`live key  ${where(view.live_key, view.live_key_in)}`);
+  if (view.ca_file) ctx.io.out(`ca file   ${view.ca_file}`);
   return 0;
 }

@@ -15,6 +15,8 @@ export interface ProfileView {
   test_key_in: 'config file' | 'built-in' | null;
   live_key: string | null;
   live_key_in: 'keychain' | 'config file' | null;
+  /** A PEM file of CA certificates trusted for this profile besides the system's. */
+  ca_file: string | null;
 }
 
 export async function profileViews(config: ConfigFile, readKeychain: boolean, configDir: string, env: NodeJS.ProcessEnv): Promise<ProfileView[]> {
@@ -24,7 +26,7 @@ export async function profileViews(config: ConfigFile, readKeychain: boolean, co
     // As resolveTarget sees it: the sandbox this config folder started, else the default address.
     const state = readState(configDir);
     const running = state && isAlive(state.pid) ? state : null;
-    views.push({ name: BUILT_IN_PROFILE, active: active === BUILT_IN_PROFILE, built_in: true, base_url: running?.url ?? defaultSandboxUrl(env), test_key: redactKey(running?.api_key ?? SANDBOX_DEFAULT_KEY), test_key_in: 'built-in', live_key: null, live_key_in: null });
+    views.push({ name: BUILT_IN_PROFILE, active: active === BUILT_IN_PROFILE, built_in: true, base_url: running?.url ?? defaultSandboxUrl(env), test_key: redactKey(running?.api_key ?? SANDBOX_DEFAULT_KEY), test_key_in: 'built-in', live_key: null, live_key_in: null, ca_file: running?.ca_file ?? null });
   }
   for (const [name, p] of Object.entries(config.profiles)) {
     let live: string | null = null;
@@ -39,6 +41,7 @@ export async function profileViews(config: ConfigFile, readKeychain: boolean, co
       test_key_in: p.test_key ? 'config file' : null,
       live_key: live,
       live_key_in: p.live_key_in === 'file' ? 'config file' : (p.live_key_in ?? null),
+      ca_file: p.ca_file ?? null,
     });
   }
   return views;

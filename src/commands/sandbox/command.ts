@@ -27,8 +27,10 @@ export const start = command({
     clock: flag.choice('mode', ['real', 'manual'], 'real: time flows; manual: it stands still until `orc sandbox advance`', { default: 'real' }),
     import: flag.string('file', 'start from a snapshot made by `orc sandbox export` (into memory or a fresh data folder)', { complete: 'files' }),
     verbose: flag.bool('a line per request and webhook delivery on stderr'),
+    tls: flag.bool('serve https with a certificate of its own, signed by a private CA kept in the data folder (its path printed; trust it with NODE_EXTRA_CA_CERTS or a profile\'s --ca-file)'),
+    standInLive: flag.bool('with --tls: stand in for the live service, also accepting the live key in ORC_SANDBOX_LIVE_KEY, to try a live profile end to end'),
   },
-  examples: ['orc sandbox start', 'orc sandbox start --detach --stage-ms 500', 'orc sandbox start --port 0 --memory --clock manual --stage-ms 3h'],
+  examples: ['orc sandbox start', 'orc sandbox start --detach --stage-ms 500', 'orc sandbox start --tls --detach', 'orc sandbox start --port 0 --memory --clock manual --stage-ms 3h'],
 });
 
 const control = 'Against the sandbox the profile (or --base-url) points at; refused (exit 2) against a service that is not a sandbox.';

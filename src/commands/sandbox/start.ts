@@ -15,7 +15,7 @@ import type { start as spec } from './command.js';
 type StartFlags = FlagsOf<typeof spec>;
 
 /** Checks what the flag kinds cannot, before anything starts, naming the flag at fault. */
-export function sandboxOptions(flags: StartFlags, configDir: string, env: NodeJS.ProcessEnv): Omit<SandboxOptions, 'version' | 'log' | 'clock' | 'bodyTimeoutMs' | 'headersTimeoutMs' | 'maxEventStreams'> & { dataDir: string | null } {
+export function sandboxOptions(flags: StartFlags, configDir: string, env: NodeJS.ProcessEnv): Omit<SandboxOptions, 'version' | 'log' | 'clock' | 'bodyTimeoutMs' | 'headersTimeoutMs' | 'maxEventStreams' | 'tls'> & { dataDir: string | null; tlsDir: string | null } {
   const apiKey = flags.apiKey ?? env.ORC_SANDBOX_API_KEY ?? SANDBOX_DEFAULT_KEY;
   const from = flags.apiKey !== undefined ? '--api-key' : env.ORC_SANDBOX_API_KEY !== undefined ? 'ORC_SANDBOX_API_KEY' : 'the default key';
   if (!/^sk_test_[A-Za-z0-9_]{4,}$/.test(apiKey))
@@ -24,9 +24,18 @@ export function sandboxOptions(flags: StartFlags, configDir: string, env: NodeJS
   const host = flags.host.trim();
   if (!host) throw new UsageError('--host must not be empty');
   const dataDir = flags.memory ? null : resolve(flags.dataDir ?? join(configDir, 'sandbox'));
+  let liveKey: string | undefined;
+  if (flags.standInLive) {
+    if (!flags.tls) throw Object.assign(new UsageError('--stand-in-live needs --tls: a live key travels only over TLS'), { field: '--stand-in-live' });
+    liveKey = env.ORC_SANDBOX_LIVE_KEY?.trim();
+    if (!liveKey) throw Object.assign(new UsageError('--stand-in-live: set ORC_SANDBOX_LIVE_KEY to the live key the stand-in accepts (in the environment, never in argv)'), { field: '--stand-in-live' });
+    if (!/^sk_live_[A-Za-z0-9_]{4,}$/.test(liveKey)) throw Object.assign(new UsageError('ORC_SANDBOX_LIVE_KEY must look like sk_live_<letters, digits or _>'), { field: '--stand-in-live' });
+  }
   // Each knob's flag is its option, by the same name (src/contract/sandbox-knobs.ts).
   const knobs = Object.fromEntries(KNOB_NAMES.map((k) => [k, flags[k]])) as { [K in (typeof KNOB_NAMES)[number]]: StartFlags[K] };
-  return { ...knobs, host, apiKey, dataDir, dataPath: dataDir ? join(dataDir, 'sandbox.db') : ':memory:' };
+  // The CA lives in the data folder; a sandbox in memory keeps it in the config folder, to be trusted once.
+  const tlsDir = flags.tls ? join(dataDir ?? configDir, 'tls') : null;
+  return { ...knobs, host, apiKey, dataDir, dataPath: dataDir ? join(dataDir, 'sandbox.db') : ':memory:', tlsDir, ...(liveKey ? { liveKey } : {}) };
 }
 
 export default async function start(ctx: Context, _args: [], flags: StartFlags): Promise<number> {
@@ -37,9 +46,10 @@ export default async function start(ctx: Context, _args: [], flags: StartFlags):
   if (flags.detach) return detach(ctx, flags, opts.apiKey);
 
   const { startSandbox } = await import('../../sandbox/server.js');
+  const tls = opts.tlsDir ? (await import('../../sandbox/tls.js')).sandboxTls(opts.tlsDir, [opts.host]) : null;
   let sandbox;
   try {
-    sandbox = await startSandbox({ ...opts, ...(await steering(flags.clock, flags.import, ctx.clock)), version: ctx.version, log: (line) => ctx.io.info(line) });
+    sandbox = await startSandbox({ ...opts, ...(tls ? { tls } : {}), ...(await steering(flags.clock, flags.import, ctx.clock)), version: ctx.version, log: (line) => ctx.io.info(line) });
   } catch (err) {
     throw explainStartError(err, opts);
   }
@@ -62,12 +72,13 @@ export default async function start(ctx: Context, _args: [], flags: StartFlags):
   // Record this sandbox for `status` and `stop`, unless another one already holds the record.
   const recorded = !others;
   if (recorded)
-    await writeState(ctx.configDir, { pid: process.pid, url: sandbox.url, data: opts.dataPath, log: process.send ? logPath(ctx.configDir) : null, started_at: new Date(ctx.clock.now()).toISOString(), detached: Boolean(process.send), api_key: opts.apiKey, pid_started: processStartTime(process.pid) });
+    await writeState(ctx.configDir, { pid: process.pid, url: sandbox.url, data: opts.dataPath, log: process.send ? logPath(ctx.configDir) : null, started_at: new Date(ctx.clock.now()).toISOString(), detached: Boolean(process.send), api_key: opts.apiKey, pid_started: processStartTime(process.pid), ...(tls ? { ca_file: tls.caFile } : {}) });
   // The one line a script waits for (CONTRACT.md); under --json, one JSON line instead.
   if (ctx.io.json) ctx.io.streams.stdout.write(ctx.io.jsonLine({ listening: true, url: sandbox.url, pid: process.pid, data: opts.dataPath }));
   else ctx.io.out(`listening on ${sandbox.url}`);
   // The key is shown redacted here and in the log: the log is a file others may be shown.
   ctx.io.info(`test key ${redactKey(opts.apiKey)} · ${opts.dataDir ? `data in ${opts.dataPath}` : 'in memory'} · stage ${opts.stageMs} ms · Ctrl-C to stop`);
+  if (tls) ctx.io.info(`https, signed by the sandbox's own CA: ${tls.caFile}; orc trusts it for this sandbox; elsewhere, NODE_EXTRA_CA_CERTS=${tls.caFile}${opts.liveKey ? ' · standing in for the live service: the live key in ORC_SANDBOX_LIVE_KEY is accepted too' : ''}`);
   ctx.io.info(`web console: ${sandbox.consoleLink()} (works once; \`orc sandbox console\` gives another)`);
   process.send?.({ type: 'listening', url: sandbox.url });
 
@@ -116,6 +127,8 @@ async function detach(ctx: Context, flags: StartFlags, apiKey: string): Promise<
       ...(flags.import ? { import: resolve(flags.import) } : {}),
       ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
       ...(flags.memory ? { memory: true } : {}),
+      ...(flags.tls ? { tls: true } : {}),
+      ...(flags.standInLive ? { standInLive: true } : {}),
     },
   );
   // The same fields as a foreground start's line (pid, data), from the record the sandbox wrote for itself.
@@ -123,6 +136,7 @@ async function detach(ctx: Context, flags: StartFlags, apiKey: string): Promise<
   if (ctx.io.json) ctx.io.writeJson({ listening: true, url, pid: state?.pid ?? null, data: state?.data ?? null, detached: true, log: logPath(ctx.configDir) });
   else ctx.io.out(`listening on ${url}`);
   ctx.io.info(`sandbox running in the background; log: ${logPath(ctx.configDir)}; stop it with \`orc sandbox stop\``);
+  if (state?.ca_file) ctx.io.info(`https, signed by the sandbox's own CA: ${state.ca_file}; orc trusts it for this sandbox; elsewhere, NODE_EXTRA_CA_CERTS=${state.ca_file}`);
   ctx.io.info('web console: `orc sandbox console`');
   return 0;
 }

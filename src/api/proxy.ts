@@ -1,0 +1,86 @@
+// Which proxy a request goes through, from the environment as curl and undici read it: `https_proxy` for
+// https, `http_proxy` for http (and for https when no https one is set), the lowercase name before the
+// uppercase one, `no_proxy` naming the hosts that go direct (`*` for all; `example.com` and `.example.com`
+// also cover its subdomains; `host:port` only that port). One rule of orc's own on top: a plain-http request
+// (which orc makes only to this machine, its sandbox) goes through a proxy only if the proxy is on this
+// machine too, because the key in it would otherwise cross the network in clear. An https request travels
+// in a CONNECT tunnel: the proxy sees the host name, never the key.
+import { isLoopbackHost } from '../contract/keys.js';
+import { ConfigError } from '../errors.js';
+
+export interface ProxyChoice {
+  /** The proxy's URL, credentials and all (for the agent; never printed). */
+  url: URL;
+  /** The variable it came from. */
+  from: string;
+}
+
+/** The proxy variables orc reads, in the order it reads them. */
+export const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY', 'no_proxy', 'NO_PROXY'] as const;
+
+const pick = (env: NodeJS.ProcessEnv, name: string): [string, string] | null => {
+  for (const n of [name.toLowerCase(), name.toUpperCase()]) {
+    const v = env[n]?.trim();
+    if (v) return [v, n];
+  }
+  return null;
+};
+
+/** True when any proxy variable is set: only then is undici's proxy agent loaded. */
+export function proxyConfigured(env: NodeJS.ProcessEnv): boolean {
+  return pick(env, 'https_proxy') !== null || pick(env, 'http_proxy') !== null;
+}
+
+/** The proxy for a request to `target`, or null to go direct. A proxy variable that is not a URL is exit 4. */
+export function proxyFor(target: URL, env: NodeJS.ProcessEnv): ProxyChoice | null {
+  const set = (target.protocol === 'https:' ? pick(env, 'https_proxy') : null) ?? pick(env, 'http_proxy');
+  if (!set) return null;
+  if (bypassed(target, pick(env, 'no_proxy')?.[0] ?? '')) return null;
+  const [raw, from] = set;
+  let url: URL;
+  try {
+    // `proxy.example.com:3128`, as curl takes it, is http://proxy.example.com:3128.
+    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `http://${raw}`);
+  } catch {
+    throw new ConfigError(`${from} is not a proxy URL: ${JSON.stringify(redactProxy(raw))}`, `Set it to http://host:port (or https://host:port), or unset it.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ConfigError(`${from}: orc speaks to http and https proxies, not ${url.protocol}//`, 'Set it to http://host:port (or https://host:port), or unset it.');
+  if (target.protocol === 'http:' && !isLoopbackHost(url.hostname)) return null;
+  return { url, from };
+}
+
+/** True when `no_proxy` sends this target direct. */
+export function bypassed(target: URL, noProxy: string): boolean {
+  const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const port = target.port || (target.protocol === 'https:' ? '443' : '80');
+  for (const entry of noProxy.split(/[\s,]+/).filter(Boolean)) {
+    if (entry === '*') return true;
+    const [name, onlyPort] = splitHostPort(entry.toLowerCase());
+    if (onlyPort && onlyPort !== port) continue;
+    const bare = name.replace(/^\*?\./, '');
+    if (host === bare || host.endsWith(`.${bare}`)) return true;
+  }
+  return false;
+}
+
+/** `host`, `host:port`, `[v6]:port` or a bare IPv6 address, as host and port (if any). */
+function splitHostPort(entry: string): [string, string | undefined] {
+  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
+  if (bracketed) return [bracketed[1]!, bracketed[2]];
+  if (entry.indexOf(':') !== entry.lastIndexOf(':')) return [entry, undefined];
+  const at = entry.lastIndexOf(':');
+  return at < 0 ? [entry, undefined] : [entry.slice(0, at), entry.slice(at + 1)];
+}
+
+/** A proxy URL as it may be shown: without its password. */
+export function redactProxy(raw: string | URL): string {
+  try {
+    const url = new URL(String(raw));
+    const hidden = url.password;
+    if (hidden) url.password = 'PASSWORD';
+    return url.href.replace(/\/$/, '').replace(hidden ? ':PASSWORD@' : /$^/, ':…@');
+  } catch {
+    return String(raw).replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:…@');
+  }
+}
