@@ -13,7 +13,7 @@ _orc() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in -*) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --jq|--profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--max-wait|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--stage|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--field|--tools|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--clock|--import|--by|--to|--run|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --jq|--profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--max-wait|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--stage|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--field|--tools|--ca-file|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--clock|--import|--by|--to|--run|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
     cand="${path:+$path }$w"
     case "$cand" in 'run'|'run create'|'run get'|'run list'|'run cancel'|'watch'|'gate'|'gate list'|'gate approve'|'gate reject'|'spec'|'spec get'|'spec edit'|'logs'|'scorecard'|'artifacts'|'artifacts list'|'artifacts pull'|'webhook'|'webhook add'|'webhook list'|'webhook get'|'webhook remove'|'webhook deliveries'|'webhook redeliver'|'webhook verify'|'webhook listen'|'api'|'doctor'|'mcp'|'profile'|'profile add'|'profile list'|'profile use'|'profile show'|'profile remove'|'completion'|'sandbox'|'sandbox start'|'sandbox status'|'sandbox stop'|'sandbox clock'|'sandbox advance'|'sandbox trigger'|'sandbox fault'|'sandbox fault add'|'sandbox fault list'|'sandbox fault remove'|'sandbox fault clear'|'sandbox reset'|'sandbox export'|'sandbox exec'|'sandbox logs'|'sandbox console') path="$cand" ;; *) break ;; esac
   done
@@ -21,7 +21,7 @@ _orc() {
   for (( ; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in -*) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --jq|--profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--max-wait|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--stage|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--field|--tools|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--clock|--import|--by|--to|--run|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --jq|--profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--max-wait|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--stage|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--field|--tools|--ca-file|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--clock|--import|--by|--to|--run|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
     npos=$((npos + 1))
   done
   case "$path|$prev" in
@@ -76,6 +76,7 @@ _orc() {
     'doctor|--profile') _orc_dynamic profiles; return ;;
     'mcp|--profile') _orc_dynamic profiles; return ;;
     'profile|--profile') _orc_dynamic profiles; return ;;
+    'profile add|--ca-file') COMPREPLY=($(compgen -f -- "$cur")); return ;;
     'profile add|--profile') _orc_dynamic profiles; return ;;
     'profile list|--profile') _orc_dynamic profiles; return ;;
     'profile use|--profile') _orc_dynamic profiles; return ;;
@@ -209,6 +210,7 @@ _orc() {
     --data) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --field) COMPREPLY=(); return ;;
     --tools) COMPREPLY=(); return ;;
+    --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --api-key) COMPREPLY=(); return ;;
     --stage-ms) COMPREPLY=(); return ;;
     --signed-url-ttl) COMPREPLY=(); return ;;
@@ -267,14 +269,14 @@ _orc() {
     'doctor') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'mcp') subs=''; flags='--read-only --tools --sandbox-tools --yes-live-decisions --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'profile') subs='add list use show remove'; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
-    'profile add') subs=''; flags='--base-url --with-key --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
+    'profile add') subs=''; flags='--base-url --with-key --ca-file --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'profile list') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'profile use') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'profile show') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'profile remove') subs=''; flags='--yes -y --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'completion') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'sandbox') subs='start status stop clock advance trigger fault reset export exec logs console'; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
-    'sandbox start') subs=''; flags='--host --port --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --memory --detach --journal-size --clock --import --verbose --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox start') subs=''; flags='--host --port --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --memory --detach --journal-size --clock --import --verbose --tls --stand-in-live --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'sandbox status') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'sandbox stop') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'sandbox clock') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;

@@ -14,7 +14,7 @@ function __orc_walk
             continue
         end
         switch $t
-            case --jq --profile --base-url --timeout --mode --pitch --audience --monetization --source --idempotency-key --on-gate --approve --max-wait --status --limit --notes --notes-file --format --set --unset --file --stage --dir --concurrency --url --events --secret --header --payload-file --tolerance --now --forward-to --port --host --public-url --data --field --tools --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --journal-size --clock --import --by --to --run --gate --error --reason --route --webhook --latency --cut-after --times --probability
+            case --jq --profile --base-url --timeout --mode --pitch --audience --monetization --source --idempotency-key --on-gate --approve --max-wait --status --limit --notes --notes-file --format --set --unset --file --stage --dir --concurrency --url --events --secret --header --payload-file --tolerance --now --forward-to --port --host --public-url --data --field --tools --ca-file --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --journal-size --clock --import --by --to --run --gate --error --reason --route --webhook --latency --cut-after --times --probability
                 set skip 1
                 continue
             case '-*'
@@ -490,6 +490,7 @@ complete -c orc -n '__orc_at '\''profile'\''' -l debug -d 'show the HTTP exchang
 complete -c orc -n '__orc_at '\''profile'\''' -l help -s h -d 'show help'
 complete -c orc -n '__orc_at '\''profile add'\''' -l base-url -x -d 'the service address (https://…)'
 complete -c orc -n '__orc_at '\''profile add'\''' -l with-key -d 'read the key(s) from stdin, one a line (sk_test_… and/or sk_live_…)'
+complete -c orc -n '__orc_at '\''profile add'\''' -l ca-file -r -F -d 'trust the CA certificates in this PEM file for this profile, besides the system'\''s ("" to stop)'
 complete -c orc -n '__orc_at '\''profile add'\''' -l json -d 'print one JSON document on stdout (for scripts)'
 complete -c orc -n '__orc_at '\''profile add'\''' -l jq -x -d 'filter the JSON through jq (implies --json); strings print raw, as jq -r does'
 complete -c orc -n '__orc_at '\''profile add'\''' -l no-input -d 'never prompt; fail with exit 2 where input is needed'
@@ -593,6 +594,8 @@ complete -c orc -n '__orc_at '\''sandbox start'\''' -l journal-size -x -d 'how m
 complete -c orc -n '__orc_at '\''sandbox start'\''' -l clock -x -a 'real manual' -d 'real: time flows; manual: it stands still until `orc sandbox advance`'
 complete -c orc -n '__orc_at '\''sandbox start'\''' -l import -r -F -d 'start from a snapshot made by `orc sandbox export` (into memory or a fresh data folder)'
 complete -c orc -n '__orc_at '\''sandbox start'\''' -l verbose -d 'a line per request and webhook delivery on stderr'
+complete -c orc -n '__orc_at '\''sandbox start'\''' -l tls -d 'serve https with a certificate of its own, signed by a private CA kept in the data folder (its path printed; trust it with NODE_EXTRA_CA_CERTS or a profile'\''s --ca-file)'
+complete -c orc -n '__orc_at '\''sandbox start'\''' -l stand-in-live -d 'with --tls: stand in for the live service, also accepting the live key in ORC_SANDBOX_LIVE_KEY, to try a live profile end to end'
 complete -c orc -n '__orc_at '\''sandbox start'\''' -l json -d 'print one JSON document on stdout (for scripts)'
 complete -c orc -n '__orc_at '\''sandbox start'\''' -l jq -x -d 'filter the JSON through jq (implies --json); strings print raw, as jq -r does'
 complete -c orc -n '__orc_at '\''sandbox start'\''' -l no-input -d 'never prompt; fail with exit 2 where input is needed'

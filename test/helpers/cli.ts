@@ -32,7 +32,7 @@ export async function startSandboxProcess(args: string[], o: OrcOptions = {}): P
     let out = '';
     proc.stdout.on('data', (c: Buffer) => {
       out += c.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
+      const m = /listening on (https?:\/\/\S+)/.exec(out);
       if (m) resolveUrl(m[1]!);
     });
     proc.then((r) => reject(new Error(`sandbox exited ${r.exitCode}: ${r.stderr}`)), reject);

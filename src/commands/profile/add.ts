@@ -3,6 +3,7 @@
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { STANDALONE } from '../../assets.js';
 import { keyMode, redactKey } from '../../contract/keys.js';
 import { baseUrlProblem, normalizeBaseUrl } from '../../config/target.js';
 import { keychainDelete, keychainSet, liveKeyAccount } from '../../config/keychain.js';
@@ -91,7 +92,9 @@ export default async function add(ctx: Context, [name]: ArgsOf<typeof spec>, fla
     ctx.io.warn(
       ctx.env.ORC_NO_KEYCHAIN
         ? `the live key ${redactKey(keys.live)} is in ${configFile(ctx.configDir)} (readable by you only), as ORC_NO_KEYCHAIN asks`
-        : `no OS keychain answered (on Linux: a Secret Service such as gnome-keyring, unlocked, on the session bus), so the live key ${redactKey(keys.live)} is in ${configFile(ctx.configDir)}, readable by you only; add the profile again once a keychain runs to move it there`,
+        : STANDALONE
+          ? `the standalone orc has no access to the OS keychain, so the live key ${redactKey(keys.live)} is in ${configFile(ctx.configDir)}, readable by you only; the npm package (orc-cli) keeps it in the keychain`
+          : `no OS keychain answered (on Linux: a Secret Service such as gnome-keyring, unlocked, on the session bus), so the live key ${redactKey(keys.live)} is in ${configFile(ctx.configDir)}, readable by you only; add the profile again once a keychain runs to move it there`,
     );
   }
   return 0;
