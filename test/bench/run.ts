@@ -5,7 +5,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer, get as httpGet, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
@@ -173,15 +173,16 @@ async function benchSse(): Promise<void> {
 
 /** Median wall times of several commands, run interleaved (a, b, c, a, b, c, …) after a warm-up each,
  * so that a busy moment of this shared machine falls on all of them alike. */
-function medians(commands: Array<{ args: string[]; env?: Record<string, string> }>, n = 31): number[] {
+/** Median wall time of each command, run in turns; `cmd` is Node itself unless given. */
+function medians(commands: Array<{ cmd?: string; args: string[]; env?: Record<string, string> }>, n = 31): number[] {
   const cfg = mkdtempSync(join(tmpdir(), 'orc-bench-cfg-'));
   const opts = commands.map((c) => ({ stdio: 'ignore' as const, env: { ...process.env, ORC_CONFIG_DIR: cfg, ...c.env } }));
-  commands.forEach((c, i) => spawnSync(process.execPath, c.args, opts[i]));
+  commands.forEach((c, i) => spawnSync(c.cmd ?? process.execPath, c.args, opts[i]));
   const times = commands.map(() => [] as number[]);
   for (let k = 0; k < n; k++)
     commands.forEach((c, i) => {
       const t = process.hrtime.bigint();
-      const r = spawnSync(process.execPath, c.args, opts[i]);
+      const r = spawnSync(c.cmd ?? process.execPath, c.args, opts[i]);
       if (r.status !== 0) throw new Error(`${c.args.join(' ')} exited ${r.status}`);
       times[i]!.push(Number(process.hrtime.bigint() - t) / 1e6);
     });
@@ -787,7 +788,48 @@ async function benchConsole(rounds = 5): Promise<void> {
   }
 }
 
+/** Issue 23's figures: the npm package (packed, installed, packages), the standalone file, their start-up
+ * beside `node -e 0`, and `orc run get` through a real proxy (tinyproxy) beside without. */
+async function benchInstall(): Promise<void> {
+  const { buildStandalone, installedPackages, packAndInstall } = await import('../helpers/install.ts');
+  const { startTinyproxy } = await import('../helpers/tinyproxy.ts');
+  const installed = await packAndInstall();
+  const du = (dir: string): number => {
+    let n = 0;
+    for (const e of readdirSync(dir, { withFileTypes: true })) n += e.isDirectory() ? du(join(dir, e.name)) : lstatSync(join(dir, e.name)).size;
+    return n;
+  };
+  const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
+  row('npm package: packed', mib(statSync(installed.tarball).size), '', '', `npm pack of the checkout`);
+  row('npm package: installed', mib(du(join(installed.prefix, 'lib', 'node_modules'))), '', '', `npm install -g of the tarball into an empty prefix: ${1 + installedPackages(installed.prefix).length} packages (orc-cli, ${installedPackages(installed.prefix).join(', ') || 'nothing else'})`);
+  const exe = await buildStandalone();
+  row('standalone file', mib(statSync(exe).size), '', '', 'standalone/orc-linux-x64 (Node inside)');
+  const sb = await startSandbox(['--stage-ms', '3600000']);
+  const proxy = await startTinyproxy();
+  try {
+    const run = await api(sb.url, 'POST', '/v1/runs', idea);
+    const env = { ORC_BASE_URL: sb.url };
+    const [node, pkgVersion, exeVersion, pkgGet, exeGet, proxied] = medians([
+      { args: ['-e', '0'] },
+      { cmd: installed.bin, args: ['--version'], env },
+      { cmd: exe, args: ['--version'], env },
+      { cmd: installed.bin, args: ['run', 'get', run.id, '--json'], env },
+      { cmd: exe, args: ['run', 'get', run.id, '--json'], env },
+      { cmd: installed.bin, args: ['run', 'get', run.id, '--json'], env: { ...env, HTTP_PROXY: proxy.url } },
+    ]) as [number, number, number, number, number, number];
+    row('installed package: orc --version', `${pkgVersion.toFixed(1)} ms`, '', (pkgVersion / node).toFixed(2), `node -e 0: ${node.toFixed(1)} ms`);
+    row('standalone: orc --version', `${exeVersion.toFixed(1)} ms`, '', (exeVersion / node).toFixed(2), 'the same baseline');
+    row('installed package: orc run get --json', `${pkgGet.toFixed(1)} ms`, '', (pkgGet / node).toFixed(2), 'beside node -e 0');
+    row('standalone: orc run get --json', `${exeGet.toFixed(1)} ms`, '', (exeGet / node).toFixed(2), 'beside node -e 0');
+    row('orc run get --json through tinyproxy', `${proxied.toFixed(1)} ms`, '', (proxied / pkgGet).toFixed(2), `beside the same without a proxy (${pkgGet.toFixed(1)} ms): undici loaded, CONNECT`);
+  } finally {
+    proxy.close();
+    sb.child.kill('SIGTERM');
+  }
+}
+
 if (want('startup')) await benchStartup();
+if (want('install')) await benchInstall();
 if (want('artifacts')) await benchArtifacts();
 if (want('pull')) await benchPull();
 if (want('listen')) await benchListen();

@@ -1,12 +1,13 @@
 // A real forward proxy for the tests: Debian's tinyproxy, in the foreground, on a port that was free a
-// moment ago, logging every CONNECT (and plain request) to a file the tests read.
+// moment ago, logging every CONNECT (and plain request) to a file the tests read. (Imports name .ts files:
+// `npm run bench` loads this on Node's own type stripping.)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './install.js';
-import { until } from './until.js';
+import { freePort } from './install.ts';
+import { until } from './until.ts';
 
 export interface Tinyproxy {
   url: string;
