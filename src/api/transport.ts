@@ -10,6 +10,7 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Agent } from 'node:http';
 import { Readable } from 'node:stream';
 import { ConfigError } from '../errors.js';
+import { cjs } from '../interop.js';
 import { proxyConfigured, proxyFor, redactProxy, type ProxyChoice } from './proxy.js';
 
 export interface TransportRequest {
@@ -79,9 +80,7 @@ export class Transport {
 
   /** The request through the proxy, by undici (loaded now, the first time). */
   private async viaProxy(req: TransportRequest, proxy: ProxyChoice): Promise<TransportResponse> {
-    // undici is CommonJS: Node's loader names its exports, the bundle hands them over as the default.
-    const loaded = (await import('undici')) as typeof import('undici') & { default?: typeof import('undici') };
-    const undici = loaded.ProxyAgent ? loaded : loaded.default!;
+    const undici = cjs(await import('undici'));
     let agent = this.proxies.get(proxy.url.href);
     if (!agent) {
       const ca = this.trusted();

@@ -6,6 +6,7 @@ import { MAX_BODY_BYTES, MAX_DEPTH, forbiddenKey, valueDepth } from '../contract
 import { diffMergePatch } from '../contract/merge-patch.js';
 import { describeIssue } from '../contract/issues.js';
 import { AppSpecInput } from '../contract/schemas.js';
+import { cjs } from '../interop.js';
 
 export type SpecFormat = 'yaml' | 'json';
 export const SPEC_FORMATS = ['yaml', 'json'] as const;
@@ -30,7 +31,7 @@ export function specJsonSchema(): Record<string, unknown> {
 /** The spec as text in the format, nothing else (`orc spec get`). */
 export async function formatSpec(spec: unknown, format: SpecFormat): Promise<string> {
   if (format === 'json') return `${JSON.stringify(spec, null, 2)}\n`;
-  const { stringify } = await import('yaml');
+  const { stringify } = cjs(await import('yaml'));
   return stringify(spec, { lineWidth: 0 });
 }
 
@@ -86,7 +87,7 @@ export async function parseDocument(text: string, format: SpecFormat): Promise<P
       return { kind: 'problem', problem: { message: `not valid JSON: ${(err as Error).message}` } };
     }
   } else {
-    const { parseDocument: parseYaml } = await import('yaml');
+    const { parseDocument: parseYaml } = cjs(await import('yaml'));
     // uniqueKeys: a key given twice is an error, never a silent choice of one of them.
     const doc = parseYaml(meaningful, { uniqueKeys: true, prettyErrors: true });
     const err = doc.errors[0];
