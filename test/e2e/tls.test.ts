@@ -82,6 +82,18 @@ describe('orc sandbox start --tls', () => {
     expect(Number(viaProfile.stdout)).toBeGreaterThan(0);
   });
 
+  it('orc doctor says the way there (direct, or the proxy and its variable) and names an untrusted certificate with the fix', async () => {
+    const other = freshConfigDir();
+    const r = await orc(['doctor', '--json'], { configDir: other, env: { ORC_BASE_URL: url, HTTPS_PROXY: 'http://127.0.0.1:1', NO_PROXY: '127.0.0.1', NODE_EXTRA_CA_CERTS: undefined } });
+    const checks = JSON.parse(r.stdout).checks as Array<{ id: string; status: string; message: string; fix?: string }>;
+    expect(checks.find((c) => c.id === 'network')).toMatchObject({ status: 'pass', message: 'direct, no proxy' });
+    expect(checks.find((c) => c.id === 'service')).toMatchObject({ status: 'fail', message: expect.stringContaining('is not trusted') });
+    expect(checks.find((c) => c.id === 'service')!.fix).toContain('NODE_EXTRA_CA_CERTS');
+    const proxied = await orc(['doctor', '--json'], { configDir: other, env: { ORC_BASE_URL: url, HTTPS_PROXY: 'http://user:pw@127.0.0.1:1', NODE_EXTRA_CA_CERTS: ca } });
+    const network = (JSON.parse(proxied.stdout).checks as Array<{ id: string; message: string }>).find((c) => c.id === 'network')!;
+    expect(network.message).toBe(`through the proxy http://user:…@127.0.0.1:1 (from HTTPS_PROXY); trusting the CAs in ${ca} (NODE_EXTRA_CA_CERTS) too`);
+  });
+
   it('profile add --ca-file refuses a file that holds no certificate, naming the flag, and saves nothing', async () => {
     const other = freshConfigDir();
     const r = await orc(['profile', 'add', 'x', '--base-url', url, '--with-key', '--ca-file', ORC_BIN], { configDir: other, input: 'sk_test_orc_sandbox_local\n' });

@@ -95,8 +95,20 @@ async function serviceChecks(ctx: Context): Promise<Check[]> {
   out.push({ id: 'profile', status: 'pass', message: `profile ${target.profile} (from ${target.profileFrom}) → ${target.baseUrl}, ${target.mode} key from ${where}` });
   if (liveInFile) out.push({ id: 'keychain', status: 'warn', message: `the live key of ${target.profile} is in the config file (0600), not an OS keychain`, fix: 'on a desktop with a keychain: orc profile add <name> --with-key again; ORC_NO_KEYCHAIN keeps it in the file on purpose' });
 
-  const { createApi, ApiError, ApiConnectionError } = await import('../../api/index.js');
-  const api = createApi({ baseUrl: target.baseUrl, apiKey: target.key, userAgent: `orc/${ctx.version} doctor`, clock: ctx.clock, maxRetries: 0, deadlineMs: 5000, attemptTimeoutMs: 5000 });
+  // The way there: direct or through which proxy, and the CA file trusted besides the system's.
+  const { proxyFor, redactProxy } = await import('../../api/proxy.js');
+  try {
+    const proxy = proxyFor(new URL(target.baseUrl), ctx.env);
+    const ca = target.caFile ? `; trusting the CAs in ${target.caFile} too` : ctx.env.NODE_EXTRA_CA_CERTS ? `; trusting the CAs in ${ctx.env.NODE_EXTRA_CA_CERTS} (NODE_EXTRA_CA_CERTS) too` : '';
+    out.push({ id: 'network', status: 'pass', message: `${proxy ? `through the proxy ${redactProxy(proxy.url)} (from ${proxy.from})` : 'direct, no proxy'}${ca}` });
+  } catch (err) {
+    if (!(err instanceof Problem)) throw err;
+    out.push({ id: 'network', status: 'fail', message: err.message, fix: err.hint ?? 'fix or unset the proxy variable' });
+    return out;
+  }
+
+  const { createApi, ApiError, ApiConnectionError, UntrustedCertificateError } = await import('../../api/index.js');
+  const api = createApi({ baseUrl: target.baseUrl, apiKey: target.key, userAgent: `orc/${ctx.version} doctor`, clock: ctx.clock, maxRetries: 0, deadlineMs: 5000, attemptTimeoutMs: 5000, env: ctx.env, ...(target.caFile ? { caFile: target.caFile } : {}) });
   const started = performance.now();
   try {
     await api.runs.list({ limit: 1 });
@@ -113,6 +125,8 @@ async function serviceChecks(ctx: Context): Promise<Check[]> {
       out.push({ id: 'service', status: 'pass', message: `${target.baseUrl} answers (${Math.round(performance.now() - started)} ms)` });
       const fix = target.keyFrom === 'env' ? 'unset ORC_API_KEY, or set it to a key the service accepts' : `orc profile add ${target.profile} --with-key (with a key from your dashboard)`;
       out.push({ id: 'key', status: 'fail', message: `the key is refused: ${err.message}`, fix });
+    } else if (err instanceof UntrustedCertificateError) {
+      out.push({ id: 'service', status: 'fail', message: err.message.replace(/; nothing was sent$/, ''), fix: err.hint ?? '' });
     } else if (err instanceof ApiConnectionError && target.autoStartSandbox) {
       out.push({ id: 'service', status: 'warn', message: `no sandbox answers at ${target.baseUrl} (orc starts one when a command needs it)`, fix: 'orc sandbox start --detach' });
     } else if (err instanceof Problem) {
