@@ -1,10 +1,12 @@
 // Which proxy a request goes through, from the environment as curl and undici read it: `https_proxy` for
 // https, `http_proxy` for http (and for https when no https one is set), the lowercase name before the
 // uppercase one, `no_proxy` naming the hosts that go direct (`*` for all; `example.com` and `.example.com`
-// also cover its subdomains; `host:port` only that port). One rule of orc's own on top: a plain-http request
-// (which orc makes only to this machine, its sandbox) goes through a proxy only if the proxy is on this
-// machine too, because the key in it would otherwise cross the network in clear. An https request travels
-// in a CONNECT tunnel: the proxy sees the host name, never the key.
+// also cover its subdomains; `host:port` only that port). One rule of orc's own on top: a request to this
+// machine (its sandbox) goes through a proxy only if the proxy is on this machine too. A proxy elsewhere
+// would connect to its own loopback, not ours, and a plain-http request (orc's only to this machine) would
+// carry the key across the network in clear. (gh and the Stripe CLI, in Go, never proxy loopback at all;
+// this lets a local debugging proxy see the sandbox's traffic.) An https request travels in a CONNECT
+// tunnel: the proxy sees the host name, never the key.
 import { isLoopbackHost } from '../contract/keys.js';
 import { ConfigError } from '../errors.js';
 
@@ -46,7 +48,9 @@ export function proxyFor(target: URL, env: NodeJS.ProcessEnv): ProxyChoice | nul
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new ConfigError(`${from}: orc speaks to http and https proxies, not ${url.protocol}//`, 'Set it to http://host:port (or https://host:port), or unset it.');
-  if (target.protocol === 'http:' && !isLoopbackHost(url.hostname)) return null;
+  // This machine is reached through a proxy only on this machine: one elsewhere would reach its own
+  // loopback, not ours; and plain http (orc's only to this machine) would carry the key across in clear.
+  if (isLoopbackHost(target.hostname) && !isLoopbackHost(url.hostname)) return null;
   return { url, from };
 }
 

@@ -24,7 +24,7 @@ export const ENVIRONMENT: readonly EnvVar[] = [
   { name: 'ORC_SANDBOX_PORT', meaning: 'the port of the built-in sandbox profile, where orc looks for the local sandbox and starts one (4010)' },
   { name: 'ORC_SANDBOX_API_KEY', meaning: 'the test key `orc sandbox start` accepts, instead of --api-key' },
   { name: 'ORC_SANDBOX_LIVE_KEY', meaning: '`orc sandbox start --tls --stand-in-live`: the live key the stand-in for the live service accepts (in the environment, never in argv)' },
-  { name: 'HTTPS_PROXY', meaning: 'the proxy for https requests (https_proxy wins; HTTP_PROXY when unset); tunnelled with CONNECT, so the proxy never sees the key' },
+  { name: 'HTTPS_PROXY', meaning: 'the proxy for https requests (https_proxy wins; HTTP_PROXY when unset); tunnelled with CONNECT, so the proxy never sees the key; for this machine only a proxy on this machine is used' },
   { name: 'HTTP_PROXY', meaning: 'the proxy for http requests (http_proxy wins), which orc makes only to this machine: used only when the proxy is on this machine too' },
   { name: 'NO_PROXY', meaning: 'hosts that go direct, comma-separated (no_proxy wins): `*`, `example.com` (and its subdomains), `.example.com`, `host:port`, an IP' },
   { name: 'NODE_EXTRA_CA_CERTS', meaning: 'a PEM file of CA certificates to trust besides the system\'s (Node reads it at start); a profile\'s --ca-file does the same for one profile' },

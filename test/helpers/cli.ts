@@ -17,9 +17,12 @@ export interface OrcOptions {
   timeout?: number;
 }
 
+/** The machine's proxy settings stay out of the tests: a test that wants a proxy sets one. */
+export const NO_PROXIES = { http_proxy: undefined, HTTP_PROXY: undefined, https_proxy: undefined, HTTPS_PROXY: undefined, no_proxy: undefined, NO_PROXY: undefined };
+
 /** `orc …` with the Node that runs the tests, a given config folder, and no inherited ORC_* settings. */
 export function orc(args: string[], o: OrcOptions = {}) {
-  const env: Record<string, string | undefined> = { ...process.env, ORC_API_KEY: undefined, ORC_PROFILE: undefined, ORC_BASE_URL: undefined, NO_COLOR: undefined, ORC_CONFIG_DIR: o.configDir ?? freshConfigDir(), ...o.env };
+  const env: Record<string, string | undefined> = { ...process.env, ...NO_PROXIES, ORC_API_KEY: undefined, ORC_PROFILE: undefined, ORC_BASE_URL: undefined, NO_COLOR: undefined, ORC_CONFIG_DIR: o.configDir ?? freshConfigDir(), ...o.env };
   // stdin is always a closed pipe (or the given input), as in CI: orc must never wait on it.
   return execa(process.execPath, [ORC_BIN, ...args], { env, extendEnv: false, reject: false, timeout: o.timeout ?? 60_000, input: o.input ?? '' });
 }

@@ -19,8 +19,10 @@ describe('proxyFor', () => {
     expect(proxyFor(u('http://127.0.0.1:4010'), { HTTPS_PROXY: 'http://127.0.0.1:3' })).toBeNull();
   });
 
-  it('never sends a plain-http request to a proxy on another machine', () => {
+  it('never sends a request for this machine to a proxy on another machine', () => {
     expect(proxyFor(u('http://127.0.0.1:4010'), { HTTP_PROXY: 'http://proxy.corp:3128' })).toBeNull();
+    expect(proxyFor(u('https://localhost:4010'), { HTTPS_PROXY: 'http://proxy.corp:3128' })).toBeNull();
+    expect(proxyFor(u('https://api.example.com'), { HTTPS_PROXY: 'http://proxy.corp:3128' })).not.toBeNull();
     expect(proxyFor(u('http://localhost:4010'), { HTTP_PROXY: 'http://localhost:8888' })).not.toBeNull();
   });
 
