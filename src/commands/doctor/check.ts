@@ -4,6 +4,7 @@
 import { constants, existsSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import * as z from 'zod/mini';
 import type { Context } from '../../context.js';
 import { redactKey } from '../../contract/keys.js';
 import { FailedError } from '../../errors.js';
@@ -117,7 +118,7 @@ async function serviceChecks(ctx: Context): Promise<Check[]> {
     out.push({ id: 'key', status: 'pass', message: `the ${target.mode} key ${redactKey(target.key)} is accepted` });
     // A sandbox says so, with its clock and how to steer it (a service has no /_sandbox/).
     if (target.mode === 'test') {
-      const clock = await api.http.json({ method: 'GET', target: '/_sandbox/clock', schema: (await import('zod/mini')).z.object({ mode: (await import('zod/mini')).z.string() }), retries: 0 }).catch(() => null);
+      const clock = await api.http.json({ method: 'GET', target: '/_sandbox/clock', schema: z.object({ mode: z.string() }), retries: 0 }).catch(() => null);
       if (clock) out.push({ id: 'sandbox', status: 'pass', message: `it is an orc sandbox, on ${clock.mode === 'manual' ? 'a manual clock (orc sandbox advance moves it)' : 'real time'}; steer it for tests with orc sandbox clock|advance|trigger|fault|reset|export|exec|logs (orc help steering)` });
     }
   } catch (err) {

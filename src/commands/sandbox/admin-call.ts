@@ -1,6 +1,9 @@
 // The sandbox's admin API (/_sandbox/…, src/sandbox/admin.ts) through the one request path: the profile's
 // key, retries, the key rules. Only a sandbox has it: a live target is refused before anything is sent,
 // and a service that does not know the route is said to be no sandbox (exit 2).
+// zod is imported statically (this module is itself loaded on demand): an import() of 'zod/mini' would make
+// the bundle keep every export of zod, locales and all, in the chunk every command loads.
+import * as z from 'zod/mini';
 import { ApiError } from '../../api/errors.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -10,7 +13,6 @@ export async function adminCall<T = Record<string, unknown>>(ctx: Context, metho
   if (target.mode === 'live') throw new UsageError('the sandbox controls are for the sandbox (test mode); they never go to a live service');
   const api = await ctx.api();
   try {
-    const { z } = await import('zod/mini');
     return (await api.http.json({ method, target: path, ...(body !== undefined ? { body } : {}), schema: z.unknown() })) as T;
   } catch (err) {
     // A 404 that names a missing thing (run_not_found, fault_not_found, …) is the sandbox answering; any other
