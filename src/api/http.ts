@@ -4,7 +4,6 @@
 // attempt ending as a result, a redirect, an error answer or a broken connection, and each of those
 // decided by one rule: the redirect rule here, the retry policy (retry.ts), the answer's reading and caps
 // (answer.ts), the errors (errors.ts). It knows HTTP and the contract, nothing of terminals.
-import { randomUUID } from 'node:crypto';
 import type { ZodMiniType } from 'zod/mini';
 import { systemClock, sleep, type Clock } from '../clock.js';
 import { isLoopbackHost, redactKey } from '../contract/keys.js';
@@ -327,7 +326,7 @@ export class HttpClient {
       {
         ...rest,
         ...(body !== undefined ? { body: { json: body, ...(contentType ? { contentType } : {}) } } : {}),
-        ...(method === 'POST' ? { idempotencyKey: req.idempotencyKey ?? randomUUID() } : {}),
+        ...(method === 'POST' ? { idempotencyKey: req.idempotencyKey ?? newIdempotencyKey() } : {}),
       },
       async (answer) => {
         onAnswer?.(answer);
@@ -535,3 +534,8 @@ function truncate(s: string): string {
   return s.length > DEBUG_BODY_LIMIT ? `${s.slice(0, DEBUG_BODY_LIMIT)}… (${s.length} bytes)` : s;
 }
 
+/** A fresh idempotency key (a random UUID). node:crypto is taken when the first POST needs it: imported at
+ * the top it loads some twenty modules of Node's, a few milliseconds at every command. */
+function newIdempotencyKey(): string {
+  return (process.getBuiltinModule('node:crypto') as typeof import('node:crypto')).randomUUID();
+}

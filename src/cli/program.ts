@@ -118,7 +118,12 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
       const jq = flags.jq === undefined ? null : await import('../ui/jq.js').then((m) => m.jqFilter(flags.jq as string));
       if (jq) flags.json = true;
       const handler = (await load()).default as unknown as (ctx: unknown, args: unknown, flags: unknown) => Promise<number | void>;
-      const ctx = createContext(flags as never, { stdin: opts.stdin ?? process.stdin, stdout, stderr }, opts.env ?? process.env, {
+      // process.stdin is made only when a command reads it (see Streams.stdinIsTTY).
+      const given = opts.stdin;
+      const streams = given
+        ? { stdin: given, stdout, stderr }
+        : { get stdin() { return process.stdin; }, stdinIsTTY: (process.getBuiltinModule('node:tty') as typeof import('node:tty')).isatty(0), stdout, stderr };
+      const ctx = createContext(flags as never, streams, opts.env ?? process.env, {
         ...(opts.clock ? { clock: opts.clock } : {}),
         launcher: opts.launcher ?? process.argv[1] ?? 'orc',
       });

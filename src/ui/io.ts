@@ -5,6 +5,9 @@ import { ioPaint } from './style.js';
 
 export interface Streams {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  /** Whether stdin is a terminal, when known without touching `stdin`: process.stdin is made on first use,
+   * and making it for a file or /dev/null loads Node's file streams and readline (a few ms at every command). */
+  stdinIsTTY?: boolean;
   stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
 }
@@ -37,7 +40,7 @@ export class IO {
   ) {
     this.stdoutIsTTY = Boolean(streams.stdout.isTTY);
     this.stderrIsTTY = Boolean(streams.stderr.isTTY);
-    this.stdinIsTTY = Boolean(streams.stdin.isTTY);
+    this.stdinIsTTY = streams.stdinIsTTY ?? Boolean(streams.stdin.isTTY);
     this.json = flags.json;
     const ci = Boolean(flags.env.CI) && flags.env.CI !== 'false';
     this.interactiveOutput = this.stdoutIsTTY && this.stderrIsTTY && !ci && !flags.noInput;
