@@ -21,6 +21,29 @@ export function codeOptions({ standalone }) {
         },
       },
       {
+        // orc's own `import { readFileSync } from 'node:fs'` becomes `const { readFileSync } =
+        // process.getBuiltinModule('node:fs')`: an ESM import of a built-in walks all its exports, and their
+        // lazy getters load more of Node (node:fs's `promises` brings file streams and readline, node:http's
+        // WebSocket brings undici): milliseconds at every command, for names orc never uses.
+        name: 'builtins',
+        setup(b) {
+          b.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, (args) => ({ contents: builtinImports(readFileSync(args.path, 'utf8')), loader: 'ts' }));
+        },
+      },
+      {
+        // commander requires node:child_process (and with it net, dgram, streams) when it loads, for the
+        // executable subcommands orc does not have: taken when first used instead.
+        name: 'commander-spawn',
+        setup(b) {
+          b.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, (args) => {
+            const text = readFileSync(args.path, 'utf8');
+            const eager = "const childProcess = require('node:child_process');";
+            if (!text.includes(eager)) throw new Error('commander no longer requires node:child_process as build expects; check bundle-options.mjs');
+            return { contents: text.replace(eager, "const childProcess = { spawn: (...a) => require('node:child_process').spawn(...a) };"), loader: 'js' };
+          });
+        },
+      },
+      {
         // `import text from './x.md?raw'`: the file's text, as vitest reads it (the help topics' prose).
         name: 'raw',
         setup(b) {
@@ -33,6 +56,25 @@ export function codeOptions({ standalone }) {
     metafile: true,
     logLevel: 'warning',
   };
+}
+
+/** Static imports of Node's built-in modules (but node:sqlite, whose absence start.ts explains) as
+ * process.getBuiltinModule calls; type-only imports and specifiers are left to TypeScript. */
+export function builtinImports(source) {
+  return source.replace(/^import (?!type )([^'";]+?) from '(node:(?!sqlite)[a-z_/]+)';$/gm, (all, clause, id) => {
+    const get = `process.getBuiltinModule('${id}')`;
+    const ns = /^\* as (\w+)$/.exec(clause.trim());
+    if (ns) return `const ${ns[1]} = ${get};`;
+    const m = /^(?:(\w+)\s*,\s*)?\{([^}]*)\}$/s.exec(clause.trim());
+    const def = m ? m[1] : /^\w+$/.test(clause.trim()) ? clause.trim() : null;
+    if (!m && !def) return all;
+    const names = (m ? m[2] : '')
+      .split(',')
+      .map((x) => x.trim())
+      .filter((x) => x && !x.startsWith('type '))
+      .map((x) => x.replace(/\s+as\s+/, ': '));
+    return [def ? `const ${def} = ${get};` : '', names.length ? `const { ${names.join(', ')} } = ${get};` : ''].filter(Boolean).join(' ') || '';
+  });
 }
 
 /** The licences of the packages inside the bundle, which their terms ask to travel with it. */
