@@ -32,8 +32,18 @@ if (major < 22 || (major === 22 && minor < 12)) {
     process.exit(1);
   }
 } else {
-  const { enableCompileCache } = await import('node:module');
-  enableCompileCache?.();
+  // (Not `import('node:module')`: an ESM import walks the module's exports, loading its source-map support.)
+  const mod = process.getBuiltinModule('node:module');
+  mod.enableCompileCache?.();
+  // The build's chunks import each other by relative path: resolved here as the URLs they are, without
+  // Node's resolution (a stat, a realpath and a package.json scan for each of the 40-odd a command loads).
+  const dist = new URL('../dist/', import.meta.url).href;
+  mod.registerHooks?.({
+    resolve(specifier, context, next) {
+      if (specifier.startsWith('./') && context.parentURL?.startsWith(dist)) return { url: new URL(specifier, context.parentURL).href, format: 'module', shortCircuit: true };
+      return next(specifier, context);
+    },
+  });
   const { main } = await import('../dist/main.js');
   // Not awaited at the top level: a prompt whose input ended must not leave Node warning about it.
   main(process.argv.slice(2)).catch((err) => {
