@@ -7,7 +7,7 @@
 // (@napi-rs/keyring), which nothing in JavaScript can replace: an optional dependency, loaded if present.
 // jq's WebAssembly goes beside the bundle as dist/jq.wasm (src/assets.ts finds it).
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
 import { codeOptions, writeNotices } from './bundle-options.mjs';
@@ -29,6 +29,9 @@ const result = await build({
   sourcemap: 'linked',
 });
 copyFileSync(createRequire(import.meta.url).resolve('jq-wasm/jq.wasm'), 'dist/jq.wasm');
+// What went into which chunk, for looking into start-up (not shipped).
+mkdirSync('node_modules/.cache', { recursive: true });
+writeFileSync('node_modules/.cache/orc-build-meta.json', JSON.stringify(result.metafile));
 
 
 // What `orc` loads before any command runs: the entry and its static imports, transitively.

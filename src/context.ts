@@ -1,10 +1,13 @@
 // What a command may use, built once per invocation: streams, environment, clock, config folder, and
 // lazily the resolved target (profile, URL, key), the API client and the prompter. Nothing here exits.
-import type { Api } from './api/index.js';
+// The target and the client are what nearly every command asks for: imported statically (this module is
+// loaded on demand, by the program), which bundles into fewer chunks for Node to load than import()s do.
+import { createApi, type Api } from './api/index.js';
 import { sleep, systemClock, type Clock } from './clock.js';
 import type { GlobalFlagValues } from './cli/spec.js';
 import { configDir } from './config/paths.js';
-import type { Target } from './config/target.js';
+import { resolveTarget, type Target } from './config/target.js';
+import { isLoopbackHost } from './contract/keys.js';
 import { IO, type Streams } from './ui/io.js';
 import type { Prompter } from './ui/prompt.js';
 import { VERSION } from './version.js';
@@ -88,13 +91,12 @@ export function createContext(flags: GlobalFlags, streams: Streams = process, en
     flags,
     launcher: extras.launcher ?? process.argv[1] ?? 'orc',
     target() {
-      target ??= import('./config/target.js').then((m) => m.resolveTarget({ profile: flags.profile, live: flags.live, baseUrl: flags.baseUrl }, env, ctx.configDir));
+      target ??= resolveTarget({ profile: flags.profile, live: flags.live, baseUrl: flags.baseUrl }, env, ctx.configDir);
       return target;
     },
     api() {
       api ??= (async () => {
         const t = await ctx.target();
-        const { createApi } = await import('./api/index.js');
         if (t.mode === 'live') io.info(`${(await import('./ui/style.js').then((m) => m.loadStyle(io))).alarm('LIVE')} · profile ${t.profile} · ${t.baseUrl}`);
         return createApi({
           baseUrl: t.baseUrl,
@@ -108,7 +110,7 @@ export function createContext(flags: GlobalFlags, streams: Streams = process, en
           ...(flags.debug ? { debug: (line: string) => io.debug(line) } : {}),
           ...(t.autoStartSandbox ? { onConnectionRefused: () => startLocalSandbox(ctx) } : {}),
           // A dead address of a remote service fails fast; a sandbox on this machine may be starting.
-          briefWhenRefused: !(await import('./contract/keys.js')).isLoopbackHost(new URL(t.baseUrl).hostname),
+          briefWhenRefused: !isLoopbackHost(new URL(t.baseUrl).hostname),
         });
       })();
       return api;
