@@ -129,3 +129,25 @@ describe('the watch engine', () => {
     expect(seen.at(-1)).toMatchObject({ kind: 'ended', status: 'accepted' });
   });
 });
+
+it('frames the same messages however the bytes are cut: CR, LF and CRLF line ends, across chunk edges', () => {
+  const pieces = ['data: a', '\n', '\r', '\r\n', 'event: x', 'id: 7', ':keep-alive', 'retry: 5', 'data: é€', 'data', 'field: y'];
+  const read = (buf: Buffer, cut: () => number) => {
+    const out: unknown[] = [];
+    const p = new SseParser({ message: (m) => out.push(['message', m]), comment: (c) => out.push(['comment', c]), retry: (n) => out.push(['retry', n]) });
+    for (let at = 0; at < buf.length; ) {
+      const n = cut();
+      p.feed(buf.subarray(at, at + n));
+      at += n;
+    }
+    return out;
+  };
+  let seed = 7;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  for (let round = 0; round < 500; round++) {
+    let text = '';
+    for (let i = 0; i < 30; i++) text += pieces[Math.floor(random() * pieces.length)];
+    const buf = Buffer.from(text);
+    expect(read(buf, () => 1 + Math.floor(random() * 8))).toEqual(read(buf, () => buf.length));
+  }
+});
