@@ -118,7 +118,9 @@ export class SseParser {
 
 export type StreamItem =
   | { kind: 'open'; resumedAfter: string | null; reconnected: boolean }
-  | { kind: 'message'; message: SseMessage }
+  /** The messages one read from the network completed, in order (a batch: one step for the consumer, not
+   * one each, which for a stream of small messages is most of the cost of reading it). */
+  | { kind: 'messages'; messages: SseMessage[] }
   | { kind: 'reconnecting'; attempt: number; delayMs: number; reason: string };
 
 export interface StreamOptions {
@@ -178,7 +180,7 @@ export async function* readEventStream(http: HttpClient, target: string, opts: S
           throw new NotAnEventStreamError(`the service answered ${type || 'without a content type'} instead of an event stream`);
         }
         yield { kind: 'open', resumedAfter: lastId, reconnected: opened++ > 0 };
-        const ready: SseMessage[] = [];
+        let ready: SseMessage[] = [];
         let progressed = false;
         const parser = new SseParser({
           message: (m) => {
@@ -211,10 +213,11 @@ export async function* readEventStream(http: HttpClient, target: string, opts: S
             if (!progressed) continue; // bytes, but nothing whole: the silence clock keeps running
             cancelIdle();
             failures = 0;
-            while (ready.length) {
-              const message = ready.shift()!;
-              if (message.id !== null) lastId = message.id;
-              yield { kind: 'message', message };
+            if (ready.length) {
+              const messages = ready;
+              ready = [];
+              for (const m of messages) if (m.id !== null) lastId = m.id;
+              yield { kind: 'messages', messages };
             }
             armIdle();
           }

@@ -5,14 +5,17 @@ import stringWidth from 'string-width';
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
+/** Printable ASCII only: one column a character, no table needed (most of what a terminal shows). */
+const PLAIN = /^[\x20-\x7e]*$/;
+
 /** How many terminal columns `text` takes (escape sequences take none). */
 export function displayWidth(text: string): number {
-  return stringWidth(text);
+  return PLAIN.test(text) ? text.length : stringWidth(text);
 }
 
 /** `text` cut to `width` columns, with `mark` (…) in the last one when it was cut; else padded with spaces. */
 export function fitColumns(text: string, width: number, mark = '…'): string {
-  const w = stringWidth(text);
+  const w = displayWidth(text);
   if (w <= width) return text + ' '.repeat(width - w);
   let out = '';
   let used = 0;
@@ -38,6 +41,16 @@ export function clipVisible(line: string, width: number, mark = ''): string {
         i = end + 1;
         continue;
       }
+    }
+    // A printable ASCII character not followed by anything it could combine with: one column, as it is.
+    const c = line.charCodeAt(i);
+    const after = i + 1 < line.length ? line.charCodeAt(i + 1) : 0x20;
+    if (c >= 0x20 && c <= 0x7e && after < 0x7f) {
+      if (visible + 1 > width) return `${out}${mark}${out.includes('\u001b') ? '\u001b[0m' : ''}`;
+      out += line[i];
+      visible++;
+      i++;
+      continue;
     }
     // The next grapheme (up to the next escape), measured in columns.
     const next = line.indexOf('\u001b', i + 1);

@@ -11,8 +11,9 @@ export type WatchEvent =
   | { kind: 'reconnecting'; attempt: number; delayMs: number; reason: string }
   | { kind: 'polling'; reason: string }
   /** A run.* event: typed, and as the service sent it (`raw`); when polling, made from the run's state (`synthetic`). */
-  | { kind: 'event'; seq: number | null; event: Event; raw?: unknown; synthetic?: boolean }
-  | { kind: 'log'; seq: number | null; event: Event; raw?: unknown }
+  | { kind: 'event'; seq: number | null; event: Event; raw?: unknown; synthetic?: boolean; text?: string }
+  /** (`text`: the JSON as it came, for NDJSON to pass on without writing it anew.) */
+  | { kind: 'log'; seq: number | null; event: Event; raw?: unknown; text?: string }
   | { kind: 'gate_pending'; gate: string; event: Event }
   | { kind: 'ended'; status: string; event: Event };
 
@@ -50,27 +51,28 @@ export async function* watchRun(api: Api, runId: string, options: WatchOptions =
         yield item;
         continue;
       }
-      const m = item.message;
-      const seq = m.id !== null && /^\d+$/.test(m.id) ? Number(m.id) : null;
-      if (seq !== null && seq <= lastSeq) continue; // already seen: never twice
-      let raw: unknown;
-      try {
-        raw = JSON.parse(m.data);
-      } catch {
-        continue; // not JSON: nothing a renderer could show
-      }
-      const event = readEvent(raw);
-      if (!event) continue;
-      if (seq !== null) lastSeq = seq;
-      if (m.event === LOG_EVENT || event.type === LOG_EVENT) {
-        yield { kind: 'log', seq, event, raw };
-        continue;
-      }
-      yield { kind: 'event', seq, event, raw };
-      if (event.type === 'run.gate_pending' && event.data.gate) yield { kind: 'gate_pending', gate: event.data.gate, event };
-      if (TERMINAL_EVENTS.has(event.type)) {
-        yield { kind: 'ended', status: event.type.slice(4), event };
-        return;
+      for (const m of item.messages) {
+        const seq = m.id !== null && /^\d+$/.test(m.id) ? Number(m.id) : null;
+        if (seq !== null && seq <= lastSeq) continue; // already seen: never twice
+        let raw: unknown;
+        try {
+          raw = JSON.parse(m.data);
+        } catch {
+          continue; // not JSON: nothing a renderer could show
+        }
+        const event = readEvent(raw);
+        if (!event) continue;
+        if (seq !== null) lastSeq = seq;
+        if (m.event === LOG_EVENT || event.type === LOG_EVENT) {
+          yield { kind: 'log', seq, event, raw, text: m.data };
+          continue;
+        }
+        yield { kind: 'event', seq, event, raw, text: m.data };
+        if (event.type === 'run.gate_pending' && event.data.gate) yield { kind: 'gate_pending', gate: event.data.gate, event };
+        if (TERMINAL_EVENTS.has(event.type)) {
+          yield { kind: 'ended', status: event.type.slice(4), event };
+          return;
+        }
       }
     }
   } catch (err) {

@@ -79,10 +79,10 @@ describe('the reader', () => {
     const reading = (async () => {
       for await (const item of readEventStream(http, '/v1/runs/run_1/events', { idleMs: 45_000, maxReconnects: 3, what: 'the stream' })) {
         items.push(item);
-        if (item.kind === 'message' && item.message.id === '2') return;
+        if (item.kind === 'messages' && item.messages.some((m) => m.id === '2')) return;
       }
     })();
-    await until(() => items.some((i) => i.kind === 'message'), 'the first message');
+    await until(() => items.some((i) => i.kind === 'messages'), 'the first message');
     const armedAfterMessage = clock.requested.filter((ms) => ms === 45_000).length;
     const from = trickled;
     await until(() => trickled >= from + 20, 'twenty bytes more'); // none of them a whole message
@@ -105,9 +105,9 @@ describe('the reader', () => {
     const items: StreamItem[] = [];
     for await (const item of readEventStream(http, '/v1/runs/run_1/events', { idleMs: 45_000, maxReconnects: 3, what: 'the stream' })) {
       items.push(item);
-      if (item.kind === 'message' && item.message.id === '2') break;
+      if (item.kind === 'messages' && item.messages.some((m) => m.id === '2')) break;
     }
-    expect(items.map((i) => i.kind)).toEqual(['open', 'message', 'reconnecting', 'open', 'message']);
+    expect(items.map((i) => i.kind)).toEqual(['open', 'messages', 'reconnecting', 'open', 'messages']);
     expect((items[2] as { reason: string }).reason).toContain('larger than 1024 KiB; dropped the connection');
     expect(server.seen[1]!.headers['last-event-id']).toBe('1');
   });
