@@ -1,8 +1,16 @@
 // A page of a list (CONTRACT.md, Pages): newest first, `limit` 1–100, an opaque cursor.
 import { Failure } from './failure.js';
 
-/** `all` oldest first; answers the page of views after the cursor. */
-export function page<T extends { seq: number }, V>(all: readonly T[], query: URLSearchParams, view: (item: T) => V) {
+/** A list oldest first, by position: an array, or a view of one (the store's run order) that is never copied. */
+export interface Sequence<T> {
+  readonly length: number;
+  at(i: number): T | undefined;
+}
+
+/** `all` oldest first (ascending seq); answers the page of views after the cursor. The cursor's place is
+ * found by bisection and only the page's items are read: a page of 100 out of 100,000 costs what it does
+ * out of 100. */
+export function page<T extends { seq: number }, V>(all: Sequence<T>, query: URLSearchParams, view: (item: T) => V) {
   const rawLimit = query.get('limit');
   const limit = rawLimit === null ? 20 : Number(rawLimit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new Failure('invalid_value', 'limit must be a whole number from 1 to 100', 'limit');
@@ -13,13 +21,21 @@ export function page<T extends { seq: number }, V>(all: readonly T[], query: URL
     if (!m) throw new Failure('invalid_value', 'cursor is not one this service gave out', 'cursor');
     before = Number(m[1]);
   }
+  // The last position whose seq is below the cursor's.
+  let lo = 0;
+  let hi = all.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (all.at(mid)!.seq < before) lo = mid + 1;
+    else hi = mid;
+  }
   const data: V[] = [];
-  let i = all.length - 1;
-  while (i >= 0 && all[i]!.seq >= before) i--;
+  let i = lo - 1;
   let lastSeq = 0;
   for (; i >= 0 && data.length < limit; i--) {
-    data.push(view(all[i]!));
-    lastSeq = all[i]!.seq;
+    const item = all.at(i)!;
+    data.push(view(item));
+    lastSeq = item.seq;
   }
   const hasMore = i >= 0;
   return { data, next_cursor: hasMore ? Buffer.from(`c${lastSeq}`, 'latin1').toString('base64url') : null, has_more: hasMore };

@@ -132,7 +132,7 @@ export function apiRoutes({ service, dispatcher, artifacts, hub, clock, maxEvent
   function listRuns(query: URLSearchParams) {
     const status = query.get('status');
     if (status !== null && !(RUN_STATUSES as readonly string[]).includes(status)) throw new Failure('invalid_value', `status must be one of ${RUN_STATUSES.join(', ')}`, 'status');
-    return page(service.listRuns(status), query, (rec) => rec.run);
+    return page(status === null ? service.allRuns() : service.listRuns(status), query, (rec) => rec.run);
   }
 
   return routes;

@@ -233,6 +233,21 @@ export class SandboxService {
     return this.nowIso;
   }
 
+  /** Every run oldest first, as a view of the store's order (nothing copied: a page reads only its runs). */
+  allRuns(): { readonly length: number; at(i: number): RunRecord | undefined } {
+    const order = this.store.runOrder;
+    const runs = this.store.runs;
+    return {
+      get length() {
+        return order.length;
+      },
+      at: (i) => {
+        const id = order[i];
+        return id === undefined ? undefined : runs.get(id);
+      },
+    };
+  }
+
   /** Runs oldest first, optionally of one status. */
   listRuns(status: string | null): RunRecord[] {
     const out: RunRecord[] = [];

@@ -1,7 +1,7 @@
 // The one way a list is printed: items taken from pages up to --limit (or --all), then an array under
 // --json, a table fitted to the terminal for people, tab-separated lines for pipes, or a line on stderr
 // when there is nothing.
-import type { IO } from './io.js';
+import { escapeControls, type IO } from './io.js';
 import { loadStyle } from './style.js';
 import { renderTable, type Column } from './table.js';
 
@@ -23,8 +23,12 @@ export interface ListOptions<T> {
 
 /** Collects the items (stopping at the limit, so no page past it is fetched) and prints them. */
 export async function printList<T>(io: IO, opts: ListOptions<T>): Promise<T[]> {
-  const items: T[] = [];
   const max = opts.all || opts.limit === undefined ? Infinity : opts.limit;
+  // For a script (JSON without --jq, or tab-separated lines into a pipe) the items are written as they come,
+  // a page at a time: `--all` over 100,000 runs holds one page in memory, not all of them. A table at a
+  // terminal needs every row for its column widths, and --jq the whole document.
+  if ((io.json && !io.filter) || (!io.json && !io.stdoutIsTTY)) return streamList(io, opts, max);
+  const items: T[] = [];
   if (max > 0) {
     for await (const item of opts.items) {
       items.push(item);
@@ -41,6 +45,41 @@ export async function printList<T>(io: IO, opts: ListOptions<T>): Promise<T[]> {
   }
   for (const line of await listLines(io, items, opts.columns)) io.out(line);
   return items;
+}
+
+/** The items written as they come: a JSON array exactly as writeJson prints it, or tab-separated lines. */
+async function streamList<T>(io: IO, opts: ListOptions<T>, max: number): Promise<T[]> {
+  const out = io.streams.stdout;
+  let batch: T[] = [];
+  let count = 0;
+  let text = '';
+  const flush = async (last: boolean) => {
+    if (io.json) {
+      for (const item of batch) text += `${count++ === 0 ? '[\n' : ',\n'}${JSON.stringify(item, null, 2).replace(/^/gm, '  ')}`;
+      if (last) text += count === 0 ? '[]\n' : '\n]\n';
+      text = escapeControls(text);
+    } else {
+      count += batch.length;
+      if (batch.length) text = `${(await listLines(io, batch, opts.columns)).join('\n')}\n`;
+    }
+    batch = [];
+    if (text) {
+      // Past what the pipe takes at once, wait for it: memory stays one page however slow the reader.
+      if (!out.write(text)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+      text = '';
+    }
+  };
+  if (max > 0) {
+    let seen = 0;
+    for await (const item of opts.items) {
+      batch.push(item);
+      if (batch.length >= 100) await flush(false);
+      if (++seen >= max) break;
+    }
+  }
+  await flush(true);
+  if (!io.json && count === 0) io.info(opts.empty);
+  return [];
 }
 
 /** The table of the items, as lines (fitted to a terminal, tab-separated for a pipe). */

@@ -112,6 +112,11 @@ describe('orc run get, list, cancel', () => {
       expect(JSON.parse(two.stdout).map((r: any) => r.id)).toEqual([ids[24], ids[23]]);
       const all = await orc(['run', 'list', '--all', '--json'], { env });
       expect(JSON.parse(all.stdout).map((r: any) => r.id)).toEqual([...ids].reverse());
+      // Written a page at a time as it comes (flat memory over any number of runs), yet the same text as
+      // one JSON document printed whole; tab-separated lines likewise.
+      expect(all.stdout.trimEnd()).toBe(JSON.stringify(JSON.parse(all.stdout), null, 2));
+      expect((await orc(['run', 'list', '--all'], { env })).stdout.trimEnd().split('\n')).toHaveLength(25);
+      expect((await orc(['run', 'list', '--status', 'failed', '--json'], { env })).stdout.trim()).toBe('[]');
       const deflt = await orc(['run', 'list', '--json'], { env });
       expect(JSON.parse(deflt.stdout)).toHaveLength(20);
       const canceled = await orc(['run', 'list', '--status', 'canceled', '--json'], { env });
