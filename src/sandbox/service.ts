@@ -260,7 +260,7 @@ export class SandboxService {
 
   /** The run's events so far, in order. */
   eventsOf(runId: string): readonly StoredEvent[] {
-    return this.store.events.get(runId) ?? [];
+    return this.store.eventsOf(runId);
   }
 
   getRun(id: string): RunRecord {

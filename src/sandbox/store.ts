@@ -85,13 +85,18 @@ export interface IdempotencyRecord {
 type Sqlite = typeof import('node:sqlite');
 
 const SCHEMA_VERSION = 2;
+/** How many runs' event lists stay in memory (the runs still moving are read again and again; the rest rarely). */
+const EVENT_CACHE_RUNS = 500;
 const NOTHING = () => {};
 
 export class Store {
   readonly runs = new Map<string, RunRecord>();
   /** Run ids in creation order (oldest first). */
   readonly runOrder: string[] = [];
-  readonly events = new Map<string, StoredEvent[]>();
+  /** The events of the runs read lately (most of them the runs still moving), each list whole and in order;
+   * every other run's are read from the database when asked for. A sandbox of 100,000 runs holds millions
+   * of events: they are not all kept in memory. */
+  private readonly eventCache = new Map<string, StoredEvent[]>();
   readonly webhooks = new Map<string, WebhookRecord>();
   readonly deliveries = new Map<string, DeliveryRecord>();
   private seq = 0;
@@ -120,6 +125,8 @@ export class Store {
     this.schema();
     // The periodic sweep of expired idempotency records deletes a range of this index, not a scan of the table.
     this.db.exec('CREATE INDEX IF NOT EXISTS idempotency_created_at ON idempotency (created_at)');
+    // A run's events are read by run when asked for (eventsOf), not all at start.
+    this.db.exec('CREATE INDEX IF NOT EXISTS events_run ON events (run_id)');
     const p = (sql: string) => this.db.prepare(sql);
     this.stmts = {
       putRun: p('INSERT OR REPLACE INTO runs (seq, id, body) VALUES (?, ?, ?)'),
@@ -133,6 +140,7 @@ export class Store {
       begin: p('BEGIN IMMEDIATE'),
       commit: p('COMMIT'),
       rollback: p('ROLLBACK'),
+      getEvents: p('SELECT seq, type, body FROM events WHERE run_id = ? ORDER BY rowid'),
       getMeta: p('SELECT value FROM meta WHERE key = ?'),
       putMeta: p('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
     };
@@ -195,11 +203,8 @@ export class Store {
       }
       this.runs.set(rec.run.id, rec);
       this.runOrder.push(rec.run.id);
-      this.events.set(rec.run.id, []);
       this.seq = Math.max(this.seq, rec.seq);
     }
-    for (const row of this.db.prepare('SELECT run_id, seq, type, body FROM events ORDER BY rowid').all())
-      this.events.get(row.run_id as string)?.push({ seq: Number(row.seq), type: row.type as string, json: row.body as string });
     for (const row of this.db.prepare('SELECT body FROM webhooks ORDER BY seq').all()) {
       const w = JSON.parse(row.body as string) as WebhookRecord;
       this.webhooks.set(w.id, w);
@@ -224,7 +229,7 @@ export class Store {
       this.staged.push(() => {
         this.runs.clear();
         this.runOrder.length = 0;
-        this.events.clear();
+        this.eventCache.clear();
         this.webhooks.clear();
         this.deliveries.clear();
       });
@@ -235,7 +240,7 @@ export class Store {
   snapshot(): { runs: RunRecord[]; events: Record<string, StoredEvent[]>; webhooks: WebhookRecord[]; deliveries: DeliveryRecord[] } {
     return {
       runs: this.runOrder.map((id) => this.runs.get(id)!),
-      events: Object.fromEntries(this.runOrder.map((id) => [id, this.events.get(id) ?? []])),
+      events: Object.fromEntries(this.runOrder.map((id) => [id, this.eventCache.get(id) ?? this.readEvents(id)])),
       webhooks: [...this.webhooks.values()],
       deliveries: [...this.deliveries.values()],
     };
@@ -308,20 +313,40 @@ export class Store {
   saveRun(rec: RunRecord): void {
     const body = JSON.stringify(rec);
     this.write('putRun', () => this.stmts.putRun!.run(rec.seq, rec.run.id, body), () => {
-      if (!this.runs.has(rec.run.id)) {
-        this.runOrder.push(rec.run.id);
-        if (!this.events.has(rec.run.id)) this.events.set(rec.run.id, []);
-      }
+      if (!this.runs.has(rec.run.id)) this.runOrder.push(rec.run.id);
       this.runs.set(rec.run.id, rec);
     });
   }
 
   appendEvent(runId: string, ev: StoredEvent): void {
-    this.write('putEvent', () => this.stmts.putEvent!.run(runId, ev.seq, ev.type, ev.json), () => {
-      let list = this.events.get(runId);
-      if (!list) this.events.set(runId, (list = []));
-      list.push(ev);
-    });
+    // In memory only when its list is: otherwise the database has it, and the list is read whole when asked.
+    this.write('putEvent', () => this.stmts.putEvent!.run(runId, ev.seq, ev.type, ev.json), () => this.eventCache.get(runId)?.push(ev));
+  }
+
+  /** A run's events so far, in order: from memory when read lately, else from the database (and kept). */
+  eventsOf(runId: string): readonly StoredEvent[] {
+    const cached = this.eventCache.get(runId);
+    if (cached) {
+      // the most recently used last: the first in the map is the one to let go
+      this.eventCache.delete(runId);
+      this.eventCache.set(runId, cached);
+      return cached;
+    }
+    if (!this.runs.has(runId)) return [];
+    const list = this.readEvents(runId);
+    // Inside a transaction the database shows this transaction's own writes too; memory holds only what
+    // committed, so a list read then is not kept.
+    if (this.depth === 0) this.cacheEvents(runId, list);
+    return list;
+  }
+
+  private readEvents(runId: string): StoredEvent[] {
+    return this.stmts.getEvents!.all(runId).map((row) => ({ seq: Number(row.seq), type: row.type as string, json: row.body as string }));
+  }
+
+  private cacheEvents(runId: string, list: StoredEvent[]): void {
+    this.eventCache.set(runId, list);
+    if (this.eventCache.size > EVENT_CACHE_RUNS) this.eventCache.delete(this.eventCache.keys().next().value!);
   }
 
   saveWebhook(w: WebhookRecord): void {

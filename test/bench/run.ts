@@ -828,7 +828,113 @@ async function benchInstall(): Promise<void> {
   }
 }
 
+/** The peak and current RSS of a process, in MB, from /proc. */
+function rssOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}
+
+/** A sandbox on a data folder, timed from spawn to its "listening" line. */
+async function startTimed(dataDir: string, stageMs = 3_600_000): Promise<{ url: string; child: ChildProcess; ms: number }> {
+  const t = performance.now();
+  const child = spawn(process.execPath, [ORC, 'sandbox', 'start', '--port', '0', '--data-dir', dataDir, '--rate-limit', '0', '--stage-ms', String(stageMs)], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+    env: { ...process.env, ORC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'orc-bench-')) },
+  });
+  const url = await new Promise<string>((ok, fail) => {
+    let out = '';
+    child.stdout!.on('data', (c) => {
+      out += c;
+      const m = /listening on (\S+)/.exec(out);
+      if (m) ok(m[1]!);
+    });
+    child.once('exit', (code) => fail(new Error(`sandbox exited ${code}`)));
+  });
+  return { url, child, ms: performance.now() - t };
+}
+
+/**
+ * Issue 24's sandbox at scale: 100,000 finished runs in its database (a real run, exported, written again
+ * under new ids straight into SQLite, with its events), beside the same sandbox empty. Start-up, a page of
+ * 100 under load, memory; then `orc run list --all` over them all, beside a bare script paging through.
+ */
+async function benchScale(n = 100_000): Promise<void> {
+  const { DatabaseSync } = await import('node:sqlite');
+  const tmp = mkdtempSync(join(tmpdir(), 'orc-bench-scale-'));
+  // One real run, start to end, exported: the template.
+  const seedDir = join(tmp, 'seed');
+  const seed = await startTimed(seedDir, 20);
+  let template: any;
+  let templateEvents: any[];
+  try {
+    const run = await api(seed.url, 'POST', '/v1/runs', idea);
+    for (;;) {
+      const r = await api(seed.url, 'GET', `/v1/runs/${run.id}`);
+      if (r.status === 'accepted') break;
+      if (r.gate_pending) await api(seed.url, 'POST', `/v1/runs/${run.id}/gates/${r.gate_pending}:approve`);
+      await new Promise((ok) => setTimeout(ok, 20));
+    }
+    const snap = await api(seed.url, 'GET', '/_sandbox/export');
+    template = snap.runs[0];
+    templateEvents = snap.events[run.id];
+  } finally {
+    seed.child.kill('SIGTERM');
+    await new Promise((ok) => seed.child.once('exit', ok));
+  }
+  // The empty one, made by a start and a stop; the big one, that database with n runs written into it.
+  const emptyDir = join(tmp, 'empty');
+  const bigDir = join(tmp, 'big');
+  for (const dir of [emptyDir, bigDir]) {
+    const s = await startTimed(dir);
+    s.child.kill('SIGTERM');
+    await new Promise((ok) => s.child.once('exit', ok));
+  }
+  const db = new DatabaseSync(join(bigDir, 'sandbox.db'));
+  const putRun = db.prepare('INSERT INTO runs (seq, id, body) VALUES (?, ?, ?)');
+  const putEvent = db.prepare('INSERT INTO events (run_id, seq, type, body) VALUES (?, ?, ?, ?)');
+  const runText = JSON.stringify(template);
+  const oldId = template.run.id as string;
+  db.exec('BEGIN');
+  for (let i = 1; i <= n; i++) {
+    const id = `run_bench${String(i).padStart(13, '0')}`;
+    putRun.run(i, id, runText.replaceAll(oldId, id).replace(/"seq":\d+/, `"seq":${i}`));
+    for (const ev of templateEvents) putEvent.run(id, ev.seq, ev.type, (ev.json as string).replaceAll(oldId, id));
+  }
+  db.exec('COMMIT');
+  db.close();
+
+  const empty = await startTimed(emptyDir);
+  const big = await startTimed(bigDir);
+  try {
+    const headers = { authorization: `Bearer ${KEY}` };
+    const atStart = rssOf(big.child.pid!);
+    const emptyRss = rssOf(empty.child.pid!);
+    await cannon({ url: `${big.url}/v1/runs?limit=100`, headers, duration: 1 });
+    const pageBig = await cannon({ url: `${big.url}/v1/runs?limit=100`, headers, duration: 3, connections: 8 });
+    const pageEmpty = await cannon({ url: `${empty.url}/v1/runs?limit=100`, headers, duration: 3, connections: 8 });
+    const after = rssOf(big.child.pid!);
+    row(`sandbox with ${n.toLocaleString('en')} runs: start`, `${Math.round(big.ms)} ms`, '', (big.ms / empty.ms).toFixed(2), `the same sandbox empty: ${Math.round(empty.ms)} ms (goal < 2,000 ms)`);
+    row(`sandbox with ${n.toLocaleString('en')} runs: GET /v1/runs?limit=100`, `${Math.round(pageBig.requests.average)}/s`, `p99 ${pageBig.latency.p99} ms`, (pageBig.requests.average / pageEmpty.requests.average).toFixed(2), `empty: ${Math.round(pageEmpty.requests.average)}/s, p99 ${pageEmpty.latency.p99} ms (goal p99 < 20 ms); errors ${pageBig.errors + pageBig.non2xx}`);
+    row(`sandbox with ${n.toLocaleString('en')} runs: memory`, `RSS ${atStart.rss.toFixed(0)} MB at start`, `peak ${after.peak.toFixed(0)} MB`, (after.peak / emptyRss.peak).toFixed(2), `empty: ${emptyRss.peak.toFixed(0)} MB (goal < 300 MB)`);
+
+    // The whole list: orc, and a bare script that pages through and prints each page's data.
+    const dir = mkdtempSync(join(tmpdir(), 'orc-bench-list-'));
+    const bare = join(dir, 'bare.mjs');
+    writeFileSync(bare, `let cursor = null; let n = 0;\ndo { const r = await fetch(process.argv[2] + '/v1/runs?limit=100' + (cursor ? '&cursor=' + cursor : ''), { headers: { authorization: 'Bearer ${KEY}' } }); const p = await r.json(); for (const x of p.data) process.stdout.write(JSON.stringify(x) + '\\n'); n += p.data.length; cursor = p.has_more ? p.next_cursor : null; } while (cursor);\n`);
+    const env = { ORC_BASE_URL: big.url };
+    const bareRun = await measured([bare, big.url], env, false);
+    const orcRun = await measured([ORC, 'run', 'list', '--all', '--json'], env, false);
+    const rate = (u: Usage) => Math.round(n / (u.wallMs / 1000));
+    row(`orc run list --all --json, ${n.toLocaleString('en')} runs`, `${rate(orcRun).toLocaleString('en')} runs/s`, `peak ${orcRun.maxRssMb.toFixed(0)} MB`, (rate(orcRun) / rate(bareRun)).toFixed(2), `bare script paging through: ${rate(bareRun).toLocaleString('en')} runs/s, peak ${bareRun.maxRssMb.toFixed(0)} MB (goal >= 20,000 runs/s, < 120 MB)`);
+  } finally {
+    empty.child.kill('SIGTERM');
+    big.child.kill('SIGTERM');
+  }
+}
+
 if (want('startup')) await benchStartup();
+if (want('scale')) await benchScale();
 if (want('install')) await benchInstall();
 if (want('artifacts')) await benchArtifacts();
 if (want('pull')) await benchPull();

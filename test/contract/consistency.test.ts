@@ -31,7 +31,7 @@ describe('a write that fails leaves no trace', () => {
     failing(s, null);
     expect(r.status).toBe(500);
     expect((await s.call('GET', '/v1/runs')).body.data).toEqual([]);
-    expect(s.store.events.size).toBe(0);
+    expect(s.store.snapshot().events).toEqual({});
     expect(s.store.getIdempotency(`${KEY}\nk-${op}`)).toBeUndefined();
     // The same key works afterwards: nothing of the failed attempt was kept.
     const again = await s.call('POST', '/v1/runs', idea, { 'idempotency-key': `k-${op}` });
@@ -41,14 +41,14 @@ describe('a write that fails leaves no trace', () => {
   it.each(['putRun', 'putEvent', 'commit'])('deciding a gate, when %s fails: the gate stays pending, the run waits, no event', async (op) => {
     const s = await fresh();
     const run = await s.waitFor((await s.createRun()).id, (r) => r.gate_pending === 'idea');
-    const eventsBefore = s.store.events.get(run.id)!.length;
+    const eventsBefore = s.store.eventsOf(run.id).length;
     failing(s, op);
     const r = await s.call('POST', `/v1/runs/${run.id}/gates/idea:approve`);
     failing(s, null);
     expect(r.status).toBe(500);
     expect((await s.call('GET', `/v1/runs/${run.id}`)).body).toMatchObject({ status: 'awaiting_approval', gate_pending: 'idea' });
     expect((await s.call('GET', `/v1/runs/${run.id}/gates`)).body.data[0]).toMatchObject({ name: 'idea', state: 'pending' });
-    expect(s.store.events.get(run.id)!.length).toBe(eventsBefore);
+    expect(s.store.eventsOf(run.id).length).toBe(eventsBefore);
     expect((await s.call('POST', `/v1/runs/${run.id}/gates/idea:approve`)).status).toBe(200);
   });
 
@@ -77,7 +77,7 @@ describe('a write that fails leaves no trace', () => {
     const s = await fresh(50, clock);
     const run = await s.createRun();
     const stage = s.store.runs.get(run.id)!.run.stage;
-    const seen = s.store.events.get(run.id)!.length;
+    const seen = s.store.eventsOf(run.id).length;
     let refused = 0;
     s.store.failWrite = (o) => o === 'putRun' && ++refused <= 4; // the database refuses four ticks in a row
     await until(() => refused > 4, 'four refused ticks and a fifth try');

@@ -218,7 +218,7 @@ describe('restart', () => {
     await a.call('POST', `/v1/runs/${atGate.id}/gates/idea:reject`, { notes: 'Sharper pitch' });
     const moving = await a.createRun('Still moving');
     const hook = (await a.call('POST', '/v1/webhooks', { url: 'https://example.com/h', events: ['*'] })).body;
-    const eventsBefore = a.store.events.get(atGate.id)!.map((e) => e.json);
+    const eventsBefore = a.store.eventsOf(atGate.id).map((e) => e.json);
     const idem = await a.call('POST', '/v1/runs', body('Keyed'), { 'idempotency-key': 'k-restart' });
     await a.close();
 

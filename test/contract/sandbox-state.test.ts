@@ -58,7 +58,7 @@ describe('the data folder', () => {
     const a = await startTestSandbox({ dataPath, stageMs: 60_000 });
     const run = await a.createRun();
     const hook = (await a.call('POST', '/v1/webhooks', { url: 'https://example.com/h', events: ['*'] })).body;
-    const events = a.store.events.get(run.id)!.map((e) => e.json);
+    const events = a.store.eventsOf(run.id).map((e) => e.json);
     await a.close();
     // Put the rows back into the old layout, as orc before schema 2 left them.
     const { DatabaseSync } = await import('node:sqlite');
@@ -76,7 +76,7 @@ describe('the data folder', () => {
     const b = await startTestSandbox({ dataPath, stageMs: 60_000 });
     try {
       expect((await b.call('GET', `/v1/runs/${run.id}`)).body.id).toBe(run.id);
-      expect(b.store.events.get(run.id)!.map((e) => e.json)).toEqual(events); // in order, though stored backwards
+      expect(b.store.eventsOf(run.id).map((e) => e.json)).toEqual(events); // in order, though stored backwards
       expect((await b.call('GET', '/v1/webhooks')).body.data.map((w: { id: string }) => w.id)).toEqual([hook.id]);
       const again = await b.createRun('After the move');
       expect((await b.call('GET', '/v1/runs')).body.data.map((r: { id: string }) => r.id)).toEqual([again.id, run.id]);
