@@ -933,7 +933,66 @@ async function benchScale(n = 100_000): Promise<void> {
   }
 }
 
+/**
+ * Issue 24's webhook fan-out: 100 webhooks on every event while 100 runs move (their gates approved as they
+ * open), for 10 s. /healthz latency under that load beside the same sandbox idle, and how long a delivery
+ * takes from its event's created_at to arrival.
+ */
+async function benchFanout(webhooks = 100, runs = 100, seconds = 10): Promise<void> {
+  const sb = await startSandbox(['--stage-ms', '500', '--retry-base-ms', '200']);
+  const delays: number[] = [];
+  let received = 0;
+  const receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      received++;
+      try {
+        const created = Date.parse(JSON.parse(body).created_at);
+        if (Number.isFinite(created)) delays.push(Date.now() - created);
+      } catch {
+        // not an event: not counted
+      }
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((ok) => receiver.listen(0, '127.0.0.1', ok));
+  const target = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  try {
+    const idle = await cannon({ url: `${sb.url}/healthz`, connections: 1, duration: 3 });
+    for (let i = 0; i < webhooks; i++) await api(sb.url, 'POST', '/v1/webhooks', { url: `${target}/hook/${i}`, events: ['*'] });
+    const ids: string[] = [];
+    for (let i = 0; i < runs; i++) ids.push((await api(sb.url, 'POST', '/v1/runs', idea)).id);
+    let moving = true;
+    const approver = (async () => {
+      while (moving) {
+        for (const id of ids) {
+          const r = await api(sb.url, 'GET', `/v1/runs/${id}`).catch(() => null);
+          if (r?.gate_pending) await api(sb.url, 'POST', `/v1/runs/${id}/gates/${r.gate_pending}:approve`).catch(() => null);
+        }
+        await new Promise((ok) => setTimeout(ok, 200));
+      }
+    })();
+    const loaded = await cannon({ url: `${sb.url}/healthz`, connections: 1, duration: seconds });
+    moving = false;
+    await approver;
+    const sorted = [...delays].sort((a, b) => a - b);
+    const median = sorted.length ? sorted[Math.floor(sorted.length / 2)]! : NaN;
+    row(
+      `webhook fan-out: ${webhooks} webhooks on every event, ${runs} runs moving (${seconds} s)`,
+      `/healthz p99 ${loaded.latency.p99} ms`,
+      `delivery median ${Number.isFinite(median) ? `${Math.round(median)} ms` : 'none arrived'}`,
+      (loaded.latency.p99 / Math.max(idle.latency.p99, 1)).toFixed(1),
+      `idle sandbox /healthz p99 ${idle.latency.p99} ms; ${received.toLocaleString('en')} deliveries arrived in ${seconds} s (goal /healthz p99 < 20 ms, median delivery < 1 s)`,
+    );
+  } finally {
+    receiver.close();
+    sb.child.kill('SIGTERM');
+  }
+}
+
 if (want('startup')) await benchStartup();
+if (want('fanout')) await benchFanout();
 if (want('scale')) await benchScale();
 if (want('install')) await benchInstall();
 if (want('artifacts')) await benchArtifacts();
