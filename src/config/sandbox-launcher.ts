@@ -54,7 +54,9 @@ export async function spawnDetached(from: LaunchFrom, flags: LaunchFlags): Promi
       child.once('exit', (code) => {
         clearTimeout(timer);
         const said = readFileSync(log, 'utf8').slice(start).trim().split('\n').filter(Boolean);
-        const why = said.filter((l) => l.startsWith('orc:')).pop() ?? said.pop() ?? `exit code ${code}`;
+        // orc's own last word; else, for a crash Node itself reported, the line naming the error (not the last
+        // line of its stack).
+        const why = said.filter((l) => l.startsWith('orc:')).pop() ?? said.find((l) => /^\w*Error\b|Error:/.test(l)) ?? said.pop() ?? `exit code ${code}`;
         // Its folder or port taken: most often by a sandbox another orc is starting at this very moment.
         const taken = /is in use by another sandbox|is already in use/.test(why);
         reject(Object.assign(new EnvironmentError(`the sandbox could not start: ${why.replace(/^orc: /, '')}`, `Log: ${log}`), { taken }));
