@@ -7,7 +7,7 @@ import { createServer, get as httpGet, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { lstatSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 
 const ORC = resolve(import.meta.dirname, '../../bin/orc.js');
@@ -808,7 +808,8 @@ async function benchInstall(): Promise<void> {
   const proxy = await startTinyproxy();
   try {
     const run = await api(sb.url, 'POST', '/v1/runs', idea);
-    const env = { ORC_BASE_URL: sb.url };
+    // The installed orc's `#!/usr/bin/env node` finds the Node running this bench first (not an older one).
+    const env = { ORC_BASE_URL: sb.url, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}` };
     const [node, pkgVersion, exeVersion, pkgGet, exeGet, proxied] = medians([
       { args: ['-e', '0'] },
       { cmd: installed.bin, args: ['--version'], env },
