@@ -53,7 +53,8 @@ export async function spawnDetached(from: LaunchFrom, flags: LaunchFlags): Promi
       });
       child.once('exit', (code) => {
         clearTimeout(timer);
-        const said = readFileSync(log, 'utf8').slice(start).trim().split('\n').filter(Boolean);
+        // (By bytes: `start` is the log's length in bytes, and earlier lines hold characters of several.)
+        const said = readFileSync(log).subarray(start).toString('utf8').trim().split('\n').filter(Boolean);
         // orc's own last word; else, for a crash Node itself reported, the line naming the error (not the last
         // line of its stack).
         const why = said.filter((l) => l.startsWith('orc:')).pop() ?? said.find((l) => /^\w*Error\b|Error:/.test(l)) ?? said.pop() ?? `exit code ${code}`;
