@@ -17,10 +17,10 @@ const want = (name: string) => only.length === 0 || only.includes(name);
 const rows: string[][] = [];
 const row = (...cells: Array<string | number>) => rows.push(cells.map(String));
 
-async function startSandbox(args: string[], { disk = false } = {}): Promise<{ url: string; child: ChildProcess }> {
-  // On disk: the default data folder inside a fresh config folder (WAL, one commit per change).
-  const child = spawn(process.execPath, [ORC, 'sandbox', 'start', '--port', '0', ...(disk ? [] : ['--memory']), '--rate-limit', '0', ...args], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+/** `orc sandbox start <args>` in a fresh config folder, once it says it listens. */
+async function spawnSandbox(args: string[], stderr: 'inherit' | 'ignore'): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [ORC, 'sandbox', 'start', '--port', '0', '--rate-limit', '0', ...args], {
+    stdio: ['ignore', 'pipe', stderr],
     env: { ...process.env, ORC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'orc-bench-')) },
   });
   const url = await new Promise<string>((ok, fail) => {
@@ -33,6 +33,11 @@ async function startSandbox(args: string[], { disk = false } = {}): Promise<{ ur
     child.once('exit', (code) => fail(new Error(`sandbox exited ${code}`)));
   });
   return { url, child };
+}
+
+async function startSandbox(args: string[], { disk = false } = {}): Promise<{ url: string; child: ChildProcess }> {
+  // On disk: the default data folder inside a fresh config folder (WAL, one commit per change).
+  return spawnSandbox([...(disk ? [] : ['--memory']), ...args], 'inherit');
 }
 
 /** The same kind of answer from a bare node:http server in its own process: the ceiling for this machine. */
@@ -839,19 +844,7 @@ function rssOf(pid: number): { rss: number; peak: number } {
 /** A sandbox on a data folder, timed from spawn to its "listening" line. */
 async function startTimed(dataDir: string, stageMs = 3_600_000): Promise<{ url: string; child: ChildProcess; ms: number }> {
   const t = performance.now();
-  const child = spawn(process.execPath, [ORC, 'sandbox', 'start', '--port', '0', '--data-dir', dataDir, '--rate-limit', '0', '--stage-ms', String(stageMs)], {
-    stdio: ['ignore', 'pipe', 'ignore'],
-    env: { ...process.env, ORC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'orc-bench-')) },
-  });
-  const url = await new Promise<string>((ok, fail) => {
-    let out = '';
-    child.stdout!.on('data', (c) => {
-      out += c;
-      const m = /listening on (\S+)/.exec(out);
-      if (m) ok(m[1]!);
-    });
-    child.once('exit', (code) => fail(new Error(`sandbox exited ${code}`)));
-  });
+  const { url, child } = await spawnSandbox(['--data-dir', dataDir, '--stage-ms', String(stageMs)], 'ignore');
   return { url, child, ms: performance.now() - t };
 }
 
