@@ -26,7 +26,6 @@ export interface RunOptions extends Partial<Streams> {
 export async function run(argv: string[], opts: RunOptions = {}): Promise<number> {
   const stdout = opts.stdout ?? process.stdout;
   const stderr = opts.stderr ?? process.stderr;
-
   // Under --json a failure is one JSON object on stderr, commander's own parse errors too.
   const json = argv.includes('--json') || argv.some((a) => a === '--jq' || a.startsWith('--jq='));
   // `orc help exit-codes`: a topic (src/help/topics.ts), as text or, with --json, as data.

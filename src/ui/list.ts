@@ -22,12 +22,13 @@ export interface ListOptions<T> {
 }
 
 /** Collects the items (stopping at the limit, so no page past it is fetched) and prints them. */
-export async function printList<T>(io: IO, opts: ListOptions<T>): Promise<T[]> {
+export async function printList<T>(io: IO, opts: ListOptions<T>): Promise<void> {
   const max = opts.all || opts.limit === undefined ? Infinity : opts.limit;
-  // For a script (JSON without --jq, or tab-separated lines into a pipe) the items are written as they come,
-  // a page at a time: `--all` over 100,000 runs holds one page in memory, not all of them. A table at a
-  // terminal needs every row for its column widths, and --jq the whole document.
-  if ((io.json && !io.filter) || (!io.json && !io.stdoutIsTTY)) return streamList(io, opts, max);
+  // `--all` for a script (JSON without --jq, or tab-separated lines into a pipe): the items are written as
+  // they come, a page at a time, so 100,000 runs hold one page in memory, not all of them. (Should a page
+  // fail past the first, what came before is out, and the exit code says it failed.) A table at a terminal
+  // needs every row for its column widths, --jq the whole document; a --limit list is small anyway.
+  if (opts.all && ((io.json && !io.filter) || (!io.json && !io.stdoutIsTTY))) return streamList(io, opts, max);
   const items: T[] = [];
   if (max > 0) {
     for await (const item of opts.items) {
@@ -37,18 +38,17 @@ export async function printList<T>(io: IO, opts: ListOptions<T>): Promise<T[]> {
   }
   if (io.json) {
     io.writeJson(items);
-    return items;
+    return;
   }
   if (items.length === 0) {
     io.info(opts.empty);
-    return items;
+    return;
   }
   for (const line of await listLines(io, items, opts.columns)) io.out(line);
-  return items;
 }
 
 /** The items written as they come: a JSON array exactly as writeJson prints it, or tab-separated lines. */
-async function streamList<T>(io: IO, opts: ListOptions<T>, max: number): Promise<T[]> {
+async function streamList<T>(io: IO, opts: ListOptions<T>, max: number): Promise<void> {
   const out = io.streams.stdout;
   let batch: T[] = [];
   let count = 0;
@@ -79,7 +79,6 @@ async function streamList<T>(io: IO, opts: ListOptions<T>, max: number): Promise
   }
   await flush(true);
   if (!io.json && count === 0) io.info(opts.empty);
-  return [];
 }
 
 /** The table of the items, as lines (fitted to a terminal, tab-separated for a pipe). */
