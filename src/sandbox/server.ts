@@ -294,7 +294,11 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
   const port = (server.address() as AddressInfo).port;
   service.start();
   dispatcher.start();
-  for (const rec of service.listRuns(null)) describer.describe(rec.run.id);
+  // The runs whose binary artifacts were left undescribed when the sandbox last stopped (found by the store
+  // as it started: not every record read to look).
+  for (const id of store.undescribedAtStart) describer.describe(id);
+  // (and those of an imported snapshot: the describer skips what is described already)
+  for (const rec of opts.importSnapshot?.runs ?? []) describer.describe(rec.run.id);
   const hostForUrl = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
 
   let closing: Promise<void> | null = null;

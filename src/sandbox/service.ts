@@ -93,7 +93,7 @@ export class SandboxService {
 
   /** Picks up every run that was moving when the sandbox last stopped. */
   start(): void {
-    for (const rec of this.store.runs.values()) if (rec.run.status === 'running') this.schedule(rec.run.id);
+    for (const id of this.store.runs.idsWhere(['running'])) this.schedule(id);
   }
 
   stop(): void {
@@ -208,7 +208,7 @@ export class SandboxService {
 
   /** Runs still moving, each with the stage it is in. */
   moving(): RunRecord[] {
-    return [...this.store.runs.values()].filter((r) => r.run.status === 'running' || r.run.status === 'awaiting_approval');
+    return this.store.runs.idsWhere(['running', 'awaiting_approval']).map((id) => this.store.runs.get(id)!);
   }
 
   onEvent(fn: EventListener): () => void {
@@ -233,8 +233,9 @@ export class SandboxService {
     return this.nowIso;
   }
 
-  /** Every run oldest first, as a view of the store's order (nothing copied: a page reads only its runs). */
-  allRuns(): { readonly length: number; at(i: number): RunRecord | undefined } {
+  /** Every run oldest first, by its list fields (seq and `run`), as a view of the store's order: nothing is
+   * copied or read from the database, a page reads only its runs. */
+  allRuns(): { readonly length: number; at(i: number): { seq: number; run: RunRecord['run'] } | undefined } {
     const order = this.store.runOrder;
     const runs = this.store.runs;
     return {
@@ -243,17 +244,17 @@ export class SandboxService {
       },
       at: (i) => {
         const id = order[i];
-        return id === undefined ? undefined : runs.get(id);
+        return id === undefined ? undefined : runs.view(id);
       },
     };
   }
 
-  /** Runs oldest first, optionally of one status. */
-  listRuns(status: string | null): RunRecord[] {
-    const out: RunRecord[] = [];
+  /** Runs oldest first, optionally of one status, by their list fields. */
+  listRuns(status: string | null): Array<{ seq: number; run: RunRecord['run'] }> {
+    const out: Array<{ seq: number; run: RunRecord['run'] }> = [];
     for (const id of this.store.runOrder) {
-      const rec = this.store.runs.get(id)!;
-      if (status === null || rec.run.status === status) out.push(rec);
+      const v = this.store.runs.view(id)!;
+      if (status === null || v.run.status === status) out.push(v);
     }
     return out;
   }

@@ -87,10 +87,15 @@ type Sqlite = typeof import('node:sqlite');
 const SCHEMA_VERSION = 2;
 /** How many runs' event lists stay in memory (the runs still moving are read again and again; the rest rarely). */
 const EVENT_CACHE_RUNS = 500;
+/** How many runs' whole records stay in memory (RunTable). */
+const WHOLE_RUNS = 1000;
 const NOTHING = () => {};
 
 export class Store {
-  readonly runs = new Map<string, RunRecord>();
+  /** Every run's list fields in memory; whole records read from the database when asked (RunTable). */
+  readonly runs: RunTable;
+  /** Runs whose binary artifacts were not yet described when the sandbox stopped (found at start). */
+  readonly undescribedAtStart: string[] = [];
   /** Run ids in creation order (oldest first). */
   readonly runOrder: string[] = [];
   /** The events of the runs read lately (most of them the runs still moving), each list whole and in order;
@@ -127,6 +132,8 @@ export class Store {
     this.db.exec('CREATE INDEX IF NOT EXISTS idempotency_created_at ON idempotency (created_at)');
     // A run's events are read by run when asked for (eventsOf), not all at start.
     this.db.exec('CREATE INDEX IF NOT EXISTS events_run ON events (run_id)');
+    // A run's whole record is read by id when asked for (RunTable), not all at start.
+    this.db.exec('CREATE INDEX IF NOT EXISTS runs_id ON runs (id)');
     const p = (sql: string) => this.db.prepare(sql);
     this.stmts = {
       putRun: p('INSERT OR REPLACE INTO runs (seq, id, body) VALUES (?, ?, ?)'),
@@ -141,10 +148,26 @@ export class Store {
       commit: p('COMMIT'),
       rollback: p('ROLLBACK'),
       getEvents: p('SELECT seq, type, body FROM events WHERE run_id = ? ORDER BY rowid'),
+      getRun: p('SELECT body FROM runs WHERE id = ?'),
       getMeta: p('SELECT value FROM meta WHERE key = ?'),
       putMeta: p('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
     };
+    this.runs = new RunTable(
+      (id) => this.readRun(id),
+      () => this.depth === 0,
+    );
     this.load();
+  }
+
+  /** A run's whole record from the database (a record that no longer parses is the corruption it is). */
+  private readRun(id: string): RunRecord | undefined {
+    const row = this.stmts.getRun!.get(id);
+    if (!row) return undefined;
+    try {
+      return JSON.parse(row.body as string) as RunRecord;
+    } catch (err) {
+      throw Object.assign(new Error(`the sandbox database ${this.path} has a corrupt record for run ${id} (${(err as Error).message})`), { code: 'ERR_SANDBOX_CORRUPT' });
+    }
   }
 
   /**
@@ -193,17 +216,32 @@ export class Store {
   }
 
   private load(): void {
-    for (const row of this.db.prepare('SELECT id, body FROM runs ORDER BY seq').all()) {
-      let rec: RunRecord;
+    // Only what lists need, taken out of each record by SQLite (its JSON in C), and whether the run's
+    // binary artifacts still want describing (src/sandbox/artifacts.ts: describedMeta, READY_AFTER).
+    const undescribed = (kind: string, after: number) =>
+      `(json_extract(body, '$.furthest') >= ${after} AND (json_extract(body, '$.artifactMeta.${kind}.at') IS NULL OR json_extract(body, '$.artifactMeta.${kind}.at') IS NOT ifnull(json_extract(body, '$.artifactTimes.${kind}'), '')))`;
+    const rows = this.db
+      .prepare(
+        `SELECT id, seq, CASE WHEN json_valid(body) THEN json_extract(body, '$.run') END AS run,
+           CASE WHEN json_valid(body) THEN json_type(body, '$.gates') IS NOT NULL AND json_type(body, '$.spec') IS NOT NULL END AS whole,
+           CASE WHEN json_valid(body) THEN ${undescribed('screenshots', 3)} OR ${undescribed('ipa', 4)} END AS undescribed
+         FROM runs ORDER BY seq`,
+      )
+      .all();
+    for (const row of rows) {
+      let run: RunRecord['run'];
       try {
-        rec = JSON.parse(row.body as string) as RunRecord;
-        if (!rec?.run?.id || !rec.gates || !rec.spec) throw new Error('fields are missing');
+        if (row.run === null) throw new Error('not JSON');
+        run = JSON.parse(row.run as string) as RunRecord['run'];
+        if (!run?.id || !row.whole) throw new Error('fields are missing');
       } catch (err) {
         throw Object.assign(new Error(`the sandbox database ${this.path} has a corrupt record for run ${String(row.id)} (${(err as Error).message})`), { code: 'ERR_SANDBOX_CORRUPT' });
       }
-      this.runs.set(rec.run.id, rec);
-      this.runOrder.push(rec.run.id);
-      this.seq = Math.max(this.seq, rec.seq);
+      const seq = Number(row.seq);
+      this.runs.index(run.id, seq, run);
+      this.runOrder.push(run.id);
+      if (row.undescribed) this.undescribedAtStart.push(run.id);
+      this.seq = Math.max(this.seq, seq);
     }
     for (const row of this.db.prepare('SELECT body FROM webhooks ORDER BY seq').all()) {
       const w = JSON.parse(row.body as string) as WebhookRecord;
@@ -392,5 +430,76 @@ export class Store {
 
   close(): void {
     if (this.db.isOpen) this.db.close();
+  }
+}
+
+/**
+ * The runs: each run's list fields (its seq and its `run`, what a page shows) for every run, in memory; whole
+ * records for the runs read lately, the rest read from the database by id when asked. A sandbox of 100,000
+ * finished runs keeps megabytes, not the gigabyte their records take; the runs still moving are read at
+ * every tick and so stay.
+ */
+export class RunTable {
+  private readonly views = new Map<string, { seq: number; run: RunRecord['run'] }>();
+  private readonly whole = new Map<string, RunRecord>();
+
+  constructor(
+    private readonly read: (id: string) => RunRecord | undefined,
+    /** False inside a transaction: the database then shows its own uncommitted writes, which memory never holds. */
+    private readonly mayKeep: () => boolean,
+  ) {}
+
+  get size(): number {
+    return this.views.size;
+  }
+
+  has(id: string): boolean {
+    return this.views.has(id);
+  }
+
+  /** The whole record (the committed one), or undefined when there is no such run. */
+  get(id: string): RunRecord | undefined {
+    const cached = this.whole.get(id);
+    if (cached) {
+      this.whole.delete(id);
+      this.whole.set(id, cached);
+      return cached;
+    }
+    if (!this.views.has(id)) return undefined;
+    const rec = this.read(id);
+    if (rec && this.mayKeep()) this.keep(id, rec);
+    return rec;
+  }
+
+  /** What a list shows of a run: its seq and its `run`. */
+  view(id: string): { seq: number; run: RunRecord['run'] } | undefined {
+    return this.views.get(id);
+  }
+
+  set(id: string, rec: RunRecord): void {
+    this.views.set(id, { seq: rec.seq, run: rec.run });
+    this.keep(id, rec);
+  }
+
+  /** A run known by its list fields only (read at start). */
+  index(id: string, seq: number, run: RunRecord['run']): void {
+    this.views.set(id, { seq, run });
+  }
+
+  /** The ids of the runs whose status is one of these. */
+  idsWhere(statuses: readonly string[]): string[] {
+    const out: string[] = [];
+    for (const [id, v] of this.views) if (statuses.includes(v.run.status)) out.push(id);
+    return out;
+  }
+
+  clear(): void {
+    this.views.clear();
+    this.whole.clear();
+  }
+
+  private keep(id: string, rec: RunRecord): void {
+    this.whole.set(id, rec);
+    if (this.whole.size > WHOLE_RUNS) this.whole.delete(this.whole.keys().next().value!);
   }
 }
