@@ -93,8 +93,10 @@ function certificate(c: CertSpec): string {
     extensions.push(ext('2.5.29.17', false, seq(c.names.map((n) => (isIP(n) ? tlv(0x87, ipBytes(n)) : tlv(0x82, Buffer.from(n, 'ascii')))))));
   }
   const algorithm = seq([oid('1.2.840.10045.4.3.2')]);
+  // A positive serial in minimal DER: the first byte neither has its top bit set (which would make it
+  // negative) nor is zero (a leading zero byte is "illegal padding" to OpenSSL, 1 serial in 128).
   const serial = randomBytes(16);
-  serial[0]! &= 0x7f;
+  serial[0] = serial[0]! & 0x7f || 1;
   const tbs = seq([
     tlv(0xa0, integer(Buffer.from([2]))),
     integer(serial),
