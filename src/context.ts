@@ -70,10 +70,10 @@ export function createContext(flags: GlobalFlags, streams: Streams = process, en
       const { ApiError, UnexpectedResponseError } = await import('./api/errors.js');
       if (!(err instanceof UnexpectedResponseError || (err instanceof ApiError && !err.requestId))) return err;
       // The sandbox answers /healthz with its pid; anything else at its address is another program. Asked
-      // with a bare fetch, not the client: no key goes to that program again, and no retry is wanted.
-      const ours = await fetch(new URL('/healthz', t.baseUrl), { signal: AbortSignal.timeout(2_000) })
-        .then(async (r) => typeof ((await r.json()) as { pid?: unknown })?.pid === 'number')
-        .catch(() => false);
+      // without the client (no key goes to that program again, no retry is wanted), over https trusting the
+      // CA of a sandbox started with --tls, as the client does.
+      const { healthz } = await import('./config/sandbox-state.js');
+      const ours = typeof (await healthz(t.baseUrl, 2_000, t.caFile))?.pid === 'number';
       if (ours) return err;
       const port = new URL(t.baseUrl).port;
       const other = Number(port) + 1;

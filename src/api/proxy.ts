@@ -17,9 +17,6 @@ export interface ProxyChoice {
   from: string;
 }
 
-/** The proxy variables orc reads, in the order it reads them. */
-export const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY', 'no_proxy', 'NO_PROXY'] as const;
-
 const pick = (env: NodeJS.ProcessEnv, name: string): [string, string] | null => {
   for (const n of [name.toLowerCase(), name.toUpperCase()]) {
     const v = env[n]?.trim();
@@ -81,9 +78,9 @@ function splitHostPort(entry: string): [string, string | undefined] {
 export function redactProxy(raw: string | URL): string {
   try {
     const url = new URL(String(raw));
-    const hidden = url.password;
-    if (hidden) url.password = 'PASSWORD';
-    return url.href.replace(/\/$/, '').replace(hidden ? ':PASSWORD@' : /$^/, ':…@');
+    if (!url.password) return url.href.replace(/\/$/, '');
+    url.password = 'PASSWORD'; // (a URL percent-encodes what it is given: the mark goes in after)
+    return url.href.replace(/\/$/, '').replace(':PASSWORD@', ':…@');
   } catch {
     return String(raw).replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:…@');
   }

@@ -12,6 +12,7 @@ import { Readable } from 'node:stream';
 import { ConfigError } from '../errors.js';
 import { cjs } from '../interop.js';
 import { proxyConfigured, proxyFor, redactProxy, type ProxyChoice } from './proxy.js';
+import { certificatesWith } from './trust.js';
 
 export interface TransportRequest {
   url: URL;
@@ -103,7 +104,6 @@ export class Transport {
     if (this.ca !== null) return this.ca;
     if (!this.opts.caFile) return (this.ca = undefined);
     const fs = process.getBuiltinModule('node:fs') as typeof import('node:fs');
-    const tls = process.getBuiltinModule('node:tls') as typeof import('node:tls') & { getCACertificates?: (kind: string) => string[] };
     let pem: string;
     try {
       pem = fs.readFileSync(this.opts.caFile, 'utf8');
@@ -111,7 +111,7 @@ export class Transport {
       throw new ConfigError(`cannot read the CA file ${this.opts.caFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'Fix the path with `orc profile add <name> --ca-file <pem>`.');
     }
     if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new ConfigError(`the CA file ${this.opts.caFile} holds no PEM certificate`);
-    return (this.ca = [...(tls.getCACertificates?.('default') ?? tls.rootCertificates), pem]);
+    return (this.ca = certificatesWith(pem));
   }
 
   close(): void {

@@ -1,6 +1,7 @@
 // The record of a sandbox started from this config folder (sandbox.json), and how to tell if it still runs.
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { certificatesWith } from '../api/trust.js';
 import { isAlive, processStartTime } from '../pid.js';
 
 export interface SandboxState {
@@ -75,8 +76,7 @@ export function healthz(url: string, timeoutMs: number, caFile?: string): Promis
   let ca: string[] | undefined;
   if (https && caFile) {
     try {
-      const tls = process.getBuiltinModule('node:tls') as typeof import('node:tls');
-      ca = [...tls.rootCertificates, readFileSync(caFile, 'utf8')];
+      ca = certificatesWith(readFileSync(caFile, 'utf8'));
     } catch {
       return Promise.resolve(null);
     }

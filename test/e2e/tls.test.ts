@@ -112,6 +112,20 @@ describe('orc sandbox start --tls', () => {
     expect((await peer(url, before)).authorized).toBe(true);
   });
 
+  it('--json gives the CA file beside the address, for a script to trust', async () => {
+    const other = freshConfigDir();
+    const r = await orc(['sandbox', 'start', '--tls', '--detach', '--port', '0', '--json'], { configDir: other });
+    try {
+      expect(r.exitCode, r.stderr).toBe(0);
+      const doc = JSON.parse(r.stdout);
+      expect(doc.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      expect(doc.ca_file).toBe(join(other, 'sandbox', 'tls', 'ca.pem'));
+      expect((await peer(doc.url, readFileSync(doc.ca_file, 'utf8'))).authorized).toBe(true);
+    } finally {
+      await orc(['sandbox', 'stop'], { configDir: other });
+    }
+  });
+
   it('--stand-in-live needs --tls and the live key in ORC_SANDBOX_LIVE_KEY, each said naming the flag', async () => {
     const noTls = await orc(['sandbox', 'start', '--stand-in-live', '--memory', '--port', '0'], { env: { ORC_SANDBOX_LIVE_KEY: 'sk_live_stand_in_0001' } });
     expect(noTls.exitCode).toBe(2);

@@ -8,7 +8,7 @@ const { host, port, stageMs, signedUrlTtl, retryBaseMs, rateLimit, seed, ipaMib,
 export const start = command({
   name: 'start',
   summary: 'Start the sandbox (in the foreground unless --detach)',
-  json: 'one line { listening: true, url, pid, data } once it listens; with --detach, { listening, url, pid, data, detached, log }',
+  json: 'one line { listening: true, url, pid, data } once it listens (and ca_file with --tls); with --detach, { listening, url, pid, data, detached, log }',
   flags: {
     host: flag.string(host.value, host.description, { default: host.default }),
     port: flag.int(port.value, port.description, port),

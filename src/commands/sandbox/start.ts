@@ -74,11 +74,11 @@ export default async function start(ctx: Context, _args: [], flags: StartFlags):
   if (recorded)
     await writeState(ctx.configDir, { pid: process.pid, url: sandbox.url, data: opts.dataPath, log: process.send ? logPath(ctx.configDir) : null, started_at: new Date(ctx.clock.now()).toISOString(), detached: Boolean(process.send), api_key: opts.apiKey, pid_started: processStartTime(process.pid), ...(tls ? { ca_file: tls.caFile } : {}) });
   // The one line a script waits for (CONTRACT.md); under --json, one JSON line instead.
-  if (ctx.io.json) ctx.io.streams.stdout.write(ctx.io.jsonLine({ listening: true, url: sandbox.url, pid: process.pid, data: opts.dataPath }));
+  if (ctx.io.json) ctx.io.streams.stdout.write(ctx.io.jsonLine({ listening: true, url: sandbox.url, pid: process.pid, data: opts.dataPath, ...(tls ? { ca_file: tls.caFile } : {}) }));
   else ctx.io.out(`listening on ${sandbox.url}`);
   // The key is shown redacted here and in the log: the log is a file others may be shown.
   ctx.io.info(`test key ${redactKey(opts.apiKey)} · ${opts.dataDir ? `data in ${opts.dataPath}` : 'in memory'} · stage ${opts.stageMs} ms · Ctrl-C to stop`);
-  if (tls) ctx.io.info(`https, signed by the sandbox's own CA: ${tls.caFile}; orc trusts it for this sandbox; elsewhere, NODE_EXTRA_CA_CERTS=${tls.caFile}${opts.liveKey ? ' · standing in for the live service: the live key in ORC_SANDBOX_LIVE_KEY is accepted too' : ''}`);
+  if (tls) ctx.io.info(`${trustLine(tls.caFile)}${opts.liveKey ? ' · standing in for the live service: the live key in ORC_SANDBOX_LIVE_KEY is accepted too' : ''}`);
   ctx.io.info(`web console: ${sandbox.consoleLink()} (works once; \`orc sandbox console\` gives another)`);
   process.send?.({ type: 'listening', url: sandbox.url });
 
@@ -86,6 +86,11 @@ export default async function start(ctx: Context, _args: [], flags: StartFlags):
   await sandbox.close();
   if (recorded) removeState(ctx.configDir, process.pid);
   return 0;
+}
+
+/** What a --tls start says of its CA: where it is, and how to trust it. */
+function trustLine(caFile: string): string {
+  return `https, signed by the sandbox's own CA: ${caFile}; orc trusts it for this sandbox; elsewhere, NODE_EXTRA_CA_CERTS=${caFile}`;
 }
 
 function prepareDataDir(dir: string): void {
@@ -133,10 +138,10 @@ async function detach(ctx: Context, flags: StartFlags, apiKey: string): Promise<
   );
   // The same fields as a foreground start's line (pid, data), from the record the sandbox wrote for itself.
   const state = readState(ctx.configDir);
-  if (ctx.io.json) ctx.io.writeJson({ listening: true, url, pid: state?.pid ?? null, data: state?.data ?? null, detached: true, log: logPath(ctx.configDir) });
+  if (ctx.io.json) ctx.io.writeJson({ listening: true, url, pid: state?.pid ?? null, data: state?.data ?? null, detached: true, log: logPath(ctx.configDir), ...(state?.ca_file ? { ca_file: state.ca_file } : {}) });
   else ctx.io.out(`listening on ${url}`);
   ctx.io.info(`sandbox running in the background; log: ${logPath(ctx.configDir)}; stop it with \`orc sandbox stop\``);
-  if (state?.ca_file) ctx.io.info(`https, signed by the sandbox's own CA: ${state.ca_file}; orc trusts it for this sandbox; elsewhere, NODE_EXTRA_CA_CERTS=${state.ca_file}`);
+  if (state?.ca_file) ctx.io.info(trustLine(state.ca_file));
   ctx.io.info('web console: `orc sandbox console`');
   return 0;
 }
