@@ -123,7 +123,7 @@ export async function followMany(ctx: Context, given: string[], all: boolean, fl
 
   const handle = (id: string, row: Row, ev: WatchEvent) => {
     if (ev.kind === 'event' || ev.kind === 'log') {
-      if (io.json) io.streams.stdout.write(io.jsonLine(ev.raw ?? ev.event));
+      if (io.json) io.streams.stdout.write(io.jsonLine(ev.raw ?? ev.event, ev.text));
     }
     if (ev.kind === 'event') {
       const d = ev.event.data;

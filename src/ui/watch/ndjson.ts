@@ -1,6 +1,6 @@
 // --json: one event envelope per line on stdout, written as it arrives; everything else on stderr.
 import type { WatchEvent } from '../../watch/engine.js';
-import { escapeControls, type IO } from '../io.js';
+import type { IO } from '../io.js';
 import { PlainRenderer } from './plain.js';
 import type { WatchRenderer } from './types.js';
 
@@ -16,10 +16,8 @@ export class NdjsonRenderer implements WatchRenderer {
 
   handle(ev: WatchEvent): void {
     if (ev.kind === 'event' || ev.kind === 'log') {
-      // The envelope as the service sent it: fields of a type orc did not expect are shown, not dropped. Its
-      // text is passed on as it came when it is one line (controls escaped as everywhere), not written anew.
-      const text = ev.text;
-      this.pending.push(text !== undefined && !this.io.filter && !/[\n\r]/.test(text) ? `${escapeControls(text)}\n` : this.io.jsonLine(ev.raw ?? ev.event));
+      // The envelope as the service sent it: fields of a type orc did not expect are shown, not dropped.
+      this.pending.push(this.io.jsonLine(ev.raw ?? ev.event, ev.text));
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => this.flush());
