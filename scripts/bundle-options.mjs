@@ -44,6 +44,23 @@ export function codeOptions({ standalone }) {
         },
       },
       {
+        // string-width compiles `^\p{RGI_Emoji}$` with the v flag when it loads: 14 ms (and its whole chunk
+        // 38 ms) for every command that draws a table or a progress line, though most never meet an emoji
+        // (src/ui/width.ts counts printable ASCII itself). Compiled when first used instead.
+        name: 'string-width-lazy',
+        setup(b) {
+          const ours = resolvePath(new URL('..', import.meta.url).pathname, 'node_modules/string-width/index.js'); // (not the older copies other packages carry)
+          b.onLoad({ filter: /[\\/]string-width[\\/]index\.js$/ }, (args) => {
+            if (args.path !== ours) return undefined;
+            const text = readFileSync(args.path, 'utf8');
+            const eager = 'const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;';
+            if (!text.includes(eager)) throw new Error('string-width no longer builds its emoji RegExp as build expects; check bundle-options.mjs');
+            const lazy = 'let rgiEmojiCompiled; const rgiEmojiRegex = { test: (s) => (rgiEmojiCompiled ??= /^\\p{RGI_Emoji}$/v).test(s) };';
+            return { contents: text.replace(eager, lazy), loader: 'js' };
+          });
+        },
+      },
+      {
         // `import text from './x.md?raw'`: the file's text, as vitest reads it (the help topics' prose).
         name: 'raw',
         setup(b) {

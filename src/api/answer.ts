@@ -5,6 +5,11 @@ import { UnexpectedResponseError } from './errors.js';
 
 export interface ResponseBody extends AsyncIterable<Buffer> {
   destroy(err?: Error): void;
+  /**
+   * A download read off the socket (wire.ts) only: every byte to `write`, synchronously, as views valid
+   * during the call; rejects with what `write` throws, or with the network's failure.
+   */
+  drainInto?(write: (bytes: Uint8Array) => void): Promise<void>;
 }
 
 export interface Answer {
@@ -63,6 +68,14 @@ export function toAnswer(res: RawResponse, url: URL, onChunk: () => void, onEnd:
       raw.destroy(err);
     },
   };
+  const drainInto = raw.drainInto?.bind(raw);
+  if (drainInto) {
+    body.drainInto = (write) =>
+      drainInto((bytes) => {
+        onChunk();
+        write(bytes);
+      }).finally(onEnd);
+  }
   return { status: res.statusCode, url, headers: res.headers, header, requestId: header('x-request-id'), body };
 }
 

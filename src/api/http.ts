@@ -78,6 +78,8 @@ export interface SendOptions {
   bodyTimeoutMs?: number;
   /** Answer a non-2xx status instead of throwing it, once retrying is over (a 503 or 429 is retried first): the raw layer, `orc api`. */
   anyStatus?: boolean;
+  /** A download: its body read straight off the socket, and drained into a writer (Answer.body.drainInto). */
+  wire?: boolean;
 }
 
 const MAX_REDIRECTS = 5;
@@ -257,7 +259,7 @@ export class HttpClient {
     let answer: Answer;
     silence.arm(this.opts.attemptTimeoutMs);
     try {
-      const res = await this.transport.request({ url: plan.url, method: plan.method, headers, ...(plan.body ? { body: plan.body.payload } : {}), signal: silence.signal });
+      const res = await this.transport.request({ url: plan.url, method: plan.method, headers, ...(plan.body ? { body: plan.body.payload } : {}), signal: silence.signal, ...(req.wire ? { wire: true } : {}) });
       const bodyTimeout = plan.bodyTimeoutMs;
       answer = toAnswer(res as unknown as RawResponse, plan.url, bodyTimeout > 0 ? () => silence.arm(bodyTimeout) : () => {}, () => silence.disarm());
       if (bodyTimeout > 0) silence.arm(bodyTimeout);
@@ -368,6 +370,7 @@ export class HttpClient {
       auth: false,
       headers: { accept: '*/*', ...(from ? { range: `bytes=${from}-` } : {}) },
       deadline: false,
+      wire: true,
       ...(idleMs !== undefined ? { bodyTimeoutMs: idleMs } : {}),
       ...(signal ? { signal } : {}),
     });

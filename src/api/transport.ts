@@ -1,4 +1,5 @@
-// The transport under the one exchange: Node's own http and https clients, with keep-alive agents.
+// The transport under the one exchange: Node's own http and https clients, with keep-alive agents; a
+// download's GET is read straight off the socket instead (wire.ts).
 // Measured against undici's Agent (bundled, with its llhttp wasm) on this kind of machine, node:http
 // answers a whole `orc run get` sooner and needs no dependency; https loads only for https. The modules
 // come from process.getBuiltinModule, not `import`: an ESM import of node:http enumerates its exports,
@@ -20,6 +21,8 @@ export interface TransportRequest {
   headers: Record<string, string>;
   body?: string | Uint8Array | AsyncIterable<Uint8Array>;
   signal: AbortSignal;
+  /** A download: a GET whose body is read straight off the socket (wire.ts), unless it goes by a proxy. */
+  wire?: boolean;
 }
 
 export interface TransportResponse {
@@ -54,6 +57,10 @@ export class Transport {
     const proxy = this.proxied ? proxyFor(req.url, this.opts.env!) : null;
     if (proxy) return this.viaProxy(req, proxy);
     const https = req.url.protocol === 'https:';
+    if (req.wire) {
+      const { url, headers, signal } = req;
+      return import('./wire.js').then(({ wireGet }) => wireGet({ url, headers, signal, connectTimeoutMs: this.opts.connectTimeoutMs, ca: https ? this.trusted() : undefined })) as unknown as Promise<TransportResponse>;
+    }
     const mod = (https ? process.getBuiltinModule('node:https') : process.getBuiltinModule('node:http')) as typeof import('node:http');
     let agent = this.agents.get(req.url.protocol);
     if (!agent) {

@@ -10,6 +10,7 @@ import { createHash, type Hash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { ApiError, type Api } from '../api/index.js';
+import type { ResponseBody } from '../api/answer.js';
 import { sleep, type Clock } from '../clock.js';
 import { ARTIFACT_KINDS, JSON_ARTIFACT_KINDS } from '../contract/events.js';
 import type { ArtifactEntry, ArtifactFile } from '../contract/schemas.js';
@@ -317,7 +318,7 @@ async function downloadFile(api: Api, runId: string, file: PullFile, firstUrl: s
   // (An empty file still needs its partial made: the loop runs until the partial holds every byte.)
   while (have < file.size || !exists) {
     abortIfAsked(o.signal);
-    let got = 0;
+    const before = have;
     try {
       const answer = await api.artifacts.file(url, { from: have, signal: o.signal, idleMs: o.idleMs ?? 30_000 });
       if (have > 0 && (answer.status !== 206 || !answer.header('content-range')?.startsWith(`bytes ${have}-`))) {
@@ -331,11 +332,10 @@ async function downloadFile(api: Api, runId: string, file: PullFile, firstUrl: s
       }
       const fh = exists ? await appendPartial(part) : await createPartial(part);
       exists = true;
-      got = await appendBody(fh, answer.body, hash, file.size - have, (n) => {
-        passed(n);
+      await appendBody(fh, answer.body, hash, file.size - have, (n) => {
         have += n; // (not inside the optional call below: without a listener its arguments are never evaluated)
         ev.progress?.(file, have);
-      });
+      }, passed);
       if (have < file.size) throw Object.assign(new Error(`the connection closed at ${have} of ${file.size} bytes`), { code: 'ERR_SHORT_BODY' });
     } catch (err) {
       if (o.signal.aborted) throw new InterruptedError();
@@ -351,7 +351,7 @@ async function downloadFile(api: Api, runId: string, file: PullFile, firstUrl: s
         continue;
       }
       if (err instanceof ApiError || isDiskFailure(err)) throw err;
-      failures = got > 0 ? 1 : failures + 1;
+      failures = have > before ? 1 : failures + 1; // a failure after some progress starts the count anew
       if (failures > ATTEMPTS) throw new FailedError(`${file.kind}/${file.name}: the download kept failing (${(err as Error).message}); the ${have} bytes so far are kept for the next pull`);
       resumed = resumed || have > 0;
       ev.notice?.(`${file.kind}/${file.name}: ${(err as Error).message}; resuming from byte ${have}`);
@@ -368,14 +368,34 @@ async function downloadFile(api: Api, runId: string, file: PullFile, firstUrl: s
 }
 
 /**
- * Appends the body to the open partial file (and closes it), hashing as it goes and waiting for the disk
- * when it falls behind; never more than `room` bytes are written: past that, an OversizeError.
+ * Appends the body to the open partial file (and closes it), hashing as it goes; never more than `room`
+ * bytes are written: past that, an OversizeError. A body read off the socket is written and hashed right in
+ * the socket's buffer, synchronously (a write to the page cache is brief, and nothing piles up); any other
+ * (through a proxy) by a write stream, waiting for the disk when it falls behind, its memory kept flat.
  */
-async function appendBody(fh: FileHandle, body: AsyncIterable<Buffer> & { destroy(err?: Error): void }, hash: Hash, room: number, onBytes: (n: number) => void): Promise<number> {
+async function appendBody(fh: FileHandle, body: ResponseBody, hash: Hash, room: number, onBytes: (n: number) => void, passed: (bytes: number) => void): Promise<number> {
+  let total = 0;
+  if (body.drainInto) {
+    const { writeSync } = process.getBuiltinModule('node:fs') as typeof import('node:fs');
+    try {
+      await body.drainInto((bytes) => {
+        const fits = total + bytes.length <= room;
+        const part = fits ? bytes : bytes.subarray(0, room - total);
+        // On disk first, then hashed: the digest never counts a byte the file lacks.
+        for (let at = 0; at < part.length; ) at += writeSync(fh.fd, part, at, part.length - at);
+        hash.update(part);
+        total += part.length;
+        onBytes(part.length);
+        if (!fits) throw new OversizeError('more than declared');
+      });
+    } finally {
+      await fh.close();
+    }
+    return total;
+  }
   const out = fh.createWriteStream({ highWaterMark: READ_BUFFER });
   let writeError: Error | null = null;
   const failed = new Promise<void>((resolve) => out.once('error', (err) => resolve(void (writeError = err))));
-  let total = 0;
   try {
     for await (const chunk of body) {
       const fits = total + chunk.length <= room;
@@ -385,6 +405,7 @@ async function appendBody(fh: FileHandle, body: AsyncIterable<Buffer> & { destro
       if (!out.write(part)) await Promise.race([new Promise<void>((r) => out.once('drain', () => r())), failed]);
       if (writeError) throw writeError;
       onBytes(part.length);
+      passed(part.length);
       if (!fits) throw new OversizeError('more than declared');
     }
   } catch (err) {

@@ -3,7 +3,7 @@
 // certificate it does not trust is exit 4 at once. Then a live profile end to end over TLS against the
 // sandbox standing in for the live service: the key in the OS keychain, only ever over TLS, and the live
 // rules (--live, the confirmation to cancel, no sandbox controls) against a real https endpoint.
-import { X509Certificate } from 'node:crypto';
+import { X509Certificate, createHash } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { readFileSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -81,6 +81,21 @@ describe('orc sandbox start --tls', () => {
     expect(viaProfile.exitCode, viaProfile.stderr).toBe(0);
     expect(Number(viaProfile.stdout)).toBeGreaterThan(0);
   });
+
+  it('a pull reads its files over https with the same trust: whole and checked with the CA, exit 4 without it', async () => {
+    const made = await orc(['run', 'create', ...idea, '--watch', '--approve', 'idea,brand,final', '--json'], { configDir });
+    expect(made.exitCode, made.stderr).toBe(0);
+    const id = /"run_id":"(run_[\w-]+)"/.exec(made.stdout)![1]!;
+    const dir = join(freshConfigDir(), 'pulled');
+    const pulled = await orc(['artifacts', 'pull', id, 'ipa', 'screenshots', '--dir', dir, '--json'], { configDir });
+    expect(pulled.exitCode, pulled.stderr).toBe(0);
+    const files = JSON.parse(pulled.stdout).files as Array<{ path: string; size: number; sha256: string }>;
+    expect(files.length).toBeGreaterThan(1);
+    for (const f of files) expect(createHash('sha256').update(readFileSync(f.path)).digest('hex')).toBe(f.sha256);
+    const other = freshConfigDir();
+    const untrusted = await orc(['artifacts', 'pull', id, 'ipa', '--dir', join(other, 'pulled'), '--json'], { configDir: other, env: { ORC_BASE_URL: url, NODE_EXTRA_CA_CERTS: undefined } });
+    expect(untrusted.exitCode).toBe(4);
+  }, 60_000);
 
   it('orc doctor says the way there (direct, or the proxy and its variable) and names an untrusted certificate with the fix', async () => {
     const other = freshConfigDir();
