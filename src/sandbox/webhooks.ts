@@ -2,6 +2,7 @@
 // and jitter, run off the request path so a slow or dead receiver never slows the API. Each webhook has
 // a few deliveries in flight at most, so a hanging receiver only delays itself, never its neighbours.
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { isoNow, type Clock } from '../clock.js';
 import { EVENT_KINDS, LOG_EVENT } from '../contract/events.js';
 import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../contract/signature.js';
@@ -32,6 +33,15 @@ export interface DispatcherOptions {
   /** Told of every attempt, for the journal. */
   onAttempt?: (a: { webhook_id: string; delivery_id: string; url: string; status: number | null; ms: number; error: string | null; fault: string | null }) => void;
   log: (line: string) => void;
+}
+
+/** A webhook's URL as node:http takes it. */
+interface Target {
+  url: string;
+  /** The Host header: the URL's host and port. */
+  host: string;
+  request: typeof import('node:http').request;
+  options: import('node:http').RequestOptions;
 }
 
 export function webhookView(w: WebhookRecord): Webhook {
@@ -80,6 +90,8 @@ export class WebhookDispatcher {
   private finished: Array<{ id: string; status: number | null }> = [];
   private turnQueued = false;
   private agents = new Map<string, import('node:http').Agent>();
+  private readonly targets = new Map<string, Target>();
+  private readonly bodies = new Map<string, Buffer>();
 
   constructor(
     private readonly store: Store,
@@ -397,17 +409,14 @@ export class WebhookDispatcher {
    * protocol (fetch cost several times as much a delivery); the answer's body is read and dropped.
    */
   private post(w: WebhookRecord, d: DeliveryRecord, signal: AbortSignal): Promise<number> {
-    const url = new URL(w.url);
-    const mod = (url.protocol === 'https:' ? process.getBuiltinModule('node:https') : process.getBuiltinModule('node:http')) as typeof import('node:http');
-    let agent = this.agents.get(url.protocol);
-    if (!agent) this.agents.set(url.protocol, (agent = new mod.Agent({ keepAlive: true, maxFreeSockets: MAX_IN_FLIGHT, scheduling: 'lifo' })));
-    const body = Buffer.from(d.body);
+    const target = this.targetOf(w);
+    const body = this.bytesOf(d.body);
     return new Promise<number>((resolve, reject) => {
-      const req = mod.request(url, {
-        method: 'POST',
-        agent,
+      const req = target.request({
+        ...target.options,
         signal,
         headers: {
+          host: target.host,
           'content-type': 'application/json',
           'content-length': body.length,
           'user-agent': this.opts.userAgent,
@@ -423,6 +432,31 @@ export class WebhookDispatcher {
       });
       req.end(body);
     });
+  }
+
+  /** How a webhook's URL is reached: its request options, worked out once. */
+  private targetOf(w: WebhookRecord): Target {
+    let t = this.targets.get(w.id);
+    if (t && t.url === w.url) return t;
+    const url = new URL(w.url);
+    const mod = (url.protocol === 'https:' ? process.getBuiltinModule('node:https') : process.getBuiltinModule('node:http')) as typeof import('node:http');
+    let agent = this.agents.get(url.protocol);
+    if (!agent) this.agents.set(url.protocol, (agent = new mod.Agent({ keepAlive: true, maxFreeSockets: MAX_IN_FLIGHT, scheduling: 'lifo' })));
+    const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+    const options = { method: 'POST', agent, protocol: url.protocol, host, ...(isIP(host) ? {} : { servername: host }), port: url.port || (url.protocol === 'https:' ? 443 : 80), path: `${url.pathname}${url.search}`, setHost: false };
+    t = { url: w.url, host: url.host, request: mod.request, options };
+    this.targets.set(w.id, t);
+    return t;
+  }
+
+  /** An event's body as bytes, made once for all the webhooks it goes to (the last few hundred kept). */
+  private bytesOf(json: string): Buffer {
+    let bytes = this.bodies.get(json);
+    if (!bytes) {
+      this.bodies.set(json, (bytes = Buffer.from(json)));
+      if (this.bodies.size > 512) this.bodies.delete(this.bodies.keys().next().value!);
+    }
+    return bytes;
   }
 
   /** Records the attempts finished since the last turn, in one transaction, and queues their retries. */
