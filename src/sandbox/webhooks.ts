@@ -16,7 +16,7 @@ export const MAX_ATTEMPTS = 8;
 const DELIVERY_TIMEOUT_MS = 10_000;
 /** Deliveries in flight to one webhook at once, and to all of them. */
 const PER_WEBHOOK_IN_FLIGHT = 4;
-const MAX_IN_FLIGHT = 256;
+const MAX_IN_FLIGHT = 128;
 /** How long one turn may spend fanning events out into deliveries before requests are served again (ms). */
 const SLICE_MS = 4;
 /** Deliveries made for one webhook and not yet tried, at most: the rest of its events wait as events. */

@@ -1,5 +1,9 @@
-// Pieces of the sandbox with exact answers: merge patch, Range, PNG and zip structure, magic words, the journal.
+// Pieces of the sandbox with exact answers: merge patch, Range, PNG and zip structure, magic words, the journal,
+// deliveries kept on disk.
 import { createHash } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { crc32, inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { completeIpa, ipaBytes, ipaLayout, ipaSha256, parseRange, screenshotPng, type IpaLayout } from '../../src/sandbox/files.js';
@@ -7,6 +11,7 @@ import { magicWords, nameFromText, scorecardFor } from '../../src/sandbox/genera
 import { applyMergePatch as mergePatch, diffMergePatch } from '../../src/contract/merge-patch.js';
 import { compareStages } from '../../src/contract/events.js';
 import { Journal } from '../../src/sandbox/control.js';
+import { Store, type DeliveryRecord } from '../../src/sandbox/store.js';
 
 describe('JSON merge patch (RFC 7396 appendix A)', () => {
   it.each([
@@ -154,5 +159,27 @@ describe('the request journal', () => {
     none.add(request(1));
     expect(none.since(0)).toEqual([]);
     expect(told).toEqual([1]);
+  });
+});
+
+describe('deliveries on disk', () => {
+  const delivery = (over: Partial<DeliveryRecord> = {}): DeliveryRecord => ({
+    seq: 1, id: 'dlv_1', webhook_id: 'wh_1', event_id: 'evt_1', event_type: 'run.created', body: '{"id":"evt_1","type":"run.created","data":{"note":"a \\"quoted\\" word"}}',
+    status: 'pending', attempts: 0, max_attempts: 8, last_status_code: null, next_attempt_at: '2026-11-24T00:00:00.000Z', created_at: '2026-11-24T00:00:00.000Z', ...over,
+  });
+
+  it('keep the body posted and the latest attempt across a restart; a record written by an older orc reads the same', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'orc-store-')), 'sandbox.db');
+    const first = await Store.open(path);
+    first.saveDelivery(delivery());
+    first.saveDelivery(delivery({ attempts: 1, last_status_code: 500, next_attempt_at: '2026-11-24T00:00:01.000Z' }));
+    // an older orc kept the body inside the record, and no event column
+    const old = delivery({ seq: 2, id: 'dlv_2', body: '{"id":"evt_2"}', status: 'succeeded', attempts: 1, last_status_code: 200 });
+    (first as unknown as { db: { prepare(sql: string): { run(...a: unknown[]): void } } }).db.prepare('INSERT INTO deliveries (seq, id, body) VALUES (?, ?, ?)').run(2, 'dlv_2', JSON.stringify(old));
+    first.close();
+    const again = await Store.open(path);
+    expect(again.deliveries.get('dlv_1')).toEqual(delivery({ attempts: 1, last_status_code: 500, next_attempt_at: '2026-11-24T00:00:01.000Z' }));
+    expect(again.deliveries.get('dlv_2')).toEqual(old);
+    again.close();
   });
 });
