@@ -61,6 +61,25 @@ export function codeOptions({ standalone }) {
         },
       },
       {
+        // The MCP SDK's server imports at load what orc's server never uses there: Ajv (281 KB; orc hands it
+        // a validator that loads Ajv when a person is first asked, src/mcp/server.ts), and zod 3 with its JSON
+        // Schema converter (orc's schemas are zod 4, converted by zod itself). Each is left out of the bundle
+        // for a stub that says so if ever called.
+        name: 'mcp-sdk-lean',
+        setup(b) {
+          const stubs = [
+            [/[\\/]sdk[\\/]dist[\\/]esm[\\/]server[\\/]index\.js$/, '../validation/ajv-provider.js', "export class AjvJsonSchemaValidator { constructor() { throw new Error('orc gives the MCP server its own JSON Schema validator'); } }"],
+            [/[\\/]sdk[\\/]dist[\\/]esm[\\/]server[\\/]zod-json-schema-compat\.js$/, 'zod-to-json-schema', "export function zodToJsonSchema() { throw new Error('orc converts only zod 4 schemas'); }"],
+            [/[\\/]sdk[\\/]dist[\\/]esm[\\/]server[\\/]zod-compat\.js$/, 'zod/v3', "export function object() { throw new Error('orc uses only zod 4 schemas'); }"],
+          ];
+          b.onResolve({ filter: /^(\.\.\/validation\/ajv-provider\.js|zod-to-json-schema|zod\/v3)$/ }, (args) => {
+            const stub = stubs.findIndex(([importer, path]) => path === args.path && importer.test(args.importer));
+            return stub === -1 ? undefined : { path: String(stub), namespace: 'mcp-sdk-stub' };
+          });
+          b.onLoad({ filter: /.*/, namespace: 'mcp-sdk-stub' }, (args) => ({ contents: stubs[Number(args.path)][2], loader: 'js' }));
+        },
+      },
+      {
         // `import text from './x.md?raw'`: the file's text, as vitest reads it (the help topics' prose).
         name: 'raw',
         setup(b) {

@@ -7,6 +7,7 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import * as z from 'zod';
 import { ApiError, type Api } from '../api/index.js';
 import { watchRun } from '../watch/engine.js';
@@ -47,6 +48,7 @@ async function askHuman(server: McpServer, tool: string, args: Record<string, un
   if (!server.server.getClientCapabilities()?.elicitation)
     throw Object.assign(new Problem(`${tool} on a live service needs a person's yes, and this MCP client cannot ask one (it has no elicitation). Decide it with \`orc gate ${tool === 'approve_gate' ? 'approve' : 'reject'} ${String(args.run_id)} ${String(args.gate)} --live\`, or start the server with \`orc mcp --live --yes-live-decisions\` to let the agent decide.`), { code: 'needs_human' });
   const asked = tool === 'approve_gate' ? 'approve' : 'reject';
+  await loadValidator(); // the SDK checks the person's answer against the schema below
   const answer = await server.server.elicitInput({
     message: `The agent asks to ${asked} gate ${String(args.gate)} of ${String(args.run_id)} on the LIVE service${args.notes ? `, with the notes: ${String(args.notes)}` : ''}. Your decision:`,
     requestedSchema: {
@@ -63,6 +65,22 @@ async function askHuman(server: McpServer, tool: string, args: Record<string, un
   const notes = typeof answer.content.notes === 'string' && answer.content.notes.trim() ? answer.content.notes.trim() : undefined;
   if (decision === 'reject_gate' && !notes) throw Object.assign(new Problem(`a rejection needs notes; gate ${String(args.gate)} of ${String(args.run_id)} was not decided`), { code: 'not_decided' });
   return { ...args, tool: decision, notes };
+}
+
+/**
+ * The JSON Schema validator the SDK checks an elicitation's answer with: Ajv, loaded only when a person is
+ * asked (askHuman), not at start-up, where it cost every `orc mcp` some 15 ms (the build leaves the SDK's
+ * own eager import of it out: scripts/bundle-options.mjs).
+ */
+let ajv: jsonSchemaValidator | null = null;
+const lazyValidator: jsonSchemaValidator = {
+  getValidator(schema) {
+    if (!ajv) throw new Error('the JSON Schema validator is loaded before a person is asked');
+    return ajv.getValidator(schema);
+  },
+};
+async function loadValidator(): Promise<void> {
+  ajv ??= new (await import('@modelcontextprotocol/sdk/validation/ajv')).AjvJsonSchemaValidator();
 }
 
 /** A tool whose `run` receives its arguments typed by its own input schema (the SDK has checked them). */
@@ -301,7 +319,7 @@ export function sandboxToolDefs(api: Api): ToolDef[] {
 export function createServer(o: McpOptions): McpServer {
   // wait_for_run may run as an MCP task (a client that supports tasks gets its result when it asks, however
   // long the wait); others call it as any tool. The tasks live in memory, as long as the server.
-  const server = new McpServer({ name: 'orc', version: o.version }, { capabilities: { tasks: { requests: { tools: { call: {} } } } }, taskStore: new InMemoryTaskStore(), instructions: 'orc drives runs on the Run Orchestration Service: an app idea (or source) becomes a shipped app through stages and three approval gates (idea, brand, final). Create a run, wait_for_run to the next gate, read what is being decided, then approve_gate or reject_gate with notes.' });
+  const server = new McpServer({ name: 'orc', version: o.version }, { capabilities: { tasks: { requests: { tools: { call: {} } } } }, taskStore: new InMemoryTaskStore(), jsonSchemaValidator: lazyValidator, instructions: 'orc drives runs on the Run Orchestration Service: an app idea (or source) becomes a shipped app through stages and three approval gates (idea, brand, final). Create a run, wait_for_run to the next gate, read what is being decided, then approve_gate or reject_gate with notes.' });
   const byName = new Map(o.tools.map((t) => [t.name, t]));
   const allDefs = new Map(toolDefs(o.api, systemClock).map((t) => [t.name, t]));
   for (const t of o.tools) {
