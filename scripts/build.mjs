@@ -37,28 +37,49 @@ writeFileSync('node_modules/.cache/orc-build-meta.json', JSON.stringify(result.m
 // What `orc` loads before any command runs: the entry and its static imports, transitively.
 const HEAVY = ['zod', 'undici', 'ora', '@inquirer/prompts', 'conf', 'execa', 'chalk', 'yaml', '@modelcontextprotocol/sdk', 'node:sqlite', 'jq-wasm'];
 const outputs = result.metafile.outputs;
-const seen = new Set();
-const queue = ['dist/main.js'];
-const eager = new Set();
-while (queue.length) {
-  const file = queue.pop();
-  if (seen.has(file)) continue;
-  seen.add(file);
-  for (const imp of outputs[file]?.imports ?? []) {
-    if (imp.kind !== 'import-statement') continue;
-    if (imp.external) eager.add(imp.path);
-    else queue.push(imp.path);
+/** The files loaded with `roots` (their static imports, transitively), the external modules among them,
+ * and the heavy packages bundled into them. */
+function loadedWith(roots) {
+  const seen = new Set();
+  const queue = [...roots];
+  const eager = new Set();
+  while (queue.length) {
+    const file = queue.pop();
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const imp of outputs[file]?.imports ?? []) {
+      if (imp.kind !== 'import-statement') continue;
+      if (imp.external) eager.add(imp.path);
+      else queue.push(imp.path);
+    }
+    // Bundled heavy code must not be reachable without a dynamic import either.
+    for (const input of Object.keys(outputs[file]?.inputs ?? {})) {
+      const pkgName = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1];
+      if (pkgName && HEAVY.includes(pkgName)) eager.add(pkgName);
+    }
   }
-  // Bundled heavy code must not be reachable from the entry without a dynamic import either.
-  for (const input of Object.keys(outputs[file]?.inputs ?? {})) {
-    const pkgName = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1];
-    if (pkgName && HEAVY.includes(pkgName)) eager.add(pkgName);
-  }
+  return { seen, eager };
 }
+const { seen, eager } = loadedWith(['dist/main.js']);
 const leaked = [...eager].filter((p) => HEAVY.some((h) => p === h || p.startsWith(`${h}/`)));
 if (leaked.length) {
   console.error(`build: the entry loads ${leaked.join(', ')} at start-up; load it lazily (await import) instead`);
   process.exit(1);
+}
+// `orc run get` and `orc watch` (the program, the noun, the command) load no zod: their answers are checked
+// by hand (src/contract/shapes.ts), the schemas loaded only for what those checks do not take.
+const outputOf = (source) => Object.keys(outputs).find((o) => o.endsWith('.js') && outputs[o].entryPoint === source);
+for (const [what, sources] of [['orc run get', ['src/cli/program.ts', 'src/commands/run/command.ts', 'src/commands/run/get.ts']], ['orc watch', ['src/cli/program.ts', 'src/commands/watch/command.ts', 'src/commands/watch/watch.ts']]]) {
+  const roots = sources.map(outputOf);
+  if (roots.some((r) => !r)) {
+    console.error(`build: cannot find the chunks of ${what} (${sources.join(', ')}); check build.mjs`);
+    process.exit(1);
+  }
+  const heavy = [...loadedWith(['dist/main.js', ...roots]).eager].filter((p) => p === 'zod');
+  if (heavy.length) {
+    console.error(`build: ${what} loads zod when it starts; name its schemas (http.ts SchemaRef) and check its answers by hand (contract/shapes.ts)`);
+    process.exit(1);
+  }
 }
 const entryBytes = [...seen].reduce((n, f) => n + (outputs[f]?.bytes ?? 0), 0);
 console.error(`build: dist/ written; start-up loads ${seen.size} file(s), ${(entryBytes / 1024).toFixed(1)} KiB, plus ${[...eager].join(', ') || 'nothing external'}`);

@@ -1,7 +1,7 @@
 // What can go wrong talking to the service, as typed errors. They say what happened; what it means for the
 // exit code is the CLI's to decide (src/errors.ts, exitCodeOf).
 import { Problem } from '../problem.js';
-import { ErrorEnvelope } from '../contract/schemas.js';
+import { errorEnvelope } from '../contract/shapes.js';
 import { STATUS_TEXT } from './answer.js';
 
 export interface ApiErrorInit {
@@ -119,14 +119,13 @@ export function networkFailure(err: unknown, attemptCut: boolean, attemptMs: num
 
 /** An error answer as an ApiError: the service's envelope, or what came instead, by status and request id. */
 export function parseError(status: number, text: string, contentType: string | null, requestId: string | null): ApiError {
-  let envelope: ReturnType<typeof ErrorEnvelope.safeParse> | null = null;
+  let e: ReturnType<typeof errorEnvelope> = null;
   try {
-    envelope = ErrorEnvelope.safeParse(JSON.parse(text));
+    e = errorEnvelope(JSON.parse(text));
   } catch {
-    envelope = null;
+    e = null;
   }
-  if (envelope?.success) {
-    const e = envelope.data.error;
+  if (e) {
     return new ApiError({ status, type: e.type, code: e.code, message: e.message, field: e.field, requestId }, requestLine(requestId, status, e.code));
   }
   // A proxy's HTML page, an empty body, JSON of another shape: say what came, never parse further.

@@ -7,7 +7,14 @@
 import type { ZodMiniType } from 'zod/mini';
 import { systemClock, sleep, type Clock } from '../clock.js';
 import { isLoopbackHost, redactKey } from '../contract/keys.js';
-import { pageOf } from '../contract/schemas.js';
+import { isPageOf } from '../contract/shapes.js';
+
+type Schemas = typeof import('../contract/schemas.js');
+/** A read shape: a zod schema, or one named from contract/schemas.ts (loaded when first needed). */
+export type SchemaRef<T> = ZodMiniType<T> | ((s: Schemas) => ZodMiniType<T>);
+let schemas: Promise<Schemas> | undefined;
+/** contract/schemas.ts and zod, loaded once, on demand. */
+export const loadSchemas = (): Promise<Schemas> => (schemas ??= import('../contract/schemas.js'));
 import { formatDuration } from '../duration.js';
 import { MAX_ERROR_BYTES, MAX_JSON_BYTES, STATUS_TEXT, drain, readText, toAnswer, withText, type Answer, type RawResponse } from './answer.js';
 import { ApiConnectionError, ApiError, CERTIFICATE_CODES, RetryLaterError, UnexpectedResponseError, UnsafeRequestError, networkFailure, parseError, requestLine, untrustedCertificate } from './errors.js';
@@ -320,10 +327,16 @@ export class HttpClient {
     return next;
   }
 
-  /** JSON in, JSON out, checked against `schema`; the answer read with a 64 MiB cap. */
-  async json<T>(req: Omit<SendOptions, 'body' | 'anyStatus'> & { body?: unknown; contentType?: string; schema: ZodMiniType<T>; onAnswer?: (answer: Answer) => void }): Promise<T> {
-    const { body, contentType, schema, onAnswer, ...rest } = req;
+  /**
+   * JSON in, JSON out, checked against `schema`; the answer read with a 64 MiB cap. The schema may be named
+   * from contract/schemas.ts (`(s) => s.Run`), which is then loaded only when needed, while the request is
+   * on its way; `quick`, a check by hand (contract/shapes.ts), takes the common answer without it.
+   */
+  async json<T>(req: Omit<SendOptions, 'body' | 'anyStatus'> & { body?: unknown; contentType?: string; schema: SchemaRef<T>; quick?: (json: unknown) => json is T; onAnswer?: (answer: Answer) => void }): Promise<T> {
+    const { body, contentType, schema, quick, onAnswer, ...rest } = req;
     const method = req.method.toUpperCase();
+    const named = typeof schema === 'function' ? schema : null;
+    if (named && !quick) void loadSchemas().catch(() => {});
     return this.exchange(
       {
         ...rest,
@@ -340,7 +353,8 @@ export class HttpClient {
         } catch {
           throw new UnexpectedResponseError(`the service answered ${answer.status} with a body that is not JSON`, requestLine(answer.requestId));
         }
-        const parsed = schema.safeParse(json);
+        if (quick?.(json)) return json;
+        const parsed = (named ? named(await loadSchemas()) : (schema as ZodMiniType<T>)).safeParse(json);
         if (!parsed.success) {
           const issue = parsed.error.issues[0]!;
           throw new UnexpectedResponseError(`the service's answer is not of the expected shape (${issue.path.join('.') || 'body'}: ${issue.message})`, requestLine(answer.requestId));
@@ -351,12 +365,15 @@ export class HttpClient {
   }
 
   /** Every item of a list endpoint, page after page. */
-  async *paginate<T>(path: string, item: ZodMiniType<T>, query: Query = {}): AsyncGenerator<T> {
-    const schema = pageOf(item) as unknown as ZodMiniType<{ data: T[]; next_cursor: string | null; has_more: boolean }>;
+  async *paginate<T>(path: string, item: (s: Schemas) => ZodMiniType<T>, query: Query = {}, quick?: (json: unknown) => json is T): AsyncGenerator<T> {
+    type Page = { data: T[]; next_cursor: string | null; has_more: boolean };
+    let page: ZodMiniType<Page> | undefined;
+    const schema = (s: Schemas) => (page ??= s.pageOf(item(s)) as unknown as ZodMiniType<Page>);
+    const quickPage = quick ? isPageOf(quick) : undefined;
     const walk = new PageWalk(path);
     let cursor: string | null = null;
     do {
-      const page: { data: T[]; next_cursor: string | null; has_more: boolean } = await this.json({ method: 'GET', target: path, query: { ...query, cursor }, schema });
+      const page: Page = await this.json({ method: 'GET', target: path, query: { ...query, cursor }, schema, ...(quickPage ? { quick: quickPage } : {}) });
       yield* page.data;
       cursor = walk.next(page.data.length, page.has_more, page.next_cursor);
     } while (cursor);

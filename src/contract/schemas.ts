@@ -4,6 +4,7 @@
 // these ~45 schemas cost 14 ms at every start; mini builds them in a fraction of that.
 import * as z from 'zod/mini';
 import { EVENT_KINDS, GATE_NAMES, MONETIZATION_VALUES } from './events.js';
+import { isPlainEvent } from './shapes.js';
 
 /**
  * A schema built on first use. Building all of these costs about 6 ms, paid by every command that loads
@@ -193,27 +194,6 @@ export const EventData = lazy(() =>
     ts: z.optional(z.string()),
   })
 );
-/** EventData's plain fields by type: an event whose data holds only these (or nothing it knows) is valid. */
-const PLAIN_DATA: Record<string, 'string' | 'number' | 'boolean'> = {
-  stage: 'string', percent: 'number', gate: 'string', decision: 'string', passed: 'boolean', app_id: 'string', app_store_url: 'string',
-  reason: 'string', mode: 'string', level: 'string', message: 'string', ts: 'string',
-};
-
-/** True when `json` is an Event as the schema says, by the fields' types alone, with no `score` or `error`
- * in its data (those nested shapes are left to zod). */
-function plainEvent(json: object): json is Event {
-  const e = json as Record<string, unknown>;
-  if (typeof e.id !== 'string' || typeof e.type !== 'string' || typeof e.created_at !== 'string' || typeof e.run_id !== 'string') return false;
-  const data = e.data;
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) return false;
-  for (const key in data) {
-    const want = Object.hasOwn(PLAIN_DATA, key) ? PLAIN_DATA[key] : undefined;
-    const v = (data as Record<string, unknown>)[key];
-    if (want ? typeof v !== want && v !== undefined : key === 'score' || key === 'error') return false;
-  }
-  return true;
-}
-
 /** The envelope shared by webhooks and SSE (`type` is `log` for log lines on the stream). */
 export const Event = lazy(() =>
   z.looseObject({
@@ -309,7 +289,7 @@ export function readEvent(json: unknown): Event | null {
   if (json === null || typeof json !== 'object') return null;
   // The shape nearly every event has, checked by hand: a stream of thousands of log lines need not go
   // through zod (and a copy of each) one by one. Anything else takes the full path below.
-  if (plainEvent(json)) return json;
+  if (isPlainEvent(json)) return json;
   const envelope = json as Record<string, unknown>;
   let data: Record<string, unknown> = envelope.data !== null && typeof envelope.data === 'object' && !Array.isArray(envelope.data) ? { ...(envelope.data as Record<string, unknown>) } : {};
   for (let tries = 0; tries < 20; tries++) {

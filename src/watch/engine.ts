@@ -2,7 +2,9 @@
 // gate_pending, ended), whatever the network does. Renderers only draw what this yields.
 import { sleep } from '../clock.js';
 import { LOG_EVENT, TERMINAL_EVENTS, TERMINAL_STATUSES } from '../contract/events.js';
-import { readEvent, type Event, type Run } from '../contract/schemas.js';
+import type { Event, Run } from '../contract/schemas.js';
+import { isPlainEvent } from '../contract/shapes.js';
+import { loadSchemas } from '../api/http.js';
 import type { Api } from '../api/index.js';
 import { NotAnEventStreamError } from '../api/sse.js';
 
@@ -60,7 +62,8 @@ export async function* watchRun(api: Api, runId: string, options: WatchOptions =
         } catch {
           continue; // not JSON: nothing a renderer could show
         }
-        const event = readEvent(raw);
+        // nearly every event is plain; the rest are read by the schema (loaded then)
+        const event = isPlainEvent(raw) ? raw : (await loadSchemas()).readEvent(raw);
         if (!event) continue;
         if (seq !== null) lastSeq = seq;
         if (m.event === LOG_EVENT || event.type === LOG_EVENT) {

@@ -1,11 +1,12 @@
 // Runs: create, retrieve, list (a page or every page), cancel, and the scorecard.
-import type * as z from 'zod/mini';
-import { Run, Scorecard, pageOf, type RunCreateParams } from '../../contract/schemas.js';
+// Their schemas are named, not imported (http.ts loads them when needed), and a run or a page of runs is
+// checked by hand (contract/shapes.ts): `orc run get` and `orc watch` load no zod.
+import type { Page, Run, RunCreateParams, Scorecard } from '../../contract/schemas.js';
+import { isPageOf, isRun } from '../../contract/shapes.js';
 import type { HttpClient } from '../http.js';
 import { path } from '../path.js';
 
-let runPage: ReturnType<typeof pageOf<typeof Run>> | undefined;
-const RunPage = () => (runPage ??= pageOf(Run));
+const isRunPage = isPageOf(isRun);
 
 export interface RunListQuery {
   status?: string | undefined;
@@ -23,7 +24,8 @@ export class Runs {
       method: 'POST',
       target: '/v1/runs',
       body: params,
-      schema: Run,
+      schema: (s) => s.Run,
+      quick: isRun,
       ...(idempotencyKey ? { idempotencyKey } : {}),
       onAnswer: (a) => {
         replayed = a.header('idempotent-replayed') === 'true';
@@ -33,22 +35,22 @@ export class Runs {
   }
 
   retrieve(id: string): Promise<Run> {
-    return this.http.json({ method: 'GET', target: path`/v1/runs/${id}`, schema: Run });
+    return this.http.json({ method: 'GET', target: path`/v1/runs/${id}`, schema: (s) => s.Run, quick: isRun });
   }
 
-  list(query: RunListQuery = {}): Promise<z.infer<ReturnType<typeof RunPage>>> {
-    return this.http.json({ method: 'GET', target: '/v1/runs', query: { ...query }, schema: RunPage() });
+  list(query: RunListQuery = {}): Promise<Page<Run>> {
+    return this.http.json({ method: 'GET', target: '/v1/runs', query: { ...query }, schema: (s) => s.pageOf(s.Run) as never, quick: isRunPage });
   }
 
   listAll(query: Omit<RunListQuery, 'cursor'> = {}): AsyncGenerator<Run> {
-    return this.http.paginate('/v1/runs', Run, { ...query });
+    return this.http.paginate('/v1/runs', (s) => s.Run, { ...query }, isRun);
   }
 
   cancel(id: string): Promise<Run> {
-    return this.http.json({ method: 'POST', target: path`/v1/runs/${id}/cancel`, schema: Run });
+    return this.http.json({ method: 'POST', target: path`/v1/runs/${id}/cancel`, schema: (s) => s.Run, quick: isRun });
   }
 
   scorecard(id: string): Promise<Scorecard> {
-    return this.http.json({ method: 'GET', target: path`/v1/runs/${id}/scorecard`, schema: Scorecard });
+    return this.http.json({ method: 'GET', target: path`/v1/runs/${id}/scorecard`, schema: (s) => s.Scorecard });
   }
 }
