@@ -148,6 +148,7 @@ export const Artifact = lazy(() =>
     z.looseObject({ kind: z.string(), files: z.array(ArtifactFile) }),
   ])
 );
+export type Artifact = z.infer<typeof Artifact>;
 
 export const Webhook = lazy(() =>
   z.looseObject({

@@ -3,7 +3,7 @@
 // Each check accepts exactly what its zod schema in schemas.ts accepts for the common case, and says
 // false otherwise: the caller then loads the schema, which has the last word (and the words for what is
 // wrong). test/unit/shapes.test.ts holds the two to the same answers.
-import type { Event, Run } from './schemas.js';
+import type { Artifact, ArtifactEntry, ArtifactFile, Event, Run } from './schemas.js';
 
 type Json = Record<string, unknown>;
 
@@ -18,6 +18,32 @@ export function isRun(json: unknown): json is Run {
   return (
     isString(r.id) && isString(r.mode) && isString(r.status) && isString(r.stage) && nullableString(r.gate_pending) && nullableString(r.app_id) && isString(r.created_at) && (r.updated_at === undefined || isString(r.updated_at))
   );
+}
+
+const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/** One kind in a run's artifact manifest (schemas.ts `ArtifactEntry`). */
+function isArtifactEntry(json: unknown): json is ArtifactEntry {
+  if (!isObject(json)) return false;
+  const a = json;
+  return isString(a.kind) && isString(a.status) && isString(a.content_type) && (a.size === null || isNumber(a.size)) && nullableString(a.sha256) && isNumber(a.files) && isString(a.updated_at);
+}
+
+/** A run's artifact manifest (schemas.ts `ArtifactManifest`). */
+export function isArtifactManifest(json: unknown): json is { data: ArtifactEntry[] } {
+  return isObject(json) && Array.isArray(json.data) && json.data.every(isArtifactEntry);
+}
+
+function isArtifactFile(json: unknown): json is ArtifactFile {
+  if (!isObject(json)) return false;
+  const f = json;
+  return isString(f.name) && isString(f.content_type) && isNumber(f.size) && isString(f.sha256) && isString(f.url) && isString(f.expires_at);
+}
+
+/** One kind of a run's artifacts (schemas.ts `Artifact`): inline content, or files behind signed URLs. */
+export function isArtifact(json: unknown): json is Artifact {
+  if (!isObject(json) || !isString(json.kind)) return false;
+  return isString(json.content_type) || (Array.isArray(json.files) && json.files.every(isArtifactFile));
 }
 
 /** A page of items (schemas.ts `pageOf`), each passing `item`. */

@@ -1,8 +1,8 @@
 // The hand-written checks of contract/shapes.ts take the common answers without loading zod (`orc run get`,
 // `orc watch`, every error): each must say yes exactly where its schema does, on every input.
 import { expect, it } from 'vitest';
-import { ErrorEnvelope, Event, Run, pageOf } from '../../src/contract/schemas.js';
-import { errorEnvelope, isPageOf, isPlainEvent, isRun } from '../../src/contract/shapes.js';
+import { Artifact, ArtifactManifest, ErrorEnvelope, Event, Run, pageOf } from '../../src/contract/schemas.js';
+import { errorEnvelope, isArtifact, isArtifactManifest, isPageOf, isPlainEvent, isRun } from '../../src/contract/shapes.js';
 
 const values = ['s', '', 3, 0, true, null, [], {}, ['x'], { a: 1 }, undefined];
 let seed = 7;
@@ -60,5 +60,16 @@ it('a plain event passes the Event schema as it is (the rest go to the schema)',
   for (let i = 0; i < 3000; i++) {
     const json = mutate({ ...event, data: mutate(event.data, ['stage', 'percent', 'passed', 'score', 'error', 'other']) }, Object.keys(event));
     if (isPlainEvent(json)) expect(Event.safeParse(json)).toMatchObject({ success: true, data: json });
+  }
+});
+
+it('the artifact manifest and one kind: the same answers as their schemas', () => {
+  const entry = { kind: 'ipa', status: 'ready', content_type: 'application/octet-stream', size: 10, sha256: 'ab', files: 1, updated_at: '2026-11-24T10:00:00Z' };
+  const file = { name: 'A.ipa', content_type: 'application/octet-stream', size: 10, sha256: 'ab', url: 'http://127.0.0.1/f', expires_at: '2026-11-24T10:05:00Z' };
+  for (let i = 0; i < 3000; i++) {
+    const manifest = mutate({ data: pick([[entry], [mutate(entry, Object.keys(entry))], [], 'x']) }, ['data', 'other']);
+    expect(isArtifactManifest(manifest), JSON.stringify(manifest)).toBe(ArtifactManifest.safeParse(manifest).success);
+    const kind = mutate({ kind: 'ipa', files: pick([[file], [mutate(file, Object.keys(file))], [], null]), content_type: 'application/json', content: { a: 1 } }, ['kind', 'files', 'content_type', 'content']);
+    expect(isArtifact(kind), JSON.stringify(kind)).toBe(Artifact.safeParse(kind).success);
   }
 });

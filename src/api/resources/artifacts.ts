@@ -1,5 +1,6 @@
 // Artifacts: the manifest of a run, and one kind (inline JSON, or files behind signed URLs).
 import type { Artifact, ArtifactManifest } from '../../contract/schemas.js';
+import { isArtifact, isArtifactManifest } from '../../contract/shapes.js';
 import type { HttpClient } from '../http.js';
 import { path } from '../path.js';
 
@@ -7,11 +8,11 @@ export class Artifacts {
   constructor(private readonly http: HttpClient) {}
 
   async manifest(runId: string) {
-    return (await this.http.json({ method: 'GET', target: path`/v1/runs/${runId}/artifacts`, schema: (s) => s.ArtifactManifest })).data;
+    return (await this.http.json({ method: 'GET', target: path`/v1/runs/${runId}/artifacts`, schema: (s) => s.ArtifactManifest, quick: isArtifactManifest })).data;
   }
 
   retrieve(runId: string, kind: string) {
-    return this.http.json({ method: 'GET', target: path`/v1/runs/${runId}/artifacts/${kind}`, schema: (s) => s.Artifact });
+    return this.http.json({ method: 'GET', target: path`/v1/runs/${runId}/artifacts/${kind}`, schema: (s) => s.Artifact, quick: isArtifact });
   }
 
   /** One file behind its signed URL: no key, from byte `from` on. */
