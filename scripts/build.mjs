@@ -69,7 +69,7 @@ if (leaked.length) {
 // `orc run get` and `orc watch` (the program, the noun, the command) load no zod: their answers are checked
 // by hand (src/contract/shapes.ts), the schemas loaded only for what those checks do not take.
 const outputOf = (source) => Object.keys(outputs).find((o) => o.endsWith('.js') && outputs[o].entryPoint === source);
-for (const [what, sources] of [['orc run get', ['src/cli/program.ts', 'src/commands/run/command.ts', 'src/commands/run/get.ts']], ['orc watch', ['src/cli/program.ts', 'src/commands/watch/command.ts', 'src/commands/watch/watch.ts']]]) {
+for (const [what, sources] of [['orc run get', ['src/cli/fast.ts', 'src/commands/run/command.ts', 'src/commands/run/get.ts']], ['orc watch', ['src/cli/fast.ts', 'src/commands/watch/command.ts', 'src/commands/watch/watch.ts']]]) {
   const roots = sources.map(outputOf);
   if (roots.some((r) => !r)) {
     console.error(`build: cannot find the chunks of ${what} (${sources.join(', ')}); check build.mjs`);

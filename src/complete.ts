@@ -4,7 +4,7 @@
 // the sandbox, retries, or writes a word to stderr: whatever goes wrong, the shell just gets nothing.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RunOptions } from './cli/program.js';
+import type { RunOptions } from './cli/execute.js';
 
 const BUDGET_MS = 300;
 const FRESH_MS = 20_000;

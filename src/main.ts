@@ -1,6 +1,6 @@
 // The entry point, kept tiny: `orc --version` is asked by scripts and shells all the time and is answered
 // here before anything else loads; everything else is cli.ts, loaded after. This is the only place that exits.
-import type { RunOptions } from './cli/program.js';
+import type { RunOptions } from './cli/execute.js';
 
 export type { RunOptions };
 declare const __ORC_VERSION__: string;
@@ -38,6 +38,9 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
   }
   // Shell completion asks for run ids and the like: answered without the command table (src/complete.ts).
   if (argv[0] === '__complete') return (await import('./complete.js')).complete(argv.slice(1), opts);
+  // A plain command line runs without commander (src/cli/fast.ts); help, errors and the rest go through it.
+  const direct = await (await import('./cli/fast.js')).runDirect(argv, opts);
+  if (direct !== null) return direct;
   return (await import('./cli/program.js')).run(argv, opts);
 }
 

@@ -3,31 +3,24 @@
 // What every command needs is imported statically: this module is itself loaded on demand (main.ts), and
 // one static graph bundles into fewer chunks than five import()s (each chunk a module for Node to load).
 import { Command, CommanderError, Option } from 'commander';
-import { createContext } from '../context.js';
 import { NOUNS } from '../commands/index.js';
 import * as spec from './spec.js';
 import { GLOBAL_FLAGS } from './globals.js';
-import type { Clock } from '../clock.js';
 import type { CommandSpec, FlagSpec } from './spec.js';
-import { EXIT, InterruptedError, UsageError } from '../errors.js';
-import type { Streams } from '../ui/io.js';
+import { EXIT, UsageError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { didYouMean } from '../suggest.js';
 import { report } from './report.js';
+import { execute, failed, wantsJson, type RunOptions } from './execute.js';
 
-export interface RunOptions extends Partial<Streams> {
-  env?: NodeJS.ProcessEnv;
-  clock?: Clock;
-  /** The orc launcher, for commands that start orc again in the background (the sandbox). */
-  launcher?: string;
-}
+export type { RunOptions };
 
 /** Runs orc and answers its exit code. Tests call this in process with streams, env and a clock of their own. */
 export async function run(argv: string[], opts: RunOptions = {}): Promise<number> {
   const stdout = opts.stdout ?? process.stdout;
   const stderr = opts.stderr ?? process.stderr;
   // Under --json a failure is one JSON object on stderr, commander's own parse errors too.
-  const json = argv.includes('--json') || argv.some((a) => a === '--jq' || a.startsWith('--jq='));
+  const json = wantsJson(argv);
   // `orc help exit-codes`: a topic (src/help/topics.ts), as text or, with --json, as data.
   const wantsHelp = argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h');
   const help = wantsHelp ? await import('./topics.js') : null;
@@ -103,37 +96,11 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
       for (const sub of c.subcommands) define(cmd, sub);
       return;
     }
-    const load = c.load!;
     cmd.action(async (...params: unknown[]) => {
       const self = params[params.length - 1] as Command;
       // Positional arguments keep their places; an optional one not given stays undefined.
       const args = params.slice(0, -2).map((v) => (v === undefined ? undefined : Array.isArray(v) ? v.map(String) : String(v)));
-      (c.args ?? []).forEach((a, i) => spec.checkArg(a, args[i] as string | string[] | undefined));
-      const raw = self.optsWithGlobals() as Record<string, unknown>;
-      const flags: Record<string, unknown> = {};
-      for (const [key, s] of Object.entries(GLOBAL_FLAGS)) flags[key] = spec.checkFlag(key, s, raw[key]);
-      for (const [key, s] of Object.entries(c.flags ?? {})) flags[key] = spec.checkFlag(key, s, raw[key]);
-      // --jq implies --json, and its expression is compiled before anything is sent.
-      const jq = flags.jq === undefined ? null : await import('../ui/jq.js').then((m) => m.jqFilter(flags.jq as string));
-      if (jq) flags.json = true;
-      const handler = (await load()).default as unknown as (ctx: unknown, args: unknown, flags: unknown) => Promise<number | void>;
-      // process.stdin is made only when a command reads it (see Streams.stdinIsTTY).
-      const given = opts.stdin;
-      const streams = given
-        ? { stdin: given, stdout, stderr }
-        : { get stdin() { return process.stdin; }, stdinIsTTY: (process.getBuiltinModule('node:tty') as typeof import('node:tty')).isatty(0), stdout, stderr };
-      const ctx = createContext(flags as never, streams, opts.env ?? process.env, {
-        ...(opts.clock ? { clock: opts.clock } : {}),
-        launcher: opts.launcher ?? process.argv[1] ?? 'orc',
-      });
-      if (jq) ctx.io.filter = jq;
-      try {
-        exitCode = (await handler(ctx, args, flags)) ?? EXIT.ok;
-      } catch (err) {
-        throw await ctx.retell(err);
-      } finally {
-        ctx.dispose();
-      }
+      exitCode = await execute(c, args, self.optsWithGlobals() as Record<string, unknown>, opts);
     });
   };
   // Only the invoked noun is loaded and built in full; the others are listed by name and summary, which
@@ -160,10 +127,7 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
       const code = err.code.replace(/^commander\./, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
       return report(Object.assign(new UsageError(parseError ?? err.message.replace(/^error: /, '')), { code }), json, stderr, EXIT.usage);
     }
-    const name = (err as Error)?.name;
-    // Ctrl-C or Ctrl-D at a prompt (exit 130).
-    if (name === 'ExitPromptError' || name === 'AbortPromptError') return report(new InterruptedError('interrupted; nothing more was done'), json, stderr);
-    return report(err, json, stderr);
+    return failed(err, json, stderr);
   }
 }
 
