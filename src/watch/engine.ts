@@ -19,6 +19,10 @@ export type WatchEvent =
   | { kind: 'gate_pending'; gate: string; event: Event }
   | { kind: 'ended'; status: string; event: Event };
 
+export type LogEvent = Extract<WatchEvent, { kind: 'log' }>;
+/** What watchRunBatched yields: the log lines of one read of the stream come together. */
+export type WatchItem = WatchEvent | { kind: 'logs'; items: LogEvent[] };
+
 export interface WatchOptions {
   /** Start after this event id (resume); 0 replays the whole history. */
   afterSeq?: number;
@@ -33,7 +37,19 @@ export interface WatchOptions {
 
 const TERMINAL_BY_STATUS: Record<string, string> = { accepted: 'run.accepted', rejected: 'run.rejected', failed: 'run.failed', canceled: 'run.canceled' };
 
+/** A run's events one by one (see watchRunBatched). */
 export async function* watchRun(api: Api, runId: string, options: WatchOptions = {}): AsyncGenerator<WatchEvent> {
+  for await (const item of watchRunBatched(api, runId, options)) {
+    if (item.kind === 'logs') yield* item.items;
+    else yield item;
+  }
+}
+
+/**
+ * A run's events, the log lines of one read of the stream handed on together: a build that logs thousands
+ * of lines is not thousands of turns of an async generator (`orc watch` reads this; the rest, watchRun).
+ */
+export async function* watchRunBatched(api: Api, runId: string, options: WatchOptions = {}): AsyncGenerator<WatchItem> {
   const opts = { idleTimeoutMs: 45_000, maxReconnects: 8, pollIntervalMs: 2_000, ...options };
   let lastSeq = opts.afterSeq ?? 0;
   const stream = api.events.stream(runId, {
@@ -53,6 +69,7 @@ export async function* watchRun(api: Api, runId: string, options: WatchOptions =
         yield item;
         continue;
       }
+      let logs: LogEvent[] = [];
       for (const m of item.messages) {
         const seq = m.id !== null && /^\d+$/.test(m.id) ? Number(m.id) : null;
         if (seq !== null && seq <= lastSeq) continue; // already seen: never twice
@@ -67,8 +84,12 @@ export async function* watchRun(api: Api, runId: string, options: WatchOptions =
         if (!event) continue;
         if (seq !== null) lastSeq = seq;
         if (m.event === LOG_EVENT || event.type === LOG_EVENT) {
-          yield { kind: 'log', seq, event, raw, text: m.data };
+          logs.push({ kind: 'log', seq, event, raw, text: m.data });
           continue;
+        }
+        if (logs.length) {
+          yield { kind: 'logs', items: logs };
+          logs = [];
         }
         yield { kind: 'event', seq, event, raw, text: m.data };
         if (event.type === 'run.gate_pending' && event.data.gate) yield { kind: 'gate_pending', gate: event.data.gate, event };
@@ -77,6 +98,7 @@ export async function* watchRun(api: Api, runId: string, options: WatchOptions =
           return;
         }
       }
+      if (logs.length) yield { kind: 'logs', items: logs };
     }
   } catch (err) {
     if (!(err instanceof NotAnEventStreamError)) throw err;

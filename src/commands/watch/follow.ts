@@ -3,7 +3,7 @@
 // 6 a gate pending with no one to ask, 7 --max-wait ran out first, 1 the stream lost for good, 130 Ctrl-C.
 import { ApiError } from '../../api/errors.js';
 import type { Api } from '../../api/index.js';
-import { watchRun, type WatchEvent } from '../../watch/engine.js';
+import { watchRunBatched, type WatchEvent } from '../../watch/engine.js';
 import type { Context } from '../../context.js';
 import { EXIT, UsageError } from '../../errors.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
@@ -163,7 +163,11 @@ export async function follow(ctx: Context, runId: string, flags: FollowFlags): P
   };
 
   try {
-    for await (const ev of watchRun(api, runId, { signal: stop.signal, ...knobs })) {
+    for await (const ev of watchRunBatched(api, runId, { signal: stop.signal, ...knobs })) {
+      if (ev.kind === 'logs') {
+        for (const line of ev.items) renderer.handle(line);
+        continue;
+      }
       renderer.handle(ev);
       const open = active.prompt;
       if (ev.kind === 'event' && ev.event.type === 'run.gate_resolved') {
