@@ -5,6 +5,7 @@ import { parseRetryAfter } from '../../src/api/http.js';
 import { relativeTime } from '../../src/ui/format.js';
 import { IO } from '../../src/ui/io.js';
 import { renderTable } from '../../src/ui/table.js';
+import { displayWidth, fitColumns } from '../../src/ui/width.js';
 
 function io(tty: boolean, env: NodeJS.ProcessEnv = {}, flags: { json?: boolean; noInput?: boolean } = {}) {
   const out = Object.assign(new PassThrough(), { isTTY: tty, columns: 60 });
@@ -121,4 +122,19 @@ describe('widths in terminal columns', () => {
     expect(fitColumns('ab日本', 4)).toBe('ab… '); // the wide character does not fit beside the mark: a space pads the column
     expect(displayWidth(clipVisible('\u001b[31m日本語\u001b[0m', 5))).toBe(4);
   });
+});
+
+it('every character measured without the Unicode tables takes the one column string-width gives it', async () => {
+  const { default: stringWidth } = await import('string-width');
+  const ranges: Array<[number, number]> = [[0x20, 0x7e], [0xa1, 0xac], [0xae, 0x2ff], [0x2010, 0x2027], [0x2030, 0x205e], [0x2190, 0x21ff], [0x2500, 0x25fc], [0x2713, 0x2718]];
+  for (const [from, to] of ranges) {
+    for (let cp = from; cp <= to; cp++) {
+      const ch = String.fromCodePoint(cp);
+      expect(stringWidth(ch), `U+${cp.toString(16)}`).toBe(1);
+      expect(displayWidth(ch), `U+${cp.toString(16)}`).toBe(1);
+      expect(fitColumns(`a${ch}b`, 2)).toBe(`a…`);
+    }
+  }
+  // Just outside them, or with a mark that combines: the table's answer.
+  for (const s of ['\u00ad', '\u25fd', '\u2705', 'e\u0301', '\u2028', '日本']) expect(displayWidth(s), JSON.stringify(s)).toBe(stringWidth(s));
 });
