@@ -16,6 +16,8 @@ export interface RunOptions extends Partial<Streams> {
   clock?: Clock;
   /** The orc launcher, for commands that start orc again in the background (the sandbox). */
   launcher?: string;
+  /** For tests: what runs a parsed command instead of `execute` (to see what a line would run). */
+  runParsed?: typeof execute;
 }
 
 /**

@@ -108,7 +108,7 @@ export async function runDirect(argv: string[], opts: RunOptions): Promise<numbe
   }
   if (p < positionals.length) return null;
   try {
-    return await execute(at, args, raw, opts);
+    return await (opts.runParsed ?? execute)(at, args, raw, opts);
   } catch (err) {
     return failed(err, wantsJson(argv), opts.stderr ?? process.stderr);
   }

@@ -100,7 +100,7 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
       const self = params[params.length - 1] as Command;
       // Positional arguments keep their places; an optional one not given stays undefined.
       const args = params.slice(0, -2).map((v) => (v === undefined ? undefined : Array.isArray(v) ? v.map(String) : String(v)));
-      exitCode = await execute(c, args, self.optsWithGlobals() as Record<string, unknown>, opts);
+      exitCode = await (opts.runParsed ?? execute)(c, args, self.optsWithGlobals() as Record<string, unknown>, opts);
     });
   };
   // Only the invoked noun is loaded and built in full; the others are listed by name and summary, which

@@ -2,40 +2,34 @@
 // commander does (the same command, arguments and flag values), and take none that commander refuses:
 // checked on lines made from every command's spec, plain and broken, the command itself not run.
 import { Writable } from 'node:stream';
-import { beforeAll, expect, it, vi } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import type { CommandSpec, FlagSpec } from '../../src/cli/spec.js';
+
+import * as spec from '../../src/cli/spec.js';
+import { GLOBAL_FLAGS } from '../../src/cli/globals.js';
+import { run as viaCommander } from '../../src/cli/program.js';
+import { runDirect } from '../../src/cli/fast.js';
+import { allCommands } from '../../src/commands/index.js';
 
 type Outcome = { command: string; args: unknown; flags: Record<string, unknown> } | { command: string; error: string };
 let calls: Outcome[] = [];
 
-vi.mock('../../src/cli/execute.js', async (original) => {
-  const real = await original<typeof import('../../src/cli/execute.js')>();
-  const spec = await import('../../src/cli/spec.js');
-  const { GLOBAL_FLAGS } = await import('../../src/cli/globals.js');
-  return {
-    ...real,
-    // What the command would receive, checked as execute checks it, instead of running it.
-    execute: vi.fn(async (c: CommandSpec, args: Array<string | string[] | undefined>, raw: Record<string, unknown>) => {
-      try {
-        (c.args ?? []).forEach((a, i) => spec.checkArg(a, args[i]));
-        const flags: Record<string, unknown> = {};
-        for (const [k, s] of [...Object.entries(GLOBAL_FLAGS), ...Object.entries(c.flags ?? {})]) flags[k] = spec.checkFlag(k, s as FlagSpec, raw[k]);
-        calls.push({ command: c.name, args, flags });
-      } catch (err) {
-        calls.push({ command: c.name, error: (err as Error).message });
-      }
-      return 0;
-    }),
-  };
-});
-
-const { run: viaCommander } = await import('../../src/cli/program.js');
-const { runDirect } = await import('../../src/cli/fast.js');
-const { allCommands } = await import('../../src/commands/index.js');
-const { kebab } = await import('../../src/cli/spec.js');
+/** What the command would receive, checked as execute checks it, instead of running it. */
+async function record(c: CommandSpec, args: Array<string | string[] | undefined>, raw: Record<string, unknown>): Promise<number> {
+  try {
+    (c.args ?? []).forEach((a, i) => spec.checkArg(a, args[i]));
+    const flags: Record<string, unknown> = {};
+    for (const [k, s] of [...Object.entries(GLOBAL_FLAGS), ...Object.entries(c.flags ?? {})]) flags[k] = spec.checkFlag(k, s as FlagSpec, raw[k]);
+    calls.push({ command: c.name, args, flags });
+  } catch (err) {
+    calls.push({ command: c.name, error: (err as Error).message });
+  }
+  return 0;
+}
+const { kebab } = spec;
 
 const quiet = () => new Writable({ write: (_c, _e, cb) => cb() });
-const opts = () => ({ stdout: quiet() as never, stderr: quiet() as never, env: {} });
+const opts = () => ({ stdout: quiet() as never, stderr: quiet() as never, env: {}, runParsed: record });
 
 let seed = 1;
 const rand = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
