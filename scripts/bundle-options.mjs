@@ -28,6 +28,18 @@ export function codeOptions({ standalone }) {
         name: 'builtins',
         setup(b) {
           b.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, (args) => ({ contents: builtinImports(readFileSync(args.path, 'utf8')), loader: 'ts' }));
+          // The MCP SDK's too. Its task store takes `randomBytes` from node:crypto when it loads, for the ids
+          // of tasks it may never make: crypto (web crypto, X.509 and the rest, ~17 modules of Node's) is
+          // taken when an id is first made instead.
+          b.onLoad({ filter: /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/].*\.js$/ }, (args) => {
+            let text = readFileSync(args.path, 'utf8');
+            const eager = "import { randomBytes } from 'node:crypto';";
+            if (/[\\/]stores[\\/]in-memory\.js$/.test(args.path)) {
+              if (!text.includes(eager)) throw new Error("the MCP SDK's task store no longer imports randomBytes as build expects; check bundle-options.mjs");
+              text = text.replace(eager, "const randomBytes = (n) => globalThis.process.getBuiltinModule('node:crypto').randomBytes(n);");
+            }
+            return { contents: builtinImports(text), loader: 'js' };
+          });
         },
       },
       {
@@ -98,7 +110,7 @@ export function codeOptions({ standalone }) {
  * process.getBuiltinModule calls; type-only imports and specifiers are left to TypeScript. */
 export function builtinImports(source) {
   return source.replace(/^import (?!type )([^'";]+?) from '(node:(?!sqlite)[a-z_/]+)';$/gm, (all, clause, id) => {
-    const get = `process.getBuiltinModule('${id}')`;
+    const get = `globalThis.process.getBuiltinModule('${id}')`; // (globalThis: the clause may name it `process`)
     const ns = /^\* as (\w+)$/.exec(clause.trim());
     if (ns) return `const ${ns[1]} = ${get};`;
     const m = /^(?:(\w+)\s*,\s*)?\{([^}]*)\}$/s.exec(clause.trim());

@@ -11,13 +11,17 @@ import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import * as z from 'zod';
 import { ApiError, type Api } from '../api/index.js';
 import { watchRun } from '../watch/engine.js';
-import { pullArtifacts } from '../artifacts/pull.js';
 import { systemClock, type Clock } from '../clock.js';
 import { ARTIFACT_KINDS, EVENT_KINDS, GATE_NAMES, MONETIZATION_VALUES, RUN_STATUSES, TERMINAL_STATUSES } from '../contract/events.js';
 import type { RunCreateParams } from '../contract/schemas.js';
 import { Problem } from '../problem.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+// zod compiles a parser for each object schema the first time it parses with it (new Function): worth it
+// for a schema used thousands of times, not for the MCP messages of one session, where compiling the
+// first `initialize` cost more than parsing every message after it (~3 ms of `orc mcp`'s start).
+z.config({ jitless: true });
 
 export interface ToolDef {
   name: string;
@@ -253,6 +257,7 @@ export function toolDefs(api: Api, clock: Clock): ToolDef[] {
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       run: async (a, extra) => {
         const dir = resolve(a.dir); // (made by the pull engine, through src/disk.ts)
+        const { pullArtifacts } = await import('../artifacts/pull.js');
         const outcome = await pullArtifacts(api, a.run_id, { kinds: a.kinds ?? [], dir, concurrency: 4, signal: extra.signal, clock });
         const files = outcome.files.map((f) => ({ kind: f.kind, name: f.name, path: f.path, size: f.size, sha256: f.sha256, state: f.state }));
         const text = [`${files.length} file${files.length === 1 ? '' : 's'} in ${outcome.dir}`, ...files.map((f) => `${f.state} ${f.path}`), ...outcome.failed.map((f) => `failed ${f.kind}/${f.name}: ${f.error}`), outcome.pending.length ? `not ready yet: ${outcome.pending.join(', ')}` : ''].filter(Boolean).join('\n');
