@@ -38,6 +38,31 @@ describe('the data folder', () => {
     }
   });
 
+  it("starts from the runs' list fields kept beside their records; a database from before them gets them once, the same runs listed", async () => {
+    const dataPath = freshData();
+    const sb = await startTestSandbox({ dataPath, stageMs: 60_000 });
+    const made = [await sb.createRun(), await sb.createRun('A tide table')];
+    const before = (await sb.call('GET', '/v1/runs?limit=10')).body;
+    await sb.close();
+    const { DatabaseSync } = await import('node:sqlite');
+    const db = new DatabaseSync(dataPath);
+    expect(db.prepare('SELECT id FROM run_list ORDER BY seq').all().map((r) => r.id)).toEqual(made.map((r) => r.id));
+    // as an earlier orc left it: no list table, no triggers
+    db.exec('DROP TRIGGER run_list_insert; DROP TRIGGER run_list_update; DROP TRIGGER run_list_delete; DROP TABLE run_list;');
+    db.close();
+    const again = await startTestSandbox({ dataPath, stageMs: 60_000 });
+    try {
+      expect((await again.call('GET', '/v1/runs?limit=10')).body).toEqual(before);
+      await again.call('POST', `/v1/runs/${made[0].id}/cancel`);
+      const check = new DatabaseSync(dataPath);
+      const row = check.prepare('SELECT run FROM run_list WHERE id = ?').get(made[0].id) as { run: string };
+      check.close();
+      expect(JSON.parse(row.run).status).toBe('canceled'); // kept with every write since
+    } finally {
+      await again.close();
+    }
+  });
+
   it('a corrupt row is reported by run id in one line', async () => {
     const dataPath = freshData();
     const sb = await startTestSandbox({ dataPath, stageMs: 60_000 });
