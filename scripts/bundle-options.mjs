@@ -56,19 +56,32 @@ export function codeOptions({ standalone }) {
         },
       },
       {
-        // string-width compiles `^\p{RGI_Emoji}$` with the v flag when it loads: 14 ms (and its whole chunk
-        // 38 ms) for every command that draws a table or a progress line, though most never meet an emoji
-        // (src/ui/width.ts counts printable ASCII itself). Compiled when first used instead.
+        // string-width makes a grapheme segmenter (ICU's data) and compiles four Unicode-property patterns
+        // with the v flag when it loads, `^\p{RGI_Emoji}$` alone 14 ms: 12 ms for every command that draws
+        // a table or a progress line, though most never meet a character outside the few src/ui/width.ts
+        // counts itself. Made when string-width is first called instead.
         name: 'string-width-lazy',
         setup(b) {
           const ours = resolvePath(new URL('..', import.meta.url).pathname, 'node_modules/string-width/index.js'); // (not the older copies other packages carry)
           b.onLoad({ filter: /[\\/]string-width[\\/]index\.js$/ }, (args) => {
             if (args.path !== ours) return undefined;
-            const text = readFileSync(args.path, 'utf8');
-            const eager = 'const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;';
-            if (!text.includes(eager)) throw new Error('string-width no longer builds its emoji RegExp as build expects; check bundle-options.mjs');
-            const lazy = 'let rgiEmojiCompiled; const rgiEmojiRegex = { test: (s) => (rgiEmojiCompiled ??= /^\\p{RGI_Emoji}$/v).test(s) };';
-            return { contents: text.replace(eager, lazy), loader: 'js' };
+            let text = readFileSync(args.path, 'utf8');
+            const eager = [
+              'const segmenter = new Intl.Segmenter();',
+              'const visibleCharacterRegex = /[^\\p{Default_Ignorable_Code_Point}\\p{Control}\\p{Format}\\p{Nonspacing_Mark}\\p{Enclosing_Mark}\\p{Surrogate}]/v;',
+              'const spacingMarkRegex = /\\p{Spacing_Mark}/v;',
+              'const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;',
+              'const extendedPictographicRegex = /\\p{Extended_Pictographic}/gu;',
+              'export default function stringWidth(input, options = {}) {',
+            ];
+            for (const line of eager) if (!text.includes(line)) throw new Error(`string-width no longer has \`${line}\` as build expects; check bundle-options.mjs`);
+            const made = eager.slice(0, -1).map((line) => line.replace(/^const /, ''));
+            for (const line of eager.slice(0, -1)) text = text.replace(line, '');
+            text = text.replace(
+              eager.at(-1),
+              `let segmenter, visibleCharacterRegex, spacingMarkRegex, rgiEmojiRegex, extendedPictographicRegex;\nfunction makeTables() {\n${made.join('\n')}\n}\n${eager.at(-1)}\n\tif (segmenter === undefined) makeTables();`,
+            );
+            return { contents: text, loader: 'js' };
           });
         },
       },

@@ -3,7 +3,9 @@
 // knows the Unicode tables; this file cuts and pads by them, one grapheme at a time.
 import stringWidth from 'string-width';
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+/** Graphemes (ICU's segmenter, made when first needed: most text is measured without it). */
+let segmenter: Intl.Segmenter | undefined;
+const graphemes = { segment: (text: string) => (segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' })).segment(text) };
 
 /** Printable ASCII only: one column a character, no table needed (most of what a terminal shows). */
 const PLAIN = /^[\x20-\x7e]*$/;

@@ -138,3 +138,13 @@ it('every character measured without the Unicode tables takes the one column str
   // Just outside them, or with a mark that combines: the table's answer.
   for (const s of ['\u00ad', '\u25fd', '\u2705', 'e\u0301', '\u2028', '日本']) expect(displayWidth(s), JSON.stringify(s)).toBe(stringWidth(s));
 });
+
+it('the bundled string-width, its tables made when first called (scripts/bundle-options.mjs), measures as the package does', async () => {
+  const { readdirSync, readFileSync } = await import('node:fs');
+  const dir = new URL('../../dist/chunks/', import.meta.url);
+  const chunk = readdirSync(dir).find((f) => f.endsWith('.js') && readFileSync(new URL(f, dir), 'utf8').includes('function makeTables()'));
+  expect(chunk, 'the build makes string-width lazy').toBeDefined();
+  const bundled = (await import(new URL(chunk!, dir).href)) as { stringWidth: (s: string) => number };
+  const { default: stringWidth } = await import('string-width');
+  for (const s of ['plain', '日本語アプリ', 'Run 🏃🏽 club', 'e\u0301', '👨‍👩‍👧', '\u001b[31mred\u001b[0m', '', '1\u20e3', '한국어']) expect(bundled.stringWidth(s), JSON.stringify(s)).toBe(stringWidth(s));
+});
