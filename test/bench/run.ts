@@ -387,7 +387,7 @@ async function benchArtifacts(): Promise<void> {
 }
 
 /** `orc artifacts pull` of a 512 MiB ipa beside curl on the same signed URL, in turns: throughput and orc's peak RSS. */
-async function benchPull(rounds = 3): Promise<void> {
+async function benchPull(rounds = 5): Promise<void> {
   const mib = 512;
   const sb = await startSandbox(['--stage-ms', '100', '--ipa-mib', String(mib)]);
   const dir = mkdtempSync(join(tmpdir(), 'orc-bench-pull-'));
