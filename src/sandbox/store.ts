@@ -420,6 +420,11 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
     this.write('putWebhook', () => this.stmts.putWebhook!.run(w.seq, w.id, body), () => this.webhooks.set(w.id, w));
   }
 
+  /** A delivery made and not yet tried: in memory only, written with its first attempt (saveDelivery). */
+  holdDelivery(d: DeliveryRecord): void {
+    this.deliveries.set(d.id, d);
+  }
+
   saveDelivery(d: DeliveryRecord): void {
     const { body: event, ...record } = d;
     const body = JSON.stringify(record);

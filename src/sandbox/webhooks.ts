@@ -18,7 +18,7 @@ const DELIVERY_TIMEOUT_MS = 10_000;
 const PER_WEBHOOK_IN_FLIGHT = 4;
 const MAX_IN_FLIGHT = 128;
 /** How long one turn may spend fanning events out into deliveries before requests are served again (ms). */
-const SLICE_MS = 4;
+const SLICE_MS = 2;
 /** Deliveries made for one webhook and not yet tried, at most: the rest of its events wait as events. */
 const FRESH_PER_WEBHOOK = 16;
 
@@ -174,18 +174,22 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Called for every committed event: queued, and fanned out (one delivery per matching webhook, persisted
-   * before it is tried) a slice at a time, off the request path. With 100 webhooks on every event, making
+   * Called for every committed event: queued, and fanned out (one delivery per matching webhook, written
+   * with its first attempt) a slice at a time, off the request path. With 100 webhooks on every event, making
    * an event's deliveries at once, event after event, held the event loop for seconds (/healthz waited).
    */
   onEvent = (_runId: string, ev: StoredEvent): void => {
     if (ev.type === LOG_EVENT || this.stopped) return;
+    // (an event no webhook takes is not kept: a webhook registered later begins with what comes then)
+    let wanted = false;
+    for (const w of this.store.webhooks.values()) if (w.status === 'enabled' && (w.events.includes('*') || w.events.includes(ev.type))) wanted = true;
+    if (!wanted) return;
     this.fanQueue.push(ev);
     this.soon();
   };
 
   /**
-   * Fans queued events out into deliveries for a slice of time, in one transaction, each webhook in turn
+   * Fans queued events out into deliveries for a slice of time, each webhook in turn
    * from its own place, never more than FRESH_PER_WEBHOOK of its deliveries made and not yet tried: what a
    * receiver cannot take yet waits here as the one event it is (not a record per webhook), and one slow
    * receiver holds back only its own. What is left waits for the next turn, or for a delivery to be tried.
@@ -215,16 +219,10 @@ export class WebhookDispatcher {
         moved.set(w.id, at);
       }
     }
-    try {
-      if (made.length)
-        this.store.transaction(() => {
-          for (const d of made) this.store.saveDelivery(d);
-        });
-    } catch (err) {
-      // Not written (the disk refused): those events are fanned out again at the next turn.
-      this.opts.log(`sandbox: deliveries could not be recorded: ${(err as Error).message}`);
-      return;
-    }
+    // Held in memory until first tried: the attempt's record is the first write (one write a delivery, not
+    // two; a delivery not yet tried when the sandbox stops is not delivered after a restart, as the events
+    // still waiting are not).
+    for (const d of made) this.store.holdDelivery(d);
     for (const [id, at] of moved) this.cursors.set(id, at);
     for (const d of made) {
       this.fresh.add(d.id);

@@ -158,7 +158,7 @@ async function detach(ctx: Context, flags: StartFlags, apiKey: string): Promise<
  * for garbage alone. Held at its first size while the store loads, then let grow to 16 MB and held there:
  * a server under load (100 webhooks on every event) spent 5x the time collecting with none at all.
  */
-function capYoungGeneration(capMb = 16): { loaded(): void } {
+function capYoungGeneration(capMb = 32): { loaded(): void } {
   const v8 = process.getBuiltinModule('node:v8') as typeof import('node:v8');
   v8.setFlagsFromString('--semi-space-growth-factor=1');
   return {
