@@ -381,10 +381,13 @@ async function appendBody(fh: FileHandle, body: ResponseBody, hash: Hash, room: 
   let total = 0;
   if (body.drainInto) {
     const { writeSync } = process.getBuiltinModule('node:fs') as typeof import('node:fs');
-    // Small pieces (TLS hands on a record, 16 KiB, at a time) are gathered into a buffer and written and
-    // hashed a mebibyte at a time: a write and an update each cost about as much for 16 KiB as for 1 MiB.
+    // Small pieces (TLS hands on a record, 16 KiB, at a time) are gathered and written and hashed together,
+    // up to a mebibyte, at the end of the turn that read them: a write and an update each cost about as much
+    // for 16 KiB as for 1 MiB, and a slow download still shows (and keeps) every piece as it comes.
     const staged = Buffer.allocUnsafe(READ_BUFFER);
     let held = 0;
+    let settled = false;
+    let flushQueued = false;
     const put = (bytes: Uint8Array) => {
       // On disk first, then hashed and counted: the digest never counts a byte the file lacks.
       for (let at = 0; at < bytes.length; ) at += writeSync(fh.fd, bytes, at, bytes.length - at);
@@ -398,6 +401,19 @@ async function appendBody(fh: FileHandle, body: ResponseBody, hash: Hash, room: 
       held = 0;
       put(staged.subarray(0, n));
     };
+    const flushLater = () => {
+      if (flushQueued) return;
+      flushQueued = true;
+      setImmediate(() => {
+        flushQueued = false;
+        if (settled) return;
+        try {
+          flush();
+        } catch (err) {
+          body.destroy(err as Error);
+        }
+      });
+    };
     try {
       await body.drainInto((bytes) => {
         const fits = total + held + bytes.length <= room;
@@ -407,6 +423,7 @@ async function appendBody(fh: FileHandle, body: ResponseBody, hash: Hash, room: 
         else {
           staged.set(part, held);
           held += part.length;
+          flushLater();
         }
         if (!fits) throw new OversizeError('more than declared');
       });
@@ -416,6 +433,7 @@ async function appendBody(fh: FileHandle, body: ResponseBody, hash: Hash, room: 
       if (!(err instanceof OversizeError) && !isDiskFailure(err)) flush();
       throw err;
     } finally {
+      settled = true;
       await fh.close();
     }
     return total;
