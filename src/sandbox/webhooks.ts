@@ -8,6 +8,7 @@ import { EVENT_KINDS, LOG_EVENT } from '../contract/events.js';
 import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../contract/signature.js';
 import { isLoopbackHost } from '../contract/keys.js';
 import { WebhookCreateParams, type Delivery, type Webhook } from '../contract/schemas.js';
+import { Poster, type PostTarget } from './deliver.js';
 import { Failure, failureFromZod } from './failure.js';
 import { newId } from './service.js';
 import type { DeliveryRecord, StoredEvent, Store, WebhookRecord } from './store.js';
@@ -35,13 +36,9 @@ export interface DispatcherOptions {
   log: (line: string) => void;
 }
 
-/** A webhook's URL as node:http takes it. */
-interface Target {
+/** A webhook's URL as the poster takes it. */
+interface Target extends PostTarget {
   url: string;
-  /** The Host header: the URL's host and port. */
-  host: string;
-  request: typeof import('node:http').request;
-  options: import('node:http').RequestOptions;
 }
 
 export function webhookView(w: WebhookRecord): Webhook {
@@ -89,7 +86,7 @@ export class WebhookDispatcher {
   /** Attempts finished, not yet recorded: written together, in one transaction a turn. */
   private finished: Array<{ id: string; status: number | null }> = [];
   private turnQueued = false;
-  private agents = new Map<string, import('node:http').Agent>();
+  private readonly poster = new Poster();
   private readonly targets = new Map<string, Target>();
   private readonly bodies = new Map<string, Buffer>();
 
@@ -307,7 +304,7 @@ export class WebhookDispatcher {
     this.stopped = true;
     this.timer?.();
     for (const a of this.aborts) a.abort();
-    for (const agent of this.agents.values()) agent.destroy();
+    this.poster.destroy();
   }
 
   /** Sends what is due now, as far as the limits allow, and sets one timer for the next due delivery. Its
@@ -403,46 +400,27 @@ export class WebhookDispatcher {
   }
 
   /**
-   * One signed POST of the delivery's body; its status. Node's http client with a keep-alive agent per
-   * protocol (fetch cost several times as much a delivery); the answer's body is read and dropped.
+   * One signed POST of the delivery's body; its status. Written straight to a kept-alive socket
+   * (deliver.ts): Node's http client cost as much a delivery as all the rest of the sandbox's work for it.
    */
   private post(w: WebhookRecord, d: DeliveryRecord, signal: AbortSignal): Promise<number> {
-    const target = this.targetOf(w);
-    const body = this.bytesOf(d.body);
-    return new Promise<number>((resolve, reject) => {
-      const req = target.request({
-        ...target.options,
-        signal,
-        headers: {
-          host: target.host,
-          'content-type': 'application/json',
-          'content-length': body.length,
-          'user-agent': this.opts.userAgent,
-          [DELIVERY_ID_HEADER]: d.id,
-          [SIGNATURE_HEADER]: signatureHeader(w.secret, d.body),
-        },
-      });
-      req.once('error', reject);
-      req.once('response', (res) => {
-        res.resume();
-        res.once('end', () => resolve(res.statusCode ?? 0));
-        res.once('error', () => resolve(res.statusCode ?? 0));
-      });
-      req.end(body);
-    });
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': this.opts.userAgent,
+      [DELIVERY_ID_HEADER]: d.id,
+      [SIGNATURE_HEADER]: signatureHeader(w.secret, d.body),
+    };
+    return this.poster.post(this.targetOf(w), headers, this.bytesOf(d.body), signal);
   }
 
-  /** How a webhook's URL is reached: its request options, worked out once. */
+  /** How a webhook's URL is reached, worked out once. */
   private targetOf(w: WebhookRecord): Target {
     let t = this.targets.get(w.id);
     if (t && t.url === w.url) return t;
     const url = new URL(w.url);
-    const mod = (url.protocol === 'https:' ? process.getBuiltinModule('node:https') : process.getBuiltinModule('node:http')) as typeof import('node:http');
-    let agent = this.agents.get(url.protocol);
-    if (!agent) this.agents.set(url.protocol, (agent = new mod.Agent({ keepAlive: true, maxFreeSockets: MAX_IN_FLIGHT, scheduling: 'lifo' })));
+    const https = url.protocol === 'https:';
     const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-    const options = { method: 'POST', agent, protocol: url.protocol, host, ...(isIP(host) ? {} : { servername: host }), port: url.port || (url.protocol === 'https:' ? 443 : 80), path: `${url.pathname}${url.search}`, setHost: false };
-    t = { url: w.url, host: url.host, request: mod.request, options };
+    t = { url: w.url, https, host, port: Number(url.port) || (https ? 443 : 80), servername: isIP(host) ? undefined : host, path: `${url.pathname}${url.search}`, hostHeader: url.host };
     this.targets.set(w.id, t);
     return t;
   }
