@@ -169,13 +169,16 @@ describe('the webhook poster', () => {
 
   it('drops a kept-alive connection that sends bytes nobody asked for', async () => {
     let connections = 0;
+    let dropped!: () => void;
+    const droppedByPoster = new Promise<void>((r) => (dropped = r));
     const server = createServer((socket) => {
       connections++;
       socket.on('error', () => {});
       socket.once('data', () => {
-        socket.write('HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n');
-        setTimeout(() => socket.write('HTTP/1.1 200 OK\r\n'), 20);
+        // an answer, then the start of another that no request asked for
+        socket.write('HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n', () => setTimeout(() => socket.write('HTTP/1.1 200 OK\r\n'), 20));
         socket.on('data', () => socket.write('HTTP/1.1 500 Wrong\r\ncontent-length: 0\r\n\r\n'));
+        socket.on('close', () => dropped());
       });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -183,7 +186,7 @@ describe('the webhook poster', () => {
     const port = (server.address() as { port: number }).port;
     const p = poster();
     expect(await post(p, target(port))).toBe(200);
-    await new Promise((r) => setTimeout(r, 60));
+    await droppedByPoster;
     expect(await post(p, target(port))).toBe(200);
     expect(connections).toBe(2);
   });
