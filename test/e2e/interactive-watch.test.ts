@@ -186,7 +186,8 @@ describe.runIf(withTmux)('the final gate when the scorecard did not pass', () =>
       await term.waitFor(/Not approved\.[\s\S]*Gate final: your decision/);
       term.send('Down');
       term.send('Enter');
-      await term.waitFor('Approve the final gate although');
+      // (the first question is still on the screen: wait for the one asked after it)
+      await term.waitFor(/Not approved\.[\s\S]*Approve the final gate although/);
       term.type('y');
       term.send('Enter');
       await term.waitFor('approved gate final');
