@@ -6,7 +6,6 @@
 // connection shares (the reading is synchronous). It speaks what a webhook needs: HTTP/1.1 POST, answers
 // framed by Content-Length, chunked, or the connection's close; one request at a time on a connection.
 import { connect as netConnect, type Socket } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
 
 export interface PostTarget {
   https: boolean;
@@ -56,7 +55,8 @@ class Conn {
     const buffer = shared;
     const onread = { buffer, callback: (n: number) => (this.read(buffer, n), true) };
     this.socket = t.https
-      ? tlsConnect({ host: t.host, port: t.port, ...(t.servername ? { servername: t.servername } : {}), ALPNProtocols: ['http/1.1'], onread } as import('node:tls').ConnectionOptions)
+      ? // (node:tls taken when a webhook is on https, not when the sandbox starts)
+        (process.getBuiltinModule('node:tls') as typeof import('node:tls')).connect({ host: t.host, port: t.port, ...(t.servername ? { servername: t.servername } : {}), ALPNProtocols: ['http/1.1'], onread } as import('node:tls').ConnectionOptions)
       : netConnect({ host: t.host, port: t.port, onread, noDelay: true });
     this.socket.on('error', (err) => this.end(err));
     this.socket.on('close', () => {
