@@ -3,11 +3,13 @@
 // loopback that alone read at half curl's speed. Here the socket reads into one reused 1 MiB buffer (net's
 // `onread`) and the body's bytes go to the reader right there, as views of that buffer, synchronously: no
 // stream, no copy, no garbage (docs/figures.md). It speaks what a download needs and no more: HTTP/1.1 GET,
-// one request per connection, a body framed by Content-Length, chunked, or the connection's close.
+// one request per connection, a body framed by Content-Length, chunked, or the connection's close (read by
+// contract/http1.ts, as the sandbox's webhook poster reads its answers).
 // Everything else stays the exchange's (http.ts): redirects, retries, error answers, the silence timer.
 // To it this is one more transport answer, whose body can also be iterated (copies, with back-pressure) for
 // the short bodies of errors and redirects.
 import type { IncomingHttpHeaders } from 'node:http';
+import { AnswerReader } from '../contract/http1.js';
 import { connect as netConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 
@@ -27,12 +29,8 @@ export interface WireAnswer {
 }
 
 const BUFFER = 1 << 20;
-const MAX_HEAD = 64 << 10;
-const MAX_LINE = 4096;
 /** Iterated (not drained), a body stops reading once this much waits unread. */
 const QUEUE_LIMIT = 1 << 20;
-const CR = 13;
-const LF = 10;
 
 type Listener = (arg?: unknown) => void;
 
@@ -133,9 +131,6 @@ export class WireBody implements AsyncIterable<Buffer> {
   }
 }
 
-/** How the body of the answer is framed, and where the reader is in it. */
-type State = 'head' | 'fixed' | 'close' | 'size' | 'data' | 'data-end' | 'trailer' | 'done';
-
 /** One GET on a connection of its own; the answer once its head has come. */
 export function wireGet(req: WireRequest): Promise<WireAnswer> {
   return new Promise<WireAnswer>((resolve, reject) => {
@@ -149,11 +144,19 @@ export function wireGet(req: WireRequest): Promise<WireAnswer> {
       ? tlsConnect({ host, port, ...(isIP(host) ? {} : { servername: host }), ...(req.ca ? { ca: req.ca } : {}), ALPNProtocols: ['http/1.1'], onread } as import('node:tls').ConnectionOptions)
       : netConnect({ host, port, onread });
 
-    let state: State = 'head';
-    let head: Buffer | null = null;
-    let remaining = 0;
-    let line = '';
     let body: WireBody | null = null;
+    let failed = false;
+    const answer = new AnswerReader({
+      head: ({ status, headers }) => {
+        body = new WireBody(socket);
+        resolve({ statusCode: status, headers, body });
+      },
+      body: (bytes) => body!.push(bytes),
+      end: () => {
+        body!.finish();
+        socket.destroy();
+      },
+    });
 
     const abort = () => socket.destroy(Object.assign(new Error('The operation was aborted'), { name: 'AbortError', code: 'ABORT_ERR' }));
     if (req.signal.aborted) abort();
@@ -163,6 +166,7 @@ export function wireGet(req: WireRequest): Promise<WireAnswer> {
     socket.once(https ? 'secureConnect' : 'connect', () => clearTimeout(timer));
 
     const fail = (err: Error) => {
+      failed = true;
       if (body) body.fail(err);
       else reject(err);
     };
@@ -170,107 +174,17 @@ export function wireGet(req: WireRequest): Promise<WireAnswer> {
     socket.on('close', () => {
       clearTimeout(timer);
       req.signal.removeEventListener('abort', abort);
-      if (state === 'close') body?.finish();
-      else if (state !== 'done') fail(Object.assign(new Error(body ? 'the answer broke off' : 'the connection closed before an answer'), { code: 'ECONNRESET' }));
+      if (!failed && !answer.closed()) fail(Object.assign(new Error(body ? 'the answer broke off' : 'the connection closed before an answer'), { code: 'ECONNRESET' }));
     });
 
-    const done = () => {
-      state = 'done';
-      body!.finish();
-      socket.destroy();
-    };
-
-    /** A line (up to LF) from `bytes` at `at` into `line`; the index past it, or -1 if it goes on in the next read. */
-    const takeLine = (bytes: Uint8Array, at: number): number => {
-      const end = bytes.indexOf(LF, at);
-      const stop = end === -1 ? bytes.length : end;
-      line += Buffer.from(bytes.buffer, bytes.byteOffset + at, stop - at).toString('latin1');
-      if (line.length > MAX_LINE) throw broken('a line of the answer is too long');
-      return end === -1 ? -1 : end + 1;
-    };
-    const takenLine = () => {
-      const text = line.endsWith('\r') ? line.slice(0, -1) : line;
-      line = '';
-      return text;
-    };
-
     const read = (bytes: Uint8Array) => {
+      if (failed || answer.done) return;
       try {
-        let at = 0;
-        if (state === 'head') {
-          head = head ? Buffer.concat([head, bytes]) : Buffer.from(bytes);
-          const end = head.indexOf('\r\n\r\n');
-          if (end === -1) {
-            if (head.length > MAX_HEAD) throw broken('the head of the answer is too long');
-            return;
-          }
-          const parsed = parseHead(head.subarray(0, end).toString('latin1'));
-          const rest = head.subarray(end + 4);
-          head = null;
-          if (parsed.status >= 100 && parsed.status < 200) {
-            // An interim answer (100 Continue): the real one follows.
-            if (rest.length) read(rest);
-            return;
-          }
-          body = new WireBody(socket);
-          const length = Number(headerValue(parsed.headers, 'content-length') ?? NaN);
-          if (parsed.status === 204 || parsed.status === 304) state = 'done';
-          else if (/\bchunked\b/i.test(headerValue(parsed.headers, 'transfer-encoding') ?? '')) state = 'size';
-          else if (Number.isSafeInteger(length) && length >= 0) ((state = 'fixed'), (remaining = length));
-          else state = 'close';
-          resolve({ statusCode: parsed.status, headers: parsed.headers, body });
-          if (state === 'done' || (state === 'fixed' && remaining === 0)) return done();
-          bytes = rest;
-        }
-        while (at < bytes.length) {
-          switch (state) {
-            case 'fixed': {
-              const n = Math.min(remaining, bytes.length - at);
-              remaining -= n;
-              body!.push(bytes.subarray(at, at + n));
-              if (remaining === 0) return done();
-              at += n;
-              break;
-            }
-            case 'close':
-              body!.push(at ? bytes.subarray(at) : bytes);
-              return;
-            case 'size': {
-              at = takeLine(bytes, at);
-              if (at === -1) return;
-              const size = takenLine().split(';')[0]!.trim();
-              if (!/^[0-9a-f]{1,12}$/i.test(size)) throw broken(`a chunk size that is not hexadecimal (${JSON.stringify(size.slice(0, 20))})`);
-              remaining = parseInt(size, 16);
-              state = remaining === 0 ? 'trailer' : 'data';
-              break;
-            }
-            case 'data': {
-              const n = Math.min(remaining, bytes.length - at);
-              remaining -= n;
-              body!.push(bytes.subarray(at, at + n));
-              at += n;
-              if (remaining === 0) state = 'data-end';
-              break;
-            }
-            case 'data-end':
-              at = takeLine(bytes, at);
-              if (at === -1) return;
-              if (takenLine() !== '') throw broken('a chunk longer than its size');
-              state = 'size';
-              break;
-            case 'trailer':
-              at = takeLine(bytes, at);
-              if (at === -1) return;
-              if (takenLine() === '') return done();
-              break;
-            default:
-              return;
-          }
-        }
+        // (bytes after the answer's end are not read: the connection is closed at its end)
+        answer.feed(bytes);
       } catch (err) {
         // The reader's own error (a full disk, more bytes than declared: handed on as it is) or an answer
         // that breaks HTTP.
-        state = 'done';
         fail(err as Error);
         socket.destroy();
       }
@@ -283,32 +197,4 @@ export function wireGet(req: WireRequest): Promise<WireAnswer> {
     }
     socket.write(`${request}connection: close\r\n\r\n`);
   });
-}
-
-/** The status line and header fields, as Node's http client gives them (names lower-cased, repeats joined). */
-function parseHead(text: string): { status: number; headers: IncomingHttpHeaders } {
-  const lines = text.split('\r\n');
-  const m = /^HTTP\/1\.[01] (\d{3})(?: |$)/.exec(lines[0] ?? '');
-  if (!m) throw broken(`not an HTTP answer (${JSON.stringify((lines[0] ?? '').slice(0, 40))})`);
-  const headers: Record<string, string | string[]> = {};
-  for (const l of lines.slice(1)) {
-    const colon = l.indexOf(':');
-    if (colon <= 0) continue;
-    const name = l.slice(0, colon).trim().toLowerCase();
-    const value = l.slice(colon + 1).trim();
-    const had = headers[name];
-    if (name === 'set-cookie') headers[name] = [...((had as string[] | undefined) ?? []), value];
-    else headers[name] = had === undefined ? value : `${had as string}, ${value}`;
-  }
-  return { status: Number(m[1]), headers: headers as IncomingHttpHeaders };
-}
-
-/** An answer that breaks HTTP/1.1 (code as Node's parser would give). */
-function broken(message: string): Error {
-  return Object.assign(new Error(message), { code: 'HPE_INVALID' });
-}
-
-function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const v = headers[name];
-  return Array.isArray(v) ? v[0] : v;
 }

@@ -147,6 +147,15 @@ describe('wireGet', () => {
     await expect(answer.body.drainInto(() => {})).rejects.toMatchObject({ code: 'HPE_INVALID' });
   });
 
+  it('refuses a Content-Length that is not one number (as Node does), and takes a repeated one', async () => {
+    for (const length of ['abc', '5, 6']) {
+      const bad = await serve((_h, s) => void writeApart(s, [`HTTP/1.1 200 OK\r\nContent-Length: ${length}\r\n\r\nhello`]));
+      await expect(get(bad)).rejects.toMatchObject({ code: 'HPE_INVALID' });
+    }
+    const repeated = await serve((_h, s) => void writeApart(s, ['HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\nhello'], false));
+    expect((await drained(repeated)).bytes.toString()).toBe('hello');
+  });
+
   it('is refused (ECONNREFUSED) where nothing listens, and stopped by its signal', async () => {
     const url = await serve(() => {});
     servers.pop()!.close();

@@ -1,0 +1,175 @@
+// An HTTP/1.1 answer read off a socket: its head, and where its body ends (Content-Length, chunked, or the
+// connection's close), for the two readers that skip Node's http client: orc's downloads (api/wire.ts),
+// which hand the body on, and the sandbox's webhook poster (sandbox/deliver.ts), which drops it. Bytes are
+// fed as they are read; the body's bytes come out as views of what was fed, valid during the call only.
+import type { IncomingHttpHeaders } from 'node:http';
+
+const MAX_HEAD = 64 << 10;
+const MAX_LINE = 4096;
+const LF = 10;
+
+export interface AnswerHead {
+  status: number;
+  /** As Node's http client gives them: names lower-cased, repeats joined with ", " (set-cookie: a list). */
+  headers: IncomingHttpHeaders;
+  /** The connection may carry another request after this answer. */
+  keepAlive: boolean;
+}
+
+export interface AnswerSink {
+  /** The final answer's head (interim 1xx answers are skipped). */
+  head(head: AnswerHead): void;
+  body(bytes: Uint8Array): void;
+  /** Every byte of the body came. */
+  end(): void;
+}
+
+type Phase = 'head' | 'fixed' | 'close' | 'size' | 'data' | 'data-end' | 'trailer' | 'done';
+
+/** One answer's framing. Throws (code HPE_INVALID) on bytes that break HTTP/1.1; a sink's throw passes through. */
+export class AnswerReader {
+  private phase: Phase = 'head';
+  private pending: Buffer | null = null;
+  private line = '';
+  private remaining = 0;
+  /** Some byte of the answer came: a connection that closes before that never took the request. */
+  started = false;
+
+  constructor(private readonly sink: AnswerSink) {}
+
+  get done(): boolean {
+    return this.phase === 'done';
+  }
+
+  /** Feeds bytes read; how many of them belong to this answer (the rest, if any, came after its end). */
+  feed(bytes: Uint8Array): number {
+    if (bytes.length) this.started = true;
+    let at = 0;
+    if (this.phase === 'head') {
+      const joined = this.pending ? Buffer.concat([this.pending, bytes]) : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+      const before = this.pending?.length ?? 0;
+      this.pending = null;
+      let from = 0;
+      for (;;) {
+        const end = joined.indexOf('\r\n\r\n', from);
+        if (end === -1) {
+          if (joined.length - from > MAX_HEAD) throw broken('the head of the answer is too long');
+          // (a copy: the caller's buffer is read into again)
+          if (joined.length > from) this.pending = Buffer.from(joined.subarray(from));
+          return bytes.length;
+        }
+        const head = this.takeHead(joined.toString('latin1', from, end));
+        from = end + 4;
+        if (head) {
+          this.sink.head(head);
+          break;
+        }
+      }
+      at = from - before;
+      if ((this.phase as Phase) === 'fixed' && this.remaining === 0) return this.finish(at);
+    }
+    return this.body(bytes, at);
+  }
+
+  /** The connection closed: true when that ends the answer (one framed by the close). */
+  closed(): boolean {
+    if (this.phase !== 'close') return this.phase === 'done';
+    this.finish(0);
+    return true;
+  }
+
+  private finish(at: number): number {
+    this.phase = 'done';
+    this.sink.end();
+    return at;
+  }
+
+  /** The status line and the fields that frame the body; null for an interim answer (1xx). */
+  private takeHead(text: string): AnswerHead | null {
+    const lines = text.split('\r\n');
+    const m = /^HTTP\/1\.([01]) (\d{3})(?: |$)/.exec(lines[0] ?? '');
+    if (!m) throw broken(`not an HTTP answer (${JSON.stringify((lines[0] ?? '').slice(0, 40))})`);
+    const status = Number(m[2]);
+    if (status >= 100 && status < 200) return null;
+    const headers: Record<string, string | string[]> = {};
+    for (const l of lines.slice(1)) {
+      const colon = l.indexOf(':');
+      if (colon <= 0) continue;
+      const name = l.slice(0, colon).trim().toLowerCase();
+      const value = l.slice(colon + 1).trim();
+      const had = headers[name];
+      if (name === 'set-cookie') headers[name] = [...((had as string[] | undefined) ?? []), value];
+      else headers[name] = had === undefined ? value : `${had as string}, ${value}`;
+    }
+    const connection = String(headers.connection ?? (m[1] === '0' ? 'close' : '')).toLowerCase();
+    let keepAlive = !/\bclose\b/.test(connection) && (m[1] === '1' || /\bkeep-alive\b/.test(connection));
+    const length = headers['content-length'] as string | undefined;
+    if (status === 204 || status === 304) ((this.phase = 'fixed'), (this.remaining = 0));
+    else if (/\bchunked\b/i.test(String(headers['transfer-encoding'] ?? ''))) this.phase = 'size';
+    else if (length !== undefined) {
+      // (repeats of one value are joined by now: "5, 5" is one length, "5, 6" none)
+      const values = new Set(length.split(',').map((v) => v.trim()));
+      const [only] = values;
+      if (values.size !== 1 || !/^\d{1,15}$/.test(only!)) throw broken(`a Content-Length that is not one number (${JSON.stringify(length.slice(0, 40))})`);
+      this.phase = 'fixed';
+      this.remaining = Number(only);
+    } else ((this.phase = 'close'), (keepAlive = false));
+    return { status, headers: headers as IncomingHttpHeaders, keepAlive };
+  }
+
+  /** The body's bytes in bytes[at…]; how many belong to this answer. */
+  private body(bytes: Uint8Array, at: number): number {
+    while (at < bytes.length) {
+      switch (this.phase) {
+        case 'fixed': {
+          const n = Math.min(this.remaining, bytes.length - at);
+          this.remaining -= n;
+          this.sink.body(bytes.subarray(at, at + n));
+          at += n;
+          if (this.remaining === 0) return this.finish(at);
+          break;
+        }
+        case 'close':
+          this.sink.body(at ? bytes.subarray(at) : bytes);
+          return bytes.length;
+        case 'data': {
+          const n = Math.min(this.remaining, bytes.length - at);
+          this.remaining -= n;
+          this.sink.body(bytes.subarray(at, at + n));
+          at += n;
+          if (this.remaining === 0) this.phase = 'data-end';
+          break;
+        }
+        case 'size':
+        case 'data-end':
+        case 'trailer': {
+          const stop = bytes.indexOf(LF, at);
+          this.line += Buffer.from(bytes.buffer, bytes.byteOffset + at, (stop === -1 ? bytes.length : stop) - at).toString('latin1');
+          if (this.line.length > MAX_LINE) throw broken('a line of the answer is too long');
+          if (stop === -1) return bytes.length;
+          at = stop + 1;
+          const line = this.line.endsWith('\r') ? this.line.slice(0, -1) : this.line;
+          this.line = '';
+          if (this.phase === 'size') {
+            const size = line.split(';')[0]!.trim();
+            if (!/^[0-9a-f]{1,12}$/i.test(size)) throw broken(`a chunk size that is not hexadecimal (${JSON.stringify(size.slice(0, 20))})`);
+            this.remaining = parseInt(size, 16);
+            this.phase = this.remaining === 0 ? 'trailer' : 'data';
+          } else if (this.phase === 'data-end') {
+            if (line !== '') throw broken('a chunk longer than its size');
+            this.phase = 'size';
+          } else if (line === '') return this.finish(at);
+          break;
+        }
+        default:
+          return at; // done: what follows is not this answer's
+      }
+    }
+    return at;
+  }
+}
+
+/** An answer that breaks HTTP/1.1 (code as Node's parser would give). */
+export function broken(message: string): Error {
+  return Object.assign(new Error(message), { code: 'HPE_INVALID' });
+}
