@@ -12,7 +12,9 @@ import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
 beforeAll(async () => {
-  sb = await startTestSandbox({ stageMs: 40, ipaMib: 1 });
+  // (a stage long enough that a run made by one tool call is still moving when the next call waits on it,
+  // on a loaded CI machine too: the progress test below needs it still moving)
+  sb = await startTestSandbox({ stageMs: 150, ipaMib: 1 });
 });
 afterAll(() => sb.close());
 
