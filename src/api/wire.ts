@@ -7,11 +7,11 @@
 // contract/http1.ts, as the sandbox's webhook poster reads its answers).
 // Everything else stays the exchange's (http.ts): redirects, retries, error answers, the silence timer.
 // To it this is one more transport answer, whose body can also be iterated (copies, with back-pressure) for
-// the short bodies of errors and redirects.
+// the short bodies of errors and redirects. node:tls (and with it node:crypto, some 25 ms here) is taken
+// only for an https URL: a pull's hash takes node:crypto alone.
 import type { IncomingHttpHeaders } from 'node:http';
 import { AnswerReader } from '../contract/http1.js';
 import { connect as netConnect, isIP, type Socket } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
 
 export interface WireRequest {
   url: URL;
@@ -141,7 +141,7 @@ export function wireGet(req: WireRequest): Promise<WireAnswer> {
     const buffer = Buffer.allocUnsafe(BUFFER);
     const onread = { buffer, callback: (n: number) => (read(buffer.subarray(0, n)), true) };
     const socket: Socket = https
-      ? tlsConnect({ host, port, ...(isIP(host) ? {} : { servername: host }), ...(req.ca ? { ca: req.ca } : {}), ALPNProtocols: ['http/1.1'], onread } as import('node:tls').ConnectionOptions)
+      ? (process.getBuiltinModule('node:tls') as typeof import('node:tls')).connect({ host, port, ...(isIP(host) ? {} : { servername: host }), ...(req.ca ? { ca: req.ca } : {}), ALPNProtocols: ['http/1.1'], onread } as import('node:tls').ConnectionOptions)
       : netConnect({ host, port, onread });
 
     let body: WireBody | null = null;
