@@ -1008,7 +1008,7 @@ async function benchFanout(stageMs: number, webhooks = 100, runs = 100, seconds 
       `/healthz p99 ${loaded.latency.p99} ms`,
       `delivery median ${Number.isFinite(median) ? `${Math.round(median)} ms` : 'none arrived'}`,
       (loaded.latency.p99 / Math.max(idle.latency.p99, 1)).toFixed(1),
-      `idle sandbox /healthz p99 ${idle.latency.p99} ms; ${ids.length} runs created; ${received.toLocaleString('en')} deliveries arrived in ${seconds} s; CPU a delivery: the sandbox ${sandboxUs.toFixed(0)} µs, the receiving process ${receiverUs.toFixed(0)} µs; /healthz errors ${loaded.errors + loaded.timeouts} (goal /healthz p99 < 20 ms${stageMs === 4000 ? ', median delivery < 1 s' : '; the median grows with the backlog'})`,
+      `idle sandbox /healthz p99 ${idle.latency.p99} ms; ${ids.length} runs created; ${received.toLocaleString('en')} deliveries arrived in ${seconds} s; CPU a delivery: the sandbox ${sandboxUs.toFixed(0)} µs, the receiving process ${receiverUs.toFixed(0)} µs; /healthz asked ${loaded.requests.total.toLocaleString('en')} times, errors ${loaded.errors + loaded.timeouts} (goal /healthz p99 < 20 ms${stageMs === 4000 ? ', median delivery < 1 s' : '; the median grows with the backlog'})`,
     );
   } finally {
     receiver.close();

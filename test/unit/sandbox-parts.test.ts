@@ -182,4 +182,58 @@ describe('deliveries on disk', () => {
     expect(again.deliveries.get('dlv_2')).toEqual(old);
     again.close();
   });
+
+  type Raw = { db: { prepare(sql: string): { run(...a: unknown[]): void; get(...a: unknown[]): Record<string, unknown> } } };
+
+  it("write an event's body once for all its deliveries, and every delivery reads it back after a restart", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'orc-store-')), 'sandbox.db');
+    const first = await Store.open(path);
+    first.transaction(() => {
+      for (let n = 1; n <= 3; n++) first.saveDelivery(delivery({ seq: n, id: `dlv_${n}`, webhook_id: `wh_${n}` }));
+    });
+    first.saveDelivery(delivery({ seq: 2, id: 'dlv_2', webhook_id: 'wh_2', status: 'succeeded', attempts: 1, last_status_code: 204, next_attempt_at: null }));
+    const raw = (first as unknown as Raw).db;
+    expect(raw.prepare('SELECT count(*) AS n FROM delivery_events').get().n).toBe(1);
+    expect(raw.prepare("SELECT count(*) AS n FROM deliveries WHERE event IS NOT NULL OR body LIKE '%note%'").get().n).toBe(0);
+    // a delivery written by the orc before this one: the body in the delivery's own event column
+    const before = delivery({ seq: 4, id: 'dlv_4', event_id: 'evt_4', body: '{"id":"evt_4"}' });
+    const { body: beforeBody, ...beforeRecord } = before;
+    raw.prepare('INSERT INTO deliveries (seq, id, body, event) VALUES (?, ?, ?, ?)').run(4, 'dlv_4', JSON.stringify(beforeRecord), beforeBody);
+    first.close();
+    const again = await Store.open(path);
+    expect(again.deliveries.get('dlv_1')).toEqual(delivery());
+    expect(again.deliveries.get('dlv_2')).toEqual(delivery({ seq: 2, id: 'dlv_2', webhook_id: 'wh_2', status: 'succeeded', attempts: 1, last_status_code: 204, next_attempt_at: null }));
+    expect(again.deliveries.get('dlv_3')?.body).toBe(delivery().body);
+    expect(again.deliveries.get('dlv_4')).toEqual(before);
+    // a reset forgets the events with the deliveries; the same delivery taken in again (a snapshot restored
+    // over it) has its event written anew
+    again.saveDelivery(delivery({ seq: 5, id: 'dlv_5', webhook_id: 'wh_5' }));
+    again.clearAll();
+    expect((again as unknown as Raw).db.prepare('SELECT count(*) AS n FROM delivery_events').get().n).toBe(0);
+    again.saveDelivery(delivery());
+    again.close();
+    const third = await Store.open(path);
+    expect(third.deliveries.get('dlv_1')).toEqual(delivery());
+    third.close();
+  });
+
+  it("write the event again when the transaction that wrote it first was rolled back", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'orc-store-')), 'sandbox.db');
+    const first = await Store.open(path);
+    first.failWrite = (op) => op === 'putWebhook';
+    expect(() =>
+      first.transaction(() => {
+        first.saveDelivery(delivery());
+        first.saveWebhook({ seq: 9, id: 'wh_9' } as never);
+      }),
+    ).toThrow(/injected failure/);
+    first.failWrite = null;
+    expect(first.deliveries.has('dlv_1')).toBe(false);
+    first.saveDelivery(delivery({ seq: 2, id: 'dlv_2', webhook_id: 'wh_2' }));
+    first.close();
+    const again = await Store.open(path);
+    expect(again.deliveries.get('dlv_2')?.body).toBe(delivery().body);
+    expect(again.deliveries.has('dlv_1')).toBe(false);
+    again.close();
+  });
 });
