@@ -125,7 +125,7 @@ export function apiRoutes({ service, dispatcher, artifacts, hub, clock, maxEvent
         return json(200, { id: w.id, deleted: true });
       },
     },
-    { method: 'GET', pattern: '/v1/webhooks/{webhook}/deliveries', handler: ({ params, query }) => json(200, page(dispatcher.deliveriesOf(dispatcher.get(params.webhook!).id), query, deliveryView)) },
+    { method: 'GET', pattern: '/v1/webhooks/{webhook}/deliveries', handler: ({ params, query }) => json(200, page(dispatcher.deliveryList(dispatcher.get(params.webhook!).id), query, deliveryView)) },
     { method: 'POST', pattern: '/v1/webhooks/{webhook}/deliveries/{delivery}:redeliver', handler: ({ params }) => json(200, deliveryView(dispatcher.redeliver(params.webhook!, params.delivery!))) },
   ];
 

@@ -10,6 +10,7 @@ import { isLoopbackHost } from '../contract/keys.js';
 import { WebhookCreateParams, type Delivery, type Webhook } from '../contract/schemas.js';
 import { Poster, type PostTarget } from './deliver.js';
 import { Failure, failureFromZod } from './failure.js';
+import type { Sequence } from './page.js';
 import { newId } from './service.js';
 import type { DeliveryRecord, StoredEvent, Store, WebhookRecord } from './store.js';
 
@@ -145,6 +146,20 @@ export class WebhookDispatcher {
   /** The deliveries of one webhook, oldest first. */
   deliveriesOf(webhookId: string): DeliveryRecord[] {
     return (this.byWebhook.get(webhookId) ?? []).map((id) => this.store.deliveries.get(id)).filter((d) => d !== undefined);
+  }
+
+  /** The same as a view, never copied: a page of them (page.ts) reads only its own, where the list above
+   * built all of a webhook's (at 100 webhooks on 100 moving runs, some 19,000 more every ten seconds). Every
+   * id tracked is in the store's deliveries: both are emptied together (reset), and none is removed alone. */
+  deliveryList(webhookId: string): Sequence<DeliveryRecord> {
+    const ids = this.byWebhook.get(webhookId) ?? [];
+    const deliveries = this.store.deliveries;
+    return {
+      get length() {
+        return ids.length;
+      },
+      at: (i) => deliveries.get(ids[i]!),
+    };
   }
 
   remove(id: string): void {

@@ -261,6 +261,15 @@ describe('webhook work per event', () => {
       }
       expect(listed.length).toBe(own.store.deliveries.size / 6);
       expect(new Set(listed.map((d) => d.id)).size).toBe(listed.length);
+      // A page reads its own deliveries and the few its cursor is found by (bisection), not the whole list.
+      const firstFive = (await own.call('GET', `/v1/webhooks/${hooks[0]!.body.id}/deliveries?limit=5`)).body;
+      let reads = 0;
+      const get = own.store.deliveries.get.bind(own.store.deliveries);
+      own.store.deliveries.get = (id: string) => (reads++, get(id));
+      const five = (await own.call('GET', `/v1/webhooks/${hooks[0]!.body.id}/deliveries?limit=5&cursor=${firstFive.next_cursor}`)).body;
+      own.store.deliveries.get = get;
+      expect(five.data.map((d: { id: string }) => d.id)).toEqual(listed.slice(5, 10).map((d) => d.id));
+      expect(reads).toBeLessThanOrEqual(5 + 2 * Math.ceil(Math.log2(listed.length)) + 2);
     } finally {
       await rx.close();
       await own.close();
