@@ -1,9 +1,13 @@
 // Webhooks: registration, signed deliveries, retries with backoff, failure after 8, redelivery, delete.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifySignature } from '../../src/contract/signature.js';
 import { Delivery, Webhook, WebhookWithSecret } from '../../src/contract/schemas.js';
+import { Store } from '../../src/sandbox/store.js';
 import { FakeClock } from '../helpers/clock.js';
 import { driveToEnd, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
@@ -287,5 +291,59 @@ describe('a webhook URL with credentials', () => {
     }
     const list = (await sb.call('GET', '/v1/webhooks')).body.data;
     expect(list.some((w: { url: string }) => w.url.includes('@'))).toBe(false);
+  });
+});
+
+describe('attempts recorded together', () => {
+  it('are recorded within moments while another receiver holds an attempt open', async () => {
+    const own = await startTestSandbox({ stageMs: 60_000 });
+    const slow = await receiver(() => 'hang', () => Date.now());
+    const fast = await receiver(() => 200, () => Date.now());
+    try {
+      await own.call('POST', '/v1/webhooks', { url: slow.url, events: ['*'] });
+      const hook = (await own.call('POST', '/v1/webhooks', { url: fast.url, events: ['*'] })).body.id as string;
+      await own.createRun('Soon');
+      // The slow receiver's attempt stays open for its 10 s; the fast one's record does not wait for it.
+      const listed = await until(async () => {
+        const page = (await own.call('GET', `/v1/webhooks/${hook}/deliveries`)).body;
+        return page.data.find((d: { status: string }) => d.status === 'succeeded');
+      }, 2_000);
+      expect(listed).toMatchObject({ attempts: 1, last_status_code: 200 });
+      expect(slow.got.length).toBeGreaterThan(0);
+    } finally {
+      await own.close();
+      await slow.close();
+      await fast.close();
+    }
+  });
+
+  it('are all written before the sandbox closes, the ones waiting for their batch too', async () => {
+    const dataPath = join(mkdtempSync(join(tmpdir(), 'orc-record-')), 'sandbox.db');
+    const own = await startTestSandbox({ dataPath, stageMs: 60_000 });
+    const slow = await receiver(() => 'hang', () => Date.now());
+    const fast = await receiver(() => 200, () => Date.now());
+    try {
+      // The slow receiver keeps an attempt in flight, so the fast one's record waits for its batch.
+      await own.call('POST', '/v1/webhooks', { url: slow.url, events: ['*'] });
+      const hook = (await own.call('POST', '/v1/webhooks', { url: fast.url, events: ['*'] })).body.id as string;
+      let closing: Promise<void> | null = null;
+      let tried = '';
+      own.journal.follow((e) => {
+        const entry = e as { type: string; webhook_id?: string; delivery_id?: string };
+        if (entry.type !== 'delivery' || entry.webhook_id !== hook || closing) return;
+        tried = entry.delivery_id!;
+        // closed in the turn the attempt finished: before its batch is due
+        closing = new Promise<void>((r) => setImmediate(() => void own.close().then(r)));
+      });
+      await own.createRun('Recorded');
+      await until(() => closing !== null);
+      await closing;
+      const store = await Store.open(dataPath);
+      expect(store.deliveries.get(tried)).toMatchObject({ webhook_id: hook, status: 'succeeded', attempts: 1, last_status_code: 200 });
+      store.close();
+    } finally {
+      await slow.close();
+      await fast.close();
+    }
   });
 });
