@@ -92,11 +92,11 @@ export class WebhookDispatcher {
   /** Deliveries made and not yet tried, and how many of them each webhook has. */
   private readonly fresh = new Set<string>();
   private readonly freshBy = new Map<string, number>();
-  /** Attempts finished, not yet recorded: written together, in one transaction a turn. */
+  /** Attempts finished, not yet recorded: written together, in one transaction (recordInTime). */
   private finished: Array<{ id: string; status: number | null }> = [];
-  /** When (performance.now) the first of `finished` came, and the timer that records it in time. */
+  /** When the first of `finished` came (network time), and the timer that records it in time (its cancel). */
   private finishedSince = 0;
-  private recordTimer: ReturnType<typeof setTimeout> | null = null;
+  private recordTimer: (() => void) | null = null;
   private turnQueued = false;
   private readonly poster = new Poster();
   private readonly targets = new Map<string, Target>();
@@ -319,7 +319,7 @@ export class WebhookDispatcher {
     this.fresh.clear();
     this.freshBy.clear();
     this.finished = [];
-    if (this.recordTimer) clearTimeout(this.recordTimer);
+    this.recordTimer?.();
     this.recordTimer = null;
     this.due.clear();
     this.ready.clear();
@@ -333,7 +333,7 @@ export class WebhookDispatcher {
     this.record();
     this.stopped = true;
     this.timer?.();
-    if (this.recordTimer) clearTimeout(this.recordTimer);
+    this.recordTimer?.();
     for (const a of this.aborts) a.abort();
     this.poster.destroy();
   }
@@ -426,7 +426,7 @@ export class WebhookDispatcher {
     this.inFlight.delete(id);
     this.inFlightByWebhook.set(d.webhook_id, (this.inFlightByWebhook.get(d.webhook_id) ?? 1) - 1);
     if (this.stopped) return;
-    if (this.finished.length === 0) this.finishedSince = performance.now();
+    if (this.finished.length === 0) this.finishedSince = this.io.now();
     this.finished.push({ id, status });
     this.soon();
   }
@@ -470,12 +470,20 @@ export class WebhookDispatcher {
   /** Records the finished attempts now if they are enough, old enough, or the last; else in RECORD_MS at most. */
   private recordInTime(): void {
     if (this.finished.length === 0) return;
-    if (this.finished.length >= RECORD_BATCH || this.inFlight.size === 0 || performance.now() - this.finishedSince >= RECORD_MS) return this.record();
-    this.recordTimer ??= setTimeout(() => {
-      this.recordTimer = null;
-      this.soon();
-    }, RECORD_MS);
-    this.recordTimer.unref?.();
+    if (this.finished.length >= RECORD_BATCH || this.inFlight.size === 0 || this.io.now() - this.finishedSince >= RECORD_MS) return this.record();
+    this.recordTimer ??= this.io.timer(
+      RECORD_MS,
+      () => {
+        this.recordTimer = null;
+        this.soon();
+      },
+      { background: true },
+    );
+  }
+
+  /** The clock of the network's timers (real time even when the service's clock is steered). */
+  private get io(): Clock {
+    return this.opts.ioClock ?? this.opts.clock;
   }
 
   /** Records the attempts finished and not yet recorded, in one transaction, and queues their retries. */
