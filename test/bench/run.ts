@@ -992,11 +992,13 @@ async function benchFanout(stageMs: number, webhooks = 100, runs = 100, seconds 
     // CPU per delivery, the sandbox's and this process's (the receiver, with the probe and the approver).
     const cpuOf = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ').slice(11, 13).reduce((n, t) => n + Number(t), 0) * 10;
     const sandboxCpu = cpuOf(sb.child.pid!);
+    const rssBefore = rssOf(sb.child.pid!).rss;
     const ownCpu = process.cpuUsage();
     const receivedBefore = received;
     const loaded = await cannon({ url: `${sb.url}/healthz`, connections: 1, duration: seconds });
     const inWindow = Math.max(1, received - receivedBefore);
     const sandboxUs = ((cpuOf(sb.child.pid!) - sandboxCpu) * 1000) / inWindow;
+    const rssAfter = rssOf(sb.child.pid!).rss;
     const ownUsage = process.cpuUsage(ownCpu);
     const receiverUs = (ownUsage.user + ownUsage.system) / inWindow;
     moving = false;
@@ -1008,7 +1010,7 @@ async function benchFanout(stageMs: number, webhooks = 100, runs = 100, seconds 
       `/healthz p99 ${loaded.latency.p99} ms`,
       `delivery median ${Number.isFinite(median) ? `${Math.round(median)} ms` : 'none arrived'}`,
       (loaded.latency.p99 / Math.max(idle.latency.p99, 1)).toFixed(1),
-      `idle sandbox /healthz p99 ${idle.latency.p99} ms; ${ids.length} runs created; ${received.toLocaleString('en')} deliveries arrived in ${seconds} s; CPU a delivery: the sandbox ${sandboxUs.toFixed(0)} µs, the receiving process ${receiverUs.toFixed(0)} µs; /healthz asked ${loaded.requests.total.toLocaleString('en')} times, errors ${loaded.errors + loaded.timeouts} (goal /healthz p99 < 20 ms${stageMs === 4000 ? ', median delivery < 1 s' : '; the median grows with the backlog'})`,
+      `idle sandbox /healthz p99 ${idle.latency.p99} ms; ${ids.length} runs created; ${received.toLocaleString('en')} deliveries arrived in ${seconds} s; CPU a delivery: the sandbox ${sandboxUs.toFixed(0)} µs, the receiving process ${receiverUs.toFixed(0)} µs; the sandbox's RSS ${rssBefore.toFixed(0)} → ${rssAfter.toFixed(0)} MB (every delivery stays in memory, and --memory keeps the database there too); /healthz asked ${loaded.requests.total.toLocaleString('en')} times, errors ${loaded.errors + loaded.timeouts} (goal /healthz p99 < 20 ms${stageMs === 4000 ? ', median delivery < 1 s' : '; the median grows with the backlog'})`,
     );
   } finally {
     receiver.close();
