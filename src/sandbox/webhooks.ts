@@ -25,7 +25,7 @@ const SLICE_MS = 2;
 const FRESH_PER_WEBHOOK = 16;
 /**
  * Finished attempts are written together once this many wait, or the first of them has waited this long
- * (real time), or nothing else is in flight. Under the fan-out bench's load one transaction a turn meant
+ * (on the network clock: real time even when the service's clock is steered), or nothing else is in flight. Under the fan-out bench's load one transaction a turn meant
  * some 300 commits a second of 50 rows each, and a commit of the in-memory database walks SQLite's page
  * cache (pcache1Truncate: 6% of the sandbox's CPU in perf); the record of an attempt is at most this late.
  */
@@ -154,14 +154,10 @@ export class WebhookDispatcher {
     return [...this.store.webhooks.values()].filter((w) => w.status === 'enabled');
   }
 
-  /** The deliveries of one webhook, oldest first. */
-  deliveriesOf(webhookId: string): DeliveryRecord[] {
-    return (this.byWebhook.get(webhookId) ?? []).map((id) => this.store.deliveries.get(id)).filter((d) => d !== undefined);
-  }
-
-  /** The same as a view, never copied: a page of them (page.ts) reads only its own, where the list above
-   * built all of a webhook's (at 100 webhooks on 100 moving runs, some 19,000 more every ten seconds). Every
-   * id tracked is in the store's deliveries: both are emptied together (reset), and none is removed alone. */
+  /** The deliveries of one webhook, oldest first, as a view, never copied: a page of them (page.ts) reads only
+   * its own, where building the whole list read all of a webhook's (at 100 webhooks on 100 moving runs, some
+   * 19,000 more every ten seconds). Every id tracked is in the store's deliveries: both are emptied together
+   * (reset), and none is removed alone. */
   deliveryList(webhookId: string): Sequence<DeliveryRecord> {
     const ids = this.byWebhook.get(webhookId) ?? [];
     const deliveries = this.store.deliveries;
@@ -177,7 +173,11 @@ export class WebhookDispatcher {
     const w = this.get(id);
     this.store.transaction(() => {
       this.store.saveWebhook({ ...w, status: 'deleted' });
-      for (const d of this.deliveriesOf(id)) if (d.status === 'pending') this.store.saveDelivery({ ...d, status: 'failed', next_attempt_at: null });
+      const list = this.deliveryList(id);
+      for (let i = 0; i < list.length; i++) {
+        const d = list.at(i)!;
+        if (d.status === 'pending') this.store.saveDelivery({ ...d, status: 'failed', next_attempt_at: null });
+      }
     });
     this.cursors.delete(id);
     this.freshBy.delete(id);
