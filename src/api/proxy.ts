@@ -25,7 +25,7 @@ const pick = (env: NodeJS.ProcessEnv, name: string): [string, string] | null => 
   return null;
 };
 
-/** True when any proxy variable is set: only then is undici's proxy agent loaded. */
+/** True when any proxy variable is set: only then is the proxy route (via-proxy.ts) loaded. */
 export function proxyConfigured(env: NodeJS.ProcessEnv): boolean {
   return pick(env, 'https_proxy') !== null || pick(env, 'http_proxy') !== null;
 }

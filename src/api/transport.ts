@@ -5,13 +5,12 @@
 // come from process.getBuiltinModule, not `import`: an ESM import of node:http enumerates its exports,
 // whose lazy WebSocket getters load Node's internal undici (~13 ms at every command).
 //
-// Through a proxy (HTTPS_PROXY and the like, src/api/proxy.ts), requests go by undici's ProxyAgent, which
-// tunnels https with CONNECT; undici is loaded only then, so a command without a proxy never pays for it.
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+// Through a proxy (HTTPS_PROXY and the like, src/api/proxy.ts), requests go by via-proxy.ts, on the same
+// Node clients: plain http in absolute form, https in a CONNECT tunnel; it is loaded only when a proxy is used.
+import type { ClientRequest, IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Agent } from 'node:http';
 import { Readable } from 'node:stream';
 import { ConfigError } from '../errors.js';
-import { cjs } from '../interop.js';
 import { proxyConfigured, proxyFor, redactProxy, type ProxyChoice } from './proxy.js';
 import { certificatesWith } from './trust.js';
 
@@ -41,11 +40,9 @@ export interface TransportOptions {
   debug?: (line: string) => void;
 }
 
-type ProxyAgent = import('undici').ProxyAgent;
-
 export class Transport {
   private readonly agents = new Map<string, Agent>();
-  private readonly proxies = new Map<string, ProxyAgent>();
+  private readonly proxies = new Map<string, import('./via-proxy.js').ProxyRoute>();
   private ca: string[] | undefined | null = null;
   private readonly proxied: boolean;
 
@@ -68,10 +65,28 @@ export class Transport {
       agent = new mod.Agent({ keepAlive: true, maxSockets: 16, ...(ca ? { ca } : {}) });
       this.agents.set(req.url.protocol, agent);
     }
+    const { method, headers, signal } = req;
+    return this.send(mod.request(req.url, { method, headers, agent, signal }), req);
+  }
+
+  /** The request through the proxy (src/api/via-proxy.ts, loaded the first time a proxy is used). */
+  private async viaProxy(req: TransportRequest, proxy: ProxyChoice): Promise<TransportResponse> {
+    const { ProxyRoute } = await import('./via-proxy.js');
+    let route = this.proxies.get(proxy.url.href);
+    if (!route) {
+      route = new ProxyRoute(proxy, { connectTimeoutMs: this.opts.connectTimeoutMs, ca: this.trusted() });
+      this.proxies.set(proxy.url.href, route);
+    }
+    this.opts.debug?.(`* through the proxy ${redactProxy(proxy.url)} (from ${proxy.from})`);
+    const r = route.request(req);
+    return this.send(r, req, (err) => route.problem(err, r));
+  }
+
+  /** A request on its way: its body sent, its connecting timed, its answer or its error. */
+  private send(r: ClientRequest, req: TransportRequest, problem = (e: unknown): unknown => e) {
     return new Promise<TransportResponse>((resolve, reject) => {
-      const r = mod.request(req.url, { method: req.method, headers: req.headers, agent, signal: req.signal });
       r.once('response', (res) => resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body: res }));
-      r.once('error', reject);
+      r.once('error', (err) => reject(problem(err)));
       r.once('socket', (socket) => {
         if (!socket.connecting) return;
         const timer = setTimeout(() => r.destroy(Object.assign(new Error('timed out connecting'), { code: 'UND_ERR_CONNECT_TIMEOUT' })), this.opts.connectTimeoutMs);
@@ -84,26 +99,6 @@ export class Transport {
       else if (typeof body === 'string' || body instanceof Uint8Array) r.end(body);
       else Readable.from(body).on('error', (err) => r.destroy(err)).pipe(r);
     });
-  }
-
-  /** The request through the proxy, by undici (loaded now, the first time). */
-  private async viaProxy(req: TransportRequest, proxy: ProxyChoice): Promise<TransportResponse> {
-    const undici = cjs(await import('undici'));
-    let agent = this.proxies.get(proxy.url.href);
-    if (!agent) {
-      const ca = this.trusted();
-      const tls = { timeout: this.opts.connectTimeoutMs, ...(ca ? { ca } : {}) };
-      // orc's own timers decide when an answer is too slow (http.ts): none of undici's.
-      agent = new undici.ProxyAgent({ uri: proxy.url.href, requestTls: tls, proxyTls: tls, headersTimeout: 0, bodyTimeout: 0 });
-      this.proxies.set(proxy.url.href, agent);
-    }
-    this.opts.debug?.(`* through the proxy ${redactProxy(proxy.url)} (from ${proxy.from})`);
-    try {
-      const res = await undici.request(req.url, { method: req.method as 'GET', headers: req.headers, body: req.body === undefined || typeof req.body === 'string' || req.body instanceof Uint8Array ? (req.body ?? null) : Readable.from(req.body), signal: req.signal, dispatcher: agent });
-      return { statusCode: res.statusCode, headers: res.headers as IncomingHttpHeaders, body: res.body as unknown as IncomingMessage };
-    } catch (err) {
-      throw proxyProblem(err, proxy, req.url);
-    }
   }
 
   /** The certificates to trust when a profile names a CA file: the system's (and NODE_EXTRA_CA_CERTS) and its. */
@@ -124,18 +119,7 @@ export class Transport {
   close(): void {
     for (const agent of this.agents.values()) agent.destroy();
     this.agents.clear();
-    for (const agent of this.proxies.values()) void agent.destroy();
+    for (const route of this.proxies.values()) route.close();
     this.proxies.clear();
   }
-}
-
-/** undici's words for a proxy that would not carry the request, as orc says them (code ORC_PROXY). */
-function proxyProblem(err: unknown, proxy: ProxyChoice, target: URL): unknown {
-  const e = err as NodeJS.ErrnoException & { port?: number };
-  const where = `the proxy ${redactProxy(proxy.url)} (from ${proxy.from})`;
-  const status = /Proxy response \((\d+)\)/.exec(e?.message ?? '')?.[1];
-  if (status) return Object.assign(new Error(`${where} answered ${status} when asked to connect to ${target.host}`), { code: 'ORC_PROXY' });
-  const proxyPort = proxy.url.port || (proxy.url.protocol === 'https:' ? '443' : '80');
-  if (e?.code === 'ECONNREFUSED' && String(e.port) === proxyPort) return Object.assign(new Error(`${where} refused the connection`), { code: 'ORC_PROXY' });
-  return err;
 }

@@ -4,6 +4,7 @@
 // request (the key would cross the network in clear); a proxy that refuses is one line, not a retry loop.
 import { existsSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxTls } from '../../src/sandbox/tls.js';
@@ -37,17 +38,20 @@ describe.runIf(withProxy)('through a forward proxy', () => {
   });
 
   const port = (url: string) => new URL(url).port;
+  // https goes by CONNECT host:port; plain http as curl sends it, in absolute form (GET http://host:port/…).
   const tunnelsTo = (url: string) => proxy.carried().filter((c) => c.startsWith('CONNECT') && c.endsWith(`:${port(url)}`)).length;
+  const carriedTo = (url: string) => proxy.carried().filter((c) => c.includes(`http://127.0.0.1:${port(url)}/`)).length;
 
   it('carries a run from create to accepted: the API calls and the event stream', async () => {
-    const before = tunnelsTo(sb.url);
+    const before = carriedTo(sb.url);
     const r = await orc(['run', 'create', ...idea, '--watch', '--approve', 'idea,brand,final', '--json', '--debug'], { env: { ORC_BASE_URL: sb.url, HTTP_PROXY: proxy.url } });
     expect(r.exitCode, r.stderr).toBe(0);
     const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(events.at(-1).type).toBe('run.accepted');
     expect(r.stderr).toContain(`* through the proxy ${proxy.url} (from HTTP_PROXY)`);
     expect(r.stderr).toMatch(/> GET \S+\/v1\/runs\/run_\S+\/events/); // the event stream, through the same proxy
-    expect(tunnelsTo(sb.url)).toBeGreaterThan(before);
+    expect(carriedTo(sb.url)).toBeGreaterThan(before);
+    expect(tunnelsTo(sb.url)).toBe(0);
   }, 60_000);
 
   it('NO_PROXY=127.0.0.1 sends loopback direct: the proxy carries nothing', async () => {
@@ -77,15 +81,27 @@ describe.runIf(withProxy)('through a forward proxy', () => {
     expect((await first).exitCode).toBe(130);
     faults.plan = () => ({ kind: 'pass' });
     faults.seen.length = 0;
-    const before = tunnelsTo(faults.url);
+    const before = carriedTo(faults.url);
     const again = await orc(['artifacts', 'pull', finished, 'ipa', '--dir', dir, '--json'], { env });
     expect(again.exitCode, again.stderr).toBe(0);
     const file = JSON.parse(again.stdout).files[0];
     expect(file.state).toBe('resumed');
     expect(faults.seen.filter((s) => s.url.startsWith('/files/')).map((s) => s.headers.range)).toEqual(['bytes=1000000-']);
-    expect(tunnelsTo(faults.url)).toBeGreaterThan(before);
+    expect(carriedTo(faults.url)).toBeGreaterThan(before);
     expect(statSync(file.path).size).toBe(file.size); // and its sha256 checked, or the pull would have failed
   }, 60_000);
+
+  it('a stock proxy that allows CONNECT only to 443 carries a plain-http request, sent in absolute form', async () => {
+    const stock = await startTinyproxy({ connectPorts: [443] });
+    try {
+      const r = await orc(['run', 'get', finished, '--json'], { env: { ORC_BASE_URL: sb.url, HTTP_PROXY: stock.url } });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout).status).toBe('accepted');
+      expect(stock.carried()).toContain(`GET ${sb.url}/v1/runs/${finished}`);
+    } finally {
+      stock.close();
+    }
+  });
 
   it('a proxy that refuses the connection is one line naming it and its variable, exit 1, no retry loop', async () => {
     const r = await orc(['run', 'get', finished], { env: { ORC_BASE_URL: sb.url, HTTP_PROXY: 'http://127.0.0.1:1' } });
@@ -132,3 +148,66 @@ describe.runIf(withProxy)('through a forward proxy', () => {
     });
   });
 });
+
+// A proxy that fails in every way a broken one can: CONNECT closed unanswered, anything else answered with
+// a bare body (no status line). orc says so in one line, exit 1, at a handful of connections, not thousands.
+describe('through a hostile proxy', () => {
+  let hostile: { url: string; connections: () => number; close: () => Promise<void> };
+  beforeAll(async () => {
+    hostile = await startHostileProxy((socket, head) => (head.startsWith('CONNECT') ? socket.destroy() : socket.end('bare')));
+  });
+  afterAll(() => hostile?.close());
+
+  for (const [scheme, variable] of [['http', 'HTTP_PROXY'], ['https', 'HTTPS_PROXY']] as const)
+    it(`a ${scheme} service: one line, exit 1, no loop (run list and artifacts pull)`, async () => {
+      const base = `${scheme}://127.0.0.1:9`;
+      for (const args of [['run', 'list'], ['artifacts', 'pull', 'run_x', '--dir', mkdtempSync(join(tmpdir(), 'orc-hostile-'))]]) {
+        const before = hostile.connections();
+        const r = await orc(args, { env: { ORC_BASE_URL: base, ORC_API_KEY: 'sk_test_hostile', [variable]: hostile.url }, timeout: 20_000 });
+        expect(r.exitCode, r.stderr).toBe(1);
+        expect(r.stderr.trim().split('\n')).toHaveLength(1);
+        expect(r.stderr).toContain(`the proxy ${hostile.url} (from ${variable})`);
+        expect(hostile.connections() - before).toBeLessThanOrEqual(5);
+      }
+    }, 60_000);
+
+  it('a signal ends orc while the proxy holds the request unanswered', async () => {
+    const silent = await startHostileProxy(() => {});
+    try {
+      for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+        const seen = silent.connections();
+        const p = orc(['run', 'list'], { env: { ORC_BASE_URL: 'https://127.0.0.1:9', ORC_API_KEY: 'sk_test_hostile', HTTPS_PROXY: silent.url }, timeout: 30_000 });
+        await until(() => silent.connections() > seen, 'orc to reach the proxy', 20_000);
+        p.kill(signal);
+        const r = await p;
+        expect(r.timedOut).toBe(false);
+        expect([code, signal]).toContain(r.exitCode ?? r.signal);
+      }
+    } finally {
+      await silent.close();
+    }
+  }, 60_000);
+});
+
+/** A TCP server on port 0 that hands each connection's first bytes to `answer`, counting connections. */
+async function startHostileProxy(answer: (socket: Socket, head: string) => void) {
+  let count = 0;
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    count++;
+    sockets.add(socket);
+    socket.on('error', () => {});
+    socket.on('close', () => sockets.delete(socket));
+    socket.once('data', (chunk) => answer(socket, chunk.toString('latin1')));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    connections: () => count,
+    close: () => new Promise<void>((resolve) => {
+      for (const s of sockets) s.destroy();
+      server.close(() => resolve());
+    }),
+  };
+}

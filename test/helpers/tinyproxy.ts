@@ -23,13 +23,15 @@ const accepts = (port: number) =>
     s.once('error', () => resolve(false));
   });
 
-export async function startTinyproxy(): Promise<Tinyproxy> {
+/** `connectPorts`: the only ports CONNECT may reach (a stock install allows 443 and 563); default any. */
+export async function startTinyproxy({ connectPorts = [] as number[] } = {}): Promise<Tinyproxy> {
   const dir = mkdtempSync(join(tmpdir(), 'orc-tinyproxy-'));
   const log = join(dir, 'tinyproxy.log');
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();
     // No ConnectPort line: CONNECT to any port (the sandbox's are not 443).
-    writeFileSync(join(dir, 'tinyproxy.conf'), [`Port ${port}`, 'Listen 127.0.0.1', 'Timeout 120', `LogFile "${log}"`, 'LogLevel Connect', 'MaxClients 50', 'Allow 127.0.0.1', ''].join('\n'));
+    const allowed = connectPorts.map((p) => `ConnectPort ${p}`);
+    writeFileSync(join(dir, 'tinyproxy.conf'), [`Port ${port}`, 'Listen 127.0.0.1', 'Timeout 120', `LogFile "${log}"`, 'LogLevel Connect', 'MaxClients 50', 'Allow 127.0.0.1', ...allowed, ''].join('\n'));
     const child: ChildProcess = spawn('tinyproxy', ['-d', '-c', join(dir, 'tinyproxy.conf')], { stdio: 'ignore' });
     let exited = false;
     child.once('exit', () => (exited = true));
