@@ -1,7 +1,8 @@
 // Which proxy a request goes through, from the environment as curl and undici read it: `https_proxy` for
 // https, `http_proxy` for http (and for https when no https one is set), the lowercase name before the
 // uppercase one, `no_proxy` naming the hosts that go direct (`*` for all; `example.com` and `.example.com`
-// also cover its subdomains; `host:port` only that port). One rule of orc's own on top: a request to this
+// also cover its subdomains, a trailing dot or not; `host:port` only that port; `10.0.0.0/8` an IP range).
+// One rule of orc's own on top: a request to this
 // machine (its sandbox) goes through a proxy only if the proxy is on this machine too. A proxy elsewhere
 // would connect to its own loopback, not ours, and a plain-http request (orc's only to this machine) would
 // carry the key across the network in clear. (gh and the Stripe CLI, in Go, never proxy loopback at all;
@@ -53,16 +54,34 @@ export function proxyFor(target: URL, env: NodeJS.ProcessEnv): ProxyChoice | nul
 
 /** True when `no_proxy` sends this target direct. */
 export function bypassed(target: URL, noProxy: string): boolean {
-  const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  // A fully qualified name (`example.com.`) is the same host as without its dot, on either side.
+  const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
   const port = target.port || (target.protocol === 'https:' ? '443' : '80');
   for (const entry of noProxy.split(/[\s,]+/).filter(Boolean)) {
     if (entry === '*') return true;
+    if (entry.includes('/')) {
+      if (inRange(host, entry)) return true;
+      continue;
+    }
     const [name, onlyPort] = splitHostPort(entry.toLowerCase());
     if (onlyPort && onlyPort !== port) continue;
-    const bare = name.replace(/^\*?\./, '');
+    const bare = name.replace(/^\*?\./, '').replace(/\.$/, '');
     if (host === bare || host.endsWith(`.${bare}`)) return true;
   }
   return false;
+}
+
+/** True when `host` is an IP address inside `cidr` (`10.0.0.0/8`, `fd00::/8`), as curl and Go read one. */
+function inRange(host: string, cidr: string): boolean {
+  const net = process.getBuiltinModule('node:net') as typeof import('node:net');
+  const [address = '', bits = ''] = cidr.split('/');
+  const kind = net.isIP(address);
+  const prefix = Number(bits);
+  if (kind === 0 || net.isIP(host) !== kind || !/^\d+$/.test(bits) || prefix > (kind === 4 ? 32 : 128)) return false;
+  const family = kind === 4 ? 'ipv4' : 'ipv6';
+  const list = new net.BlockList();
+  list.addSubnet(address, prefix, family);
+  return list.check(host, family);
 }
 
 /** `host`, `host:port`, `[v6]:port` or a bare IPv6 address, as host and port (if any). */

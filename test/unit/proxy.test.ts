@@ -47,6 +47,19 @@ describe('NO_PROXY', () => {
     ['::1', 'http://[::1]:4010', true],
     ['[::1]:4010', 'http://[::1]:4010', true],
     ['', 'https://api.example.com', false],
+    // CIDR ranges and trailing dots, as curl and Go read them
+    ['10.0.0.0/8', 'http://10.1.2.3:4010', true],
+    ['10.0.0.0/8', 'https://11.0.0.1', false],
+    ['localhost,192.168.1.0/24', 'https://192.168.1.77', true],
+    ['192.168.1.0/24', 'https://192.168.2.1', false],
+    ['127.0.0.0/8', 'http://127.0.0.1:4010', true],
+    ['fd00::/8', 'https://[fd12::1]', true],
+    ['fd00::/8', 'https://[fe80::1]', false],
+    ['::1/128', 'http://[::1]:4010', true],
+    ['10.0.0.0/8', 'https://10.example.com', false],
+    ['example.com.', 'https://api.example.com', true],
+    ['example.com', 'https://api.example.com.', true],
+    ['.example.com.', 'https://example.com.', true],
   ])('%j for %s: %s', (noProxy, target, expected) => {
     expect(bypassed(u(target), noProxy)).toBe(expected);
   });
