@@ -41,11 +41,15 @@ export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, 
         ? [config.active_profile, 'profile']
         : [BUILT_IN_PROFILE, 'built-in'];
   let stored: StoredProfile;
+  const state = readState(configDir);
+  const running = state && isAlive(state.pid) ? state : null;
   if (profile === BUILT_IN_PROFILE && !config.profiles[BUILT_IN_PROFILE]) {
-    // The built-in profile points at the sandbox this config folder started, else the default address.
-    const state = readState(configDir);
-    const running = state && isAlive(state.pid) ? state : null;
-    stored = { base_url: running?.url ?? defaultSandboxUrl(env), test_key: running?.api_key ?? SANDBOX_DEFAULT_KEY, ...(running?.ca_file ? { ca_file: running.ca_file } : {}) };
+    // The built-in profile points at the sandbox this config folder started, else the default address; but
+    // ORC_SANDBOX_PORT, when set, names the port, and a sandbox recorded on another port is not that one.
+    const wanted = defaultSandboxUrl(env);
+    const named = !env.ORC_SANDBOX_PORT || sameSandbox(running?.url.replace(/^https:/, 'http:') ?? '', wanted);
+    const ours = running && named ? running : null;
+    stored = { base_url: ours?.url ?? wanted, test_key: ours?.api_key ?? SANDBOX_DEFAULT_KEY };
   } else {
     const found = config.profiles[profile];
     if (!found) {
@@ -93,8 +97,10 @@ export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, 
       actual === 'live' ? `${keyFrom === 'env' ? 'ORC_API_KEY holds' : 'the key is'} a live key (${redactKey(key)}), but --live was not given` : `--live needs a live key, but ${keyFrom === 'env' ? 'ORC_API_KEY holds' : 'the key is'} a test key (${redactKey(key)})`,
       actual === 'live' ? 'Add --live to act on the live service on purpose.' : undefined,
     );
-  // The CA of a sandbox this folder started with --tls is trusted for that sandbox's address only.
-  const caFile = builtIn && baseUrlFrom !== 'built-in' ? undefined : stored.ca_file;
+  // The CA of a sandbox this folder started with --tls is trusted for that sandbox's address only, however
+  // orc was pointed at it (the built-in profile, --base-url, ORC_BASE_URL); a profile's own CA file first.
+  const sandboxCa = running?.ca_file && sameSandbox(baseUrl, running.url) ? running.ca_file : undefined;
+  const caFile = stored.ca_file ?? sandboxCa;
   const host = new URL(baseUrl).hostname;
   const sandbox = isLoopbackHost(host);
   if (mode === 'live' && sandbox) throw new ConfigError(`refusing to send a live key to the sandbox at ${baseUrl}`, 'Live keys go to the live service only; drop --live to use the test key.');
@@ -102,6 +108,14 @@ export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, 
     throw new ConfigError(`refusing to send a test key to ${host}: test keys are for the sandbox (a loopback address)`, 'Use --live with a live key for the live service, or point --base-url at a sandbox.');
 
   return { profile, profileFrom, baseUrl, baseUrlFrom, mode, key, keyFrom, autoStartSandbox: builtIn && baseUrlFrom === 'built-in', ...(caFile ? { caFile } : {}) };
+}
+
+/** Two addresses of one sandbox on this machine: both loopback, same scheme and port (its certificate names
+ * localhost, 127.0.0.1 and ::1 alike). */
+function sameSandbox(a: string, b: string): boolean {
+  if (!URL.canParse(a) || !URL.canParse(b)) return false;
+  const [x, y] = [new URL(a), new URL(b)];
+  return isLoopbackHost(x.hostname) && isLoopbackHost(y.hostname) && x.protocol === y.protocol && x.port === y.port;
 }
 
 function checkBaseUrl(raw: string, from: Source, profile: string): string {

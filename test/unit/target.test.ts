@@ -23,6 +23,30 @@ describe('resolveTarget', () => {
     expect(t).toMatchObject({ baseUrl: 'http://127.0.0.1:5555', baseUrlFrom: 'env', autoStartSandbox: false });
   });
 
+  describe('with a sandbox started from this folder (its record: this live pid)', () => {
+    const started = (url: string, extra: object = {}) => {
+      const dir = mkdtempSync(join(tmpdir(), 'orc-started-'));
+      writeFileSync(join(dir, 'sandbox.json'), JSON.stringify({ pid: process.pid, url, data: dir, log: null, started_at: '2026-11-22T10:00:00.000Z', detached: true, ...extra }));
+      return dir;
+    };
+
+    it('trusts the CA of a --tls sandbox when --base-url or ORC_BASE_URL points at it, by either loopback name', async () => {
+      const dir = started('https://127.0.0.1:4443', { ca_file: '/x/ca.pem' });
+      expect((await resolveTarget({}, {}, dir)).caFile).toBe('/x/ca.pem');
+      expect((await resolveTarget({ baseUrl: 'https://127.0.0.1:4443' }, {}, dir)).caFile).toBe('/x/ca.pem');
+      expect((await resolveTarget({}, { ORC_BASE_URL: 'https://localhost:4443/' }, dir)).caFile).toBe('/x/ca.pem');
+      expect((await resolveTarget({ baseUrl: 'https://127.0.0.1:5555' }, {}, dir)).caFile).toBeUndefined();
+      expect((await resolveTarget({ baseUrl: 'http://127.0.0.1:4443' }, {}, dir)).caFile).toBeUndefined();
+    });
+
+    it('ORC_SANDBOX_PORT names the sandbox to talk to, not the one recorded on another port', async () => {
+      const dir = started('http://127.0.0.1:4010');
+      expect(await resolveTarget({}, { ORC_SANDBOX_PORT: '4014' }, dir)).toMatchObject({ baseUrl: 'http://127.0.0.1:4014', autoStartSandbox: true });
+      expect((await resolveTarget({}, { ORC_SANDBOX_PORT: '4010' }, dir)).baseUrl).toBe('http://127.0.0.1:4010');
+      expect((await resolveTarget({}, {}, dir)).baseUrl).toBe('http://127.0.0.1:4010');
+    });
+  });
+
   it('--live takes the live key and the live service', async () => {
     const t = await resolveTarget({ live: true }, {}, configWith({ prod }, 'prod'));
     expect(t).toMatchObject({ profile: 'prod', mode: 'live', key: 'sk_live_prod5678', baseUrl: 'https://api.example.com', autoStartSandbox: false });
