@@ -7,10 +7,12 @@ if (major < 22 || (major === 22 && minor < 12)) {
   const { existsSync } = await import('node:fs');
   const { fileURLToPath } = await import('node:url');
   const local = fileURLToPath(new URL('../node_modules/node/bin/node', import.meta.url));
-  if (existsSync(local) && !process.env.ORC_NO_HANDOVER) {
+  // ORC_HANDED_OVER marks orc's own child (were the Node beside it old too, it must not hand over again);
+  // ORC_NO_HANDOVER is the user's (or a test's) way to say there is no Node beside it.
+  if (existsSync(local) && !process.env.ORC_NO_HANDOVER && !process.env.ORC_HANDED_OVER) {
     const { spawn } = await import('node:child_process');
     const { constants } = await import('node:os');
-    const child = spawn(local, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit', env: { ...process.env, ORC_NO_HANDOVER: '1' } });
+    const child = spawn(local, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit', env: { ...process.env, ORC_HANDED_OVER: '1' } });
     // Ctrl-C reaches both processes (one process group); orc in the child decides what it means, so SIGINT
     // is not sent to it a second time. Every other signal sent to this launcher (kill -TERM, a closed
     // terminal's SIGHUP, a supervisor's SIGQUIT or SIGUSR) is passed on: the child is the program.
@@ -32,6 +34,9 @@ if (major < 22 || (major === 22 && minor < 12)) {
     process.exit(1);
   }
 } else {
+  // The launcher's mark is for this process alone: not for the environment of a command orc runs (`sandbox
+  // exec -- orc …`, an editor), where an orc on the old Node would take it for its own and refuse to start.
+  delete process.env.ORC_HANDED_OVER;
   // (Not `import('node:module')`: an ESM import walks the module's exports, loading its source-map support.)
   const mod = process.getBuiltinModule('node:module');
   mod.enableCompileCache?.();

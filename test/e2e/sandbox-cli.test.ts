@@ -1,12 +1,12 @@
 // `orc sandbox start|status|stop` and the launcher, run as built, as a user would.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { freshConfigDir, orc, ORC_BIN, startSandboxProcess } from '../helpers/cli.js';
+import { freshConfigDir, NO_PROXIES, orc, ORC_BIN, startSandboxProcess } from '../helpers/cli.js';
 import { runOrc } from '../helpers/run.js';
 import { KEY } from '../helpers/sandbox.js';
 
@@ -95,6 +95,32 @@ describe('the launcher on an old Node', () => {
       await expect(fetch(`${url}/healthz`)).rejects.toThrow();
     }
   });
+});
+
+describe('orc sandbox exec, from the launcher on an old Node', () => {
+  it('leaves nothing of its own in the environment of the command: an orc inside, on the same old Node, runs', async () => {
+    let version = '';
+    try {
+      version = execFileSync('/usr/bin/node', ['--version'], { encoding: 'utf8' }).trim();
+    } catch {
+      return; // no system Node: nothing hands over
+    }
+    const [major, minor] = version.slice(1).split('.').map(Number) as [number, number];
+    if (major > 22 || (major === 22 && minor >= 12)) return;
+    // `orc` on PATH as `npm link` leaves it, the old node first: `orc sandbox exec -- orc run list`.
+    const bin = mkdtempSync(join(tmpdir(), 'orc-bin-'));
+    symlinkSync(ORC_BIN, join(bin, 'orc'));
+    const env = { ...process.env, ...NO_PROXIES, ORC_API_KEY: undefined, ORC_BASE_URL: undefined, ORC_CONFIG_DIR: freshConfigDir(), PATH: `${bin}:/usr/bin:/bin` };
+    const dump = `process.stdout.write(JSON.stringify(process.env))`;
+    const r = await execa('/usr/bin/node', [ORC_BIN, 'sandbox', 'exec', '--', process.execPath, '-e', dump], { env, extendEnv: false, reject: false });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const given = Object.keys(env).filter((k) => env[k as keyof typeof env] !== undefined);
+    const added = Object.keys(JSON.parse(r.stdout) as object).filter((k) => !given.includes(k));
+    expect(added.sort()).toEqual(['ORC_API_KEY', 'ORC_BASE_URL', 'ORC_SANDBOX_URL']);
+    const inner = await execa('/usr/bin/node', [ORC_BIN, 'sandbox', 'exec', '--', 'orc', 'run', 'list', '--json'], { env, extendEnv: false, reject: false });
+    expect(inner.exitCode, inner.stderr).toBe(0);
+    expect(JSON.parse(inner.stdout)).toEqual([]); // the fresh sandbox's runs: none
+  }, 60_000);
 });
 
 describe('orc sandbox start', () => {
