@@ -130,6 +130,8 @@ export async function pullArtifacts(api: Api, runId: string, o: PullOptions, ev:
   }
 
   const dir = resolve(o.dir);
+  // Nothing to pull: nothing is made on disk (not even the folder).
+  if (!wanted.length) return { dir, files: [], failed: [], pending };
   const partials = join(dir, PARTIAL_DIR);
   try {
     await makeDir(dir);
@@ -318,20 +320,26 @@ async function downloadFile(api: Api, runId: string, file: PullFile, firstUrl: s
   let resumed = have > 0;
   let url = firstUrl;
   let failures = 0;
+  /** The most of the file ever held: only a failure past it is progress (a start over from zero is none). */
+  let furthest = have;
   ev.start?.(file, have);
   // (An empty file still needs its partial made: the loop runs until the partial holds every byte.)
   while (have < file.size || !exists) {
     abortIfAsked(o.signal);
-    const before = have;
     try {
       const answer = await api.artifacts.file(url, { from: have, signal: o.signal, idleMs: o.idleMs ?? 30_000 });
       if (have > 0 && (answer.status !== 206 || !answer.header('content-range')?.startsWith(`bytes ${have}-`))) {
-        // The server sent the whole file (or another range) instead of the rest: start over.
+        // The server sent the whole file (or another range) instead of the rest: start over. That counts as
+        // a failed attempt: a server that ignores Range and cuts every body short would otherwise loop forever.
         answer.body.destroy();
         await dropPartial(part);
         exists = false;
         have = 0;
         hash = createHash('sha256');
+        if (++failures > ATTEMPTS) {
+          const why = 'the connection broke off, and the service ignores Range, so it cannot resume';
+          throw new FailedError(`${file.kind}/${file.name}: the download kept failing (${why}); nothing was kept`);
+        }
         continue;
       }
       const fh = exists ? await appendPartial(part) : await createPartial(part);
@@ -355,7 +363,9 @@ async function downloadFile(api: Api, runId: string, file: PullFile, firstUrl: s
         continue;
       }
       if (err instanceof ApiError || isDiskFailure(err)) throw err;
-      failures = have > before ? 1 : failures + 1; // a failure after some progress starts the count anew
+      // A failure past the furthest point yet starts the count anew.
+      failures = have > furthest ? 1 : failures + 1;
+      furthest = Math.max(furthest, have);
       if (failures > ATTEMPTS) throw new FailedError(`${file.kind}/${file.name}: the download kept failing (${(err as Error).message}); the ${have} bytes so far are kept for the next pull`);
       resumed = resumed || have > 0;
       ev.notice?.(`${file.kind}/${file.name}: ${(err as Error).message}; resuming from byte ${have}`);

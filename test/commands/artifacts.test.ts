@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARTIFACT_KINDS } from '../../src/contract/events.js';
 import { useProxiedSandbox } from '../helpers/proxied.js';
+import { FakeClock } from '../helpers/clock.js';
 import { runOrc } from '../helpers/run.js';
 import { driveToEnd, quickClock } from '../helpers/sandbox.js';
 import { handServer, json, type HandServer } from '../helpers/server.js';
@@ -201,6 +202,16 @@ describe('orc artifacts pull', () => {
     expect(r.stderr).toContain(`resuming from byte ${from}`);
   });
 
+  it('against a service that cuts every body short and ignores Range, gives up after its attempts (a start from zero is one)', async () => {
+    const dir = tempDir();
+    env.proxy.plan = (req) => (req.url.startsWith('/files/') ? { kind: 'cut-body', afterBytes: 100_000, ignoreRange: true } : { kind: 'pass' });
+    const r = await runOrc(['artifacts', 'pull', done, 'ipa', '--dir', dir], { env: { ORC_BASE_URL: env.proxy.url }, clock: new FakeClock({ autoMs: 5_000 }) });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain('ipa/HabitTracker.ipa: the download kept failing');
+    expect(fileRequests().length).toBeLessThanOrEqual(14);
+    expect(existsSync(join(dir, 'ipa', 'HabitTracker.ipa'))).toBe(false);
+  }, 30_000);
+
   it('a later pull resumes from the partial file in .orc-partial/, which is removed once the file is in place', async () => {
     const whole = readFileSync(join(await pulledIpaDir(), 'ipa', 'HabitTracker.ipa'));
     const dir = tempDir();
@@ -312,6 +323,9 @@ describe('orc artifacts pull, against a service that misbehaves', () => {
   beforeAll(async () => {
     fake = await handServer((req, res) => {
       const url = new URL(req.url!, 'http://x');
+      if (url.pathname === '/v1/runs/run_none/artifacts') {
+        return json(res, 200, { data: ARTIFACT_KINDS.map((kind) => ({ kind, status: 'pending', content_type: 'image/png', size: null, sha256: null, files: 0, updated_at: '2026-01-01T00:00:00Z' })) });
+      }
       if (url.pathname === '/v1/runs/run_hand/artifacts') {
         return json(res, 200, { data: ARTIFACT_KINDS.map((kind) => ({ kind, status: kind === 'screenshots' ? 'ready' : 'pending', content_type: 'image/png', size: null, sha256: null, files: names.length, updated_at: '2026-01-01T00:00:00Z' })) });
       }
@@ -352,6 +366,14 @@ describe('orc artifacts pull, against a service that misbehaves', () => {
   });
   afterAll(() => fake.close());
   const pullFrom = (dir: string, extra: string[] = []) => orc(['artifacts', 'pull', 'run_hand', '--dir', dir, ...extra], { base: fake.url, env: { ORC_API_KEY: KEY } });
+
+  it('with nothing ready, creates nothing: no folder is left behind', async () => {
+    const dir = join(tempDir(), 'pulled');
+    const r = await orc(['artifacts', 'pull', 'run_none', '--dir', dir, '--json'], { base: fake.url, env: { ORC_API_KEY: KEY } });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ files: [], pending: [...ARTIFACT_KINDS] });
+    expect(existsSync(dir)).toBe(false);
+  });
 
   it('never trusts a file name as a path: `..` and empty names refused, separators and controls neutralised, dotted names kept', async () => {
     names = ['..', '', '../escape.png', '/etc/passwd', 'a/b.png', 'c\\d.png', 'bell\x07.png', '.hidden.png', 'a..b.png'];

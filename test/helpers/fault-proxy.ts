@@ -11,7 +11,7 @@ export type Fault =
   /** Forward, then change the answer's body. */
   | { kind: 'rewrite'; rewrite: (body: string) => string }
   /** Stream the answer through, then after this many body bytes cut the connection, or (stall) go silent. */
-  | { kind: 'cut-body'; afterBytes: number; stall?: boolean };
+  | { kind: 'cut-body'; afterBytes: number; stall?: boolean; ignoreRange?: boolean };
 
 export interface SeenRequest {
   method: string;
@@ -46,7 +46,10 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
       res.end();
       return;
     }
-    const up = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (upRes) => {
+    // A server that ignores Range: the request goes on without it, and the whole file comes back (200).
+    const { range: _range, ...rangeless } = req.headers;
+    const headers = fault.kind === 'cut-body' && fault.ignoreRange ? rangeless : req.headers;
+    const up = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (upRes) => {
       if (fault.kind === 'pass') {
         // Streamed as it comes: an event stream never ends while its run waits at a gate.
         res.writeHead(upRes.statusCode!, upRes.headers);

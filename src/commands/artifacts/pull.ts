@@ -69,7 +69,8 @@ export default async function pull(ctx: Context, [given, named]: ArgsOf<typeof s
   if (pending.length) io.info(`Not ready yet, not pulled: ${pending.map(sanitizeLine).join(', ')}. Pull them later with \`orc artifacts pull ${runId} ${pending.map(sanitizeLine).join(' ')}\`.`);
   const count = (s: PulledFile['state']) => files.filter((f) => f.state === s).length;
   const total = files.reduce((n, f) => n + f.size, 0);
-  if (!io.json) {
+  // With nothing pulled no folder was made: no line names one.
+  if (!io.json && (files.length || failed.length)) {
     const parts = [`${count('downloaded')} downloaded`, count('resumed') ? `${count('resumed')} resumed` : '', count('present') ? `${count('present')} already present` : ''].filter(Boolean);
     io.info(`${files.length} file${files.length === 1 ? '' : 's'} in ${shown(outcome.dir)}/ (${formatBytes(total)}): ${parts.join(', ')}`);
   }
