@@ -7,7 +7,6 @@ import { sleep, systemClock, type Clock } from './clock.js';
 import type { GlobalFlagValues } from './cli/spec.js';
 import { configDir } from './config/paths.js';
 import { resolveTarget, type Target } from './config/target.js';
-import { isLoopbackHost } from './contract/keys.js';
 import { IO, type Streams } from './ui/io.js';
 import type { Prompter } from './ui/prompt.js';
 import { VERSION } from './version.js';
@@ -109,8 +108,6 @@ export function createContext(flags: GlobalFlags, streams: Streams = process, en
           notice: (line) => io.info(`orc: ${line}`),
           ...(flags.debug ? { debug: (line: string) => io.debug(line) } : {}),
           ...(t.autoStartSandbox ? { onConnectionRefused: () => startLocalSandbox(ctx) } : {}),
-          // A dead address of a remote service fails fast; a sandbox on this machine may be starting.
-          briefWhenRefused: !isLoopbackHost(new URL(t.baseUrl).hostname),
         });
       })();
       return api;

@@ -35,6 +35,16 @@ export class ApiError extends Problem {
 /** No answer at all: refused, reset, timed out, DNS. */
 export class ApiConnectionError extends Problem {}
 
+/** A refused connection to this machine: nothing listens there, most likely a sandbox that is not running. */
+export function nothingListens(url: URL): ApiConnectionError {
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  const start = `orc sandbox start --port ${port}${url.protocol === 'https:' ? ' --tls' : ''}`;
+  return new ApiConnectionError(
+    `cannot reach ${url.origin}: nothing listens there (connection refused)`,
+    `If it is the local sandbox, start it: \`${start}\` (with --detach, in the background).`,
+  );
+}
+
 /** The service's certificate is not one orc trusts: never retried, a configuration to fix (exit 4). */
 export class UntrustedCertificateError extends Problem {}
 

@@ -17,7 +17,7 @@ let schemas: Promise<Schemas> | undefined;
 export const loadSchemas = (): Promise<Schemas> => (schemas ??= import('../contract/schemas.js'));
 import { formatDuration } from '../duration.js';
 import { MAX_ERROR_BYTES, MAX_JSON_BYTES, STATUS_TEXT, drain, readText, toAnswer, withText, type Answer, type RawResponse } from './answer.js';
-import { ApiConnectionError, ApiError, CERTIFICATE_CODES, RetryLaterError, UnexpectedResponseError, UnsafeRequestError, networkFailure, parseError, requestLine, untrustedCertificate } from './errors.js';
+import { ApiConnectionError, ApiError, CERTIFICATE_CODES, RetryLaterError, UnexpectedResponseError, UnsafeRequestError, networkFailure, nothingListens, parseError, requestLine, untrustedCertificate } from './errors.js';
 import { OrcError } from '../errors.js';
 import { PageWalk } from './pages.js';
 import { IDEMPOTENT_METHODS, RETRYABLE_NETWORK, RetryPolicy, parseRetryAfter } from './retry.js';
@@ -46,9 +46,6 @@ export interface HttpOptions {
   debug?: (line: string) => void;
   /** One line when orc waits before retrying. */
   notice?: (line: string) => void;
-  /** A refused connection is tried twice more, quickly (0.2 s, 0.4 s), not with the full backoff: for a
-   * service that is not on this machine, where nothing is starting up that a wait would see. */
-  briefWhenRefused?: boolean;
   /** Called once when the first connection is refused; true means "try again now" (the sandbox was started). */
   onConnectionRefused?: () => Promise<boolean>;
   /** The environment, for the proxy variables (HTTPS_PROXY, HTTP_PROXY, NO_PROXY); none: no proxy. */
@@ -203,7 +200,11 @@ export class HttpClient {
                 continue;
               }
             }
-            const brief = failure.code === 'ECONNREFUSED' && this.opts.briefWhenRefused;
+            // A refused connection: on this machine, nothing listens (a sandbox not running), said at once with
+            // the command that starts one; elsewhere, tried twice more quickly (0.2 s, 0.4 s), not with the
+            // full backoff: a service that refuses is not starting up where a wait would see it.
+            const brief = failure.code === 'ECONNREFUSED';
+            if (brief && isLoopbackHost(plan.url.hostname)) throw nothingListens(plan.url);
             const limit = brief ? Math.min(plan.maxRetries, 2) : plan.maxRetries;
             if (this.retry.shouldRetryNetwork(failure.code, plan.idempotent) && attempt < limit) {
               await this.wait(brief ? 200 * 2 ** attempt : this.retry.wait(attempt), failure.message, attempt, limit, scope.signal);

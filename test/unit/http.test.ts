@@ -157,8 +157,12 @@ describe('a refused connection', () => {
   };
 
   it('to a remote service is tried briefly: three attempts, well under 2 s of waiting in all', async () => {
+    // An address of this machine that is not loopback stands for a remote service.
+    const { networkInterfaces } = await import('node:os');
+    const ip = Object.values(networkInterfaces()).flat().find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+    if (!ip) return;
     const clock = new FakeClock({ autoMs: 10_000 });
-    const c = new HttpClient({ baseUrl: await closedPort(), apiKey: KEY, userAgent: 'test', clock, random: () => 0, briefWhenRefused: true });
+    const c = new HttpClient({ baseUrl: (await closedPort()).replace('127.0.0.1', ip).replace('http:', 'https:'), apiKey: 'sk_live_remote12345678', userAgent: 'test', clock, random: () => 0 });
     const err = await c.json({ method: 'GET', target: '/v1/runs/run_1', schema: Run }).catch((e: unknown) => e);
     expect(exitCodeOf(err)).toBe(1);
     expect((err as Error).message).toMatch(/connection refused/);
@@ -166,10 +170,14 @@ describe('a refused connection', () => {
     expect(waits).toEqual([200, 400]);
   });
 
-  it('to a sandbox on this machine keeps the full backoff (it may be starting)', async () => {
+  it('to this machine (a sandbox not running) is said at once, with the command that starts one there: no retry', async () => {
     const clock = new FakeClock({ autoMs: 10_000 });
-    const c = new HttpClient({ baseUrl: await closedPort(), apiKey: KEY, userAgent: 'test', clock, random: () => 0 });
-    await c.json({ method: 'GET', target: '/v1/runs/run_1', schema: Run }).catch(() => null);
-    expect(clock.requested.filter((ms) => ms < 30_000)).toEqual([500, 1000, 2000, 4000]);
+    const base = await closedPort();
+    const c = new HttpClient({ baseUrl: base, apiKey: KEY, userAgent: 'test', clock, random: () => 0 });
+    const err = await c.json({ method: 'GET', target: '/v1/runs/run_1', schema: Run }).catch((e: unknown) => e);
+    expect(exitCodeOf(err)).toBe(1);
+    expect((err as Error).message).toBe(`cannot reach ${base}: nothing listens there (connection refused)`);
+    expect((err as { hint?: string }).hint).toContain(`orc sandbox start --port ${new URL(base).port}`);
+    expect(clock.requested.filter((ms) => ms < 30_000)).toEqual([]);
   });
 });
