@@ -836,7 +836,7 @@ async function benchInstall(): Promise<void> {
     row('standalone: orc --version', `${exeVersion.toFixed(1)} ms`, '', (exeVersion / node).toFixed(2), 'the same baseline');
     row('installed package: orc run get --json', `${pkgGet.toFixed(1)} ms`, '', (pkgGet / node).toFixed(2), 'beside node -e 0');
     row('standalone: orc run get --json', `${exeGet.toFixed(1)} ms`, '', (exeGet / node).toFixed(2), 'beside node -e 0');
-    row('orc run get --json through tinyproxy', `${proxied.toFixed(1)} ms`, '', (proxied / pkgGet).toFixed(2), `beside the same without a proxy (${pkgGet.toFixed(1)} ms): undici loaded, CONNECT`);
+    row('orc run get --json through tinyproxy', `${proxied.toFixed(1)} ms`, '', (proxied / pkgGet).toFixed(2), `beside the same without a proxy (${pkgGet.toFixed(1)} ms): via-proxy.ts loaded, the request in absolute form`);
   } finally {
     proxy.close();
     sb.child.kill('SIGTERM');
