@@ -45,6 +45,9 @@ export interface StoredEvent {
   type: string;
   /** The event envelope as one line of JSON: what SSE sends and webhooks post. */
   json: string;
+  /** Its place among every run's events (the table's rowid), set once written: the webhooks' fan-out
+   * position counts in it. */
+  pos?: number;
 }
 
 export interface WebhookRecord {
@@ -147,6 +150,9 @@ export class Store {
     if (!has('event')) this.db.exec('ALTER TABLE deliveries ADD COLUMN event TEXT');
     if (!has('event_id')) this.db.exec('ALTER TABLE deliveries ADD COLUMN event_id TEXT');
     this.db.exec('CREATE TABLE IF NOT EXISTS delivery_events (id TEXT PRIMARY KEY, body TEXT NOT NULL)');
+    // Each webhook's fan-out position: every event at or before `pos` has its delivery written (or is not
+    // one the webhook takes), so a restart resumes the backlog after it (spec 6.2.3, at least once).
+    this.db.exec('CREATE TABLE IF NOT EXISTS fanout (webhook_id TEXT PRIMARY KEY, pos INTEGER NOT NULL)');
     const p = (sql: string) => this.db.prepare(sql);
     this.stmts = {
       putRun: p('INSERT OR REPLACE INTO runs (seq, id, body) VALUES (?, ?, ?)'),
@@ -165,6 +171,10 @@ export class Store {
       getRun: p('SELECT body FROM runs WHERE id = ?'),
       getMeta: p('SELECT value FROM meta WHERE key = ?'),
       putMeta: p('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
+      putFanout: p('INSERT INTO fanout (webhook_id, pos) VALUES (?, ?) ON CONFLICT(webhook_id) DO UPDATE SET pos = excluded.pos'),
+      getFanout: p('SELECT webhook_id, pos FROM fanout'),
+      lastEventPos: p('SELECT coalesce(max(rowid), 0) AS pos FROM events'),
+      eventsAfter: p("SELECT rowid, seq, type, body FROM events WHERE rowid > ? AND type != 'log' ORDER BY rowid"),
     };
     this.runs = new RunTable(
       (id) => this.readRun(id),
@@ -301,7 +311,7 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
   clearAll(): void {
     this.transaction(() => {
       this.fault('clear');
-      this.db.exec('DELETE FROM runs; DELETE FROM events; DELETE FROM webhooks; DELETE FROM deliveries; DELETE FROM delivery_events; DELETE FROM idempotency;');
+      this.db.exec('DELETE FROM runs; DELETE FROM events; DELETE FROM webhooks; DELETE FROM deliveries; DELETE FROM delivery_events; DELETE FROM idempotency; DELETE FROM fanout;');
       this.eventsWritten.clear();
       this.staged.push(() => {
         this.runs.clear();
@@ -399,7 +409,30 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
 
   appendEvent(runId: string, ev: StoredEvent): void {
     // In memory only when its list is: otherwise the database has it, and the list is read whole when asked.
-    this.write('putEvent', () => this.stmts.putEvent!.run(runId, ev.seq, ev.type, ev.json), () => this.eventCache.get(runId)?.push(ev));
+    this.write(
+      'putEvent',
+      () => (ev.pos = Number(this.stmts.putEvent!.run(runId, ev.seq, ev.type, ev.json).lastInsertRowid)),
+      () => this.eventCache.get(runId)?.push(ev),
+    );
+  }
+
+  /** The events after a place (see StoredEvent.pos), log lines left out, in the order they were written. */
+  eventsAfter(pos: number): StoredEvent[] {
+    return this.stmts.eventsAfter!.all(pos).map((row) => ({ seq: Number(row.seq), type: row.type as string, json: row.body as string, pos: Number(row.rowid) }));
+  }
+
+  /** The place of the last event written (0 when there is none). */
+  lastEventPos(): number {
+    return Number(this.stmts.lastEventPos!.get()!.pos);
+  }
+
+  /** Each webhook's stored fan-out position. */
+  fanoutPositions(): Map<string, number> {
+    return new Map(this.stmts.getFanout!.all().map((row) => [row.webhook_id as string, Number(row.pos)]));
+  }
+
+  saveFanoutPosition(webhookId: string, pos: number): void {
+    this.write('putFanout', () => this.stmts.putFanout!.run(webhookId, pos), NOTHING);
   }
 
   /** A run's events so far, in order: from memory when read lately, else from the database (and kept). */

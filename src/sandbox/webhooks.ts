@@ -89,6 +89,14 @@ export class WebhookDispatcher {
   private fanBase = 0;
   /** Each webhook's place in the events (the number of the next one to fan out to it). */
   private readonly cursors = new Map<string, number>();
+  /** Each webhook's fan-out position as stored (Store.saveFanoutPosition), and as memory has it: the place
+   * (StoredEvent.pos) of the last event it has passed, and its deliveries made but not yet written, with the
+   * place of their events, oldest first. What is stored never passes a delivery not yet written. */
+  private readonly storedAt = new Map<string, number>();
+  private readonly passed = new Map<string, number>();
+  private readonly unwritten = new Map<string, Map<string, number>>();
+  /** After a restart, the deliveries already written for the events of the backlog (webhook id, event id). */
+  private readonly madeBefore = new Set<string>();
   /** Deliveries made and not yet tried, and how many of them each webhook has. */
   private readonly fresh = new Set<string>();
   private readonly freshBy = new Map<string, number>();
@@ -138,8 +146,14 @@ export class WebhookDispatcher {
       status: 'enabled',
       created_at: isoNow(this.opts.clock),
     };
-    this.store.transaction(() => this.store.saveWebhook(w));
+    const pos = this.store.lastEventPos();
+    this.store.transaction(() => {
+      this.store.saveWebhook(w);
+      this.store.saveFanoutPosition(w.id, pos);
+    });
     this.cursors.set(w.id, this.fanBase + this.fanQueue.length); // the events from now on
+    this.passed.set(w.id, pos);
+    this.storedAt.set(w.id, pos);
     return w;
   }
 
@@ -181,6 +195,7 @@ export class WebhookDispatcher {
     });
     this.cursors.delete(id);
     this.freshBy.delete(id);
+    this.unwritten.delete(id);
   }
 
   redeliver(webhookId: string, deliveryId: string): DeliveryRecord {
@@ -206,7 +221,11 @@ export class WebhookDispatcher {
     // (an event no webhook takes is not kept: a webhook registered later begins with what comes then)
     let wanted = false;
     for (const w of this.store.webhooks.values()) if (w.status === 'enabled' && (w.events.includes('*') || w.events.includes(ev.type))) wanted = true;
-    if (!wanted) return;
+    if (!wanted) {
+      // every webhook is past it (when none is behind), so their positions move on without it
+      if (this.fanQueue.length === 0 && ev.pos !== undefined) for (const id of this.passed.keys()) this.passed.set(id, ev.pos);
+      return;
+    }
     this.fanQueue.push(ev);
     this.soon();
   };
@@ -223,6 +242,8 @@ export class WebhookDispatcher {
     const made: DeliveryRecord[] = [];
     const moved = new Map<string, number>();
     const madeBy = new Map<string, number>();
+    const madeAt = new Map<string, number>();
+    const passedTo = new Map<string, number>();
     const webhooks = [...this.store.webhooks.values()].filter((w) => w.status === 'enabled');
     for (let progress = true; progress && performance.now() < until; ) {
       progress = false;
@@ -234,8 +255,12 @@ export class WebhookDispatcher {
           const ev = this.fanQueue[at - this.fanBase]!;
           at++;
           progress = true;
+          passedTo.set(w.id, ev.pos ?? 0);
           if (!(w.events.includes('*') || w.events.includes(ev.type))) continue;
-          made.push(this.delivery(w, ev));
+          if (this.madeBefore.delete(`${w.id} ${eventIdOf(ev)}`)) continue; // written before the restart
+          const d = this.delivery(w, ev);
+          made.push(d);
+          madeAt.set(d.id, ev.pos ?? 0);
           madeBy.set(w.id, (madeBy.get(w.id) ?? 0) + 1);
           room--;
         }
@@ -243,11 +268,14 @@ export class WebhookDispatcher {
       }
     }
     // Held in memory until first tried: the attempt's record is the first write (one write a delivery, not
-    // two; a delivery not yet tried when the sandbox stops is not delivered after a restart, as the events
-    // still waiting are not).
+    // two). A restart makes it again: the webhook's stored position stays before its event until then.
     for (const d of made) this.store.holdDelivery(d);
     for (const [id, at] of moved) this.cursors.set(id, at);
+    for (const [id, pos] of passedTo) this.passed.set(id, pos);
     for (const d of made) {
+      let waiting = this.unwritten.get(d.webhook_id);
+      if (!waiting) this.unwritten.set(d.webhook_id, (waiting = new Map()));
+      waiting.set(d.id, madeAt.get(d.id)!);
       this.fresh.add(d.id);
       this.freshBy.set(d.webhook_id, (this.freshBy.get(d.webhook_id) ?? 0) + 1);
       this.track(d, true);
@@ -259,6 +287,7 @@ export class WebhookDispatcher {
       this.fanQueue = low === end ? [] : this.fanQueue.slice(low - this.fanBase);
       this.fanBase = low;
     }
+    if (this.fanQueue.length === 0) this.madeBefore.clear();
   }
 
   /** Where a webhook is in the events: one registered before the sandbox started begins with what comes now. */
@@ -308,7 +337,46 @@ export class WebhookDispatcher {
   }
 
   start(): void {
+    this.resumeBacklog();
     this.kick();
+  }
+
+  /**
+   * Takes up the events each webhook had not yet been given deliveries for when the sandbox last stopped
+   * (or crashed), from its stored position: those deliveries were held in memory, or not yet made. An event
+   * whose delivery was written meanwhile is not made again. A webhook with no position (a snapshot's, or one
+   * from an orc before positions) begins with the events from now on.
+   */
+  private resumeBacklog(): void {
+    const stored = this.store.fanoutPositions();
+    const webhooks = this.list();
+    const fresh = webhooks.filter((w) => !stored.has(w.id));
+    if (fresh.length) {
+      const pos = this.store.lastEventPos();
+      this.store.transaction(() => fresh.forEach((w) => this.store.saveFanoutPosition(w.id, pos)));
+      for (const w of fresh) stored.set(w.id, pos);
+    }
+    let low = Infinity;
+    for (const w of webhooks) {
+      const pos = stored.get(w.id)!;
+      this.storedAt.set(w.id, pos);
+      this.passed.set(w.id, pos);
+      low = Math.min(low, pos);
+    }
+    if (low === Infinity) return;
+    const backlog = this.store.eventsAfter(low);
+    if (backlog.length === 0) return;
+    const ids = new Set(backlog.map(eventIdOf));
+    for (const d of this.store.deliveries.values()) if (ids.has(d.event_id)) this.madeBefore.add(`${d.webhook_id} ${d.event_id}`);
+    this.fanQueue = backlog;
+    this.fanBase = 0;
+    for (const w of webhooks) {
+      const pos = stored.get(w.id)!;
+      let at = 0;
+      while (at < backlog.length && backlog[at]!.pos! <= pos) at++;
+      this.cursors.set(w.id, at);
+    }
+    this.soon();
   }
 
   /** Forgets every delivery it tracks (a reset emptied the store). */
@@ -316,6 +384,10 @@ export class WebhookDispatcher {
     this.fanQueue = [];
     this.fanBase = 0;
     this.cursors.clear();
+    this.storedAt.clear();
+    this.passed.clear();
+    this.unwritten.clear();
+    this.madeBefore.clear();
     this.fresh.clear();
     this.freshBy.clear();
     this.finished = [];
@@ -488,10 +560,11 @@ export class WebhookDispatcher {
 
   /** Records the attempts finished and not yet recorded, in one transaction, and queues their retries. */
   private record(): void {
-    if (this.finished.length === 0) return;
+    if (this.finished.length === 0) return this.savePositions(new Set());
     const batch = this.finished;
     this.finished = [];
     const retries: Array<[number, string]> = [];
+    const written = new Set(batch.map((f) => f.id));
     try {
       this.store.transaction(() => {
         for (const { id, status } of batch) {
@@ -507,6 +580,7 @@ export class WebhookDispatcher {
           this.store.saveDelivery({ ...current, attempts, last_status_code: status, status: ok ? 'succeeded' : exhausted ? 'failed' : 'pending', next_attempt_at: nextAt });
           if (nextAt) retries.push([Date.parse(nextAt), id]);
         }
+        this.savePositions(written);
       });
     } catch (err) {
       // Not written (the disk refused): those deliveries are tried again, as a failed attempt would be.
@@ -515,6 +589,25 @@ export class WebhookDispatcher {
       return;
     }
     for (const [at, id] of retries) this.due.push(at, id);
+    for (const waiting of this.unwritten.values()) for (const id of written) waiting.delete(id);
+  }
+
+  /** Stores each webhook's fan-out position where it moved: the last event it passed, or just before its
+   * oldest delivery not yet written (`written`: those being written now). A restart resumes after it. */
+  private savePositions(written: Set<string>): void {
+    const moved: Array<[string, number]> = [];
+    for (const [id, passed] of this.passed) {
+      let pos = passed;
+      for (const [deliveryId, at] of this.unwritten.get(id) ?? []) {
+        if (written.has(deliveryId)) continue;
+        pos = Math.min(pos, at - 1);
+        break;
+      }
+      if (pos !== this.storedAt.get(id) && this.store.webhooks.get(id)?.status === 'enabled') moved.push([id, pos]);
+    }
+    if (moved.length === 0) return;
+    this.store.transaction(() => moved.forEach(([id, pos]) => this.store.saveFanoutPosition(id, pos)));
+    this.store.afterCommit(() => moved.forEach(([id, pos]) => this.storedAt.set(id, pos)));
   }
 }
 

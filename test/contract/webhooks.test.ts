@@ -349,3 +349,37 @@ describe('attempts recorded together', () => {
     }
   });
 });
+
+describe('events waiting to be delivered', () => {
+  it('reach the receiver after a stop and a restart, every committed one (at-least-once across restarts)', async () => {
+    const dataPath = join(mkdtempSync(join(tmpdir(), 'orc-backlog-')), 'sandbox.db');
+    let answering = false;
+    // Holds every request open until the restart: the backlog is all there is when the sandbox stops.
+    const slow = await receiver(() => (answering ? 200 : 'hang'), () => Date.now());
+    try {
+      const first = await startTestSandbox({ dataPath, stageMs: 60_000 });
+      const hook = (await first.call('POST', '/v1/webhooks', { url: slow.url, events: ['*'] })).body.id as string;
+      for (let i = 0; i < 40; i++) await first.createRun(`Backlog ${i}`);
+      await until(() => slow.got.length > 0);
+      await first.close();
+      const { DatabaseSync } = await import('node:sqlite');
+      const db = new DatabaseSync(dataPath);
+      const committed = db.prepare("SELECT body FROM events WHERE type != 'log'").all().map((r) => JSON.parse(r.body as string).id as string);
+      db.close();
+      expect(committed.length).toBeGreaterThanOrEqual(40);
+      answering = true;
+      const again = await startTestSandbox({ dataPath, stageMs: 60_000 });
+      try {
+        const seen = () => new Set(slow.got.filter((g) => g.headers['x-service-delivery-id']).map((g) => JSON.parse(g.body).id as string));
+        await until(() => committed.every((id) => seen().has(id)) || undefined);
+        // each of them recorded as a delivery of the webhook, so it can be listed and redelivered
+        const listed = (await again.call('GET', `/v1/webhooks/${hook}/deliveries?limit=100`)).body.data as Array<{ event_id: string }>;
+        expect(new Set(listed.map((d) => d.event_id))).toEqual(new Set(committed));
+      } finally {
+        await again.close();
+      }
+    } finally {
+      await slow.close();
+    }
+  });
+});
