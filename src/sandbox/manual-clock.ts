@@ -71,3 +71,19 @@ export class ManualClock implements Clock {
     if (this.timers.length > 64) this.timers = this.timers.filter((t) => !t.done);
   }
 }
+
+/**
+ * The clock a data folder's sandbox starts on: never before `floor` (the latest time it had shown,
+ * Store.latestTime), so events after a restart are never dated before those before it. A steered clock is
+ * moved there; a real one behind it (the folder's last run was steered ahead, or the system clock went back)
+ * runs on from there, offset by the difference.
+ */
+export function clockNotBefore(clock: Clock, floor: number): Clock {
+  const behind = floor - clock.now();
+  if (behind <= 0) return clock;
+  if (clock instanceof ManualClock) {
+    clock.advanceTo(floor);
+    return clock;
+  }
+  return { now: () => clock.now() + behind, timer: (ms, fn, opts) => clock.timer(ms, fn, opts) };
+}

@@ -18,6 +18,7 @@ import { decodeSegment, serveFile } from './file-route.js';
 import { Failure } from './failure.js';
 import { Idempotency, type Answer } from './idempotency.js';
 import { lockDataFolder } from './lock.js';
+import { clockNotBefore } from './manual-clock.js';
 import { RateLimiter } from './rate-limit.js';
 import { Router } from './router.js';
 import { apiRoutes, type Call, type Handler } from './routes.js';
@@ -121,6 +122,7 @@ export async function startSandbox(partial: Partial<SandboxOptions> = {}): Promi
   try {
     store = await Store.open(opts.dataPath);
     if (opts.importSnapshot) store.importSnapshot(opts.importSnapshot);
+    opts.clock = clockNotBefore(opts.clock, store.latestTime());
     const running = await listen(opts, store);
     const close = running.close;
     return Object.assign(running, { close: () => close().finally(() => lock?.release()) });

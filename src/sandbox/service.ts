@@ -100,6 +100,12 @@ export class SandboxService {
     this.stopped = true;
     for (const cancel of this.timers.values()) cancel();
     this.timers.clear();
+    try {
+      // where a restart's clock begins, at the earliest (a steered clock may have moved past the last event)
+      this.store.saveLatestTime(this.opts.clock.now());
+    } catch (err) {
+      this.opts.log(`sandbox: the clock's time could not be saved: ${(err as Error).message}`);
+    }
   }
 
   /** Drops every run's next tick (a reset emptied the store). */

@@ -521,6 +521,18 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
     return value;
   }
 
+  /** The latest time the sandbox's clock is known to have shown (ms): the one saved at a stop, or the newest
+   * event's when the sandbox crashed; 0 for a fresh store. A restart starts its clock no earlier. */
+  latestTime(): number {
+    const saved = Number(this.stmts.getMeta!.get('latest_time')?.value ?? 0) || 0;
+    const newest = this.db.prepare("SELECT json_extract(body, '$.created_at') AS at FROM events ORDER BY rowid DESC LIMIT 1").get();
+    return Math.max(saved, (newest && Date.parse(String(newest.at))) || 0);
+  }
+
+  saveLatestTime(ms: number): void {
+    this.write('putMeta', () => this.stmts.putMeta!.run('latest_time', String(ms)), NOTHING);
+  }
+
   close(): void {
     if (this.db.isOpen) this.db.close();
   }

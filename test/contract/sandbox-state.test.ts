@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/server.js';
-import { startTestSandbox } from '../helpers/sandbox.js';
+import { ManualClock } from '../../src/sandbox/manual-clock.js';
+import { systemClock } from '../../src/clock.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 const freshData = () => join(mkdtempSync(join(tmpdir(), 'orc-state-')), 'data', 'sandbox.db');
 
@@ -133,6 +135,62 @@ describe('the data folder', () => {
       expect((await sb.call('POST', '/v1/runs', { mode: 'idea', idea: { pitch: 'Free', audience: 'a', monetization: 'free' } })).status).toBe(201);
     } finally {
       await sb.close();
+    }
+  });
+});
+
+describe('virtual time across a restart', () => {
+  const createdAt = (sb: TestSandbox, runId: string) => sb.store.eventsOf(runId).map((e) => Date.parse(JSON.parse(e.json).created_at as string));
+
+  it('never goes back: a data folder starts no earlier than its latest time, steered or real', async () => {
+    const dataPath = freshData();
+    const start = Date.parse('2026-11-22T10:00:00.000Z');
+    const steered = new ManualClock(start);
+    const a = await startTestSandbox({ dataPath, stageMs: 60_000, clock: steered });
+    steered.advanceTo(start + 2 * 86_400_000);
+    const before = await a.createRun('Before');
+    const latest = Math.max(...createdAt(a, before.id));
+    steered.advanceTo(start + 3 * 86_400_000); // nothing happens then, but the clock was there
+    await a.close();
+    // a steered clock started afresh at the same real time
+    const b = await startTestSandbox({ dataPath, stageMs: 60_000, clock: new ManualClock(start) });
+    try {
+      expect(b.clock.now()).toBeGreaterThanOrEqual(start + 3 * 86_400_000);
+      const after = await b.createRun('After');
+      expect(Math.min(...createdAt(b, after.id))).toBeGreaterThanOrEqual(latest);
+    } finally {
+      await b.close();
+    }
+    // a real clock behind it (the system's, set back to the start) runs on from there too
+    const t0 = Date.now();
+    const c = await startTestSandbox({ dataPath, stageMs: 60_000, clock: { now: () => start + Date.now() - t0, timer: systemClock.timer } });
+    try {
+      expect(c.clock.now()).toBeGreaterThanOrEqual(start + 3 * 86_400_000);
+      expect(Math.min(...createdAt(c, (await c.createRun('Later')).id))).toBeGreaterThanOrEqual(latest);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('after a crash, starts no earlier than the newest event written', async () => {
+    const dataPath = freshData();
+    const start = Date.parse('2026-11-22T10:00:00.000Z');
+    const steered = new ManualClock(start);
+    const a = await startTestSandbox({ dataPath, stageMs: 60_000, clock: steered });
+    steered.advanceTo(start + 86_400_000);
+    const before = await a.createRun('Before');
+    const latest = Math.max(...createdAt(a, before.id));
+    // as a kill -9 leaves it: nothing written at the stop
+    const { DatabaseSync } = await import('node:sqlite');
+    await a.close();
+    const db = new DatabaseSync(dataPath);
+    db.exec("DELETE FROM meta WHERE key = 'latest_time'");
+    db.close();
+    const b = await startTestSandbox({ dataPath, stageMs: 60_000, clock: new ManualClock(start) });
+    try {
+      expect(b.clock.now()).toBeGreaterThanOrEqual(latest);
+    } finally {
+      await b.close();
     }
   });
 });
