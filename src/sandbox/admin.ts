@@ -23,6 +23,7 @@ import type { ConsoleDoor } from './console.js';
 import { Failure } from './failure.js';
 import { ManualClock } from './manual-clock.js';
 import { STAGES, type SandboxService } from './service.js';
+import { checkSnapshot, type Snapshot } from './snapshot.js';
 import type { SseHub } from './sse-hub.js';
 import type { Store, RunRecord } from './store.js';
 import type { WebhookDispatcher } from './webhooks.js';
@@ -57,6 +58,7 @@ export function readSnapshot(text: string): ReturnType<Store['snapshot']> {
   if (snap.schema !== SNAPSHOT_SCHEMA) throw Object.assign(new Error(`a snapshot of schema ${String(snap.schema)}; this orc reads schema ${SNAPSHOT_SCHEMA}`), { code: 'ERR_SANDBOX_SNAPSHOT' });
   if (!Array.isArray(snap.runs) || !Array.isArray(snap.webhooks) || !Array.isArray(snap.deliveries) || typeof snap.events !== 'object' || snap.events === null)
     throw Object.assign(new Error('a sandbox snapshot needs runs, events, webhooks and deliveries'), { code: 'ERR_SANDBOX_SNAPSHOT' });
+  checkSnapshot(snap as unknown as Snapshot);
   return snap as unknown as ReturnType<Store['snapshot']>;
 }
 

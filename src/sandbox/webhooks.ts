@@ -67,6 +67,23 @@ export function deliveryView(d: DeliveryRecord): Delivery {
   };
 }
 
+/** A webhook's url and events as POST /v1/webhooks takes them (and a snapshot's webhooks are held to), or
+ * the Failure that names the field at fault. */
+export function webhookTarget(body: unknown): WebhookCreateParams {
+  const parsed = WebhookCreateParams.safeParse(body);
+  if (!parsed.success) {
+    const f = failureFromZod(parsed.error, body);
+    if (f.field?.startsWith('events')) throw new Failure(f.code, `events: kinds of ${EVENT_KINDS.join(', ')}, or ["*"]`, 'events');
+    throw f;
+  }
+  const url = new URL(parsed.data.url);
+  if (!(url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))))
+    throw new Failure('invalid_value', 'url must be https://, or http:// to a loopback host', 'url');
+  // Credentials in a URL would be stored, listed and echoed with it: refused, as orc refuses them.
+  if (url.username || url.password) throw new Failure('invalid_value', 'url must not carry a user name or password; put credentials in the receiver, not the URL', 'url');
+  return parsed.data;
+}
+
 export class WebhookDispatcher {
   /** The one timer for the next due delivery (its cancel function). */
   private timer: (() => void) | null = null;
@@ -126,22 +143,12 @@ export class WebhookDispatcher {
   }
 
   register(body: unknown): WebhookRecord {
-    const parsed = WebhookCreateParams.safeParse(body);
-    if (!parsed.success) {
-      const f = failureFromZod(parsed.error, body);
-      if (f.field?.startsWith('events')) throw new Failure(f.code, `events: kinds of ${EVENT_KINDS.join(', ')}, or ["*"]`, 'events');
-      throw f;
-    }
-    const url = new URL(parsed.data.url);
-    if (!(url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))))
-      throw new Failure('invalid_value', 'url must be https://, or http:// to a loopback host', 'url');
-    // Credentials in a URL would be stored, listed and echoed with it: refused, as orc refuses them.
-    if (url.username || url.password) throw new Failure('invalid_value', 'url must not carry a user name or password; put credentials in the receiver, not the URL', 'url');
+    const target = webhookTarget(body);
     const w: WebhookRecord = {
       seq: this.store.nextSeq(),
       id: newId('wh'),
-      url: parsed.data.url,
-      events: [...new Set(parsed.data.events as string[])],
+      url: target.url,
+      events: [...new Set(target.events as string[])],
       secret: `whsec_${randomBytes(24).toString('base64url')}`,
       status: 'enabled',
       created_at: isoNow(this.opts.clock),

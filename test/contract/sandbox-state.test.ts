@@ -8,7 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/server.js';
 import { ManualClock } from '../../src/sandbox/manual-clock.js';
 import { systemClock } from '../../src/clock.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { readSnapshot } from '../../src/sandbox/admin.js';
+import { driveToEnd, quickClock, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { until } from '../helpers/until.js';
 
 const freshData = () => join(mkdtempSync(join(tmpdir(), 'orc-state-')), 'data', 'sandbox.db');
 
@@ -192,6 +194,68 @@ describe('virtual time across a restart', () => {
     } finally {
       await b.close();
     }
+  });
+});
+
+describe('a snapshot on import', () => {
+  /** A snapshot of a sandbox with a run at its end (gates decided, a scorecard), a canceled one, a webhook and its deliveries. */
+  async function exported(): Promise<any> {
+    const { createServer } = await import('node:http');
+    const hooked = createServer((_req, res) => res.writeHead(200).end());
+    await new Promise<void>((r) => hooked.listen(0, '127.0.0.1', r));
+    const sb = await startTestSandbox({ stageMs: 60, clock: quickClock() });
+    try {
+      const hook = (await sb.call('POST', '/v1/webhooks', { url: `http://127.0.0.1:${(hooked.address() as { port: number }).port}/h`, events: ['*'] })).body;
+      const run = await sb.createRun();
+      let rejected = false;
+      await driveToEnd(sb, run.id, (gate) => (gate === 'brand' && !rejected ? ((rejected = true), { reject: 'Warmer' }) : 'approve'));
+      const other = await sb.createRun('Stopped');
+      await sb.call('POST', `/v1/runs/${other.id}/cancel`);
+      await until(async () => (await sb.call('GET', `/v1/webhooks/${hook.id}/deliveries?limit=100`)).body.data.some((d: { status: string }) => d.status === 'succeeded'));
+      return (await sb.call('GET', '/_sandbox/export')).body;
+    } finally {
+      await sb.close();
+      hooked.close();
+    }
+  }
+
+  it('reads back every record a sandbox exported', async () => {
+    const snap = await exported();
+    expect(snap.deliveries.length).toBeGreaterThan(0);
+    expect(() => readSnapshot(JSON.stringify(snap))).not.toThrow();
+  });
+
+  it('refuses a record the API would not have made, in one line naming the record and its field', async () => {
+    const snap = await exported();
+    const refused = (change: (s: any) => void) => {
+      const copy = structuredClone(snap);
+      change(copy);
+      try {
+        readSnapshot(JSON.stringify(copy));
+      } catch (err) {
+        expect((err as Error).message.split('\n')).toHaveLength(1);
+        return (err as Error).message;
+      }
+      return 'accepted';
+    };
+    const hook = snap.webhooks[0].id;
+    const dlv = snap.deliveries[0].id;
+    expect(refused((s) => (s.webhooks[0].url = 'http://example.com/steal'))).toBe(`webhooks[0] ("${hook}") url: must be https://, or http:// to a loopback host`);
+    expect(refused((s) => (s.webhooks[0].events = ['run.exploded']))).toContain(`webhooks[0] ("${hook}") events:`);
+    expect(refused((s) => (s.deliveries[0].id = 'dlv_x\r\nX-Evil: 1'))).toBe('deliveries[0] ("dlv_x\\r\\nX-Evil: 1") id: must not contain control characters');
+    expect(refused((s) => (s.deliveries[0].webhook_id = 'wh_gone'))).toContain(`deliveries[0] ("${dlv}") webhook_id: no webhook "wh_gone"`);
+    expect(refused((s) => (s.deliveries[0].status = 'lost'))).toContain(`deliveries[0] ("${dlv}") status: must be one of pending, succeeded, failed`);
+    expect(refused((s) => (s.runs[0].run.status = 'exploded'))).toContain(`runs[0] ("${snap.runs[0].run.id}") run.status: must be one of running`);
+    expect(refused((s) => (s.runs[0].run.created_at = 'yesterday'))).toContain('run.created_at: must be a time');
+    expect(refused((s) => (s.runs[0].run.id = 'run_../x'))).toContain('run.id: must not contain /');
+    expect(refused((s) => (s.runs[0].run.id = 'wh_1'))).toContain('run.id: must be a run_… id');
+    const firstEvents = Object.keys(snap.events)[0]!;
+    expect(refused((s) => (s.events[firstEvents][0].json = s.events[firstEvents][0].json.replace(/"created_at":"[^"]+"/, '"created_at":"soon"')))).toContain(`events["${firstEvents}"][0] json.created_at: must be a time`);
+    // null and duplicate records: one clear line, not a TypeError or SQLite's words
+    expect(refused((s) => (s.runs[1] = null))).toBe('runs[1] must be an object, not null');
+    expect(refused((s) => s.webhooks.push(s.webhooks[0]))).toBe(`webhooks[1] ("${hook}") id: "${hook}" appears twice`);
+    expect(refused((s) => s.deliveries.push({ ...s.deliveries[0], id: 'dlv_other' }))).toContain(`deliveries[${snap.deliveries.length}] ("dlv_other") seq:`);
+    expect(refused((s) => (s.events[firstEvents] = null))).toBe(`events["${firstEvents}"]: must be an array`);
   });
 });
 

@@ -1,7 +1,7 @@
 // Steering the sandbox (CONTRACT.md, "Sandbox control"), through the built orc and through plain HTTP on the
 // admin API, against a real `orc sandbox start` process: faults, reset, export and import, exec, and the
 // journal. Time and triggers: sandbox-control.test.ts.
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -138,6 +138,26 @@ describe('state', () => {
     const broken = await orc(['sandbox', 'start', '--memory', '--port', '0', '--import', join(dir, 'missing.json')]);
     expect(broken.exitCode).toBe(2);
     expect(broken.stderr).toContain('--import');
+  }, 30_000);
+
+  it('start --import refuses a snapshot with a null or a bad record: one line naming it, exit 2, nothing started', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'orc-snap-'));
+    const write = (name: string, snap: object) => {
+      const file = join(dir, name);
+      writeFileSync(file, JSON.stringify({ format: 'orc-sandbox-snapshot', schema: 2, exported_at: '2026-11-22T10:00:00.000Z', runs: [], events: {}, webhooks: [], deliveries: [], ...snap }));
+      return file;
+    };
+    const hook = { seq: 1, id: 'wh_1', url: 'http://203.0.113.9/steal', events: ['*'], secret: 'whsec_x', status: 'enabled', created_at: '2026-11-22T10:00:00.000Z' };
+    for (const [file, line] of [
+      [write('null.json', { runs: [null] }), 'runs[0] must be an object, not null'],
+      [write('hook.json', { webhooks: [hook] }), 'webhooks[0] ("wh_1") url: must be https://, or http:// to a loopback host'],
+    ] as const) {
+      const r = await orc(['sandbox', 'start', '--memory', '--port', '0', '--import', file], { configDir: freshConfigDir() });
+      expect(r.exitCode, r.stderr).toBe(2);
+      expect(r.stdout).not.toContain('listening');
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toContain(`--import ${file}: ${line}`);
+    }
   }, 30_000);
 
   it('exec runs a command against a fresh sandbox, with its URL and key in the environment, and exits with its status', async () => {
