@@ -23,7 +23,7 @@ import type { ConsoleDoor } from './console.js';
 import { Failure } from './failure.js';
 import { ManualClock } from './manual-clock.js';
 import { STAGES, type SandboxService } from './service.js';
-import { checkSnapshot, type Snapshot } from './snapshot.js';
+import { checkSnapshot, writeSnapshot, type Snapshot } from './snapshot.js';
 import type { SseHub } from './sse-hub.js';
 import type { Store, RunRecord } from './store.js';
 import type { WebhookDispatcher } from './webhooks.js';
@@ -89,7 +89,7 @@ export async function admin(parts: AdminParts, req: IncomingMessage, res: Server
     return { status: 200, value: { reset: true } };
   }
   if (route === 'GET /_sandbox/export') {
-    return { status: 200, value: { format: SNAPSHOT_FORMAT, schema: SNAPSHOT_SCHEMA, exported_at: new Date(clock.now()).toISOString(), ...store.snapshot() } };
+    return writeSnapshot(res, { format: SNAPSHOT_FORMAT, schema: SNAPSHOT_SCHEMA, exported_at: new Date(clock.now()).toISOString() }, store.snapshotAt());
   }
   if (route === 'POST /_sandbox/console') return { status: 201, value: parts.door.mint(req.headers.host) };
   if (route === 'GET /_sandbox/events') return parts.hub.openFirehose(req, res, query.get('logs') === '1');

@@ -219,6 +219,8 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
       if (path.startsWith('/_sandbox/')) {
         // Steering is test mode's (CONTRACT.md): a stand-in for the live service takes no control by its live key.
         if (key !== opts.apiKey) throw new Failure('live_key_in_sandbox', 'the sandbox controls take the test key only');
+        // (an admin route that streams, the export, writes its own head: the common headers go on it too)
+        for (let i = 0; i < headers.length; i += 2) res.setHeader(headers[i]!, headers[i + 1]!);
         const out = await admin({ clock, io, service, dispatcher, hub, store, faults, journal, door }, req, res, method, path, query, () => readBody(req));
         if (out) sendJson(res, out.status, JSON.stringify(out.value), headers);
         return;

@@ -1,6 +1,8 @@
-// A snapshot's records held to the rules of the API that made them, before anything starts: a file is
+// A sandbox snapshot: written out record by record (GET /_sandbox/export), never built as one string, and
+// on import its records held to the rules of the API that made them, before anything starts: a file is
 // data from outside (edited, or made to hurt), never trusted whole. The first fault is one line naming the
 // record and its field.
+import type { ServerResponse } from 'node:http';
 import type * as z from 'zod/mini';
 import { EVENT_KINDS, GATE_NAMES, GATE_STATES, LOG_EVENT, RUN_STATUSES } from '../contract/events.js';
 import { idProblem } from '../contract/ids.js';
@@ -8,7 +10,7 @@ import { describeIssue } from '../contract/issues.js';
 import { AppSpecInput, Delivery, Event, Gate, Run, Scorecard } from '../contract/schemas.js';
 import { isPlainEvent } from '../contract/shapes.js';
 import { Failure } from './failure.js';
-import type { DeliveryRecord, RunRecord, StoredEvent, WebhookRecord } from './store.js';
+import type { DeliveryRecord, RunRecord, SnapshotAt, StoredEvent, WebhookRecord } from './store.js';
 import { webhookTarget } from './webhooks.js';
 
 export interface Snapshot {
@@ -20,6 +22,56 @@ export interface Snapshot {
 
 const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 const WEBHOOK_STATUSES = ['enabled', 'deleted'] as const;
+
+/** Bytes gathered before a write to the socket: a write per record cost more than the records. */
+const WRITE_BYTES = 64 * 1024;
+
+/**
+ * Writes the snapshot of `at` as one JSON document, a record at a time, waiting whenever the client has
+ * not taken what was written (memory holds a few pieces, never the document). A reset that comes while it
+ * is written cuts the answer off: the client never takes half of two moments for a snapshot.
+ */
+export async function writeSnapshot(res: ServerResponse, head: { format: string; schema: number; exported_at: string }, at: SnapshotAt): Promise<void> {
+  res.writeHead(200, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'X-Snapshot-Runs': String(at.runs.length),
+    'X-Snapshot-Webhooks': String(at.webhooks.length),
+    'X-Snapshot-Deliveries': String(at.deliveries.length),
+  });
+  let pending = '';
+  for (const piece of snapshotPieces(head, at)) {
+    pending += piece;
+    if (pending.length < WRITE_BYTES) continue;
+    if (at.cleared()) return void res.destroy();
+    const more = res.write(pending);
+    pending = '';
+    if (!more) await new Promise<void>((go) => (res.once('drain', go), res.once('close', go)));
+    if (res.destroyed) return;
+  }
+  if (at.cleared()) return void res.destroy();
+  res.end(pending);
+}
+
+function* snapshotPieces(head: object, at: SnapshotAt): Generator<string> {
+  yield `${JSON.stringify(head).slice(0, -1)},"runs":[`;
+  yield* list(at.runs);
+  yield '],"events":{';
+  for (let i = 0; i < at.runs.length; i++) {
+    const rec = at.runs[i]!;
+    yield `${i ? ',' : ''}${JSON.stringify(rec.run.id)}:[`;
+    yield* list(at.eventsOf(rec).map(({ seq, type, json }) => ({ seq, type, json })));
+    yield ']';
+  }
+  yield '},"webhooks":[';
+  yield* list(at.webhooks);
+  yield '],"deliveries":[';
+  yield* list(at.deliveries);
+  yield ']}\n';
+}
+
+function* list(records: readonly object[]): Generator<string> {
+  for (let i = 0; i < records.length; i++) yield `${i ? ',' : ''}${JSON.stringify(records[i])}`;
+}
 
 class Bad extends Error {
   constructor(field: string, problem: string) {

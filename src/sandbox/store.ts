@@ -85,6 +85,15 @@ export interface IdempotencyRecord {
   createdAtMs: number;
 }
 
+/** A snapshot's moment (Store.snapshotAt). */
+export interface SnapshotAt {
+  runs: RunRecord[];
+  webhooks: WebhookRecord[];
+  deliveries: DeliveryRecord[];
+  eventsOf(rec: RunRecord): StoredEvent[];
+  cleared(): boolean;
+}
+
 type Sqlite = typeof import('node:sqlite');
 
 const SCHEMA_VERSION = 2;
@@ -112,6 +121,8 @@ export class Store {
   /** The ids of events lately written to delivery_events (forgotten on a rollback: see transaction). */
   private readonly eventsWritten = new Set<string>();
   private seq = 0;
+  /** Moves at every reset (clearAll): a snapshot being written out knows its moment is gone. */
+  private generation = 0;
   private readonly db: DatabaseSync;
   private readonly stmts: Record<string, StatementSync>;
   private depth = 0;
@@ -314,6 +325,7 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
       this.db.exec('DELETE FROM runs; DELETE FROM events; DELETE FROM webhooks; DELETE FROM deliveries; DELETE FROM delivery_events; DELETE FROM idempotency; DELETE FROM fanout;');
       this.eventsWritten.clear();
       this.staged.push(() => {
+        this.generation++;
         this.runs.clear();
         this.runOrder.length = 0;
         this.eventCache.clear();
@@ -323,14 +335,26 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
     });
   }
 
-  /** What it holds, as plain data: one consistent moment (memory holds only what committed). */
-  snapshot(): { runs: RunRecord[]; events: Record<string, StoredEvent[]>; webhooks: WebhookRecord[]; deliveries: DeliveryRecord[] } {
+  /**
+   * What it holds, taken at one moment (memory holds only what committed): the records, and each run's
+   * events read when asked, up to the last one its record had then (events are only ever appended), so a
+   * snapshot is written out record by record while the sandbox goes on. `cleared` says a reset came since.
+   */
+  snapshotAt(): SnapshotAt {
+    const generation = this.generation;
     return {
       runs: this.runOrder.map((id) => this.runs.get(id)!),
-      events: Object.fromEntries(this.runOrder.map((id) => [id, this.eventCache.get(id) ?? this.readEvents(id)])),
       webhooks: [...this.webhooks.values()],
       deliveries: [...this.deliveries.values()],
+      eventsOf: (rec) => (this.eventCache.get(rec.run.id) ?? this.readEvents(rec.run.id)).filter((e) => e.seq <= rec.lastEventSeq),
+      cleared: () => this.generation !== generation,
     };
+  }
+
+  /** What it holds, as plain data, at one moment. */
+  snapshot(): { runs: RunRecord[]; events: Record<string, StoredEvent[]>; webhooks: WebhookRecord[]; deliveries: DeliveryRecord[] } {
+    const at = this.snapshotAt();
+    return { runs: at.runs, events: Object.fromEntries(at.runs.map((r) => [r.run.id, at.eventsOf(r)])), webhooks: at.webhooks, deliveries: at.deliveries };
   }
 
   /** Takes a snapshot in, into an empty store, in one transaction. */

@@ -1,11 +1,14 @@
 // What the network and proxies do to orc: a proxy of the tests' own between the built orc and the sandbox.
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../helpers/clock.js';
 import { runOrc as orc } from '../helpers/run.js';
 import { useProxiedSandbox } from '../helpers/proxied.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { KEY, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 const shared = useProxiedSandbox({ stageMs: 30_000 });
 
@@ -184,5 +187,61 @@ describe('the key', () => {
     const r = await viaProxy(['run', 'list'], { ORC_API_KEY: 'sk_test_wrongwrongwrong' });
     expect(r.exitCode).toBe(4);
     expect(r.stderr).toContain('invalid_api_key');
+  });
+});
+
+describe('sandbox export', () => {
+  it('streams a snapshot past the 64 MiB a JSON answer may take, into the file as it arrives', async () => {
+    const own = await startTestSandbox({ stageMs: 600_000 });
+    try {
+      // 70 runs whose App Spec holds close to 1 MiB each: some 70 MB of snapshot
+      const description = 'x'.repeat(1_000_000);
+      for (let i = 0; i < 70; i++) {
+        const r = await own.call('POST', '/v1/runs', { mode: 'ship', source: { name: `Big ${i}`, description } });
+        expect(r.status, r.text.slice(0, 200)).toBe(201);
+      }
+      // written by the sandbox record by record, not as one string of known length
+      const head = await fetch(`${own.url}/_sandbox/export`, { headers: { authorization: `Bearer ${KEY}` } });
+      expect(head.headers.get('content-length')).toBeNull();
+      expect(head.headers.get('x-request-id')).toMatch(/^req_/);
+      await head.body?.cancel();
+      const dir = mkdtempSync(join(tmpdir(), 'orc-export-'));
+      const file = join(dir, 'big.json');
+      const r = await orc(['sandbox', 'export', file, '--json'], { env: { ORC_BASE_URL: own.url } });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual({ file, runs: 70, webhooks: 0, deliveries: 0 });
+      expect(statSync(file).size).toBeGreaterThan(64 * 1024 * 1024);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const snap = JSON.parse(readFileSync(file, 'utf8'));
+      expect(snap.runs).toHaveLength(70);
+      expect(readdirSync(dir)).toEqual(['big.json']);
+    } finally {
+      await own.close();
+    }
+  }, 60_000);
+
+  it('a body cut off is tried again from the start; `-` writes it to stdout', async () => {
+    await shared.sb.createRun('Exported');
+    const dir = mkdtempSync(join(tmpdir(), 'orc-export-'));
+    const file = join(dir, 'snap.json');
+    shared.proxy.plan = (req, n) => (req.url?.startsWith('/_sandbox/export') && n === 1 ? { kind: 'cut-body', afterBytes: 200 } : { kind: 'pass' });
+    const r = await viaProxy(['sandbox', 'export', file]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(file, 'utf8')).format).toBe('orc-sandbox-snapshot');
+    expect(readdirSync(dir)).toEqual(['snap.json']);
+    const out = await viaProxy(['sandbox', 'export', '-']);
+    expect(out.exitCode, out.stderr).toBe(0);
+    expect(JSON.parse(out.stdout).runs.length).toBeGreaterThan(0);
+  });
+
+  it('a file it cannot write: export\'s own hint, not a download\'s (--dir, "resumed"), and nothing left', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'orc-export-'));
+    const r = await viaProxy(['sandbox', 'export', join(dir, 'missing', 'snap.json')]);
+    expect(r.exitCode).toBe(4);
+    expect(r.stderr).toContain(`cannot write to ${join(dir, 'missing')}`);
+    expect(r.stderr).toContain('Give the snapshot a path in a folder you can write');
+    expect(r.stderr).not.toContain('--dir');
+    expect(r.stderr).not.toContain('resumed');
+    expect(readdirSync(dir)).toEqual([]);
   });
 });

@@ -5,15 +5,26 @@
 // the bundle keep every export of zod, locales and all, in the chunk every command loads.
 import * as z from 'zod/mini';
 import { ApiError } from '../../api/errors.js';
+import type { Answer, HttpClient } from '../../api/http.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 
 export async function adminCall<T = Record<string, unknown>>(ctx: Context, method: string, path: string, body?: unknown): Promise<T> {
+  return toSandbox(ctx, path, async (http) => (await http.json({ method, target: path, ...(body !== undefined ? { body } : {}), schema: z.unknown() })) as T);
+}
+
+/** A GET of an admin route whose answer `consume` reads as it arrives (the export: no cap on its size);
+ * a body cut off is tried again from the start when `retry` says so. */
+export function adminStream<T>(ctx: Context, path: string, retry: boolean, consume: (answer: Answer) => Promise<T>): Promise<T> {
+  return toSandbox(ctx, path, (http) => http.exchange({ method: 'GET', target: path, deadline: false, ...(retry ? {} : { retries: 0 }) }, consume));
+}
+
+async function toSandbox<T>(ctx: Context, path: string, call: (http: HttpClient) => Promise<T>): Promise<T> {
   const target = await ctx.target();
   if (target.mode === 'live') throw new UsageError('the sandbox controls are for the sandbox (test mode); they never go to a live service');
   const api = await ctx.api();
   try {
-    return (await api.http.json({ method, target: path, ...(body !== undefined ? { body } : {}), schema: z.unknown() })) as T;
+    return await call(api.http);
   } catch (err) {
     // A 404 that names a missing thing (run_not_found, fault_not_found, …) is the sandbox answering; any other
     // 404 (route_not_found, or a code a sandbox never gives) means the route is not there.

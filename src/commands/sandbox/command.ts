@@ -112,10 +112,10 @@ export const reset = command({
 
 export const exportCmd = command({
   name: 'export',
-  summary: 'Write a consistent snapshot of the sandbox to a file (atomically), for `sandbox start --import`',
-  json: '{ file, runs, webhooks, deliveries }',
+  summary: 'Write a consistent snapshot of the sandbox to a file (atomically, as it arrives), or to stdout with -, for `sandbox start --import`',
+  json: '{ file, runs, webhooks, deliveries } (with -, stdout is the snapshot itself)',
   args: [arg.word('file')],
-  examples: ['orc sandbox export fixtures/two-runs.json'],
+  examples: ['orc sandbox export fixtures/two-runs.json', 'orc sandbox export - | gzip > snapshot.json.gz'],
   more: control,
 });
 

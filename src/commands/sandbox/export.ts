@@ -1,29 +1,72 @@
-// `orc sandbox export <file>`: one consistent snapshot of the running sandbox, written whole or not at all
-// (a temporary file beside it, then a rename), for `orc sandbox start --import` on any machine.
+// `orc sandbox export <file>`: one consistent snapshot of the running sandbox, written as it arrives (no cap
+// on its size, never held whole) and whole or not at all (a temporary file beside it, then a rename), for
+// `orc sandbox start --import` on any machine. `-` writes it to stdout.
 import { randomBytes } from 'node:crypto';
-import { rename, rm, writeFile } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import type { Answer } from '../../api/http.js';
 import type { ArgsOf } from '../../cli/spec.js';
 import type { Context } from '../../context.js';
 import { diskError, isDiskFailure } from '../../disk.js';
-import { adminCall } from './admin-call.js';
+import { adminStream } from './admin-call.js';
 import type { exportCmd as spec } from './command.js';
 
+const PATH = '/_sandbox/export';
+
 export default async function exportSnapshot(ctx: Context, [file]: ArgsOf<typeof spec>): Promise<number> {
-  const snap = await adminCall<{ runs: unknown[]; webhooks: unknown[]; deliveries: unknown[] }>(ctx, 'GET', '/_sandbox/export');
+  if (file === '-') {
+    // Bytes already on stdout cannot be taken back: a body cut off is not tried again.
+    await adminStream(ctx, PATH, false, (answer) => pipe(answer, (chunk) => write(ctx.io.streams.stdout, chunk)));
+    return 0;
+  }
   const path = resolve(file);
+  const counts = await adminStream(ctx, PATH, true, async (answer) => {
+    await toFile(answer, path);
+    return countsOf(answer);
+  });
+  const summary = { file: path, ...counts };
+  if (ctx.io.json) ctx.io.writeJson(summary);
+  else ctx.io.info(`wrote ${path}: ${summary.runs} runs, ${summary.webhooks} webhooks, ${summary.deliveries} deliveries`);
+  return 0;
+}
+
+/** The answer into a temporary file beside `path`, renamed over it once whole; on any failure nothing is left. */
+async function toFile(answer: Answer, path: string): Promise<void> {
   const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.orc-partial`);
   try {
-    await writeFile(tmp, `${JSON.stringify(snap, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+    const handle = await open(tmp, 'wx', 0o600);
+    try {
+      await pipe(answer, async (chunk) => void (await handle.write(chunk)));
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
     await rename(tmp, path);
   } catch (err) {
     await rm(tmp, { force: true });
     if (!isDiskFailure(err)) throw err;
-    // A folder by that name: said as the file it is, and left as it was.
-    throw err.code === 'EISDIR' ? diskError(err, path, 'Give the snapshot another name; the folder is left as it is.') : diskError(err, dirname(path));
+    throw exportDiskError(err, path);
   }
-  const summary = { file: path, runs: snap.runs.length, webhooks: snap.webhooks.length, deliveries: snap.deliveries.length };
-  if (ctx.io.json) ctx.io.writeJson(summary);
-  else ctx.io.info(`wrote ${path}: ${summary.runs} runs, ${summary.webhooks} webhooks, ${summary.deliveries} deliveries`);
-  return 0;
+}
+
+/** A disk failure as export's own line: what to do here, not a download's `--dir` or "resumed". */
+function exportDiskError(err: NodeJS.ErrnoException, path: string) {
+  if (err.code === 'EISDIR') return diskError(err, path, 'Give the snapshot another name; the folder is left as it is.');
+  const full = err.code === 'ENOSPC' || err.code === 'EDQUOT';
+  return diskError(err, dirname(path), full ? 'Free some space and export again; nothing was written.' : 'Give the snapshot a path in a folder you can write; nothing was written.');
+}
+
+async function pipe(answer: Answer, put: (chunk: Buffer) => Promise<void>): Promise<void> {
+  for await (const chunk of answer.body) await put(chunk);
+}
+
+/** One chunk to a stream, waiting until it takes more (stdout to a slow pipe holds only a little). */
+function write(stream: NodeJS.WritableStream, chunk: Buffer): Promise<void> {
+  return new Promise((done) => (stream.write(chunk) ? done() : stream.once('drain', done)));
+}
+
+/** How many records the snapshot holds, as the sandbox says beside it (the body is never parsed). */
+function countsOf(answer: Answer): { runs: number; webhooks: number; deliveries: number } {
+  const n = (name: string) => Number(answer.header(`x-snapshot-${name}`) ?? 0) || 0;
+  return { runs: n('runs'), webhooks: n('webhooks'), deliveries: n('deliveries') };
 }
