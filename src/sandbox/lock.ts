@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import type { DatabaseSync } from 'node:sqlite';
 import { dirname, join } from 'node:path';
 import { isAlive } from '../pid.js';
+import { privateFile } from './store.js';
 
 /** Lock files this process holds: a second sandbox in the same process is refused too. */
 const held = new Set<string>();
@@ -30,6 +31,7 @@ export function lockDataFolder(dataPath: string): FolderLock {
   const legacy = readPid(join(dir, 'sandbox.lock'));
   if (legacy !== null && legacy !== process.pid && isAlive(legacy)) throw locked(dir, legacy);
   const { DatabaseSync } = process.getBuiltinModule('node:sqlite') as typeof import('node:sqlite');
+  privateFile(file); // (its journal takes its mode)
   const db: DatabaseSync = new DatabaseSync(file, { timeout: 0 });
   try {
     // BEGIN EXCLUSIVE takes the write lock at once or fails (SQLITE_BUSY); EXCLUSIVE locking mode keeps it
@@ -41,7 +43,8 @@ export function lockDataFolder(dataPath: string): FolderLock {
     if (code === 5 || code === 6) throw locked(dir, ownerPid(pidFile)); // SQLITE_BUSY, SQLITE_LOCKED
     throw err;
   }
-  writeFileSync(pidFile, `${process.pid}\n`, { mode: 0o600 });
+  privateFile(pidFile);
+  writeFileSync(pidFile, `${process.pid}\n`);
   held.add(file);
   return {
     release: () => {

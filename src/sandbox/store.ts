@@ -96,6 +96,13 @@ export interface SnapshotAt {
 
 type Sqlite = typeof import('node:sqlite');
 
+/** A file of the sandbox's own, made (or made again) readable by its owner only, before SQLite opens it or
+ * anything is written to it: SQLite gives a database's -journal, -wal and -shm files the database's mode. */
+export function privateFile(path: string): void {
+  closeSync(openSync(path, 'a', 0o600));
+  chmodSync(path, 0o600);
+}
+
 const SCHEMA_VERSION = 2;
 /** How many runs' event lists stay in memory (the runs still moving are read again and again; the rest rarely). */
 const EVENT_CACHE_RUNS = 500;
@@ -138,8 +145,7 @@ export class Store {
       // (SQLite gives its -wal and -shm files the database file's mode).
       const dir = dirname(path);
       if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
-      closeSync(openSync(path, 'a', 0o600));
-      chmodSync(path, 0o600);
+      privateFile(path);
     }
     this.db = new sqlite.DatabaseSync(path);
     // WAL + NORMAL: a committed transaction survives a crash of this process (not a power cut: the sandbox is a test server).

@@ -1,6 +1,6 @@
 // The sandbox's own state: one sandbox per data folder, private files, a busy database that answers
 // quickly, a canceled run without a pending gate, and memory that stays flat while a big file is served.
-import { readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,6 +37,25 @@ describe('the data folder', () => {
       expect(statSync(join(dataPath, '..')).mode & 0o777).toBe(0o700);
       expect(statSync(dataPath).mode & 0o777).toBe(0o600);
       expect(statSync(`${dataPath}-wal`).mode & 0o777).toBe(0o600);
+    } finally {
+      await sb.close();
+    }
+  });
+
+  it('every file the sandbox writes there is 0600 (the lock and its journal too), every folder 0700', async () => {
+    const dataPath = freshData();
+    const dir = join(dataPath, '..');
+    mkdirSync(dir, { mode: 0o700 });
+    writeFileSync(join(dir, 'sandbox.pid'), '1\n', { mode: 0o644 }); // as an earlier sandbox left it
+    const sb = await startTestSandbox({ dataPath });
+    try {
+      await sb.createRun();
+      const modes = readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((name) => {
+        const st = statSync(join(dir, name));
+        return [name, (st.mode & 0o777).toString(8), st.isDirectory() ? '700' : '600'];
+      });
+      expect(modes.map(([name]) => name)).toEqual(expect.arrayContaining(['sandbox.db', 'sandbox.lock.db', 'sandbox.pid']));
+      for (const [name, mode, want] of modes) expect(`${name} ${mode}`).toBe(`${name} ${want}`);
     } finally {
       await sb.close();
     }
