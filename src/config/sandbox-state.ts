@@ -1,5 +1,6 @@
 // The record of a sandbox started from this config folder (sandbox.json), and how to tell if it still runs.
-import { readFileSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { certificatesWith } from '../api/trust.js';
 import { isAlive, processStartTime } from '../pid.js';
@@ -20,6 +21,54 @@ export interface SandboxState {
 }
 
 export const statePath = (configDir: string) => join(configDir, 'sandbox.json');
+
+const TEST_KEY = /^sk_test_[A-Za-z0-9_]{4,}$/;
+
+export function isTestKey(key: string): boolean {
+  return TEST_KEY.test(key);
+}
+
+/** A new random test key. */
+export function newTestKey(): string {
+  return `sk_test_${randomBytes(16).toString('hex')}`;
+}
+
+/**
+ * The key of a sandbox started without one: a data folder's own, made at its first start (or when orc
+ * first needs it to talk to the sandbox it would start) and kept in it (`sandbox.key`, 0600 in the 0700
+ * folder), so every start of that folder takes the same; in memory, a new one each time. orc reads it from
+ * the sandbox's record (sandbox.json), as it reads the port: another user of the machine cannot guess it,
+ * as they could the one key every sandbox once shared.
+ */
+export function sandboxKey(dataDir: string | null): string {
+  if (!dataDir) return newTestKey();
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const file = join(dataDir, 'sandbox.key');
+  for (;;) {
+    try {
+      const key = readFileSync(file, 'utf8').trim();
+      if (!isTestKey(key)) throw Object.assign(new Error(`${file} does not hold a test key (sk_test_…): remove it, and the sandbox makes a new one`), { code: 'ERR_SANDBOX_KEY' });
+      chmodSync(file, 0o600);
+      return key;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    try {
+      // (exclusively: of two at once, one key wins, and the other reads it)
+      const key = newTestKey();
+      writeFileSync(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
+      return key;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+}
+
+/** The key of the sandbox orc starts by itself when nothing answers (`sandbox start` with the config
+ * folder's data folder and no flags), so a command talks to it with the right key from its first request. */
+export function autoStartedSandboxKey(configDir: string, env: NodeJS.ProcessEnv): string {
+  return env.ORC_SANDBOX_API_KEY ?? sandboxKey(join(configDir, 'sandbox'));
+}
 export const logPath = (configDir: string) => join(configDir, 'sandbox.log');
 
 export function readState(configDir: string): SandboxState | null {

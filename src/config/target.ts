@@ -6,7 +6,7 @@ import { ConfigError, UsageError } from '../errors.js';
 import { BUILT_IN_PROFILE, readConfig, type StoredProfile } from './profiles.js';
 import { keychainGet, liveKeyAccount } from './keychain.js';
 import { isAlive } from '../pid.js';
-import { readState } from './sandbox-state.js';
+import { autoStartedSandboxKey, readState } from './sandbox-state.js';
 
 export interface TargetFlags {
   profile?: string | undefined;
@@ -31,6 +31,17 @@ export interface Target {
   caFile?: string;
 }
 
+/** With no sandbox running, the key of the one orc would start at the built-in address (its data folder's
+ * own, sandbox-state.ts); any other address, the key every sandbox once shared (one started with it). */
+function builtInKey(configDir: string, env: NodeJS.ProcessEnv, flags: TargetFlags): string {
+  if (flags.baseUrl || env.ORC_BASE_URL) return SANDBOX_DEFAULT_KEY;
+  try {
+    return autoStartedSandboxKey(configDir, env);
+  } catch {
+    return SANDBOX_DEFAULT_KEY; // a folder it cannot write: no sandbox starts there either, and that is said then
+  }
+}
+
 export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, configDir: string): Promise<Target> {
   const config = readConfig(configDir);
   const [profile, profileFrom]: [string, Source] = flags.profile
@@ -49,7 +60,7 @@ export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, 
     const wanted = defaultSandboxUrl(env);
     const named = !env.ORC_SANDBOX_PORT || sameSandbox(running?.url.replace(/^https:/, 'http:') ?? '', wanted);
     const ours = running && named ? running : null;
-    stored = { base_url: ours?.url ?? wanted, test_key: ours?.api_key ?? SANDBOX_DEFAULT_KEY };
+    stored = { base_url: ours?.url ?? wanted, test_key: ours?.api_key ?? builtInKey(configDir, env, flags) };
   } else {
     const found = config.profiles[profile];
     if (!found) {

@@ -1,5 +1,6 @@
 // The built orc as a newcomer meets it: nothing configured, nothing running. No fixed port: the built-in
-// profile's port comes from ORC_SANDBOX_PORT, set here to one that was free a moment ago.
+// profile's port comes from ORC_SANDBOX_PORT, set here to one that was free a moment ago. No key is set: the
+// sandbox orc starts makes its own, and orc takes it from the sandbox's record.
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -12,7 +13,7 @@ describe('with nothing configured', () => {
   it('starts the local sandbox in the background, says so, and uses it', async () => {
     const configDir = freshConfigDir();
     const port = String(await freePort());
-    const env = { ORC_SANDBOX_PORT: port };
+    const env = { ORC_SANDBOX_PORT: port, ORC_SANDBOX_API_KEY: undefined }; // the sandbox makes its own key
     try {
       const r = await orc(['run', 'create', ...idea, '--json'], { configDir, env });
       expect(r.exitCode, r.stderr).toBe(0);
@@ -32,7 +33,7 @@ describe('with nothing configured', () => {
   it('six commands at once on a fresh machine: one starts the sandbox, the others wait for it and use it', async () => {
     const configDir = freshConfigDir();
     const port = String(await freePort());
-    const env = { ORC_SANDBOX_PORT: port };
+    const env = { ORC_SANDBOX_PORT: port, ORC_SANDBOX_API_KEY: undefined }; // the sandbox makes its own key
     try {
       const all = await Promise.all(Array.from({ length: 6 }, (_, i) => orc(['run', 'create', ...idea.slice(0, 1), `Habit ${i}`, ...idea.slice(2), '--json'], { configDir, env })));
       for (const r of all) expect(r.exitCode, r.stderr).toBe(0);
@@ -48,7 +49,7 @@ describe('with nothing configured', () => {
   it('the folders a sandbox makes (the config folder, its data folder) are 0700', async () => {
     const configDir = join(freshConfigDir(), 'made-here');
     const port = String(await freePort());
-    const env = { ORC_SANDBOX_PORT: port };
+    const env = { ORC_SANDBOX_PORT: port, ORC_SANDBOX_API_KEY: undefined }; // the sandbox makes its own key
     try {
       const r = await orc(['run', 'list', '--json'], { configDir, env });
       expect(r.exitCode, r.stderr).toBe(0);

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { freshConfigDir, NO_PROXIES, orc, ORC_BIN, startSandboxProcess } from '../helpers/cli.js';
+import { freshConfigDir, NO_PROXIES, orc, ORC_BIN, startSandboxProcess, type OrcProcess } from '../helpers/cli.js';
 import { runOrc } from '../helpers/run.js';
 import { KEY } from '../helpers/sandbox.js';
 
@@ -300,6 +300,47 @@ describe('orc sandbox start --detach, status, stop', () => {
       await orc(['sandbox', 'stop'], { configDir });
     }
   });
+
+  it('a sandbox given no key has its own: one per data folder, kept across restarts, new in memory; orc takes it from the record', async () => {
+    const own = { ORC_SANDBOX_API_KEY: undefined };
+    const status = (url: string, key: string) => fetch(`${url}/v1/runs`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status);
+    const keyOf = (configDir: string) => JSON.parse(readFileSync(join(configDir, 'sandbox.json'), 'utf8')).api_key as string;
+    const data = mkdtempSync(join(tmpdir(), 'orc-data-'));
+    const configDir = freshConfigDir();
+    const started = async (args: string[], dir: string) => {
+      const s = await startSandboxProcess(['--port', '0', ...args], { configDir: dir, env: own });
+      return { ...s, key: keyOf(dir) };
+    };
+    const stop = async (s: { proc: OrcProcess }) => {
+      s.proc.kill('SIGTERM');
+      await s.proc;
+    };
+    const first = await started(['--data-dir', data], configDir);
+    try {
+      expect(first.key).toMatch(/^sk_test_[0-9a-f]{32}$/);
+      expect(await status(first.url, KEY)).toBe(401); // the key every sandbox once shared
+      expect(await status(first.url, first.key)).toBe(200);
+      expect(readFileSync(join(data, 'sandbox.key'), 'utf8').trim()).toBe(first.key);
+      const listed = await orc(['run', 'list', '--json'], { configDir, env: own });
+      expect(listed.exitCode, listed.stderr).toBe(0);
+    } finally {
+      await stop(first);
+    }
+    const again = await started(['--data-dir', data], configDir);
+    await stop(again);
+    expect(again.key).toBe(first.key);
+    const other = await started(['--data-dir', mkdtempSync(join(tmpdir(), 'orc-data-'))], freshConfigDir());
+    await stop(other);
+    const memory = [await started(['--memory'], freshConfigDir()), await started(['--memory'], freshConfigDir())];
+    await Promise.all(memory.map(stop));
+    const keys = [first.key, other.key, ...memory.map((m) => m.key)];
+    expect(new Set(keys).size).toBe(4);
+    for (const key of keys) expect(key).not.toBe(KEY);
+    // exec hands its command the key of its own sandbox
+    const exec = await orc(['sandbox', 'exec', '--', process.execPath, '-e', 'console.log(process.env.ORC_API_KEY)'], { env: own });
+    expect(exec.stdout).toMatch(/^sk_test_[0-9a-f]{32}$/m);
+    expect(exec.stdout).not.toContain(KEY);
+  }, 60_000);
 
   it('a second sandbox on the same data folder exits 1 naming the pid that holds it', async () => {
     const data = mkdtempSync(join(tmpdir(), 'orc-data-'));

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import type { Clock } from '../../src/clock.js';
+import { SANDBOX_DEFAULT_KEY } from '../../src/contract/keys.js';
 import { run } from '../../src/main.js';
 
 export interface InProcessOptions {
@@ -44,6 +45,8 @@ export function runOrc(argv: string[], o: InProcessOptions = {}): InProcessRun {
     HOME: process.env.HOME,
     ORC_CONFIG_DIR: o.configDir ?? freshConfigDir(),
     ORC_NO_KEYCHAIN: '1',
+    // the sandboxes a test starts take the tests' key (test/helpers/cli.ts)
+    ORC_SANDBOX_API_KEY: SANDBOX_DEFAULT_KEY,
     ...o.env,
   };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];

@@ -1,5 +1,5 @@
 // Which URL and key a command uses, and the key-safety rules, without any network.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,9 +13,15 @@ function configWith(profiles: object, active?: string): string {
 const prod = { base_url: 'https://api.example.com', test_key: 'sk_test_prod1234', live_key: 'sk_live_prod5678', live_key_in: 'file' };
 
 describe('resolveTarget', () => {
-  it('with nothing configured: the built-in sandbox, which orc may start', async () => {
-    const t = await resolveTarget({}, {}, mkdtempSync(join(tmpdir(), 'orc-empty-')));
-    expect(t).toMatchObject({ profile: 'sandbox', baseUrl: 'http://127.0.0.1:4010', mode: 'test', key: 'sk_test_orc_sandbox_local', autoStartSandbox: true });
+  it('with nothing configured: the built-in sandbox, which orc may start, with the key its data folder will hold', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'orc-empty-'));
+    const t = await resolveTarget({}, {}, dir);
+    expect(t).toMatchObject({ profile: 'sandbox', baseUrl: 'http://127.0.0.1:4010', mode: 'test', autoStartSandbox: true });
+    // the folder's own, not the key every sandbox once shared: the sandbox orc starts there takes the same
+    expect(t.key).toMatch(/^sk_test_[0-9a-f]{32}$/);
+    expect(readFileSync(join(dir, 'sandbox', 'sandbox.key'), 'utf8').trim()).toBe(t.key);
+    expect((await resolveTarget({}, {}, dir)).key).toBe(t.key);
+    expect((await resolveTarget({}, { ORC_SANDBOX_API_KEY: 'sk_test_given1234' }, dir)).key).toBe('sk_test_given1234');
   });
 
   it('does not start a sandbox when a URL was given', async () => {

@@ -12,7 +12,7 @@ export const start = command({
   flags: {
     host: flag.string(host.value, host.description, { default: host.default }),
     port: flag.int(port.value, port.description, port),
-    apiKey: flag.string('key', 'the test key the sandbox accepts (sk_test_…; default: ORC_SANDBOX_API_KEY, else the built-in one)'),
+    apiKey: flag.string('key', 'the test key the sandbox accepts (sk_test_…; default: ORC_SANDBOX_API_KEY, else its own: its data folder\'s, or a new one in memory)'),
     stageMs: flag.int(stageMs.value, stageMs.description, stageMs),
     signedUrlTtl: flag.int(signedUrlTtl.value, signedUrlTtl.description, signedUrlTtl),
     retryBaseMs: flag.int(retryBaseMs.value, retryBaseMs.description, retryBaseMs),

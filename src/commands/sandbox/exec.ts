@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
-import { SANDBOX_DEFAULT_KEY } from '../../contract/keys.js';
+import { newTestKey } from '../../config/sandbox-state.js';
 import type { Context } from '../../context.js';
 import { EnvironmentError, UsageError } from '../../errors.js';
 import type { exec as spec } from './command.js';
@@ -14,11 +14,13 @@ export default async function exec(ctx: Context, [command]: ArgsOf<typeof spec>,
   const argv = command ?? [];
   if (argv.length === 0) throw new UsageError('give the command to run after --: orc sandbox exec -- npm test');
   const { startSandbox } = await import('../../sandbox/server.js');
+  // its own key, known only to the command it runs
+  const apiKey = newTestKey();
   const sandbox = await startSandbox({
     host: '127.0.0.1',
     port: 0,
     dataPath: ':memory:',
-    apiKey: SANDBOX_DEFAULT_KEY,
+    apiKey,
     stageMs: flags.stageMs,
     retryBaseMs: flags.retryBaseMs,
     rateLimit: flags.rateLimit,
@@ -32,7 +34,7 @@ export default async function exec(ctx: Context, [command]: ArgsOf<typeof spec>,
     ctx.io.info(`orc: sandbox at ${sandbox.url} for \`${argv.join(' ')}\``);
     const child = spawn(argv[0]!, argv.slice(1), {
       stdio: 'inherit',
-      env: { ...ctx.env, ORC_BASE_URL: sandbox.url, ORC_SANDBOX_URL: sandbox.url, ORC_API_KEY: SANDBOX_DEFAULT_KEY },
+      env: { ...ctx.env, ORC_BASE_URL: sandbox.url, ORC_SANDBOX_URL: sandbox.url, ORC_API_KEY: apiKey },
     });
     // Ctrl-C reaches the command from the terminal; other stop signals are passed on to it.
     const pass = () => void (ctx.signal.reason !== 'SIGINT' && child.kill((ctx.signal.reason as NodeJS.Signals | undefined) ?? 'SIGTERM'));

@@ -2,8 +2,8 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { spawnDetached } from '../../config/sandbox-launcher.js';
-import { liveSandbox, logPath, readState, removeState, writeState } from '../../config/sandbox-state.js';
-import { SANDBOX_DEFAULT_KEY, isLoopbackHost, redactKey } from '../../contract/keys.js';
+import { isTestKey, liveSandbox, logPath, readState, removeState, sandboxKey, writeState } from '../../config/sandbox-state.js';
+import { isLoopbackHost, redactKey } from '../../contract/keys.js';
 import type { Context } from '../../context.js';
 import { EnvironmentError, UsageError } from '../../errors.js';
 import { processStartTime } from '../../pid.js';
@@ -15,10 +15,11 @@ import type { start as spec } from './command.js';
 type StartFlags = FlagsOf<typeof spec>;
 
 /** Checks what the flag kinds cannot, before anything starts, naming the flag at fault. */
-export function sandboxOptions(flags: StartFlags, configDir: string, env: NodeJS.ProcessEnv): Omit<SandboxOptions, 'version' | 'log' | 'clock' | 'bodyTimeoutMs' | 'headersTimeoutMs' | 'maxEventStreams' | 'tls'> & { dataDir: string | null; tlsDir: string | null } {
-  const apiKey = flags.apiKey ?? env.ORC_SANDBOX_API_KEY ?? SANDBOX_DEFAULT_KEY;
-  const from = flags.apiKey !== undefined ? '--api-key' : env.ORC_SANDBOX_API_KEY !== undefined ? 'ORC_SANDBOX_API_KEY' : 'the default key';
-  if (!/^sk_test_[A-Za-z0-9_]{4,}$/.test(apiKey))
+export function sandboxOptions(flags: StartFlags, configDir: string, env: NodeJS.ProcessEnv): Omit<SandboxOptions, 'version' | 'log' | 'clock' | 'bodyTimeoutMs' | 'headersTimeoutMs' | 'maxEventStreams' | 'tls' | 'apiKey'> & { apiKey: string | null; dataDir: string | null; tlsDir: string | null } {
+  // No key given: the sandbox's own (sandboxKey), which no one else on the machine knows.
+  const apiKey = flags.apiKey ?? env.ORC_SANDBOX_API_KEY ?? null;
+  const from = flags.apiKey !== undefined ? '--api-key' : 'ORC_SANDBOX_API_KEY';
+  if (apiKey !== null && !isTestKey(apiKey))
     throw new UsageError(apiKey.startsWith('sk_live_') ? `${from}: the sandbox takes a test key (sk_test_…), never a live key` : `${from} must look like sk_test_<letters, digits or _>`);
   if (flags.memory && flags.dataDir) throw new UsageError('--memory and --data-dir do not go together: --memory keeps nothing on disk');
   const host = flags.host.trim();
@@ -39,10 +40,11 @@ export function sandboxOptions(flags: StartFlags, configDir: string, env: NodeJS
 }
 
 export default async function start(ctx: Context, _args: [], flags: StartFlags): Promise<number> {
-  const opts = sandboxOptions(flags, ctx.configDir, ctx.env);
-  if (!isLoopbackHost(opts.host))
-    ctx.io.warn(`listening on ${opts.host}, not loopback: anyone who can reach this address can use the sandbox with its test key`);
-  if (opts.dataDir) prepareDataDir(opts.dataDir);
+  const given = sandboxOptions(flags, ctx.configDir, ctx.env);
+  if (!isLoopbackHost(given.host))
+    ctx.io.warn(`listening on ${given.host}, not loopback: anyone who can reach this address can use the sandbox with its test key`);
+  if (given.dataDir) prepareDataDir(given.dataDir);
+  const opts = { ...given, apiKey: given.apiKey ?? ownKey(given.dataDir) };
   if (flags.detach) return detach(ctx, flags, opts.apiKey);
 
   const young = capYoungGeneration();
@@ -94,6 +96,14 @@ export default async function start(ctx: Context, _args: [], flags: StartFlags):
 /** What a --tls start says of its CA: where it is, and how to trust it. */
 function trustLine(caFile: string): string {
   return `https, signed by the sandbox's own CA: ${caFile}; orc trusts it for this sandbox; elsewhere, NODE_EXTRA_CA_CERTS=${caFile}`;
+}
+
+function ownKey(dataDir: string | null): string {
+  try {
+    return sandboxKey(dataDir);
+  } catch (err) {
+    throw new EnvironmentError(`cannot keep the sandbox's key in ${dataDir}: ${(err as NodeJS.ErrnoException).code === 'ERR_SANDBOX_KEY' ? (err as Error).message : ((err as NodeJS.ErrnoException).code ?? (err as Error).message)}`, 'Give it a key with --api-key or ORC_SANDBOX_API_KEY, or use --memory.');
+  }
 }
 
 function prepareDataDir(dir: string): void {
