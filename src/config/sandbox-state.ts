@@ -47,7 +47,8 @@ export function sandboxKey(dataDir: string | null): string {
   for (;;) {
     try {
       const key = readFileSync(file, 'utf8').trim();
-      if (!isTestKey(key)) throw Object.assign(new Error(`${file} does not hold a test key (sk_test_…): remove it, and the sandbox makes a new one`), { code: 'ERR_SANDBOX_KEY' });
+      const bad = `${file} does not hold a test key (sk_test_…): remove it, and the sandbox makes a new one`;
+      if (!isTestKey(key)) throw Object.assign(new Error(bad), { code: 'ERR_SANDBOX_KEY' });
       chmodSync(file, 0o600);
       return key;
     } catch (err) {

@@ -31,7 +31,11 @@ const WRITE_BYTES = 64 * 1024;
  * not taken what was written (memory holds a few pieces, never the document). A reset that comes while it
  * is written cuts the answer off: the client never takes half of two moments for a snapshot.
  */
-export async function writeSnapshot(res: ServerResponse, head: { format: string; schema: number; exported_at: string }, at: SnapshotAt): Promise<void> {
+export async function writeSnapshot(
+  res: ServerResponse,
+  head: { format: string; schema: number; exported_at: string },
+  at: SnapshotAt,
+): Promise<void> {
   res.writeHead(200, {
     'Content-Type': 'application/json; charset=utf-8',
     'X-Snapshot-Runs': String(at.runs.length),
@@ -84,8 +88,9 @@ export function checkSnapshot(snap: Snapshot): void {
   const runIds = new Set<string>();
   each('runs', snap.runs, (rec) => checkRun(rec, runIds));
   for (const runId of Object.keys(snap.events)) {
-    if (!runIds.has(runId)) throw snapshotError(`events[${JSON.stringify(runId)}]: no run ${JSON.stringify(runId)} in the snapshot`);
-    each(`events[${JSON.stringify(runId)}]`, snap.events[runId], (ev) => checkEvent(ev, runId));
+    const list = `events[${JSON.stringify(runId)}]`;
+    if (!runIds.has(runId)) throw snapshotError(`${list}: no run ${JSON.stringify(runId)} in the snapshot`);
+    each(list, snap.events[runId], (ev) => checkEvent(ev, runId));
   }
   const webhookIds = new Set<string>();
   each('webhooks', snap.webhooks, (w) => checkWebhook(w, webhookIds));
@@ -134,7 +139,8 @@ function checkRun(rec: Record<string, unknown>, ids: Set<string>): void {
   if (!isObject(rec.magic)) throw new Bad('magic', 'must be an object');
   for (const field of ['stageIndex', 'tick', 'lastEventSeq'] as const) integer(rec[field], field, 0);
   integer(rec.furthest, 'furthest', -1);
-  if (rec.appStoreUrl !== null && typeof rec.appStoreUrl !== 'string') throw new Bad('appStoreUrl', 'must be a string or null');
+  if (rec.appStoreUrl !== null && typeof rec.appStoreUrl !== 'string')
+    throw new Bad('appStoreUrl', 'must be a string or null');
   if (!isObject(rec.artifactTimes)) throw new Bad('artifactTimes', 'must be an object');
   for (const [kind, at] of Object.entries(rec.artifactTimes)) time(at, `artifactTimes.${kind}`);
   if (!isObject(rec.artifactInputs)) throw new Bad('artifactInputs', 'must be an object');
@@ -156,7 +162,8 @@ function checkWebhook(w: Record<string, unknown>, ids: Set<string>): void {
     if (!(err instanceof Failure)) throw err;
     throw new Bad(err.field ?? '', err.message.replace(new RegExp(`^${err.field}:? `), ''));
   }
-  if (typeof w.secret !== 'string' || !/^whsec_\S+$/.test(w.secret)) throw new Bad('secret', 'must be a whsec_… secret');
+  if (typeof w.secret !== 'string' || !/^whsec_\S+$/.test(w.secret))
+    throw new Bad('secret', 'must be a whsec_… secret');
   oneOf(w.status, WEBHOOK_STATUSES, 'status');
   time(w.created_at, 'created_at');
 }
@@ -164,7 +171,8 @@ function checkWebhook(w: Record<string, unknown>, ids: Set<string>): void {
 function checkDelivery(d: Record<string, unknown>, ids: Set<string>, webhooks: Set<string>): void {
   const view = shape(Delivery, d, '');
   unique(ids, id(view.id, 'dlv', 'id'), 'id');
-  if (!webhooks.has(id(d.webhook_id, 'wh', 'webhook_id'))) throw new Bad('webhook_id', `no webhook ${JSON.stringify(d.webhook_id)} in the snapshot`);
+  if (!webhooks.has(id(d.webhook_id, 'wh', 'webhook_id')))
+    throw new Bad('webhook_id', `no webhook ${JSON.stringify(d.webhook_id)} in the snapshot`);
   id(view.event_id, 'evt', 'event_id');
   oneOf(view.event_type, EVENT_KINDS, 'event_type');
   oneOf(view.status, DELIVERY_STATUSES, 'status');
@@ -205,7 +213,8 @@ function shape<T extends z.ZodMiniType>(schema: T, value: unknown, field: string
 /** An id as the API makes them: its prefix, and nothing a path or a header must not carry. */
 function id(value: unknown, prefix: string, field: string): string {
   if (typeof value !== 'string') throw new Bad(field, `must be a ${prefix}_… id`);
-  const problem = idProblem(value) ?? (value.startsWith(`${prefix}_`) && value.length > prefix.length + 1 ? null : `must be a ${prefix}_… id`);
+  const prefixed = value.startsWith(`${prefix}_`) && value.length > prefix.length + 1;
+  const problem = idProblem(value) ?? (prefixed ? null : `must be a ${prefix}_… id`);
   if (problem) throw new Bad(field, problem);
   return value;
 }
@@ -213,15 +222,18 @@ function id(value: unknown, prefix: string, field: string): string {
 /** A time as the API writes them: ISO 8601 in UTC, to the millisecond. */
 function time(value: unknown, field: string): void {
   const ms = typeof value === 'string' ? Date.parse(value) : Number.NaN;
-  if (Number.isNaN(ms) || new Date(ms).toISOString() !== value) throw new Bad(field, 'must be a time like 2026-11-22T10:00:00.000Z');
+  if (Number.isNaN(ms) || new Date(ms).toISOString() !== value)
+    throw new Bad(field, 'must be a time like 2026-11-22T10:00:00.000Z');
 }
 
 function oneOf(value: unknown, allowed: readonly string[], field: string): void {
-  if (!allowed.includes(value as string)) throw new Bad(field, `must be one of ${allowed.join(', ')}, not ${JSON.stringify(value)}`);
+  if (!allowed.includes(value as string))
+    throw new Bad(field, `must be one of ${allowed.join(', ')}, not ${JSON.stringify(value)}`);
 }
 
 function integer(value: unknown, field: string, min = 0): number {
-  if (!Number.isSafeInteger(value) || (value as number) < min) throw new Bad(field, `must be a whole number from ${min}`);
+  if (!Number.isSafeInteger(value) || (value as number) < min)
+    throw new Bad(field, `must be a whole number from ${min}`);
   return value as number;
 }
 

@@ -352,7 +352,10 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
       runs: this.runOrder.map((id) => this.runs.get(id)!),
       webhooks: [...this.webhooks.values()],
       deliveries: [...this.deliveries.values()],
-      eventsOf: (rec) => (this.eventCache.get(rec.run.id) ?? this.readEvents(rec.run.id)).filter((e) => e.seq <= rec.lastEventSeq),
+      eventsOf: (rec) => {
+        const all = this.eventCache.get(rec.run.id) ?? this.readEvents(rec.run.id);
+        return all.filter((e) => e.seq <= rec.lastEventSeq);
+      },
       cleared: () => this.generation !== generation,
     };
   }
@@ -360,7 +363,8 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
   /** What it holds, as plain data, at one moment. */
   snapshot(): { runs: RunRecord[]; events: Record<string, StoredEvent[]>; webhooks: WebhookRecord[]; deliveries: DeliveryRecord[] } {
     const at = this.snapshotAt();
-    return { runs: at.runs, events: Object.fromEntries(at.runs.map((r) => [r.run.id, at.eventsOf(r)])), webhooks: at.webhooks, deliveries: at.deliveries };
+    const events = Object.fromEntries(at.runs.map((r) => [r.run.id, at.eventsOf(r)]));
+    return { runs: at.runs, events, webhooks: at.webhooks, deliveries: at.deliveries };
   }
 
   /** Takes a snapshot in, into an empty store, in one transaction. */
@@ -448,7 +452,12 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
 
   /** The events after a place (see StoredEvent.pos), log lines left out, in the order they were written. */
   eventsAfter(pos: number): StoredEvent[] {
-    return this.stmts.eventsAfter!.all(pos).map((row) => ({ seq: Number(row.seq), type: row.type as string, json: row.body as string, pos: Number(row.rowid) }));
+    return this.stmts.eventsAfter!.all(pos).map((row) => ({
+      seq: Number(row.seq),
+      type: row.type as string,
+      json: row.body as string,
+      pos: Number(row.rowid),
+    }));
   }
 
   /** The place of the last event written (0 when there is none). */
@@ -555,7 +564,8 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
    * event's when the sandbox crashed; 0 for a fresh store. A restart starts its clock no earlier. */
   latestTime(): number {
     const saved = Number(this.stmts.getMeta!.get('latest_time')?.value ?? 0) || 0;
-    const newest = this.db.prepare("SELECT json_extract(body, '$.created_at') AS at FROM events ORDER BY rowid DESC LIMIT 1").get();
+    const newest = this.db.prepare("SELECT json_extract(body, '$.created_at') AS at FROM events ORDER BY rowid DESC LIMIT 1")
+      .get();
     return Math.max(saved, (newest && Date.parse(String(newest.at))) || 0);
   }
 

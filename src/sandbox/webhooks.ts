@@ -230,7 +230,8 @@ export class WebhookDispatcher {
     for (const w of this.store.webhooks.values()) if (w.status === 'enabled' && (w.events.includes('*') || w.events.includes(ev.type))) wanted = true;
     if (!wanted) {
       // every webhook is past it (when none is behind), so their positions move on without it
-      if (this.fanQueue.length === 0 && ev.pos !== undefined) for (const id of this.passed.keys()) this.passed.set(id, ev.pos);
+      if (this.fanQueue.length === 0 && ev.pos !== undefined)
+        for (const id of this.passed.keys()) this.passed.set(id, ev.pos);
       return;
     }
     this.fanQueue.push(ev);
@@ -374,7 +375,8 @@ export class WebhookDispatcher {
     const backlog = this.store.eventsAfter(low);
     if (backlog.length === 0) return;
     const ids = new Set(backlog.map(eventIdOf));
-    for (const d of this.store.deliveries.values()) if (ids.has(d.event_id)) this.madeBefore.add(`${d.webhook_id} ${d.event_id}`);
+    for (const d of this.store.deliveries.values())
+      if (ids.has(d.event_id)) this.madeBefore.add(`${d.webhook_id} ${d.event_id}`);
     this.fanQueue = backlog;
     this.fanBase = 0;
     for (const w of webhooks) {

@@ -10,13 +10,15 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 
 export async function adminCall<T = Record<string, unknown>>(ctx: Context, method: string, path: string, body?: unknown): Promise<T> {
-  return toSandbox(ctx, path, async (http) => (await http.json({ method, target: path, ...(body !== undefined ? { body } : {}), schema: z.unknown() })) as T);
+  const req = { method, target: path, ...(body !== undefined ? { body } : {}), schema: z.unknown() };
+  return toSandbox(ctx, path, async (http) => (await http.json(req)) as T);
 }
 
 /** A GET of an admin route whose answer `consume` reads as it arrives (the export: no cap on its size);
  * a body cut off is tried again from the start when `retry` says so. */
-export function adminStream<T>(ctx: Context, path: string, retry: boolean, consume: (answer: Answer) => Promise<T>): Promise<T> {
-  return toSandbox(ctx, path, (http) => http.exchange({ method: 'GET', target: path, deadline: false, ...(retry ? {} : { retries: 0 }) }, consume));
+export function adminStream<T>(ctx: Context, path: string, retry: boolean, consume: (a: Answer) => Promise<T>): Promise<T> {
+  const req = { method: 'GET', target: path, deadline: false, ...(retry ? {} : { retries: 0 }) };
+  return toSandbox(ctx, path, (http) => http.exchange(req, consume));
 }
 
 async function toSandbox<T>(ctx: Context, path: string, call: (http: HttpClient) => Promise<T>): Promise<T> {

@@ -16,7 +16,8 @@ const PATH = '/_sandbox/export';
 export default async function exportSnapshot(ctx: Context, [file]: ArgsOf<typeof spec>): Promise<number> {
   if (file === '-') {
     // Bytes already on stdout cannot be taken back: a body cut off is not tried again.
-    await adminStream(ctx, PATH, false, (answer) => pipe(answer, (chunk) => write(ctx.io.streams.stdout, chunk)));
+    const stdout = ctx.io.streams.stdout;
+    await adminStream(ctx, PATH, false, (answer) => pipe(answer, (chunk) => write(stdout, chunk)));
     return 0;
   }
   const path = resolve(file);
@@ -51,9 +52,11 @@ async function toFile(answer: Answer, path: string): Promise<void> {
 
 /** A disk failure as export's own line: what to do here, not a download's `--dir` or "resumed". */
 function exportDiskError(err: NodeJS.ErrnoException, path: string) {
-  if (err.code === 'EISDIR') return diskError(err, path, 'Give the snapshot another name; the folder is left as it is.');
+  if (err.code === 'EISDIR')
+    return diskError(err, path, 'Give the snapshot another name; the folder is left as it is.');
   const full = err.code === 'ENOSPC' || err.code === 'EDQUOT';
-  return diskError(err, dirname(path), full ? 'Free some space and export again; nothing was written.' : 'Give the snapshot a path in a folder you can write; nothing was written.');
+  const hint = full ? 'Free some space and export again' : 'Give the snapshot a path in a folder you can write';
+  return diskError(err, dirname(path), `${hint}; nothing was written.`);
 }
 
 async function pipe(answer: Answer, put: (chunk: Buffer) => Promise<void>): Promise<void> {

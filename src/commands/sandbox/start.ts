@@ -102,7 +102,9 @@ function ownKey(dataDir: string | null): string {
   try {
     return sandboxKey(dataDir);
   } catch (err) {
-    throw new EnvironmentError(`cannot keep the sandbox's key in ${dataDir}: ${(err as NodeJS.ErrnoException).code === 'ERR_SANDBOX_KEY' ? (err as Error).message : ((err as NodeJS.ErrnoException).code ?? (err as Error).message)}`, 'Give it a key with --api-key or ORC_SANDBOX_API_KEY, or use --memory.');
+    const e = err as NodeJS.ErrnoException;
+    const why = e.code === 'ERR_SANDBOX_KEY' ? e.message : (e.code ?? e.message);
+    throw new EnvironmentError(`cannot keep the sandbox's key in ${dataDir}: ${why}`, 'Give it a key with --api-key or ORC_SANDBOX_API_KEY, or use --memory.');
   }
 }
 
