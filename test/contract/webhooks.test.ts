@@ -1,9 +1,9 @@
 // Webhooks: registration, signed deliveries, retries with backoff, failure after 8, redelivery, delete.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { mkdtempSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifySignature } from '../../src/contract/signature.js';
 import { Delivery, Webhook, WebhookWithSecret } from '../../src/contract/schemas.js';
@@ -375,6 +375,42 @@ describe('events waiting to be delivered', () => {
         // each of them recorded as a delivery of the webhook, so it can be listed and redelivered
         const listed = (await again.call('GET', `/v1/webhooks/${hook}/deliveries?limit=100`)).body.data as Array<{ event_id: string }>;
         expect(new Set(listed.map((d) => d.event_id))).toEqual(new Set(committed));
+      } finally {
+        await again.close();
+      }
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('reach the receiver after a crash: the files as a kill -9 leaves them, nothing written at a stop', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'orc-crash-'));
+    const dataPath = join(dir, 'live', 'sandbox.db');
+    const crashed = join(dir, 'crashed', 'sandbox.db');
+    let answering = false;
+    const slow = await receiver(() => (answering ? 200 : 'hang'), () => Date.now());
+    try {
+      const first = await startTestSandbox({ dataPath, stageMs: 60_000 });
+      try {
+        await first.call('POST', '/v1/webhooks', { url: slow.url, events: ['*'] });
+        for (let i = 0; i < 20; i++) await first.createRun(`Crash ${i}`);
+        await until(() => slow.got.length > 0);
+        // the database and its log, copied in one turn while the sandbox runs: what the disk holds at a crash
+        mkdirSync(dirname(crashed));
+        for (const suffix of ['', '-wal']) if (existsSync(dataPath + suffix)) copyFileSync(dataPath + suffix, crashed + suffix);
+      } finally {
+        await first.close();
+      }
+      const { DatabaseSync } = await import('node:sqlite');
+      const db = new DatabaseSync(crashed);
+      const committed = db.prepare("SELECT body FROM events WHERE type != 'log'").all().map((r) => JSON.parse(r.body as string).id as string);
+      db.close();
+      expect(committed.length).toBeGreaterThanOrEqual(20);
+      answering = true;
+      const again = await startTestSandbox({ dataPath: crashed, stageMs: 60_000 });
+      try {
+        const seen = () => new Set(slow.got.filter((g) => g.headers['x-service-delivery-id']).map((g) => JSON.parse(g.body).id as string));
+        await until(() => committed.every((id) => seen().has(id)) || undefined);
       } finally {
         await again.close();
       }
