@@ -1,7 +1,7 @@
 // Steering the sandbox (CONTRACT.md, "Sandbox control"), through the built orc and through plain HTTP on the
 // admin API, against a real `orc sandbox start` process: faults, reset, export and import, exec, and the
 // journal. Time and triggers: sandbox-control.test.ts.
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -158,6 +158,11 @@ describe('state', () => {
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
       expect(r.stderr).toContain(`--import ${file}: ${line}`);
     }
+    // nor a data folder made for it
+    const data = join(dir, 'data');
+    const into = await orc(['sandbox', 'start', '--data-dir', data, '--port', '0', '--import', join(dir, 'null.json')]);
+    expect(into.exitCode).toBe(2);
+    expect(existsSync(data)).toBe(false);
   }, 30_000);
 
   it('exec runs a command against a fresh sandbox, with its URL and key in the environment, and exits with its status', async () => {

@@ -43,16 +43,18 @@ export default async function start(ctx: Context, _args: [], flags: StartFlags):
   const given = sandboxOptions(flags, ctx.configDir, ctx.env);
   if (!isLoopbackHost(given.host))
     ctx.io.warn(`listening on ${given.host}, not loopback: anyone who can reach this address can use the sandbox with its test key`);
+  // A snapshot to import is read and checked before anything is made (the background one reads its own).
+  const steer = flags.detach ? null : await steering(flags.clock, flags.import, ctx.clock);
   if (given.dataDir) prepareDataDir(given.dataDir);
   const opts = { ...given, apiKey: given.apiKey ?? ownKey(given.dataDir) };
-  if (flags.detach) return detach(ctx, flags, opts.apiKey);
+  if (flags.detach || !steer) return detach(ctx, flags, opts.apiKey);
 
   const young = capYoungGeneration();
   const { startSandbox } = await import('../../sandbox/server.js');
   const tls = opts.tlsDir ? (await import('../../sandbox/tls.js')).sandboxTls(opts.tlsDir, [opts.host]) : null;
   let sandbox;
   try {
-    sandbox = await startSandbox({ ...opts, ...(tls ? { tls } : {}), ...(await steering(flags.clock, flags.import, ctx.clock)), version: ctx.version, log: (line) => ctx.io.info(line) });
+    sandbox = await startSandbox({ ...opts, ...(tls ? { tls } : {}), ...steer, version: ctx.version, log: (line) => ctx.io.info(line) });
   } catch (err) {
     throw explainStartError(err, opts);
   } finally {
