@@ -11,7 +11,8 @@ const out = process.argv[2] ?? mkdtempSync(join(tmpdir(), 'orc-console-shots-'))
 mkdirSync(out, { recursive: true });
 const KEY = 'sk_test_orc_sandbox_local';
 const bin = new URL('../bin/orc.js', import.meta.url).pathname;
-const env = { ...process.env, ORC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'orc-shots-config-')) };
+// (a sandbox given no key makes its own: the requests below send this one)
+const env = { ...process.env, ORC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'orc-shots-config-')), ORC_SANDBOX_API_KEY: KEY };
 const sandbox = spawn(process.execPath, [bin, 'sandbox', 'start', '--memory', '--port', '0', '--clock', 'manual', '--stage-ms', '1h'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
 const url = await new Promise((resolve, reject) => {
   let text = '';

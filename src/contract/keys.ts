@@ -1,6 +1,7 @@
 // Keys and hosts (CONTRACT.md, "Keys, hosts, auth"): what a key looks like, how it is shown, where it may go.
 
-/** The test key a sandbox accepts unless started with another (`orc sandbox start --api-key`). */
+/** The test key every sandbox once took, and the one a sandbox started in process takes when given none
+ * (`startSandbox`: tests, the bench). `orc sandbox start` and `exec` give a sandbox a random key of its own. */
 export const SANDBOX_DEFAULT_KEY = 'sk_test_orc_sandbox_local';
 
 export type KeyMode = 'test' | 'live';

@@ -21,7 +21,8 @@ const row = (...cells: Array<string | number>) => rows.push(cells.map(String));
 async function spawnSandbox(args: string[], stderr: 'inherit' | 'ignore'): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, [ORC, 'sandbox', 'start', '--port', '0', '--rate-limit', '0', ...args], {
     stdio: ['ignore', 'pipe', stderr],
-    env: { ...process.env, ORC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'orc-bench-')) },
+    // (a sandbox given no key makes its own: the bench's requests send this one)
+    env: { ...process.env, ORC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'orc-bench-')), ORC_SANDBOX_API_KEY: KEY },
   });
   const url = await new Promise<string>((ok, fail) => {
     let out = '';
