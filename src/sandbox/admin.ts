@@ -96,10 +96,10 @@ export async function admin(parts: AdminParts, req: IncomingMessage, res: Server
   if (route === 'GET /_sandbox/logs') {
     const after = Number(query.get('after') ?? 0) || 0;
     if (query.get('follow') === '1' || query.get('follow') === 'true') {
-      res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache' });
-      const send = (e: { seq: number }) => res.write(`id: ${e.seq}\nevent: entry\ndata: ${JSON.stringify(e)}\n\n`);
-      for (const e of journal.since(after)) send(e);
-      const stop = journal.follow(send);
+      // Through the one SSE writer: keep-alives, and a follower that stops reading is dropped, not buffered.
+      const stream = parts.hub.writer.open(req, res);
+      stream.write(journal.since(after).map(entryFrame).join(''));
+      const stop = journal.follow((e) => stream.write(entryFrame(e)));
       res.on('close', stop);
       return;
     }
@@ -109,6 +109,8 @@ export async function admin(parts: AdminParts, req: IncomingMessage, res: Server
   }
   throw new Failure('route_not_found', `no admin route ${route}`);
 }
+
+const entryFrame = (e: { seq: number }) => `id: ${e.seq}\nevent: entry\ndata: ${JSON.stringify(e)}\n\n`;
 
 function object(body: unknown): Record<string, unknown> {
   if (body === undefined) return {};

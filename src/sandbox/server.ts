@@ -24,6 +24,7 @@ import { Router } from './router.js';
 import { apiRoutes, type Call, type Handler } from './routes.js';
 import { SandboxService } from './service.js';
 import { SseHub } from './sse-hub.js';
+import { STREAM_BACKLOG_BYTES } from './sse-writer.js';
 import { Store } from './store.js';
 import { WebhookDispatcher } from './webhooks.js';
 
@@ -40,6 +41,8 @@ export interface SandboxOptions {
   /** A SQLite file, or ':memory:'. */
   dataPath: string;
   keepaliveMs: number;
+  /** How far behind an event stream's reader may fall (bytes it has not taken) before it is dropped. */
+  streamBacklogBytes?: number;
   version: string;
   /** How long a request body may take to arrive after its headers (CONTRACT.md: 30 s). */
   bodyTimeoutMs: number;
@@ -83,6 +86,7 @@ export const SANDBOX_DEFAULTS: SandboxOptions = {
   seed: KNOBS.seed.default,
   dataPath: ':memory:',
   keepaliveMs: KNOBS.keepaliveMs.default,
+  streamBacklogBytes: STREAM_BACKLOG_BYTES,
   version: '0.0.0',
   bodyTimeoutMs: 30_000,
   ipaMib: KNOBS.ipaMib.default,
@@ -101,6 +105,9 @@ export interface RunningSandbox {
   store: Store;
   /** Event streams open now. */
   openStreams(): number;
+  /** Every stream the SSE writer has open (runs', the firehose, the journal's) and the bytes their readers
+   * have not taken yet. */
+  streams(): { open: number; buffered: number };
   /** What it answered and delivered, most recent last (`orc sandbox logs`). */
   journal: Journal;
   /** The clock the service runs on (a ManualClock with --clock manual). */
@@ -150,7 +157,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     onAttempt: (a) => journal.add({ type: 'delivery', at: clock.now(), ...a }),
   });
   const artifacts = new Artifacts(store.meta('file_secret', () => randomBytes(32).toString('hex')), opts.signedUrlTtl, opts.ipaMib);
-  const hub = new SseHub(service, opts.keepaliveMs, io);
+  const hub = new SseHub(service, opts.keepaliveMs, io, opts.streamBacklogBytes);
   const limiter = new RateLimiter(opts.rateLimit, io);
   const idempotency = new Idempotency(store, clock);
   const reqPrefix = randomBytes(4).toString('hex');
@@ -313,6 +320,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     service,
     store,
     openStreams: () => hub.size,
+    streams: () => hub.writer.stats(),
     journal,
     clock,
     consoleLink: () => door.mint(`${hostForUrl}:${port}`).url,

@@ -1,35 +1,36 @@
 // The event streams of runs: history replayed from the start or after Last-Event-ID, then every committed
 // event as it happens. Events committed together (one pipeline tick) reach each watcher in one write,
-// encoded once; a watcher that stops reading is dropped rather than buffered without end.
+// encoded once. The writing itself (head, keep-alives, the bound on a slow reader) is sse-writer.ts's.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { every, type Clock } from '../clock.js';
+import type { Clock } from '../clock.js';
 import type { SandboxService } from './service.js';
 import { isTerminal } from './service.js';
+import { SseWriter, STREAM_BACKLOG_BYTES, type SseStream } from './sse-writer.js';
 import type { RunRecord, StoredEvent } from './store.js';
 
-const MAX_BUFFER = 4 * 1024 * 1024;
-const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
-
 interface Watcher {
-  res: ServerResponse;
+  stream: SseStream;
   lastSeq: number;
   /** Events this stream may still carry before it is cut (an injected fault); unlimited when absent. */
   left?: number;
 }
 
 export class SseHub {
+  /** Every event stream the sandbox writes goes through this one writer (the journal's too: admin.ts). */
+  readonly writer: SseWriter;
   private readonly watchers = new Map<string, Set<Watcher>>();
   private readonly outbox = new Map<string, { events: StoredEvent[]; terminal: boolean }>();
   /** Streams of every run's events (`GET /_sandbox/events`), and what this tick committed for them. */
-  private readonly firehose = new Set<{ res: ServerResponse; logs: boolean }>();
+  private readonly firehose = new Set<{ stream: SseStream; logs: boolean }>();
   private firehoseOut: StoredEvent[] = [];
-  private readonly stopKeepAlive: () => void;
 
   constructor(
     private readonly service: SandboxService,
     keepAliveMs: number,
     clock: Clock,
+    maxBacklog = STREAM_BACKLOG_BYTES,
   ) {
+    this.writer = new SseWriter(keepAliveMs, clock, maxBacklog);
     service.onEvent((runId, ev, terminal) => {
       if (this.firehose.size > 0) {
         if (this.firehoseOut.length === 0) queueMicrotask(() => this.flushFirehose());
@@ -44,15 +45,6 @@ export class SseHub {
       box.events.push(ev);
       box.terminal ||= terminal;
     });
-    this.stopKeepAlive = every(
-      clock,
-      keepAliveMs,
-      () => {
-        for (const set of this.watchers.values()) for (const w of set) write(w.res, KEEP_ALIVE);
-        for (const f of this.firehose) write(f.res, KEEP_ALIVE);
-      },
-      { background: true },
-    );
   }
 
   /** Event streams open now. */
@@ -65,27 +57,24 @@ export class SseHub {
   /** `cutAfter`: the stream is cut (the connection dropped) after that many events, as a fault asks. */
   open(req: IncomingMessage, res: ServerResponse, rec: RunRecord, lastEventId: string | null, cutAfter?: number): void {
     const runId = rec.run.id;
-    res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
-    res.flushHeaders();
-    req.socket.setNoDelay(true);
     const last = Number.parseInt(lastEventId ?? '0', 10);
-    let chunk = 'retry: 2000\n\n';
     let lastSeq = Number.isFinite(last) ? last : 0;
+    const events = this.service.eventsOf(runId);
+    const stream = this.writer.open(req, res);
+    let chunk = '';
     let left = cutAfter;
-    for (const ev of this.service.eventsOf(runId)) {
+    for (const ev of events) {
       if (ev.seq <= lastSeq) continue;
-      if (left !== undefined && left-- <= 0) {
-        res.write(chunk);
-        return void res.destroy();
-      }
+      if (left !== undefined && left-- <= 0) return stream.cut(chunk);
       chunk += frame(ev);
       lastSeq = ev.seq;
     }
-    res.write(chunk);
-    if (isTerminal(rec)) return void res.end();
+    if (isTerminal(rec)) return stream.end(chunk);
+    if (left === 0) return stream.cut(chunk);
+    stream.write(chunk);
     let set = this.watchers.get(runId);
     if (!set) this.watchers.set(runId, (set = new Set()));
-    const watcher: Watcher = { res, lastSeq, ...(left !== undefined ? { left } : {}) };
+    const watcher: Watcher = { stream, lastSeq, ...(left !== undefined ? { left } : {}) };
     set.add(watcher);
     res.on('close', () => {
       set.delete(watcher);
@@ -96,10 +85,7 @@ export class SseHub {
   /** Every run's events from now on, in one stream (no replay, no ids): `event:` the type, `data:` the
    * envelope; build and QA log lines only with `logs`. A reset is said as `event: sandbox.reset`. */
   openFirehose(req: IncomingMessage, res: ServerResponse, logs: boolean): void {
-    res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
-    req.socket.setNoDelay(true);
-    res.write('retry: 2000\n\n');
-    const f = { res, logs };
+    const f = { stream: this.writer.open(req, res), logs };
     this.firehose.add(f);
     res.on('close', () => this.firehose.delete(f));
   }
@@ -113,22 +99,21 @@ export class SseHub {
     let noLogs: Buffer | null = null;
     for (const f of this.firehose) {
       const chunk = f.logs ? (all ??= Buffer.from(events.map(fireFrame).join(''))) : (noLogs ??= Buffer.from(events.filter((e) => e.type !== 'log').map(fireFrame).join('')));
-      if (chunk.length) write(f.res, chunk);
+      if (chunk.length) f.stream.write(chunk);
     }
   }
 
-  /** Ends every stream (a reset: the runs they follow are gone); the firehose goes on, told of the reset. */
+  /** Ends every stream of a run (a reset: the runs they follow are gone); the firehose goes on, told of it. */
   closeAll(): void {
-    for (const f of this.firehose) write(f.res, Buffer.from('event: sandbox.reset\ndata: {}\n\n'));
-    for (const set of this.watchers.values()) for (const w of set) w.res.end();
+    for (const f of this.firehose) f.stream.write('event: sandbox.reset\ndata: {}\n\n');
+    for (const set of this.watchers.values()) for (const w of set) w.stream.end();
     this.watchers.clear();
   }
 
+  /** Ends every stream, the journal's too, and stops the keep-alives. */
   close(): void {
-    this.stopKeepAlive();
-    for (const f of this.firehose) f.res.end();
+    this.writer.close();
     this.firehose.clear();
-    for (const set of this.watchers.values()) for (const w of set) w.res.end();
     this.watchers.clear();
   }
 
@@ -140,24 +125,17 @@ export class SseHub {
       const last = events.at(-1)!.seq;
       for (const w of set) {
         // A watcher that joined meanwhile already has part of this in its replay: never send an event twice.
-        if (w.left !== undefined) {
+        const mine = w.lastSeq < events[0]!.seq ? events : events.filter((e) => e.seq > w.lastSeq);
+        w.lastSeq = Math.max(w.lastSeq, last);
+        if (w.left !== undefined && w.left <= mine.length) {
           // A stream a fault cuts: what it may still carry, then the connection dropped.
-          const mine = events.filter((e) => e.seq > w.lastSeq);
-          const sent = mine.slice(0, w.left);
-          w.left -= sent.length;
-          if (sent.length) w.res.write(sent.map(frame).join(''));
-          if (sent.length < mine.length || w.left <= 0) {
-            w.res.destroy();
-            continue;
-          }
-          w.lastSeq = Math.max(w.lastSeq, last);
-          if (terminal) w.res.end();
+          w.stream.cut(mine.slice(0, w.left).map(frame).join(''));
           continue;
         }
-        const chunk = w.lastSeq < events[0]!.seq ? all : Buffer.from(events.filter((e) => e.seq > w.lastSeq).map(frame).join(''));
-        if (chunk.length) write(w.res, chunk);
-        w.lastSeq = Math.max(w.lastSeq, last);
-        if (terminal) w.res.end();
+        if (w.left !== undefined) w.left -= mine.length;
+        const chunk = mine === events ? all : mine.map(frame).join('');
+        if (terminal) w.stream.end(chunk);
+        else w.stream.write(chunk);
       }
       if (terminal) this.watchers.delete(runId);
     }
@@ -171,9 +149,4 @@ function frame(ev: StoredEvent): string {
 
 function fireFrame(ev: StoredEvent): string {
   return `event: ${ev.type}\ndata: ${ev.json}\n\n`;
-}
-
-function write(res: ServerResponse, chunk: Buffer): void {
-  if (res.writableLength > MAX_BUFFER) res.destroy();
-  else res.write(chunk);
 }

@@ -1,7 +1,10 @@
 // The event stream: retry first, history replay, Last-Event-ID resume, keep-alives, close after the end, many watchers.
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Event } from '../../src/contract/schemas.js';
 import { KEY, driveToEnd, readSse, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { until } from '../helpers/until.js';
 
 let sb: TestSandbox;
 beforeAll(async () => {
@@ -63,5 +66,47 @@ describe('GET /v1/runs/{id}/events', () => {
     expect(res.body.error.code).toBe('run_not_found');
     const anon = await fetch(`${sb.url}/v1/runs/run_missing/events`);
     expect(anon.status).toBe(401);
+  });
+});
+
+describe('every stream the sandbox writes (runs, the firehose, the journal) goes through one writer', () => {
+  it('sends keep-alives on the firehose and on the journal followed', async () => {
+    for (const path of ['/_sandbox/events', '/_sandbox/logs?follow=1']) {
+      const ms = await readSse(`${sb.url}${path}`, {}, (got) => got.filter((m) => m.comment === 'keep-alive').length >= 2);
+      expect(ms.filter((m) => m.comment === 'keep-alive').length, path).toBe(2);
+    }
+  });
+
+  it('drops a journal follower that never reads once it falls past the bound; what it holds stays bounded', async () => {
+    const bound = 64 * 1024;
+    const small = await startTestSandbox({ streamBacklogBytes: bound });
+    const socket = connect(small.port, '127.0.0.1');
+    try {
+      await once(socket, 'connect');
+      let closed = false;
+      socket.on('close', () => (closed = true));
+      socket.pause(); // a follower that never reads
+      socket.write(`GET /_sandbox/logs?follow=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${KEY}\r\n\r\n`);
+      await until(() => small.streams().open === 1, 'the follower to be open');
+      // Each request is a journal entry of about 8 KB (its path), written to the follower.
+      const long = `/v1/runs/run_${'x'.repeat(8_000)}`;
+      const entry = 9_000;
+      let peak = 0;
+      let sent = 0;
+      do {
+        await Promise.all(Array.from({ length: 16 }, () => fetch(`${small.url}${long}`, { headers: { authorization: `Bearer ${KEY}` } }).then((r) => r.arrayBuffer())));
+        sent += 16;
+        peak = Math.max(peak, small.streams().buffered);
+      } while (small.streams().open > 0 && sent < 3_000);
+      expect(small.streams().open).toBe(0);
+      // The writer held at most the bound and the one entry that crossed it.
+      expect(peak).toBeLessThanOrEqual(bound + 2 * entry);
+      // The follower, reading at last, finds its connection closed by the sandbox.
+      socket.resume();
+      await until(() => closed, 'the follower to be dropped');
+    } finally {
+      socket.destroy();
+      await small.close();
+    }
   });
 });
