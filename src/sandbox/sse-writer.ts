@@ -43,9 +43,12 @@ export class SseStream {
     if (this.write(chunk)) this.res.end();
   }
 
-  /** Drops the connection without the stream's end (an injected fault). */
+  /** Drops the connection without the stream's end (an injected fault), once `chunk` has reached the socket:
+   * destroyed in the same tick, Node would discard what is still corked, `chunk` included. */
   cut(chunk: string | Buffer): void {
-    if (this.write(chunk)) this.res.destroy();
+    if (!this.open) return;
+    if (!chunk.length || this.res.writableLength > this.maxBacklog) return void this.res.destroy();
+    this.res.write(chunk, () => this.res.destroy());
   }
 }
 

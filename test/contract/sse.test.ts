@@ -1,9 +1,11 @@
 // The event stream: retry first, history replay, Last-Event-ID resume, keep-alives, close after the end, many watchers.
 import { once } from 'node:events';
+import { get } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Event } from '../../src/contract/schemas.js';
 import { KEY, driveToEnd, readSse, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { FakeClock } from '../helpers/clock.js';
 import { until } from '../helpers/until.js';
 
 let sb: TestSandbox;
@@ -107,6 +109,50 @@ describe('every stream the sandbox writes (runs, the firehose, the journal) goes
     } finally {
       socket.destroy();
       await small.close();
+    }
+  });
+});
+
+/** An event stream read to wherever it stops: its text, and whether it ended properly or was cut. */
+function readToCut(url: string, headers: Record<string, string> = {}): Promise<{ ids: number; complete: boolean }> {
+  return new Promise((resolve, reject) => {
+    get(url, { headers: { authorization: `Bearer ${KEY}`, ...headers } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('error', () => {});
+      res.on('close', () => resolve({ ids: text.split('\n').filter((l) => l.startsWith('id: ')).length, complete: res.complete }));
+    }).on('error', reject);
+  });
+}
+
+describe('a fault that cuts the event stream after N events (fault add --cut-after)', () => {
+  const cut = (target: TestSandbox, n: number) => target.call('POST', '/_sandbox/faults', { route: 'GET /v1/runs/{run}/events', cut_after: n, times: 1 });
+
+  it('a replayed stream (an ended run) carries exactly N events, then the connection drops', async () => {
+    const run = await driveToEnd(sb, (await sb.createRun('A kite forecast')).id);
+    expect((await cut(sb, 3)).status).toBe(201);
+    expect(await readToCut(`${sb.url}/v1/runs/${run.id}/events`)).toEqual({ ids: 3, complete: false });
+  });
+
+  it('a live stream carries exactly N events, the last batch before the cut included, then drops', async () => {
+    const clock = new FakeClock();
+    const live = await startTestSandbox({ clock });
+    try {
+      const run = await live.createRun('A tide table');
+      const before = live.service.eventsOf(run.id).length;
+      await cut(live, before + 3);
+      const reading = readToCut(`${live.url}/v1/runs/${run.id}/events`);
+      await until(() => live.openStreams() === 1, 'the stream to open');
+      let done = false;
+      void reading.then(() => (done = true));
+      await until(() => {
+        clock.advance(50);
+        return done;
+      }, 'the stream to be cut');
+      expect(await reading).toEqual({ ids: before + 3, complete: false });
+    } finally {
+      await live.close();
     }
   });
 });
