@@ -138,7 +138,8 @@ export interface StreamOptions {
   resumeHint?: string;
 }
 
-/** An event stream that outlives dropped connections. Stops when the caller stops iterating or aborts. */
+/** An event stream that outlives dropped connections. Stops when the caller stops iterating or aborts, or
+ * when the service answers 204 (the stream is over). */
 export async function* readEventStream(http: HttpClient, target: string, opts: StreamOptions): AsyncGenerator<StreamItem> {
   const clock: Clock = http.clock;
   const random = opts.random ?? Math.random;
@@ -173,6 +174,8 @@ export async function* readEventStream(http: HttpClient, target: string, opts: S
         if (!(err instanceof ApiError) && !(err instanceof ApiConnectionError)) throw err;
         reason = err.message;
       }
+      // 204: the service has nothing more to send (WHATWG: an EventSource stops): the stream is over.
+      if (answer?.status === 204) return void answer.body.destroy();
       if (answer) {
         const type = answer.header('content-type') ?? '';
         if (!type.startsWith('text/event-stream')) {

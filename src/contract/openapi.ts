@@ -121,9 +121,9 @@ export function openApiDocument(version: string): Json {
     '/v1/runs/{id}/events': {
       get: op('The event stream (Server-Sent Events)', {
         operationId: 'streamEvents',
-        description: `Replays the run's history (or after Last-Event-ID), then each event as it happens; closes after the terminal event. Each message: id (a per-run integer), event (an event type, or log), data (an Event, one line of JSON). retry: 2000 first; a keep-alive comment every 15 s.`,
+        description: `Replays the run's history (or after Last-Event-ID), then each event as it happens; closes after the terminal event. Each message: id (a per-run integer), event (an event type, or log), data (an Event, one line of JSON). retry: 2000 first; a keep-alive comment every 15 s. A Last-Event-ID that is the terminal event of an ended run is answered 204: the stream is over.`,
         parameters: [runId, { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string' } }],
-        responses: { '200': { description: 'text/event-stream; each data line is an Event', content: { 'text/event-stream': { schema: { type: 'string' }, 'x-item-schema': ref('Event') } } }, ...errors(401, 404) },
+        responses: { '200': { description: 'text/event-stream; each data line is an Event', content: { 'text/event-stream': { schema: { type: 'string' }, 'x-item-schema': ref('Event') } } }, '204': { description: 'The run has ended and Last-Event-ID is its terminal event: nothing more to send' }, ...errors(401, 404) },
       }),
     },
     '/v1/webhooks': {

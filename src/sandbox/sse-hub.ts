@@ -54,12 +54,15 @@ export class SseHub {
     return n;
   }
 
-  /** `cutAfter`: the stream is cut (the connection dropped) after that many events, as a fault asks. */
+  /** `cutAfter`: the stream is cut (the connection dropped) after that many events, as a fault asks. A client
+   * that already has an ended run's terminal event (its Last-Event-ID) is answered 204, which stops a
+   * standard EventSource: a 200 closed at once would have it reconnect forever. */
   open(req: IncomingMessage, res: ServerResponse, rec: RunRecord, lastEventId: string | null, cutAfter?: number): void {
     const runId = rec.run.id;
     const last = Number.parseInt(lastEventId ?? '0', 10);
     let lastSeq = Number.isFinite(last) ? last : 0;
     const events = this.service.eventsOf(runId);
+    if (lastEventId !== null && isTerminal(rec) && (events.at(-1)?.seq ?? 0) <= lastSeq) return void res.writeHead(204).end();
     const stream = this.writer.open(req, res);
     let chunk = '';
     let left = cutAfter;

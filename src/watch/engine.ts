@@ -100,6 +100,9 @@ export async function* watchRunBatched(api: Api, runId: string, options: WatchOp
       }
       if (logs.length) yield { kind: 'logs', items: logs };
     }
+    // The service said the stream is over (204: its terminal event was already had): the run says how it ended.
+    const run = await api.runs.retrieve(runId);
+    if (TERMINAL_STATUSES.has(run.status)) yield endedOf(run, terminalEvent(api, run, `evt_${runId}_end`));
   } catch (err) {
     if (!(err instanceof NotAnEventStreamError)) throw err;
     yield { kind: 'polling', reason: err.message };
@@ -123,12 +126,20 @@ async function* poll(api: Api, runId: string, opts: { pollIntervalMs: number; si
       yield { kind: 'gate_pending', gate: run.gate_pending, event };
     }
     if (TERMINAL_STATUSES.has(run.status)) {
-      const event = make(run, TERMINAL_BY_STATUS[run.status]!, run.status === 'accepted' ? { app_id: run.app_id } : { stage: run.stage });
+      const event = terminalEvent(api, run, `poll_${++n}`);
       yield told(event);
-      yield { kind: 'ended', status: run.status, event };
+      yield endedOf(run, event);
       return;
     }
     prev = run;
     await sleep(api.http.clock, opts.pollIntervalMs, opts.signal);
   }
 }
+
+/** The terminal event of an ended run, made from its state. */
+function terminalEvent(api: Api, run: Run, id: string): Event {
+  const data: Record<string, unknown> = run.status === 'accepted' ? { app_id: run.app_id } : { stage: run.stage };
+  return { id, type: TERMINAL_BY_STATUS[run.status]!, created_at: run.updated_at ?? new Date(api.http.clock.now()).toISOString(), run_id: run.id, data };
+}
+
+const endedOf = (run: Run, event: Event): WatchEvent => ({ kind: 'ended', status: run.status, event });

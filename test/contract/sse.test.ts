@@ -62,6 +62,19 @@ describe('GET /v1/runs/{id}/events', () => {
     expect(results[0]!.some((m) => m.comment === 'keep-alive')).toBe(true);
   });
 
+  it('answers 204 to a Last-Event-ID that is the terminal event of an ended run (an EventSource stops there)', async () => {
+    const run = await driveToEnd(sb, (await sb.createRun('A harbour webcam')).id);
+    const all = dataOf(await readSse(`${sb.url}/v1/runs/${run.id}/events`));
+    const terminal = all.at(-1)!;
+    expect(terminal.event).toBe('run.accepted');
+    const over = await sb.call('GET', `/v1/runs/${run.id}/events`, undefined, { 'last-event-id': terminal.id! });
+    expect(over.status).toBe(204);
+    expect(over.text).toBe('');
+    // One before it: the terminal event, then the end.
+    const last = dataOf(await readSse(`${sb.url}/v1/runs/${run.id}/events`, { 'last-event-id': all.at(-2)!.id! }));
+    expect(last.map((m) => m.id)).toEqual([terminal.id]);
+  });
+
   it('answers 404 for an unknown run and 401 without a key', async () => {
     const res = await sb.call('GET', '/v1/runs/run_missing/events');
     expect(res.status).toBe(404);

@@ -7,7 +7,7 @@ import { HttpClient } from '../../src/api/http.js';
 import { SseParser, SseTooLargeError, readEventStream, type SseMessage, type StreamItem } from '../../src/api/sse.js';
 import { watchRun, type WatchEvent } from '../../src/watch/engine.js';
 import { FakeClock } from '../helpers/clock.js';
-import { handServer, type HandServer } from '../helpers/server.js';
+import { handServer, json, type HandServer } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
 
 const parse = (chunks: string[]) => {
@@ -110,6 +110,29 @@ describe('the reader', () => {
     expect(items.map((i) => i.kind)).toEqual(['open', 'messages', 'reconnecting', 'open', 'messages']);
     expect((items[2] as { reason: string }).reason).toContain('larger than 1024 KiB; dropped the connection');
     expect(server.seen[1]!.headers['last-event-id']).toBe('1');
+  });
+});
+
+describe('a stream that is over (204 No Content)', () => {
+  it('ends the reader: no error, no reconnect', async () => {
+    server = await handServer((_req, res) => res.writeHead(204).end());
+    const http = new HttpClient({ baseUrl: server.url, apiKey: 'sk_test_x1234567', userAgent: 't', clock: new FakeClock({ autoMs: 5_000 }), random: () => 0 });
+    const items: StreamItem[] = [];
+    for await (const item of readEventStream(http, '/v1/runs/run_1/events', { lastEventId: '9', idleMs: 45_000, maxReconnects: 3, what: 'the stream' })) items.push(item);
+    expect(items).toEqual([]);
+    expect(server.seen).toHaveLength(1);
+  });
+
+  it('ends the watch with the run\'s outcome, asked of the run, without falling back to polling', async () => {
+    server = await handServer((req, res) => {
+      if (req.url!.endsWith('/events')) return void res.writeHead(204).end();
+      json(res, 200, { id: 'run_1', mode: 'idea', status: 'accepted', stage: '10_submit', gate_pending: null, app_id: '42', created_at: '2026-11-22T10:00:00.000Z', updated_at: '2026-11-22T11:00:00.000Z' });
+    });
+    const api = new Api(new HttpClient({ baseUrl: server.url, apiKey: 'sk_test_x1234567', userAgent: 't', clock: new FakeClock() }));
+    const seen: WatchEvent[] = [];
+    for await (const ev of watchRun(api, 'run_1', { afterSeq: 9 })) seen.push(ev);
+    expect(seen.map((e) => e.kind)).toEqual(['ended']);
+    expect(seen[0]).toMatchObject({ status: 'accepted', event: { type: 'run.accepted', data: { app_id: '42' } } });
   });
 });
 
