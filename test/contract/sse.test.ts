@@ -75,6 +75,25 @@ describe('GET /v1/runs/{id}/events', () => {
     expect(last.map((m) => m.id)).toEqual([terminal.id]);
   });
 
+  it('honours Connection: close: says so in its head, and closes the connection after the end', async () => {
+    const run = await driveToEnd(sb, (await sb.createRun('A ferry timetable')).id);
+    const open = (path: string) =>
+      new Promise<{ connection: string | undefined; closed: Promise<unknown>; stop: () => void }>((resolve, reject) => {
+        const req = get(`${sb.url}${path}`, { agent: false, headers: { authorization: `Bearer ${KEY}`, connection: 'close' } }, (res) => {
+          resolve({ connection: res.headers.connection, closed: once(req.socket!, 'close'), stop: () => req.destroy() });
+          res.resume();
+        });
+        req.on('error', reject);
+      });
+    const events = await open(`/v1/runs/${run.id}/events`);
+    expect(events.connection).toBe('close');
+    await events.closed; // the sandbox's close: the client never closes it
+    // The firehose never ends by itself; its head says the same.
+    const firehose = await open('/_sandbox/events');
+    expect(firehose.connection).toBe('close');
+    firehose.stop();
+  });
+
   it('answers 404 for an unknown run and 401 without a key', async () => {
     const res = await sb.call('GET', '/v1/runs/run_missing/events');
     expect(res.status).toBe(404);
