@@ -27,7 +27,16 @@ export async function serveFile(
   const f = rec && kind && name ? artifacts.lookup(rec, kind, name) : null;
   if (!f) throw new Failure('route_not_found', 'no such file');
   const size = f.meta.size;
-  const range = parseRange(req.headers.range, size);
+  const etag = `"${f.meta.sha256}"`;
+  // The client's copy is this file: nothing to send (RFC 9110 13.1.2; weak comparison, so W/ is ignored).
+  if (matches(req.headers['if-none-match'], etag, false)) {
+    res.writeHead(304, [...common, 'ETag', etag, 'Cache-Control', 'private, no-store']);
+    return void res.end();
+  }
+  // A Range goes with If-Range only while the validator is this file's (strong comparison; a date never
+  // matches, for there is no Last-Modified): else the whole file, so a stale piece is never spliced in.
+  const ifRange = [req.headers['if-range'] ?? []].flat().join(', ') || undefined;
+  const range = ifRange === undefined || matches(ifRange, etag, true) ? parseRange(req.headers.range, size) : null;
   if (range === 'unsatisfiable') {
     throw new Failure('range_not_satisfiable', `the range ${req.headers.range} is outside the file (${size} bytes)`, undefined, { 'Content-Range': `bytes */${size}` });
   }
@@ -36,7 +45,7 @@ export async function serveFile(
     ...common,
     'Content-Type', f.meta.content_type,
     'Accept-Ranges', 'bytes',
-    'ETag', `"${f.meta.sha256}"`,
+    'ETag', etag,
     'Cache-Control', 'private, no-store',
     'Content-Disposition', `attachment; filename="${f.meta.name.replace(/"/g, '')}"`,
     'Content-Length', String(end - start + 1),
@@ -53,6 +62,14 @@ export async function serveFile(
     flat(piece.length);
   }
   res.end();
+}
+
+/** Whether a validator header (`If-None-Match`: a list or `*`; `If-Range`: one tag or a date) names `etag`.
+ * Strong comparison: both tags must be strong and the same. */
+function matches(header: string | undefined, etag: string, strong: boolean): boolean {
+  if (header === undefined) return false;
+  if (strong) return header.trim() === etag;
+  return header.trim() === '*' || header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
 }
 
 export function decodeSegment(s: string): string {

@@ -202,6 +202,32 @@ describe('artifacts', () => {
     expect(bad.res.headers.get('x-request-id')).toMatch(/^req_/);
   });
 
+  it('honours If-Range (a stale validator gets the whole file) and answers If-None-Match with 304', async () => {
+    const ipa = (await sb.call('GET', `/v1/runs/${done.id}/artifacts/ipa`)).body.files[0];
+    const { res: first, bytes: whole } = await raw(ipa.url);
+    const etag = first.headers.get('etag')!;
+    expect(etag).toMatch(/^"[0-9a-f]+"$/);
+    // The validator is this file's: the piece asked for.
+    const fresh = await raw(ipa.url, { range: 'bytes=100-199', 'if-range': etag });
+    expect(fresh.res.status).toBe(206);
+    expect(fresh.bytes).toEqual(whole.subarray(100, 200));
+    // A stale one (another file's tag, a weak tag, a date): the whole file, never a piece of it.
+    for (const stale of ['"0123abcd"', `W/${etag}`, 'Wed, 21 Oct 2015 07:28:00 GMT']) {
+      const full = await raw(ipa.url, { range: 'bytes=100-199', 'if-range': stale });
+      expect(full.res.status, stale).toBe(200);
+      expect(full.res.headers.get('content-range')).toBeNull();
+      expect(full.bytes.length).toBe(ipa.size);
+    }
+    // If-None-Match: the current tag (in a list, or weak, or *) is 304 with no body; another tag, the file.
+    for (const same of [etag, `"0123abcd", ${etag}`, `W/${etag}`, '*']) {
+      const cached = await raw(ipa.url, { 'if-none-match': same });
+      expect(cached.res.status, same).toBe(304);
+      expect(cached.res.headers.get('etag')).toBe(etag);
+      expect(cached.bytes.length).toBe(0);
+    }
+    expect((await raw(ipa.url, { 'if-none-match': '"0123abcd"' })).res.status).toBe(200);
+  });
+
   it('refuses a tampered URL and, after its lifetime, an expired one', async () => {
     const f = (await sb.call('GET', `/v1/runs/${done.id}/artifacts/screenshots`)).body.files[0];
     const tampered = await raw(f.url.replace(/signature=([0-9a-f])/, (_: string, c: string) => `signature=${c === '0' ? '1' : '0'}`));
