@@ -62,7 +62,8 @@ export class SseHub {
     const last = Number.parseInt(lastEventId ?? '0', 10);
     let lastSeq = Number.isFinite(last) ? last : 0;
     const events = this.service.eventsOf(runId);
-    if (lastEventId !== null && isTerminal(rec) && (events.at(-1)?.seq ?? 0) <= lastSeq) return void res.writeHead(204).end();
+    const over = lastEventId !== null && isTerminal(rec) && (events.at(-1)?.seq ?? 0) <= lastSeq;
+    if (over) return void res.writeHead(204).end();
     const stream = this.writer.open(req, res);
     let chunk = '';
     let left = cutAfter;

@@ -8,6 +8,13 @@ import { every, type Clock } from '../clock.js';
 export const STREAM_BACKLOG_BYTES = 1024 * 1024;
 
 const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
+// No Connection header: Node's own choice honours a client's `Connection: close`. (X-Accel-Buffering: no, or
+// a proxy such as nginx holds the events back.)
+const HEAD = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-cache',
+  'X-Accel-Buffering': 'no',
+};
 
 /** One open event stream. Every write goes through the bound. */
 export class SseStream {
@@ -68,7 +75,7 @@ export class SseWriter {
   /** Answers with an event stream's head and `retry: 2000`. Keep-alive as the request allows: Node answers
    * `Connection: close` (and closes after the end) when the client asked for it. */
   open(req: IncomingMessage, res: ServerResponse): SseStream {
-    res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
+    res.writeHead(200, HEAD);
     res.flushHeaders();
     req.socket.setNoDelay(true);
     const stream = new SseStream(res, this.maxBacklog);

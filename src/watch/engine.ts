@@ -139,7 +139,8 @@ async function* poll(api: Api, runId: string, opts: { pollIntervalMs: number; si
 /** The terminal event of an ended run, made from its state. */
 function terminalEvent(api: Api, run: Run, id: string): Event {
   const data: Record<string, unknown> = run.status === 'accepted' ? { app_id: run.app_id } : { stage: run.stage };
-  return { id, type: TERMINAL_BY_STATUS[run.status]!, created_at: run.updated_at ?? new Date(api.http.clock.now()).toISOString(), run_id: run.id, data };
+  const created_at = run.updated_at ?? new Date(api.http.clock.now()).toISOString();
+  return { id, type: TERMINAL_BY_STATUS[run.status]!, created_at, run_id: run.id, data };
 }
 
 const endedOf = (run: Run, event: Event): WatchEvent => ({ kind: 'ended', status: run.status, event });

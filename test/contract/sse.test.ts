@@ -128,7 +128,9 @@ describe('every stream the sandbox writes (runs, the firehose, the journal) goes
       let peak = 0;
       let sent = 0;
       do {
-        await Promise.all(Array.from({ length: 16 }, () => fetch(`${small.url}${long}`, { headers: { authorization: `Bearer ${KEY}` } }).then((r) => r.arrayBuffer())));
+        const auth = { authorization: `Bearer ${KEY}` };
+        const one = () => fetch(`${small.url}${long}`, { headers: auth }).then((r) => r.arrayBuffer());
+        await Promise.all(Array.from({ length: 16 }, one));
         sent += 16;
         peak = Math.max(peak, small.streams().buffered);
       } while (small.streams().open > 0 && sent < 3_000);
