@@ -67,15 +67,22 @@ export function bodyOf(text: string, format: SpecFormat): string {
   return lines.slice(i).join('\n');
 }
 
+function withoutJsonComments(text: string): string {
+  return text
+    .split('\n')
+    .filter((l) => !l.trimStart().startsWith(JSON_COMMENT))
+    .join('\n');
+}
+
 export type Parsed = { kind: 'empty' } | { kind: 'spec'; spec: Spec } | { kind: 'problem'; problem: Problem };
 
-/** Reads an edited document back. Comment lines go; an empty document means "cancel". */
+/**
+ * Reads an edited document back; an empty document means "cancel". YAML comments are the YAML library's to
+ * read: a `#` line inside a block scalar (`# Heading` in a description) is text, not a comment. JSON has no
+ * comments, so orc's `//` lines are dropped; a JSON string cannot span lines, so no such line is ever text.
+ */
 export async function parseDocument(text: string, format: SpecFormat): Promise<Parsed> {
-  const c = format === 'yaml' ? YAML_COMMENT : JSON_COMMENT;
-  const meaningful = text
-    .split('\n')
-    .filter((l) => !l.trimStart().startsWith(c))
-    .join('\n');
+  const meaningful = format === 'json' ? withoutJsonComments(text) : text;
   if (meaningful.trim() === '') return { kind: 'empty' };
   // Far past what the service takes: refused before parsing costs anything.
   if (Buffer.byteLength(meaningful) > 4 * MAX_BODY_BYTES) return { kind: 'problem', problem: { message: tooBig(Buffer.byteLength(meaningful)) } };
@@ -92,6 +99,7 @@ export async function parseDocument(text: string, format: SpecFormat): Promise<P
     const doc = parseYaml(meaningful, { uniqueKeys: true, prettyErrors: true });
     const err = doc.errors[0];
     if (err) return { kind: 'problem', problem: { message: `not valid YAML: ${err.message.split('\n')[0]}` } };
+    if (doc.contents === null) return { kind: 'empty' };
     try {
       // An alias bomb (aliases of aliases, a billion laughs) stops here, as a problem with the edit kept.
       value = doc.toJS({ maxAliasCount: 100 });

@@ -22,6 +22,16 @@ describe('the merge patch of an edit', () => {
     expect(dup.kind).toBe('problem');
     const json = await parseDocument('// c\n{ "$schema": "file:///x", "name": "A" }\n', 'json');
     expect(json).toEqual({ kind: 'spec', spec: { name: 'A' } });
+    expect(await parseDocument('# header\n#\n', 'yaml')).toEqual({ kind: 'empty' });
+  });
+
+  it('keeps a # line inside a block scalar: only comments go, and the YAML library says which lines are', async () => {
+    const text = '# orc header\n#\nname: A # a comment\ndescription: |\n  # Heading\n  Some text.\n  # Another\n# trailing\n';
+    const parsed = await parseDocument(text, 'yaml');
+    expect(parsed).toEqual({ kind: 'spec', spec: { name: 'A', description: '# Heading\nSome text.\n# Another\n' } });
+  });
+
+  it('checks what the service would refuse', () => {
     expect(checkSpec({ name: 'A', brand: { palette: ['red'] } })).toMatchObject({ field: 'brand.palette.0' });
     expect(checkSpec({ tagline: 'no name' })).toEqual({ field: 'name', message: 'required' });
     expect(checkSpec(JSON.parse('{"name":"A","__proto__":{"x":1}}'))).toMatchObject({ field: '__proto__' });
