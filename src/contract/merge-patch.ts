@@ -9,20 +9,26 @@ export function applyMergePatch(target: unknown, patch: unknown): unknown {
   const out: Record<string, unknown> = isObject(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete out[key];
-    else Object.defineProperty(out, key, { value: applyMergePatch(Object.hasOwn(out, key) ? out[key] : undefined, value), enumerable: true, writable: true, configurable: true });
+    else setOwn(out, key, applyMergePatch(Object.hasOwn(out, key) ? out[key] : undefined, value));
   }
   return out;
 }
 
-/** The smallest patch that turns `before` into `after` (a null in `after` cannot be said, and is dropped). */
+/** The smallest patch that turns `before` into `after` (a null in `after` cannot be said, and is dropped).
+ * Own keys only, as on the apply side: `toString` or `constructor` is a field like any other. */
 export function diffMergePatch(before: Record<string, unknown>, after: Record<string, unknown>): Record<string, unknown> {
   const patch: Record<string, unknown> = {};
-  for (const key of Object.keys(before)) if (!(key in after)) patch[key] = null;
+  for (const key of Object.keys(before)) if (!Object.hasOwn(after, key)) setOwn(patch, key, null);
   for (const [key, value] of Object.entries(after)) {
-    if (value === null || deepEqual(before[key], value)) continue;
-    patch[key] = isObject(before[key]) && isObject(value) ? diffMergePatch(before[key] as Record<string, unknown>, value) : value;
+    const was = Object.hasOwn(before, key) ? before[key] : undefined;
+    if (value === null || deepEqual(was, value)) continue;
+    setOwn(patch, key, isObject(was) && isObject(value) ? diffMergePatch(was, value) : value);
   }
   return patch;
+}
+
+function setOwn(o: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 function deepEqual(a: unknown, b: unknown): boolean {
@@ -30,7 +36,7 @@ function deepEqual(a: unknown, b: unknown): boolean {
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => deepEqual(v, b[i]));
   if (isObject(a) && isObject(b)) {
     const ka = Object.keys(a);
-    return ka.length === Object.keys(b).length && ka.every((k) => k in b && deepEqual(a[k], b[k]));
+    return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && deepEqual(a[k], b[k]));
   }
   return false;
 }

@@ -14,6 +14,15 @@ describe('the merge patch of an edit', () => {
     expect(specPatch(before, structuredClone(before))).toEqual({});
   });
 
+  it('diffs keys named like Object properties as the plain fields they are', () => {
+    const before = { name: 'A', toString: 'x', constructor: { a: 1 }, brand: { hasOwnProperty: 'h', voice: 'v' } };
+    const after = { name: 'A', brand: { voice: 'v' }, valueOf: { x: 1 } };
+    const patch = specPatch(before, after);
+    expect(patch).toEqual({ toString: null, constructor: null, brand: { hasOwnProperty: null }, valueOf: { x: 1 } });
+    expect(Object.keys(patch)).toEqual(['toString', 'constructor', 'brand', 'valueOf']);
+    expect(specPatch({ name: 'A' }, { name: 'A', constructor: { a: 1 }, isPrototypeOf: 'p' })).toEqual({ constructor: { a: 1 }, isPrototypeOf: 'p' });
+  });
+
   it('reads an edited document: comments ignored, empty means cancel, an emptied field goes, duplicates refused', async () => {
     expect(await parseDocument('# only comments\n\n', 'yaml')).toEqual({ kind: 'empty' });
     expect(await parseDocument('// only comments\n', 'json')).toEqual({ kind: 'empty' });
