@@ -45,18 +45,38 @@ export function fitColumns(text: string, width: number, mark = '…'): string {
   return `${out}${mark}${' '.repeat(Math.max(0, width - used - displayWidth(mark)))}`;
 }
 
-/** The first `width` columns of `line`, with `mark` (… or nothing) where it was cut; colour codes (SGR) are kept. */
+/**
+ * The length of the escape sequence at `i` (an ESC), 0 when it is not a whole one. ECMA-48's shapes: CSI
+ * (`ESC [` parameters, intermediates, one final byte: colours end in `m`, erasing in `K` or `J`), OSC and
+ * the other strings (`ESC ]` … BEL or `ESC \`), else ESC and one byte. Finding the next `m` instead took
+ * the text after `ESC [2K` for part of an escape.
+ */
+function escapeLength(line: string, i: number): number {
+  const kind = line[i + 1];
+  if (kind === undefined) return 0;
+  if (kind === '[') {
+    let j = i + 2;
+    while (j < line.length && /[\x30-\x3f]/.test(line[j]!)) j++;
+    while (j < line.length && /[\x20-\x2f]/.test(line[j]!)) j++;
+    return j < line.length && /[\x40-\x7e]/.test(line[j]!) ? j + 1 - i : 0;
+  }
+  if (kind === ']' || kind === 'P' || kind === '_' || kind === '^' || kind === 'X') {
+    const m = /\u0007|\u001b\\/.exec(line.slice(i + 2));
+    return m ? i + 2 + m.index + m[0].length - i : 0;
+  }
+  return 2;
+}
+
+/** The first `width` columns of `line`, with `mark` (… or nothing) where it was cut; escape sequences are kept. */
 export function clipVisible(line: string, width: number, mark = ''): string {
   let visible = 0;
   let out = '';
   for (let i = 0; i < line.length; ) {
-    if (line[i] === '\u001b') {
-      const end = line.indexOf('m', i);
-      if (end > 0) {
-        out += line.slice(i, end + 1);
-        i = end + 1;
-        continue;
-      }
+    const esc = line[i] === '\u001b' ? escapeLength(line, i) : 0;
+    if (esc > 0) {
+      out += line.slice(i, i + esc);
+      i += esc;
+      continue;
     }
     // A printable ASCII character not followed by anything it could combine with: one column, as it is.
     const c = line.charCodeAt(i);

@@ -121,6 +121,10 @@ describe('widths in terminal columns', () => {
     expect(cut).toBe('日本語…');
     expect(fitColumns('ab日本', 4)).toBe('ab… '); // the wide character does not fit beside the mark: a space pads the column
     expect(displayWidth(clipVisible('\u001b[31m日本語\u001b[0m', 5))).toBe(4);
+    // An escape that is not a colour ends at its own final byte, not at the next `m` of the text.
+    expect(clipVisible('\u001b[2Khello world, and more', 8)).toBe('\u001b[2Khello wo\u001b[0m');
+    expect(clipVisible('\u001b]0;title\u0007hello world', 5)).toBe('\u001b]0;title\u0007hello\u001b[0m');
+    expect(clipVisible('\u001b[1;31mred\u001b[0m text', 5, '…')).toBe('\u001b[1;31mred\u001b[0m t…\u001b[0m');
   });
 });
 
