@@ -12,6 +12,8 @@ import type { Answer, HttpClient } from './http.js';
 /** CONTRACT.md, limits on input: at most 1 MiB of one message. */
 export const MAX_SSE_MESSAGE_BYTES = 1024 * 1024;
 
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
 export interface SseMessage {
   /** The `id:` of this message, or null when it had none. */
   id: string | null;
@@ -35,6 +37,8 @@ export class SseParser {
   private data: string[] = [];
   private event = '';
   private id: string | null = null;
+  /** The stream's first bytes while they may still be a byte-order mark; null once it is known. */
+  private head: Buffer | null = Buffer.alloc(0);
 
   constructor(
     private readonly handlers: { message(m: SseMessage): void; comment?(text: string): void; retry?(ms: number): void },
@@ -42,6 +46,7 @@ export class SseParser {
   ) {}
 
   feed(chunk: Buffer): void {
+    if (this.head) chunk = this.withoutBom(chunk);
     // Line ends found by Buffer#indexOf (memchr), not byte by byte in JavaScript: a stream of small messages
     // is mostly line ends. A line whole in this chunk is decoded straight from it, without a copy.
     let start = 0;
@@ -66,6 +71,17 @@ export class SseParser {
       if (lf >= 0 && lf < start) lf = chunk.indexOf(0x0a, start);
     }
     if (start < chunk.length) this.take(chunk.subarray(start));
+  }
+
+  /** WHATWG: one leading U+FEFF is not part of the stream (else the first field name is `\uFEFFdata`). */
+  private withoutBom(chunk: Buffer): Buffer {
+    const head = Buffer.concat([this.head!, chunk]);
+    if (head.length < BOM.length && BOM.subarray(0, head.length).equals(head)) {
+      this.head = head;
+      return Buffer.alloc(0);
+    }
+    this.head = null;
+    return head.subarray(0, BOM.length).equals(BOM) ? head.subarray(BOM.length) : head;
   }
 
   private take(bytes: Buffer): void {

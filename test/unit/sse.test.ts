@@ -29,6 +29,18 @@ describe('the parser', () => {
     expect(parse(['data: é😀\n\n'])).toEqual([{ id: null, event: 'message', data: 'é😀' }]);
   });
 
+  it('strips one leading byte-order mark, even split across reads, and only one', () => {
+    const first = { id: '1', event: 'message', data: 'x' };
+    expect(parse(['\ufeffid: 1\ndata: x\n\n'])).toEqual([first]);
+    const bom = Buffer.from('\ufeff');
+    const got: SseMessage[] = [];
+    const p = new SseParser({ message: (m) => got.push(m) });
+    for (const b of [bom.subarray(0, 1), bom.subarray(1, 2), Buffer.concat([bom.subarray(2), Buffer.from('id: 1\ndata: x\n\n')])]) p.feed(b);
+    expect(got).toEqual([first]);
+    // A second mark is the name of a field orc does not know, so that message has no data.
+    expect(parse(['\ufeff\ufeffdata: x\n\ndata: y\n\n'])).toEqual([{ id: null, event: 'message', data: 'y' }]);
+  });
+
   it('refuses a message over 1 MiB, counted in bytes, before holding it all', () => {
     const p = new SseParser({ message: () => {} });
     p.feed(Buffer.from('data: '));
