@@ -9,7 +9,7 @@ import { GLOBAL_FLAGS } from './globals.js';
 import type { CommandSpec, FlagSpec } from './spec.js';
 import { EXIT, UsageError } from '../errors.js';
 import { VERSION } from '../version.js';
-import { didYouMean } from '../suggest.js';
+import { closest, didYouMean } from '../suggest.js';
 import { report } from './report.js';
 import { execute, failed, wantsJson, type RunOptions } from './execute.js';
 
@@ -125,7 +125,9 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
       if (err.exitCode === 0) return EXIT.ok;
       // commander.unknownOption → unknown_option
       const code = err.code.replace(/^commander\./, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-      return report(Object.assign(new UsageError(parseError ?? err.message.replace(/^error: /, '')), { code }), json, stderr, EXIT.usage);
+      let message: string = parseError ?? err.message.replace(/^error: /, '');
+      if (err.code === 'commander.unknownOption') message += flagSuggestion(walk(program, argv, GLOBAL_FLAGS).at, message);
+      return report(Object.assign(new UsageError(message), { code }), json, stderr, EXIT.usage);
     }
     return failed(err, json, stderr);
   }
@@ -133,23 +135,38 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
 
 /** The first word that names no command where one is expected, as a usage error naming the nearest. */
 function unknownCommand(program: Command, argv: string[], globals: Record<string, FlagSpec>): UsageError | null {
+  const { at, unknown: word } = walk(program, argv, globals);
+  if (word === undefined) return null;
+  const names = at.commands.map((c) => c.name());
+  const where = at === program ? 'orc' : `orc ${pathOf(at)}`;
+  return Object.assign(new UsageError(`unknown command ${JSON.stringify(word)} for \`${where}\`${didYouMean(word, names)}`, `The commands: ${names.join(', ')}.`), { code: 'unknown_command' });
+}
+
+/** The command the words of argv lead to, and the first word that names none where one is expected. */
+function walk(program: Command, argv: string[], globals: Record<string, FlagSpec>): { at: Command; unknown?: string } {
   const takesValue = valueFlags(globals);
   let at = program;
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i]!;
-    if (word === '--') return null;
+    if (word === '--') break;
     if (takesValue.has(word)) i++;
     if (word.startsWith('-')) continue;
-    if (at.commands.length === 0) return null; // the rest are arguments
+    if (at.commands.length === 0) break; // the rest are arguments
     const next = at.commands.find((c) => c.name() === word || c.aliases().includes(word));
-    if (!next) {
-      const names = at.commands.map((c) => c.name());
-      const where = at === program ? 'orc' : `orc ${pathOf(at)}`;
-      return Object.assign(new UsageError(`unknown command ${JSON.stringify(word)} for \`${where}\`${didYouMean(word, names)}`, `The commands: ${names.join(', ')}.`), { code: 'unknown_command' });
-    }
+    if (!next) return { at, unknown: word };
     at = next;
   }
-  return null;
+  return { at };
+}
+
+/** "; did you mean --status?" for commander's "unknown option '--stauts'": the nearest flag the command or its parents take. */
+function flagSuggestion(at: Command, message: string): string {
+  const typed = /'(--?[^'=]+)/.exec(message)?.[1];
+  if (!typed) return '';
+  const flags: string[] = [];
+  for (let c: Command | null = at; c; c = c.parent) for (const o of c.options) if (!o.hidden && o.long) flags.push(o.long.slice(2));
+  const near = closest(typed.replace(/^--?/, ''), flags);
+  return near ? `; did you mean --${near}?` : '';
 }
 
 function pathOf(c: Command): string {
