@@ -58,7 +58,8 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
     .exitOverride()
     .configureOutput({
       writeOut: (s) => void stdout.write(s),
-      writeErr: (s) => void stderr.write(s),
+      // Under --json stderr carries only the JSON: a group's help written for a missing verb is left out.
+      writeErr: (s) => void (json || stderr.write(s)),
       // Parse errors are told by the catch below, as every failure is (text or JSON).
       outputError: (str) => {
         parseError = str.replace(/^error: /, '').trim();
@@ -123,6 +124,8 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
     if (err instanceof CommanderError) {
       // --help and --version end here with 0; every parse error is a usage error.
       if (err.exitCode === 0) return EXIT.ok;
+      // A group without its verb (`orc run`): commander has shown its help on stderr; that is the whole message.
+      if (err.code === 'commander.help') return json ? report(missingVerb(walk(program, argv, GLOBAL_FLAGS).at), json, stderr, EXIT.usage) : EXIT.usage;
       // commander.unknownOption → unknown_option
       const code = err.code.replace(/^commander\./, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
       let message: string = parseError ?? err.message.replace(/^error: /, '');
@@ -140,6 +143,13 @@ function unknownCommand(program: Command, argv: string[], globals: Record<string
   const names = at.commands.map((c) => c.name());
   const where = at === program ? 'orc' : `orc ${pathOf(at)}`;
   return Object.assign(new UsageError(`unknown command ${JSON.stringify(word)} for \`${where}\`${didYouMean(word, names)}`, `The commands: ${names.join(', ')}.`), { code: 'unknown_command' });
+}
+
+/** `orc run` needs one of its commands: said as data under --json, where its help is not shown. */
+function missingVerb(at: Command): UsageError {
+  const names = at.commands.map((c) => c.name());
+  const where = at.parent ? `orc ${pathOf(at)}` : 'orc';
+  return Object.assign(new UsageError(`\`${where}\` needs a command: ${names.join(', ')}`, `See \`${where} --help\`.`), { code: 'missing_command' });
 }
 
 /** The command the words of argv lead to, and the first word that names none where one is expected. */

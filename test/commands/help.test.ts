@@ -40,6 +40,34 @@ describe('orc help', () => {
     expect(sandbox.stdout).toContain('#lowscore');
   });
 
+  it('a group without its verb shows its help on stderr and exits 2, with no stray line; asked for, help is exit 0', async () => {
+    for (const argv of [[], ['run'], ['gate'], ['sandbox', 'fault']]) {
+      const r = await runOrc(argv);
+      expect(r.exitCode, argv.join(' ')).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain(`Usage: orc ${argv.map((w) => `${w} `).join('')}[options] [command]`);
+      expect(r.stderr).not.toContain('outputHelp');
+      expect(r.stderr).not.toMatch(/^orc:/m);
+    }
+    for (const argv of [['--help'], ['run', '--help'], ['help', 'gate']]) {
+      const r = await runOrc(argv);
+      expect(r.exitCode, argv.join(' ')).toBe(0);
+      expect(r.stdout).toContain('Usage: orc');
+      expect(r.stderr).toBe('');
+    }
+  });
+
+  it('under --json a group without its verb is one JSON error on stderr naming the commands it takes', async () => {
+    const r = await runOrc(['gate', '--json']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).toBe('');
+    const error = JSON.parse(r.stderr).error;
+    expect(error).toMatchObject({ type: 'usage_error', code: 'missing_command', exit_code: 2 });
+    expect(error.message).toBe('`orc gate` needs a command: list, approve, reject');
+    const bare = JSON.parse((await runOrc(['--json'])).stderr).error;
+    expect(bare.message).toMatch(/^`orc` needs a command: run, /);
+  });
+
   it('names every environment variable orc reads', () => {
     const read = new Set<string>();
     for (const file of [...sourceFiles(join(ROOT, 'src')), join(ROOT, 'bin/orc.js')]) {
