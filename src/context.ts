@@ -7,7 +7,7 @@ import { sleep, systemClock, type Clock } from './clock.js';
 import type { GlobalFlagValues } from './cli/spec.js';
 import { configDir } from './config/paths.js';
 import { resolveTarget, type Target } from './config/target.js';
-import { IO, type Streams } from './ui/io.js';
+import { IO, escapeControls, type Streams } from './ui/io.js';
 import type { Prompter } from './ui/prompt.js';
 import { VERSION } from './version.js';
 
@@ -96,7 +96,8 @@ export function createContext(flags: GlobalFlags, streams: Streams = process, en
     api() {
       api ??= (async () => {
         const t = await ctx.target();
-        if (t.mode === 'live') io.info(`${(await import('./ui/style.js').then((m) => m.loadStyle(io))).alarm('LIVE')} · profile ${t.profile} · ${t.baseUrl}`);
+        const where = ` · profile ${t.profile} · ${t.baseUrl}`;
+        if (t.mode === 'live') tell(io, flags, 'notice', `LIVE${where}`, `${(await import('./ui/style.js').then((m) => m.loadStyle(io))).alarm('LIVE')}${where}`);
         return createApi({
           baseUrl: t.baseUrl,
           apiKey: t.key,
@@ -105,8 +106,8 @@ export function createContext(flags: GlobalFlags, streams: Streams = process, en
           env,
           ...(t.caFile ? { caFile: t.caFile } : {}),
           deadlineMs: Math.round((flags.timeout ?? 120) * 1000),
-          notice: (line) => io.info(`orc: ${line}`),
-          ...(flags.debug ? { debug: (line: string) => io.debug(line) } : {}),
+          notice: (line) => tell(io, flags, 'notice', line, `orc: ${line}`),
+          ...(flags.debug ? { debug: (line: string) => tell(io, flags, 'debug', line) } : {}),
           ...(t.autoStartSandbox ? { onConnectionRefused: () => startLocalSandbox(ctx) } : {}),
         });
       })();
@@ -118,6 +119,17 @@ export function createContext(flags: GlobalFlags, streams: Streams = process, en
     },
   };
   return ctx;
+}
+
+/**
+ * A notice (a retry, the live banner) or a --debug line, on stderr. Under --json every line of stderr is one
+ * JSON object, `{"notice":{"message"}}` or `{"debug":{"message"}}`, and a failure the last, `{"error":…}`:
+ * a script reads stderr as JSON lines, never a line of prose before its error.
+ */
+function tell(io: IO, flags: GlobalFlags, kind: 'notice' | 'debug', line: string, shown = line): void {
+  if (flags.json) io.streams.stderr.write(`${escapeControls(JSON.stringify({ [kind]: { message: line } }))}\n`);
+  else if (kind === 'debug') io.debug(shown);
+  else io.info(shown);
 }
 
 /** Whether the sandbox at `url` answers before `ms` have passed, asked every 100 ms. */

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../helpers/clock.js';
 import { runOrc } from '../helpers/run.js';
 import { quickClock, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { handServer, json } from '../helpers/server.js';
 
 let sb: TestSandbox;
 beforeAll(async () => {
@@ -64,5 +65,22 @@ describe('messages', () => {
     expect(r.stderr.match(/reconnecting in/g)).toHaveLength(8);
     expect(r.stderr).toContain('(9 attempts in a row)');
     expect(r.stderr).toContain('orc watch run_gone');
+  });
+  it('under --json every line of stderr is JSON: retries are notices, the failure the one error, last', async () => {
+    const server = await handServer((_req, res) => json(res, 500, { error: { type: 'api_error', code: 'internal_error', message: 'boom' } }));
+    try {
+      const env = { env: { ORC_BASE_URL: server.url }, clock: new FakeClock({ autoMs: 10_000 }) };
+      const r = await runOrc(['run', 'list', '--json'], env);
+      expect(r.exitCode).toBe(1);
+      expect(r.stdout).toBe('');
+      const lines = r.stderr.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, { message: string }>);
+      expect(lines.length).toBeGreaterThan(1);
+      expect(lines.slice(0, -1).every((l) => Object.keys(l).join() === 'notice' && /^500 internal_error; retrying in /.test(l.notice!.message))).toBe(true);
+      expect(lines.at(-1)!.error).toMatchObject({ code: 'internal_error', exit_code: 1 });
+      const debug = await runOrc(['run', 'list', '--jq', '.', '--debug'], env);
+      expect(debug.stderr.trimEnd().split('\n').map((l) => Object.keys(JSON.parse(l))[0])).toContain('debug');
+    } finally {
+      await server.close();
+    }
   });
 });
