@@ -32,6 +32,13 @@ describe('orc api', () => {
     // An absolute URL of the service itself is fine.
     const absolute = await orc(['api', 'GET', `${env.proxy.url}/v1/runs/${run.id}`]);
     expect(absolute.exitCode).toBe(0);
+    // The method left out, as `gh api` is typed: a GET of the path (or URL) given first.
+    for (const path of [`/v1/runs/${run.id}`, `${env.proxy.url}/v1/runs/${run.id}`]) {
+      const bare = await orc(['api', path]);
+      expect(bare.exitCode, bare.stderr).toBe(0);
+      expect(JSON.parse(bare.stdout)).toEqual(JSON.parse(raw));
+      expect(env.proxy.seen.at(-1)!.method).toBe('GET');
+    }
   });
 
   it('builds a JSON body from -f (dotted keys nest, values typed), with one Idempotency-Key kept across a retry', async () => {

@@ -1,4 +1,4 @@
-// `orc api <METHOD> <path|url>`: any request to the service with the profile's key, retries and limits,
+// `orc api [METHOD] <path|url>` (GET when the method is left out): any request to the service with the profile's key, retries and limits,
 // through the one request path, the way `gh api` works.
 import { arg, command, flag, handled } from '../../cli/spec.js';
 
@@ -18,7 +18,7 @@ export const api = command({
     openapi: flag.bool('print the OpenAPI 3.1 document of the service (made from the contract orc speaks; nothing is sent)'),
   },
   examples: [
-    'orc api GET /v1/runs',
+    'orc api /v1/runs',
     'orc api GET /v1/runs --paginate | jq length',
     'orc api POST /v1/runs -f mode=idea -f idea.pitch="A habit tracker" -f idea.audience=runners -f idea.monetization=freemium',
     'orc api PATCH /v1/runs/run_8fJ2kQ/spec --data \'{"tagline":"Run every day"}\'',

@@ -14,8 +14,10 @@ import { METHODS, type api as spec } from './command.js';
 const OWN_HEADERS = new Set(['authorization', 'host', 'content-length', 'transfer-encoding', 'connection']);
 const QUERY_METHODS = new Set(['GET', 'HEAD', 'DELETE']);
 
-export default async function request(ctx: Context, [methodRaw, pathRaw]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
+export default async function request(ctx: Context, args: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
   const io = ctx.io;
+  // `orc api /v1/runs`, as `gh api` is typed: a first word that is a path (no method holds a /) is a GET of it.
+  const [methodRaw, pathRaw] = args[1] === undefined && args[0]?.includes('/') ? ['GET', args[0]] : args;
   if (flags.openapi) {
     if (methodRaw !== undefined) throw new UsageError('--openapi prints the document and sends nothing: it takes no method or path');
     const { openApiDocument } = await import('../../contract/openapi.js');
