@@ -19,6 +19,8 @@ const cases: Case[] = [
   [['run', 'create', '--monetization', 'gold', '--pitch', 'p', '--audience', 'a'], true, 2, '--monetization must be one of free, paid'],
   [['run', 'list', '--limit', '0'], false, 2, '--limit must be a whole number from 1 up'],
   [['run', 'list', '--limit', 'ten'], true, 2, '--limit must be a whole number'],
+  [['run', 'list', '--all', '--limit', '5'], false, 2, '--all and --limit do not go together'],
+  [['run', 'list', '--limit=5', '--all', '--json'], false, 2, '"field":"--limit"'],
   [['run', 'list', '--status', 'paused'], false, 2, '--status must be one of running, awaiting_approval'],
   [['run', 'get'], false, 2, "missing required argument 'run'"],
   [['run', 'get', ''], false, 2, '<run>: the id "" must not be empty'],

@@ -7,6 +7,7 @@ import { sleep } from '../../clock.js';
 import { EXIT, UsageError } from '../../errors.js';
 import type { FlagsOf } from '../../cli/spec.js';
 import type { list as spec } from './command.js';
+import { listLimit } from '../list-flags.js';
 
 /** How often `run list --watch` reads the list again. */
 const REDRAW_MS = 2_000;
@@ -20,11 +21,12 @@ export default async function list(ctx: Context, _args: [], flags: FlagsOf<typeo
     { header: 'GATE', cell: (r) => orDash(r.gate_pending) },
     { header: 'CREATED', flexible: true, cell: (r, tty) => (tty ? relativeTime(r.created_at, ctx.clock.now()) : r.created_at) },
   ];
-  const items = () => api.runs.listAll({ status: flags.status, limit: pageSize(flags.limit, flags.all) });
-  if (flags.watch) return watchList(ctx, flags, items, columns);
+  const max = listLimit(flags);
+  const items = () => api.runs.listAll({ status: flags.status, limit: pageSize(max, flags.all) });
+  if (flags.watch) return watchList(ctx, max, items, columns);
   await printList<Run>(ctx.io, {
     items: items(),
-    limit: flags.limit,
+    limit: max,
     all: flags.all,
     empty: flags.status ? `No runs with status ${flags.status}.` : 'No runs yet. Create one with `orc run create`.',
     columns,
@@ -33,13 +35,12 @@ export default async function list(ctx: Context, _args: [], flags: FlagsOf<typeo
 }
 
 /** The list, drawn again every two seconds in place until Ctrl-C; the last drawing stays on screen. */
-async function watchList(ctx: Context, flags: FlagsOf<typeof spec>, items: () => AsyncIterable<Run>, columns: ListColumn<Run>[]): Promise<number> {
+async function watchList(ctx: Context, max: number, items: () => AsyncIterable<Run>, columns: ListColumn<Run>[]): Promise<number> {
   const io = ctx.io;
   if (io.json || !io.interactiveOutput || io.accessible)
     throw new UsageError('--watch redraws the list at a terminal', 'For a script or a screen reader: `orc watch --all` (a line per change; --json for NDJSON).');
   const { LiveRegion } = await import('../../ui/live-region.js');
   const region = new LiveRegion(io.streams.stdout, () => io.columns);
-  const max = flags.all ? Infinity : flags.limit;
   try {
     while (!ctx.signal.aborted) {
       const runs: Run[] = [];
