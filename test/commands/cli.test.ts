@@ -1,6 +1,6 @@
 // How orc reads a command line, before anything is sent: one table of cases, with a column for whether a
 // terminal is there (as gh's tests do: what a person may be asked, a script must be told).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { allCommands } from '../../src/commands/index.js';
 import { NOUNS } from '../../src/commands/index.js';
 import { runOrc } from '../helpers/run.js';
@@ -87,5 +87,40 @@ describe('help and version', () => {
     expect(JSON.parse(r.stdout)).toEqual({ version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
     const specs = await allCommands();
     expect(NOUNS.map((n) => [n.name, n.summary])).toEqual(specs.map((s) => [s.name, s.summary]));
+  });
+});
+
+describe('--jq within bounds', () => {
+  const viaJq = (expression: string) => runOrc(['api', '/v1/anything', '--jq', expression], { env: { ORC_BASE_URL: server.url } });
+
+  it('stops an endless output (repeat) and says so in one line, exit 2, nothing printed', async () => {
+    const r = await viaJq('repeat(1)');
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).toBe('');
+    // --jq implies --json: the failure is the one JSON line on stderr.
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(JSON.parse(r.stderr).error).toMatchObject({ type: 'usage_error', field: '--jq', exit_code: 2, message: '--jq: the output passed 1,000,000 values or 64 MiB; jq was stopped and nothing was printed' });
+  }, 120_000);
+
+  it('says jq ran out of memory for [range(1e9)], with no bare Aborted() from its runtime', async () => {
+    const stray = vi.spyOn(console, 'error');
+    try {
+      const r = await viaJq('[range(1e9)]');
+      expect(r.exitCode).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(JSON.parse(r.stderr).error.message).toMatch(/^--jq: jq ran out of memory \(it has 256 MiB\); nothing was printed/);
+      expect(stray).not.toHaveBeenCalled();
+    } finally {
+      stray.mockRestore();
+    }
+  }, 120_000);
+
+  it('leaves ordinary expressions as they were, a trailing comment and definitions too', async () => {
+    expect((await viaJq('{a: 1, b: "x"} | .b # the b')).stdout.trimEnd()).toBe('x');
+    expect((await viaJq('def two: 2; [1, two] | .[]')).stdout.trimEnd()).toBe('1\n2');
+    expect(JSON.parse((await viaJq('.a) | (.b')).stderr).error.message).toMatch(/^--jq: syntax error/);
+    expect(JSON.parse((await viaJq('.id |')).stderr).error.message).toBe('--jq: syntax error, unexpected end of the expression');
+    expect((await viaJq('error("mine")')).stderr).toContain('--jq: mine');
   });
 });
