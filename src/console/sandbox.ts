@@ -3,7 +3,7 @@
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { EVENT_KINDS, GATE_NAMES } from '../contract/events.js';
-import type { Fault, JournalEntry } from '../contract/sandbox-control.js';
+import { faultEffects, type Fault, type JournalEntry } from '../contract/sandbox-control.js';
 import { api, stream } from './api.js';
 import { clean, when } from './text.js';
 import { Confirm, ErrorNote, Link, announce } from './ui.js';
@@ -169,7 +169,7 @@ function Faults() {
           <thead><tr><th scope="col">Fault</th><th scope="col">Takes</th><th scope="col">Does</th><th scope="col">Applied</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
           <tbody>${faults.map(
             (f) => html`<tr key=${f.id}><th scope="row">${clean(f.id)}</th><td>${clean(f.route ?? `webhook ${f.webhook}`)}</td>
-              <td>${[f.status ? `status ${f.status}` : '', f.latency_ms ? `latency ${f.latency_ms} ms` : '', f.reset ? 'reset' : '', f.cut_after ? `cut after ${f.cut_after}` : '', f.times ? `${f.times} times` : '', f.probability !== undefined ? `p ${f.probability}` : ''].filter(Boolean).map(clean).join(', ')}</td>
+              <td>${faultEffects(f).map(clean).join(', ')}</td>
               <td>${f.applied}</td><td><button type="button" onClick=${() => void remove(f.id)}>Remove<span class="visually-hidden"> ${clean(f.id)}</span></button></td></tr>`,
           )}</tbody>
         </table>

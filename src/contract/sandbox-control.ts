@@ -30,6 +30,18 @@ export interface Fault extends FaultSpec {
   applied: number;
 }
 
+/** What a fault does, in words, for `orc sandbox fault list` and the console alike: `status 500`, `1 time`. */
+export function faultEffects(f: FaultSpec): string[] {
+  return [
+    f.status ? `status ${f.status}` : '',
+    f.latency_ms ? `latency ${f.latency_ms} ms` : '',
+    f.reset ? 'reset' : '',
+    f.cut_after ? `cut after ${f.cut_after}` : '',
+    f.times ? `${f.times} ${f.times === 1 ? 'time' : 'times'}` : '',
+    f.probability !== undefined ? `p ${f.probability}` : '',
+  ].filter(Boolean);
+}
+
 /** A request the sandbox answered, or a webhook delivery attempt it made. */
 export type JournalEntry =
   | { seq: number; at: string; type: 'request'; method: string; path: string; status: number; ms: number; request_id: string; idempotency_key: string | null; fault: string | null }

@@ -152,3 +152,9 @@ it('the bundled string-width, its tables made when first called (scripts/bundle-
   const { default: stringWidth } = await import('string-width');
   for (const s of ['plain', '日本語アプリ', 'Run 🏃🏽 club', 'e\u0301', '👨‍👩‍👧', '\u001b[31mred\u001b[0m', '', '1\u20e3', '한국어']) expect(bundled.stringWidth(s), JSON.stringify(s)).toBe(stringWidth(s));
 });
+
+it('a fault says "1 time", not "1 times" (orc sandbox fault list and the console share the words)', async () => {
+  const { faultEffects } = await import('../../src/contract/sandbox-control.js');
+  expect(faultEffects({ route: 'GET /v1/runs', status: 500, times: 1 })).toEqual(['status 500', '1 time']);
+  expect(faultEffects({ route: 'GET /v1/runs', latency_ms: 300, times: 3, probability: 0.5 })).toEqual(['latency 300 ms', '3 times', 'p 0.5']);
+});

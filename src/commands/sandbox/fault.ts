@@ -4,13 +4,12 @@ import type { Context } from '../../context.js';
 import { parseDuration } from '../../duration.js';
 import { UsageError } from '../../errors.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
-import type { Fault } from '../../contract/sandbox-control.js';
+import { faultEffects, type Fault } from '../../contract/sandbox-control.js';
 import { adminCall } from './admin-call.js';
 import type { faultAdd, faultRemove } from './command.js';
 
 const describe = (f: Fault) =>
-  [f.id, f.route ?? `webhook ${f.webhook}`, f.status ? `status ${f.status}` : '', f.latency_ms ? `latency ${f.latency_ms} ms` : '', f.reset ? 'reset' : '', f.cut_after ? `cut after ${f.cut_after}` : '', f.times ? `${f.times} times` : '', f.probability !== undefined ? `p ${f.probability}` : '', `applied ${f.applied}`]
-    .filter(Boolean)
+  [f.id, f.route ?? `webhook ${f.webhook}`, ...faultEffects(f), `applied ${f.applied}`]
     .map(sanitizeLine)
     .join('\t');
 
