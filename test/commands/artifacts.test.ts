@@ -86,6 +86,9 @@ describe('orc artifacts list', () => {
     expect(lines.map((l) => l[0])).toEqual([...ARTIFACT_KINDS]);
     const ipa = manifest.find((a) => a.kind === 'ipa');
     expect(lines.find((l) => l[0] === 'ipa')).toEqual(['ipa', 'ready', String(ipa.size), '1', ipa.sha256]);
+    // A JSON kind has no files (its content comes inline): a dash, not 0.
+    const metadata = manifest.find((a) => a.kind === 'metadata');
+    expect(lines.find((l) => l[0] === 'metadata')).toEqual(['metadata', 'ready', String(metadata.size), '—', metadata.sha256]);
     const tty = await orc(['artifacts', 'list', done], { tty: true });
     expect(tty.stdout).toMatch(/KIND\s+STATUS\s+SIZE\s+FILES\s+SHA256/);
     expect(tty.stdout).toContain(ipa.sha256.slice(0, 12));

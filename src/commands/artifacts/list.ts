@@ -1,4 +1,5 @@
 // `orc artifacts list <run>`: one line per kind.
+import { JSON_ARTIFACT_KINDS } from '../../contract/events.js';
 import type { ArtifactEntry } from '../../contract/schemas.js';
 import type { Context } from '../../context.js';
 import { formatBytes } from '../../ui/format.js';
@@ -15,7 +16,8 @@ export default async function list(ctx: Context, [runId]: ArgsOf<typeof spec>): 
       { header: 'KIND', cell: (a) => a.kind },
       { header: 'STATUS', cell: (a) => a.status, status: true },
       { header: 'SIZE', cell: (a, tty) => (a.size === null ? '—' : tty ? formatBytes(a.size) : String(a.size)) },
-      { header: 'FILES', cell: (a) => String(a.files) },
+      // A JSON kind is its content, fetched inline: it has no files to count, not zero of them.
+      { header: 'FILES', cell: (a) => (JSON_ARTIFACT_KINDS.has(a.kind) && a.files === 0 ? '—' : String(a.files)) },
       { header: 'SHA256', cell: (a, tty) => (a.sha256 === null ? '—' : tty ? a.sha256.slice(0, 12) : a.sha256) },
     ],
   });
