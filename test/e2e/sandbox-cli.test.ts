@@ -137,7 +137,15 @@ describe('orc sandbox start', () => {
     expect(r.exitCode).toBe(0);
     expect(r.stdout.trim()).toBe(`listening on ${url}`); // stdout carries only the data line
     expect(r.stderr).toContain('SIGTERM');
+    expect(r.stderr).toContain(' · stage 100 ms · ');
     expect(existsSync(join(configDir, 'sandbox.json'))).toBe(false);
+  });
+
+  it('says how long a stage takes as a duration: --stage-ms 3h is "stage 3 h", not in milliseconds', async () => {
+    const { proc } = await startSandboxProcess(['--port', '0', '--memory', '--stage-ms', '3h']);
+    proc.kill('SIGTERM');
+    const r = await proc;
+    expect(r.stderr).toContain(' · stage 3 h · ');
   });
 
   it('under --json prints one JSON line with its address instead', async () => {

@@ -6,6 +6,7 @@ import { isTestKey, liveSandbox, logPath, readState, removeState, sandboxKey, wr
 import { isLoopbackHost, redactKey } from '../../contract/keys.js';
 import type { Context } from '../../context.js';
 import { EnvironmentError, UsageError } from '../../errors.js';
+import { formatDuration } from '../../duration.js';
 import { processStartTime } from '../../pid.js';
 import { KNOB_NAMES } from '../../contract/sandbox-knobs.js';
 import type { SandboxOptions } from '../../sandbox/server.js';
@@ -84,7 +85,7 @@ export default async function start(ctx: Context, _args: [], flags: StartFlags):
   if (ctx.io.json) ctx.io.streams.stdout.write(ctx.io.jsonLine({ listening: true, url: sandbox.url, pid: process.pid, data: opts.dataPath, ...(tls ? { ca_file: tls.caFile } : {}) }));
   else ctx.io.out(`listening on ${sandbox.url}`);
   // The key is shown redacted here and in the log: the log is a file others may be shown.
-  ctx.io.info(`test key ${redactKey(opts.apiKey)} · ${opts.dataDir ? `data in ${opts.dataPath}` : 'in memory'} · stage ${opts.stageMs} ms · Ctrl-C to stop`);
+  ctx.io.info(`test key ${redactKey(opts.apiKey)} · ${opts.dataDir ? `data in ${opts.dataPath}` : 'in memory'} · stage ${stageWords(opts.stageMs)} · Ctrl-C to stop`);
   if (tls) ctx.io.info(`${trustLine(tls.caFile)}${opts.liveKey ? ' · standing in for the live service: the live key in ORC_SANDBOX_LIVE_KEY is accepted too' : ''}`);
   ctx.io.info(`web console: ${sandbox.consoleLink()} (works once; \`orc sandbox console\` gives another)`);
   process.send?.({ type: 'listening', url: sandbox.url });
@@ -210,4 +211,9 @@ export async function steering(mode: string, importFile: string | undefined, rea
   // A steered clock starts no earlier than the snapshot was taken, so the imported timestamps never lie ahead.
   const start = Math.max(real.now(), Date.parse(String((importSnapshot as { exported_at?: unknown } | undefined)?.exported_at ?? '')) || 0);
   return { clock: mode === 'manual' ? new ManualClock(start) : real, ioClock: real, ...(importSnapshot ? { importSnapshot } : {}) };
+}
+
+/** A stage's length as a person reads it: `300 ms` for the quick ones tests use, else `4 s`, `3 h`. */
+function stageWords(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : formatDuration(ms);
 }
