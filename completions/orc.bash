@@ -15,7 +15,7 @@ _orc() {
     case "$w" in -*) continue ;; esac
     case "${COMP_WORDS[i-1]}" in --jq|--profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--max-wait|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--stage|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--field|--tools|--ca-file|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--clock|--import|--by|--to|--run|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
     cand="${path:+$path }$w"
-    case "$cand" in 'run'|'run create'|'run get'|'run list'|'run cancel'|'watch'|'gate'|'gate list'|'gate approve'|'gate reject'|'spec'|'spec get'|'spec edit'|'logs'|'scorecard'|'artifacts'|'artifacts list'|'artifacts pull'|'webhook'|'webhook add'|'webhook list'|'webhook get'|'webhook remove'|'webhook deliveries'|'webhook redeliver'|'webhook verify'|'webhook listen'|'api'|'doctor'|'mcp'|'profile'|'profile add'|'profile list'|'profile use'|'profile show'|'profile remove'|'completion'|'sandbox'|'sandbox start'|'sandbox status'|'sandbox stop'|'sandbox clock'|'sandbox advance'|'sandbox trigger'|'sandbox fault'|'sandbox fault add'|'sandbox fault list'|'sandbox fault remove'|'sandbox fault clear'|'sandbox reset'|'sandbox export'|'sandbox exec'|'sandbox logs'|'sandbox console') path="$cand" ;; *) break ;; esac
+    case "$cand" in 'run'|'run create'|'run get'|'run list'|'run cancel'|'watch'|'gate'|'gate list'|'gate approve'|'gate reject'|'spec'|'spec get'|'spec edit'|'logs'|'scorecard'|'artifacts'|'artifacts list'|'artifacts pull'|'webhook'|'webhook add'|'webhook list'|'webhook get'|'webhook remove'|'webhook deliveries'|'webhook redeliver'|'webhook verify'|'webhook listen'|'api'|'doctor'|'mcp'|'profile'|'profile add'|'profile list'|'profile use'|'profile show'|'profile remove'|'completion'|'sandbox'|'sandbox start'|'sandbox status'|'sandbox stop'|'sandbox clock'|'sandbox advance'|'sandbox trigger'|'sandbox fault'|'sandbox fault add'|'sandbox fault list'|'sandbox fault remove'|'sandbox fault clear'|'sandbox reset'|'sandbox export'|'sandbox exec'|'sandbox logs'|'sandbox console'|'help') path="$cand" ;; *) break ;; esac
   done
   # The arguments after the command path, so far.
   for (( ; i < COMP_CWORD; i++)); do
@@ -107,6 +107,7 @@ _orc() {
     'sandbox exec|--profile') _orc_dynamic profiles; return ;;
     'sandbox logs|--profile') _orc_dynamic profiles; return ;;
     'sandbox console|--profile') _orc_dynamic profiles; return ;;
+    'help|--profile') _orc_dynamic profiles; return ;;
   esac
   if [[ "$cur" != -* ]]; then
     case "$path|$npos" in
@@ -169,6 +170,7 @@ _orc() {
       'sandbox exec|7') COMPREPLY=(); return ;;
       'sandbox exec|8') COMPREPLY=(); return ;;
       'sandbox exec|9') COMPREPLY=(); return ;;
+      'help|0') COMPREPLY=($(compgen -W 'exit-codes environment commands json watching artifacts webhooks profiles steering sandbox run watch gate spec logs scorecard webhook api doctor mcp profile completion' -- "$cur")); return ;;
     esac
   fi
   case "$prev" in
@@ -237,7 +239,7 @@ _orc() {
   esac
   local subs flags
   case "$path" in
-    "") subs='run watch gate spec logs scorecard artifacts webhook api doctor mcp profile completion sandbox'; flags='--version -V --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
+    "") subs='run watch gate spec logs scorecard artifacts webhook api doctor mcp profile completion sandbox help'; flags='--version -V --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'run') subs='create get list cancel'; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'run create') subs=''; flags='--mode --pitch --audience --monetization --source --idempotency-key --watch --on-gate --approve --until-gate --no-bell --max-wait --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'run get') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
@@ -292,6 +294,7 @@ _orc() {
     'sandbox exec') subs=''; flags='--stage-ms --retry-base-ms --rate-limit --seed --ipa-mib --clock --import --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'sandbox logs') subs=''; flags='--follow -f --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'sandbox console') subs=''; flags='--no-open --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
+    'help') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
   esac
   if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$flags" -- "$cur")); else COMPREPLY=($(compgen -W "$subs" -- "$cur")); fi
 }

@@ -22,7 +22,7 @@ function __orc_walk
         end
         if test $inpath = 1
             set -l cand (string join " " $path $t)
-            if contains -- "$cand" 'run' 'run create' 'run get' 'run list' 'run cancel' 'watch' 'gate' 'gate list' 'gate approve' 'gate reject' 'spec' 'spec get' 'spec edit' 'logs' 'scorecard' 'artifacts' 'artifacts list' 'artifacts pull' 'webhook' 'webhook add' 'webhook list' 'webhook get' 'webhook remove' 'webhook deliveries' 'webhook redeliver' 'webhook verify' 'webhook listen' 'api' 'doctor' 'mcp' 'profile' 'profile add' 'profile list' 'profile use' 'profile show' 'profile remove' 'completion' 'sandbox' 'sandbox start' 'sandbox status' 'sandbox stop' 'sandbox clock' 'sandbox advance' 'sandbox trigger' 'sandbox fault' 'sandbox fault add' 'sandbox fault list' 'sandbox fault remove' 'sandbox fault clear' 'sandbox reset' 'sandbox export' 'sandbox exec' 'sandbox logs' 'sandbox console'
+            if contains -- "$cand" 'run' 'run create' 'run get' 'run list' 'run cancel' 'watch' 'gate' 'gate list' 'gate approve' 'gate reject' 'spec' 'spec get' 'spec edit' 'logs' 'scorecard' 'artifacts' 'artifacts list' 'artifacts pull' 'webhook' 'webhook add' 'webhook list' 'webhook get' 'webhook remove' 'webhook deliveries' 'webhook redeliver' 'webhook verify' 'webhook listen' 'api' 'doctor' 'mcp' 'profile' 'profile add' 'profile list' 'profile use' 'profile show' 'profile remove' 'completion' 'sandbox' 'sandbox start' 'sandbox status' 'sandbox stop' 'sandbox clock' 'sandbox advance' 'sandbox trigger' 'sandbox fault' 'sandbox fault add' 'sandbox fault list' 'sandbox fault remove' 'sandbox fault clear' 'sandbox reset' 'sandbox export' 'sandbox exec' 'sandbox logs' 'sandbox console' 'help'
                 set path $path $t
                 continue
             end
@@ -60,6 +60,7 @@ complete -c orc -n '__orc_at '\'''\''' -a 'mcp' -d 'Run a Model Context Protocol
 complete -c orc -n '__orc_at '\'''\''' -a 'profile' -d 'Manage profiles: a base URL with a test key and a live key'
 complete -c orc -n '__orc_at '\'''\''' -a 'completion' -d 'Print the shell completion script for bash, zsh or fish'
 complete -c orc -n '__orc_at '\'''\''' -a 'sandbox' -d 'Run the local emulator of the Run Orchestration Service'
+complete -c orc -n '__orc_at '\'''\''' -a 'help' -d 'help on a topic or a command'
 complete -c orc -n '__orc_at '\'''\''' -l version -s V -d 'print the version'
 complete -c orc -n '__orc_at '\'''\''' -l json -d 'print one JSON document on stdout (for scripts)'
 complete -c orc -n '__orc_at '\'''\''' -l jq -x -d 'filter the JSON through jq (implies --json); strings print raw, as jq -r does'
@@ -119,7 +120,7 @@ complete -c orc -n '__orc_at '\''run get'\''' -l timeout -x -d 'give up on the s
 complete -c orc -n '__orc_at '\''run get'\''' -l debug -d 'show the HTTP exchange on stderr (keys redacted)'
 complete -c orc -n '__orc_at '\''run get'\''' -l help -s h -d 'show help'
 complete -c orc -n '__orc_at '\''run list'\''' -l status -x -a 'running awaiting_approval accepted rejected failed canceled' -d 'only runs with this status'
-complete -c orc -n '__orc_at '\''run list'\''' -l limit -x -d 'at most this many'
+complete -c orc -n '__orc_at '\''run list'\''' -l limit -x -d 'at most this many (default 20)'
 complete -c orc -n '__orc_at '\''run list'\''' -l all -d 'every one, page after page'
 complete -c orc -n '__orc_at '\''run list'\''' -l watch -d 'redraw the list as the runs change, until Ctrl-C (at a terminal; scripts: orc watch --all --json)'
 complete -c orc -n '__orc_at '\''run list'\''' -l json -d 'print one JSON document on stdout (for scripts)'
@@ -789,3 +790,14 @@ complete -c orc -n '__orc_at '\''sandbox console'\''' -l base-url -x -d 'talk to
 complete -c orc -n '__orc_at '\''sandbox console'\''' -l timeout -x -d 'give up on the service after this long (watch and streams: their own idle rules)'
 complete -c orc -n '__orc_at '\''sandbox console'\''' -l debug -d 'show the HTTP exchange on stderr (keys redacted)'
 complete -c orc -n '__orc_at '\''sandbox console'\''' -l help -s h -d 'show help'
+complete -c orc -n '__orc_at '\''help'\''; and __orc_npos 0' -a 'exit-codes environment commands json watching artifacts webhooks profiles steering sandbox run watch gate spec logs scorecard webhook api doctor mcp profile completion'
+complete -c orc -n '__orc_at '\''help'\''' -l json -d 'print one JSON document on stdout (for scripts)'
+complete -c orc -n '__orc_at '\''help'\''' -l jq -x -d 'filter the JSON through jq (implies --json); strings print raw, as jq -r does'
+complete -c orc -n '__orc_at '\''help'\''' -l no-input -d 'never prompt; fail with exit 2 where input is needed'
+complete -c orc -n '__orc_at '\''help'\''' -l accessible -d 'for screen readers: nothing redrawn, no spinner, progress every 10%, questions as numbered lines (ORC_ACCESSIBLE=1)'
+complete -c orc -n '__orc_at '\''help'\''' -l profile -x -a '(command orc __complete profiles 2>/dev/null)' -d 'use this profile (default: ORC_PROFILE, then the active one, then the built-in sandbox)'
+complete -c orc -n '__orc_at '\''help'\''' -l live -d 'use the live key and the live service (default: the test key)'
+complete -c orc -n '__orc_at '\''help'\''' -l base-url -x -d 'talk to this service address (default: ORC_BASE_URL, then the profile)'
+complete -c orc -n '__orc_at '\''help'\''' -l timeout -x -d 'give up on the service after this long (watch and streams: their own idle rules)'
+complete -c orc -n '__orc_at '\''help'\''' -l debug -d 'show the HTTP exchange on stderr (keys redacted)'
+complete -c orc -n '__orc_at '\''help'\''' -l help -s h -d 'show help'

@@ -48,6 +48,9 @@ describe('orc completion', () => {
     ['orc artifacts pull run_1 s', ['scorecard', 'screenshots', 'spec']],
     ['orc artifacts pull run_1 ipa --dir out m', ['metadata']],
     ['orc completion ', ['bash', 'zsh', 'fish']],
+    ['orc help ex', ['exit-codes']],
+    ['orc help w', ['watching', 'watch', 'webhooks', 'webhook']],
+    ['orc hel', ['help']],
     ['orc webhook add --events run.gate_p', ['run.gate_pending']],
   ];
 

@@ -3,7 +3,8 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { GLOBAL_FLAGS } from '../../cli/globals.js';
 import { allCommands } from '../index.js';
-import type { ArgsOf } from '../../cli/spec.js';
+import { TOPICS } from '../../cli/topics.js';
+import { arg, type ArgsOf, type CommandSpec } from '../../cli/spec.js';
 import type { completion as spec } from './command.js';
 import { bashScript, fishScript, zshScript } from './scripts.js';
 
@@ -12,8 +13,15 @@ const SCRIPTS = { bash: bashScript, zsh: zshScript, fish: fishScript } as const;
 export default async function completion(ctx: Context, [shell]: ArgsOf<typeof spec>): Promise<number> {
   const make = SCRIPTS[shell as keyof typeof SCRIPTS];
   if (!make) throw new UsageError(`<shell> must be bash, zsh or fish, not ${JSON.stringify(shell)}`);
-  const script = make(await allCommands(), GLOBAL_FLAGS);
+  const commands = await allCommands();
+  const script = make([...commands, helpCommand(commands)], GLOBAL_FLAGS);
   if (ctx.io.json) ctx.io.writeJson({ shell, script });
   else ctx.io.streams.stdout.write(script);
   return 0;
+}
+
+/** `orc help <topic|command>` as completion sees it: commander makes the command, the topics are orc's own. */
+function helpCommand(commands: readonly CommandSpec[]): CommandSpec {
+  const words = [...new Set([...TOPICS.map((t) => t.name), ...commands.map((c) => c.name)])];
+  return { name: 'help', summary: 'help on a topic or a command', args: [arg.optionalWord('topic', { complete: words })], examples: [] };
 }
