@@ -13,17 +13,30 @@ const run = (cmd, args, capture) =>
     child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), out }));
   });
 
-const build = await run(process.execPath, [new URL('./build.mjs', import.meta.url).pathname], false);
-if (build.code !== 0) process.exit(build.code);
-// Two projects: the CLI and sandbox (Node), and the web console (the browser's DOM).
-const typecheck = async () => {
-  const node = await run(bin('tsc'), ['-p', '.'], true);
-  const page = await run(bin('tsc'), ['-p', 'src/console'], true);
-  return { code: node.code || page.code, out: node.out + page.out };
-};
-const [types, tests] = await Promise.all([typecheck(), run(bin('vitest'), ['run', ...process.argv.slice(2)], false)]);
-if (types.code !== 0) {
-  process.stdout.write(`\ntype check (tsc -p . and -p src/console) failed:\n${types.out}`);
-  process.exit(1);
+/**
+ * vitest's arguments. Its colours come from tinyrainbow, which colours whenever TERM is set, piped or not:
+ * into a pipe or a CI log (`npm test | tee log`) it is told --no-color, unless colour was asked for.
+ */
+export function vitestArgs(args, stdoutIsTTY, env) {
+  const asked = args.some((a) => a === '--color' || a === '--no-color') || 'FORCE_COLOR' in env;
+  return ['run', ...(stdoutIsTTY || asked ? [] : ['--no-color']), ...args];
 }
-process.exit(tests.code);
+
+if (import.meta.main) await main();
+
+async function main() {
+  const build = await run(process.execPath, [new URL('./build.mjs', import.meta.url).pathname], false);
+  if (build.code !== 0) process.exit(build.code);
+  // Two projects: the CLI and sandbox (Node), and the web console (the browser's DOM).
+  const typecheck = async () => {
+    const node = await run(bin('tsc'), ['-p', '.'], true);
+    const page = await run(bin('tsc'), ['-p', 'src/console'], true);
+    return { code: node.code || page.code, out: node.out + page.out };
+  };
+  const [types, tests] = await Promise.all([typecheck(), run(bin('vitest'), vitestArgs(process.argv.slice(2), process.stdout.isTTY === true, process.env), false)]);
+  if (types.code !== 0) {
+    process.stdout.write(`\ntype check (tsc -p . and -p src/console) failed:\n${types.out}`);
+    process.exit(1);
+  }
+  process.exit(tests.code);
+}
