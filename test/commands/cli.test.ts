@@ -39,6 +39,7 @@ const cases: Case[] = [
   [['run', 'lsit'], false, 2, 'did you mean list?'],
   [['gate', 'aprove'], true, 2, 'did you mean approve?'],
   [['rnu'], false, 2, 'did you mean run?'],
+  [['api'], false, 2, 'missing <path>: `orc api [METHOD] <path>` (GET when the method is left out)'],
   [['run', 'list', '--stauts', 'running'], false, 2, "unknown option '--stauts'; did you mean --status?"],
   [['run', 'list', '--limt', '5'], true, 2, "unknown option '--limt'; did you mean --limit?"],
   [['run', 'list', '--limt=5'], false, 2, 'did you mean --limit?'],

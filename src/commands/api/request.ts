@@ -25,7 +25,7 @@ export default async function request(ctx: Context, args: ArgsOf<typeof spec>, f
     return 0;
   }
   if (methodRaw === undefined || pathRaw === undefined)
-    throw Object.assign(new UsageError(`missing ${methodRaw === undefined ? '<method> and <path>' : '<path>'}: \`orc api [METHOD] <path>\` (or --openapi)`), { field: methodRaw === undefined ? '<method>' : '<path>' });
+    throw Object.assign(new UsageError('missing <path>: `orc api [METHOD] <path>` (GET when the method is left out), or --openapi'), { field: '<path>' });
   const method = methodRaw.toUpperCase();
   if (!(METHODS as readonly string[]).includes(method)) throw new UsageError(`<method>: ${JSON.stringify(methodRaw)} is not one of ${METHODS.join(', ')}`);
   const headers = parseHeaders(flags.header);
