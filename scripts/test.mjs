@@ -33,7 +33,8 @@ async function main() {
     const page = await run(bin('tsc'), ['-p', 'src/console'], true);
     return { code: node.code || page.code, out: node.out + page.out };
   };
-  const [types, tests] = await Promise.all([typecheck(), run(bin('vitest'), vitestArgs(process.argv.slice(2), process.stdout.isTTY === true, process.env), false)]);
+  const args = vitestArgs(process.argv.slice(2), process.stdout.isTTY === true, process.env);
+  const [types, tests] = await Promise.all([typecheck(), run(bin('vitest'), args, false)]);
   if (types.code !== 0) {
     process.stdout.write(`\ntype check (tsc -p . and -p src/console) failed:\n${types.out}`);
     process.exit(1);

@@ -97,7 +97,10 @@ export function createContext(flags: GlobalFlags, streams: Streams = process, en
       api ??= (async () => {
         const t = await ctx.target();
         const where = ` · profile ${t.profile} · ${t.baseUrl}`;
-        if (t.mode === 'live') tell(io, flags, 'notice', `LIVE${where}`, `${(await import('./ui/style.js').then((m) => m.loadStyle(io))).alarm('LIVE')}${where}`);
+        if (t.mode === 'live') {
+          const style = await import('./ui/style.js').then((m) => m.loadStyle(io));
+          tell(io, flags, 'notice', `LIVE${where}`, `${style.alarm('LIVE')}${where}`);
+        }
         return createApi({
           baseUrl: t.baseUrl,
           apiKey: t.key,

@@ -125,11 +125,12 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
       // --help and --version end here with 0; every parse error is a usage error.
       if (err.exitCode === 0) return EXIT.ok;
       // A group without its verb (`orc run`): commander has shown its help on stderr; that is the whole message.
-      if (err.code === 'commander.help') return json ? report(missingVerb(walk(program, argv, GLOBAL_FLAGS).at), json, stderr, EXIT.usage) : EXIT.usage;
+      const at = walk(program, argv, GLOBAL_FLAGS).at;
+      if (err.code === 'commander.help') return json ? report(missingVerb(at), json, stderr, EXIT.usage) : EXIT.usage;
       // commander.unknownOption → unknown_option
       const code = err.code.replace(/^commander\./, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
       let message: string = parseError ?? err.message.replace(/^error: /, '');
-      if (err.code === 'commander.unknownOption') message += flagSuggestion(walk(program, argv, GLOBAL_FLAGS).at, message);
+      if (err.code === 'commander.unknownOption') message += flagSuggestion(at, message);
       return report(Object.assign(new UsageError(message), { code }), json, stderr, EXIT.usage);
     }
     return failed(err, json, stderr);
@@ -142,14 +143,16 @@ function unknownCommand(program: Command, argv: string[], globals: Record<string
   if (word === undefined) return null;
   const names = at.commands.map((c) => c.name());
   const where = at === program ? 'orc' : `orc ${pathOf(at)}`;
-  return Object.assign(new UsageError(`unknown command ${JSON.stringify(word)} for \`${where}\`${didYouMean(word, names)}`, `The commands: ${names.join(', ')}.`), { code: 'unknown_command' });
+  const message = `unknown command ${JSON.stringify(word)} for \`${where}\`${didYouMean(word, names)}`;
+  return Object.assign(new UsageError(message, `The commands: ${names.join(', ')}.`), { code: 'unknown_command' });
 }
 
 /** `orc run` needs one of its commands: said as data under --json, where its help is not shown. */
 function missingVerb(at: Command): UsageError {
   const names = at.commands.map((c) => c.name());
   const where = at.parent ? `orc ${pathOf(at)}` : 'orc';
-  return Object.assign(new UsageError(`\`${where}\` needs a command: ${names.join(', ')}`, `See \`${where} --help\`.`), { code: 'missing_command' });
+  const message = `\`${where}\` needs a command: ${names.join(', ')}`;
+  return Object.assign(new UsageError(message, `See \`${where} --help\`.`), { code: 'missing_command' });
 }
 
 /** The command the words of argv lead to, and the first word that names none where one is expected. */
@@ -169,12 +172,15 @@ function walk(program: Command, argv: string[], globals: Record<string, FlagSpec
   return { at };
 }
 
-/** "; did you mean --status?" for commander's "unknown option '--stauts'": the nearest flag the command or its parents take. */
+/** "; did you mean --status?" for commander's "unknown option '--stauts'": the nearest flag of the command or its
+ * parents. */
 function flagSuggestion(at: Command, message: string): string {
   const typed = /'(--?[^'=]+)/.exec(message)?.[1];
   if (!typed) return '';
   const flags: string[] = [];
-  for (let c: Command | null = at; c; c = c.parent) for (const o of c.options) if (!o.hidden && o.long) flags.push(o.long.slice(2));
+  for (let c: Command | null = at; c; c = c.parent) {
+    for (const o of c.options) if (!o.hidden && o.long) flags.push(o.long.slice(2));
+  }
   const near = closest(typed.replace(/^--?/, ''), flags);
   return near ? `; did you mean --${near}?` : '';
 }

@@ -13,7 +13,9 @@ export const LIST_FLAGS = {
 
 /** At most how many to list: --limit, every one for --all, else the default. Both given say two things. */
 export function listLimit(flags: { limit?: number | undefined; all?: boolean | undefined }): number {
-  if (flags.all && flags.limit !== undefined)
-    throw Object.assign(new UsageError('--all and --limit do not go together: --all lists every one, --limit at most that many', 'Use one of them.'), { field: '--limit' });
+  if (flags.all && flags.limit !== undefined) {
+    const message = '--all and --limit do not go together: --all lists every one, --limit at most that many';
+    throw Object.assign(new UsageError(message, 'Use one of them.'), { field: '--limit' });
+  }
   return flags.all ? Infinity : (flags.limit ?? DEFAULT_LIMIT);
 }

@@ -16,6 +16,10 @@ function jqMessage(stderr: string): string {
 export const JQ_MAX_OUTPUTS = 1_000_000;
 export const JQ_MAX_CHARS = 64 * 1024 * 1024;
 const BOUND_ERROR = '__orc_jq_output_bound';
+const TOO_MUCH =
+  `the output passed ${JQ_MAX_OUTPUTS.toLocaleString('en')} values or ${JQ_MAX_CHARS / 1024 / 1024} MiB; ` +
+  'jq was stopped and nothing was printed';
+const OUT_OF_MEMORY = 'jq ran out of memory (it has 256 MiB); nothing was printed. Select less, e.g. .[0:100]';
 
 /**
  * The expression as the body of a definition, on lines of its own: a trailing `# comment` ends before what
@@ -32,15 +36,19 @@ const compileOnly = (expression: string) => `${asDefinition(expression)} if fals
  */
 function bounded(expression: string): string {
   const keep = `if .[0] > ${JQ_MAX_OUTPUTS} or .[1] > ${JQ_MAX_CHARS} then error("${BOUND_ERROR}") else $v end`;
-  return `${asDefinition(expression)} foreach __orc_user as $v ([0, 0]; [.[0] + 1, .[1] + ($v | tojson | length)]; ${keep})`;
+  const count = '[.[0] + 1, .[1] + ($v | tojson | length)]';
+  return `${asDefinition(expression)} foreach __orc_user as $v ([0, 0]; ${count}; ${keep})`;
 }
 
 /** A compile error's message, its place given in the user's lines; an error past them is at the end. */
 function compileMessage(stderr: string, expression: string): string {
   const lines = expression.split('\n').length;
-  return jqMessage(stderr).replace(/unexpected ';'(.*) at <top-level>, line (\d+), column \d+:$/, (all, rest: string, line: string) =>
-    Number(line) > lines + 1 ? `unexpected end of the expression${rest}` : all,
-  ).replace(/line (\d+)(?=, column)/, (_all, line: string) => `line ${Math.max(1, Number(line) - 1)}`);
+  const pastTheEnd = /unexpected ';'(.*) at <top-level>, line (\d+), column \d+:$/;
+  return jqMessage(stderr)
+    .replace(pastTheEnd, (all, rest: string, line: string) =>
+      Number(line) > lines + 1 ? `unexpected end of the expression${rest}` : all,
+    )
+    .replace(/line (\d+)(?=, column)/, (_all, line: string) => `line ${Math.max(1, Number(line) - 1)}`);
 }
 
 function jqError(message: string): UsageError {
@@ -60,9 +68,8 @@ export async function jqFilter(expression: string): Promise<JsonFilter> {
   return (value) => {
     if (dead) throw dead;
     const r = runAborting(() => jq.raw(value as never, query, ['-r']));
-    if (r === 'aborted') throw (dead = jqError('jq ran out of memory (it has 256 MiB); nothing was printed. Select less, e.g. .[0:100]'));
-    if (r.exitCode !== 0 && r.stderr.includes(BOUND_ERROR))
-      throw jqError(`the output passed ${JQ_MAX_OUTPUTS.toLocaleString('en')} values or ${JQ_MAX_CHARS / 1024 / 1024} MiB; jq was stopped and nothing was printed`);
+    if (r === 'aborted') throw (dead = jqError(OUT_OF_MEMORY));
+    if (r.exitCode !== 0 && r.stderr.includes(BOUND_ERROR)) throw jqError(TOO_MUCH);
     if (r.exitCode !== 0) throw jqError(jqMessage(r.stderr));
     // One line per output, each ended as jq ends it (the wrapper drops the last newline).
     return r.stdout === '' || r.stdout.endsWith('\n') ? r.stdout : `${r.stdout}\n`;

@@ -1,4 +1,5 @@
-// `orc api [METHOD] <path|url>` (GET when the method is left out): any request to the service with the profile's key, retries and limits,
+// `orc api [METHOD] <path|url>` (GET when the method is left out): any request to the service with the
+// profile's key, retries and limits,
 // through the one request path, the way `gh api` works.
 import { arg, command, flag, handled } from '../../cli/spec.js';
 

@@ -14,7 +14,9 @@ import { METHODS, type api as spec } from './command.js';
 const OWN_HEADERS = new Set(['authorization', 'host', 'content-length', 'transfer-encoding', 'connection']);
 const QUERY_METHODS = new Set(['GET', 'HEAD', 'DELETE']);
 
-export default async function request(ctx: Context, args: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
+type Args = ArgsOf<typeof spec>;
+
+export default async function request(ctx: Context, args: Args, flags: FlagsOf<typeof spec>): Promise<number> {
   const io = ctx.io;
   // `orc api /v1/runs`, as `gh api` is typed: a first word that is a path (no method holds a /) is a GET of it.
   const [methodRaw, pathRaw] = args[1] === undefined && args[0]?.includes('/') ? ['GET', args[0]] : args;
@@ -24,8 +26,10 @@ export default async function request(ctx: Context, args: ArgsOf<typeof spec>, f
     io.writeJson(openApiDocument(ctx.version));
     return 0;
   }
-  if (methodRaw === undefined || pathRaw === undefined)
-    throw Object.assign(new UsageError('missing <path>: `orc api [METHOD] <path>` (GET when the method is left out), or --openapi'), { field: '<path>' });
+  if (methodRaw === undefined || pathRaw === undefined) {
+    const usage = 'missing <path>: `orc api [METHOD] <path>` (GET when the method is left out), or --openapi';
+    throw Object.assign(new UsageError(usage), { field: '<path>' });
+  }
   const method = methodRaw.toUpperCase();
   if (!(METHODS as readonly string[]).includes(method)) throw new UsageError(`<method>: ${JSON.stringify(methodRaw)} is not one of ${METHODS.join(', ')}`);
   const headers = parseHeaders(flags.header);

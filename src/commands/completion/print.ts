@@ -23,5 +23,6 @@ export default async function completion(ctx: Context, [shell]: ArgsOf<typeof sp
 /** `orc help <topic|command>` as completion sees it: commander makes the command, the topics are orc's own. */
 function helpCommand(commands: readonly CommandSpec[]): CommandSpec {
   const words = [...new Set([...TOPICS.map((t) => t.name), ...commands.map((c) => c.name)])];
-  return { name: 'help', summary: 'help on a topic or a command', args: [arg.optionalWord('topic', { complete: words })], examples: [] };
+  const topic = arg.optionalWord('topic', { complete: words });
+  return { name: 'help', summary: 'help on a topic or a command', args: [topic], examples: [] };
 }

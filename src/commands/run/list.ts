@@ -34,8 +34,11 @@ export default async function list(ctx: Context, _args: [], flags: FlagsOf<typeo
   return 0;
 }
 
+type Columns = ListColumn<Run>[];
+type Items = () => AsyncIterable<Run>;
+
 /** The list, drawn again every two seconds in place until Ctrl-C; the last drawing stays on screen. */
-async function watchList(ctx: Context, max: number, items: () => AsyncIterable<Run>, columns: ListColumn<Run>[]): Promise<number> {
+async function watchList(ctx: Context, max: number, items: Items, columns: Columns): Promise<number> {
   const io = ctx.io;
   if (io.json || !io.interactiveOutput || io.accessible)
     throw new UsageError('--watch redraws the list at a terminal', 'For a script or a screen reader: `orc watch --all` (a line per change; --json for NDJSON).');

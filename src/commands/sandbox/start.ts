@@ -85,7 +85,8 @@ export default async function start(ctx: Context, _args: [], flags: StartFlags):
   if (ctx.io.json) ctx.io.streams.stdout.write(ctx.io.jsonLine({ listening: true, url: sandbox.url, pid: process.pid, data: opts.dataPath, ...(tls ? { ca_file: tls.caFile } : {}) }));
   else ctx.io.out(`listening on ${sandbox.url}`);
   // The key is shown redacted here and in the log: the log is a file others may be shown.
-  ctx.io.info(`test key ${redactKey(opts.apiKey)} · ${opts.dataDir ? `data in ${opts.dataPath}` : 'in memory'} · stage ${stageWords(opts.stageMs)} · Ctrl-C to stop`);
+  const where = opts.dataDir ? `data in ${opts.dataPath}` : 'in memory';
+  ctx.io.info(`test key ${redactKey(opts.apiKey)} · ${where} · stage ${stageWords(opts.stageMs)} · Ctrl-C to stop`);
   if (tls) ctx.io.info(`${trustLine(tls.caFile)}${opts.liveKey ? ' · standing in for the live service: the live key in ORC_SANDBOX_LIVE_KEY is accepted too' : ''}`);
   ctx.io.info(`web console: ${sandbox.consoleLink()} (works once; \`orc sandbox console\` gives another)`);
   process.send?.({ type: 'listening', url: sandbox.url });
