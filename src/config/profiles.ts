@@ -52,13 +52,16 @@ export function readConfig(configDir: string): ConfigFile {
   return { ...config, profiles: Object.assign(Object.create(null) as Record<string, StoredProfile>, config.profiles) };
 }
 
-/** Applies `change` to the stored config and writes it whole (atomically, 0600). */
+/** Applies `change` to the stored config and writes it whole (atomically, 0600), one orc process at a time. */
 export async function updateConfig(configDir: string, change: (config: ConfigFile) => void): Promise<ConfigFile> {
-  const config = readConfig(configDir);
-  change(config);
-  const { writeJsonFile } = await import('./json-file.js');
-  await writeJsonFile(configDir, 'config', config);
-  return config;
+  const { withFileLock, writeJsonFile } = await import('./json-file.js');
+  // Read inside the lock: another orc changing the file at the same time keeps its change too.
+  return withFileLock(configDir, 'config', async () => {
+    const config = readConfig(configDir);
+    change(config);
+    await writeJsonFile(configDir, 'config', config);
+    return config;
+  });
 }
 
 export function validProfileName(name: string): boolean {

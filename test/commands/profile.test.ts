@@ -1,5 +1,5 @@
 // `orc profile …` and the precedence flag > env > profile > built-in, with the built orc.
-import { readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../helpers/clock.js';
@@ -63,6 +63,18 @@ describe('orc profile', () => {
     const reserved = await orc(['profile', 'add', 'sandbox', '--base-url', 'https://x.example.com', '--with-key'], { configDir, input: TEST_KEY });
     expect(reserved.exitCode).toBe(2);
     expect((await orc(['profile', 'list', '--json'], { configDir })).stdout).not.toContain('"ci"');
+  });
+
+  it('ten `profile add` at once keep all ten profiles: each change is made holding the config file', async () => {
+    const configDir = freshConfigDir();
+    const names = Array.from({ length: 10 }, (_, i) => `team${i}`);
+    const added = await Promise.all(
+      names.map((name) => orc(['profile', 'add', name, '--base-url', `https://${name}.example.com`, '--with-key'], { configDir, input: `${TEST_KEY}\n\n`, env: noKeychain })),
+    );
+    for (const r of added) expect(r.exitCode, r.stderr).toBe(0);
+    const stored = JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8'));
+    expect(Object.keys(stored.profiles).sort()).toEqual(names);
+    expect(readdirSync(configDir).filter((f) => f.endsWith('.lock'))).toEqual([]);
   });
 
   it('uses, removes, and falls back to the built-in sandbox profile', async () => {

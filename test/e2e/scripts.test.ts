@@ -1,8 +1,10 @@
 // What scripts and agents rely on, through the built orc against a real sandbox on a manual clock (runs
 // move only when advanced): --jq, one JSON error on stderr under --json, and --max-wait (exit 7).
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { http, idea, manualSandbox } from '../helpers/steer.js';
-import { orc } from '../helpers/cli.js';
+import { freshConfigDir, orc } from '../helpers/cli.js';
 
 const manual = manualSandbox();
 const at = (args: string[]) => orc(args, { env: { ORC_BASE_URL: manual.url } });
@@ -141,5 +143,21 @@ describe('orc logs', () => {
     const r = await following;
     expect(r.exitCode, r.stderr).toBe(0);
     expect(seen).toContain('09_review');
+  });
+});
+
+describe('scripts that change the config at once', () => {
+  it('ten `orc profile add` processes at once keep all ten profiles, and leave no lock behind', async () => {
+    const configDir = freshConfigDir();
+    const names = Array.from({ length: 10 }, (_, i) => `ci${i}`);
+    const runs = await Promise.all(
+      names.map((name) =>
+        orc(['profile', 'add', name, '--base-url', `https://${name}.example.com`, '--with-key'], { configDir, input: 'sk_test_ConcurrentAdd1234\n', env: { ORC_NO_KEYCHAIN: '1' } }),
+      ),
+    );
+    for (const r of runs) expect(r.exitCode, r.stderr).toBe(0);
+    const stored = JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8'));
+    expect(Object.keys(stored.profiles).sort()).toEqual(names);
+    expect(readdirSync(configDir).filter((f) => f.endsWith('.lock'))).toEqual([]);
   });
 });
