@@ -80,6 +80,9 @@ export interface PullOptions {
   clock: Clock;
   /** How long a download may go without a byte before it counts as dropped (ms). */
   idleMs?: number;
+  /** Never replace a file already there that differs (MCP's pull_artifacts: the folder may hold the user's own
+   * files): it fails, kept as it is. By default a pull refreshes the files it pulls. */
+  keep?: boolean;
 }
 
 export interface PullOutcome {
@@ -161,7 +164,7 @@ export async function pullArtifacts(api: Api, runId: string, o: PullOptions, ev:
           const art = await api.artifacts.retrieve(runId, kind);
           const content = (art as { content?: unknown }).content ?? art;
           try {
-            const done = await writeJsonKind(dir, kind, content);
+            const done = await writeJsonKind(dir, kind, content, o.keep ?? false);
             files.push(done);
             ev.done?.(done);
           } catch (err) {
@@ -248,7 +251,7 @@ export function safeFileName(name: string): string | null {
   return cleaned;
 }
 
-async function writeJsonKind(dir: string, kind: string, content: unknown): Promise<PulledFile> {
+async function writeJsonKind(dir: string, kind: string, content: unknown, keep: boolean): Promise<PulledFile> {
   const name = `${kind}.json`;
   const path = join(dir, name);
   const text = `${JSON.stringify(content, null, 2)}\n`;
@@ -258,6 +261,7 @@ async function writeJsonKind(dir: string, kind: string, content: unknown): Promi
   if (existing) {
     const same = await existing.readFile('utf8').finally(() => existing.close());
     if (same === text) return { kind, name, path, size, sha256, state: 'present' };
+    if (keep) throw new CollisionError(KEPT(path));
   }
   const partial = join(dir, PARTIAL_DIR, name);
   await dropPartial(partial);
@@ -292,6 +296,8 @@ async function hashFile(path: string, hash: Hash = createHash('sha256')): Promis
   return { hash, size };
 }
 
+const KEPT = (path: string) => `another file stands at ${path}; it was kept as it is and this one was not written (move it away, or pull into another folder)`;
+
 /** The service sent more than the file's declared size: that file fails, no retry. */
 class OversizeError extends OrcError {
   override readonly exitCode = EXIT.failure;
@@ -309,6 +315,7 @@ async function downloadFile(api: Api, runId: string, file: PullFile, firstUrl: s
     const digest = (await hashFile(file.path))?.hash.digest('hex');
     if (digest === file.sha256) return { ...file, sha256: digest, state: 'present' };
   }
+  if (there && o.keep) throw new CollisionError(KEPT(file.path));
   let started = await hashFile(part);
   if (started && started.size > file.size) {
     await dropPartial(part);

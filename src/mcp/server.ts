@@ -2,7 +2,8 @@
 // command (the profile, the key rules, the one request path, the pull engine). One tool per operation,
 // each with a JSON Schema for its input, a description an agent can act on, and annotations; resources for
 // runs and their specs. Service errors are tool errors with the service's code, never a crash.
-import { resolve } from 'node:path';
+import { existsSync, realpathSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
@@ -101,8 +102,28 @@ const gateOut = z.looseObject({ name: z.string(), state: z.string(), decided_at:
 const specOut = z.looseObject({ name: z.string() });
 const decidedOut = { gate: z.looseObject({ gate: gateOut, run: runOut }) };
 
-/** Every tool orc offers, in the order they are listed. */
-export function toolDefs(api: Api, clock: Clock): ToolDef[] {
+/**
+ * The folder `dir` names, when it lies inside `root` (the folder the server writes into): resolved against
+ * root, `..` and links followed to where they really lead (the nearest part that exists, as the pull would
+ * make the rest). An agent cannot write where its user did not say it may.
+ */
+export function folderInside(root: string, dir: string): string {
+  const wanted = resolve(root, dir);
+  let at = wanted;
+  while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
+  const real = join(realpathSync(at), relative(at, wanted));
+  const top = realpathSync(root);
+  if (real !== top && !real.startsWith(top + sep)) {
+    throw new Problem(
+      `dir: ${JSON.stringify(dir)} is outside ${top}, the folder this server writes into; nothing was written`,
+      'Give a folder inside it (relative to it), or start the server with --root naming a folder that holds the one you want.',
+    );
+  }
+  return real;
+}
+
+/** Every tool orc offers, in the order they are listed. `root`: the folder pull_artifacts writes into. */
+export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): ToolDef[] {
   const read = { readOnlyHint: true, idempotentHint: true, openWorldHint: false };
   return [
     defineTool({
@@ -251,14 +272,14 @@ export function toolDefs(api: Api, clock: Clock): ToolDef[] {
       name: 'pull_artifacts',
       title: 'Download artifacts',
       description:
-        'Download a run\'s artifacts into a folder on this machine: files of ipa and screenshots to <dir>/<kind>/<name>, the JSON kinds to <dir>/<kind>.json. Checked by sha256, resumed where a download stopped; files already there are kept. No kinds: every ready kind.',
-      input: { run_id: runId, kinds: z.array(z.enum(ARTIFACT_KINDS)).optional().describe('The kinds to pull; default every ready kind'), dir: z.string().min(1).describe('The folder to write into (made if missing), absolute or relative to where the server runs') },
+        'Download a run\'s artifacts into a folder on this machine, inside the folder the server writes into (where it runs, or its --root): files of ipa and screenshots to <dir>/<kind>/<name>, the JSON kinds to <dir>/<kind>.json. Checked by sha256, resumed where a download stopped; a file already there is never replaced (the same one is reported present, another one failed). No kinds: every ready kind.',
+      input: { run_id: runId, kinds: z.array(z.enum(ARTIFACT_KINDS)).optional().describe('The kinds to pull; default every ready kind'), dir: z.string().min(1).describe('The folder to write into (made if missing), relative to the folder the server writes into, or an absolute path inside it') },
       output: { dir: z.string(), files: z.array(z.looseObject({ kind: z.string(), name: z.string(), path: z.string() })), pending: z.array(z.string()), failed: z.array(z.looseObject({ kind: z.string(), name: z.string(), error: z.string() })) },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       run: async (a, extra) => {
-        const dir = resolve(a.dir); // (made by the pull engine, through src/disk.ts)
+        const dir = folderInside(root, a.dir); // (made by the pull engine, through src/disk.ts)
         const { pullArtifacts } = await import('../artifacts/pull.js');
-        const outcome = await pullArtifacts(api, a.run_id, { kinds: a.kinds ?? [], dir, concurrency: 4, signal: extra.signal, clock });
+        const outcome = await pullArtifacts(api, a.run_id, { kinds: a.kinds ?? [], dir, concurrency: 4, signal: extra.signal, clock, keep: true });
         const files = outcome.files.map((f) => ({ kind: f.kind, name: f.name, path: f.path, size: f.size, sha256: f.sha256, state: f.state }));
         const text = [`${files.length} file${files.length === 1 ? '' : 's'} in ${outcome.dir}`, ...files.map((f) => `${f.state} ${f.path}`), ...outcome.failed.map((f) => `failed ${f.kind}/${f.name}: ${f.error}`), outcome.pending.length ? `not ready yet: ${outcome.pending.join(', ')}` : ''].filter(Boolean).join('\n');
         return { text, data: { dir: outcome.dir, files, pending: outcome.pending, failed: outcome.failed } };

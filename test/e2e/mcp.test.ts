@@ -1,7 +1,7 @@
 // `orc mcp` through the MCP SDK's own client over stdio, the built orc against a sandbox on port 0: the tools
 // and their annotations, a whole run driven by tool calls, --read-only, --tools, the live rule, service
 // errors as tool errors, resources, and progress notifications.
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -23,10 +23,14 @@ let shared: Client | undefined;
 const sharedClient = async () => (shared ??= await connect());
 afterAll(async () => shared?.close());
 
+/** The folder the shared server runs in, so the one pull_artifacts writes into. */
+const mcpRoot = mkdtempSync(join(tmpdir(), 'orc-mcp-root-'));
+
 async function connect(args: string[] = [], env: Record<string, string> = {}): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [ORC_BIN, 'mcp', ...args],
+    cwd: mcpRoot,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ORC_CONFIG_DIR: freshConfigDir(), ORC_BASE_URL: sb.url, ORC_NO_KEYCHAIN: '1', ...env },
     stderr: 'pipe',
   });
@@ -114,11 +118,25 @@ describe('orc mcp', () => {
         if (kinds.every((k: any) => k.status === 'ready')) break;
         await new Promise((r) => setTimeout(r, 20));
       }
-      const dir = mkdtempSync(join(tmpdir(), 'orc-mcp-pull-'));
+      const dir = mkdtempSync(join(mcpRoot, 'pull-'));
       const pulled = ok(await call(client, 'pull_artifacts', { run_id: id, dir }));
       expect(pulled.files.length).toBe(10);
       expect(readdirSync(dir).sort()).toEqual(['ipa', 'metadata.json', 'preflight.json', 'scorecard.json', 'screenshots', 'spec.json']);
       expect(ok(await call(client, 'pull_artifacts', { run_id: id, dir, kinds: ['ipa'] })).files[0].state).toBe('present');
+
+      // Only inside the folder the server writes into, and a file of the user's there is never replaced.
+      for (const outside of ['../../../../tmp/orc-mcp-escape', tmpdir()]) {
+        const refused = await call(client, 'pull_artifacts', { run_id: id, dir: outside });
+        expect(refused.isError).toBe(true);
+        expect(refused.content[0]!.text).toContain(`dir: ${JSON.stringify(outside)} is outside`);
+      }
+      expect(existsSync('/tmp/orc-mcp-escape')).toBe(false);
+      mkdirSync(join(mcpRoot, 'mine'));
+      writeFileSync(join(mcpRoot, 'mine', 'spec.json'), 'my own notes\n');
+      const kept = ok(await call(client, 'pull_artifacts', { run_id: id, dir: 'mine', kinds: ['spec', 'metadata'] }));
+      expect(readFileSync(join(mcpRoot, 'mine', 'spec.json'), 'utf8')).toBe('my own notes\n');
+      expect(kept.failed).toEqual([expect.objectContaining({ name: 'spec.json', error: expect.stringContaining('kept as it is') })]);
+      expect(kept.files.map((f: any) => f.name)).toEqual(['metadata.json']);
 
       // Resources: the run with its gates, and its spec.
       const runRes = await client.readResource({ uri: `orc://runs/${id}` });

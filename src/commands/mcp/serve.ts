@@ -1,5 +1,7 @@
 // `orc mcp`: picks the tools (--read-only, --tools, the live rule), then serves on stdin/stdout until the
 // client closes them. stdout is the protocol's alone: every message of orc's goes to stderr.
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { EnvironmentError, UsageError } from '../../errors.js';
 import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
@@ -14,7 +16,9 @@ export default async function serve(ctx: Context, _args: ArgsOf<typeof spec>, fl
   const target = await ctx.target();
   if (flags.sandboxTools && target.mode === 'live') throw new UsageError('--sandbox-tools steer the sandbox (test mode); they never go with --live');
   const api = await ctx.api(); // (no request yet: the client is made, nothing is sent)
-  const all = [...toolDefs(api, ctx.clock), ...(flags.sandboxTools ? sandboxToolDefs(api) : [])];
+  const root = resolve(flags.root ?? '.');
+  if (!statSync(root, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--root: ${root} is not a folder`);
+  const all = [...toolDefs(api, ctx.clock, root), ...(flags.sandboxTools ? sandboxToolDefs(api) : [])];
   const names = all.map((t) => t.name);
   const named = flags.tools === undefined ? null : [...new Set(flags.tools.split(',').map((t) => t.trim()).filter(Boolean))];
   if (named) {
