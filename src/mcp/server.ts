@@ -448,6 +448,7 @@ async function waitForRun(api: Api, clock: Clock, id: string, timeoutMs: number,
   if (now.status === 'awaiting_approval' && now.gate_pending) return atGate(now.gate_pending);
   if (TERMINAL_STATUSES.has(now.status)) return ended(now);
 
+  let reached = { stage: now.stage, percent: -1 };
   const stop = new AbortController();
   const onAbort = () => stop.abort();
   extra.signal.addEventListener('abort', onAbort, { once: true });
@@ -456,7 +457,13 @@ async function waitForRun(api: Api, clock: Clock, id: string, timeoutMs: number,
     for await (const ev of watchRun(api, id, { signal: stop.signal })) {
       if (ev.kind === 'event' && ev.event.type === 'run.stage_changed') {
         const d = ev.event.data as { stage?: string; percent?: number };
-        await notify(`${d.stage ?? ''} ${d.percent ?? 0}%`.trim());
+        // The stream replays the run's history first: progress is told only as it moves past where the run
+        // stood (stages sort by their number), never back to 01_intake at each call.
+        const at = { stage: d.stage ?? '', percent: d.percent ?? 0 };
+        if (at.stage > reached.stage || (at.stage === reached.stage && at.percent > reached.percent)) {
+          reached = at;
+          await notify(`${at.stage} ${at.percent}%`.trim());
+        }
       }
       if (ev.kind === 'gate_pending') {
         // The history replays gates decided long ago: only the one the run waits at now counts.

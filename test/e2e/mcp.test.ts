@@ -94,8 +94,17 @@ describe('orc mcp', () => {
       expect((await sb.call('GET', `/v1/runs/${id}/spec`)).body).not.toHaveProperty('features');
 
       ok(await call(client, 'approve_gate', { run_id: id, gate: 'idea' }));
-      const brand = ok(await call(client, 'wait_for_run', { run_id: id }));
+      const onward: Array<{ progress: number; message?: string }> = [];
+      const stoodAt = (await sb.call('GET', `/v1/runs/${id}`)).body.stage as string;
+      const brand = ok(await call(client, 'wait_for_run', { run_id: id }, { onprogress: (p) => onward.push(p as any), resetTimeoutOnProgress: true }));
       expect(brand).toMatchObject({ outcome: 'gate_pending', gate: 'brand' });
+      // A second call tells progress onward from where the run stood, never its history again.
+      const positions = onward.map((p) => /^(\S+) (\d+)%$/.exec(p.message ?? '')!).map((m) => [m[1]!, Number(m[2])] as const);
+      for (const [stage] of positions) expect(stage >= stoodAt, `${stage} before ${stoodAt}`).toBe(true);
+      for (let i = 1; i < positions.length; i++) {
+        const [a, b] = [positions[i - 1]!, positions[i]!];
+        expect(b[0] > a[0] || (b[0] === a[0] && b[1] > a[1]), `${a.join(' ')} then ${b.join(' ')}`).toBe(true);
+      }
       expect(brand.deciding.brand.palette.length).toBeGreaterThan(0);
       ok(await call(client, 'reject_gate', { run_id: id, gate: 'brand', notes: 'Warmer, please' }));
       expect(ok(await call(client, 'wait_for_run', { run_id: id }))).toMatchObject({ outcome: 'gate_pending', gate: 'brand' });
@@ -125,12 +134,13 @@ describe('orc mcp', () => {
       expect(ok(await call(client, 'pull_artifacts', { run_id: id, dir, kinds: ['ipa'] })).files[0].state).toBe('present');
 
       // Only inside the folder the server writes into, and a file of the user's there is never replaced.
-      for (const outside of ['../../../../tmp/orc-mcp-escape', tmpdir()]) {
+      const escape = `../../../..${mcpRoot}-escape`;
+      for (const outside of [escape, tmpdir()]) {
         const refused = await call(client, 'pull_artifacts', { run_id: id, dir: outside });
         expect(refused.isError).toBe(true);
         expect(refused.content[0]!.text).toContain(`dir: ${JSON.stringify(outside)} is outside`);
       }
-      expect(existsSync('/tmp/orc-mcp-escape')).toBe(false);
+      expect(existsSync(`${mcpRoot}-escape`)).toBe(false);
       mkdirSync(join(mcpRoot, 'mine'));
       writeFileSync(join(mcpRoot, 'mine', 'spec.json'), 'my own notes\n');
       const kept = ok(await call(client, 'pull_artifacts', { run_id: id, dir: 'mine', kinds: ['spec', 'metadata'] }));
