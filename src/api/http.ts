@@ -445,6 +445,8 @@ class RequestScope {
   ) {
     caller?.addEventListener('abort', this.onCaller, { once: true });
     if (caller?.aborted) this.stop('caller');
+    // A deadline already passed cuts the request before it starts, whatever the clock does with a 0 ms timer.
+    if (deadlineAt !== null && deadlineAt <= clock.now()) this.stop('deadline');
     this.cancelDeadline = deadlineAt === null ? () => {} : clock.timer(Math.max(0, deadlineAt - clock.now()), () => this.stop('deadline'));
   }
 

@@ -72,8 +72,14 @@ interface ListenerRecord {
   started_at: string;
 }
 
-/** Runs until the signal aborts (then cleans up and resolves) or the webhook cannot be kept (rejects). */
-export async function listen(api: Api, o: ListenOptions, ev: ListenEvents): Promise<void> {
+/**
+ * Runs until the signal aborts (then cleans up and resolves, saying whether the webhook was removed) or the
+ * webhook cannot be kept (rejects).
+ */
+export async function listen(api: Api, o: ListenOptions, ev: ListenEvents): Promise<{ removed: boolean }> {
+  // A listener runs for hours: each of its requests has its own deadline, not one from its first request
+  // (the removal at Ctrl-C after two minutes was refused at once as "no answer within 120 s").
+  api.http.deadlinePerRequest();
   const removedLeftovers = await removeLeftovers(api, o);
   const forwarder = o.forwardTo ? new Forwarder(o.forwardTo, o.clock, o.signal, ev) : null;
   const receiver = new Receiver(o.clock, ev, forwarder);
@@ -90,6 +96,7 @@ export async function listen(api: Api, o: ListenOptions, ev: ListenEvents): Prom
     throw err;
   }
   ev.ready({ url, localUrl, webhookId: keeper.webhookId, secret: receiver.secret!, removedLeftovers });
+  let removed = false;
   try {
     await keeper.watch(() => ev.ready({ url, localUrl, webhookId: keeper.webhookId, secret: receiver.secret!, removedLeftovers: [] }));
   } finally {
@@ -97,8 +104,9 @@ export async function listen(api: Api, o: ListenOptions, ev: ListenEvents): Prom
     server.closeAllConnections();
     // What is being forwarded gets a moment to finish, then the webhook goes.
     await Promise.race([forwarder?.drain(), sleep(o.clock, 2000)]).catch(() => {});
-    await keeper.unregister();
+    removed = await keeper.unregister();
   }
+  return { removed };
 }
 
 /**
@@ -267,17 +275,19 @@ class Keeper {
     await writeJsonFile(this.recordDir, this.recordName, record);
   }
 
-  async unregister(): Promise<void> {
-    if (!this.webhookId) return;
+  /** Removes the webhook (gone already counts); false when it could not, which was said. */
+  async unregister(): Promise<boolean> {
+    if (!this.webhookId) return false;
     try {
       await this.api.webhooks.remove(this.webhookId);
     } catch (err) {
       if (!(err instanceof ApiError && err.status === 404)) {
         this.ev.notice(`could not remove webhook ${this.webhookId} (${(err as Error).message}); the next \`orc webhook listen\` removes it`);
-        return;
+        return false;
       }
     }
     rmSync(join(this.recordDir, `${this.recordName}.json`), { force: true });
+    return true;
   }
 
   /** The watch on the webhook, until the signal aborts; `readyAgain` is told of a new registration. */

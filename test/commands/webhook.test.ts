@@ -272,3 +272,44 @@ describe('webhook listen before its webhook is registered', () => {
     expect(shown).toEqual([]);
   });
 });
+
+describe('webhook listen stopped after a long listen', () => {
+  it('removes its webhook with a request of its own deadline, and says so once: two minutes in, it was refused at once', async () => {
+    const { handServer, json } = await import('../helpers/server.js');
+    const { createApi } = await import('../../src/api/index.js');
+    const { listen } = await import('../../src/webhooks/listen.js');
+    const { FakeClock } = await import('../helpers/clock.js');
+    const clock = new FakeClock();
+    const deleted: string[] = [];
+    const fake = await handServer((req, res) => {
+      if (req.method === 'POST') return json(res, 201, { id: 'wh_long', url: 'http://127.0.0.1/x', events: ['*'], secret: 'whsec_long', created_at: '2026-01-01T00:00:00Z', status: 'enabled' });
+      if (req.method === 'DELETE') {
+        deleted.push(req.url!);
+        return json(res, 200, { id: 'wh_long', deleted: true });
+      }
+      json(res, 200, { data: [], has_more: false, next_cursor: null });
+    });
+    const stop = new AbortController();
+    const notices: string[] = [];
+    const api = createApi({ baseUrl: fake.url, apiKey: 'sk_test_hand_0123456789abcdef', userAgent: 'test', clock });
+    const outcome = await listen(
+      api,
+      { host: '127.0.0.1', port: 0, events: ['*'] as never, configDir: mkdtempSync(join(tmpdir(), 'orc-listen-')), baseUrl: fake.url, clock, signal: stop.signal, checkMs: 3_600_000, unreachableMs: 7_200_000 },
+      {
+        ready: () => {
+          clock.advance(10 * 60_000); // ten minutes of listening, no check due
+          stop.abort();
+        },
+        event: () => {},
+        duplicate: () => {},
+        invalid: () => {},
+        forwarded: () => {},
+        notice: (line) => notices.push(line),
+      },
+    );
+    await fake.close();
+    expect(notices).toEqual([]);
+    expect(deleted).toEqual(['/v1/webhooks/wh_long']);
+    expect(outcome).toEqual({ removed: true });
+  });
+});

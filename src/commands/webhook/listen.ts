@@ -31,7 +31,7 @@ export default async function listen(ctx: Context, _args: ArgsOf<typeof spec>, f
   const s = sanitizeLine;
   const clockTime = () => new Date(ctx.clock.now()).toISOString().slice(11, 19);
   let webhookId = '';
-  await runListener(
+  const { removed } = await runListener(
     api,
     { host: flags.host, port: flags.port, events, publicUrl, forwardTo, configDir: ctx.configDir, baseUrl: target.baseUrl, clock: ctx.clock, signal: ctx.signal, checkMs: interval * 1000, unreachableMs: interval * 2000 },
     {
@@ -61,7 +61,8 @@ export default async function listen(ctx: Context, _args: ArgsOf<typeof spec>, f
       notice: (line) => io.warn(line),
     },
   );
-  throw new InterruptedError(`stopped listening; webhook ${webhookId} was removed`);
+  // Said once: removed, or (the notice above said why) left for the next listener to remove.
+  throw new InterruptedError(removed ? `stopped listening; webhook ${webhookId} was removed` : `stopped listening; webhook ${webhookId} was not removed`);
 }
 
 function detail(e: ReceivedEvent): string {
