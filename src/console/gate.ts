@@ -19,10 +19,10 @@ export interface Scorecard {
   preflight: { passed: boolean; checks: Array<{ id: string; title: string; status: string; detail: string }> };
 }
 
-type Spec = Record<string, any>;
+export type Spec = Record<string, any>;
 
-export function GatePanel({ run, gate, onDecided }: { run: Run; gate: Gate; onDecided: () => void }) {
-  const [spec, setSpec] = useState<Spec | null>(null);
+/** `spec`: the run page's App Spec (one for the page), null while it loads. */
+export function GatePanel({ run, gate, spec, onDecided }: { run: Run; gate: Gate; spec: Spec | null; onDecided: () => void }) {
   const [scorecard, setScorecard] = useState<Scorecard | null>(null);
   const [notes, setNotes] = useState('');
   const [notesError, setNotesError] = useState<string | null>(null);
@@ -33,7 +33,6 @@ export function GatePanel({ run, gate, onDecided }: { run: Run; gate: Gate; onDe
   const base = `/v1/runs/${encodeURIComponent(run.id)}`;
 
   useEffect(() => {
-    api<Spec>('GET', `${base}/spec`).then(setSpec, setError);
     if (gate.name === 'final') api<Scorecard>('GET', `${base}/scorecard`).then(setScorecard, () => setScorecard(null));
   }, [run.id, gate.name]);
 
@@ -86,7 +85,7 @@ export function GatePanel({ run, gate, onDecided }: { run: Run; gate: Gate; onDe
       </div>
       <${ErrorNote} error=${error} />
     </form>
-    <${Confirm} open=${confirming} title="The scorecard did not pass" confirm="Approve anyway" onConfirm=${() => void decide('approve')} onCancel=${() => setConfirming(false)}>
+    <${Confirm} open=${confirming} title="The scorecard did not pass" confirm="Approve anyway" tone="caution" onConfirm=${() => void decide('approve')} onCancel=${() => setConfirming(false)}>
       <p>Score ${scorecard?.score.score} of ${scorecard?.score.total}; pre-flight ${scorecard?.preflight.passed ? 'passed' : 'did not pass'}. Approving sends the app to app store review as it is.</p>
     </${Confirm}>
   </section>`;

@@ -5,7 +5,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { compareStages } from '../contract/events.js';
 import { api, stream, type Envelope, type Run } from './api.js';
 import { Artifacts } from './artifacts.js';
-import { GatePanel, type Gate } from './gate.js';
+import { GatePanel, type Gate, type Spec } from './gate.js';
 import { SpecEditor } from './spec-editor.js';
 import { clean, duration } from './text.js';
 import { Confirm, ErrorNote, Link, Status, Time, announce } from './ui.js';
@@ -47,6 +47,10 @@ export function RunPage({ id }: { id: string }) {
   const [live, setLive] = useState<'connecting' | 'live' | 'ended'>('connecting');
   const [canceling, setCanceling] = useState(false);
   const [cancelError, setCancelError] = useState<unknown>(null);
+  // The App Spec, once for the whole page: the gate panel and the spec section show the same one, so a
+  // saved edit shows at the gate at once (the panel kept its own copy, as it was, until a reload).
+  const [spec, setSpec] = useState<Spec | null>(null);
+  const [specError, setSpecError] = useState<unknown>(null);
   const path = `/v1/runs/${encodeURIComponent(id)}`;
 
   useEffect(() => {
@@ -145,11 +149,23 @@ export function RunPage({ id }: { id: string }) {
     }
   };
 
+  // What the spec and artifacts are read again on: the run moving on, or a decision taken here.
+  const state = run ? `${run.status}|${run.stage}|${run.gate_pending}|${version}` : '';
+  useEffect(() => {
+    if (!run) return;
+    let stale = false;
+    api<Spec>('GET', `${path}/spec`).then(
+      (s) => !stale && (setSpec(s), setSpecError(null)),
+      (e) => !stale && setSpecError(e),
+    );
+    return () => {
+      stale = true;
+    };
+  }, [id, state]);
+
   if (!run) return html`<h1 tabindex="-1">${clean(id)}</h1><${ErrorNote} error=${error} />${error ? html`<p><${Link} href="/console/">Back to the runs</${Link}></p>` : html`<p>Loading…</p>`}`;
   const terminal = TERMINAL.has(run.status);
   const pending = run.status === 'awaiting_approval' && run.gate_pending ? gates.find((g) => g.name === run.gate_pending) : undefined;
-  // What the spec and artifacts are read again on: the run moving on, or a decision taken here.
-  const state = `${run.status}|${run.stage}|${run.gate_pending}|${version}`;
   return html`
     <p class="crumbs"><${Link} href="/console/">Runs</${Link}> / <span>${clean(run.id)}</span></p>
     <h1 tabindex="-1">${clean(run.id)}</h1>
@@ -166,13 +182,13 @@ export function RunPage({ id }: { id: string }) {
       <p>${clean(run.id)} stops where it is and cannot be resumed.</p>
     </${Confirm}>
     ${outcome || terminal ? html`<${OutcomeView} run=${run} outcome=${outcome} />` : null}
-    ${pending ? html`<${GatePanel} key=${`${pending.name}:${pending.decided_at}`} run=${run} gate=${pending} onDecided=${() => setVersion((v) => v + 1)} />` : null}
+    ${pending ? html`<${GatePanel} key=${`${pending.name}:${pending.decided_at}`} run=${run} gate=${pending} spec=${spec} onDecided=${() => setVersion((v) => v + 1)} />` : null}
     <section aria-labelledby="timeline-h">
       <h2 id="timeline-h">Stages</h2>
       <${Timeline} spans=${spans} run=${run} />
     </section>
     <${GateList} gates=${gates} />
-    <${SpecEditor} key=${`spec:${run.id}`} run=${run} version=${state} />
+    <${SpecEditor} key=${`spec:${run.id}`} run=${run} spec=${spec} loadError=${specError} onSaved=${setSpec} />
     <${Artifacts} run=${run} version=${state} />
     <section aria-labelledby="log-h">
       <h2 id="log-h">Log</h2>

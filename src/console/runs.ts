@@ -92,7 +92,7 @@ export function RunsPage({ search }: { search: string }) {
     ${page === null && !error ? html`<p>Loading…</p>` : null}
     ${page && page.data.length === 0 ? html`<p>No runs${status ? ` with status ${status.replace('_', ' ')}` : ''} yet. Create one with <code>orc run create</code>, or trigger one on the <${Link} href="/console/sandbox">Sandbox</${Link}> page.</p>` : null}
     ${page && page.data.length > 0
-      ? html`<table class="runs">
+      ? html`<div class="table-scroll"><table class="runs">
           <caption class="visually-hidden">Runs, newest first</caption>
           <thead><tr><th scope="col">Run</th><th scope="col">Status</th><th scope="col">Stage</th><th scope="col">Gate pending</th><th scope="col">Mode</th><th scope="col">Created</th></tr></thead>
           <tbody>
@@ -107,7 +107,7 @@ export function RunsPage({ search }: { search: string }) {
               </tr>`,
             )}
           </tbody>
-        </table>`
+        </table></div>`
       : null}
     <nav class="pager" aria-label="Pages of runs">
       ${cursor ? html`<button type="button" onClick=${() => go({ cursor: null })}>← Newest</button>` : null}

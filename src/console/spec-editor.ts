@@ -2,7 +2,7 @@
 // form for the common fields and a JSON editor for all of it; either sends a JSON Merge Patch of the
 // difference, and the service's validation errors are shown at the field they name.
 import { html } from 'htm/preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { MONETIZATION_VALUES } from '../contract/events.js';
 import { diffMergePatch } from '../contract/merge-patch.js';
 import { ApiError, api, type Run } from './api.js';
@@ -54,24 +54,23 @@ function fieldOf(path: string | null): FieldDef | undefined {
   return FIELDS.find((f) => path === f.path || path.startsWith(`${f.path}.`));
 }
 
-export function SpecEditor({ run, version }: { run: Run; version: string }) {
-  const [spec, setSpec] = useState<Spec | null>(null);
+/** `spec`: the run page's App Spec (one for the page); a save hands the saved one to `onSaved`. */
+export function SpecEditor({ run, spec, loadError, onSaved }: { run: Run; spec: Spec | null; loadError: unknown; onSaved: (spec: Spec) => void }) {
+  // What the edit started from: the patch is the difference from it, even if the page's spec moves meanwhile.
+  const [base0, setBase0] = useState<Spec | null>(null);
+  const [saved, setSaved] = useState(false);
   const [draft, setDraft] = useState<Spec | null>(null);
   const [text, setText] = useState('');
   const [mode, setMode] = useState<'form' | 'json'>('form');
   const [editing, setEditing] = useState(false);
   const [error, setError] = useState<ApiError | Error | null>(null);
-  const [loadError, setLoadError] = useState<unknown>(null);
   const [saving, setSaving] = useState(false);
   const base = `/v1/runs/${encodeURIComponent(run.id)}/spec`;
 
-  useEffect(() => {
-    if (editing) return;
-    api<Spec>('GET', base).then((s) => (setSpec(s), setLoadError(null)), setLoadError);
-  }, [run.id, version, editing]);
-
   const editable = run.status === 'running' || run.status === 'awaiting_approval';
   const start = () => {
+    setBase0(spec);
+    setSaved(false);
     setDraft(spec);
     setText(JSON.stringify(spec, null, 2));
     setError(null);
@@ -101,7 +100,7 @@ export function SpecEditor({ run, version }: { run: Run; version: string }) {
       return;
     }
     if (edited === null || typeof edited !== 'object' || Array.isArray(edited)) return setError(new Error('The App Spec must be a JSON object.'));
-    const patch = diffMergePatch(spec!, edited);
+    const patch = diffMergePatch(base0!, edited);
     if (Object.keys(patch).length === 0) {
       setEditing(false);
       announce('nothing changed');
@@ -110,9 +109,10 @@ export function SpecEditor({ run, version }: { run: Run; version: string }) {
     setSaving(true);
     try {
       const next = await api<Spec>('PATCH', base, patch, 'application/merge-patch+json');
-      setSpec(next);
+      onSaved(next);
       setEditing(false);
       setError(null);
+      setSaved(true);
       announce('App Spec saved');
     } catch (err) {
       setError(err as Error);
@@ -131,6 +131,7 @@ export function SpecEditor({ run, version }: { run: Run; version: string }) {
     ${!spec ? html`<p>Loading…</p>` : null}
     ${spec && !editing
       ? html`<div>
+          ${saved ? html`<p class="saved" role="status">✓ App Spec saved</p>` : null}
           <${SpecView} spec=${spec} />
           ${editable ? html`<button type="button" onClick=${start}>Edit App Spec</button>` : html`<p class="muted">The App Spec can no longer be changed (${clean(run.status)}).</p>`}
         </div>`

@@ -66,7 +66,8 @@ export function LiveRegion() {
 }
 
 /** A modal question with a safe default: the dialog element, so focus is trapped and Escape cancels. */
-export function Confirm(props: { open: boolean; title: string; children?: unknown; confirm: string; danger?: boolean; onConfirm: () => void; onCancel: () => void }) {
+/** `tone`: the confirming button's look: primary (default), danger (it destroys), caution (against a warning). */
+export function Confirm(props: { open: boolean; title: string; children?: unknown; confirm: string; danger?: boolean; tone?: 'caution'; onConfirm: () => void; onCancel: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   useEffect(() => {
@@ -80,7 +81,7 @@ export function Confirm(props: { open: boolean; title: string; children?: unknow
     ${props.children}
     <div class="actions">
       <button type="button" autofocus onClick=${props.onCancel}>Cancel</button>
-      <button type="button" class=${props.danger ? 'danger' : 'primary'} onClick=${props.onConfirm}>${props.confirm}</button>
+      <button type="button" class=${props.danger ? 'danger' : (props.tone ?? 'primary')} onClick=${props.onConfirm}>${props.confirm}</button>
     </div>
   </dialog>`;
 }
@@ -99,4 +100,10 @@ export function Time({ iso, now }: { iso: string | null | undefined; now?: numbe
   if (!iso) return html`<span>—</span>`;
   const text = now === undefined ? when(iso) : agoText(iso, now);
   return html`<time datetime=${clean(iso)} title=${clean(iso)}>${text}</time>`;
+}
+
+/** A URL that breaks only after a slash when its cell is narrow, never inside the host or the port. */
+export function UrlText({ url }: { url: unknown }) {
+  const parts = clean(url).split(/(?<=\/)/);
+  return html`<span class="url-text">${parts.map((p, i) => (i ? html`<wbr />${p}` : p))}</span>`;
 }

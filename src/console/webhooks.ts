@@ -4,7 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { EVENT_KINDS } from '../contract/events.js';
 import { ApiError, api, query, type Page } from './api.js';
 import { clean } from './text.js';
-import { Confirm, ErrorNote, Time, announce } from './ui.js';
+import { Confirm, ErrorNote, Time, UrlText, announce } from './ui.js';
 
 interface Webhook {
   id: string;
@@ -72,7 +72,7 @@ export function WebhooksPage() {
             ${hooks.map(
               (w) => html`<tr key=${w.id}>
                 <th scope="row">${clean(w.id)}</th>
-                <td class="url">${clean(w.url)}</td>
+                <td class="url"><${UrlText} url=${w.url} /></td>
                 <td>${w.events.map(clean).join(', ')}</td>
                 <td>${clean(w.status)}</td>
                 <td><${Time} iso=${w.created_at} /></td>

@@ -11,7 +11,7 @@
 // A request that authenticates with the cookie must come to one of the sandbox's own host names (a
 // DNS-rebinding page names its own host), from the page's own origin when the browser says one, and, to
 // change anything, carry the session's CSRF token in X-Orc-Csrf.
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { STANDALONE, asset, assetNames } from '../assets.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -23,6 +23,18 @@ const TOKEN_TTL_MS = 10 * 60_000;
 const MAX_TOKENS = 100;
 const MAX_SESSIONS = 100;
 const CSRF_HEADER = 'x-orc-csrf';
+
+/** The look of the short pages the door answers itself (a link used or expired, sign in): the console's
+ * colours and type, inline (no session, so no stylesheet), allowed by its hash alone. */
+const NOTE_STYLE =
+  ':root{color-scheme:light dark;--bg:#fff;--fg:#1b1f24;--muted:#57606a;--card:#f6f8fa}' +
+  '@media (prefers-color-scheme:dark){:root{--bg:#0d1117;--fg:#e6edf3;--muted:#9da7b3;--card:#161b22}}' +
+  'body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}' +
+  'main{max-width:36rem;margin:3rem auto;padding:0 1.2rem}.brand{font-weight:700;color:var(--muted)}h1{font-size:1.5rem}' +
+  'code{font-family:ui-monospace,Menlo,Consolas,monospace;background:var(--card);padding:0.1rem 0.3rem;border-radius:4px}';
+const NOTE_CSP = {
+  'Content-Security-Policy': `default-src 'none'; style-src 'sha256-${createHash('sha256').update(NOTE_STYLE).digest('base64')}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+};
 
 const SECURITY_HEADERS: Record<string, string> = {
   'Content-Security-Policy':
@@ -195,8 +207,10 @@ export class ConsoleDoor {
   }
 
   private html(res: ServerResponse, status: number, title: string, body: string, extra: Record<string, string> = {}): void {
-    const text = Buffer.from(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title} · orc console</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`);
-    res.writeHead(status, { ...SECURITY_HEADERS, ...extra, 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': String(text.length), 'Cache-Control': 'no-store' });
+    const text = Buffer.from(
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} · orc console</title><style>${NOTE_STYLE}</style></head><body><main><p class="brand">orc console</p><h1>${title}</h1>${body}</main></body></html>`,
+    );
+    res.writeHead(status, { ...SECURITY_HEADERS, ...NOTE_CSP, ...extra, 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': String(text.length), 'Cache-Control': 'no-store' });
     res.end(text);
   }
 }

@@ -97,6 +97,9 @@ describe.runIf(run)('the console', () => {
     expect(spec.tagline).toBe('Run every day');
     expect(spec.brand.palette).toEqual(['#112233', '#445566']);
     expect(spec.name).toBeTruthy(); // a merge patch: the rest kept
+    // One App Spec on the page: the gate panel shows the saved palette at once, and the save says so.
+    await expect.poll(() => page.locator('.gate .swatches code').allTextContents()).toEqual(['#112233', '#445566']);
+    await page.locator('.saved').getByText('App Spec saved').waitFor(); // seen, not only announced
 
     await page.getByRole('button', { name: 'Approve' }).click();
     await until(async () => (await gateState(id, 'brand')) === 'approved');
@@ -113,6 +116,9 @@ describe.runIf(run)('the console', () => {
     await dialog.waitFor({ state: 'hidden' });
     expect(await gateState(id, 'final')).toBe('pending');
     await page.getByRole('button', { name: 'Approve', exact: true }).click();
+    // Going ahead against the warning does not look like a plain Approve.
+    const background = (name: string, within: Page | typeof dialog) => within.getByRole('button', { name, exact: true }).evaluate((b) => (globalThis as any).getComputedStyle(b).backgroundColor);
+    expect(await background('Approve anyway', dialog)).not.toBe(await background('Approve', page));
     await dialog.getByRole('button', { name: 'Approve anyway' }).click();
     await until(async () => (await gateState(id, 'final')) === 'approved');
 
@@ -186,6 +192,63 @@ describe.runIf(run)('the console', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Remove' }).click();
     await until(async () => (await http(manual.url, 'GET', `/v1/webhooks/${hook.id}`)).status === 404);
     await page.close();
+  }, 30_000);
+
+  it('fits a phone (390 px): no page-wide scroll, a label apart from its select, a URL broken only after a slash', async () => {
+    await http(manual.url, 'POST', '/v1/runs', idea('Seen on a phone'));
+    const hook = (await http(manual.url, 'POST', '/v1/webhooks', { url: 'http://127.0.0.1:65001/a/rather/long/path/for/a/receiver', events: ['*'] })).body;
+    const phone = await context.newPage();
+    await phone.setViewportSize({ width: 390, height: 800 });
+    try {
+      await phone.goto(`${manual.url}/console/`);
+      await phone.locator('table.runs tbody tr').first().waitFor();
+      const widths = () => phone.evaluate(() => [(globalThis as any).document.documentElement.scrollWidth, (globalThis as any).innerWidth]);
+      const [scroll, inner] = await widths();
+      expect(scroll).toBeLessThanOrEqual(inner);
+      const gap = await phone.locator('.toolbar label').evaluate((label: any) => {
+        const range = label.ownerDocument.createRange();
+        range.selectNodeContents(label.firstChild);
+        return label.querySelector('select').getBoundingClientRect().left - range.getBoundingClientRect().right;
+      });
+      expect(gap).toBeGreaterThanOrEqual(4);
+      await phone.goto(`${manual.url}/console/webhooks`);
+      const cell = phone.locator('td.url').filter({ hasText: '65001' });
+      await cell.waitFor();
+      // The host and port stay on one line, whatever the width does to the rest.
+      const hostLines = await cell.evaluate((td: any) => {
+        const walker = td.ownerDocument.createTreeWalker(td, 4);
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+          const at = n.textContent.indexOf('127.0.0.1:65001');
+          if (at < 0) continue;
+          const range = td.ownerDocument.createRange();
+          range.setStart(n, at);
+          range.setEnd(n, at + '127.0.0.1:65001'.length);
+          return new Set([...range.getClientRects()].map((r: any) => Math.round(r.top))).size;
+        }
+        return -1;
+      });
+      expect(hostLines).toBe(1);
+    } finally {
+      await http(manual.url, 'DELETE', `/v1/webhooks/${hook.id}`);
+      await phone.close();
+    }
+  }, 30_000);
+
+  it("a used console link answers a page in the console's look, not bare HTML", async () => {
+    const out = await manual.ctl(['console', '--json']);
+    const { url } = JSON.parse(out.stdout);
+    const fresh = await browser.newContext();
+    try {
+      const first = await fresh.newPage();
+      await first.goto(url);
+      const again = await fresh.newPage();
+      const answer = await again.goto(url);
+      expect(answer?.status()).toBe(403);
+      await again.getByRole('heading', { name: /has been used or has expired/ }).waitFor();
+      expect(await again.evaluate(() => (globalThis as any).getComputedStyle((globalThis as any).document.body).fontFamily)).toContain('system-ui');
+    } finally {
+      await fresh.close();
+    }
   }, 30_000);
 
   it('steers the sandbox: a trigger makes a run, a fault is listed, the request log grows', async () => {
