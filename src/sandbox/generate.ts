@@ -120,14 +120,15 @@ export function screensFor(seed: number, text: string) {
   return SCREENS.slice(0, count).map(([id, title, purpose]) => ({ id, title, purpose }));
 }
 
+/** Each check: its id, its title, and what its detail says when it fails and when it warns (never the title again). */
 const PREFLIGHT = [
-  ['icon', 'App icon in every required size'],
-  ['privacy_manifest', 'Privacy manifest declares collected data'],
-  ['launch_screen', 'Launch screen present'],
-  ['screenshots', 'Screenshots for 6.7" and 6.5" displays'],
-  ['bundle_id', 'Bundle id matches the provisioning profile'],
-  ['age_rating', 'Age rating questionnaire complete'],
-  ['export_compliance', 'Export compliance answered'],
+  ['icon', 'App icon in every required size', 'the 1024 × 1024 marketing icon is missing', 'the 1024 × 1024 icon has an alpha channel; the store flattens it on black'],
+  ['privacy_manifest', 'Privacy manifest declares collected data', 'PrivacyInfo.xcprivacy declares no collected data types, though the app reads the email address', 'NSPrivacyTracking is not set; declare false if the app does not track'],
+  ['launch_screen', 'Launch screen present', 'no launch storyboard in the bundle', 'the launch screen shows text, which is not localised'],
+  ['screenshots', 'Screenshots for 6.7" and 6.5" displays', 'no 6.5" (1284 × 2778) set; one is required', 'three screenshots at 6.7"; five show more of the app'],
+  ['bundle_id', 'Bundle id matches the provisioning profile', 'the profile is for another bundle id', 'the profile expires within 30 days'],
+  ['age_rating', 'Age rating questionnaire complete', 'the questionnaire has unanswered items', 'user-generated content is answered "none"; check the features'],
+  ['export_compliance', 'Export compliance answered', 'ITSAppUsesNonExemptEncryption is not set', 'the app uses HTTPS only: exempt, say so in Info.plist to skip the question'],
 ] as const;
 
 export function scorecardFor(seed: number, text: string, magic: Magic): Scorecard {
@@ -137,9 +138,9 @@ export function scorecardFor(seed: number, text: string, magic: Magic): Scorecar
   const score = Math.round((beauty + harmony) / 2);
   const failing = magic.lowscore ? new Set([PREFLIGHT[between(rand, 0, 2)]![0], 'screenshots']) : new Set<string>();
   const warning = PREFLIGHT[between(rand, 3, PREFLIGHT.length - 1)]![0];
-  const checks = PREFLIGHT.map(([id, title]) => {
+  const checks = PREFLIGHT.map(([id, title, failed, warned]) => {
     const status = failing.has(id) ? 'fail' : id === warning && rand() < 0.6 ? 'warn' : 'pass';
-    const detail = status === 'fail' ? `${title}: missing or invalid` : status === 'warn' ? `${title}: passes, with a recommendation` : null;
+    const detail = status === 'fail' ? failed : status === 'warn' ? warned : null;
     return { id, title, status, detail };
   });
   const preflightPassed = checks.every((c) => c.status !== 'fail');

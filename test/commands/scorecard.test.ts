@@ -21,6 +21,8 @@ describe('orc scorecard, piped', () => {
     const card = (await sb.call('GET', `/v1/runs/${run.id}/scorecard`)).body;
     const failing = card.preflight.checks.find((c: { status: string }) => c.status === 'fail');
     expect(failing.detail.length).toBeGreaterThan(20);
+    // A detail says what is wrong, never the check's title again.
+    for (const c of card.preflight.checks.filter((c: { detail: string | null }) => c.detail)) expect(c.detail).not.toContain(c.title);
     const r = await runOrc(['scorecard', run.id], { env: { ORC_BASE_URL: sb.url }, columns: 40 });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toContain(failing.detail);
