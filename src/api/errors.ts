@@ -3,6 +3,7 @@
 import { Problem } from '../problem.js';
 import { errorEnvelope } from '../contract/shapes.js';
 import { STATUS_TEXT } from './answer.js';
+import { parseServiceJson } from '../ui/sanitize.js';
 
 export interface ApiErrorInit {
   status: number;
@@ -131,7 +132,7 @@ export function networkFailure(err: unknown, attemptCut: boolean, attemptMs: num
 export function parseError(status: number, text: string, contentType: string | null, requestId: string | null): ApiError {
   let e: ReturnType<typeof errorEnvelope> = null;
   try {
-    e = errorEnvelope(JSON.parse(text));
+    e = errorEnvelope(parseServiceJson(text));
   } catch {
     e = null;
   }

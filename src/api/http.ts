@@ -20,6 +20,7 @@ import { MAX_ERROR_BYTES, MAX_JSON_BYTES, STATUS_TEXT, drain, readText, toAnswer
 import { ApiConnectionError, ApiError, CERTIFICATE_CODES, RetryLaterError, UnexpectedResponseError, UnsafeRequestError, networkFailure, nothingListens, parseError, requestLine, untrustedCertificate } from './errors.js';
 import { OrcError } from '../errors.js';
 import { PageWalk } from './pages.js';
+import { parseServiceJson } from '../ui/sanitize.js';
 import { IDEMPOTENT_METHODS, RETRYABLE_NETWORK, RetryPolicy, parseRetryAfter } from './retry.js';
 import { Transport } from './transport.js';
 
@@ -350,7 +351,7 @@ export class HttpClient {
         this.opts.debug?.(`< ${truncate(text)}`);
         let json: unknown;
         try {
-          json = text === '' ? null : JSON.parse(text);
+          json = text === '' ? null : parseServiceJson(text);
         } catch {
           throw new UnexpectedResponseError(`the service answered ${answer.status} with a body that is not JSON`, requestLine(answer.requestId));
         }

@@ -15,3 +15,46 @@ export function sanitize(text: string): string {
 export function sanitizeLine(text: string): string {
   return sanitize(text).replace(/[\n\t]+/g, ' ');
 }
+
+/** What JSON text must hold for a string in it to carry a control: an escape that may be one, or one raw. */
+const MAYBE_DIRTY = /\\[ubfr]|[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+/** Whether a string carries anything sanitize() would take out. */
+export function isClean(text: string): boolean {
+  SEQUENCES.lastIndex = 0;
+  CONTROLS.lastIndex = 0;
+  const clean = !SEQUENCES.test(text) && !CONTROLS.test(text);
+  SEQUENCES.lastIndex = 0;
+  CONTROLS.lastIndex = 0;
+  return clean;
+}
+
+/**
+ * JSON from the service, parsed with every string in it (keys too) sanitised: the one place where text from
+ * the service enters orc (a JSON body, an event's data), so nothing downstream can print it raw. `dirty` is
+ * set when something was taken out (the text as it came is then not to be passed on).
+ */
+export function parseServiceJson(text: string, seen: { dirty?: boolean } = {}): unknown {
+  // Nearly every body has nothing to take out: then it is parsed without the (slower) reviver.
+  if (!MAYBE_DIRTY.test(text)) return JSON.parse(text);
+  return JSON.parse(text, (_key, value: unknown) => {
+    if (typeof value === 'string') return clean(value, seen);
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+    const keys = Object.keys(value);
+    if (keys.every(isClean)) return value;
+    seen.dirty = true;
+    return Object.fromEntries(keys.map((k) => [sanitize(k), (value as Record<string, unknown>)[k]]));
+  });
+}
+
+function clean(value: string, seen: { dirty?: boolean }): string {
+  if (isClean(value)) return value;
+  seen.dirty = true;
+  return sanitize(value);
+}
+
+/** A value drawn on one line of a view (a row, a live region): newlines and tabs become spaces. The text is
+ * already safe (sanitised where it entered); this is layout only. */
+export function oneLine(text: string): string {
+  return text.replace(/[\n\t\r]+/g, ' ');
+}

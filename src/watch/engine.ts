@@ -7,6 +7,7 @@ import { isPlainEvent } from '../contract/shapes.js';
 import { loadSchemas } from '../api/http.js';
 import type { Api } from '../api/index.js';
 import { NotAnEventStreamError } from '../api/sse.js';
+import { parseServiceJson } from '../ui/sanitize.js';
 
 export type WatchEvent =
   | { kind: 'connected'; resumedAfter: number; reconnected: boolean }
@@ -74,8 +75,10 @@ export async function* watchRunBatched(api: Api, runId: string, options: WatchOp
         const seq = m.id !== null && /^\d+$/.test(m.id) ? Number(m.id) : null;
         if (seq !== null && seq <= lastSeq) continue; // already seen: never twice
         let raw: unknown;
+        // Sanitised as it enters (the one boundary for service text); a text that had to change is not passed on.
+        const seen: { dirty?: boolean } = {};
         try {
-          raw = JSON.parse(m.data);
+          raw = parseServiceJson(m.data, seen);
         } catch {
           continue; // not JSON: nothing a renderer could show
         }
@@ -84,14 +87,14 @@ export async function* watchRunBatched(api: Api, runId: string, options: WatchOp
         if (!event) continue;
         if (seq !== null) lastSeq = seq;
         if (m.event === LOG_EVENT || event.type === LOG_EVENT) {
-          logs.push({ kind: 'log', seq, event, raw, text: m.data });
+          logs.push({ kind: 'log', seq, event, raw, ...(seen.dirty ? {} : { text: m.data }) });
           continue;
         }
         if (logs.length) {
           yield { kind: 'logs', items: logs };
           logs = [];
         }
-        yield { kind: 'event', seq, event, raw, text: m.data };
+        yield { kind: 'event', seq, event, raw, ...(seen.dirty ? {} : { text: m.data }) };
         if (event.type === 'run.gate_pending' && event.data.gate) yield { kind: 'gate_pending', gate: event.data.gate, event };
         if (TERMINAL_EVENTS.has(event.type)) {
           yield { kind: 'ended', status: event.type.slice(4), event };

@@ -16,6 +16,7 @@ const events = [
   envelope(1, 'run.created', { mode: EVIL }),
   envelope(2, 'run.stage_changed', { stage: EVIL, percent: 50 }),
   envelope(3, 'log', { stage: EVIL, level: EVIL, message: EVIL, ts: EVIL }),
+  envelope(4, 'run.gate_pending', { gate: EVIL }),
   envelope(4, 'run.gate_resolved', { gate: EVIL, decision: EVIL }),
   envelope(5, EVIL, { anything: EVIL }),
   envelope(6, 'run.failed', { stage: EVIL, error: { code: EVIL, message: EVIL } }),
@@ -46,6 +47,7 @@ const commands = [
   ['gate', 'list', 'run_h'],
   ['gate', 'approve', 'run_h', 'idea'],
   ['watch', 'run_h'],
+  ['watch', 'run_h', 'run_h', '--on-gate', 'wait'],
   ['run', 'get', 'run_other'],
 ];
 

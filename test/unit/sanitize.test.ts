@@ -1,6 +1,6 @@
 // Server text must not drive the terminal: escape sequences and controls are removed, text is kept.
 import { describe, expect, it } from 'vitest';
-import { sanitize, sanitizeLine } from '../../src/ui/sanitize.js';
+import { parseServiceJson, sanitize, sanitizeLine } from '../../src/ui/sanitize.js';
 
 describe('sanitize', () => {
   it.each([
@@ -25,5 +25,20 @@ describe('sanitize', () => {
 
   it('folds newlines for one-line values', () => {
     expect(sanitizeLine('name\nwith\ttabs\u001b[1m')).toBe('name with tabs');
+  });
+});
+
+describe('parseServiceJson: the boundary where service text enters orc', () => {
+  it('sanitises every string value and key, however deep, and says that it did', () => {
+    const seen: { dirty?: boolean } = {};
+    const body = JSON.stringify({ name: 'a\u001b]0;x\u0007b', list: [{ 'k\u001b[2J': 'c\u009b31md' }], n: 1, ok: true, none: null });
+    expect(parseServiceJson(body, seen)).toEqual({ name: 'ab', list: [{ k: 'cd' }], n: 1, ok: true, none: null });
+    expect(seen.dirty).toBe(true);
+  });
+
+  it('leaves clean JSON as it is (newlines in a value kept), and not dirty', () => {
+    const seen: { dirty?: boolean } = {};
+    expect(parseServiceJson('{"a":"line\\nnext \\\\u ü","b":[1,2]}', seen)).toEqual({ a: 'line\nnext \\u ü', b: [1, 2] });
+    expect(seen.dirty).toBeUndefined();
   });
 });
