@@ -130,6 +130,23 @@ describe('orc watch', () => {
   }, 30_000);
 });
 
+describe('orc watch <run> <run>', () => {
+  it('--json: stdout is only the NDJSON events of every run; what orc says (an --approve) goes to stderr', async () => {
+    const env = { ORC_BASE_URL: shared.sb.url };
+    const ids: string[] = [];
+    for (const pitch of ['One tracker', 'Two tracker']) {
+      const made = await orc(['run', 'create', ...idea(pitch), '--json'], { env });
+      ids.push(JSON.parse(made.stdout).id);
+    }
+    const r = await orc(['watch', ...ids, '--approve', 'idea,brand,final', '--json'], { env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const events = ndjson(r.stdout);
+    expect(new Set(events.map((e) => e.run_id))).toEqual(new Set(ids));
+    expect(events.filter((e) => e.type === 'run.accepted')).toHaveLength(2);
+    expect(r.stderr).toMatch(/approved gate idea \(--approve\)/);
+  });
+});
+
 describe('orc gate', () => {
   it('lists, approves and rejects with notes from a flag or stdin', async () => {
     const local = await startTestSandbox({ stageMs: 60_000 });

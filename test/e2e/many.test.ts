@@ -89,6 +89,39 @@ describe.runIf(withTmux)('at a terminal', () => {
     }
   }, 30_000);
 
+  it('Ctrl-C at the gate question of several runs stops the watch with 130; the runs go on, none is lost', async () => {
+    const first = await create('Interrupted at a gate');
+    const second = await create('Still moving');
+    await advance(first, 'gate:idea');
+    const term = TmuxSession.start([process.execPath, ORC_BIN, 'watch', first, second], { env: { ORC_BASE_URL: manual.url, ORC_CONFIG_DIR: freshConfigDir() } });
+    try {
+      await term.waitFor('Gate idea: your decision');
+      term.send('C-c');
+      expect(await term.exitCode()).toBe(130);
+      expect(term.screen()).not.toContain('lost');
+      expect((await http(manual.url, 'GET', `/v1/runs/${first}`)).body.gate_pending).toBe('idea');
+    } finally {
+      term.kill();
+    }
+  }, 30_000);
+
+  it('a gate question of several runs is withdrawn when the gate is decided elsewhere', async () => {
+    const first = await create('Decided elsewhere');
+    const second = await create('Keeps going');
+    await advance(first, 'gate:idea');
+    const term = TmuxSession.start([process.execPath, ORC_BIN, 'watch', first, second], { env: { ORC_BASE_URL: manual.url, ORC_CONFIG_DIR: freshConfigDir() } });
+    try {
+      await term.waitFor('Gate idea: your decision');
+      await http(manual.url, 'POST', `/v1/runs/${first}/gates/idea:approve`, {});
+      await term.waitFor('gate idea was approved elsewhere');
+      expect(term.screen()).not.toContain('Gate idea: your decision');
+      term.send('C-c');
+      expect(await term.exitCode()).toBe(130);
+    } finally {
+      term.kill();
+    }
+  }, 30_000);
+
   it('run list --watch draws the list again as runs come and change', async () => {
     const term = TmuxSession.start([process.execPath, ORC_BIN, 'run', 'list', '--watch'], { env: { ORC_BASE_URL: manual.url, ORC_CONFIG_DIR: freshConfigDir() } });
     try {

@@ -1,22 +1,18 @@
 // Following a run to its end: the engine's events to a renderer, gates approved, asked, waited on or
 // stopped at, and the outcome as an exit code (CONTRACT.md): 0 accepted, 5 rejected/failed/canceled,
 // 6 a gate pending with no one to ask, 7 --max-wait ran out first, 1 the stream lost for good, 130 Ctrl-C.
-import { ApiError } from '../../api/errors.js';
 import type { Api } from '../../api/index.js';
 import { watchRunBatched, type WatchEvent } from '../../watch/engine.js';
 import type { Context } from '../../context.js';
 import { EXIT, UsageError } from '../../errors.js';
-import { sanitizeLine } from '../../ui/sanitize.js';
 import { loadStyle } from '../../ui/style.js';
 import { describeEvent } from '../../ui/watch/describe.js';
 import type { WatchRenderer } from '../../ui/watch/types.js';
 import type { FlagValues } from '../../cli/spec.js';
 import type { FOLLOW_FLAGS } from './flags.js';
-import type { PromptOutcome } from './gate-prompt.js';
+import { GateDesk, type Policy } from './gates.js';
 
 export type FollowFlags = FlagValues<typeof FOLLOW_FLAGS>;
-
-type Policy = 'prompt' | 'wait' | 'exit';
 
 /** The commands that follow from how a run ended. */
 const NEXT_STEPS: Record<string, (run: string) => string[]> = {
@@ -48,20 +44,6 @@ export function maxWaitTimer(ctx: Context, flags: FollowFlags, expire: () => voi
   return flags.maxWait === undefined ? () => {} : ctx.clock.timer(flags.maxWait * 1000, expire);
 }
 
-/** `--approve <gate>`: the gate approved as the run reaches it; a final gate whose scorecard did not pass is
- * approved as told, and said on stderr (a script's log should show what was waved through). */
-export async function approveAsAsked(ctx: Context, api: Api, runId: string, gate: string, note: (text: string) => void): Promise<void> {
-  const doubt = gate === 'final' ? await (await import('./final-doubt.js')).finalGateDoubt(api, runId) : null;
-  try {
-    await api.gates.approve(runId, gate);
-    note(`approved gate ${gate} (--approve)`);
-    if (doubt) ctx.io.warn(`approved gate final of ${runId} although ${doubt}`);
-  } catch (err) {
-    if (!(err instanceof ApiError && err.code === 'gate_not_pending')) throw err;
-    note(`gate ${gate} was decided elsewhere`);
-  }
-}
-
 /** The terminal view for a person at a terminal, else NDJSON (--json) or plain lines. */
 async function makeRenderer(ctx: Context, drawn: boolean): Promise<WatchRenderer> {
   if (drawn) return new (await import('../../ui/watch/tty.js')).TtyRenderer(ctx.io, await loadStyle(ctx.io));
@@ -83,75 +65,27 @@ export async function follow(ctx: Context, runId: string, flags: FollowFlags): P
   let timedOut = false;
   const cancelMaxWait = maxWaitTimer(ctx, flags, () => {
     timedOut = true;
-    active.prompt?.abort.abort();
     stop.abort();
   });
   let stoppedAtGate: string | null = null;
-  // The gate the run waits at now, as far as the stream has told (for what Ctrl-C says).
-  let waitingAt: string | null = null;
   let promptError: unknown = null;
-  // A box, not a variable: the prompt's callbacks change it while the loop below reads it.
-  const active: { prompt: { gate: string; abort: AbortController; why: string | null } | null } = { prompt: null };
   const onSigint = () => {
     interrupted = true;
-    active.prompt?.abort.abort();
     stop.abort();
   };
   ctx.signal.addEventListener('abort', onSigint);
-  const bell = () => {
-    if (flags.bell !== false && ctx.io.interactiveOutput) ctx.io.streams.stderr.write('\u0007');
-  };
-
-  /** A gate opened: approve it, stop, wait, or ask (the prompt runs while events keep coming). */
-  const onGate = async (gate: string): Promise<number | undefined> => {
-    // History replays old gates too: act only on the gate the run is waiting at now.
-    const run = await api.runs.retrieve(runId);
-    if (run.gate_pending !== gate) return undefined;
-    waitingAt = gate;
-    if (approve.has(gate)) {
-      await approveAsAsked(ctx, api, runId, gate, (text) => renderer.note(text));
-      return undefined;
-    }
-    bell();
-    if (policy === 'exit') {
-      renderer.finish();
-      ctx.io.info(`orc: gate ${gate} of ${runId} awaits a decision: \`orc gate approve ${runId} ${gate}\` or \`orc gate reject ${runId} ${gate} --notes …\``);
-      return EXIT.gatePending;
-    }
-    if (policy === 'wait') {
-      renderer.note(`gate ${gate} awaits a decision; waiting for someone to decide (\`orc gate approve ${runId} ${gate}\`)`);
-      return undefined;
-    }
-    if (active.prompt) return undefined;
-    const current = { gate, abort: new AbortController(), why: null as string | null };
-    active.prompt = current;
-    renderer.pause();
-    const { decideAtPrompt } = await import('./gate-prompt.js');
-    decideAtPrompt(ctx, api, runId, gate, current.abort.signal).then(
-      (outcome: PromptOutcome) => {
-        active.prompt = null;
-        renderer.resume();
-        if (outcome === 'stop') {
-          stoppedAtGate = gate;
-          stop.abort();
-        }
-      },
-      (err: unknown) => {
-        active.prompt = null;
-        renderer.resume();
-        const name = (err as Error)?.name;
-        if (name === 'AbortPromptError' && current.why) return renderer.note(current.why);
-        if (name === 'AbortPromptError' || name === 'ExitPromptError') {
-          interrupted = interrupted || name === 'ExitPromptError';
-          if (name === 'ExitPromptError') stop.abort();
-          return;
-        }
-        promptError = err;
-        stop.abort();
-      },
-    );
-    return undefined;
-  };
+  const view = { note: (_id: string, text: string) => renderer.note(text), pause: () => renderer.pause(), resume: () => renderer.resume() };
+  const desk = new GateDesk(ctx, api, { policy, approve, bell: flags.bell !== false, signal: stop.signal }, view, {
+    stopAt: (_id, gate) => {
+      stoppedAtGate = gate;
+      stop.abort();
+    },
+    interrupt: onSigint,
+    fail: (err) => {
+      promptError = err;
+      stop.abort();
+    },
+  });
 
   const outcome = (ev: Extract<WatchEvent, { kind: 'ended' }>): number => {
     renderer.finish();
@@ -169,25 +103,14 @@ export async function follow(ctx: Context, runId: string, flags: FollowFlags): P
         continue;
       }
       renderer.handle(ev);
-      const open = active.prompt;
-      if (ev.kind === 'event' && ev.event.type === 'run.gate_resolved') {
-        if (ev.event.data.gate === waitingAt) waitingAt = null;
-        // History replays a gate's earlier decisions too (a brand rejected before this watch began): only a
-        // decision that left the gate no longer pending closed what the prompt asks.
-        if (open && open.gate === ev.event.data.gate && (await api.runs.retrieve(runId)).gate_pending !== open.gate) {
-          open.why = `gate ${sanitizeLine(open.gate)} was ${sanitizeLine(ev.event.data.decision ?? 'decided')} elsewhere`;
-          open.abort.abort();
-        } else if (open && open.gate === ev.event.data.gate) waitingAt = open.gate;
-      }
-      if (ev.kind === 'gate_pending') {
-        const code = await onGate(ev.gate);
-        if (code !== undefined) return code;
+      if (ev.kind === 'event' && ev.event.type === 'run.gate_resolved') await desk.resolved(runId, ev.event.data.gate, ev.event.data.decision);
+      if (ev.kind === 'gate_pending' && (await desk.opened(runId, ev.gate)) === 'exit') {
+        renderer.finish();
+        ctx.io.info(`orc: gate ${ev.gate} of ${runId} awaits a decision: \`orc gate approve ${runId} ${ev.gate}\` or \`orc gate reject ${runId} ${ev.gate} --notes …\``);
+        return EXIT.gatePending;
       }
       if (ev.kind === 'ended') {
-        if (open) {
-          open.why = 'the run ended';
-          open.abort.abort();
-        }
+        desk.ended(runId);
         return outcome(ev);
       }
     }
@@ -199,6 +122,7 @@ export async function follow(ctx: Context, runId: string, flags: FollowFlags): P
       ctx.io.info(`orc: stopped watching; gate ${stoppedAtGate} of ${runId} still awaits a decision`);
       return EXIT.gatePending;
     }
+    const waitingAt = desk.waitingAt(runId);
     if (interrupted && waitingAt) {
       ctx.io.info(`orc: stopped watching; ${runId} waits at gate ${waitingAt}. Decide it with \`orc gate approve ${runId} ${waitingAt}\` or \`orc gate reject ${runId} ${waitingAt} --notes …\`, or watch again with \`orc watch ${runId}\`.`);
     } else if (interrupted) ctx.io.info(`orc: stopped watching; ${runId} goes on. Watch it again with \`orc watch ${runId}\`.`);
@@ -206,6 +130,7 @@ export async function follow(ctx: Context, runId: string, flags: FollowFlags): P
   } finally {
     cancelMaxWait();
     ctx.signal.removeEventListener('abort', onSigint);
+    stop.abort();
     renderer.finish();
   }
 
@@ -215,7 +140,7 @@ export async function follow(ctx: Context, runId: string, flags: FollowFlags): P
     const run = await api.runs.retrieve(runId);
     if (ctx.io.json) ctx.io.streams.stdout.write(ctx.io.jsonLine({ type: 'orc.max_wait', run_id: runId, max_wait_s: flags.maxWait, run }));
     const where = run.gate_pending ? `waits at gate ${run.gate_pending}` : `is ${run.status} at ${run.stage}`;
-    ctx.io.info(`orc: stopped after --max-wait ${flags.maxWait} s; ${runId} ${sanitizeLine(where)} and goes on. Watch it again with \`orc watch ${runId} --max-wait …\`.`);
+    ctx.io.info(`orc: stopped after --max-wait ${flags.maxWait} s; ${runId} ${where} and goes on. Watch it again with \`orc watch ${runId} --max-wait …\`.`);
     return EXIT.timedOut;
   }
 }

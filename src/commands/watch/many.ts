@@ -3,23 +3,14 @@
 // change with the run's id; under --json, NDJSON envelopes (each carries its run_id). A gate pending on any
 // run is approved (--approve), asked about in turn (one prompt at a time), waited on, or ends the watch
 // (exit 6), as for one run. The exit code is the worst outcome among the runs.
-import { TERMINAL_STATUSES } from '../../contract/events.js';
 import type { Run } from '../../contract/schemas.js';
 import type { Context } from '../../context.js';
 import { EXIT } from '../../errors.js';
-import { sanitizeLine } from '../../ui/sanitize.js';
 import { loadStyle } from '../../ui/style.js';
-import { describeEvent } from '../../ui/watch/describe.js';
-import { watchRun, type WatchEvent } from '../../watch/engine.js';
-import { approveAsAsked, maxWaitTimer, parseFollowFlags, streamKnobs, type FollowFlags } from './follow.js';
-
-interface Row {
-  id: string;
-  stage: string;
-  percent: number;
-  gate: string | null;
-  outcome: string | null;
-}
+import { ManyRenderer } from '../../ui/watch/many.js';
+import { watchRun } from '../../watch/engine.js';
+import { GateDesk } from './gates.js';
+import { maxWaitTimer, parseFollowFlags, streamKnobs, type FollowFlags } from './follow.js';
 
 /** Worse first: a failure, a run that ended badly, a gate no one decided, the time running out, all well. */
 const SEVERITY = [EXIT.failure, EXIT.runEnded, EXIT.gatePending, EXIT.timedOut, EXIT.ok];
@@ -41,29 +32,16 @@ export async function followMany(ctx: Context, given: string[], all: boolean, fl
       return EXIT.ok;
     }
   }
-  const style = await loadStyle(io);
-  const drawn = io.interactiveOutput && !io.json && !io.accessible;
-  const rows = new Map<string, Row>(ids.map((id) => [id, { id, stage: '…', percent: 0, gate: null, outcome: null }]));
-  const region = drawn ? new (await import('../../ui/live-region.js')).LiveRegion(io.streams.stdout, () => io.columns) : null;
-  const width = Math.max(...ids.map((id) => id.length));
-  const draw = () => {
-    if (!region) return;
-    region.render(
-      [...rows.values()].map((r) => {
-        const state = r.outcome
-          ? r.outcome === 'accepted'
-            ? style.green(`✓ ${r.outcome}`)
-            : style.red(`✗ ${r.outcome}`)
-          : r.gate
-            ? style.yellow(`‖ gate ${r.gate} pending`)
-            : `${sanitizeLine(r.stage)} ${String(r.percent).padStart(3)}%`;
-        return `${r.id.padEnd(width)}  ${state}`;
-      }),
-    );
-  };
-  const say = (id: string, text: string) => (region ? region.print([`${id}  ${text}`]) : io.out(`${id} ${text}`));
+  const mode = io.json ? 'ndjson' : io.interactiveOutput && !io.accessible ? 'tty' : 'plain';
+  const view = new ManyRenderer(io, await loadStyle(io), ids, mode);
+  await view.start();
   const stop = new AbortController();
-  const onSigint = () => stop.abort();
+  let interrupted = false;
+  let promptError: unknown = null;
+  const onSigint = () => {
+    interrupted = true;
+    stop.abort();
+  };
   ctx.signal.addEventListener('abort', onSigint);
   let timedOut = false;
   const cancelMaxWait = maxWaitTimer(ctx, flags, () => {
@@ -71,88 +49,54 @@ export async function followMany(ctx: Context, given: string[], all: boolean, fl
     stop.abort();
   });
   const codes = new Map<string, number>();
-  // One question at a time: the prompts of several runs wait their turn.
-  let asking: Promise<unknown> = Promise.resolve();
-
-  const onGate = async (id: string, gate: string, own: AbortController): Promise<void> => {
-    const run = await api.runs.retrieve(id);
-    if (run.gate_pending !== gate) return;
-    if (approve.has(gate)) return approveAsAsked(ctx, api, id, gate, (text) => say(id, text));
-    if (policy === 'exit') {
-      codes.set(id, EXIT.gatePending);
-      own.abort();
-      return;
-    }
-    if (policy === 'wait') return say(id, `gate ${gate} awaits a decision (\`orc gate approve ${id} ${gate}\`)`);
-    asking = asking.then(async () => {
-      if ((await api.runs.retrieve(id)).gate_pending !== gate || stop.signal.aborted) return;
-      region?.pause();
-      try {
-        const { decideAtPrompt } = await import('./gate-prompt.js');
-        const outcome = await decideAtPrompt(ctx, api, id, gate, stop.signal);
-        if (outcome === 'stop') {
-          codes.set(id, EXIT.gatePending);
-          own.abort();
-        }
-      } finally {
-        region?.resume();
-        draw();
-      }
-    });
-    await asking;
+  // Each run's own stop: "stop watching" at its gate, or --on-gate exit, ends that run's watch only.
+  const own = new Map(ids.map((id) => [id, new AbortController()]));
+  const stopRun = (id: string, code: number) => {
+    codes.set(id, code);
+    own.get(id)!.abort();
   };
+  const desk = new GateDesk(ctx, api, { policy, approve, bell: flags.bell !== false, signal: stop.signal }, view, {
+    stopAt: (id) => stopRun(id, EXIT.gatePending),
+    interrupt: onSigint,
+    fail: (err) => {
+      promptError = err;
+      stop.abort();
+    },
+  });
 
   const followOne = async (id: string): Promise<void> => {
-    const own = new AbortController();
-    stop.signal.addEventListener('abort', () => own.abort(), { once: true });
-    const row = rows.get(id)!;
+    const signal = AbortSignal.any([own.get(id)!.signal, stop.signal]);
     try {
-      for await (const ev of watchRun(api, id, { signal: own.signal, ...knobs })) {
-        handle(id, row, ev);
-        if (ev.kind === 'gate_pending') await onGate(id, ev.gate, own);
+      for await (const ev of watchRun(api, id, { signal, ...knobs })) {
+        view.handle(id, ev);
+        if (ev.kind === 'event' && ev.event.type === 'run.gate_resolved') await desk.resolved(id, ev.event.data.gate, ev.event.data.decision);
+        if (ev.kind === 'gate_pending' && (await desk.opened(id, ev.gate)) === 'exit') return stopRun(id, EXIT.gatePending);
         if (ev.kind === 'ended') {
+          desk.ended(id);
           codes.set(id, ev.status === 'accepted' ? EXIT.ok : EXIT.runEnded);
           return;
         }
       }
     } catch (err) {
+      if (stop.signal.aborted) return;
       codes.set(id, EXIT.failure);
-      say(id, `lost: ${sanitizeLine((err as Error).message)}`);
+      view.note(id, `lost: ${(err as Error).message}`);
     }
   };
 
-  const handle = (id: string, row: Row, ev: WatchEvent) => {
-    if (ev.kind === 'event' || ev.kind === 'log') {
-      if (io.json) io.streams.stdout.write(io.jsonLine(ev.raw ?? ev.event, ev.text));
-    }
-    if (ev.kind === 'event') {
-      const d = ev.event.data;
-      const type = ev.event.type;
-      if (type === 'run.stage_changed') {
-        const next = d.stage ?? row.stage;
-        const tenth = Math.floor((d.percent ?? 0) / 10);
-        if (!io.json && !region && (next !== row.stage || tenth > Math.floor(row.percent / 10))) say(id, `${sanitizeLine(next)} ${tenth * 10}%`);
-        row.stage = next;
-        row.percent = d.percent ?? row.percent;
-      } else {
-        if (type === 'run.gate_pending') row.gate = d.gate ?? null;
-        if (type === 'run.gate_resolved') row.gate = null;
-        if (TERMINAL_STATUSES.has(type.slice(4))) row.outcome = type.slice(4);
-        if (!io.json) say(id, describeEvent(ev.event));
-      }
-      draw();
-    }
-  };
-
-  draw();
   try {
     await Promise.all(ids.map(followOne));
   } finally {
     cancelMaxWait();
     ctx.signal.removeEventListener('abort', onSigint);
-    region?.close({ keep: true });
+    stop.abort();
+    view.finish();
   }
-  if (ctx.signal.aborted && !timedOut) return EXIT.interrupted;
+  if (promptError && !timedOut) throw promptError;
+  if (interrupted && !timedOut) {
+    io.info('orc: stopped watching; the runs go on. Watch them again with `orc watch <run> <run>…`.');
+    return EXIT.interrupted;
+  }
   for (const id of ids) if (!codes.has(id)) codes.set(id, timedOut ? EXIT.timedOut : EXIT.ok);
   const code = worst([...codes.values()]);
   if (!io.json) {
