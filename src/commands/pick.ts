@@ -5,7 +5,7 @@ import type { Run } from '../contract/schemas.js';
 import { TERMINAL_STATUSES } from '../contract/events.js';
 import { UsageError } from '../errors.js';
 import { relativeTime } from '../ui/format.js';
-import { sanitizeLine } from '../ui/sanitize.js';
+import { oneLine } from '../ui/sanitize.js';
 
 /** Which runs a command can act on. */
 export type Fit = 'moving' | 'gated' | 'ended' | 'any';
@@ -22,7 +22,7 @@ export async function pickRun(ctx: Context, fit: Fit, command: string): Promise<
   const now = ctx.clock.now();
   const choices = runs.map((r) => ({
     value: r.id,
-    name: `${r.id}  ${sanitizeLine(r.status)} · ${r.gate_pending ? `gate ${sanitizeLine(r.gate_pending)}` : sanitizeLine(r.stage)} · ${relativeTime(r.created_at, now)}`,
+    name: `${r.id}  ${oneLine(r.status)} · ${r.gate_pending ? `gate ${oneLine(r.gate_pending)}` : oneLine(r.stage)} · ${relativeTime(r.created_at, now)}`,
   }));
   const id = await (await ctx.prompter()).select(`Which run${fit === 'any' ? '' : ` (${WHAT[fit]})`}?`, choices);
   return runs.find((r) => r.id === id)!;

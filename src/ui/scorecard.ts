@@ -1,7 +1,7 @@
 // The scorecard for people: beauty, harmony and score as bars, passed or not, then the pre-flight checks,
 // failures first. The watch view, the gate prompt and `orc scorecard` draw it from here.
 import type { Scorecard } from '../contract/schemas.js';
-import { sanitizeLine } from './sanitize.js';
+import { oneLine } from './sanitize.js';
 import type { Style } from './style.js';
 
 export function scoreBars(style: Style, score: { beauty: number; harmony: number; score: number; total: number }, passed: boolean | undefined): string[] {
@@ -21,7 +21,7 @@ export function scoreBars(style: Style, score: { beauty: number; harmony: number
 
 /** The bars, then the pre-flight checks with failures first. */
 export function scorecardLines(style: Style, card: Scorecard): string[] {
-  const s = (v: unknown) => sanitizeLine(String(v ?? '—'));
+  const s = (v: unknown) => oneLine(String(v ?? '—'));
   const lines = scoreBars(style, card.score, card.passed);
   const checks = sortedChecks(card.preflight.checks);
   lines.push(`  ${style.bold('Pre-flight')} ${card.preflight.passed ? style.green('passed') : style.red('failed')}`);

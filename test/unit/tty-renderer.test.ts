@@ -4,10 +4,13 @@ import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Event } from '../../src/contract/schemas.js';
 import { IO } from '../../src/ui/io.js';
+import { parseServiceJson } from '../../src/ui/sanitize.js';
 import { loadStyle } from '../../src/ui/style.js';
 import { TtyRenderer } from '../../src/ui/watch/tty.js';
 
-const ev = (type: string, data: Record<string, unknown>, at = '2026-11-22T10:00:00.000Z'): Event => ({ id: 'evt_x', type, created_at: at, run_id: 'run_x', data });
+/** An event as the engine hands it over: read from the service's JSON through the boundary that sanitises it. */
+const ev = (type: string, data: Record<string, unknown>, at = '2026-11-22T10:00:00.000Z'): Event =>
+  parseServiceJson(JSON.stringify({ id: 'evt_x', type, created_at: at, run_id: 'run_x', data })) as Event;
 
 async function renderer() {
   const out = Object.assign(new PassThrough(), { isTTY: true, columns: 60 });

@@ -5,7 +5,7 @@ import { GATE_NAMES, TERMINAL_STATUSES } from '../../contract/events.js';
 import type { Context } from '../../context.js';
 import { RetoldError, UsageError, exitCodeOf } from '../../errors.js';
 import { orDash } from '../../ui/format.js';
-import { sanitizeLine } from '../../ui/sanitize.js';
+import { oneLine } from '../../ui/sanitize.js';
 import { readNotes } from './notes.js';
 import { didYouMean } from '../../suggest.js';
 
@@ -24,7 +24,7 @@ export async function decide(ctx: Context, runId: string, gate: string, decision
     const result = decision === 'approve' ? await api.gates.approve(runId, gate, notes) : await api.gates.reject(runId, gate, notes!);
     if (ctx.io.json) ctx.io.writeJson(result);
     else {
-      ctx.io.out(`gate ${sanitizeLine(result.gate.name)} ${sanitizeLine(result.gate.state)}`);
+      ctx.io.out(`gate ${oneLine(result.gate.name)} ${oneLine(result.gate.state)}`);
       ctx.io.info(`Run ${result.run.id} is ${result.run.status} at ${result.run.stage}.`);
     }
     return 0;
@@ -41,12 +41,12 @@ export async function explainNotPending(api: Api, runId: string, gate: string, e
     // A run that has ended has no gate to decide, whatever state its gates were left in: say that first.
     const run = await api.runs.retrieve(runId).catch(() => null);
     if (run && TERMINAL_STATUSES.has(run.status))
-      return new RetoldError(`run ${runId} is ${sanitizeLine(run.status)}; its gates can no longer be decided`, exitCodeOf(err), err.hint);
+      return new RetoldError(`run ${runId} is ${oneLine(run.status)}; its gates can no longer be decided`, exitCodeOf(err), err.hint);
   }
   if (err.code !== 'gate_not_pending') return err;
   const actual = (await api.gates.list(runId).catch(() => [])).find((g) => g.name === gate);
   if (!actual) return err;
   const when = actual.decided_at ? ` on ${actual.decided_at}` : '';
   const what = actual.state === 'waiting' ? 'not reached yet (waiting)' : `${actual.state}${when}`;
-  return new RetoldError(`gate ${gate} of ${runId} is ${sanitizeLine(what)}, not pending${actual.notes ? `; notes: ${sanitizeLine(orDash(actual.notes))}` : ''}`, exitCodeOf(err), err.hint);
+  return new RetoldError(`gate ${gate} of ${runId} is ${oneLine(what)}, not pending${actual.notes ? `; notes: ${oneLine(orDash(actual.notes))}` : ''}`, exitCodeOf(err), err.hint);
 }

@@ -5,7 +5,7 @@ import { TERMINAL_STATUSES } from '../../contract/events.js';
 import type { Event } from '../../contract/schemas.js';
 import type { Context } from '../../context.js';
 import { EXIT } from '../../errors.js';
-import { sanitizeLine } from '../../ui/sanitize.js';
+import { oneLine } from '../../ui/sanitize.js';
 import { loadStyle } from '../../ui/style.js';
 import { watchRun } from '../../watch/engine.js';
 import type { logs as spec } from './command.js';
@@ -47,7 +47,7 @@ export default async function show(ctx: Context, [given]: ArgsOf<typeof spec>, f
   const print = (l: Line) => {
     if (ctx.io.json) return void ctx.io.streams.stdout.write(ctx.io.jsonLine(l));
     const level = l.level === 'error' ? style.red('ERROR') : l.level === 'warn' ? style.yellow('WARN ') : style.dim('info ');
-    ctx.io.out(`${style.dim(sanitizeLine(l.ts.slice(11, 19)))}  ${sanitizeLine(l.stage)}  ${level}  ${sanitizeLine(l.message)}`);
+    ctx.io.out(`${style.dim(oneLine(l.ts.slice(11, 19)))}  ${oneLine(l.stage)}  ${level}  ${oneLine(l.message)}`);
   };
   const kept: Line[] = [];
   let failed: { event: Event; raw: unknown } | null = null;
@@ -79,16 +79,16 @@ export default async function show(ctx: Context, [given]: ArgsOf<typeof spec>, f
   if (interrupted) return EXIT.interrupted;
   if (flags.failed) {
     if (!failed) {
-      ctx.io.info(`orc: ${runId} did not fail (it is ${sanitizeLine(status)}); nothing to show`);
+      ctx.io.info(`orc: ${runId} did not fail (it is ${oneLine(status)}); nothing to show`);
       return EXIT.ok;
     }
     const stage = failed.event.data.stage ?? kept.at(-1)?.stage;
     for (const l of kept) if (l.stage === stage) print(l);
     const error = failed.event.data.error;
     if (ctx.io.json) ctx.io.streams.stdout.write(ctx.io.jsonLine(failed.raw));
-    else ctx.io.out(`${style.red('failed')} at ${sanitizeLine(stage ?? '?')}: ${error ? `${sanitizeLine(error.code)}: ${sanitizeLine(error.message)}` : 'no error was given'}`);
+    else ctx.io.out(`${style.red('failed')} at ${oneLine(stage ?? '?')}: ${error ? `${oneLine(error.code)}: ${oneLine(error.message)}` : 'no error was given'}`);
     return EXIT.ok;
   }
-  if (count === 0) ctx.io.info(`orc: no log lines${flags.stage !== undefined ? ` in stage ${sanitizeLine(flags.stage)}` : ''} yet (${runId} is ${sanitizeLine(status)})`);
+  if (count === 0) ctx.io.info(`orc: no log lines${flags.stage !== undefined ? ` in stage ${oneLine(flags.stage)}` : ''} yet (${runId} is ${oneLine(status)})`);
   return EXIT.ok;
 }

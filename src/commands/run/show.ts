@@ -2,13 +2,13 @@
 import type { Run } from '../../contract/schemas.js';
 import type { Context } from '../../context.js';
 import { orDash, relativeTime } from '../../ui/format.js';
-import { sanitizeLine } from '../../ui/sanitize.js';
+import { oneLine } from '../../ui/sanitize.js';
 import { loadStyle } from '../../ui/style.js';
 
 export async function printRun(ctx: Context, run: Run): Promise<void> {
   if (ctx.io.json) return ctx.io.writeJson(run);
   const style = await loadStyle(ctx.io);
-  const s = (v: unknown) => sanitizeLine(orDash(v as string | null | undefined));
+  const s = (v: unknown) => oneLine(orDash(v as string | null | undefined));
   // At a terminal the time and how long ago; piped, the ISO time alone (as `run list` prints it).
   const when = (iso: string) => (ctx.io.stdoutIsTTY && !Number.isNaN(Date.parse(iso)) ? `${s(iso)} (${relativeTime(iso, ctx.clock.now())})` : s(iso));
   const rows: Array<[string, string]> = [

@@ -1,7 +1,6 @@
 // `orc spec get <run>`: the App Spec as YAML for people, JSON with --format json; --json is one JSON document.
 import type { Context } from '../../context.js';
 import { formatSpec } from '../../app-spec/document.js';
-import { sanitize } from '../../ui/sanitize.js';
 import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
 import type { get as spec } from './command.js';
 
@@ -9,8 +8,7 @@ export default async function get(ctx: Context, [runId]: ArgsOf<typeof spec>, fl
   const api = await ctx.api();
   const value = await api.spec.retrieve(runId);
   if (ctx.io.json) return ctx.io.writeJson(value), 0;
-  // Service text reaches a terminal sanitised; a file or pipe gets the document as it is.
-  const text = await formatSpec(value, flags.format);
-  ctx.io.streams.stdout.write(ctx.io.stdoutIsTTY ? sanitize(text) : text);
+  // The spec's text was sanitised where it entered orc (ui/sanitize.ts parseServiceJson).
+  ctx.io.streams.stdout.write(await formatSpec(value, flags.format));
   return 0;
 }

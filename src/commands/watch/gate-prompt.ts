@@ -6,7 +6,7 @@ import type { Context } from '../../context.js';
 import { exitCodeOf } from '../../errors.js';
 import { Problem } from '../../problem.js';
 import { cleanNotes, editText } from '../../ui/editor.js';
-import { sanitize, sanitizeLine } from '../../ui/sanitize.js';
+import { oneLine, sanitizeLine } from '../../ui/sanitize.js';
 import { loadStyle, type Style } from '../../ui/style.js';
 import { scorecardLines } from '../../ui/scorecard.js';
 import { displayWidth } from '../../ui/width.js';
@@ -84,7 +84,7 @@ export async function decideAtPrompt(ctx: Context, api: Api, runId: string, gate
           continue;
         }
         case 'show-spec':
-          say(sanitize(JSON.stringify(await api.spec.retrieve(runId), null, 2)));
+          say(JSON.stringify(await api.spec.retrieve(runId), null, 2));
           cursor = undefined; // only looked: the menu starts from the top again
           continue;
         case 'leave':
@@ -100,7 +100,7 @@ export async function decideAtPrompt(ctx: Context, api: Api, runId: string, gate
       }
       // A refused edit or decision is said, and the question asked again; anything else ends the watch.
       if (err instanceof ApiError && err.status < 500) {
-        say(style.yellow(`${err.field ? `${sanitizeLine(err.field)}: ` : ''}${sanitizeLine(err.message)}`));
+        say(style.yellow(`${err.field ? `${oneLine(err.field)}: ` : ''}${oneLine(err.message)}`));
         continue;
       }
       // Bad input, or a refusal told in orc's words (a locked spec): said, with its hint (where an edit is kept).
@@ -116,7 +116,8 @@ export async function decideAtPrompt(ctx: Context, api: Api, runId: string, gate
 
 /** What is being decided: the idea (the spec's summary), the brand (palette, typeface, voice), or the final scorecard. */
 export async function gateSummary(api: Api, runId: string, gate: string, style: Style, columns = 80): Promise<string[]> {
-  const s = (v: unknown) => sanitizeLine(String(v ?? '—'));
+  // The spec's text came sanitised where it entered orc (parseServiceJson); a value is kept to one line here.
+  const s = (v: unknown) => oneLine(String(v ?? '—'));
   const lines = ['', style.bold(`Gate ${s(gate)} of ${s(runId)} awaits your decision`)];
   if (gate === 'final') {
     lines.push(...scorecardLines(style, await api.runs.scorecard(runId)));
@@ -125,7 +126,7 @@ export async function gateSummary(api: Api, runId: string, gate: string, style: 
   const spec = await api.spec.retrieve(runId);
   if (gate === 'brand') {
     // Swatches a line at a time, as many as the terminal holds: a code never wraps in the middle.
-    const items = (spec.brand?.palette ?? []).map((hex) => ({ text: style.swatch(hex, sanitizeLine(hex)), width: displayWidth(`     ${sanitizeLine(hex)}`) }));
+    const items = (spec.brand?.palette ?? []).map((hex) => ({ text: style.swatch(hex, oneLine(hex)), width: displayWidth(`     ${oneLine(hex)}`) }));
     const rows: string[][] = [[]];
     let used = 12;
     for (const item of items) {

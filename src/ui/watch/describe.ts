@@ -1,10 +1,11 @@
-// One line of words for a run event, shared by the plain and terminal renderers. Service text is sanitised.
+// One line of words for a run event, shared by the plain and terminal renderers (its text was sanitised where it
+// entered orc: the watch engine reads events through ui/sanitize.ts parseServiceJson).
 import type { Event } from '../../contract/schemas.js';
-import { sanitizeLine } from '../sanitize.js';
+import { oneLine } from '../sanitize.js';
 
 export function describeEvent(e: Event): string {
   const d = e.data;
-  const s = (v: unknown) => sanitizeLine(String(v ?? ''));
+  const s = (v: unknown) => oneLine(String(v ?? ''));
   switch (e.type) {
     case 'run.created':
       return `created (${s(d.mode)} mode)`;
@@ -25,6 +26,6 @@ export function describeEvent(e: Event): string {
     case 'run.canceled':
       return `canceled${d.stage ? ` at ${s(d.stage)}` : ''}`;
     default:
-      return `${s(e.type)} ${sanitizeLine(JSON.stringify(d))}`;
+      return `${s(e.type)} ${JSON.stringify(d)}`;
   }
 }

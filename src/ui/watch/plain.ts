@@ -3,7 +3,7 @@
 // each tenth, the events said in words without a timestamp.
 import type { WatchEvent } from '../../watch/engine.js';
 import type { IO } from '../io.js';
-import { sanitizeLine } from '../sanitize.js';
+import { oneLine } from '../sanitize.js';
 import { describeEvent } from './describe.js';
 import type { WatchRenderer } from './types.js';
 
@@ -20,10 +20,10 @@ export class PlainRenderer implements WatchRenderer {
     if (this.opts.accessible && (ev.kind === 'event' || ev.kind === 'log')) return this.say(ev);
     switch (ev.kind) {
       case 'event':
-        return this.io.out(`${sanitizeLine(ev.event.created_at)} ${sanitizeLine(ev.event.type)} ${describeEvent(ev.event)}${ev.synthetic ? ' (polled)' : ''}`);
+        return this.io.out(`${oneLine(ev.event.created_at)} ${oneLine(ev.event.type)} ${describeEvent(ev.event)}${ev.synthetic ? ' (polled)' : ''}`);
       case 'log': {
         const d = ev.event.data;
-        return this.io.out(`${sanitizeLine(d.ts ?? ev.event.created_at)} log ${sanitizeLine(d.level ?? 'info')} ${sanitizeLine(d.stage ?? '')} ${sanitizeLine(d.message ?? '')}`);
+        return this.io.out(`${oneLine(d.ts ?? ev.event.created_at)} log ${oneLine(d.level ?? 'info')} ${oneLine(d.stage ?? '')} ${oneLine(d.message ?? '')}`);
       }
       case 'reconnecting':
         return this.io.info(`orc: ${ev.reason}; reconnecting in ${(ev.delayMs / 1000).toFixed(1)} s (attempt ${ev.attempt})`);
@@ -46,12 +46,12 @@ export class PlainRenderer implements WatchRenderer {
       if (stage === this.stage && tenth <= this.tenth) return;
       this.stage = stage;
       this.tenth = tenth;
-      return this.io.out(`${sanitizeLine(stage)} ${tenth * 10}%`);
+      return this.io.out(`${oneLine(stage)} ${tenth * 10}%`);
     }
     if (ev.kind === 'event') return this.io.out(describeEvent(ev.event));
     const d = ev.event.data;
     const level = d.level === 'error' ? 'error: ' : d.level === 'warn' ? 'warning: ' : '';
-    this.io.out(`${sanitizeLine(d.stage ?? '')} ${level}${sanitizeLine(d.message ?? '')}`);
+    this.io.out(`${oneLine(d.stage ?? '')} ${level}${oneLine(d.message ?? '')}`);
   }
 
   note(text: string): void {

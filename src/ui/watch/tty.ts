@@ -7,7 +7,9 @@ import { compareStages } from '../../contract/events.js';
 import type { Event } from '../../contract/schemas.js';
 import type { IO } from '../io.js';
 import { LiveRegion } from '../live-region.js';
-import { sanitizeLine } from '../sanitize.js';
+// Service text comes sanitised (ui/sanitize.ts parseServiceJson, where it enters orc): only what came another
+// way (a connection's reason, which may quote a header) is sanitised here.
+import { oneLine, sanitizeLine } from '../sanitize.js';
 import type { Style } from '../style.js';
 import { scoreBars } from '../scorecard.js';
 import { describeEvent } from './describe.js';
@@ -78,7 +80,7 @@ export class TtyRenderer implements WatchRenderer {
 
   private onLog(e: Event): void {
     const level = e.data.level ?? 'info';
-    const text = `${sanitizeLine(e.data.stage ?? '')}  ${sanitizeLine(e.data.message ?? '')}`;
+    const text = `${oneLine(e.data.stage ?? '')}  ${oneLine(e.data.message ?? '')}`;
     if (level === 'warn' || level === 'error') {
       this.notable.push({ level, text });
       if (this.notable.length > NOTABLE_LINES) this.notable.shift();
@@ -96,9 +98,9 @@ export class TtyRenderer implements WatchRenderer {
         const next = d.stage ?? this.stage;
         if (next && next !== this.stage) {
           if (this.stage) {
-            if (compareStages(next, this.stage) > 0) this.print([`${this.style.green('✓')} ${sanitizeLine(this.stage)}  ${this.style.dim(duration(at - this.stageStart))}`]);
-            else this.print([this.style.yellow(`↺ back to ${sanitizeLine(next)}`)]);
-          } else if (this.ticked && compareStages(next, this.ticked) <= 0) this.print([this.style.yellow(`↺ back to ${sanitizeLine(next)}`)]);
+            if (compareStages(next, this.stage) > 0) this.print([`${this.style.green('✓')} ${oneLine(this.stage)}  ${this.style.dim(duration(at - this.stageStart))}`]);
+            else this.print([this.style.yellow(`↺ back to ${oneLine(next)}`)]);
+          } else if (this.ticked && compareStages(next, this.ticked) <= 0) this.print([this.style.yellow(`↺ back to ${oneLine(next)}`)]);
           this.stage = next;
           this.stageStart = at;
         }
@@ -107,7 +109,7 @@ export class TtyRenderer implements WatchRenderer {
       }
       case 'run.gate_pending':
         // A gate opens when its stage is done: the stage is ticked first, and the gate drawn after it.
-        if (this.stage) this.print([`${this.style.green('✓')} ${sanitizeLine(this.stage)}  ${this.style.dim(duration(at - this.stageStart))}`]);
+        if (this.stage) this.print([`${this.style.green('✓')} ${oneLine(this.stage)}  ${this.style.dim(duration(at - this.stageStart))}`]);
         this.ticked = this.stage ?? this.ticked;
         this.stage = null;
         this.waiting = d.gate ?? null;
@@ -125,7 +127,7 @@ export class TtyRenderer implements WatchRenderer {
       case 'run.failed':
       case 'run.canceled': {
         const ok = e.type === 'run.accepted';
-        if (this.stage) this.print([`${ok ? this.style.green('✓') : this.style.red('✗')} ${sanitizeLine(this.stage)}  ${this.style.dim(duration(at - this.stageStart))}`]);
+        if (this.stage) this.print([`${ok ? this.style.green('✓') : this.style.red('✗')} ${oneLine(this.stage)}  ${this.style.dim(duration(at - this.stageStart))}`]);
         this.stage = null;
         this.waiting = null;
         // The outcome (with the app store URL) is never cut to the width: it may wrap, it must stay whole.
@@ -140,7 +142,7 @@ export class TtyRenderer implements WatchRenderer {
   }
 
   note(text: string): void {
-    this.print([this.style.cyan(`› ${sanitizeLine(text)}`)]);
+    this.print([this.style.cyan(`› ${oneLine(text)}`)]);
   }
 
   pause(): void {
@@ -195,9 +197,9 @@ export class TtyRenderer implements WatchRenderer {
       const width = 24;
       const filled = Math.round((Math.max(0, Math.min(100, this.percent)) / 100) * width);
       const bar = `${this.style.cyan('█'.repeat(filled))}${this.style.dim('░'.repeat(width - filled))}`;
-      lines.push(`${this.style.cyan('▸')} ${this.style.bold(sanitizeLine(this.stage))}  ${bar} ${String(this.percent).padStart(3)}%  ${this.style.dim(duration(this.now() - this.stageStart))}`);
+      lines.push(`${this.style.cyan('▸')} ${this.style.bold(oneLine(this.stage))}  ${bar} ${String(this.percent).padStart(3)}%  ${this.style.dim(duration(this.now() - this.stageStart))}`);
     }
-    if (this.waiting) lines.push(this.style.yellow(`  waiting on gate ${sanitizeLine(this.waiting)}`));
+    if (this.waiting) lines.push(this.style.yellow(`  waiting on gate ${oneLine(this.waiting)}`));
     for (const n of this.notable) lines.push(`  ${this.paint(n)}`);
     for (const l of this.logs) lines.push(this.style.dim(`  ${l}`));
     if (this.status) lines.push(this.style.yellow(`  ${sanitizeLine(this.status)}`));
