@@ -86,6 +86,33 @@ describe('TtyRenderer, where a gate opens and what stays', () => {
     expect(text).toContain('↺ back to 02_concept');
   });
 
+  it('ticks the scoring stage before its scorecard, and draws that scorecard once', async () => {
+    const { r, output } = await renderer();
+    r.handle({ kind: 'event', seq: 1, event: ev('run.stage_changed', { stage: '07_scoring', percent: 0 }, '2026-11-22T10:00:00.000Z') });
+    r.handle({ kind: 'event', seq: 2, event: ev('run.scored', { score: { beauty: 80, harmony: 70, score: 75, total: 100 }, passed: true }, '2026-11-22T10:00:00.000Z') });
+    r.handle({ kind: 'event', seq: 3, event: ev('run.stage_changed', { stage: '07_scoring', percent: 100 }, '2026-11-22T10:00:02.000Z') });
+    r.handle({ kind: 'event', seq: 4, event: ev('run.gate_pending', { gate: 'final' }, '2026-11-22T10:00:02.000Z') });
+    r.finish();
+    const text = output().replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
+    expect(text.indexOf('✓ 07_scoring')).toBeGreaterThan(-1);
+    expect(text.indexOf('Scorecard')).toBeGreaterThan(text.indexOf('✓ 07_scoring'));
+    expect(text.split('Scorecard').length - 1).toBe(1);
+  });
+
+  it('a warning said again after a rework is kept once', async () => {
+    const { r, output } = await renderer();
+    const warn = (seq: number) => r.handle({ kind: 'log', seq, event: ev('log', { stage: '05_build', level: 'warn', message: 'keyWindow was deprecated' }) });
+    r.handle({ kind: 'event', seq: 1, event: ev('run.stage_changed', { stage: '05_build', percent: 0 }) });
+    warn(2);
+    r.handle({ kind: 'event', seq: 3, event: ev('run.stage_changed', { stage: '06_test', percent: 0 }) });
+    r.handle({ kind: 'event', seq: 4, event: ev('run.stage_changed', { stage: '05_build', percent: 0 }) }); // back to it
+    warn(5);
+    r.handle({ kind: 'event', seq: 6, event: ev('run.accepted', { app_id: 'app_1' }) });
+    r.finish();
+    const after = output().slice(output().lastIndexOf('\u001b[?25h')); // what stays after the run
+    expect(after.split('keyWindow was deprecated').length - 1).toBe(1);
+  });
+
   it('leaves the build error whole after the run, however narrow the terminal', async () => {
     const { r, output } = await renderer();
     const error = `error: Command SwiftCompile failed with a nonzero exit code (AppDelegate.swift:42: cannot find 'Analytics' in scope)`;

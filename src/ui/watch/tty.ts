@@ -38,6 +38,8 @@ export class TtyRenderer implements WatchRenderer {
   private readonly logs: string[] = [];
   private readonly notable: Notable[] = [];
   private waiting: string | null = null;
+  /** The scorecard of the stage still running, drawn once that stage is ticked. */
+  private held: string[] | null = null;
   private status = '';
   /** Events handled and frames drawn: what the redraw cap is tested by. */
   readonly stats = { events: 0, frames: 0 };
@@ -82,6 +84,9 @@ export class TtyRenderer implements WatchRenderer {
     const level = e.data.level ?? 'info';
     const text = `${oneLine(e.data.stage ?? '')}  ${oneLine(e.data.message ?? '')}`;
     if (level === 'warn' || level === 'error') {
+      // A stage done again (a rework) says its warnings again: each is kept once, where it was said last.
+      const again = this.notable.findIndex((n) => n.level === level && n.text === text);
+      if (again >= 0) this.notable.splice(again, 1);
       this.notable.push({ level, text });
       if (this.notable.length > NOTABLE_LINES) this.notable.shift();
     } else {
@@ -98,7 +103,7 @@ export class TtyRenderer implements WatchRenderer {
         const next = d.stage ?? this.stage;
         if (next && next !== this.stage) {
           if (this.stage) {
-            if (compareStages(next, this.stage) > 0) this.print([`${this.style.green('✓')} ${oneLine(this.stage)}  ${this.style.dim(duration(at - this.stageStart))}`]);
+            if (compareStages(next, this.stage) > 0) this.tick(this.style.green('✓'), at);
             else this.print([this.style.yellow(`↺ back to ${oneLine(next)}`)]);
           } else if (this.ticked && compareStages(next, this.ticked) <= 0) this.print([this.style.yellow(`↺ back to ${oneLine(next)}`)]);
           this.stage = next;
@@ -109,7 +114,7 @@ export class TtyRenderer implements WatchRenderer {
       }
       case 'run.gate_pending':
         // A gate opens when its stage is done: the stage is ticked first, and the gate drawn after it.
-        if (this.stage) this.print([`${this.style.green('✓')} ${oneLine(this.stage)}  ${this.style.dim(duration(at - this.stageStart))}`]);
+        if (this.stage) this.tick(this.style.green('✓'), at);
         this.ticked = this.stage ?? this.ticked;
         this.stage = null;
         this.waiting = d.gate ?? null;
@@ -120,14 +125,16 @@ export class TtyRenderer implements WatchRenderer {
         this.print([`${d.decision === 'approved' ? this.style.green('◆') : this.style.red('◆')} ${describeEvent(e)}`]);
         break;
       case 'run.scored':
-        if (d.score) this.print(scoreBars(this.style, d.score, d.passed));
+        // The scorecard is what the scoring stage made: drawn when that stage is ticked, not before it.
+        if (d.score) this.held = scoreBars(this.style, d.score, d.passed);
+        if (!this.stage) this.flushHeld();
         break;
       case 'run.accepted':
       case 'run.rejected':
       case 'run.failed':
       case 'run.canceled': {
         const ok = e.type === 'run.accepted';
-        if (this.stage) this.print([`${ok ? this.style.green('✓') : this.style.red('✗')} ${oneLine(this.stage)}  ${this.style.dim(duration(at - this.stageStart))}`]);
+        if (this.stage) this.tick(ok ? this.style.green('✓') : this.style.red('✗'), at);
         this.stage = null;
         this.waiting = null;
         // The outcome (with the app store URL) is never cut to the width: it may wrap, it must stay whole.
@@ -139,6 +146,17 @@ export class TtyRenderer implements WatchRenderer {
       default:
         this.print([`• ${describeEvent(e)}`]);
     }
+  }
+
+  /** The current stage done (or ended, `mark`): its line stays, then what it made (the scorecard). */
+  private tick(mark: string, at: number): void {
+    this.print([`${mark} ${oneLine(this.stage ?? '')}  ${this.style.dim(duration(at - this.stageStart))}`]);
+    this.flushHeld();
+  }
+
+  private flushHeld(): void {
+    if (this.held) this.print(this.held);
+    this.held = null;
   }
 
   note(text: string): void {
@@ -161,6 +179,7 @@ export class TtyRenderer implements WatchRenderer {
     clearInterval(this.ticker);
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    this.flushHeld();
     if (this.paused) this.resume();
     else this.draw();
     this.finished = true;
