@@ -19,10 +19,10 @@ export function scoreBars(style: Style, score: { beauty: number; harmony: number
   ];
 }
 
-/** The bars, then the pre-flight checks with failures first. */
-export function scorecardLines(style: Style, card: Scorecard): string[] {
+/** The bars (unless `bars: false`: the view already drew them), then the pre-flight checks with failures first. */
+export function scorecardLines(style: Style, card: Scorecard, opts: { bars?: boolean } = {}): string[] {
   const s = (v: unknown) => oneLine(String(v ?? '—'));
-  const lines = scoreBars(style, card.score, card.passed);
+  const lines = opts.bars === false ? [] : scoreBars(style, card.score, card.passed);
   const checks = sortedChecks(card.preflight.checks);
   lines.push(`  ${style.bold('Pre-flight')} ${card.preflight.passed ? style.green('passed') : style.red('failed')}`);
   for (const c of checks) {

@@ -43,6 +43,7 @@ describe.runIf(withTmux)('orc watch at a terminal', () => {
       expect(finalScreen).toContain('Scorecard');
       expect(finalScreen).toMatch(/beauty\s+█+░*\s+\d+/);
       expect(finalScreen).toContain('Pre-flight');
+      expect(count(finalScreen, 'Scorecard')).toBe(1); // drawn by the view, not again by the question
       term.send('Enter');
       expect(await term.exitCode(30_000)).toBe(0);
       const end = term.screen();

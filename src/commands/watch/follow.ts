@@ -74,7 +74,7 @@ export async function follow(ctx: Context, runId: string, flags: FollowFlags): P
     stop.abort();
   };
   ctx.signal.addEventListener('abort', onSigint);
-  const view = { note: (_id: string, text: string) => renderer.note(text), pause: () => renderer.pause(), resume: () => renderer.resume() };
+  const view = { note: (_id: string, text: string) => renderer.note(text), pause: () => renderer.pause(), resume: () => renderer.resume(), drawsScores: drawn };
   const desk = new GateDesk(ctx, api, { policy, approve, bell: flags.bell !== false, signal: stop.signal }, view, {
     stopAt: (_id, gate) => {
       stoppedAtGate = gate;

@@ -16,7 +16,8 @@ export type PromptOutcome = 'decided' | 'left' | 'stop';
 
 type Choice = 'approve' | 'reject' | 'reject-editor' | 'edit-spec' | 'show-spec' | 'leave' | 'stop';
 
-export async function decideAtPrompt(ctx: Context, api: Api, runId: string, gate: string, signal: AbortSignal): Promise<PromptOutcome> {
+/** `scoresShown`: the watch view above has drawn the scorecard's bars, so the final gate's summary does not again. */
+export async function decideAtPrompt(ctx: Context, api: Api, runId: string, gate: string, signal: AbortSignal, scoresShown = false): Promise<PromptOutcome> {
   const style = await loadStyle(ctx.io);
   const prompter = await ctx.prompter();
   const say = (line = '') => ctx.io.streams.stderr.write(`${line}\n`);
@@ -27,7 +28,7 @@ export async function decideAtPrompt(ctx: Context, api: Api, runId: string, gate
   // A final gate whose scorecard did not pass (or whose pre-flight failed): approving is not the default.
   const doubt = gate === 'final' ? await finalGateDoubt(api, runId) : null;
   for (;;) {
-    if (showSummary) for (const line of await gateSummary(api, runId, gate, style, ctx.io.columns)) say(line);
+    if (showSummary) for (const line of await gateSummary(api, runId, gate, style, ctx.io.columns, scoresShown)) say(line);
     if (showSummary && doubt) say(style.yellow(`  Careful: ${doubt}.`));
     showSummary = false;
     const approveChoice = { value: 'approve' as const, name: doubt ? 'Approve anyway (asks to confirm)' : 'Approve' };
@@ -115,12 +116,12 @@ export async function decideAtPrompt(ctx: Context, api: Api, runId: string, gate
 }
 
 /** What is being decided: the idea (the spec's summary), the brand (palette, typeface, voice), or the final scorecard. */
-export async function gateSummary(api: Api, runId: string, gate: string, style: Style, columns = 80): Promise<string[]> {
+export async function gateSummary(api: Api, runId: string, gate: string, style: Style, columns = 80, scoresShown = false): Promise<string[]> {
   // The spec's text came sanitised where it entered orc (parseServiceJson); a value is kept to one line here.
   const s = (v: unknown) => oneLine(String(v ?? '—'));
   const lines = ['', style.bold(`Gate ${s(gate)} of ${s(runId)} awaits your decision`)];
   if (gate === 'final') {
-    lines.push(...scorecardLines(style, await api.runs.scorecard(runId)));
+    lines.push(...scorecardLines(style, await api.runs.scorecard(runId), { bars: !scoresShown }));
     return lines;
   }
   const spec = await api.spec.retrieve(runId);

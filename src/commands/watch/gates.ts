@@ -13,6 +13,8 @@ export interface GateView {
   note(runId: string, text: string): void;
   pause(): void;
   resume(): void;
+  /** Whether the view draws a run's scorecard as it is scored (the final gate's question then need not). */
+  readonly drawsScores: boolean;
 }
 
 /** What a question's answer does to the watch. */
@@ -111,7 +113,7 @@ export class GateDesk {
       this.view.pause();
       try {
         const { decideAtPrompt } = await import('./gate-prompt.js');
-        if ((await decideAtPrompt(this.ctx, this.api, q.runId, q.gate, signal)) === 'stop') this.hooks.stopAt(q.runId, q.gate);
+        if ((await decideAtPrompt(this.ctx, this.api, q.runId, q.gate, signal, this.view.drawsScores)) === 'stop') this.hooks.stopAt(q.runId, q.gate);
       } finally {
         this.view.resume();
       }

@@ -22,6 +22,8 @@ export class ManyRenderer {
   private readonly rows: Map<string, Row>;
   private readonly width: number;
   private region: LiveRegion | null = null;
+  /** A line per run: no scorecard is drawn (the final gate's question shows it). */
+  readonly drawsScores = false;
 
   constructor(
     private readonly io: IO,
