@@ -74,7 +74,12 @@ export async function follow(ctx: Context, runId: string, flags: FollowFlags): P
     stop.abort();
   };
   ctx.signal.addEventListener('abort', onSigint);
-  const view = { note: (_id: string, text: string) => renderer.note(text), pause: () => renderer.pause(), resume: () => renderer.resume(), drawsScores: drawn };
+  const view = {
+    note: (_id: string, text: string) => renderer.note(text),
+    pause: () => renderer.pause(),
+    resume: () => renderer.resume(),
+    drawsScores: drawn,
+  };
   const desk = new GateDesk(ctx, api, { policy, approve, bell: flags.bell !== false, signal: stop.signal }, view, {
     stopAt: (_id, gate) => {
       stoppedAtGate = gate;
@@ -103,10 +108,13 @@ export async function follow(ctx: Context, runId: string, flags: FollowFlags): P
         continue;
       }
       renderer.handle(ev);
-      if (ev.kind === 'event' && ev.event.type === 'run.gate_resolved') await desk.resolved(runId, ev.event.data.gate, ev.event.data.decision);
+      if (ev.kind === 'event' && ev.event.type === 'run.gate_resolved') {
+        await desk.resolved(runId, ev.event.data.gate, ev.event.data.decision);
+      }
       if (ev.kind === 'gate_pending' && (await desk.opened(runId, ev.gate)) === 'exit') {
         renderer.finish();
-        ctx.io.info(`orc: gate ${ev.gate} of ${runId} awaits a decision: \`orc gate approve ${runId} ${ev.gate}\` or \`orc gate reject ${runId} ${ev.gate} --notes …\``);
+        const decide = `\`orc gate approve ${runId} ${ev.gate}\` or \`orc gate reject ${runId} ${ev.gate} --notes …\``;
+        ctx.io.info(`orc: gate ${ev.gate} of ${runId} awaits a decision: ${decide}`);
         return EXIT.gatePending;
       }
       if (ev.kind === 'ended') {

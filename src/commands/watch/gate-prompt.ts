@@ -17,7 +17,14 @@ export type PromptOutcome = 'decided' | 'left' | 'stop';
 type Choice = 'approve' | 'reject' | 'reject-editor' | 'edit-spec' | 'show-spec' | 'leave' | 'stop';
 
 /** `scoresShown`: the watch view above has drawn the scorecard's bars, so the final gate's summary does not again. */
-export async function decideAtPrompt(ctx: Context, api: Api, runId: string, gate: string, signal: AbortSignal, scoresShown = false): Promise<PromptOutcome> {
+export async function decideAtPrompt(
+  ctx: Context,
+  api: Api,
+  runId: string,
+  gate: string,
+  signal: AbortSignal,
+  scoresShown = false,
+): Promise<PromptOutcome> {
   const style = await loadStyle(ctx.io);
   const prompter = await ctx.prompter();
   const say = (line = '') => ctx.io.streams.stderr.write(`${line}\n`);
@@ -116,7 +123,14 @@ export async function decideAtPrompt(ctx: Context, api: Api, runId: string, gate
 }
 
 /** What is being decided: the idea (the spec's summary), the brand (palette, typeface, voice), or the final scorecard. */
-export async function gateSummary(api: Api, runId: string, gate: string, style: Style, columns = 80, scoresShown = false): Promise<string[]> {
+export async function gateSummary(
+  api: Api,
+  runId: string,
+  gate: string,
+  style: Style,
+  columns = 80,
+  scoresShown = false,
+): Promise<string[]> {
   // The spec's text came sanitised where it entered orc (parseServiceJson); a value is kept to one line here.
   const s = (v: unknown) => oneLine(String(v ?? '—'));
   const lines = ['', style.bold(`Gate ${s(gate)} of ${s(runId)} awaits your decision`)];

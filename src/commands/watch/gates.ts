@@ -65,7 +65,8 @@ export class GateDesk {
     if (this.opts.bell && this.ctx.io.interactiveOutput) this.ctx.io.streams.stderr.write('\u0007');
     if (this.opts.policy === 'exit') return 'exit';
     if (this.opts.policy === 'wait') {
-      this.view.note(runId, `gate ${gate} awaits a decision; waiting for someone to decide (\`orc gate approve ${runId} ${gate}\`)`);
+      const how = `\`orc gate approve ${runId} ${gate}\``;
+      this.view.note(runId, `gate ${gate} awaits a decision; waiting for someone to decide (${how})`);
       return undefined;
     }
     const asked = this.questions.get(runId);
@@ -113,7 +114,8 @@ export class GateDesk {
       this.view.pause();
       try {
         const { decideAtPrompt } = await import('./gate-prompt.js');
-        if ((await decideAtPrompt(this.ctx, this.api, q.runId, q.gate, signal, this.view.drawsScores)) === 'stop') this.hooks.stopAt(q.runId, q.gate);
+        const outcome = await decideAtPrompt(this.ctx, this.api, q.runId, q.gate, signal, this.view.drawsScores);
+        if (outcome === 'stop') this.hooks.stopAt(q.runId, q.gate);
       } finally {
         this.view.resume();
       }
@@ -131,7 +133,13 @@ export class GateDesk {
 
 /** `--approve <gate>`: the gate approved as the run reaches it; a final gate whose scorecard did not pass is
  * approved as told, and said on stderr (a script's log should show what was waved through). */
-export async function approveAsAsked(ctx: Context, api: Api, runId: string, gate: string, note: (text: string) => void): Promise<void> {
+export async function approveAsAsked(
+  ctx: Context,
+  api: Api,
+  runId: string,
+  gate: string,
+  note: (text: string) => void,
+): Promise<void> {
   const doubt = gate === 'final' ? await (await import('./final-doubt.js')).finalGateDoubt(api, runId) : null;
   try {
     await api.gates.approve(runId, gate);

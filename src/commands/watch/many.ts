@@ -6,6 +6,7 @@
 import type { Run } from '../../contract/schemas.js';
 import type { Context } from '../../context.js';
 import { EXIT } from '../../errors.js';
+import { sanitizeLine } from '../../ui/sanitize.js';
 import { loadStyle } from '../../ui/style.js';
 import { ManyRenderer } from '../../ui/watch/many.js';
 import { watchRun } from '../../watch/engine.js';
@@ -69,8 +70,11 @@ export async function followMany(ctx: Context, given: string[], all: boolean, fl
     try {
       for await (const ev of watchRun(api, id, { signal, ...knobs })) {
         view.handle(id, ev);
-        if (ev.kind === 'event' && ev.event.type === 'run.gate_resolved') await desk.resolved(id, ev.event.data.gate, ev.event.data.decision);
-        if (ev.kind === 'gate_pending' && (await desk.opened(id, ev.gate)) === 'exit') return stopRun(id, EXIT.gatePending);
+        if (ev.kind === 'event' && ev.event.type === 'run.gate_resolved') {
+          await desk.resolved(id, ev.event.data.gate, ev.event.data.decision);
+        }
+        const atGate = ev.kind === 'gate_pending' ? await desk.opened(id, ev.gate) : undefined;
+        if (atGate === 'exit') return stopRun(id, EXIT.gatePending);
         if (ev.kind === 'ended') {
           desk.ended(id);
           codes.set(id, ev.status === 'accepted' ? EXIT.ok : EXIT.runEnded);
@@ -78,9 +82,10 @@ export async function followMany(ctx: Context, given: string[], all: boolean, fl
         }
       }
     } catch (err) {
-      if (stop.signal.aborted) return;
+      if (signal.aborted) return;
       codes.set(id, EXIT.failure);
-      view.note(id, `lost: ${(err as Error).message}`);
+      // Not only the service's words: a network error may quote a header, which no JSON boundary cleaned.
+      view.note(id, `lost: ${sanitizeLine((err as Error).message)}`);
     }
   };
 

@@ -52,7 +52,8 @@ export class ManyRenderer {
     if (type === 'run.stage_changed') {
       const next = data.stage ?? row.stage;
       const tenth = Math.floor((data.percent ?? 0) / 10);
-      if (!this.region && (next !== row.stage || tenth > Math.floor(row.percent / 10))) this.say(id, `${oneLine(next)} ${tenth * 10}%`);
+      const moved = next !== row.stage || tenth > Math.floor(row.percent / 10);
+      if (!this.region && moved) this.say(id, `${oneLine(next)} ${tenth * 10}%`);
       row.stage = next;
       row.percent = data.percent ?? row.percent;
     } else {
@@ -95,7 +96,8 @@ export class ManyRenderer {
 
   private state(row: Row): string {
     const { style } = this;
-    if (row.outcome) return row.outcome === 'accepted' ? style.green(`✓ ${row.outcome}`) : style.red(`✗ ${row.outcome}`);
+    if (row.outcome === 'accepted') return style.green(`✓ ${row.outcome}`);
+    if (row.outcome) return style.red(`✗ ${row.outcome}`);
     if (row.gate) return style.yellow(`‖ gate ${oneLine(row.gate)} pending`);
     return `${oneLine(row.stage)} ${String(row.percent).padStart(3)}%`;
   }
