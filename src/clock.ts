@@ -8,6 +8,9 @@ export interface Clock {
   timer(ms: number, fn: () => void, opts?: { background?: boolean }): () => void;
 }
 
+/** The last moment a date can show in four digits (9999-12-31T23:59:59.999Z): a clock is never moved past it. */
+export const LAST_TIME = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 export const systemClock: Clock = {
   now: () => Date.now(),
   timer(ms, fn, opts) {

@@ -15,7 +15,7 @@
 //                                             runs list); `event: sandbox.reset` after a reset
 //   POST   /_sandbox/console                  { url, expires_at }: a one-time link to the web console
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Clock } from '../clock.js';
+import { LAST_TIME, type Clock } from '../clock.js';
 import { EVENT_KINDS, GATE_NAMES, TERMINAL_STATUSES } from '../contract/events.js';
 import { parseDuration } from '../duration.js';
 import { Faults, type FaultSpec, type Journal } from './control.js';
@@ -166,6 +166,7 @@ async function advance(parts: AdminParts, b: Record<string, unknown>) {
   if (!(clock instanceof ManualClock)) throw new Failure('invalid_value', 'the clock is real: start the sandbox with --clock manual to advance it (or advance one run: advance <run> --by …)', 'by');
   const by = durationOf(b.by ?? 0, 'by');
   const end = clock.now() + by;
+  if (!(end <= LAST_TIME)) throw new Failure('invalid_value', `by moves the clock past the year 9999: at most ${Math.floor((LAST_TIME - clock.now()) / 86_400_000)}d from now`, 'by');
   // Describing a build is real work (hashing the ipa) that takes no virtual time: a run that reaches
   // 08_submission stops the advance until its build is described (or 10 s of real time pass), then time
   // flows on, so `advance --by 1d` ends a run whose build was made on the way. Each run is waited for once.

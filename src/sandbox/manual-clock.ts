@@ -1,7 +1,7 @@
 // The sandbox's clock when time is steered (`orc sandbox start --clock manual`): it stands still until
 // advanced, then fires every timer that falls due, in order, each at its own time, including the timers
 // those set on the way. Virtual time never goes backwards.
-import type { Clock } from '../clock.js';
+import { LAST_TIME, type Clock } from '../clock.js';
 
 interface Timer {
   at: number;
@@ -47,7 +47,9 @@ export class ManualClock implements Clock {
    * Moves time to `target` (never back), firing every timer due by then in order of time (then of setting).
    * `stop` is asked after each one: true ends the advance there, at that timer's time.
    */
-  advanceTo(target: number, stop: () => boolean = () => false): { fired: number; stopped: boolean } {
+  advanceTo(to: number, stop: () => boolean = () => false): { fired: number; stopped: boolean } {
+    // Past the year 9999 every date a request shows would throw: time stops at the last one that can be shown.
+    const target = Math.min(to, LAST_TIME);
     let fired = 0;
     for (;;) {
       let due: Timer | undefined;

@@ -91,6 +91,20 @@ describe('time', () => {
     expect(later).not.toBe(first);
   });
 
+  it('refuses a move past the year 9999 naming by (exit 2, 400), and the sandbox answers on as before', async () => {
+    const before = JSON.parse((await ctl(['clock', '--json'])).stdout).now;
+    const far = await ctl(['advance', '--by', '999999999d']);
+    expect(far.exitCode).toBe(2);
+    expect(far.stderr).toMatch(/\bby\b.*9999/);
+    const huge = await http(manual.url, 'POST', '/_sandbox/clock/advance', { by: 1e308 });
+    expect(huge.status).toBe(400);
+    expect(huge.body.error.field).toBe('by');
+    const after = await ctl(['clock', '--json']);
+    expect(after.exitCode, after.stderr).toBe(0);
+    expect(JSON.parse(after.stdout).now).toBe(before);
+    expect((await http(manual.url, 'POST', '/v1/runs', idea('After a refused advance'))).status).toBe(201);
+  });
+
   it('refuses to advance the whole clock of a sandbox on real time, and a --to without a run (exit 2)', async () => {
     const noRun = await ctl(['advance', '--to', 'end']);
     expect(noRun.exitCode).toBe(2);

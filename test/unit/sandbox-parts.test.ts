@@ -11,6 +11,7 @@ import { magicWords, nameFromText, scorecardFor } from '../../src/sandbox/genera
 import { applyMergePatch as mergePatch, diffMergePatch } from '../../src/contract/merge-patch.js';
 import { compareStages } from '../../src/contract/events.js';
 import { Journal } from '../../src/sandbox/control.js';
+import { ManualClock } from '../../src/sandbox/manual-clock.js';
 import { Store, type DeliveryRecord } from '../../src/sandbox/store.js';
 
 describe('JSON merge patch (RFC 7396 appendix A)', () => {
@@ -235,5 +236,16 @@ describe('deliveries on disk', () => {
     expect(again.deliveries.get('dlv_2')?.body).toBe(delivery().body);
     expect(again.deliveries.has('dlv_1')).toBe(false);
     again.close();
+  });
+});
+
+describe('the manual clock', () => {
+  it('never leaves the range a date can hold: a move past the year 9999 stops at its last moment', () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    let fired = 0;
+    clock.timer(1e308, () => fired++);
+    clock.advanceTo(1e308);
+    expect(new Date(clock.now()).toISOString()).toBe('9999-12-31T23:59:59.999Z');
+    expect(fired).toBe(0);
   });
 });
