@@ -11,11 +11,18 @@ export interface Clock {
 /** The last moment a date can show in four digits (9999-12-31T23:59:59.999Z): a clock is never moved past it. */
 export const LAST_TIME = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export const systemClock: Clock = {
   now: () => Date.now(),
   timer(ms, fn, opts) {
-    const t = setTimeout(fn, ms);
-    if (opts?.background) t.unref();
+    // Node fires a delay past 2^31 - 1 ms at once: a longer wait is chained in pieces it can hold.
+    let t: ReturnType<typeof setTimeout>;
+    const arm = (left: number) => {
+      t = setTimeout(left > MAX_TIMER_MS ? () => arm(left - MAX_TIMER_MS) : fn, Math.min(left, MAX_TIMER_MS));
+      if (opts?.background) t.unref();
+    };
+    arm(ms);
     return () => clearTimeout(t);
   },
 };

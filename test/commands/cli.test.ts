@@ -45,6 +45,8 @@ const cases: Case[] = [
   [['run', 'list', '--limt=5'], false, 2, 'did you mean --limit?'],
   [['run', 'list', '--jsno'], false, 2, "unknown option '--jsno'; did you mean --json?"],
   [['sandbox', 'start', '--port', '70000'], false, 2, '--port must be a whole number from 0 to 65535'],
+  [['sandbox', 'start', '--signed-url-ttl', '9999999999999'], false, 2, '--signed-url-ttl must be a whole number from 1 to 315360000'],
+  [['sandbox', 'start', '--stage-ms', '34560000000'], false, 2, '--stage-ms must be a whole number from 1 to 31536000000'],
   [['sandbox', 'start', '--api-key', 'sk_live_abcdef'], false, 2, 'the sandbox takes a test key'],
   [['sandbox', 'start', '--memory', '--data-dir', '/tmp/x'], false, 2, '--memory and --data-dir do not go together'],
   [['completion', 'tcsh'], false, 2, '<shell> must be bash, zsh or fish'],
