@@ -18,7 +18,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LAST_TIME, type Clock } from '../clock.js';
 import { EVENT_KINDS, GATE_NAMES, TERMINAL_STATUSES } from '../contract/events.js';
 import { parseDuration } from '../duration.js';
-import { Faults, type FaultSpec, type Journal } from './control.js';
+import { Faults, type Journal } from './control.js';
 import type { ConsoleDoor } from './console.js';
 import { Failure } from './failure.js';
 import { ManualClock } from './manual-clock.js';
@@ -70,7 +70,7 @@ export async function admin(parts: AdminParts, req: IncomingMessage, res: Server
   if (route === 'POST /_sandbox/clock/advance') return { status: 200, value: await advance(parts, object(await body())) };
   if (route === 'POST /_sandbox/trigger') return { status: 200, value: await trigger(parts, object(await body())) };
   if (route === 'GET /_sandbox/faults') return { status: 200, value: { data: faults.list() } };
-  if (route === 'POST /_sandbox/faults') return { status: 201, value: faults.add(object(await body()) as FaultSpec) };
+  if (route === 'POST /_sandbox/faults') return { status: 201, value: faults.add(await body()) };
   if (route === 'DELETE /_sandbox/faults') {
     faults.clear();
     return { status: 200, value: { cleared: true } };

@@ -11,13 +11,43 @@ function failureOf(code: 'rate_limited' | 'internal_error' | 'unavailable', mess
   return new Failure(code, message, undefined, code === 'rate_limited' || code === 'unavailable' ? { 'Retry-After': '1' } : {});
 }
 
+/** Faults held at once: each is checked on every request. */
+export const MAX_FAULTS = 100;
+/** The longest latency a fault adds: an hour. */
+export const MAX_LATENCY_MS = 3_600_000;
+
+const FIELD_TYPES: Record<keyof FaultSpec, 'string' | 'number' | 'boolean'> = {
+  route: 'string', webhook: 'string', status: 'number', latency_ms: 'number', reset: 'boolean',
+  cut_after: 'number', times: 'number', probability: 'number', seed: 'number',
+};
+
+/** A fault as sent, refused whole when any field is unknown, of the wrong type or out of range. */
+function checkSpec(input: unknown): FaultSpec {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) throw new Failure('invalid_value', 'a fault is a JSON object');
+  for (const [k, v] of Object.entries(input)) {
+    const type = FIELD_TYPES[k as keyof FaultSpec];
+    if (!type) throw new Failure('invalid_value', `${k} is not a field of a fault (${Object.keys(FIELD_TYPES).join(', ')})`, k);
+    if (typeof v !== type) throw new Failure('invalid_value', `${k} must be a ${type}`, k);
+    if (type === 'string' && (v as string).length > 500) throw new Failure('invalid_value', `${k} is longer than 500 characters`, k);
+  }
+  const spec = input as FaultSpec;
+  if (spec.latency_ms !== undefined && spec.latency_ms > MAX_LATENCY_MS) throw new Failure('invalid_value', `latency_ms is at most ${MAX_LATENCY_MS} (an hour)`, 'latency_ms');
+  if (spec.seed !== undefined && !Number.isSafeInteger(spec.seed)) throw new Failure('invalid_value', 'seed must be a whole number', 'seed');
+  return spec;
+}
+
 type Held = Fault & { random: () => number; match?: (method: string, segments: string[]) => boolean };
 
 export class Faults {
   private readonly faults: Held[] = [];
   private counter = 0;
 
-  add(spec: FaultSpec): Fault {
+  /** `exists`: whether the sandbox answers this method and path (pattern segments such as `{run}` included). */
+  constructor(private readonly exists: (method: string, segments: string[]) => boolean = () => true) {}
+
+  add(input: unknown): Fault {
+    const spec = checkSpec(input);
+    if (this.faults.length >= MAX_FAULTS) throw new Failure('invalid_value', `at most ${MAX_FAULTS} faults at once: remove some first (orc sandbox fault clear)`, 'route');
     if (!spec.route === !spec.webhook) throw new Failure('invalid_value', 'a fault takes a route (METHOD /path) or a webhook id, one of them', 'route');
     if (spec.status !== undefined && !STATUS_CODES[spec.status]) throw new Failure('invalid_value', 'status must be 429, 500 or 503', 'status');
     if (spec.probability !== undefined && !(spec.probability >= 0 && spec.probability <= 1)) throw new Failure('invalid_value', 'probability must be from 0 to 1', 'probability');
@@ -32,6 +62,8 @@ export class Faults {
       if (!m) throw new Failure('invalid_value', "route must be 'METHOD /path', such as 'POST /v1/runs'", 'route');
       const method = m[1]!.toUpperCase();
       const pattern = m[2]!.split('/').slice(1);
+      // The admin API is never faulted, and a fault on a route that is not there could never apply.
+      if (pattern[0] === '_sandbox' || !this.exists(method, pattern)) throw new Failure('invalid_value', `route: the sandbox has no ${method} ${m[2]} to fault (see CONTRACT.md for its routes)`, 'route');
       match = (meth, segments) => meth === method && segments.length === pattern.length && pattern.every((p, i) => (p.startsWith('{') && p.endsWith('}')) || p === segments[i]);
     }
     const fault: Fault = { ...spec, id: `flt_${++this.counter}`, applied: 0 };

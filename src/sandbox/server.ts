@@ -144,7 +144,11 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
   const { clock, log } = opts;
   const io = opts.ioClock ?? clock;
   const service = new SandboxService(store, { stageMs: opts.stageMs, seed: opts.seed, clock, log });
-  const faults = new Faults();
+  // The router is made below; a fault is only added once the sandbox answers.
+  const faults = new Faults((method, segments) => {
+    const found = router.match(method, segments);
+    return found !== null && 'handler' in found;
+  });
   const journal = new Journal(opts.journalSize);
   const iso = () => new Date(clock.now()).toISOString();
   const dispatcher = new WebhookDispatcher(store, {

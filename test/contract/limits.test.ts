@@ -94,3 +94,30 @@ describe('limits on input', () => {
     }
   });
 });
+
+describe('faults take only what can apply', () => {
+  const add = (fault: unknown) => sb.call('POST', '/_sandbox/faults', fault);
+  it.each([
+    [{ route: 'GET /v1/runs', status: '500' }, 'status'],
+    [{ route: 'GET /v1/runs', latency_ms: '30' }, 'latency_ms'],
+    [{ route: 'GET /v1/runs', status: 500, note: 'x'.repeat(1000) }, 'note'],
+    [{ route: 'GET /v1/runs', latency_ms: 30 * 86_400_000 }, 'latency_ms'],
+    [{ route: 'POST /_sandbox/reset', status: 500 }, 'route'],
+    [{ route: 'GET /v1/nope', status: 500 }, 'route'],
+  ])('%j is refused naming %s, and nothing is kept', async (fault, field) => {
+    const r = await add(fault);
+    expect(r.status).toBe(400);
+    expect(r.body.error.field).toBe(field);
+    expect((await sb.call('GET', '/_sandbox/faults')).body.data).toEqual([]);
+  });
+
+  it('a route with {id} segments is one the sandbox has; at most 100 faults are held at once', async () => {
+    expect((await add({ route: 'GET /v1/runs/{run}/events', cut_after: 1, times: 1 })).status).toBe(201);
+    for (let i = 1; i < 100; i++) expect((await add({ route: 'GET /v1/runs/{run}', latency_ms: 1, times: 1 })).status).toBe(201);
+    const over = await add({ route: 'GET /v1/runs', status: 500 });
+    expect(over.status).toBe(400);
+    expect(over.body.error.message).toMatch(/at most 100/);
+    expect((await sb.call('GET', '/_sandbox/faults')).body.data).toHaveLength(100);
+    await sb.call('DELETE', '/_sandbox/faults');
+  });
+});
