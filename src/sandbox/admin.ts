@@ -192,31 +192,49 @@ async function advance(parts: AdminParts, b: Record<string, unknown>) {
   return { ...clockView(parts), fired };
 }
 
+/** `to` as a trigger names it, in its own field (`stage`, `gate`). */
+function targetAs(to: string, field: string): (rec: RunRecord) => boolean {
+  try {
+    return target(to);
+  } catch (err) {
+    if (err instanceof Failure) throw new Failure('invalid_value', err.message.replace(/^to must be/, `${field} must be`), field);
+    throw err;
+  }
+}
+
 async function trigger(parts: AdminParts, b: Record<string, unknown>) {
   const { service } = parts;
   const kind = String(b.kind ?? '');
   if (!(EVENT_KINDS as readonly string[]).includes(kind)) throw new Failure('invalid_value', `kind must be one of ${EVENT_KINDS.join(', ')}`, 'kind');
-  const lowscore = kind === 'run.scored' && b.passed === false;
-  const rec = b.run !== undefined ? service.getRun(String(b.run)) : service.createRun({ mode: 'idea', idea: { pitch: `A fixture run for ${kind}${lowscore ? ' #lowscore' : ''}`, audience: 'testers', monetization: 'free' } } as never);
-  const id = rec.run.id;
-  const step = (until: (r: RunRecord) => boolean) => service.stepRun(id, { until, approve: true });
   const gateOf = (v: unknown) => {
     const g = String(v ?? 'idea');
     if (!(GATE_NAMES as readonly string[]).includes(g)) throw new Failure('invalid_value', `gate must be one of ${GATE_NAMES.join(', ')}`, 'gate');
     return g;
   };
+  // Everything is checked before a fixture run is made: a refused trigger leaves nothing behind.
+  const gate = kind === 'run.gate_pending' || kind === 'run.gate_resolved' ? gateOf(b.gate ?? b.stage) : 'idea';
+  const stage = kind === 'run.failed' ? String(b.stage ?? '05_build') : b.stage !== undefined ? String(b.stage) : undefined;
+  const until = stage !== undefined && (kind === 'run.failed' || kind === 'run.stage_changed') ? targetAs(stage, 'stage') : undefined;
+  if (b.run !== undefined) {
+    const rec = service.getRun(String(b.run));
+    // An ended run makes no more events: a second terminal event would be delivered as if it were new.
+    if (TERMINAL_STATUSES.has(rec.run.status)) throw new Failure('run_not_active', `run ${rec.run.id} is ${rec.run.status}: it cannot produce ${kind} now`, 'run');
+  }
+  const lowscore = kind === 'run.scored' && b.passed === false;
+  const rec = b.run !== undefined ? service.getRun(String(b.run)) : service.createRun({ mode: 'idea', idea: { pitch: `A fixture run for ${kind}${lowscore ? ' #lowscore' : ''}`, audience: 'testers', monetization: 'free' } } as never);
+  const id = rec.run.id;
+  const step = (to: (r: RunRecord) => boolean) => service.stepRun(id, { until: to, approve: true });
   switch (kind) {
     case 'run.created':
       break;
     case 'run.stage_changed':
-      if (b.stage !== undefined) await step(target(String(b.stage)));
+      if (until) await step(until);
       else await service.stepRun(id, { budgetMs: service.tickLength });
       break;
     case 'run.gate_pending':
-      await step(target(`gate:${gateOf(b.gate ?? b.stage)}`));
+      await step(target(`gate:${gate}`));
       break;
     case 'run.gate_resolved': {
-      const gate = gateOf(b.gate ?? b.stage);
       await step(target(`gate:${gate}`));
       if (service.getRun(id).run.gate_pending === gate) service.decide(id, gate, b.reason ? 'rejected' : 'approved', b.reason ? String(b.reason) : null);
       break;
@@ -232,7 +250,7 @@ async function trigger(parts: AdminParts, b: Record<string, unknown>) {
       service.rejectRun(id, b.reason ? String(b.reason) : 'App review found a guideline issue (triggered)');
       break;
     case 'run.failed': {
-      await step(target(String(b.stage ?? '05_build')));
+      await step(until!);
       const text = b.error ? String(b.error) : 'build_failed: the build failed (triggered)';
       const colon = text.indexOf(':');
       service.failRun(id, colon > 0 ? { code: text.slice(0, colon).trim(), message: text.slice(colon + 1).trim() } : { code: 'triggered', message: text });

@@ -140,6 +140,22 @@ describe('triggers', () => {
   });
   afterAll(() => new Promise<void>((r) => receiver.close(() => r())));
 
+  it('a trigger refused for its input makes no fixture run; an ended run makes no second terminal event (exit 3)', async () => {
+    const count = async () => (await http(manual.url, 'GET', '/v1/runs?limit=100')).body.data.length;
+    const before = await count();
+    const badStage = await ctl(['trigger', 'run.failed', '--stage', '99_nope']);
+    expect(badStage.exitCode).toBe(2);
+    expect(badStage.stderr).toMatch(/stage/);
+    expect((await http(manual.url, 'POST', '/_sandbox/trigger', { kind: 'run.gate_pending', gate: 'nope' })).body.error.field).toBe('gate');
+    expect(await count()).toBe(before);
+    const accepted = (await http(manual.url, 'POST', '/_sandbox/trigger', { kind: 'run.accepted' })).body.run;
+    const again = await ctl(['trigger', 'run.accepted', '--run', accepted.id]);
+    expect(again.exitCode).toBe(3);
+    expect(again.stderr).toMatch(/accepted/);
+    const events = await readSse(`${manual.url}/v1/runs/${accepted.id}/events`, {}, (ms) => ms.some((m) => m.event === 'run.accepted'));
+    expect(events.filter((m) => m.event === 'run.accepted')).toHaveLength(1);
+  });
+
   it('every event kind can be triggered for real: on the stream, and delivered signed to webhooks', async () => {
     const hook = (await http(manual.url, 'POST', '/v1/webhooks', { url: receiverUrl, events: ['*'] })).body;
     // Every kind through the admin API; two of them through the built orc as well.
