@@ -132,6 +132,11 @@ describe('orc logs', () => {
     const built = (await http(manual.url, 'POST', '/v1/runs', idea('Built'))).body.id;
     await http(manual.url, 'POST', '/_sandbox/clock/advance', { run: built, to: '06_qa' });
     expect((await at(['logs', built, '--stage', '05_build'])).stdout).toMatch(/ {2}05_build {2}WARN {3}warning: /);
+    // A stage the ended run never had is a mistake, not an empty answer.
+    const ended = (await http(manual.url, 'POST', '/_sandbox/trigger', { kind: 'run.accepted' })).body.run.id;
+    const nope = await at(['logs', ended, '--stage', '99_nope']);
+    expect(nope.exitCode).toBe(2);
+    expect(nope.stderr).toMatch(/--stage 99_nope.*05_build/);
   });
 
   it('--follow prints lines as they come and returns when the run ends', async () => {

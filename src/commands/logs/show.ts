@@ -4,7 +4,7 @@ import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
 import { TERMINAL_STATUSES } from '../../contract/events.js';
 import type { Event } from '../../contract/schemas.js';
 import type { Context } from '../../context.js';
-import { EXIT } from '../../errors.js';
+import { EXIT, UsageError } from '../../errors.js';
 import { oneLine } from '../../ui/sanitize.js';
 import { loadStyle } from '../../ui/style.js';
 import { watchRun } from '../../watch/engine.js';
@@ -53,6 +53,7 @@ export default async function show(ctx: Context, [given]: ArgsOf<typeof spec>, f
   let failed: { event: Event; raw: unknown } | null = null;
   let status = run.status;
   let count = 0;
+  const stages = new Set<string>();
   try {
     arm();
     for await (const ev of watchRun(api, runId, { signal: stop.signal, ...streamKnobs(ctx) })) {
@@ -60,6 +61,7 @@ export default async function show(ctx: Context, [given]: ArgsOf<typeof spec>, f
       if (ev.kind === 'log') {
         const d = ev.event.data;
         const line: Line = { type: 'log', seq: ev.seq, stage: d.stage ?? '', level: d.level ?? 'info', message: d.message ?? '', ts: d.ts ?? ev.event.created_at };
+        stages.add(line.stage);
         if (flags.stage !== undefined && line.stage !== flags.stage) continue;
         count++;
         // --failed shows the failing stage, known only at the end.
@@ -88,6 +90,10 @@ export default async function show(ctx: Context, [given]: ArgsOf<typeof spec>, f
     if (ctx.io.json) ctx.io.streams.stdout.write(ctx.io.jsonLine(failed.raw));
     else ctx.io.out(`${style.red('failed')} at ${oneLine(stage ?? '?')}: ${error ? `${oneLine(error.code)}: ${oneLine(error.message)}` : 'no error was given'}`);
     return EXIT.ok;
+  }
+  // An ended run's history is whole: a stage it never had is a mistyped flag, not lines still to come.
+  if (count === 0 && flags.stage !== undefined && TERMINAL_STATUSES.has(status) && !stages.has(flags.stage)) {
+    throw new UsageError(`--stage ${oneLine(flags.stage)}: ${runId} had no such stage (its stages: ${[...stages].map(oneLine).join(', ')})`);
   }
   if (count === 0) ctx.io.info(`orc: no log lines${flags.stage !== undefined ? ` in stage ${oneLine(flags.stage)}` : ''} yet (${runId} is ${oneLine(status)})`);
   return EXIT.ok;
