@@ -2,7 +2,7 @@
 // is made once and kept in the data folder (tls/ca.pem, and its key 0600 beside it), so a user trusts it
 // once (NODE_EXTRA_CA_CERTS, or a profile's --ca-file); each start signs a fresh server certificate (one
 // year) for the names the sandbox answers to: localhost, 127.0.0.1, ::1, this machine's host name and the
-// --host given. Node has no API to write a certificate, so the few DER structures of X.509 are written here
+// --host given. The CA is limited to those names (name constraints) and to signing servers (path length 0). Node has no API to write a certificate, so the few DER structures of X.509 are written here
 // (RFC 5280) and signed with node:crypto; Node's own X509Certificate reads them back in the tests.
 import { createHash, createPrivateKey, generateKeyPairSync, randomBytes, sign, X509Certificate, type KeyObject } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -16,23 +16,36 @@ export interface SandboxTls {
   key: string;
   /** The CA certificate to trust. */
   caFile: string;
+  /** The CA was made at this start (none yet, expiring, or the names outgrew it): it must be trusted anew. */
+  newCa: boolean;
 }
 
 const DAY = 86_400_000;
 
-/** The CA in `dir` (made on first use), and a new server certificate signed by it for `names`. */
-export function sandboxTls(dir: string, names: string[], now = Date.now()): SandboxTls {
+/**
+ * The CA in `dir` (made on first use), and a new server certificate signed by it for `names`, valid from
+ * `now` (the injected clock's time: real time, as the TLS clients that check it keep). The CA may sign for
+ * the names the sandbox serves and nothing else (name constraints, no CA below it): were its key to leak,
+ * it could not vouch for another site. Names it was not made for make a new CA.
+ */
+export function sandboxTls(dir: string, names: string[], now: number): SandboxTls {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const caFile = join(dir, 'ca.pem');
   const caKeyFile = join(dir, 'ca-key.pem');
+  const caNamesFile = join(dir, 'ca-names.json');
+  const served = [...new Set(['localhost', '127.0.0.1', '::1', hostname(), ...names].filter((n) => n && n !== '0.0.0.0' && n !== '::'))];
   let caCert: string;
   let caKey: KeyObject;
-  if (existsSync(caFile) && existsSync(caKeyFile)) {
+  let made = false;
+  const kept = existsSync(caFile) && existsSync(caKeyFile) ? caNamesOf(caNamesFile) : null;
+  if (kept && served.every((n) => kept.includes(n)) && Date.parse(new X509Certificate(readFileSync(caFile, 'utf8')).validTo) >= now + 30 * DAY) {
     caCert = readFileSync(caFile, 'utf8');
     caKey = createPrivateKey(readFileSync(caKeyFile, 'utf8'));
-    const ca = new X509Certificate(caCert);
-    if (Date.parse(ca.validTo) < now + 30 * DAY) ({ caCert, caKey } = newCa(caFile, caKeyFile, now));
-  } else ({ caCert, caKey } = newCa(caFile, caKeyFile, now));
+  } else {
+    // The CA may sign for what it signed for before too, so a second sandbox on other names keeps working.
+    ({ caCert, caKey } = newCa(caFile, caKeyFile, caNamesFile, now, [...new Set([...(kept ?? []), ...served])]));
+    made = true;
+  }
   const ca = new X509Certificate(caCert);
   const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const cert = certificate({
@@ -44,18 +57,29 @@ export function sandboxTls(dir: string, names: string[], now = Date.now()): Sand
     from: now - DAY,
     to: now + 365 * DAY,
     ca: false,
-    names: [...new Set(['localhost', '127.0.0.1', '::1', hostname(), ...names].filter((n) => n && n !== '0.0.0.0' && n !== '::'))],
+    names: served,
   });
-  return { cert, key: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, caFile };
+  return { cert, key: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, caFile, newCa: made };
 }
 
-function newCa(caFile: string, caKeyFile: string, now: number): { caCert: string; caKey: KeyObject } {
+/** The names a kept CA may sign for; null for a CA made before it had name constraints (made anew). */
+function caNamesOf(file: string): string[] | null {
+  try {
+    const names: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    return Array.isArray(names) && names.every((n) => typeof n === 'string') ? names : null;
+  } catch {
+    return null;
+  }
+}
+
+function newCa(caFile: string, caKeyFile: string, caNamesFile: string, now: number, names: string[]): { caCert: string; caKey: KeyObject } {
   const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const name = `orc sandbox CA ${randomBytes(4).toString('hex')}`;
-  const caCert = certificate({ subject: name, issuer: name, publicKey, signer: privateKey, issuerKeyId: keyId(publicKey), from: now - DAY, to: now + 3650 * DAY, ca: true, names: [] });
+  const caCert = certificate({ subject: name, issuer: name, publicKey, signer: privateKey, issuerKeyId: keyId(publicKey), from: now - DAY, to: now + 3650 * DAY, ca: true, names });
   // Each written whole or not at all (a temporary file renamed over), the key 0600; the key first, so a
   // ca.pem is never there without the key that signs for it.
   writeWhole(caKeyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, 0o600);
+  writeWhole(caNamesFile, JSON.stringify(names), 0o600);
   writeWhole(caFile, caCert, 0o644);
   return { caCert, caKey: privateKey };
 }
@@ -82,7 +106,8 @@ interface CertSpec {
 function certificate(c: CertSpec): string {
   const spki = c.publicKey.export({ type: 'spki', format: 'der' });
   const extensions = [
-    ext('2.5.29.19', true, seq(c.ca ? [tlv(0x01, Buffer.from([0xff]))] : [])),
+    // basicConstraints: a CA with no CA below it (pathLenConstraint 0), or not a CA.
+    ext('2.5.29.19', true, seq(c.ca ? [tlv(0x01, Buffer.from([0xff])), integer(Buffer.from([0]))] : [])),
     // keyUsage: keyCertSign and cRLSign for the CA; digitalSignature for the server.
     ext('2.5.29.15', true, c.ca ? Buffer.from([0x03, 0x02, 0x01, 0x06]) : Buffer.from([0x03, 0x02, 0x07, 0x80])),
     ext('2.5.29.14', false, tlv(0x04, keyId(c.publicKey))),
@@ -91,6 +116,11 @@ function certificate(c: CertSpec): string {
   if (!c.ca) {
     extensions.push(ext('2.5.29.37', false, seq([oid('1.3.6.1.5.5.7.3.1')])));
     extensions.push(ext('2.5.29.17', false, seq(c.names.map((n) => (isIP(n) ? tlv(0x87, ipBytes(n)) : tlv(0x82, Buffer.from(n, 'ascii')))))));
+  } else {
+    // nameConstraints (RFC 5280, 4.2.1.10), critical: permitted subtrees, each name exactly (an address
+    // with a mask of all ones).
+    const subtree = (n: string) => seq([isIP(n) ? tlv(0x87, Buffer.concat([ipBytes(n), Buffer.alloc(ipBytes(n).length, 0xff)])) : tlv(0x82, Buffer.from(n, 'ascii'))]);
+    extensions.push(ext('2.5.29.30', true, seq([tlv(0xa0, Buffer.concat(c.names.map(subtree)))])));
   }
   const algorithm = seq([oid('1.2.840.10045.4.3.2')]);
   // A positive serial in minimal DER: the first byte neither has its top bit set (which would make it

@@ -121,7 +121,7 @@ describe.runIf(withProxy)('through a forward proxy', () => {
     let tlsSb: TestSandbox;
     let ca: string;
     beforeAll(async () => {
-      const tls = sandboxTls(mkdtempSync(join(tmpdir(), 'orc-tls-')), []);
+      const tls = sandboxTls(mkdtempSync(join(tmpdir(), 'orc-tls-')), [], Date.now());
       ca = tls.caFile;
       tlsSb = await startTestSandbox({ stageMs: 20, clock: quickClock(), tls });
     });

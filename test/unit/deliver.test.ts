@@ -192,7 +192,7 @@ describe('the webhook poster', () => {
   });
 
   it('speaks TLS, checking the certificate against the name: an untrusted one is refused, a trusted one kept alive', async () => {
-    const cert = sandboxTls(mkdtempSync(join(tmpdir(), 'orc-deliver-tls-')), ['hooks.example.test']);
+    const cert = sandboxTls(mkdtempSync(join(tmpdir(), 'orc-deliver-tls-')), ['hooks.example.test'], Date.now());
     const sockets = new Set<unknown>();
     const server = createHttpsServer({ cert: cert.cert, key: cert.key }, (req, res) => {
       sockets.add(req.socket);

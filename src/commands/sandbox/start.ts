@@ -52,7 +52,7 @@ export default async function start(ctx: Context, _args: [], flags: StartFlags):
 
   const young = capYoungGeneration();
   const { startSandbox } = await import('../../sandbox/server.js');
-  const tls = opts.tlsDir ? (await import('../../sandbox/tls.js')).sandboxTls(opts.tlsDir, [opts.host]) : null;
+  const tls = opts.tlsDir ? (await import('../../sandbox/tls.js')).sandboxTls(opts.tlsDir, [opts.host], ctx.clock.now()) : null;
   let sandbox;
   try {
     sandbox = await startSandbox({ ...opts, ...(tls ? { tls } : {}), ...steer, version: ctx.version, log: (line) => ctx.io.info(line) });
@@ -87,6 +87,7 @@ export default async function start(ctx: Context, _args: [], flags: StartFlags):
   // The key is shown redacted here and in the log: the log is a file others may be shown.
   const where = opts.dataDir ? `data in ${opts.dataPath}` : 'in memory';
   ctx.io.info(`test key ${redactKey(opts.apiKey)} · ${where} · stage ${stageWords(opts.stageMs)} · Ctrl-C to stop`);
+  if (tls?.newCa) ctx.io.info(`a new CA was made for this sandbox's names (${tls.caFile}): a client that trusted the one before trusts this one anew`);
   if (tls) ctx.io.info(`${trustLine(tls.caFile)}${opts.liveKey ? ' · standing in for the live service: the live key in ORC_SANDBOX_LIVE_KEY is accepted too' : ''}`);
   ctx.io.info(`web console: ${sandbox.consoleLink()} (works once; \`orc sandbox console\` gives another)`);
   process.send?.({ type: 'listening', url: sandbox.url });
