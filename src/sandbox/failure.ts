@@ -29,3 +29,19 @@ export function failureFromZod(error: { issues: readonly $ZodIssue[] }, input: u
   if (missing) return new Failure('missing_field', `${field} is required`, field);
   return new Failure('invalid_value', `${field || 'body'}: ${message}`, field || undefined);
 }
+
+/**
+ * What a failure of the sandbox's own storage means to a client: the database busy (retry at once), or the
+ * disk full (SQLite's SQLITE_FULL, or ENOSPC/EDQUOT from a file it writes): 503 with Retry-After, saying
+ * what to do, since nothing was applied and the same request will work once there is room. Null for
+ * anything else (a bug: 500).
+ */
+export function storageFailure(err: unknown): Failure | null {
+  const e = err as { message?: string; code?: string; errcode?: number } | null;
+  const message = e?.message ?? '';
+  if (/database is (locked|busy)/i.test(message)) return new Failure('unavailable', 'the sandbox database is busy; retry shortly', undefined, { 'Retry-After': '1' });
+  if (e?.errcode === 13 || /database or disk is full/i.test(message) || e?.code === 'ENOSPC' || e?.code === 'EDQUOT') {
+    return new Failure('unavailable', "the sandbox's disk is full: nothing was changed; free some space where its data folder is, then retry", undefined, { 'Retry-After': '30' });
+  }
+  return null;
+}

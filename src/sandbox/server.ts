@@ -15,7 +15,7 @@ import { ConsoleDoor, defaultConsoleDir } from './console.js';
 import { Faults, Journal } from './control.js';
 import { Describer } from './describer.js';
 import { decodeSegment, serveFile } from './file-route.js';
-import { Failure } from './failure.js';
+import { Failure, storageFailure } from './failure.js';
 import { Idempotency, type Answer } from './idempotency.js';
 import { lockDataFolder } from './lock.js';
 import { clockNotBefore } from './manual-clock.js';
@@ -365,10 +365,10 @@ function sendError(res: ServerResponse, err: unknown, headers: Headers, log: (li
     res.destroy();
     return;
   }
-  const busy = !(err instanceof Failure) && /database is (locked|busy)/i.test((err as Error)?.message ?? '');
-  const failure =
-    err instanceof Failure ? err : busy ? new Failure('unavailable', 'the sandbox database is busy; retry shortly', undefined, { 'Retry-After': '1' }) : new Failure('internal_error', 'the sandbox hit an unexpected error');
-  if (!(err instanceof Failure) && !busy) log(`sandbox internal error: ${(err as Error)?.stack ?? String(err)}`);
+  const storage = err instanceof Failure ? null : storageFailure(err);
+  const failure = err instanceof Failure ? err : (storage ?? new Failure('internal_error', 'the sandbox hit an unexpected error'));
+  if (!(err instanceof Failure) && !storage) log(`sandbox internal error: ${(err as Error)?.stack ?? String(err)}`);
+  else if (storage?.headers['Retry-After'] === '30') log(`sandbox: ${storage.message}`);
   for (const [k, v] of Object.entries(failure.headers)) headers.push(k, v);
   sendJson(res, failure.status, failure.toBody(), headers);
 }

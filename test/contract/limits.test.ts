@@ -121,3 +121,32 @@ describe('faults take only what can apply', () => {
     await sb.call('DELETE', '/_sandbox/faults');
   });
 });
+
+describe('a full disk', () => {
+  it('is 503 unavailable with Retry-After, saying the disk is full, and nothing applied; once there is room it works', async () => {
+    const own = await startTestSandbox({ stageMs: 60_000 });
+    try {
+      // SQLite's own limit on the database's pages: its writes fail as on a full disk (SQLITE_FULL).
+      const db = (own.store as unknown as { db: { exec(sql: string): void; prepare(sql: string): { get(): Record<string, number> } } }).db;
+      const pages = db.prepare('PRAGMA page_count').get().page_count!;
+      db.exec(`PRAGMA max_page_count = ${pages}`);
+      const before = (await own.call('GET', '/v1/runs')).body.data.length;
+      let full: Awaited<ReturnType<typeof own.call>> | null = null;
+      for (let i = 0; i < 200 && !full; i++) {
+        const r = await own.call('POST', '/v1/runs', { mode: 'idea', idea: { pitch: `A run that fills the disk ${i} ${'x'.repeat(2000)}`, audience: 'a', monetization: 'free' } });
+        if (r.status !== 201) full = r;
+      }
+      expect(full?.status).toBe(503);
+      expect(full?.headers.get('retry-after')).toBe('30');
+      expect(full?.body.error).toMatchObject({ type: 'api_error', code: 'unavailable' });
+      expect(full?.body.error.message).toMatch(/disk is full/);
+      const after = (await own.call('GET', '/v1/runs?limit=100')).body.data.length;
+      db.exec('PRAGMA max_page_count = 1073741823');
+      expect((await own.call('POST', '/v1/runs', { mode: 'idea', idea: { pitch: 'Room again', audience: 'a', monetization: 'free' } })).status).toBe(201);
+      expect((await own.call('GET', '/v1/runs?limit=100')).body.data.length).toBe(after + 1);
+      expect(after).toBeGreaterThanOrEqual(before);
+    } finally {
+      await own.close();
+    }
+  });
+});
