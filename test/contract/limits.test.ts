@@ -131,7 +131,7 @@ describe('a full disk', () => {
       const pages = db.prepare('PRAGMA page_count').get().page_count!;
       db.exec(`PRAGMA max_page_count = ${pages}`);
       const before = (await own.call('GET', '/v1/runs')).body.data.length;
-      let full: Awaited<ReturnType<typeof own.call>> | null = null;
+      let full: { status: number; headers: Headers; body: any } | null = null;
       for (let i = 0; i < 200 && !full; i++) {
         const r = await own.call('POST', '/v1/runs', { mode: 'idea', idea: { pitch: `A run that fills the disk ${i} ${'x'.repeat(2000)}`, audience: 'a', monetization: 'free' } });
         if (r.status !== 201) full = r;
