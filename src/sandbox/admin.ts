@@ -22,6 +22,7 @@ import { Faults, type Journal } from './control.js';
 import type { ConsoleDoor } from './console.js';
 import { Failure } from './failure.js';
 import { ManualClock } from './manual-clock.js';
+import type { Route } from './router.js';
 import { STAGES, type SandboxService } from './service.js';
 import { checkSnapshot, writeSnapshot, type Snapshot } from './snapshot.js';
 import type { SseHub } from './sse-hub.js';
@@ -62,52 +63,79 @@ export function readSnapshot(text: string): ReturnType<Store['snapshot']> {
   return snap as unknown as ReturnType<Store['snapshot']>;
 }
 
-/** Answers an admin request: JSON, or (logs with follow) a stream it writes itself. */
-export async function admin(parts: AdminParts, req: IncomingMessage, res: ServerResponse, method: string, path: string, query: URLSearchParams, body: () => Promise<unknown>): Promise<Json | void> {
+/** What an admin route gets: the request, its path parameters, its query, and its body on demand. */
+export interface AdminCall {
+  req: IncomingMessage;
+  res: ServerResponse;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  body: () => Promise<unknown>;
+}
+
+/** An admin route answers JSON, or (an export, a stream) writes its answer itself. */
+export type AdminHandler = (call: AdminCall) => Promise<Json | void> | Json | void;
+
+/** The admin API as routes of the sandbox's one table (server.ts). */
+export function adminRoutes(parts: AdminParts): Array<Route<AdminHandler>> {
   const { clock, service, faults, journal, store } = parts;
-  const route = `${method} ${path}`;
-  if (route === 'GET /_sandbox/clock') return { status: 200, value: clockView(parts) };
-  if (route === 'POST /_sandbox/clock/advance') return { status: 200, value: await advance(parts, object(await body())) };
-  if (route === 'POST /_sandbox/trigger') return { status: 200, value: await trigger(parts, object(await body())) };
-  if (route === 'GET /_sandbox/faults') return { status: 200, value: { data: faults.list() } };
-  if (route === 'POST /_sandbox/faults') return { status: 201, value: faults.add(await body()) };
-  if (route === 'DELETE /_sandbox/faults') {
-    faults.clear();
-    return { status: 200, value: { cleared: true } };
+  return [
+    { method: 'GET', pattern: '/_sandbox/clock', handler: () => ({ status: 200, value: clockView(parts) }) },
+    { method: 'POST', pattern: '/_sandbox/clock/advance', handler: async ({ body }) => ({ status: 200, value: await advance(parts, object(await body())) }) },
+    { method: 'POST', pattern: '/_sandbox/trigger', handler: async ({ body }) => ({ status: 200, value: await trigger(parts, object(await body())) }) },
+    { method: 'GET', pattern: '/_sandbox/faults', handler: () => ({ status: 200, value: { data: faults.list() } }) },
+    { method: 'POST', pattern: '/_sandbox/faults', handler: async ({ body }) => ({ status: 201, value: faults.add(await body()) }) },
+    {
+      method: 'DELETE',
+      pattern: '/_sandbox/faults',
+      handler: () => {
+        faults.clear();
+        return { status: 200, value: { cleared: true } };
+      },
+    },
+    {
+      method: 'DELETE',
+      pattern: '/_sandbox/faults/{id}',
+      handler: ({ params }) => {
+        if (!faults.remove(params.id!)) throw new Failure('fault_not_found', `no fault ${params.id}`, 'id');
+        return { status: 200, value: { id: params.id, removed: true } };
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/_sandbox/reset',
+      handler: () => {
+        service.forgetRuns();
+        parts.dispatcher.reset();
+        parts.hub.closeAll();
+        store.clearAll();
+        faults.clear();
+        return { status: 200, value: { reset: true } };
+      },
+    },
+    {
+      method: 'GET',
+      pattern: '/_sandbox/export',
+      handler: ({ res }) => writeSnapshot(res, { format: SNAPSHOT_FORMAT, schema: SNAPSHOT_SCHEMA, exported_at: new Date(clock.now()).toISOString() }, store.snapshotAt()),
+    },
+    { method: 'POST', pattern: '/_sandbox/console', handler: ({ req }) => ({ status: 201, value: parts.door.mint(req.headers.host) }) },
+    { method: 'GET', pattern: '/_sandbox/events', handler: ({ req, res, query }) => parts.hub.openFirehose(req, res, query.get('logs') === '1') },
+    { method: 'GET', pattern: '/_sandbox/logs', handler: (call) => logs(journal, parts.hub, call) },
+  ];
+}
+
+function logs(journal: Journal, hub: SseHub, { req, res, query }: AdminCall): Json | void {
+  const after = Number(query.get('after') ?? 0) || 0;
+  if (query.get('follow') === '1' || query.get('follow') === 'true') {
+    // Through the one SSE writer: keep-alives, and a follower that stops reading is dropped, not buffered.
+    const stream = hub.writer.open(req, res);
+    stream.write(journal.since(after).map(entryFrame).join(''));
+    const stop = journal.follow((e) => stream.write(entryFrame(e)));
+    res.on('close', stop);
+    return;
   }
-  const fault = /^DELETE \/_sandbox\/faults\/([^/]+)$/.exec(route);
-  if (fault) {
-    if (!faults.remove(decodeURIComponent(fault[1]!))) throw new Failure('fault_not_found', `no fault ${fault[1]}`, 'id');
-    return { status: 200, value: { id: fault[1], removed: true } };
-  }
-  if (route === 'POST /_sandbox/reset') {
-    service.forgetRuns();
-    parts.dispatcher.reset();
-    parts.hub.closeAll();
-    store.clearAll();
-    faults.clear();
-    return { status: 200, value: { reset: true } };
-  }
-  if (route === 'GET /_sandbox/export') {
-    return writeSnapshot(res, { format: SNAPSHOT_FORMAT, schema: SNAPSHOT_SCHEMA, exported_at: new Date(clock.now()).toISOString() }, store.snapshotAt());
-  }
-  if (route === 'POST /_sandbox/console') return { status: 201, value: parts.door.mint(req.headers.host) };
-  if (route === 'GET /_sandbox/events') return parts.hub.openFirehose(req, res, query.get('logs') === '1');
-  if (route === 'GET /_sandbox/logs') {
-    const after = Number(query.get('after') ?? 0) || 0;
-    if (query.get('follow') === '1' || query.get('follow') === 'true') {
-      // Through the one SSE writer: keep-alives, and a follower that stops reading is dropped, not buffered.
-      const stream = parts.hub.writer.open(req, res);
-      stream.write(journal.since(after).map(entryFrame).join(''));
-      const stop = journal.follow((e) => stream.write(entryFrame(e)));
-      res.on('close', stop);
-      return;
-    }
-    const limit = Math.min(Math.max(Number(query.get('limit') ?? journal.size) || journal.size, 1), journal.size);
-    const data = journal.since(after, limit);
-    return { status: 200, value: { data, last: data.at(-1)?.seq ?? after } };
-  }
-  throw new Failure('route_not_found', `no admin route ${route}`);
+  const limit = Math.min(Math.max(Number(query.get('limit') ?? journal.size) || journal.size, 1), journal.size);
+  const data = journal.since(after, limit);
+  return { status: 200, value: { data, last: data.at(-1)?.seq ?? after } };
 }
 
 const entryFrame = (e: { seq: number }) => `id: ${e.seq}\nevent: entry\ndata: ${JSON.stringify(e)}\n\n`;

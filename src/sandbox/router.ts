@@ -1,6 +1,10 @@
 // The sandbox's routes as a table (method, pattern, handler) and a small matcher. A pattern is a path
 // of literal segments and `{name}` parameters; a parameter may carry a literal suffix (`{gate}:approve`).
-// A path that matches with another method is 405 with the methods it has in `Allow`.
+// A parameter written `{name*}` takes the rest of the path (the console's page routes itself). A path that
+// matches with another method is 405 with the methods it has in `Allow`. Every request of the sandbox (the
+// API, the admin API, signed files, the console) is routed by one of these, through `segments`.
+import { Failure } from './failure.js';
+
 export interface RouteMatch<H> {
   handler: H;
   params: Record<string, string>;
@@ -12,6 +16,7 @@ interface Segment {
   literal?: string;
   param?: string;
   suffix?: string;
+  rest?: boolean;
 }
 
 export interface Route<H> {
@@ -41,22 +46,43 @@ export class Router<H> {
   }
 }
 
+/** A path's segments, percent-decoded; a bad escape is the client's error (400 naming the path), never a 500. */
+export function segments(path: string): string[] {
+  return path
+    .split('/')
+    .slice(1)
+    .map((s) => {
+      if (!s.includes('%')) return s;
+      try {
+        return decodeURIComponent(s);
+      } catch {
+        throw new Failure('invalid_value', `the path ${JSON.stringify(path)} has a bad percent-escape`, 'path');
+      }
+    });
+}
+
 function parse(pattern: string): Segment[] {
   return pattern
     .split('/')
     .slice(1)
     .map((s) => {
-      const m = /^\{(\w+)\}(.*)$/.exec(s);
-      return m ? { param: m[1]!, ...(m[2] ? { suffix: m[2] } : {}) } : { literal: s };
+      const m = /^\{(\w+)(\*?)\}(.*)$/.exec(s);
+      if (m?.[2]) return { param: m[1]!, rest: true };
+      return m ? { param: m[1]!, ...(m[3] ? { suffix: m[3] } : {}) } : { literal: s };
     });
 }
 
 function matchSegments(pattern: Segment[], segments: string[]): Record<string, string> | null {
-  if (pattern.length !== segments.length) return null;
+  const rest = pattern.at(-1)?.rest === true;
+  if (rest ? segments.length < pattern.length : pattern.length !== segments.length) return null;
   const params: Record<string, string> = {};
   for (let i = 0; i < pattern.length; i++) {
     const p = pattern[i]!;
     const s = segments[i]!;
+    if (p.rest) {
+      params[p.param!] = segments.slice(i).join('/');
+      break;
+    }
     if (p.literal !== undefined) {
       if (p.literal !== s) return null;
       continue;

@@ -10,17 +10,17 @@ import { useEnglishMessages } from '../contract/messages.js';
 import { KNOBS } from '../contract/sandbox-knobs.js';
 import { Artifacts } from './artifacts.js';
 import { readJsonBody } from './body.js';
-import { admin } from './admin.js';
+import { adminRoutes, type AdminHandler } from './admin.js';
 import { ConsoleDoor, defaultConsoleDir } from './console.js';
 import { Faults, Journal } from './control.js';
 import { Describer } from './describer.js';
-import { decodeSegment, serveFile } from './file-route.js';
+import { serveFile } from './file-route.js';
 import { Failure, storageFailure } from './failure.js';
 import { Idempotency, type Answer } from './idempotency.js';
 import { lockDataFolder } from './lock.js';
 import { clockNotBefore } from './manual-clock.js';
 import { RateLimiter } from './rate-limit.js';
-import { Router } from './router.js';
+import { Router, segments, type Route } from './router.js';
 import { apiRoutes, type Call, type Handler } from './routes.js';
 import { SandboxService } from './service.js';
 import { SseHub } from './sse-hub.js';
@@ -121,6 +121,9 @@ export interface RunningSandbox {
  * writeHead whole, so node:http never has to build a header object for a plain JSON answer. */
 type Headers = string[];
 
+/** What a route of the one table leads to: a part of the sandbox, and for the two APIs the route's handler. */
+type Entry = { area: 'health' | 'console' | 'files' } | { area: 'admin'; handler: AdminHandler } | { area: 'api'; handler: Handler };
+
 export async function startSandbox(partial: Partial<SandboxOptions> = {}): Promise<RunningSandbox> {
   useEnglishMessages();
   const opts = { ...SANDBOX_DEFAULTS, ...partial };
@@ -172,7 +175,20 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
   service.onStageComplete((runId) => describer.describe(runId));
   const scheme = opts.tls ? 'https' : 'http';
   const door = new ConsoleDoor({ io, dir: opts.consoleDir === undefined ? defaultConsoleDir() : opts.consoleDir, host: opts.host, port: () => port, scheme });
-  const router = new Router<Handler>(apiRoutes({ service, dispatcher, artifacts, hub, clock, maxEventStreams: opts.maxEventStreams, origin }));
+  const api = apiRoutes({ service, dispatcher, artifacts, hub, clock, maxEventStreams: opts.maxEventStreams, origin });
+  const controls = adminRoutes({ clock, io, service, dispatcher, hub, store, faults, journal, door });
+  // The one table every request is routed by: what the sandbox serves (the health check, the console's
+  // page, signed files), the admin API and the service's API.
+  const router = new Router<Entry>([
+    { method: 'GET', pattern: '/healthz', handler: { area: 'health' } },
+    ...(['GET', 'HEAD'] as const).flatMap((method): Array<Route<Entry>> => [
+      { method, pattern: '/console', handler: { area: 'console' } },
+      { method, pattern: '/console/{page*}', handler: { area: 'console' } },
+      { method, pattern: '/files/{file*}', handler: { area: 'files' } },
+    ]),
+    ...controls.map((r) => ({ ...r, handler: { area: 'admin' as const, handler: r.handler } })),
+    ...api.map((r) => ({ ...r, handler: { area: 'api' as const, handler: r.handler } })),
+  ]);
   function authenticate(req: IncomingMessage, method: string): string {
     const header = req.headers.authorization;
     // The web console's page: its session cookie stands for the key, which the browser never sees.
@@ -213,9 +229,11 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     }
     try {
       if (draining) throw new Failure('unavailable', 'the sandbox is shutting down', undefined, { Connection: 'close' });
-      if (path === '/healthz') return sendJson(res, 200, JSON.stringify({ ok: true, version: opts.version, pid: process.pid }), headers);
-      if (path === '/console' || path.startsWith('/console/')) return door.serve(req, res, method, path, query);
-      if (path.startsWith('/files/')) {
+      const match = router.match(method, segments(path));
+      const area = match && 'handler' in match ? match.handler.area : null;
+      if (area === 'health') return sendJson(res, 200, JSON.stringify({ ok: true, version: opts.version, pid: process.pid }), headers);
+      if (area === 'console') return door.serve(req, res, method, path, query);
+      if (area === 'files') {
         limiter.take(headers, `ip:${req.socket.remoteAddress}`);
         return await serveFile({ artifacts, store, clock }, req, res, path, query, method, headers);
       }
@@ -227,15 +245,21 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
         throw err;
       }
       limiter.take(headers, key);
-      if (path.startsWith('/_sandbox/')) {
+      if (!match) throw new Failure('route_not_found', `no route ${method} ${path}`);
+      if ('allow' in match) {
+        throw new Failure('method_not_allowed', `${method} is not allowed on ${path}; allowed: ${match.allow.join(', ')}`, undefined, { Allow: match.allow.join(', ') });
+      }
+      const entry = match.handler;
+      if (entry.area === 'admin') {
         // Steering is test mode's (CONTRACT.md): a stand-in for the live service takes no control by its live key.
         if (key !== opts.apiKey) throw new Failure('live_key_in_sandbox', 'the sandbox controls take the test key only');
         // (an admin route that streams, the export, writes its own head: the common headers go on it too)
         for (let i = 0; i < headers.length; i += 2) res.setHeader(headers[i]!, headers[i + 1]!);
-        const out = await admin({ clock, io, service, dispatcher, hub, store, faults, journal, door }, req, res, method, path, query, () => readBody(req));
+        const out = await entry.handler({ req, res, params: match.params, query, body: () => readBody(req) });
         if (out) sendJson(res, out.status, JSON.stringify(out.value), headers);
         return;
       }
+      if (entry.area !== 'api') return;
       // An injected fault answers before the service does: nothing it would have done is done.
       const fault = faults.forRequest(method, path);
       let cutAfter: number | undefined;
@@ -246,22 +270,18 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
         if (fault.status !== undefined) throw Faults.failure(fault);
         cutAfter = fault.cut_after;
       }
-      const match = router.match(method, path.split('/').slice(1).map(decodeSegment));
-      if (!match) throw new Failure('route_not_found', `no route ${method} ${path}`);
-      if ('allow' in match) {
-        throw new Failure('method_not_allowed', `${method} is not allowed on ${path}; allowed: ${match.allow.join(', ')}`, undefined, { Allow: match.allow.join(', ') });
-      }
+      const handler = entry.handler;
       const call: Call = { req, res, params: match.params, query, body: undefined, ...(cutAfter !== undefined ? { cutAfter } : {}) };
       if (method === 'POST') {
         const header = req.headers['idempotency-key'];
-        const answer = await idempotency.run(key, Array.isArray(header) ? header[0] : header, `${method} ${path}`, () => readBody(req), (body) => match.handler({ ...call, body }) as Answer);
+        const answer = await idempotency.run(key, Array.isArray(header) ? header[0] : header, `${method} ${path}`, () => readBody(req), (body) => handler({ ...call, body }) as Answer);
         if (answer.replayed) headers.push('Idempotent-Replayed', 'true');
         return sendJson(res, answer.status, answer.body, headers);
       }
       if (method === 'PATCH') call.body = await readBody(req);
       // A route that streams writes its own head: it gets the common headers set on the response first.
       if (match.stream) for (let i = 0; i < headers.length; i += 2) res.setHeader(headers[i]!, headers[i + 1]!);
-      const answer = match.handler(call);
+      const answer = handler(call);
       if (answer) sendJson(res, answer.status, answer.body, headers);
     } catch (err) {
       // A client that went away mid-request is one line in the log, never a stack.

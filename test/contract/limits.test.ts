@@ -93,6 +93,19 @@ describe('limits on input', () => {
       expect(r.headers.get('allow')).toBe(allow);
     }
   });
+
+  it('one router for the API and the admin API: 405 with Allow, and a bad percent-escape is 400 naming the path', async () => {
+    const put = await sb.call('PUT', '/_sandbox/clock');
+    expect(put.status).toBe(405);
+    expect(put.body.error.code).toBe('method_not_allowed');
+    expect(put.headers.get('allow')).toBe('GET');
+    for (const path of ['/_sandbox/faults/%zz', '/v1/webhooks/%zz']) {
+      const r = await sb.call('DELETE', path);
+      expect(r.status, path).toBe(400);
+      expect(r.body.error.code).toBe('invalid_value');
+      expect(r.body.error.message).toContain(path);
+    }
+  });
 });
 
 describe('faults take only what can apply', () => {
