@@ -26,11 +26,18 @@ export interface Route<H> {
   stream?: boolean;
 }
 
+const HTTP_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH']);
+
 export class Router<H> {
   private readonly routes: Array<{ method: string; segments: Segment[]; handler: H; stream: boolean }> = [];
 
   constructor(routes: Array<Route<H>>) {
     for (const r of routes) this.routes.push({ method: r.method, segments: parse(r.pattern), handler: r.handler, stream: r.stream ?? false });
+  }
+
+  /** Whether the method is one HTTP defines (RFC 9110 9.3) or a route takes: any other is 501, not 404/405. */
+  knows(method: string): boolean {
+    return HTTP_METHODS.has(method) || this.routes.some((r) => r.method === method);
   }
 
   /** The route for this method and path, the methods allowed on the path when none is for this one, or null. */

@@ -2,7 +2,7 @@
 // The parts live beside it: routes.ts (the API as a table), file-route.ts (signed files), describer.ts
 // (artifact descriptions), body.ts (input limits), router.ts, idempotency.ts, rate-limit.ts, sse-hub.ts.
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { sleep, systemClock, type Clock } from '../clock.js';
 import { SANDBOX_DEFAULT_KEY, redactKey } from '../contract/keys.js';
@@ -229,6 +229,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     }
     try {
       if (draining) throw new Failure('unavailable', 'the sandbox is shutting down', undefined, { Connection: 'close' });
+      if (!router.knows(method)) throw new Failure('method_not_implemented', `no route takes the method ${method}`);
       const match = router.match(method, segments(path));
       const area = match && 'handler' in match ? match.handler.area : null;
       if (area === 'health') return sendJson(res, 200, JSON.stringify({ ok: true, version: opts.version, pid: process.pid }), headers);
@@ -317,8 +318,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  // A socket error (a client resetting mid-request) is the request's business, not the server's.
-  server.on('clientError', (_err, socket) => socket.destroy());
+  server.on('clientError', answerUnparsable);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => {
@@ -372,6 +372,23 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
 function isDisconnect(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException)?.code;
   return code === 'ECONNRESET' || code === 'ECONNABORTED' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (err as Error)?.message === 'aborted';
+}
+
+/** A request Node's parser refuses is answered as RFC 9112 says, with the error envelope, and the connection
+ * closed (its framing can no longer be trusted). A socket error (a client resetting mid-request, a timeout
+ * Node already answered) is the request's business, not the server's: the socket just goes. */
+function answerUnparsable(err: NodeJS.ErrnoException, socket: Socket): void {
+  const code = err.code ?? '';
+  if (!code.startsWith('HPE_') || !socket.writable) return void socket.destroy();
+  const failure =
+    code === 'HPE_HEADER_OVERFLOW'
+      ? new Failure('headers_too_large', 'the request head is over 16 KiB')
+      : code === 'HPE_INVALID_METHOD'
+        ? new Failure('method_not_implemented', 'no route takes this method (methods are upper case: GET, POST, …)')
+        : new Failure('malformed_request', `the request is not valid HTTP/1.1: ${err.message.replace(/[^\x20-\x7e]/g, '')}`);
+  const body = failure.toBody();
+  const reason = STATUS_CODES[failure.status] ?? 'Error';
+  socket.end(`HTTP/1.1 ${failure.status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
 function sendJson(res: ServerResponse, status: number, body: string, headers: Headers): void {

@@ -1,5 +1,6 @@
 // Cross-cutting HTTP behaviour: auth, request ids, rate limits, idempotency keys, faults, restart with state kept.
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -309,6 +310,56 @@ describe('connections', () => {
       expect(fourth.status).toBe(200);
       fourth.close();
       second.close();
+    } finally {
+      await sb.close();
+    }
+  });
+});
+
+describe('requests that fail to parse (RFC 9112)', () => {
+  /** Writes `raw` on a fresh connection and resolves with everything answered once the server closes it. */
+  async function exchange(url: string, raw: string): Promise<string> {
+    const { port } = new URL(url);
+    const socket = connect(Number(port), '127.0.0.1');
+    let answer = '';
+    socket.on('data', (c) => (answer += c.toString('latin1')));
+    const closed = new Promise<void>((r) => socket.on('close', () => r()));
+    socket.on('error', () => {});
+    socket.write(raw);
+    await closed;
+    return answer;
+  }
+  const auth = `Authorization: Bearer ${KEY}\r\n`;
+  const cases: Array<[string, string, number, string]> = [
+    ['an unknown method', `FOO /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`, 501, 'method_not_implemented'],
+    ['a lowercase method', `get /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`, 501, 'method_not_implemented'],
+    ['a duplicate Content-Length', `POST /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}`, 400, 'malformed_request'],
+    ['Content-Length with chunked', `POST /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`, 400, 'malformed_request'],
+    ['a bad chunk size', `POST /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`, 400, 'malformed_request'],
+    ['bare LF', `GET /v1/runs HTTP/1.1\nHost: 127.0.0.1\n\n`, 400, 'malformed_request'],
+    ['a space before the colon', `GET /v1/runs HTTP/1.1\r\nHost : 127.0.0.1\r\n\r\n`, 400, 'malformed_request'],
+    ['a folded header', `GET /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: 1\r\n 2\r\n\r\n`, 400, 'malformed_request'],
+    ['a 20 KB header', `GET /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'headers_too_large'],
+  ];
+  it.each(cases)('answers %s with its status and the error envelope, then closes', async (_name, raw, status, code) => {
+    const sb = await startTestSandbox();
+    try {
+      const answer = await exchange(sb.url, raw);
+      expect(answer).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      expect(answer.toLowerCase()).toContain('connection: close');
+      const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: { code: string; type: string } };
+      expect(body.error.code).toBe(code);
+    } finally {
+      await sb.close();
+    }
+  });
+
+  it('answers 501 for a method Node parses but no route knows', async () => {
+    const sb = await startTestSandbox();
+    try {
+      const r = await sb.call('PROPFIND', '/v1/runs');
+      expect(r.status).toBe(501);
+      expect(r.body.error.code).toBe('method_not_implemented');
     } finally {
       await sb.close();
     }
