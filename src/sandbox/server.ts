@@ -213,7 +213,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const headers: Headers = ['X-Request-Id', `req_${reqPrefix}${(++reqCounter).toString(36)}`];
-    const raw = req.url ?? '/';
+    const raw = originForm(req);
     const qi = raw.indexOf('?');
     const path = qi < 0 ? raw : raw.slice(0, qi);
     const query = qi < 0 ? NO_QUERY : new URLSearchParams(raw.slice(qi + 1));
@@ -372,6 +372,17 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
 function isDisconnect(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException)?.code;
   return code === 'ECONNRESET' || code === 'ECONNABORTED' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (err as Error)?.message === 'aborted';
+}
+
+/** The request target in origin form: an absolute-form one (`GET http://host:port/v1/runs`, RFC 9112 3.2.2)
+ * is served like it, its authority standing for the Host header (which the RFC says to ignore then). */
+function originForm(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const m = /^https?:\/\/([^/?#]*)/i.exec(url);
+  if (!m) return url;
+  req.headers.host = m[1]!;
+  const rest = url.slice(m[0].length);
+  return (req.url = rest.startsWith('/') ? rest : `/${rest}`);
 }
 
 /** A request Node's parser refuses is answered as RFC 9112 says, with the error envelope, and the connection

@@ -354,6 +354,18 @@ describe('requests that fail to parse (RFC 9112)', () => {
     }
   });
 
+  it('serves an absolute-form request line like the origin form (RFC 9112 3.2.2)', async () => {
+    const sb = await startTestSandbox();
+    try {
+      const { host } = new URL(sb.url);
+      const answer = await exchange(sb.url, `GET ${sb.url}/v1/runs?limit=1 HTTP/1.1\r\nHost: ${host}\r\n${auth}Connection: close\r\n\r\n`);
+      expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+      expect(answer).toContain('"data"');
+    } finally {
+      await sb.close();
+    }
+  });
+
   it('answers 501 for a method Node parses but no route knows', async () => {
     const sb = await startTestSandbox();
     try {
