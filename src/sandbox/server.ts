@@ -418,6 +418,8 @@ function sendError(res: ServerResponse, err: unknown, headers: Headers, log: (li
   if (!(err instanceof Failure) && !storage) log(`sandbox internal error: ${(err as Error)?.stack ?? String(err)}`);
   else if (storage?.headers['Retry-After'] === '30') log(`sandbox: ${storage.message}`);
   for (const [k, v] of Object.entries(failure.headers)) headers.push(k, v);
+  // Every 401 names the scheme that would be accepted (RFC 9110 11.6.1, RFC 6750 3).
+  if (failure.status === 401) headers.push('WWW-Authenticate', failure.code === 'missing_api_key' ? 'Bearer' : 'Bearer error="invalid_token"');
   sendJson(res, failure.status, failure.toBody(), headers);
 }
 

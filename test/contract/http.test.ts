@@ -17,11 +17,12 @@ describe('authentication', () => {
     [{ authorization: 'Basic abc' }, 'invalid_api_key'],
     [{ authorization: 'Bearer sk_test_somebody_else' }, 'invalid_api_key'],
     [{ authorization: 'Bearer sk_live_1234567890abcdef' }, 'live_key_in_sandbox'],
-  ])('refuses %j with 401 %s, never echoing the key whole', async (headers, code) => {
+  ])('refuses %j with 401 %s and WWW-Authenticate: Bearer, never echoing the key whole', async (headers, code) => {
     const sb = await startTestSandbox();
     try {
       const res = await fetch(`${sb.url}/v1/runs`, { headers });
       expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
       const text = await res.text();
       expect(JSON.parse(text).error).toMatchObject({ type: 'authentication_error', code });
       expect(text).not.toContain('1234567890abcdef');
