@@ -87,8 +87,8 @@ export class ConsoleDoor {
       /** Real time: links and sessions expire on the wall clock, not the service's virtual one. */
       io: Clock;
       dir: string | null;
-      /** The host the sandbox listens on, and (once it listens) its port. */
-      host: string;
+      /** Whether a Host header names the sandbox (hosts.ts); and (once it listens) its port. */
+      ownHost: (host: string | undefined) => boolean;
       port: () => number;
       /** https when the sandbox serves TLS (--tls). */
       scheme?: 'http' | 'https';
@@ -104,14 +104,9 @@ export class ConsoleDoor {
     return `orc_console_${this.opts.port()}`;
   }
 
-  /** The host names the console answers to: loopback's, and the one the sandbox was told to listen on. */
+  /** The host names the console answers to: the sandbox's own (hosts.ts). */
   allowedHost(host: string | undefined): boolean {
-    if (!host) return false;
-    const port = this.opts.port();
-    const names = ['127.0.0.1', 'localhost', '[::1]'];
-    const own = this.opts.host.includes(':') ? `[${this.opts.host}]` : this.opts.host;
-    if (own !== '0.0.0.0' && own !== '[::]') names.push(own);
-    return names.some((n) => host.toLowerCase() === `${n}:${port}`);
+    return this.opts.ownHost(host);
   }
 
   /** A fresh one-time link, for `orc sandbox console`. */

@@ -16,6 +16,7 @@ import { Faults, Journal } from './control.js';
 import { Describer } from './describer.js';
 import { serveFile } from './file-route.js';
 import { Failure, storageFailure } from './failure.js';
+import { ownHosts } from './hosts.js';
 import { Idempotency, type Answer } from './idempotency.js';
 import { lockDataFolder } from './lock.js';
 import { clockNotBefore } from './manual-clock.js';
@@ -174,7 +175,8 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
   const describer = new Describer(store, artifacts, service, log);
   service.onStageComplete((runId) => describer.describe(runId));
   const scheme = opts.tls ? 'https' : 'http';
-  const door = new ConsoleDoor({ io, dir: opts.consoleDir === undefined ? defaultConsoleDir() : opts.consoleDir, host: opts.host, port: () => port, scheme });
+  const ownHost = ownHosts(opts.host, () => port, opts.tls?.cert);
+  const door = new ConsoleDoor({ io, dir: opts.consoleDir === undefined ? defaultConsoleDir() : opts.consoleDir, ownHost, port: () => port, scheme });
   const api = apiRoutes({ service, dispatcher, artifacts, hub, clock, maxEventStreams: opts.maxEventStreams, origin });
   const controls = adminRoutes({ clock, io, service, dispatcher, hub, store, faults, journal, door });
   // The one table every request is routed by: what the sandbox serves (the health check, the console's
@@ -190,6 +192,8 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     ...api.map((r) => ({ ...r, handler: { area: 'api' as const, handler: r.handler } })),
   ]);
   function authenticate(req: IncomingMessage, method: string): string {
+    // A DNS-rebinding page, or a client that names another host, is refused before any key is looked at.
+    if (!ownHost(req.headers.host)) throw new Failure('cross_origin_refused', `the sandbox answers only at its own address, not at ${JSON.stringify(req.headers.host ?? '')}`);
     const header = req.headers.authorization;
     // The web console's page: its session cookie stands for the key, which the browser never sees.
     if (!header && door.session(req, method)) return opts.apiKey;
@@ -390,7 +394,9 @@ function originForm(req: IncomingMessage): string {
  * Node already answered) is the request's business, not the server's: the socket just goes. */
 function answerUnparsable(err: NodeJS.ErrnoException, socket: Socket): void {
   const code = err.code ?? '';
-  if (!code.startsWith('HPE_') || !socket.writable) return void socket.destroy();
+  // (an answer already under way on this socket cannot be followed by another)
+  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (!code.startsWith('HPE_') || !socket.writable || inFlight?.headersSent) return void socket.destroy();
   const failure =
     code === 'HPE_HEADER_OVERFLOW'
       ? new Failure('headers_too_large', 'the request head is over 16 KiB')

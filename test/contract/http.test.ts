@@ -33,6 +33,31 @@ describe('authentication', () => {
     }
   });
 
+  it('refuses a Host that is not its own (DNS rebinding) even with the right key; its own names are served', async () => {
+    const sb = await startTestSandbox();
+    try {
+      const { port } = new URL(sb.url);
+      const get = (host: string, path: string) =>
+        new Promise<{ status: number; body: string }>((resolve, reject) => {
+          const req = request({ host: '127.0.0.1', port: Number(port), path, headers: { host, authorization: `Bearer ${KEY}` } }, (res) => {
+            let body = '';
+            res.on('data', (c) => (body += c));
+            res.on('end', () => resolve({ status: res.statusCode!, body }));
+          });
+          req.on('error', reject);
+          req.end();
+        });
+      for (const [host, path] of [[`attacker.example:${port}`, '/_sandbox/export'], [`attacker.example:${port}`, '/v1/runs'], ['127.0.0.1:1', '/v1/runs']]) {
+        const r = await get(host!, path!);
+        expect(r.status, `${host} ${path}`).toBe(403);
+        expect(JSON.parse(r.body).error.code).toBe('cross_origin_refused');
+      }
+      for (const host of [`127.0.0.1:${port}`, `localhost:${port}`]) expect((await get(host, '/v1/runs')).status, host).toBe(200);
+    } finally {
+      await sb.close();
+    }
+  });
+
   it('answers an unknown route with 404 route_not_found and a request id on every answer', async () => {
     const sb = await startTestSandbox();
     try {
@@ -326,7 +351,7 @@ describe('requests that fail to parse (RFC 9112)', () => {
     socket.on('data', (c) => (answer += c.toString('latin1')));
     const closed = new Promise<void>((r) => socket.on('close', () => r()));
     socket.on('error', () => {});
-    socket.write(raw);
+    socket.write(raw.replaceAll('Host: 127.0.0.1\r\n', `Host: 127.0.0.1:${port}\r\n`));
     await closed;
     return answer;
   }

@@ -23,7 +23,7 @@ function rawRequest(path: string, headers: Record<string, string>, length: numbe
   socket.on('data', (c) => (answer += c.toString()));
   const closed = new Promise<void>((r) => socket.on('close', () => r()));
   socket.write(
-    `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${Object.entries(headers)
+    `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${Object.entries(headers)
       .map(([k, v]) => `${k}: ${v}\r\n`)
       .join('')}\r\n${partial}`,
   );

@@ -1,0 +1,33 @@
+// The Host names a sandbox answers to, for the API and the console alike: a DNS-rebinding page, or anything
+// reaching the sandbox by a name that is not its own, is refused before any key or cookie is looked at.
+import { X509Certificate } from 'node:crypto';
+import { hostname, networkInterfaces } from 'node:os';
+
+const LOOPBACK = ['127.0.0.1', 'localhost', '::1'];
+
+/** A test of a Host header: one of loopback's names, the host the sandbox listens on, the names of its
+ * certificate (--tls), or, listening on every interface, this machine's name and addresses; with its port. */
+export function ownHosts(listen: string, port: () => number, cert?: string): (host: string | undefined) => boolean {
+  const names = new Set(LOOPBACK);
+  const wildcard = listen === '0.0.0.0' || listen === '::';
+  if (!wildcard) names.add(listen);
+  if (cert) for (const n of certNames(cert)) names.add(n);
+  if (wildcard) {
+    names.add(hostname());
+    for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) names.add(a.address);
+  }
+  const allowed = new Set([...names].map((n) => (n.includes(':') ? `[${n}]` : n).toLowerCase()));
+  return (host) => {
+    if (!host) return false;
+    const m = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(host.toLowerCase());
+    return m !== null && Number(m[2]) === port() && allowed.has(m[1]!);
+  };
+}
+
+function certNames(cert: string): string[] {
+  const alt = new X509Certificate(cert).subjectAltName ?? '';
+  return alt
+    .split(', ')
+    .map((e) => e.replace(/^(DNS|IP Address):/, ''))
+    .filter(Boolean);
+}
