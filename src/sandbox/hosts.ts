@@ -7,7 +7,7 @@ const LOOPBACK = ['127.0.0.1', 'localhost', '::1'];
 
 /** A test of a Host header: one of loopback's names, the host the sandbox listens on, the names of its
  * certificate (--tls), or, listening on every interface, this machine's name and addresses; with its port. */
-export function ownHosts(listen: string, port: () => number, cert?: string): (host: string | undefined) => boolean {
+export function ownHosts(listen: string, port: () => number, cert?: string): (host: string | undefined, anyPort?: boolean) => boolean {
   const names = new Set(LOOPBACK);
   const wildcard = listen === '0.0.0.0' || listen === '::';
   if (!wildcard) names.add(listen);
@@ -17,10 +17,10 @@ export function ownHosts(listen: string, port: () => number, cert?: string): (ho
     for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) names.add(a.address);
   }
   const allowed = new Set([...names].map((n) => (n.includes(':') ? `[${n}]` : n).toLowerCase()));
-  return (host) => {
+  return (host, anyPort = false) => {
     if (!host) return false;
     const m = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(host.toLowerCase());
-    return m !== null && Number(m[2]) === port() && allowed.has(m[1]!);
+    return m !== null && (anyPort || Number(m[2]) === port()) && allowed.has(m[1]!);
   };
 }
 

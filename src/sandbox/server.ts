@@ -193,7 +193,9 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
   ]);
   function authenticate(req: IncomingMessage, method: string): string {
     // A DNS-rebinding page, or a client that names another host, is refused before any key is looked at.
-    if (!ownHost(req.headers.host)) throw new Failure('cross_origin_refused', `the sandbox answers only at its own address, not at ${JSON.stringify(req.headers.host ?? '')}`);
+    // (Any port: a reverse proxy on this machine keeps the Host it was sent, and the signed file URLs built
+    // from it lead back through that proxy; a rebinding page cannot name a loopback host.)
+    if (!ownHost(req.headers.host, true)) throw new Failure('cross_origin_refused', `the sandbox answers only at its own address, not at ${JSON.stringify(req.headers.host ?? '')}`);
     const header = req.headers.authorization;
     // The web console's page: its session cookie stands for the key, which the browser never sees.
     if (!header && door.session(req, method)) return opts.apiKey;
