@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArtifactManifest, Scorecard } from '../../src/contract/schemas.js';
+import { SANDBOX_DEFAULTS } from '../../src/sandbox/server.js';
 import { FakeClock } from '../helpers/clock.js';
 import { driveToEnd, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
@@ -10,7 +11,8 @@ let done: any; // an accepted run, shared by the artifact tests
 // The sandbox's clock: waits under 9 s (the pipeline's ticks) pass at once; a URL's lifetime is moved past.
 const clock = new FakeClock({ autoMs: 9_000 });
 beforeAll(async () => {
-  sb = await startTestSandbox({ signedUrlTtl: 2, clock });
+  // The ipa at its real size (the test sandboxes' is small): 'a zip of realistic size' below proves it works.
+  sb = await startTestSandbox({ signedUrlTtl: 2, clock, ipaMib: SANDBOX_DEFAULTS.ipaMib });
   done = await driveToEnd(sb, (await sb.createRun('A trail running log for ultra runners')).id);
 });
 afterAll(() => sb.close());

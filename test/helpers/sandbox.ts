@@ -21,9 +21,14 @@ export interface TestSandbox extends RunningSandbox {
   waitFor(runId: string, pred: (run: any) => boolean, timeoutMs?: number): Promise<any>;
 }
 
+/** The ipa of a test sandbox, in MiB: the smallest the knob allows. Making and hashing the default 20 MiB
+ * took real seconds a run on a busy machine; a test where the size matters asks for it (spec-artifacts). */
+export const TEST_IPA_MIB = 1;
+
 export async function startTestSandbox(opts: Partial<SandboxOptions> = {}): Promise<TestSandbox> {
   const logs: string[] = [];
-  const sb = await startSandbox({ host: '127.0.0.1', port: 0, dataPath: ':memory:', stageMs: 50, rateLimit: 0, retryBaseMs: 20, log: (line) => logs.push(line), ...opts });
+  const base = { host: '127.0.0.1', port: 0, dataPath: ':memory:', stageMs: 50, rateLimit: 0, retryBaseMs: 20, ipaMib: TEST_IPA_MIB };
+  const sb = await startSandbox({ ...base, log: (line) => logs.push(line), ...opts });
   const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> => {
     const res = await fetch(`${sb.url}${path}`, {
       method,
