@@ -136,6 +136,8 @@ export class Store {
   private afterCommitQueue: Array<() => void> = [];
   /** What memory takes once the transaction commits; dropped on rollback. */
   private staged: Array<() => void> = [];
+  /** Told after every committed transaction, once memory holds it. */
+  private readonly commitListeners = new Set<() => void>();
   /** For tests: a write (by name: putRun, putEvent, …) for which this answers true fails as a full disk would. */
   failWrite: ((op: string) => boolean) | null = null;
 
@@ -411,7 +413,15 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
     const queued = this.afterCommitQueue;
     this.afterCommitQueue = [];
     for (const f of queued) f();
+    for (const f of this.commitListeners) f();
     return out;
+  }
+
+  /** Calls `fn` after every committed change (what a test waits on instead of asking again every few ms);
+   * answers the function that stops it. */
+  onCommit(fn: () => void): () => void {
+    this.commitListeners.add(fn);
+    return () => this.commitListeners.delete(fn);
   }
 
   /** A write in the current transaction (or in one of its own); `apply` changes memory once it commits. */

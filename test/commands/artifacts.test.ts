@@ -36,11 +36,7 @@ beforeAll(async () => {
   low = (await env.sb.createRun('A diary #lowscore')).id;
   await Promise.all([driveToEnd(env.sb, done), driveToEnd(env.sb, low)]);
   // The ipa's digest is computed as its stage completes, a moment after: wait until every kind is ready.
-  for (;;) {
-    manifest = (await env.sb.call('GET', `/v1/runs/${done}/artifacts`)).body.data;
-    if (manifest.every((a) => a.status === 'ready')) break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  manifest = await env.sb.artifactsReady(done);
 }, 30_000);
 
 describe('orc scorecard', () => {

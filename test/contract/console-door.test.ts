@@ -4,6 +4,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEY, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { until } from '../helpers/until.js';
 
 let sb: TestSandbox;
 beforeAll(async () => {
@@ -167,15 +168,17 @@ describe('the stream of every run (GET /_sandbox/events)', () => {
     const reader = res.body!.getReader();
     let text = '';
     const run = await sb.createRun('Firehose');
-    const deadline = Date.now() + 10_000;
+    const decoder = new TextDecoder();
+    const readUntil = (seen: (t: string) => boolean, what: string) =>
+      until(async () => seen(text) || ((text += decoder.decode((await reader.read()).value, { stream: true })), false), what, { seen: () => text });
     // (runs of the tests before this one may still be moving: this run's own gate is waited for)
     const ownGate = new RegExp(`event: run\\.gate_pending\ndata: [^\n]*"run_id":"${run.id}"`);
-    while (!ownGate.test(text) && Date.now() < deadline) text += new TextDecoder().decode((await reader.read()).value);
+    await readUntil((t) => ownGate.test(t), 'the gate of this run on the stream');
     expect(text).toContain(`"run_id":"${run.id}"`);
     expect(text).toMatch(/event: run\.created\n/);
     expect(text).not.toMatch(/event: log\n/);
     await sb.call('POST', '/_sandbox/reset');
-    while (!text.includes('sandbox.reset') && Date.now() < deadline) text += new TextDecoder().decode((await reader.read()).value);
+    await readUntil((t) => t.includes('sandbox.reset'), 'sandbox.reset on the stream');
     expect(text).toContain('event: sandbox.reset');
     await reader.cancel();
   });

@@ -156,11 +156,8 @@ describe('artifacts', () => {
     const onWarning = (w: Error) => warnings.push(w.name);
     process.on('warning', onWarning);
     try {
-      let answer = await sb.call('GET', `/v1/runs/${done.id}/artifacts/ipa`);
-      while (answer.status === 409) {
-        await new Promise((r) => setTimeout(r, 20));
-        answer = await sb.call('GET', `/v1/runs/${done.id}/artifacts/ipa`);
-      }
+      await sb.artifactsReady(done.id);
+      const answer = await sb.call('GET', `/v1/runs/${done.id}/artifacts/ipa`);
       const ipa = answer.body.files[0];
       const { request } = await import('node:http');
       // A client that reads a little at a time: the server waits for 'drain' hundreds of times.

@@ -9,6 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshConfigDir, ORC_BIN, orc } from '../helpers/cli.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { until } from '../helpers/until.js';
 
 let sb: TestSandbox;
 beforeAll(async () => {
@@ -122,11 +123,8 @@ describe('orc mcp', () => {
       expect(card.content[0]!.text).toMatch(/^Score \d+\/100/);
 
       // Every kind ready (the ipa is described a moment after its stage), then pulled.
-      for (;;) {
-        const kinds = ok(await call(client, 'list_artifacts', { run_id: id })).artifacts;
-        if (kinds.every((k: any) => k.status === 'ready')) break;
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      const allReady = async () => ok(await call(client, 'list_artifacts', { run_id: id })).artifacts.every((k: any) => k.status === 'ready');
+      await until(allReady, 'every artifact ready, as list_artifacts says');
       const dir = mkdtempSync(join(mcpRoot, 'pull-'));
       const pulled = ok(await call(client, 'pull_artifacts', { run_id: id, dir }));
       expect(pulled.files.length).toBe(10);

@@ -33,11 +33,7 @@ beforeAll(async () => {
   proxy = await startFaultProxy(sb.url);
   finished = (await sb.createRun('A habit tracker for runners')).id;
   await driveToEnd(sb, finished);
-  for (;;) {
-    const m = (await sb.call('GET', `/v1/runs/${finished}/artifacts`)).body.data;
-    if (m.every((a: any) => a.status === 'ready')) break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await sb.artifactsReady(finished);
 }, 30_000);
 afterAll(async () => {
   await proxy.close();
@@ -84,7 +80,7 @@ describe('the built orc, without a terminal', () => {
     proxy.plan = (req) => (req.url.startsWith('/files/') ? { kind: 'cut-body', afterBytes: 2_000_000, stall: true } : { kind: 'pass' });
     const part = join(dir, '.orc-partial', 'ipa', 'HabitTracker.ipa');
     const proc = orcProcess(['artifacts', 'pull', finished, 'ipa', '--dir', dir], { env: { ORC_BASE_URL: proxy.url } });
-    await until(() => existsSync(part) && statSync(part).size === 2_000_000, 'the partial file to hold the first 2 MB', 20_000);
+    await until(() => existsSync(part) && statSync(part).size === 2_000_000, 'the partial file to hold the first 2 MB');
     proc.kill('SIGINT');
     const r = await proc;
     expect(r.exitCode).toBe(130);

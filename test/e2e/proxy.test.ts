@@ -29,7 +29,7 @@ describe.runIf(withProxy)('through a forward proxy', () => {
     faults = await startFaultProxy(sb.url);
     finished = (await sb.createRun('A habit tracker for runners')).id;
     await driveToEnd(sb, finished);
-    await until(async () => (await sb.call('GET', `/v1/runs/${finished}/artifacts`)).body.data.every((a: { status: string }) => a.status === 'ready'), 'the artifacts', 20_000);
+    await sb.artifactsReady(finished);
   }, 60_000);
   afterAll(async () => {
     proxy?.close();
@@ -76,7 +76,7 @@ describe.runIf(withProxy)('through a forward proxy', () => {
     const env = { ORC_BASE_URL: faults.url, HTTP_PROXY: proxy.url };
     faults.plan = (req) => (req.url.startsWith('/files/') ? { kind: 'cut-body', afterBytes: 1_000_000, stall: true } : { kind: 'pass' });
     const first = orc(['artifacts', 'pull', finished, 'ipa', '--dir', dir], { env });
-    await until(() => existsSync(part) && statSync(part).size === 1_000_000, 'the first 1 MB on disk', 20_000);
+    await until(() => existsSync(part) && statSync(part).size === 1_000_000, 'the first 1 MB on disk');
     first.kill('SIGINT');
     expect((await first).exitCode).toBe(130);
     faults.plan = () => ({ kind: 'pass' });
@@ -177,7 +177,7 @@ describe('through a hostile proxy', () => {
       for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
         const seen = silent.connections();
         const p = orc(['run', 'list'], { env: { ORC_BASE_URL: 'https://127.0.0.1:9', ORC_API_KEY: 'sk_test_hostile', HTTPS_PROXY: silent.url }, timeout: 30_000 });
-        await until(() => silent.connections() > seen, 'orc to reach the proxy', 20_000);
+        await until(() => silent.connections() > seen, 'orc to reach the proxy');
         p.kill(signal);
         const r = await p;
         expect(r.timedOut).toBe(false);

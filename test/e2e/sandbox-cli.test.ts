@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { freshConfigDir, NO_PROXIES, orc, ORC_BIN, startSandboxProcess, type OrcProcess } from '../helpers/cli.js';
 import { runOrc } from '../helpers/run.js';
 import { KEY } from '../helpers/sandbox.js';
+import { until } from '../helpers/until.js';
 
 const get = (url: string, path: string) => fetch(`${url}${path}`, { headers: { authorization: `Bearer ${KEY}` } });
 const post = (url: string, path: string, body: unknown) =>
@@ -233,12 +234,12 @@ describe('orc sandbox start', () => {
       const list = (await (await get(second.url, '/v1/runs?limit=100')).json()) as { data: Array<{ id: string }> };
       expect(list.data.map((r) => r.id)).toEqual([...ids].reverse());
       // the runs move on from where they were
-      const deadline = Date.now() + 20_000;
       let run: { gate_pending: string | null } = { gate_pending: null };
-      while (run.gate_pending !== 'idea' && Date.now() < deadline) {
+      const atGate = async () => {
         run = (await (await get(second.url, `/v1/runs/${ids[0]}`)).json()) as typeof run;
-        await new Promise((r) => setTimeout(r, 50));
-      }
+        return run.gate_pending === 'idea';
+      };
+      await until(atGate, 'the first run to reach the idea gate', { pollMs: 50, seen: () => JSON.stringify(run) });
       expect(run.gate_pending).toBe('idea');
     } finally {
       second.proc.kill('SIGTERM');

@@ -180,9 +180,9 @@ describe('the journal and the rules', () => {
     const follow = orc(['sandbox', 'logs', '--follow'], { env: { ORC_BASE_URL: manual.url } });
     let out = '';
     follow.stdout!.on('data', (c: Buffer) => (out += c));
-    await until(() => out.length > 0 || follow.exitCode !== null, 'the journal so far', 20_000);
+    await until(() => out.length > 0 || follow.exitCode !== null, 'the journal so far');
     await http(manual.url, 'GET', '/v1/runs/run_followed');
-    await until(() => out.includes('GET /v1/runs/run_followed  404'), 'the followed request', 20_000);
+    await until(() => out.includes('GET /v1/runs/run_followed  404'), 'the followed request');
     follow.kill('SIGINT');
     expect((await follow).exitCode).toBe(130);
   });
@@ -193,7 +193,7 @@ describe('the journal and the rules', () => {
     loud.proc.stderr!.on('data', (c: Buffer) => (err += c));
     try {
       await http(loud.url, 'GET', '/v1/runs/run_loud');
-      await until(() => /GET \/v1\/runs\/run_loud {2}404 {2}\d+ ms {2}req_/.test(err), 'the request line', 20_000);
+      await until(() => /GET \/v1\/runs\/run_loud {2}404 {2}\d+ ms {2}req_/.test(err), 'the request line');
       await http(loud.url, 'GET', '/v1/runs/run_second');
       await http(loud.url, 'GET', '/v1/runs/run_third');
       const kept = (await http(loud.url, 'GET', '/_sandbox/logs')).body.data;

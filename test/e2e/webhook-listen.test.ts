@@ -51,7 +51,7 @@ async function startListener(args: string[], configDir = freshConfigDir(), env: 
   let err = '';
   proc.stdout!.on('data', (c: Buffer) => (out += c));
   proc.stderr!.on('data', (c: Buffer) => (err += c));
-  await until(() => /Signing secret: (whsec_\S+)/.test(err) || proc.exitCode !== null, 'the listener to be ready', 20_000);
+  await until(() => /Signing secret: (whsec_\S+)/.test(err) || proc.exitCode !== null, 'the listener to be ready');
   const ready = /Ready: webhook (wh_\S+) sends .* to (\S+)/.exec(err);
   if (!ready) throw new Error(`the listener did not start: ${err}`);
   return { proc, configDir, webhookId: ready[1]!, url: ready[2]!, secret: /Signing secret: (whsec_\S+)/.exec(err)![1]!, out: () => out, err: () => err };
@@ -74,7 +74,7 @@ describe('orc webhook listen', () => {
     try {
       expect(l.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/orc-listen$/);
       const run = await sb.createRun('Listen to me');
-      await until(() => eventsOf(app.got).filter((e) => e.run_id === run.id && e.type === 'run.gate_pending').length >= 2, 'the gate event, retried', 20_000);
+      await until(() => eventsOf(app.got).filter((e) => e.run_id === run.id && e.type === 'run.gate_pending').length >= 2, 'the gate event, retried');
       const mine = app.got.filter((g) => g.body.includes(run.id));
       expect(eventsOf(mine).map((e) => e.type)).toEqual(['run.created', 'run.gate_pending', 'run.gate_pending']);
       for (const g of mine) {
@@ -172,7 +172,7 @@ describe('orc webhook listen', () => {
     const l = await startListener([]);
     try {
       await sb.call('DELETE', `/v1/webhooks/${l.webhookId}`);
-      await until(() => l.err().includes('was removed elsewhere; registering a new one'), 'the new registration', 10_000);
+      await until(() => l.err().includes('was removed elsewhere; registering a new one'), 'the new registration');
       await until(() => (l.err().match(/Ready: webhook/g) ?? []).length === 2, 'the second ready line');
       const again = /Ready: webhook (wh_\S+)/g;
       const ids = [...l.err().matchAll(again)].map((m) => m[1]);

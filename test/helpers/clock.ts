@@ -54,6 +54,17 @@ export class FakeClock implements Clock {
     this.timers = this.timers.filter((t) => !t.done);
   }
 
+  /** Resolves once every timer set so far that fires by itself (`autoMs`) has fired or been cancelled: what
+   * the code on this clock had scheduled has run. Timers those set are not waited for (a moving run always
+   * has a next tick). Counted in turns of the event loop, not in real time. */
+  async settled(): Promise<void> {
+    const auto = this.opts.autoMs;
+    const pending = auto === undefined ? [] : this.timers.filter((t) => !t.done && t.ms <= auto);
+    while (pending.some((t) => !t.done)) await new Promise((r) => setImmediate(r));
+    // (and what they started on the way: a commit's listeners, a delivery begun, one more turn)
+    await new Promise((r) => setImmediate(r));
+  }
+
   /** Resolves with the delay of a pending timer that `pred` accepts: one already set, else the next one asked for. */
   nextTimer(pred: (ms: number) => boolean = () => true): Promise<number> {
     const pending = this.timers.find((t) => !t.done && pred(t.ms));

@@ -4,6 +4,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { until } from './until.js';
 
 export interface Keyring {
   /** What a process needs to reach it: the bus, and a HOME where the keyring files live. */
@@ -27,13 +28,13 @@ export async function startKeyring(): Promise<Keyring> {
   // The password on stdin unlocks (and first creates) the login keyring; no prompt is ever shown.
   const keyring: ChildProcess = spawn('gnome-keyring-daemon', ['--components=secrets', '--foreground', '--unlock'], { env: { ...process.env, ...env }, stdio: ['pipe', 'ignore', 'ignore'] });
   keyring.stdin!.end('orc-test-password');
-  const deadline = Date.now() + 10_000;
-  for (;;) {
+  let said = '';
+  const onBus = () => {
     const r = spawnSync('dbus-send', ['--session', '--print-reply', '--dest=org.freedesktop.DBus', '/', 'org.freedesktop.DBus.NameHasOwner', 'string:org.freedesktop.secrets'], { env: { ...process.env, ...env }, encoding: 'utf8' });
-    if (r.stdout?.includes('boolean true')) break;
-    if (Date.now() > deadline) throw new Error(`the keyring did not come up on the bus: ${r.stderr}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+    said = r.stderr;
+    return r.stdout?.includes('boolean true');
+  };
+  await until(onBus, 'the keyring on the bus', { pollMs: 50, seen: () => said });
   return {
     env,
     close: () => {

@@ -3,6 +3,7 @@ import { SANDBOX_DEFAULT_KEY } from '../../src/contract/keys.js';
 import { FakeClock } from './clock.js';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 import { checkAnswer } from './openapi.js';
+import { until } from './until.js';
 
 export const KEY = SANDBOX_DEFAULT_KEY;
 
@@ -19,6 +20,11 @@ export interface TestSandbox extends RunningSandbox {
   call<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Answer<T>>;
   createRun(pitch?: string, extra?: Record<string, string>): Promise<any>;
   waitFor(runId: string, pred: (run: any) => boolean, timeoutMs?: number): Promise<any>;
+  /** On a FakeClock with `autoMs` (quickClock): resolves once the pipeline ticks and backoff it had scheduled
+   * so far have run. On any other clock at once: nothing fires by itself on a clock the test moves. */
+  settled(): Promise<void>;
+  /** Waits until every artifact of the run is ready (a binary kind is described a moment after its stage). */
+  artifactsReady(runId: string): Promise<any[]>;
 }
 
 /** The ipa of a test sandbox, in MiB: the smallest the knob allows. Making and hashing the default 20 MiB
@@ -51,16 +57,29 @@ export async function startTestSandbox(opts: Partial<SandboxOptions> = {}): Prom
     if (res.status !== 201) throw new Error(`create failed: ${res.status} ${res.text}`);
     return res.body;
   };
-  const waitFor = async (runId: string, pred: (run: any) => boolean, timeoutMs = 15_000) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
+  // Asks again each time the sandbox's store commits a change, not every few ms against a wall-clock deadline.
+  const waitFor = async (runId: string, pred: (run: any) => boolean, timeoutMs?: number) => {
+    let last = '';
+    const look = async () => {
       const res = await call('GET', `/v1/runs/${runId}`);
-      if (pred(res.body)) return res.body;
-      if (Date.now() > deadline) throw new Error(`timed out waiting on ${runId}: ${res.text}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+      last = res.text;
+      return pred(res.body) ? res.body : undefined;
+    };
+    const wake = (again: () => void) => sb.store.onCommit(again);
+    return until(look, `run ${runId} to satisfy ${pred}`, { ...(timeoutMs ? { timeoutMs } : {}), wake, seen: () => last });
   };
-  return Object.assign(sb, { call, createRun, waitFor, logs });
+  const artifactsReady = (runId: string) => {
+    let last = '';
+    const look = async () => {
+      const res = await call('GET', `/v1/runs/${runId}/artifacts`);
+      last = res.text;
+      return res.body?.data?.every((a: { status: string }) => a.status === 'ready') && (res.body.data as any[]);
+    };
+    return until(look, `every artifact of ${runId} ready`, { wake: (again) => sb.store.onCommit(again), seen: () => last });
+  };
+  const given = opts.clock; // (the sandbox's own may wrap it: a data folder's clock never goes back)
+  const settled = () => (given instanceof FakeClock ? given.settled() : Promise.resolve());
+  return Object.assign(sb, { call, createRun, waitFor, settled, artifactsReady, logs });
 }
 
 export interface SseMessage {

@@ -36,7 +36,7 @@ export async function startTinyproxy({ connectPorts = [] as number[] } = {}): Pr
     let exited = false;
     child.once('exit', () => (exited = true));
     try {
-      await until(async () => exited || (await accepts(port)), 'tinyproxy to listen', 10_000);
+      await until(async () => exited || (await accepts(port)), 'tinyproxy to listen');
     } catch (err) {
       child.kill();
       throw err;

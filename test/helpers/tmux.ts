@@ -1,6 +1,7 @@
 // A real terminal for interactive tests: tmux runs the built orc, send-keys types, capture-pane reads the screen.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { until } from './until.js';
 
 export interface TmuxOptions {
   env?: Record<string, string>;
@@ -40,17 +41,17 @@ export class TmuxSession {
     return this.tmux('capture-pane', '-p', '-t', 'orc', '-S', '-200');
   }
 
-  async waitFor(what: string | RegExp, timeoutMs = 20_000): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const s = this.screen();
-      if (typeof what === 'string' ? s.includes(what) : what.test(s)) return s;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the screen:\n${s}`);
-      await new Promise((r) => setTimeout(r, 80)); // each look starts a tmux client: not too often
-    }
+  async waitFor(what: string | RegExp, timeoutMs?: number): Promise<string> {
+    let s = '';
+    const look = () => {
+      s = this.screen();
+      return (typeof what === 'string' ? s.includes(what) : what.test(s)) && s;
+    };
+    // each look starts a tmux client: not too often
+    return until(look, String(what), { ...(timeoutMs ? { timeoutMs } : {}), pollMs: 80, seen: () => `the screen:\n${s}` });
   }
 
-  async exitCode(timeoutMs = 20_000): Promise<number> {
+  async exitCode(timeoutMs?: number): Promise<number> {
     const s = await this.waitFor(/\[exit \d+\]/, timeoutMs);
     return Number(/\[exit (\d+)\]/.exec(s)![1]);
   }

@@ -12,6 +12,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Poster, type PostTarget } from '../../src/sandbox/deliver.js';
 import { sandboxTls } from '../../src/sandbox/tls.js';
+import { until } from '../helpers/until.js';
 
 const closers: Array<() => void> = [];
 const posters: Poster[] = [];
@@ -159,7 +160,7 @@ describe('the webhook poster', () => {
     const s = await scripted(['hang', ['HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n']]);
     const ac = new AbortController();
     const hanging = post(p, target(s.port), '{}', ac.signal);
-    await new Promise((r) => setTimeout(r, 30));
+    await until(() => s.requests.length === 1, 'the delivery to arrive');
     ac.abort();
     await expect(hanging).rejects.toMatchObject({ name: 'AbortError' });
     // the aborted connection is not reused: the next delivery goes on a new one and is answered
