@@ -69,7 +69,7 @@ describe.runIf(run)('the console', () => {
     await page.getByRole('heading', { name: /Gate brand is waiting/ }).waitFor();
     await page.locator('.gate .swatches li').first().waitFor(); // the palette, read from the App Spec
     await page.getByRole('button', { name: 'Reject' }).click();
-    await expect.poll(() => page.locator('#notes-error').textContent()).toContain('Notes are needed');
+    await until(async () => (await page.locator('#notes-error').textContent())?.includes('Notes are needed'), 'the notes error shown');
     expect(await page.getByLabel('Notes').evaluate((el) => el === (globalThis as any).document.activeElement)).toBe(true);
     expect(await gateState(id, 'brand')).toBe('pending');
     await page.getByLabel('Notes').fill('Warmer colours, please');
@@ -129,7 +129,8 @@ describe.runIf(run)('the console', () => {
     expect(await store.getAttribute('href')).toMatch(/^https:\/\//);
     const shots = page.getByRole('img', { name: /^Screenshot / });
     await shots.first().waitFor();
-    await expect.poll(() => page.locator('.shots img').evaluateAll((imgs) => imgs.length > 0 && imgs.every((i: any) => i.complete && i.naturalWidth > 0))).toBe(true);
+    const shown = () => page.locator('.shots img').evaluateAll((imgs) => imgs.length > 0 && imgs.every((i: any) => i.complete && i.naturalWidth > 0));
+    await until(shown, 'every screenshot drawn');
     expect(await page.locator('.artifacts a.file').count()).toBeGreaterThan(1); // the ipa and screenshots, downloadable
     expect(await page.locator('.timeline li').count()).toBeGreaterThanOrEqual(9);
     await page.close();
