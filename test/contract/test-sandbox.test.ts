@@ -108,4 +108,17 @@ describe('the tests themselves', () => {
     }
     expect(found).toEqual([]);
   });
+
+  it('wait one way: no deadline loop of their own, no expect.poll (its deadline is 1 s), only until', async () => {
+    const { readFileSync, readdirSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const root = join(import.meta.dirname, '..');
+    const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && !f.startsWith('bench') && f !== join('helpers', 'until.ts') && f !== join('contract', 'test-sandbox.test.ts'));
+    const found: string[] = [];
+    for (const f of files)
+      readFileSync(join(root, f), 'utf8')
+        .split('\n')
+        .forEach((line, i) => /expect\.poll\(|(?:Date|performance)\.now\(\) \+ |async function until\b/.test(line) && found.push(`${f}:${i + 1}: ${line.trim()}`));
+    expect(found).toEqual([]);
+  });
 });
