@@ -98,7 +98,10 @@ describe.runIf(run)('the console', () => {
     expect(spec.brand.palette).toEqual(['#112233', '#445566']);
     expect(spec.name).toBeTruthy(); // a merge patch: the rest kept
     // One App Spec on the page: the gate panel shows the saved palette at once, and the save says so.
-    await expect.poll(() => page.locator('.gate .swatches code').allTextContents()).toEqual(['#112233', '#445566']);
+    let palette: string[] = [];
+    const saved = async () => (palette = await page.locator('.gate .swatches code').allTextContents()).join() === '#112233,#445566';
+    await until(saved, 'the saved palette in the gate panel', { seen: () => palette.join(', ') });
+    expect(palette).toEqual(['#112233', '#445566']);
     await page.locator('.saved').getByText('App Spec saved').waitFor(); // seen, not only announced
 
     await page.getByRole('button', { name: 'Approve' }).click();
