@@ -11,6 +11,7 @@ const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]
 const ours = (s: string) => s.replace(/\u001b\[[0-9;]*m|\u001b\[\?25[lh]|\r?\u001b\[\d+A|\u001b\[J|\u0007/g, '');
 const run = { id: 'run_h', mode: EVIL, status: EVIL, stage: EVIL, gate_pending: EVIL, app_id: EVIL, created_at: EVIL, updated_at: EVIL, extra: EVIL };
 const gate = { name: EVIL, state: EVIL, decided_at: EVIL, notes: EVIL };
+const hook = { id: 'wh_h', url: EVIL, events: [EVIL], status: EVIL, created_at: '2026-11-22T10:00:00Z', secret: EVIL };
 const envelope = (id: number, type: string, data: Record<string, unknown>) => ({ id: `evt_${id}`, type, created_at: EVIL, run_id: EVIL, data });
 const events = [
   envelope(1, 'run.created', { mode: EVIL }),
@@ -34,6 +35,7 @@ beforeAll(async () => {
     else if (url.startsWith('/v1/runs/run_h/cancel')) json(res, 200, run);
     else if (url.startsWith('/v1/runs/run_h')) json(res, 200, run);
     else if (url.startsWith('/v1/runs?') || url === '/v1/runs') json(res, req.method === 'POST' ? 201 : 200, req.method === 'POST' ? run : { data: [run, run], next_cursor: null, has_more: false });
+    else if (url.startsWith('/v1/webhooks/wh_h')) json(res, 200, hook);
     else json(res, 404, { error: { type: EVIL, code: EVIL, message: EVIL, field: EVIL } }, { 'x-request-id': 'req_\u009b2J\u0085' /* only what a header may carry */ });
   });
 });
@@ -47,6 +49,7 @@ const commands = [
   ['gate', 'list', 'run_h'],
   ['gate', 'approve', 'run_h', 'idea'],
   ['watch', 'run_h'],
+  ['webhook', 'get', 'wh_h'],
   ['watch', 'run_h', 'run_h', '--on-gate', 'wait'],
   ['run', 'get', 'run_other'],
 ];

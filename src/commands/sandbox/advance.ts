@@ -4,7 +4,7 @@ import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
 import type { Context } from '../../context.js';
 import { parseDuration } from '../../duration.js';
 import { RefusedError, UsageError } from '../../errors.js';
-import { sanitizeLine } from '../../ui/sanitize.js';
+import { oneLine } from '../../ui/sanitize.js';
 import { adminCall, clockLine } from './admin-call.js';
 import type { advance as spec } from './command.js';
 
@@ -21,10 +21,10 @@ export default async function advance(ctx: Context, [run]: ArgsOf<typeof spec>, 
   if (ctx.io.json) ctx.io.writeJson(out);
   else if (out.run) {
     const r = out.run;
-    ctx.io.out([r.id, r.status, r.stage, r.gate_pending ? `gate ${r.gate_pending}` : ''].map(sanitizeLine).join('\t').trimEnd());
-    ctx.io.info(`${sanitizeLine(r.id)} moved ${out.ticks} tick${out.ticks === 1 ? '' : 's'}; now ${sanitizeLine(r.status)} at ${sanitizeLine(r.stage)}`);
+    ctx.io.out([r.id, r.status, r.stage, r.gate_pending ? `gate ${r.gate_pending}` : ''].map(oneLine).join('\t').trimEnd());
+    ctx.io.info(`${oneLine(r.id)} moved ${out.ticks} tick${out.ticks === 1 ? '' : 's'}; now ${oneLine(r.status)} at ${oneLine(r.stage)}`);
   } else {
-    ctx.io.out(sanitizeLine(clockLine(out)));
+    ctx.io.out(oneLine(clockLine(out)));
     ctx.io.info(`fired ${out.fired ?? 0} timer${out.fired === 1 ? '' : 's'}`);
   }
   if (out.reached === false) throw new RefusedError(`${out.run!.id} did not reach ${flags.to}: it is ${out.run!.status} at ${out.run!.stage}${out.run!.gate_pending ? `, waiting at gate ${out.run!.gate_pending}` : ''}`);

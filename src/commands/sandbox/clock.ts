@@ -1,6 +1,6 @@
 // `orc sandbox clock`: the virtual time, the mode, and the runs still moving.
 import type { Context } from '../../context.js';
-import { sanitizeLine } from '../../ui/sanitize.js';
+import { oneLine } from '../../ui/sanitize.js';
 import { adminCall, clockLine } from './admin-call.js';
 
 interface ClockView {
@@ -13,7 +13,7 @@ interface ClockView {
 export default async function clock(ctx: Context): Promise<number> {
   const c = await adminCall<ClockView>(ctx, 'GET', '/_sandbox/clock');
   if (ctx.io.json) return ctx.io.writeJson(c), 0;
-  ctx.io.out(sanitizeLine(clockLine(c)));
-  for (const r of c.runs) ctx.io.out([r.id, r.status, r.stage, r.gate_pending ? `gate ${r.gate_pending}` : ''].map(sanitizeLine).join('\t').trimEnd());
+  ctx.io.out(oneLine(clockLine(c)));
+  for (const r of c.runs) ctx.io.out([r.id, r.status, r.stage, r.gate_pending ? `gate ${r.gate_pending}` : ''].map(oneLine).join('\t').trimEnd());
   return 0;
 }

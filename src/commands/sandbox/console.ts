@@ -3,14 +3,14 @@
 import { spawn } from 'node:child_process';
 import type { FlagsOf } from '../../cli/spec.js';
 import type { Context } from '../../context.js';
-import { sanitizeLine } from '../../ui/sanitize.js';
+import { oneLine } from '../../ui/sanitize.js';
 import { adminCall } from './admin-call.js';
 import type { consoleCmd as spec } from './command.js';
 
 export default async function openConsole(ctx: Context, _args: [], flags: FlagsOf<typeof spec>): Promise<number> {
   const { url, expires_at } = await adminCall<{ url: string; expires_at: string }>(ctx, 'POST', '/_sandbox/console');
   if (ctx.io.json) return ctx.io.writeJson({ url, expires_at }), 0;
-  ctx.io.out(sanitizeLine(url));
+  ctx.io.out(oneLine(url));
   if (flags.open && ctx.io.interactiveOutput && (await openBrowser(ctx.env, url))) ctx.io.info('opened in your browser; the link works once, within 10 minutes');
   else ctx.io.info('open it in a browser: it works once, within 10 minutes');
   return 0;

@@ -3,14 +3,14 @@ import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
 import type { Context } from '../../context.js';
 import { parseDuration } from '../../duration.js';
 import { UsageError } from '../../errors.js';
-import { sanitizeLine } from '../../ui/sanitize.js';
+import { oneLine } from '../../ui/sanitize.js';
 import { faultEffects, type Fault } from '../../contract/sandbox-control.js';
 import { adminCall } from './admin-call.js';
 import type { faultAdd, faultRemove } from './command.js';
 
 const describe = (f: Fault) =>
   [f.id, f.route ?? `webhook ${f.webhook}`, ...faultEffects(f), `applied ${f.applied}`]
-    .map(sanitizeLine)
+    .map(oneLine)
     .join('\t');
 
 export async function add(ctx: Context, _args: [], flags: FlagsOf<typeof faultAdd>): Promise<number> {
@@ -31,7 +31,7 @@ export async function add(ctx: Context, _args: [], flags: FlagsOf<typeof faultAd
     ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
   });
   if (ctx.io.json) return ctx.io.writeJson(f), 0;
-  ctx.io.out(sanitizeLine(f.id));
+  ctx.io.out(oneLine(f.id));
   ctx.io.info(`added: ${describe(f)}`);
   return 0;
 }
@@ -47,7 +47,7 @@ export async function list(ctx: Context): Promise<number> {
 export async function remove(ctx: Context, [id]: ArgsOf<typeof faultRemove>): Promise<number> {
   const out = await adminCall(ctx, 'DELETE', `/_sandbox/faults/${encodeURIComponent(id)}`);
   if (ctx.io.json) return ctx.io.writeJson(out), 0;
-  ctx.io.info(`removed ${sanitizeLine(id)}`);
+  ctx.io.info(`removed ${id}`);
   return 0;
 }
 

@@ -4,7 +4,7 @@ import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
 import { EVENT_KINDS } from '../../contract/events.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { sanitizeLine } from '../../ui/sanitize.js';
+import { oneLine } from '../../ui/sanitize.js';
 import { adminCall } from './admin-call.js';
 import type { trigger as spec } from './command.js';
 
@@ -20,7 +20,7 @@ export default async function trigger(ctx: Context, [kind]: ArgsOf<typeof spec>,
     ...(flags.notPassed ? { passed: false } : {}),
   });
   if (ctx.io.json) return ctx.io.writeJson(out), 0;
-  ctx.io.out(sanitizeLine(out.run.id));
-  ctx.io.info(`${sanitizeLine(out.event.type)} (${sanitizeLine(out.event.id)}): ${sanitizeLine(out.run.id)} is ${sanitizeLine(out.run.status)} at ${sanitizeLine(out.run.stage)}`);
+  ctx.io.out(oneLine(out.run.id));
+  ctx.io.info(`${oneLine(out.event.type)} (${oneLine(out.event.id)}): ${oneLine(out.run.id)} is ${oneLine(out.run.status)} at ${oneLine(out.run.stage)}`);
   return 0;
 }

@@ -1,7 +1,7 @@
 // `orc webhook add --url … --events …`: both checked before anything is sent; the secret is shown once.
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { sanitizeLine } from '../../ui/sanitize.js';
+import { oneLine } from '../../ui/sanitize.js';
 import { checkEventKinds, checkWebhookUrl } from '../../webhooks/input.js';
 import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
 import type { add as spec } from './command.js';
@@ -16,7 +16,7 @@ export default async function add(ctx: Context, _args: ArgsOf<typeof spec>, flag
   const created = await api.webhooks.create({ url, events });
   if (ctx.io.json) return ctx.io.writeJson(created), 0;
   await printWebhook(ctx, created);
-  ctx.io.out(`secret   ${sanitizeLine(created.secret)}`);
+  ctx.io.out(`secret   ${oneLine(created.secret)}`);
   ctx.io.info('This signing secret is shown only now and cannot be shown again: keep it where your receiver can read it.');
   return 0;
 }

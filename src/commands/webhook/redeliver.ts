@@ -1,6 +1,6 @@
 // `orc webhook redeliver <id> <delivery>`: queued again, its retries starting afresh.
 import type { Context } from '../../context.js';
-import { sanitizeLine } from '../../ui/sanitize.js';
+import { oneLine } from '../../ui/sanitize.js';
 import type { ArgsOf } from '../../cli/spec.js';
 import type { redeliver as spec } from './command.js';
 
@@ -8,6 +8,6 @@ export default async function redeliver(ctx: Context, [id, deliveryId]: ArgsOf<t
   const api = await ctx.api();
   const d = await api.webhooks.redeliver(id, deliveryId);
   if (ctx.io.json) return ctx.io.writeJson(d), 0;
-  ctx.io.info(`✓ delivery ${sanitizeLine(d.id)} (${sanitizeLine(d.event_type)}) queued again; \`orc webhook deliveries ${id}\` shows how it goes`);
+  ctx.io.info(`✓ delivery ${oneLine(d.id)} (${oneLine(d.event_type)}) queued again; \`orc webhook deliveries ${id}\` shows how it goes`);
   return 0;
 }

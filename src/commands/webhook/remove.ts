@@ -1,7 +1,7 @@
 // `orc webhook remove <id>`: asks first at a terminal; without one it needs --yes, as removing is for good.
 import type { Context } from '../../context.js';
 import { InterruptedError, UsageError } from '../../errors.js';
-import { sanitizeLine } from '../../ui/sanitize.js';
+import { oneLine } from '../../ui/sanitize.js';
 import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
 import type { remove as spec } from './command.js';
 
@@ -10,7 +10,7 @@ export default async function remove(ctx: Context, [id]: ArgsOf<typeof spec>, fl
   if (!flags.yes) {
     if (!ctx.io.canPrompt) throw new UsageError(`removing webhook ${id} needs --yes when no one can be asked`, `orc webhook remove ${id} --yes`);
     const w = await api.webhooks.retrieve(id);
-    const sure = await (await ctx.prompter()).confirm(`Remove webhook ${id} (${sanitizeLine(w.url)})? Its deliveries stop at once.`, false);
+    const sure = await (await ctx.prompter()).confirm(`Remove webhook ${id} (${oneLine(w.url)})? Its deliveries stop at once.`, false);
     if (!sure) throw new InterruptedError(`not removed: ${id} stays`);
   }
   const gone = await api.webhooks.remove(id);
