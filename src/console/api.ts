@@ -1,6 +1,18 @@
 // The console's one way to the service: the public /v1 API and the sandbox's /_sandbox/ control API, with
-// the session cookie (sent by the browser) and the CSRF token of the page. The key never reaches here.
-const csrf = document.querySelector('meta[name="csrf-token"]')?.getAttribute('content') ?? '';
+// the session cookie (sent by the browser) and the session's token, sent on every request. The key never
+// reaches here.
+const csrf = sessionToken();
+
+/** The token came once, in the fragment of the login's redirect (never in an answer a cookie alone gets):
+ * kept in localStorage, which no other origin (another port) can read, and the fragment dropped. */
+function sessionToken(): string {
+  const given = /^#csrf=([\w-]+)$/.exec(location.hash)?.[1];
+  if (given) {
+    localStorage.setItem('orc-console-csrf', given);
+    history.replaceState(null, '', location.pathname + location.search);
+  }
+  return localStorage.getItem('orc-console-csrf') ?? '';
+}
 
 export class ApiError extends Error {
   constructor(
@@ -22,7 +34,7 @@ export function whenSessionEnds(fn: () => void): void {
 
 export async function api<T = unknown>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' };
-  if (method !== 'GET') headers['X-Orc-Csrf'] = csrf;
+  headers['X-Orc-Csrf'] = csrf;
   if (body !== undefined) headers['Content-Type'] = contentType;
   if (method === 'POST' && path === '/v1/runs') headers['Idempotency-Key'] = crypto.randomUUID();
   let res: Response;
@@ -62,7 +74,9 @@ export function query(params: Record<string, string | number | null | undefined>
 
 /** An event stream: each listed event's JSON data to its handler. Returns how to close it. */
 export function stream(path: string, handlers: Record<string, (data: any) => void>, onState?: (open: boolean) => void): () => void {
-  const source = new EventSource(path, { withCredentials: true });
+  // (an EventSource sends no header of its own: the token goes in the query)
+  const url = `${path}${path.includes('?') ? '&' : '?'}csrf=${encodeURIComponent(csrf)}`;
+  const source = new EventSource(url, { withCredentials: true });
   for (const [type, fn] of Object.entries(handlers))
     source.addEventListener(type, (e) => {
       let data: unknown;

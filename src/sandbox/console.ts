@@ -4,13 +4,16 @@
 // never reaches the browser).
 //
 //   POST /_sandbox/console            (with the key) → { url, expires_at }: a link that works once, 10 min
-//   GET  /console/login?token=T       trades the token for a session cookie (HttpOnly, SameSite=Strict)
-//                                     and redirects to /console/, so the token leaves the address bar
+//   GET  /console/login?token=T       trades the token for a session: a cookie (HttpOnly, SameSite=Strict)
+//                                     and the session's own token, in the fragment of the redirect to
+//                                     /console/ (the page keeps it in localStorage and drops the fragment)
 //   GET  /console/…                   the page (any path under it: the page routes itself), its assets
 //
-// A request that authenticates with the cookie must come to one of the sandbox's own host names (a
-// DNS-rebinding page names its own host), from the page's own origin when the browser says one, and, to
-// change anything, carry the session's CSRF token in X-Orc-Csrf.
+// Every request must come to one of the sandbox's own host names (hosts.ts: a DNS-rebinding page names its
+// own host). One that authenticates with the cookie must come from the page's own origin when the browser
+// says one, and carry the session's token in X-Orc-Csrf (an event stream, which cannot send a header, in
+// ?csrf=). Cookies ignore ports, so the cookie reaches every server on 127.0.0.1: the token is what another
+// port cannot get, and no answer to the cookie alone ever holds it.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { STANDALONE, asset, assetNames } from '../assets.js';
@@ -101,7 +104,8 @@ export class ConsoleDoor {
 
   private get cookieName(): string {
     // Cookies are shared by every port of a host: one name per sandbox, so two sandboxes never mix sessions.
-    return `orc_console_${this.opts.port()}`;
+    // On https, __Host-: the browser takes it only Secure, for this host, on Path=/.
+    return `${this.scheme === 'https' ? '__Host-' : ''}orc_console_${this.opts.port()}`;
   }
 
   /** The host names the console answers to: the sandbox's own (hosts.ts). */
@@ -124,6 +128,25 @@ export class ConsoleDoor {
   /** The session a request's cookie names, or null when it carries none. Throws when it carries one that
    * is not (any more) valid, or when the request breaks the console's rules. */
   session(req: IncomingMessage, method: string): Session | null {
+    const session = this.cookieSession(req);
+    if (!session) return null;
+    // A change needs the page's own origin (browsers send it on every POST, PATCH and DELETE).
+    if (method !== 'GET' && method !== 'HEAD' && req.headers.origin === undefined) {
+      throw new Failure('cross_origin_refused', 'a change through the console needs the Origin header');
+    }
+    const header = req.headers[CSRF_HEADER];
+    // (new URL takes an absolute-form target whole, and an origin-form one against the stand-in base)
+    const inQuery = () => new URL(req.url ?? '/', 'http://sandbox').searchParams.get('csrf');
+    const token = typeof header === 'string' ? header : method === 'GET' ? inQuery() : null;
+    if (token === null || !same(token, session.csrf)) {
+      throw new Failure('csrf_token_invalid', `a request through the console needs the session's token in X-Orc-Csrf`);
+    }
+    session.lastUsed = this.opts.io.now();
+    return session;
+  }
+
+  /** The session a request's cookie names, from the page's own origin; null when it carries none. */
+  private cookieSession(req: IncomingMessage): Session | null {
     const sid = readCookie(req.headers.cookie, this.cookieName);
     if (sid === null) return null;
     if (!this.allowedHost(req.headers.host)) throw new Failure('cross_origin_refused', `the console answers only at its own address, not at ${String(req.headers.host)}`);
@@ -133,13 +156,6 @@ export class ConsoleDoor {
     const site = req.headers['sec-fetch-site'];
     if ((origin !== undefined && origin !== `${this.scheme}://${req.headers.host}`) || (site !== undefined && site !== 'same-origin' && site !== 'none'))
       throw new Failure('cross_origin_refused', 'a request from another site is refused');
-    if (method !== 'GET' && method !== 'HEAD') {
-      // A change needs the page's own origin (browsers send it on every POST, PATCH and DELETE) and the token.
-      if (origin === undefined) throw new Failure('cross_origin_refused', 'a change through the console needs the Origin header');
-      const sent = req.headers[CSRF_HEADER];
-      if (typeof sent !== 'string' || !same(sent, session.csrf)) throw new Failure('csrf_token_invalid', `a change through the console needs the session's token in X-Orc-Csrf`);
-    }
-    session.lastUsed = this.opts.io.now();
     return session;
   }
 
@@ -151,7 +167,7 @@ export class ConsoleDoor {
     if (path === '/console/login') return this.login(res, query.get('token'));
     let session: Session | null;
     try {
-      session = this.session(req, method);
+      session = this.cookieSession(req);
     } catch {
       session = null;
     }
@@ -164,7 +180,8 @@ export class ConsoleDoor {
       res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': file.type, 'Content-Length': String(file.body.length), 'Cache-Control': 'private, no-cache' });
       return void res.end(method === 'HEAD' ? undefined : file.body);
     }
-    const body = Buffer.from(this.page!.replace('%CSRF%', session.csrf));
+    // (the page holds no token: the session's token reached it once, in the fragment of the login's redirect)
+    const body = Buffer.from(this.page!);
     res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': String(body.length), 'Cache-Control': 'no-store' });
     res.end(method === 'HEAD' ? undefined : body);
   }
@@ -182,8 +199,9 @@ export class ConsoleDoor {
       this.sessions.delete(oldest!);
     }
     const sid = randomBytes(32).toString('base64url');
-    this.sessions.set(sid, { csrf: randomBytes(24).toString('base64url'), lastUsed: now });
-    res.writeHead(303, { ...SECURITY_HEADERS, Location: '/console/', 'Set-Cookie': `${this.cookieName}=${sid}; HttpOnly; SameSite=Strict; Path=/${this.scheme === 'https' ? '; Secure' : ''}`, 'Cache-Control': 'no-store', 'Content-Length': '0' });
+    const session = { csrf: randomBytes(24).toString('base64url'), lastUsed: now };
+    this.sessions.set(sid, session);
+    res.writeHead(303, { ...SECURITY_HEADERS, Location: `/console/#csrf=${session.csrf}`, 'Set-Cookie': `${this.cookieName}=${sid}; HttpOnly; SameSite=Strict; Path=/${this.scheme === 'https' ? '; Secure' : ''}`, 'Cache-Control': 'no-store', 'Content-Length': '0' });
     res.end();
   }
 

@@ -38,19 +38,19 @@ async function link(): Promise<string> {
   return r.body.url;
 }
 
-/** Signs in as a browser would: the link once, then the cookie and the page's CSRF token. */
+/** Signs in as a browser would: the link once, then the cookie, and the session's token from the fragment
+ * of the redirect (where the page takes it from). */
 async function signIn(): Promise<{ cookie: string; csrf: string; page: string }> {
   const url = new URL(await link());
   const login = await raw('GET', url.pathname + url.search);
   expect(login.status).toBe(303);
-  expect(login.headers.location).toBe('/console/');
+  const csrf = /^\/console\/#csrf=([\w-]{30,})$/.exec(String(login.headers.location))?.[1];
+  expect(csrf).toBeTruthy();
   const setCookie = String(login.headers['set-cookie']);
   expect(setCookie).toMatch(new RegExp(`^orc_console_${sb.port}=[\\w-]{40,}; HttpOnly; SameSite=Strict; Path=/$`));
   const cookie = setCookie.split(';')[0]!;
   const page = await raw('GET', '/console/', { cookie });
   expect(page.status).toBe(200);
-  const csrf = /name="csrf-token" content="([\w-]+)"/.exec(page.body)?.[1];
-  expect(csrf).toBeTruthy();
   return { cookie, csrf: csrf!, page: page.body };
 }
 
@@ -99,17 +99,28 @@ describe('a session', () => {
   });
 
   it('stands for the key on /v1 and /_sandbox, for reading, from the page itself', async () => {
-    const { cookie } = await signIn();
+    const { cookie, csrf } = await signIn();
     const run = await sb.createRun('Seen from the console');
-    const list = await raw('GET', '/v1/runs', { cookie, origin: sb.url, 'sec-fetch-site': 'same-origin' });
+    const list = await raw('GET', '/v1/runs', { cookie, origin: sb.url, 'sec-fetch-site': 'same-origin', 'x-orc-csrf': csrf });
     expect(list.status).toBe(200);
     expect(JSON.parse(list.body).data.map((r: { id: string }) => r.id)).toContain(run.id);
-    expect((await raw('GET', '/_sandbox/clock', { cookie })).status).toBe(200);
+    expect((await raw('GET', '/_sandbox/clock', { cookie, 'x-orc-csrf': csrf })).status).toBe(200);
+    // An event stream (EventSource sends no header) gives the token in the query.
+    const status = (q: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(`${sb.url}/v1/runs/${run.id}/events${q}`, { headers: { host: `127.0.0.1:${sb.port}`, cookie } }, (res) => {
+          resolve(res.statusCode!);
+          req.destroy();
+        });
+        req.on('error', reject).end();
+      });
+    expect(await status(`?csrf=${csrf}`)).toBe(200);
+    expect(await status('')).toBe(403);
   });
 
   it('refuses another Host: a DNS-rebinding page reaches the port under its own name', async () => {
-    const { cookie } = await signIn();
-    const rebound = await raw('GET', '/v1/runs', { cookie, host: `attacker.example:${sb.port}` });
+    const { cookie, csrf } = await signIn();
+    const rebound = await raw('GET', '/v1/runs', { cookie, 'x-orc-csrf': csrf, host: `attacker.example:${sb.port}` });
     expect(rebound.status).toBe(403);
     expect(JSON.parse(rebound.body).error.code).toBe('cross_origin_refused');
     const page = await raw('GET', '/console/', { cookie, host: `attacker.example:${sb.port}` });
@@ -118,7 +129,7 @@ describe('a session', () => {
     const url = new URL(await link());
     expect((await raw('GET', url.pathname + url.search, { host: `attacker.example:${sb.port}` })).status).toBe(403);
     // localhost is the same machine: allowed.
-    expect((await raw('GET', '/v1/runs', { cookie, host: `localhost:${sb.port}` })).status).toBe(200);
+    expect((await raw('GET', '/v1/runs', { cookie, 'x-orc-csrf': csrf, host: `localhost:${sb.port}` })).status).toBe(200);
   });
 
   it('refuses another origin, and a change without the CSRF token: nothing is done', async () => {
@@ -141,6 +152,24 @@ describe('a session', () => {
     expect((await sb.call('GET', '/v1/runs?limit=100')).body.data.length).toBe(before);
     const ok = await raw('POST', '/v1/runs', { cookie, origin: sb.url, 'x-orc-csrf': csrf, ...json }, body);
     expect(ok.status).toBe(201);
+  });
+
+  it('needs the session’s token, which no answer to the cookie alone holds: a cookie replayed from another port reads and changes nothing', async () => {
+    // What a server on another port of 127.0.0.1 gets from the browser is the cookie; with it alone:
+    const url = new URL(await link());
+    const cookie = String((await raw('GET', url.pathname + url.search)).headers['set-cookie']).split(';')[0]!;
+    for (const [method, path] of [['GET', '/_sandbox/export'], ['GET', '/v1/runs'], ['POST', '/_sandbox/reset']] as const) {
+      const r = await raw(method, path, { cookie, origin: sb.url });
+      expect(r.status, `${method} ${path}`).toBe(403);
+      expect(JSON.parse(r.body).error.code).toBe('csrf_token_invalid');
+    }
+    const { cookie: mine, csrf } = await signIn();
+    const page = await raw('GET', '/console/', { cookie: mine });
+    expect(page.status).toBe(200);
+    expect(page.body).not.toContain(csrf);
+    const script = await raw('GET', '/console/assets/console.js', { cookie: mine });
+    expect(script.body).not.toContain(csrf);
+    expect((await raw('GET', '/_sandbox/export', { cookie: mine, 'x-orc-csrf': csrf })).status).toBe(200);
   });
 
   it('is one sandbox’s: a cookie of another port, or a session the sandbox does not know, is refused', async () => {
