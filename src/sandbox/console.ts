@@ -161,7 +161,6 @@ export class ConsoleDoor {
 
   /** Answers a request under /console. */
   serve(req: IncomingMessage, res: ServerResponse, method: string, path: string, query: URLSearchParams): void {
-    if (method !== 'GET' && method !== 'HEAD') return this.html(res, 405, 'Not allowed', '<p>The console’s pages are read with GET.</p>', { Allow: 'GET, HEAD' });
     if (!this.allowedHost(req.headers.host))
       return this.html(res, 403, 'Wrong address', `<p>The console answers only at the address <code>orc sandbox console</code> prints.</p>`);
     if (path === '/console/login') return this.login(res, query.get('token'));

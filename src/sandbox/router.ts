@@ -41,15 +41,17 @@ export class Router<H> {
   }
 
   /** The route for this method and path, the methods allowed on the path when none is for this one, or null. */
-  match(method: string, segments: string[]): RouteMatch<H> | { allow: string[] } | null {
+  match(method: string, segments: string[]): RouteMatch<H> | { allow: string[]; handlers: H[] } | null {
     const allow: string[] = [];
+    const handlers: H[] = [];
     for (const r of this.routes) {
       const params = matchSegments(r.segments, segments);
       if (!params) continue;
       if (r.method === method || (method === 'HEAD' && r.method === 'GET')) return { handler: r.handler, params, stream: r.stream };
       allow.push(r.method);
+      handlers.push(r.handler);
     }
-    return allow.length ? { allow: [...new Set(allow)] } : null;
+    return allow.length ? { allow: [...new Set(allow)], handlers } : null;
   }
 }
 

@@ -244,6 +244,9 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
         limiter.take(headers, `ip:${req.socket.remoteAddress}`);
         return await serveFile({ artifacts, store, clock }, req, res, path, query, method, headers);
       }
+      // A path that needs no key (the console, the files) tells its methods without one.
+      const keyless = (h: Entry) => h.area !== 'api' && h.area !== 'admin';
+      if (match && 'allow' in match && match.handlers.every(keyless)) notAllowed(method, path, match.allow);
       let key: string;
       try {
         key = authenticate(req, method);
@@ -253,9 +256,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
       }
       limiter.take(headers, key);
       if (!match) throw new Failure('route_not_found', `no route ${method} ${path}`);
-      if ('allow' in match) {
-        throw new Failure('method_not_allowed', `${method} is not allowed on ${path}; allowed: ${match.allow.join(', ')}`, undefined, { Allow: match.allow.join(', ') });
-      }
+      if ('allow' in match) notAllowed(method, path, match.allow);
       const entry = match.handler;
       if (entry.area === 'admin') {
         // Steering is test mode's (CONTRACT.md): a stand-in for the live service takes no control by its live key.
@@ -373,6 +374,12 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
       return closing;
     },
   };
+}
+
+function notAllowed(method: string, path: string, allow: string[]): never {
+  const methods = allow.join(', ');
+  const message = `${method} is not allowed on ${path}; allowed: ${methods}`;
+  throw new Failure('method_not_allowed', message, undefined, { Allow: methods });
 }
 
 function isDisconnect(err: unknown): boolean {

@@ -76,6 +76,15 @@ describe('the console link', () => {
     }
   });
 
+  it('tells the methods of its pages without a key: 405 with Allow, not 401 (as files do)', async () => {
+    for (const [method, path] of [['POST', '/console/'], ['DELETE', '/console/runs'], ['PUT', '/files/run_x/ipa/app.ipa']] as const) {
+      const r = await raw(method, path);
+      expect(r.status, `${method} ${path}`).toBe(405);
+      expect(r.headers.allow).toBe('GET, HEAD');
+      expect(JSON.parse(r.body).error.code).toBe('method_not_allowed');
+    }
+  });
+
   it('is minted only with the key', async () => {
     expect((await raw('POST', '/_sandbox/console')).status).toBe(401);
   });
