@@ -14,7 +14,7 @@ function __orc_walk
             continue
         end
         switch $t
-            case --jq --profile --base-url --timeout --mode --pitch --audience --monetization --source --idempotency-key --on-gate --approve --max-wait --status --limit --notes --notes-file --format --set --unset --file --stage --dir --concurrency --url --events --secret --header --payload-file --tolerance --now --forward-to --port --host --public-url --data --field --tools --ca-file --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --journal-size --clock --import --by --to --run --gate --error --reason --route --webhook --latency --cut-after --times --probability
+            case --jq --profile --base-url --timeout --mode --pitch --audience --monetization --source --idempotency-key --on-gate --approve --max-wait --status --limit --notes --notes-file --format --set --unset --file --stage --dir --concurrency --url --events --secret --header --payload-file --tolerance --now --forward-to --port --host --public-url --data --field --tools --root --ca-file --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --journal-size --clock --import --by --to --run --gate --error --reason --route --webhook --latency --cut-after --times --probability
                 set skip 1
                 continue
             case '-*'
@@ -463,6 +463,7 @@ complete -c orc -n '__orc_at '\''doctor'\''' -l help -s h -d 'show help'
 complete -c orc -n '__orc_at '\''mcp'\''' -l read-only -d 'offer only the tools that read (no create, cancel, decide, update or download)'
 complete -c orc -n '__orc_at '\''mcp'\''' -l tools -x -d 'offer only these tools (see the list below)'
 complete -c orc -n '__orc_at '\''mcp'\''' -l sandbox-tools -d 'also offer the sandbox'\''s controls an agent'\''s tests need: advance_clock, trigger_event, reset_sandbox'
+complete -c orc -n '__orc_at '\''mcp'\''' -l root -x -d 'the folder pull_artifacts may write into, and below (default: the folder the server runs in)'
 complete -c orc -n '__orc_at '\''mcp'\''' -l yes-live-decisions -d 'with --live: let the agent approve and reject gates without asking a person (by default they ask through MCP elicitation, and are refused where the client cannot ask)'
 complete -c orc -n '__orc_at '\''mcp'\''' -l json -d 'print one JSON document on stdout (for scripts)'
 complete -c orc -n '__orc_at '\''mcp'\''' -l jq -x -d 'filter the JSON through jq (implies --json); strings print raw, as jq -r does'
