@@ -380,7 +380,8 @@ describe('orc artifacts pull, against a service that misbehaves', () => {
     const dir = join(root, 'out');
     const r = await pullFrom(dir, ['--json']);
     expect(r.exitCode).toBe(1);
-    expect(tree(root)).toEqual(['out/screenshots/.._escape.png', 'out/screenshots/.hidden.png', 'out/screenshots/_etc_passwd', 'out/screenshots/a..b.png', 'out/screenshots/a_b.png', 'out/screenshots/bell_.png', 'out/screenshots/c_d.png']);
+    // (The BEL never reaches the name: text from the service loses its control characters where it enters orc.)
+    expect(tree(root)).toEqual(['out/screenshots/.._escape.png', 'out/screenshots/.hidden.png', 'out/screenshots/_etc_passwd', 'out/screenshots/a..b.png', 'out/screenshots/a_b.png', 'out/screenshots/bell.png', 'out/screenshots/c_d.png']);
     const doc = JSON.parse(r.stdout);
     expect(doc.failed.map((f: any) => f.name)).toEqual(['..', '']);
     expect(r.stderr).not.toMatch(/\x07/);

@@ -120,7 +120,7 @@ describe('every stream the sandbox writes (runs, the firehose, the journal) goes
       let closed = false;
       socket.on('close', () => (closed = true));
       socket.pause(); // a follower that never reads
-      socket.write(`GET /_sandbox/logs?follow=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${KEY}\r\n\r\n`);
+      socket.write(`GET /_sandbox/logs?follow=1 HTTP/1.1\r\nHost: 127.0.0.1:${small.port}\r\nAuthorization: Bearer ${KEY}\r\n\r\n`);
       await until(() => small.streams().open === 1, 'the follower to be open');
       // Each request is a journal entry of about 8 KB (its path), written to the follower.
       const long = `/v1/runs/run_${'x'.repeat(8_000)}`;
