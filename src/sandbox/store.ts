@@ -138,8 +138,9 @@ export class Store {
   private staged: Array<() => void> = [];
   /** Told after every committed transaction, once memory holds it. */
   private readonly commitListeners = new Set<() => void>();
-  /** For tests: a write (by name: putRun, putEvent, …) for which this answers true fails as a full disk would. */
-  failWrite: ((op: string) => boolean) | null = null;
+  /** For tests: a write (by name: putRun, putEvent, …) for which this answers true fails (with the error it
+   * answers, if one: a full disk's). */
+  failWrite: ((op: string) => boolean | Error) | null = null;
 
   private constructor(sqlite: Sqlite, readonly path: string) {
     if (path !== ':memory:') {
@@ -433,7 +434,9 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
   }
 
   private fault(op: string): void {
-    if (this.failWrite?.(op)) throw Object.assign(new Error(`injected failure of ${op}`), { code: 'ERR_SANDBOX_INJECTED' });
+    const failed = this.failWrite?.(op);
+    if (failed instanceof Error) throw failed;
+    if (failed) throw Object.assign(new Error(`injected failure of ${op}`), { code: 'ERR_SANDBOX_INJECTED' });
   }
 
   /** Runs `fn` once the current transaction has committed (at once outside one); dropped on rollback. */

@@ -1,6 +1,7 @@
 // Memory and disk agree, always: a store that fails on demand at every write the service makes, and
 // after each failure nothing of the change is anywhere (lists, gates, spec, events, the pipeline, a restart).
 import { mkdtempSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -103,5 +104,38 @@ describe('a write that fails leaves no trace', () => {
     await s.close();
     sb = await startTestSandbox({ stageMs: 60_000, dataPath: path });
     expect(JSON.stringify((await sb.call('GET', '/v1/runs')).body.data)).toBe(before);
+  });
+});
+
+/** The error node:sqlite throws when a write finds no room (SQLITE_FULL), made for real in a database capped at 2 pages. */
+function sqliteFull(): Error {
+  const db = new DatabaseSync(':memory:');
+  db.exec('CREATE TABLE t(x); PRAGMA max_page_count = 2');
+  try {
+    db.prepare('INSERT INTO t VALUES (?)').run('x'.repeat(100_000));
+  } catch (err) {
+    return err as Error;
+  } finally {
+    db.close();
+  }
+  throw new Error('the capped database took the write');
+}
+
+describe('a full disk', () => {
+  const noSpace = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write' });
+  it.each([
+    ['SQLITE_FULL', sqliteFull()],
+    ['ENOSPC', noSpace],
+  ])('%s at the store\'s write: 503 unavailable with Retry-After, saying the disk is full; nothing half-written', async (_, err) => {
+    const s = await fresh(60_000);
+    s.store.failWrite = (op) => (op === 'putRun' ? err : false);
+    const r = await s.call('POST', '/v1/runs', idea);
+    s.store.failWrite = null;
+    expect(r.status).toBe(503);
+    expect(r.body.error).toMatchObject({ type: 'api_error', code: 'unavailable' });
+    expect(r.body.error.message).toMatch(/disk is full/);
+    expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await s.call('GET', '/v1/runs')).body.data).toEqual([]);
+    expect((await s.call('POST', '/v1/runs', idea)).status).toBe(201);
   });
 });
