@@ -138,6 +138,27 @@ describe('orc logs', () => {
     expect(nope.stderr).toMatch(/--stage 99_nope.*05_build/);
   });
 
+  it('--stage a run never reaches: exit 2 naming --stage and its stages; one still ahead: not yet', async () => {
+    const id = (await http(manual.url, 'POST', '/v1/runs', idea('Staged'))).body.id;
+    await http(manual.url, 'POST', '/_sandbox/clock/advance', { run: id, to: '03_brand' });
+    const ahead = await at(['logs', id, '--stage', '05_build']);
+    expect(ahead.exitCode, ahead.stderr).toBe(0);
+    expect(ahead.stderr).toContain('no log lines in stage 05_build yet');
+    const ended = (await http(manual.url, 'POST', '/v1/runs', idea('Ended'))).body.id;
+    await http(manual.url, 'POST', '/_sandbox/clock/advance', { run: ended, to: 'end' });
+    const nope = await at(['logs', ended, '--stage', '99_nope', '--json']);
+    expect(nope.exitCode).toBe(2);
+    expect(nope.stdout).toBe('');
+    const { error } = JSON.parse(nope.stderr);
+    expect(error).toMatchObject({ type: 'usage_error', field: '--stage', exit_code: 2 });
+    const said = `^--stage 99_nope: ${ended} never reached that stage \\(it is accepted\\); its stages: 01_.*09_`;
+    expect(error.message).toMatch(new RegExp(said));
+    // A stage the run has passed without it, while it still moves: it will never come either.
+    const passed = await at(['logs', id, '--stage', '01_nope']);
+    expect(passed.exitCode).toBe(2);
+    expect(passed.stderr).toContain('--stage 01_nope');
+  });
+
   it('--follow prints lines as they come and returns when the run ends', async () => {
     const id = (await http(manual.url, 'POST', '/v1/runs', idea('Followed'))).body.id;
     const following = at(['logs', id, '--follow']);

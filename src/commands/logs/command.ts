@@ -12,7 +12,10 @@ export const logs = command({
     failed: flag.bool('only the failing stage, then the error (like gh run view --log-failed)'),
   },
   examples: ['orc logs run_8fJ2kQ', 'orc logs run_8fJ2kQ --failed', 'orc logs run_8fJ2kQ --stage 05_build --json', 'orc logs run_8fJ2kQ --follow'],
-  more: 'Without --follow, a run still moving prints the history its stream replays, then stops once the stream has been quiet for half a second.',
+  more:
+    'Without --follow, a run still moving prints the history its stream replays, then stops once the stream ' +
+    'has been quiet for half a second. A --stage the run never reached and never will (it has ended, or is ' +
+    'past it) is exit 2, listing the stages it had.',
 });
 
 export default handled(logs, () => import('./show.js'));

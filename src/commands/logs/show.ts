@@ -1,7 +1,7 @@
 // `orc logs <run>`: the run's log lines from its event stream (the watch engine: reconnects and all), whole
 // (nothing cut, as the live view must), by stage, or the failing stage and its error. Text or NDJSON.
 import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
-import { TERMINAL_STATUSES } from '../../contract/events.js';
+import { compareStages, TERMINAL_STATUSES } from '../../contract/events.js';
 import type { Event } from '../../contract/schemas.js';
 import type { Context } from '../../context.js';
 import { EXIT, UsageError } from '../../errors.js';
@@ -53,15 +53,17 @@ export default async function show(ctx: Context, [given]: ArgsOf<typeof spec>, f
   let failed: { event: Event; raw: unknown } | null = null;
   let status = run.status;
   let count = 0;
-  const stages = new Set<string>();
+  // The stages the run has been at, to tell a stage not reached yet from one it never will.
+  const stages = new Set([run.stage]);
   try {
     arm();
     for await (const ev of watchRun(api, runId, { signal: stop.signal, ...streamKnobs(ctx) })) {
       arm();
+      if (ev.kind === 'event' && ev.event.data.stage) stages.add(ev.event.data.stage);
       if (ev.kind === 'log') {
         const d = ev.event.data;
+        if (d.stage) stages.add(d.stage);
         const line: Line = { type: 'log', seq: ev.seq, stage: d.stage ?? '', level: d.level ?? 'info', message: d.message ?? '', ts: d.ts ?? ev.event.created_at };
-        stages.add(line.stage);
         if (flags.stage !== undefined && line.stage !== flags.stage) continue;
         count++;
         // --failed shows the failing stage, known only at the end.
@@ -91,10 +93,19 @@ export default async function show(ctx: Context, [given]: ArgsOf<typeof spec>, f
     else ctx.io.out(`${style.red('failed')} at ${oneLine(stage ?? '?')}: ${error ? `${oneLine(error.code)}: ${oneLine(error.message)}` : 'no error was given'}`);
     return EXIT.ok;
   }
-  // An ended run's history is whole: a stage it never had is a mistyped flag, not lines still to come.
-  if (count === 0 && flags.stage !== undefined && TERMINAL_STATUSES.has(status) && !stages.has(flags.stage)) {
-    throw new UsageError(`--stage ${oneLine(flags.stage)}: ${runId} had no such stage (its stages: ${[...stages].map(oneLine).join(', ')})`);
-  }
+  if (count === 0 && flags.stage !== undefined) neverThere(runId, flags.stage, status, stages);
   if (count === 0) ctx.io.info(`orc: no log lines${flags.stage !== undefined ? ` in stage ${oneLine(flags.stage)}` : ''} yet (${runId} is ${oneLine(status)})`);
   return EXIT.ok;
+}
+
+/** `--stage` names a stage the run has not been at: past its end or behind it, it never will be (exit 2). */
+function neverThere(runId: string, stage: string, status: string, stages: Set<string>): void {
+  if (stages.has(stage)) return;
+  const ordered = [...stages].sort(compareStages);
+  const ended = TERMINAL_STATUSES.has(status);
+  if (!ended && !(compareStages(stage, ordered.at(-1) ?? '') < 0)) return;
+  const why = ended ? `it is ${status}` : `it is past it, at ${ordered.at(-1)}`;
+  const list = ordered.map((s) => oneLine(s)).join(', ');
+  const message = `--stage ${oneLine(stage)}: ${runId} never reached that stage (${oneLine(why)}); its stages: ${list}`;
+  throw Object.assign(new UsageError(message), { field: '--stage' });
 }
