@@ -36,12 +36,18 @@ export function failureFromZod(error: { issues: readonly $ZodIssue[] }, input: u
  * what to do, since nothing was applied and the same request will work once there is room. Null for
  * anything else (a bug: 500).
  */
+/** A full disk's Retry-After: past the 30 s orc waits out, so orc says it at once instead of retrying for two
+ * minutes (a disk does not empty itself in seconds); a client that waits, waits a minute. */
+export const DISK_FULL_RETRY_S = '60';
+
 export function storageFailure(err: unknown): Failure | null {
   const e = err as { message?: string; code?: string; errcode?: number } | null;
   const message = e?.message ?? '';
   if (/database is (locked|busy)/i.test(message)) return new Failure('unavailable', 'the sandbox database is busy; retry shortly', undefined, { 'Retry-After': '1' });
   if (e?.errcode === 13 || /database or disk is full/i.test(message) || e?.code === 'ENOSPC' || e?.code === 'EDQUOT') {
-    return new Failure('unavailable', "the sandbox's disk is full: nothing was changed; free some space where its data folder is, then retry", undefined, { 'Retry-After': '30' });
+    const full =
+      "the sandbox's disk is full: nothing was changed; free some space where its data folder is, then retry";
+    return new Failure('unavailable', full, undefined, { 'Retry-After': DISK_FULL_RETRY_S });
   }
   return null;
 }

@@ -15,7 +15,7 @@ import { ConsoleDoor, defaultConsoleDir } from './console.js';
 import { Faults, Journal } from './control.js';
 import { Describer } from './describer.js';
 import { serveFile } from './file-route.js';
-import { Failure, storageFailure } from './failure.js';
+import { DISK_FULL_RETRY_S, Failure, storageFailure } from './failure.js';
 import { ownHosts } from './hosts.js';
 import { Idempotency, type Answer } from './idempotency.js';
 import { lockDataFolder } from './lock.js';
@@ -431,7 +431,7 @@ function sendError(res: ServerResponse, err: unknown, headers: Headers, log: (li
   const storage = err instanceof Failure ? null : storageFailure(err);
   const failure = err instanceof Failure ? err : (storage ?? new Failure('internal_error', 'the sandbox hit an unexpected error'));
   if (!(err instanceof Failure) && !storage) log(`sandbox internal error: ${(err as Error)?.stack ?? String(err)}`);
-  else if (storage?.headers['Retry-After'] === '30') log(`sandbox: ${storage.message}`);
+  else if (storage?.headers['Retry-After'] === DISK_FULL_RETRY_S) log(`sandbox: ${storage.message}`);
   for (const [k, v] of Object.entries(failure.headers)) headers.push(k, v);
   // Every 401 names the scheme that would be accepted (RFC 9110 11.6.1, RFC 6750 3).
   if (failure.status === 401) headers.push('WWW-Authenticate', failure.code === 'missing_api_key' ? 'Bearer' : 'Bearer error="invalid_token"');

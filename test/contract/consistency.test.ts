@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../helpers/clock.js';
 import { KEY, readSse, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { runOrc } from '../helpers/run.js';
 import { until } from '../helpers/until.js';
 
 let sb: TestSandbox | null = null;
@@ -107,7 +108,8 @@ describe('a write that fails leaves no trace', () => {
   });
 });
 
-/** The error node:sqlite throws when a write finds no room (SQLITE_FULL), made for real in a database capped at 2 pages. */
+/** The error node:sqlite throws when a write finds no room (SQLITE_FULL), made for real in a database capped at
+ * 2 pages. */
 function sqliteFull(): Error {
   const db = new DatabaseSync(':memory:');
   db.exec('CREATE TABLE t(x); PRAGMA max_page_count = 2');
@@ -122,11 +124,15 @@ function sqliteFull(): Error {
 }
 
 describe('a full disk', () => {
-  const noSpace = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write' });
+  const noSpace = Object.assign(new Error('ENOSPC: no space left on device, write'), {
+    code: 'ENOSPC',
+    errno: -28,
+    syscall: 'write',
+  });
   it.each([
     ['SQLITE_FULL', sqliteFull()],
     ['ENOSPC', noSpace],
-  ])('%s at the store\'s write: 503 unavailable with Retry-After, saying the disk is full; nothing half-written', async (_, err) => {
+  ])('%s at the store\'s write: 503 unavailable with Retry-After, the disk is full; nothing kept', async (_, err) => {
     const s = await fresh(60_000);
     s.store.failWrite = (op) => (op === 'putRun' ? err : false);
     const r = await s.call('POST', '/v1/runs', idea);
@@ -137,5 +143,17 @@ describe('a full disk', () => {
     expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
     expect((await s.call('GET', '/v1/runs')).body.data).toEqual([]);
     expect((await s.call('POST', '/v1/runs', idea)).status).toBe(201);
+  });
+
+  it('orc says so at once: exit 3, the disk is full, no retry loop, nothing made', async () => {
+    const s = await fresh(60_000);
+    s.store.failWrite = (op) => (op === 'putRun' ? sqliteFull() : false);
+    const create = ['run', 'create', '--pitch', 'On a full disk', '--audience', 'a', '--monetization', 'free'];
+    const r = await runOrc(create, { env: { ORC_BASE_URL: s.url } });
+    s.store.failWrite = null;
+    expect(r.exitCode).toBe(3);
+    expect(r.stderr).toMatch(/disk is full.*free some space/);
+    expect(r.stderr).not.toContain('retrying');
+    expect((await s.call('GET', '/v1/runs')).body.data).toEqual([]);
   });
 });

@@ -150,7 +150,7 @@ describe('a full disk', () => {
         if (r.status !== 201) full = r;
       }
       expect(full?.status).toBe(503);
-      expect(full?.headers.get('retry-after')).toBe('30');
+      expect(full?.headers.get('retry-after')).toBe('60');
       expect(full?.body.error).toMatchObject({ type: 'api_error', code: 'unavailable' });
       expect(full?.body.error.message).toMatch(/disk is full/);
       const after = (await own.call('GET', '/v1/runs?limit=100')).body.data.length;
