@@ -60,7 +60,11 @@ export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, 
     const wanted = defaultSandboxUrl(env);
     const named = !env.ORC_SANDBOX_PORT || sameSandbox(running?.url.replace(/^https:/, 'http:') ?? '', wanted);
     const ours = running && named ? running : null;
-    stored = { base_url: ours?.url ?? wanted, test_key: ours?.api_key ?? builtInKey(configDir, env, flags) };
+    // The key goes to the sandbox it belongs to, never to another address: --base-url or ORC_BASE_URL at
+    // another port gets the public default key, not this folder's (a server listening there would keep it).
+    const pointed = flags.baseUrl ?? env.ORC_BASE_URL;
+    const toOurs = ours && (!pointed || sameSandbox(pointed.replace(/^https:/, 'http:'), ours.url.replace(/^https:/, 'http:')));
+    stored = { base_url: ours?.url ?? wanted, test_key: (toOurs ? ours.api_key : undefined) ?? builtInKey(configDir, env, flags) };
   } else {
     const found = config.profiles[profile];
     if (!found) {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveTarget } from '../../src/config/target.js';
+import { SANDBOX_DEFAULT_KEY } from '../../src/contract/keys.js';
 
 function configWith(profiles: object, active?: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'orc-target-'));
@@ -43,6 +44,15 @@ describe('resolveTarget', () => {
       expect((await resolveTarget({}, { ORC_BASE_URL: 'https://localhost:4443/' }, dir)).caFile).toBe('/x/ca.pem');
       expect((await resolveTarget({ baseUrl: 'https://127.0.0.1:5555' }, {}, dir)).caFile).toBeUndefined();
       expect((await resolveTarget({ baseUrl: 'http://127.0.0.1:4443' }, {}, dir)).caFile).toBeUndefined();
+    });
+
+    it("sends the sandbox's own key only to that sandbox: --base-url or ORC_BASE_URL elsewhere gets the public default key", async () => {
+      const own = 'sk_test_0123456789abcdef0123456789abcdef';
+      const dir = started('http://127.0.0.1:4010', { api_key: own });
+      expect((await resolveTarget({}, {}, dir)).key).toBe(own);
+      expect((await resolveTarget({ baseUrl: 'http://localhost:4010' }, {}, dir)).key).toBe(own);
+      expect((await resolveTarget({ baseUrl: 'http://127.0.0.1:5555' }, {}, dir)).key).toBe(SANDBOX_DEFAULT_KEY);
+      expect((await resolveTarget({}, { ORC_BASE_URL: 'http://127.0.0.1:6666/' }, dir)).key).toBe(SANDBOX_DEFAULT_KEY);
     });
 
     it('ORC_SANDBOX_PORT names the sandbox to talk to, not the one recorded on another port', async () => {
