@@ -3,7 +3,7 @@
 // each with a JSON Schema for its input, a description an agent can act on, and annotations; resources for
 // runs and their specs. Service errors are tool errors with the service's code, never a crash.
 import { existsSync, realpathSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
@@ -113,7 +113,8 @@ export function folderInside(root: string, dir: string): string {
   while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
   const real = join(realpathSync(at), relative(at, wanted));
   const top = realpathSync(root);
-  if (real !== top && !real.startsWith(top + sep)) {
+  const inside = relative(top, real);
+  if (inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside)) {
     throw new Problem(
       `dir: ${JSON.stringify(dir)} is outside ${top}, the folder this server writes into; nothing was written`,
       'Give a folder inside it (relative to it), or start the server with --root naming a folder that holds the one you want.',
