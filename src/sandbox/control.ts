@@ -3,6 +3,7 @@
 // use these; the CLI's `orc sandbox …` commands go through those routes, so a test in any language can too.
 import type { Fault, FaultSpec, JournalEntry } from '../contract/sandbox-control.js';
 import { Failure } from './failure.js';
+import { Router } from './router.js';
 
 export type { Fault, FaultSpec, JournalEntry };
 
@@ -62,9 +63,16 @@ export class Faults {
       if (!m) throw new Failure('invalid_value', "route must be 'METHOD /path', such as 'POST /v1/runs'", 'route');
       const method = m[1]!.toUpperCase();
       const pattern = m[2]!.split('/').slice(1);
-      // The admin API is never faulted, and a fault on a route that is not there could never apply.
-      if (pattern[0] === '_sandbox' || !this.exists(method, pattern)) throw new Failure('invalid_value', `route: the sandbox has no ${method} ${m[2]} to fault (see CONTRACT.md for its routes)`, 'route');
-      match = (meth, segments) => meth === method && segments.length === pattern.length && pattern.every((p, i) => (p.startsWith('{') && p.endsWith('}')) || p === segments[i]);
+      // Faults apply to the API (/v1) alone: the admin API, the console and signed files are never faulted,
+      // and a fault on a route that is not there could never apply.
+      if (pattern[0] !== 'v1') throw new Failure('invalid_value', `route: only the API's routes (/v1/…) can be faulted, not ${m[2]}`, 'route');
+      if (!this.exists(method, pattern)) throw new Failure('invalid_value', `route: the sandbox has no ${method} ${m[2]} to fault (see CONTRACT.md for its routes)`, 'route');
+      // Matched by the sandbox's own route matcher, so `{gate}:approve` is a parameter with its suffix.
+      const one = new Router([{ method, pattern: m[2]!, handler: true }]);
+      match = (meth, segments) => {
+        const found = one.match(meth, segments);
+        return found !== null && 'handler' in found && meth === method;
+      };
     }
     const fault: Fault = { ...spec, id: `flt_${++this.counter}`, applied: 0 };
     this.faults.push({ ...fault, random: mulberry32(spec.seed ?? 0), ...(match ? { match } : {}) });

@@ -117,11 +117,22 @@ describe('faults take only what can apply', () => {
     [{ route: 'GET /v1/runs', latency_ms: 30 * 86_400_000 }, 'latency_ms'],
     [{ route: 'POST /_sandbox/reset', status: 500 }, 'route'],
     [{ route: 'GET /v1/nope', status: 500 }, 'route'],
+    [{ route: 'GET /healthz', status: 500 }, 'route'],
+    [{ route: 'GET /console/x', status: 500 }, 'route'],
+    [{ route: 'GET /files/abc', status: 500 }, 'route'],
   ])('%j is refused naming %s, and nothing is kept', async (fault, field) => {
     const r = await add(fault);
     expect(r.status).toBe(400);
     expect(r.body.error.field).toBe(field);
     expect((await sb.call('GET', '/_sandbox/faults')).body.data).toEqual([]);
+  });
+
+  it('a route whose parameter carries a suffix ({gate}:approve) is faulted as the router reads it', async () => {
+    const run = await sb.createRun('Faulted at its gate');
+    expect((await add({ route: 'POST /v1/runs/{run}/gates/{gate}:approve', status: 503, times: 1 })).status).toBe(201);
+    expect((await sb.call('POST', `/v1/runs/${run.id}/gates/idea:approve`, {})).status).toBe(503);
+    expect((await sb.call('GET', '/_sandbox/faults')).body.data[0]).toMatchObject({ applied: 1 });
+    await sb.call('DELETE', '/_sandbox/faults');
   });
 
   it('a route with {id} segments is one the sandbox has; at most 100 faults are held at once', async () => {
