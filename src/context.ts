@@ -7,7 +7,7 @@ import { sleep, systemClock, type Clock } from './clock.js';
 import type { GlobalFlagValues } from './cli/spec.js';
 import { configDir } from './config/paths.js';
 import { resolveTarget, type Target } from './config/target.js';
-import { IO, escapeControls, type Streams } from './ui/io.js';
+import { IO, type Streams } from './ui/io.js';
 import type { Prompter } from './ui/prompt.js';
 import { VERSION } from './version.js';
 
@@ -124,15 +124,10 @@ export function createContext(flags: GlobalFlags, streams: Streams = process, en
   return ctx;
 }
 
-/**
- * A notice (a retry, the live banner) or a --debug line, on stderr. Under --json every line of stderr is one
- * JSON object, `{"notice":{"message"}}` or `{"debug":{"message"}}`, and a failure the last, `{"error":…}`:
- * a script reads stderr as JSON lines, never a line of prose before its error.
- */
+/** A notice (a retry, the live banner) or a --debug line, on stderr: under --json as a JSON line (IO). */
 function tell(io: IO, flags: GlobalFlags, kind: 'notice' | 'debug', line: string, shown = line): void {
-  if (flags.json) io.streams.stderr.write(`${escapeControls(JSON.stringify({ [kind]: { message: line } }))}\n`);
-  else if (kind === 'debug') io.debug(shown);
-  else io.info(shown);
+  if (kind === 'debug') io.debug(flags.json ? line : shown);
+  else io.info(flags.json ? line : shown);
 }
 
 /** Whether the sandbox at `url` answers before `ms` have passed, asked every 100 ms. */

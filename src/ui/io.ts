@@ -98,16 +98,28 @@ export class IO {
 
   /** --debug output: stderr, sanitised. */
   debug(line: string): void {
+    if (this.json) return this.jsonNote('debug', line);
     this.streams.stderr.write(`${ioPaint(this.color).dim(sanitize(line))}\n`);
   }
 
   /** A message for the person on stderr (sanitised: it may quote the service). */
   info(line: string): void {
+    if (this.json) return this.jsonNote('notice', line.replace(/^orc: /, ''));
     this.streams.stderr.write(`${sanitize(line)}\n`);
   }
 
   warn(line: string): void {
+    if (this.json) return this.jsonNote('warning', line);
     this.streams.stderr.write(`${ioPaint(this.color).yellow('warning:')} ${sanitize(line)}\n`);
+  }
+
+  /**
+   * Under --json every line of stderr is one JSON object, decided here for every message orc writes:
+   * `{"notice":{"message"}}`, `{"warning":{…}}`, `{"debug":{…}}`, and a failure the last, `{"error":…}`.
+   * A script reads stderr as JSON lines, never a line of prose.
+   */
+  private jsonNote(kind: 'notice' | 'warning' | 'debug', line: string): void {
+    this.streams.stderr.write(`${escapeControls(JSON.stringify({ [kind]: { message: sanitize(line) } }))}\n`);
   }
 
   error(line: string): void {

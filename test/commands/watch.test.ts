@@ -143,7 +143,9 @@ describe('orc watch <run> <run>', () => {
     const events = ndjson(r.stdout);
     expect(new Set(events.map((e) => e.run_id))).toEqual(new Set(ids));
     expect(events.filter((e) => e.type === 'run.accepted')).toHaveLength(2);
-    expect(r.stderr).toMatch(/approved gate idea \(--approve\)/);
+    // stderr too is JSON lines only: what orc says is a notice, never a line of prose.
+    const said = r.stderr.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    expect(said.some((n) => /approved gate idea \(--approve\)/.test(n.notice?.message ?? ''))).toBe(true);
   });
 });
 
