@@ -1,7 +1,7 @@
 // The one way orc writes a file of its own in the config folder (config.json, sandbox.json): whole or
 // not at all, mode 0600 in a 0700 folder. conf does the atomic write (temp file, fsync, rename); it is
 // loaded only when something is written, never to read.
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { constants } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../errors.js';
@@ -68,9 +68,14 @@ function takeLock(lock: string): boolean {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
+  const seen = statSync(lock, { throwIfNoEntry: false });
+  if (!seen) return false;
   const holder = holderOf(lock);
-  // A lock with no pid yet is being written by its holder this instant: wait, as for a live one.
-  if (holder !== null && holder !== process.pid && !isAlive(holder)) rmSync(lock, { force: true });
+  // A lock with no pid yet is being written by its holder this instant (wait, as for a live one), unless it
+  // has stayed empty for seconds (its holder died between making and writing it).
+  const stale = holder === null ? Date.now() - seen.mtimeMs > 5_000 : holder !== process.pid && !isAlive(holder);
+  // Removed only if it is still the file judged stale: another orc may have taken it over meanwhile.
+  if (stale && statSync(lock, { throwIfNoEntry: false })?.ino === seen.ino) rmSync(lock, { force: true });
   return false;
 }
 

@@ -1,5 +1,5 @@
 // `orc profile …` and the precedence flag > env > profile > built-in, with the built orc.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../helpers/clock.js';
@@ -132,5 +132,19 @@ describe('precedence: flag > environment > profile > built-in', () => {
     const r = await orc(['run', 'list', '--live'], { configDir });
     expect(r.exitCode).toBe(4);
     expect(r.stderr).toContain('has no live key');
+  });
+});
+
+describe('the config lock', () => {
+  it('is taken over from a process that is gone, and from one that died before writing its pid', async () => {
+    const { utimesSync } = await import('node:fs');
+    for (const left of ['999999999', '']) {
+      const configDir = freshConfigDir();
+      writeFileSync(join(configDir, 'config.lock'), left);
+      if (!left) utimesSync(join(configDir, 'config.lock'), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+      const r = await orc(['profile', 'add', 'after', '--base-url', 'https://after.example.com', '--with-key'], { configDir, input: `${TEST_KEY}\n`, env: noKeychain });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')).profiles.after.base_url).toBe('https://after.example.com');
+    }
   });
 });
