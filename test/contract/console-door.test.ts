@@ -125,6 +125,10 @@ describe('a session', () => {
       });
     expect(await status(`?csrf=${csrf}`)).toBe(200);
     expect(await status('')).toBe(403);
+    // Only there: a JSON route takes the token in its header, never in a URL that logs and history keep.
+    const inUrl = await raw('GET', `/_sandbox/export?csrf=${csrf}`, { cookie });
+    expect(inUrl.status).toBe(403);
+    expect(JSON.parse(inUrl.body).error.code).toBe('csrf_token_invalid');
   });
 
   it('refuses another Host: a DNS-rebinding page reaches the port under its own name', async () => {
