@@ -127,7 +127,7 @@ export class ConsoleDoor {
 
   /** The session a request's cookie names, or null when it carries none. Throws when it carries one that
    * is not (any more) valid, or when the request breaks the console's rules. */
-  session(req: IncomingMessage, method: string, stream = false): Session | null {
+  session(req: IncomingMessage, method: string): Session | null {
     const session = this.cookieSession(req);
     if (!session) return null;
     // A change needs the page's own origin (browsers send it on every POST, PATCH and DELETE).
@@ -137,8 +137,9 @@ export class ConsoleDoor {
     const header = req.headers[CSRF_HEADER];
     // (new URL takes an absolute-form target whole, and an origin-form one against the stand-in base)
     const inQuery = () => new URL(req.url ?? '/', 'http://sandbox').searchParams.get('csrf');
-    // In the URL only for an event stream, which an EventSource cannot give a header: anywhere else a token
-    // in a URL would reach logs and history for nothing.
+    // In the URL only when an event stream is asked for (an EventSource sends Accept: text/event-stream and
+    // cannot send a header of its own): anywhere else a token in a URL would reach logs and history for nothing.
+    const stream = /\btext\/event-stream\b/.test(req.headers.accept ?? '');
     const token = typeof header === 'string' ? header : method === 'GET' && stream ? inQuery() : null;
     if (token === null || !same(token, session.csrf)) {
       throw new Failure('csrf_token_invalid', `a request through the console needs the session's token in X-Orc-Csrf`);

@@ -191,15 +191,14 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     ...controls.map((r) => ({ ...r, handler: { area: 'admin' as const, handler: r.handler } })),
     ...api.map((r) => ({ ...r, handler: { area: 'api' as const, handler: r.handler } })),
   ]);
-  /** `stream`: the route answers an event stream (the one place a console session's token may ride in the URL). */
-  function authenticate(req: IncomingMessage, method: string, stream: boolean): string {
+  function authenticate(req: IncomingMessage, method: string): string {
     // A DNS-rebinding page, or a client that names another host, is refused before any key is looked at.
     // (Any port: a reverse proxy on this machine keeps the Host it was sent, and the signed file URLs built
     // from it lead back through that proxy; a rebinding page cannot name a loopback host.)
     if (!ownHost(req.headers.host, true)) throw new Failure('cross_origin_refused', `the sandbox answers only at its own address, not at ${JSON.stringify(req.headers.host ?? '')}`);
     const header = req.headers.authorization;
     // The web console's page: its session cookie stands for the key, which the browser never sees.
-    if (!header && door.session(req, method, stream)) return opts.apiKey;
+    if (!header && door.session(req, method)) return opts.apiKey;
     if (!header) throw new Failure('missing_api_key', 'no API key: send Authorization: Bearer sk_test_…');
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!m) throw new Failure('invalid_api_key', 'the Authorization header must be Bearer <key>');
@@ -250,7 +249,7 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
       if (match && 'allow' in match && match.handlers.every(keyless)) notAllowed(method, path, match.allow);
       let key: string;
       try {
-        key = authenticate(req, method, Boolean(match && 'handler' in match && match.stream));
+        key = authenticate(req, method);
       } catch (err) {
         limiter.take(headers, `ip:${req.socket.remoteAddress}`);
         throw err;

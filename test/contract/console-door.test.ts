@@ -117,7 +117,7 @@ describe('a session', () => {
     // An event stream (EventSource sends no header) gives the token in the query.
     const status = (q: string) =>
       new Promise<number>((resolve, reject) => {
-        const req = request(`${sb.url}/v1/runs/${run.id}/events${q}`, { headers: { host: `127.0.0.1:${sb.port}`, cookie } }, (res) => {
+        const req = request(`${sb.url}/v1/runs/${run.id}/events${q}`, { headers: { host: `127.0.0.1:${sb.port}`, cookie, accept: 'text/event-stream' } }, (res) => {
           resolve(res.statusCode!);
           req.destroy();
         });
