@@ -23,8 +23,11 @@ export class SseStream {
     private readonly maxBacklog: number,
   ) {}
 
+  /** Being cut: its last chunk is on the way, and nothing more (a keep-alive, an event) may follow it. */
+  private cutting = false;
+
   get open(): boolean {
-    return !this.res.destroyed && !this.res.writableEnded;
+    return !this.cutting && !this.res.destroyed && !this.res.writableEnded;
   }
 
   /** Bytes written and not yet taken by the client (held by Node, not by the OS). */
@@ -54,6 +57,7 @@ export class SseStream {
    * destroyed in the same tick, Node would discard what is still corked, `chunk` included. */
   cut(chunk: string | Buffer): void {
     if (!this.open) return;
+    this.cutting = true;
     if (!chunk.length || this.res.writableLength > this.maxBacklog) return void this.res.destroy();
     this.res.write(chunk, () => this.res.destroy());
   }
