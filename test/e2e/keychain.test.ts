@@ -65,8 +65,9 @@ describe.runIf(withKeyring)('the live key in the OS keychain', () => {
     const env = { HOME: bare, XDG_RUNTIME_DIR: bare, XDG_DATA_HOME: join(bare, 'data'), DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/bus', ORC_NO_KEYCHAIN: undefined };
     const added = await orc(['profile', 'add', 'prod', '--base-url', 'https://orc-keychain-test.invalid', '--with-key', '--json'], { configDir, env, input: `${LIVE}\n` });
     expect(added.exitCode, added.stderr).toBe(0);
-    expect(added.stderr).toMatch(/warning: no OS keychain answered/);
-    expect(added.stderr.match(/warning: no OS keychain answered/g)).toHaveLength(1);
+    // Under --json, said once as a JSON warning (every line of stderr is JSON).
+    const warnings = added.stderr.split('\n').filter(Boolean).map((l) => JSON.parse(l).warning?.message ?? '');
+    expect(warnings.filter((w) => /^no OS keychain answered/.test(w))).toHaveLength(1);
     expect(added.stderr).toContain('readable by you only');
     expect(JSON.parse(added.stdout)).toMatchObject({ live_key_in: 'config file' });
     expect(JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')).profiles.prod.live_key).toBe(LIVE);
