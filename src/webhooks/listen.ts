@@ -16,6 +16,7 @@ import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, verifySignature } from '../contra
 import { writeJsonFile } from '../config/json-file.js';
 import { EnvironmentError, FailedError } from '../errors.js';
 import { isAlive as alive } from '../pid.js';
+import { parseServiceJson } from '../ui/sanitize.js';
 
 const MAX_BODY = 1 << 20;
 const FORWARD_ATTEMPTS = 4;
@@ -169,7 +170,9 @@ class Receiver {
     }
     let event: ReceivedEvent;
     try {
-      const parsed = JSON.parse(body.toString('utf8')) as Partial<ReceivedEvent>;
+      // The event as shown: its text cleaned where it enters orc, like every answer of the service (the
+      // verified body itself is forwarded as it came).
+      const parsed = parseServiceJson(body.toString('utf8')) as Partial<ReceivedEvent>;
       if (typeof parsed.id !== 'string' || typeof parsed.type !== 'string') throw new Error('no id or type');
       event = { id: parsed.id, type: parsed.type, run_id: String(parsed.run_id ?? ''), data: (parsed.data as Record<string, unknown>) ?? {}, deliveryId };
     } catch {

@@ -2,7 +2,7 @@
 import type { FlagsOf } from '../../cli/spec.js';
 import type { Context } from '../../context.js';
 import { FailedError } from '../../errors.js';
-import { sanitizeLine } from '../../ui/sanitize.js';
+import { oneLine, parseServiceJson } from '../../ui/sanitize.js';
 import type { JournalEntry as Entry } from '../../contract/sandbox-control.js';
 import { adminCall } from './admin-call.js';
 import type { logs as spec } from './command.js';
@@ -14,7 +14,7 @@ export function entryLine(e: Entry): string {
       ? [`${e.method} ${e.path}`, [e.request_id, e.idempotency_key ? `key ${e.idempotency_key}` : '']]
       : [`deliver ${e.webhook_id} ${e.url}`, [e.error ?? '']];
   const tail = [...extra, e.fault ? `fault ${e.fault}` : ''].filter(Boolean).join(' ');
-  return sanitizeLine(`${e.at}  ${what}  ${e.status ?? 'ERR'}  ${Math.round(e.ms)} ms${tail ? `  ${tail}` : ''}`);
+  return oneLine(`${e.at}  ${what}  ${e.status ?? 'ERR'}  ${Math.round(e.ms)} ms${tail ? `  ${tail}` : ''}`);
 }
 
 export default async function logs(ctx: Context, _args: [], flags: FlagsOf<typeof spec>): Promise<number> {
@@ -37,7 +37,7 @@ export default async function logs(ctx: Context, _args: [], flags: FlagsOf<typeo
   if (!answer) return 130;
   const parser = new SseParser({
     message: (m) => {
-      const e = JSON.parse(m.data) as Entry;
+      const e = parseServiceJson(m.data) as Entry;
       if (e.seq <= last) return;
       last = e.seq;
       print(e);

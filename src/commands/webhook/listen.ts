@@ -4,7 +4,7 @@
 import { isLoopbackHost } from '../../contract/keys.js';
 import type { Context } from '../../context.js';
 import { InterruptedError, UsageError } from '../../errors.js';
-import { sanitizeLine } from '../../ui/sanitize.js';
+import { oneLine } from '../../ui/sanitize.js';
 import { loadStyle } from '../../ui/style.js';
 import { checkEventKinds, checkWebhookUrl } from '../../webhooks/input.js';
 import { listen as runListener, type ReceivedEvent } from '../../webhooks/listen.js';
@@ -28,7 +28,7 @@ export default async function listen(ctx: Context, _args: ArgsOf<typeof spec>, f
   }
   const api = await ctx.api();
   const style = await loadStyle(io);
-  const s = sanitizeLine;
+  const s = oneLine; // (text from the service was cleaned where it entered: layout only here)
   const clockTime = () => new Date(ctx.clock.now()).toISOString().slice(11, 19);
   let webhookId = '';
   const { removed } = await runListener(
@@ -68,7 +68,7 @@ export default async function listen(ctx: Context, _args: ArgsOf<typeof spec>, f
 function detail(e: ReceivedEvent): string {
   const d = e.data;
   const parts: string[] = [];
-  const str = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? sanitizeLine(String(v)) : '');
+  const str = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? oneLine(String(v)) : '');
   if (d.gate !== undefined) parts.push(str(d.gate));
   if (d.decision !== undefined) parts.push(str(d.decision));
   if (d.stage !== undefined && d.gate === undefined) parts.push(str(d.stage));
