@@ -69,16 +69,20 @@ describe('orc, the program', () => {
   });
 });
 
+/** Whether this machine's system Node (/usr/bin/node) is older than orc needs, so the launcher hands over. */
+function oldSystemNode(): boolean {
+  try {
+    const version = execFileSync('/usr/bin/node', ['--version'], { encoding: 'utf8' }).trim();
+    const [major, minor] = version.slice(1).split('.').map(Number) as [number, number];
+    return major < 22 || (major === 22 && minor < 12);
+  } catch {
+    return false;
+  }
+}
+
 describe('the launcher on an old Node', () => {
   it('passes SIGTERM and SIGHUP on to the Node 24 it handed over to, and exits with its status', async () => {
-    let version = '';
-    try {
-      version = execFileSync('/usr/bin/node', ['--version'], { encoding: 'utf8' }).trim();
-    } catch {
-      return; // no system Node: nothing hands over
-    }
-    const [major, minor] = version.slice(1).split('.').map(Number) as [number, number];
-    if (major > 22 || (major === 22 && minor >= 12)) return; // a current system Node runs orc itself
+    if (!oldSystemNode()) return; // no system Node, or a current one that runs orc itself: nothing hands over
     for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
       const proc = execa('/usr/bin/node', [ORC_BIN, 'sandbox', 'start', '--port', '0', '--memory'], { env: { ...process.env, ORC_CONFIG_DIR: freshConfigDir() }, reject: false });
       const url = await new Promise<string>((resolve) => {
@@ -100,14 +104,7 @@ describe('the launcher on an old Node', () => {
 
 describe('orc sandbox exec, from the launcher on an old Node', () => {
   it('leaves nothing of its own in the environment of the command: an orc inside, on the same old Node, runs', async () => {
-    let version = '';
-    try {
-      version = execFileSync('/usr/bin/node', ['--version'], { encoding: 'utf8' }).trim();
-    } catch {
-      return; // no system Node: nothing hands over
-    }
-    const [major, minor] = version.slice(1).split('.').map(Number) as [number, number];
-    if (major > 22 || (major === 22 && minor >= 12)) return;
+    if (!oldSystemNode()) return;
     // `orc` on PATH as `npm link` leaves it, the old node first: `orc sandbox exec -- orc run list`.
     const bin = mkdtempSync(join(tmpdir(), 'orc-bin-'));
     symlinkSync(ORC_BIN, join(bin, 'orc'));
