@@ -8,21 +8,23 @@ import { Failure } from './failure.js';
 import { parseRange } from './files.js';
 import type { Store } from './store.js';
 
-/** Answers GET or HEAD of a /files/… path; `common` holds the headers every answer carries. */
+/**
+ * Answers GET or HEAD of a /files/… path (the router has taken the method and decoded `file`, the path's
+ * segments after /files: run, kind, name); `common` holds the headers every answer carries.
+ */
 export async function serveFile(
   { artifacts, store, clock }: { artifacts: Artifacts; store: Store; clock: Clock },
   req: IncomingMessage,
   res: ServerResponse,
   path: string,
+  file: string[],
   query: URLSearchParams,
-  method: string,
   common: string[],
 ): Promise<void> {
-  if (method !== 'GET' && method !== 'HEAD') throw new Failure('method_not_allowed', `${method} is not allowed on files`, undefined, { Allow: 'GET, HEAD' });
   const verdict = artifacts.verify(path, query.get('expires'), query.get('signature'), clock.now());
   if (verdict === 'invalid') throw new Failure('signed_url_invalid', 'the signature of this file URL is not valid');
   if (verdict === 'expired') throw new Failure('signed_url_expired', 'this file URL has expired; ask for the artifact again for a fresh one');
-  const [runId, kind, name] = path.split('/').slice(2).map(decodeSegment);
+  const [runId, kind, name] = file.length === 3 ? file : [];
   const rec = store.runs.get(runId ?? '');
   const f = rec && kind && name ? artifacts.lookup(rec, kind, name) : null;
   if (!f) throw new Failure('route_not_found', 'no such file');
@@ -52,7 +54,7 @@ export async function serveFile(
   ];
   if (range) headers.push('Content-Range', `bytes ${start}-${end}/${size}`);
   res.writeHead(range ? 206 : 200, headers);
-  if (method === 'HEAD') return void res.end();
+  if (req.method === 'HEAD') return void res.end();
   // Streamed from the generator a slice at a time, waiting for the client to take each: memory stays flat
   // (and each slice, fresh from the cipher, is collected while young: memory.ts).
   const flat = flatMemory();
@@ -70,15 +72,6 @@ function matches(header: string | undefined, etag: string, strong: boolean): boo
   if (header === undefined) return false;
   if (strong) return header.trim() === etag;
   return header.trim() === '*' || header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
-}
-
-export function decodeSegment(s: string): string {
-  if (!s.includes('%')) return s;
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
 }
 
 /** Until the client has taken what was written, or has gone; both listeners removed either way (a slow

@@ -236,13 +236,14 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     try {
       if (draining) throw new Failure('unavailable', 'the sandbox is shutting down', undefined, { Connection: 'close' });
       if (!router.knows(method)) throw new Failure('method_not_implemented', `no route takes the method ${method}`);
-      const match = router.match(method, segments(path));
+      const parts = segments(path);
+      const match = router.match(method, parts);
       const area = match && 'handler' in match ? match.handler.area : null;
       if (area === 'health') return sendJson(res, 200, JSON.stringify({ ok: true, version: opts.version, pid: process.pid }), headers);
       if (area === 'console') return door.serve(req, res, method, path, query);
       if (area === 'files') {
         limiter.take(headers, `ip:${req.socket.remoteAddress}`);
-        return await serveFile({ artifacts, store, clock }, req, res, path, query, method, headers);
+        return await serveFile({ artifacts, store, clock }, req, res, path, parts.slice(1), query, headers);
       }
       // A path that needs no key (the console, the files) tells its methods without one.
       const keyless = (h: Entry) => h.area !== 'api' && h.area !== 'admin';
