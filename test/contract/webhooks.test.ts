@@ -355,10 +355,7 @@ describe('events waiting to be delivered', () => {
       for (let i = 0; i < 40; i++) await first.createRun(`Backlog ${i}`);
       await until(() => slow.got.length > 0, 'the slow receiver to be sent one');
       await first.close();
-      const { DatabaseSync } = await import('node:sqlite');
-      const db = new DatabaseSync(dataPath);
-      const committed = db.prepare("SELECT body FROM events WHERE type != 'log'").all().map((r) => JSON.parse(r.body as string).id as string);
-      db.close();
+      const committed = await committedEvents(dataPath);
       expect(committed.length).toBeGreaterThanOrEqual(40);
       answering = true;
       const again = await startTestSandbox({ dataPath, stageMs: 60_000 });
@@ -394,10 +391,7 @@ describe('events waiting to be delivered', () => {
       } finally {
         await first.close();
       }
-      const { DatabaseSync } = await import('node:sqlite');
-      const db = new DatabaseSync(crashed);
-      const committed = db.prepare("SELECT body FROM events WHERE type != 'log'").all().map((r) => JSON.parse(r.body as string).id as string);
-      db.close();
+      const committed = await committedEvents(crashed);
       expect(committed.length).toBeGreaterThanOrEqual(20);
       answering = true;
       const again = await startTestSandbox({ dataPath: crashed, stageMs: 60_000 });
@@ -412,3 +406,14 @@ describe('events waiting to be delivered', () => {
     }
   });
 });
+
+/** The ids of the events a data folder's database holds as committed (its log lines left out). */
+async function committedEvents(dataPath: string): Promise<string[]> {
+  const { DatabaseSync } = await import('node:sqlite');
+  const db = new DatabaseSync(dataPath);
+  try {
+    return db.prepare("SELECT body FROM events WHERE type != 'log'").all().map((r) => JSON.parse(r.body as string).id as string);
+  } finally {
+    db.close();
+  }
+}
