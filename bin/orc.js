@@ -12,7 +12,10 @@ if (major < 22 || (major === 22 && minor < 12)) {
   if (existsSync(local) && !process.env.ORC_NO_HANDOVER && !process.env.ORC_HANDED_OVER) {
     const { spawn } = await import('node:child_process');
     const { constants } = await import('node:os');
-    const child = spawn(local, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit', env: { ...process.env, ORC_HANDED_OVER: '1' } });
+    const child = spawn(local, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+      stdio: 'inherit',
+      env: { ...process.env, ORC_HANDED_OVER: '1' },
+    });
     // Ctrl-C reaches both processes (one process group); orc in the child decides what it means, so SIGINT
     // is not sent to it a second time. Every other signal sent to this launcher (kill -TERM, a closed
     // terminal's SIGHUP, a supervisor's SIGQUIT or SIGUSR) is passed on: the child is the program.
@@ -30,7 +33,9 @@ if (major < 22 || (major === 22 && minor < 12)) {
       process.exit(code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1));
     });
   } else {
-    process.stderr.write(`orc: needs Node.js 22.12 or newer, and this is Node.js ${process.versions.node}: install a current Node (https://nodejs.org), or take the standalone orc for Linux x64, which needs none (https://www.npmjs.com/package/orc-cli#install).\n`);
+    process.stderr.write(
+      `orc: needs Node.js 22.12 or newer, and this is Node.js ${process.versions.node}: install a current Node (https://nodejs.org), or take the standalone orc for Linux x64, which needs none (https://www.npmjs.com/package/orc-cli#install).\n`,
+    );
     process.exit(1);
   }
 } else {
@@ -45,7 +50,8 @@ if (major < 22 || (major === 22 && minor < 12)) {
   const dist = new URL('../dist/', import.meta.url).href;
   mod.registerHooks?.({
     resolve(specifier, context, next) {
-      if (specifier.startsWith('./') && context.parentURL?.startsWith(dist)) return { url: new URL(specifier, context.parentURL).href, format: 'module', shortCircuit: true };
+      if (specifier.startsWith('./') && context.parentURL?.startsWith(dist))
+        return { url: new URL(specifier, context.parentURL).href, format: 'module', shortCircuit: true };
       return next(specifier, context);
     },
   });

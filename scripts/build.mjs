@@ -24,7 +24,9 @@ const result = await build({
   // (every package is in the bundle). Each chunk gets a require of Node's built-in modules only, not
   // createRequire's: that costs a Module and a path resolution in every one of the 40-odd chunks a command
   // loads.
-  banner: { js: "const require = (id) => { const m = process.getBuiltinModule(id); if (m === undefined) throw Object.assign(new Error(`Cannot find module '${id}'`), { code: 'MODULE_NOT_FOUND' }); return m; };" },
+  banner: {
+    js: "const require = (id) => { const m = process.getBuiltinModule(id); if (m === undefined) throw Object.assign(new Error(`Cannot find module '${id}'`), { code: 'MODULE_NOT_FOUND' }); return m; };",
+  },
   chunkNames: 'chunks/[name]-[hash]',
   sourcemap: 'linked',
 });
@@ -33,9 +35,20 @@ copyFileSync(createRequire(import.meta.url).resolve('jq-wasm/jq.wasm'), 'dist/jq
 mkdirSync('node_modules/.cache', { recursive: true });
 writeFileSync('node_modules/.cache/orc-build-meta.json', JSON.stringify(result.metafile));
 
-
 // What `orc` loads before any command runs: the entry and its static imports, transitively.
-const HEAVY = ['zod', 'undici', 'ora', '@inquirer/prompts', 'conf', 'execa', 'chalk', 'yaml', '@modelcontextprotocol/sdk', 'node:sqlite', 'jq-wasm'];
+const HEAVY = [
+  'zod',
+  'undici',
+  'ora',
+  '@inquirer/prompts',
+  'conf',
+  'execa',
+  'chalk',
+  'yaml',
+  '@modelcontextprotocol/sdk',
+  'node:sqlite',
+  'jq-wasm',
+];
 const outputs = result.metafile.outputs;
 /** The files loaded with `roots` (their static imports, transitively), the external modules among them,
  * and the heavy packages bundled into them. */
@@ -69,7 +82,10 @@ if (leaked.length) {
 // `orc run get` and `orc watch` (the program, the noun, the command) load no zod: their answers are checked
 // by hand (src/contract/shapes.ts), the schemas loaded only for what those checks do not take.
 const outputOf = (source) => Object.keys(outputs).find((o) => o.endsWith('.js') && outputs[o].entryPoint === source);
-for (const [what, sources] of [['orc run get', ['src/cli/fast.ts', 'src/commands/run/command.ts', 'src/commands/run/get.ts']], ['orc watch', ['src/cli/fast.ts', 'src/commands/watch/command.ts', 'src/commands/watch/watch.ts']]]) {
+for (const [what, sources] of [
+  ['orc run get', ['src/cli/fast.ts', 'src/commands/run/command.ts', 'src/commands/run/get.ts']],
+  ['orc watch', ['src/cli/fast.ts', 'src/commands/watch/command.ts', 'src/commands/watch/watch.ts']],
+]) {
   const roots = sources.map(outputOf);
   if (roots.some((r) => !r)) {
     console.error(`build: cannot find the chunks of ${what} (${sources.join(', ')}); check build.mjs`);
@@ -77,19 +93,26 @@ for (const [what, sources] of [['orc run get', ['src/cli/fast.ts', 'src/commands
   }
   const heavy = [...loadedWith(['dist/main.js', ...roots]).eager].filter((p) => p === 'zod');
   if (heavy.length) {
-    console.error(`build: ${what} loads zod when it starts; name its schemas (http.ts SchemaRef) and check its answers by hand (contract/shapes.ts)`);
+    console.error(
+      `build: ${what} loads zod when it starts; name its schemas (http.ts SchemaRef) and check its answers by hand (contract/shapes.ts)`,
+    );
     process.exit(1);
   }
 }
 const entryBytes = [...seen].reduce((n, f) => n + (outputs[f]?.bytes ?? 0), 0);
-console.error(`build: dist/ written; start-up loads ${seen.size} file(s), ${(entryBytes / 1024).toFixed(1)} KiB, plus ${[...eager].join(', ') || 'nothing external'}`);
+console.error(
+  `build: dist/ written; start-up loads ${seen.size} file(s), ${(entryBytes / 1024).toFixed(1)} KiB, plus ${[...eager].join(', ') || 'nothing external'}`,
+);
 
 // The OpenAPI document of the service, shipped with the package (what `orc api --openapi` prints).
 {
   const { spawnSync } = await import('node:child_process');
   const { mkdtempSync, writeFileSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
-  const out = spawnSync(process.execPath, ['bin/orc.js', 'api', '--openapi'], { encoding: 'utf8', env: { ...process.env, ORC_CONFIG_DIR: mkdtempSync(`${tmpdir()}/orc-build-`) } });
+  const out = spawnSync(process.execPath, ['bin/orc.js', 'api', '--openapi'], {
+    encoding: 'utf8',
+    env: { ...process.env, ORC_CONFIG_DIR: mkdtempSync(`${tmpdir()}/orc-build-`) },
+  });
   if (out.status !== 0) {
     console.error(`build: orc api --openapi failed: ${out.stderr}`);
     process.exit(1);
@@ -119,4 +142,7 @@ const pageBytes = Object.entries(page.metafile.outputs)
   .filter(([f]) => !f.endsWith('.map'))
   .reduce((n, [f]) => n + gzipSync(readFileSync(f)).length, 0);
 console.error(`build: dist/console written; its script and style are ${(pageBytes / 1024).toFixed(1)} KiB gzipped`);
-writeNotices([...Object.keys(result.metafile.inputs), ...Object.keys(page.metafile.inputs)], 'dist/THIRD-PARTY-NOTICES.txt');
+writeNotices(
+  [...Object.keys(result.metafile.inputs), ...Object.keys(page.metafile.inputs)],
+  'dist/THIRD-PARTY-NOTICES.txt',
+);

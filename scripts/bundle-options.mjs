@@ -17,7 +17,11 @@ export function codeOptions({ standalone }) {
       {
         name: 'externals',
         setup(b) {
-          b.onResolve({ filter: /^[^./]/ }, (args) => (EXTERNAL.some((p) => args.path === p || args.path.startsWith(`${p}/`)) ? { path: args.path, external: true } : undefined));
+          b.onResolve({ filter: /^[^./]/ }, (args) =>
+            EXTERNAL.some((p) => args.path === p || args.path.startsWith(`${p}/`))
+              ? { path: args.path, external: true }
+              : undefined,
+          );
         },
       },
       {
@@ -27,7 +31,10 @@ export function codeOptions({ standalone }) {
         // WebSocket brings undici): milliseconds at every command, for names orc never uses.
         name: 'builtins',
         setup(b) {
-          b.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, (args) => ({ contents: builtinImports(readFileSync(args.path, 'utf8')), loader: 'ts' }));
+          b.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, (args) => ({
+            contents: builtinImports(readFileSync(args.path, 'utf8')),
+            loader: 'ts',
+          }));
           // The MCP SDK's too. Its task store takes `randomBytes` from node:crypto when it loads, for the ids
           // of tasks it may never make: crypto (web crypto, X.509 and the rest, ~17 modules of Node's) is
           // taken when an id is first made instead.
@@ -35,8 +42,14 @@ export function codeOptions({ standalone }) {
             let text = readFileSync(args.path, 'utf8');
             const eager = "import { randomBytes } from 'node:crypto';";
             if (/[\\/]stores[\\/]in-memory\.js$/.test(args.path)) {
-              if (!text.includes(eager)) throw new Error("the MCP SDK's task store no longer imports randomBytes as build expects; check bundle-options.mjs");
-              text = text.replace(eager, "const randomBytes = (n) => globalThis.process.getBuiltinModule('node:crypto').randomBytes(n);");
+              if (!text.includes(eager))
+                throw new Error(
+                  "the MCP SDK's task store no longer imports randomBytes as build expects; check bundle-options.mjs",
+                );
+              text = text.replace(
+                eager,
+                "const randomBytes = (n) => globalThis.process.getBuiltinModule('node:crypto').randomBytes(n);",
+              );
             }
             return { contents: builtinImports(text), loader: 'js' };
           });
@@ -50,8 +63,17 @@ export function codeOptions({ standalone }) {
           b.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, (args) => {
             const text = readFileSync(args.path, 'utf8');
             const eager = "const childProcess = require('node:child_process');";
-            if (!text.includes(eager)) throw new Error('commander no longer requires node:child_process as build expects; check bundle-options.mjs');
-            return { contents: text.replace(eager, "const childProcess = { spawn: (...a) => require('node:child_process').spawn(...a) };"), loader: 'js' };
+            if (!text.includes(eager))
+              throw new Error(
+                'commander no longer requires node:child_process as build expects; check bundle-options.mjs',
+              );
+            return {
+              contents: text.replace(
+                eager,
+                "const childProcess = { spawn: (...a) => require('node:child_process').spawn(...a) };",
+              ),
+              loader: 'js',
+            };
           });
         },
       },
@@ -74,7 +96,9 @@ export function codeOptions({ standalone }) {
               'const extendedPictographicRegex = /\\p{Extended_Pictographic}/gu;',
               'export default function stringWidth(input, options = {}) {',
             ];
-            for (const line of eager) if (!text.includes(line)) throw new Error(`string-width no longer has \`${line}\` as build expects; check bundle-options.mjs`);
+            for (const line of eager)
+              if (!text.includes(line))
+                throw new Error(`string-width no longer has \`${line}\` as build expects; check bundle-options.mjs`);
             const made = eager.slice(0, -1).map((line) => line.replace(/^const /, ''));
             for (const line of eager.slice(0, -1)) text = text.replace(line, '');
             text = text.replace(
@@ -93,23 +117,44 @@ export function codeOptions({ standalone }) {
         name: 'mcp-sdk-lean',
         setup(b) {
           const stubs = [
-            [/[\\/]sdk[\\/]dist[\\/]esm[\\/]server[\\/]index\.js$/, '../validation/ajv-provider.js', "export class AjvJsonSchemaValidator { constructor() { throw new Error('orc gives the MCP server its own JSON Schema validator'); } }"],
-            [/[\\/]sdk[\\/]dist[\\/]esm[\\/]server[\\/]zod-json-schema-compat\.js$/, 'zod-to-json-schema', "export function zodToJsonSchema() { throw new Error('orc converts only zod 4 schemas'); }"],
-            [/[\\/]sdk[\\/]dist[\\/]esm[\\/]server[\\/]zod-compat\.js$/, 'zod/v3', "export function object() { throw new Error('orc uses only zod 4 schemas'); }"],
+            [
+              /[\\/]sdk[\\/]dist[\\/]esm[\\/]server[\\/]index\.js$/,
+              '../validation/ajv-provider.js',
+              "export class AjvJsonSchemaValidator { constructor() { throw new Error('orc gives the MCP server its own JSON Schema validator'); } }",
+            ],
+            [
+              /[\\/]sdk[\\/]dist[\\/]esm[\\/]server[\\/]zod-json-schema-compat\.js$/,
+              'zod-to-json-schema',
+              "export function zodToJsonSchema() { throw new Error('orc converts only zod 4 schemas'); }",
+            ],
+            [
+              /[\\/]sdk[\\/]dist[\\/]esm[\\/]server[\\/]zod-compat\.js$/,
+              'zod/v3',
+              "export function object() { throw new Error('orc uses only zod 4 schemas'); }",
+            ],
           ];
           b.onResolve({ filter: /^(\.\.\/validation\/ajv-provider\.js|zod-to-json-schema|zod\/v3)$/ }, (args) => {
             const stub = stubs.findIndex(([importer, path]) => path === args.path && importer.test(args.importer));
             return stub === -1 ? undefined : { path: String(stub), namespace: 'mcp-sdk-stub' };
           });
-          b.onLoad({ filter: /.*/, namespace: 'mcp-sdk-stub' }, (args) => ({ contents: stubs[Number(args.path)][2], loader: 'js' }));
+          b.onLoad({ filter: /.*/, namespace: 'mcp-sdk-stub' }, (args) => ({
+            contents: stubs[Number(args.path)][2],
+            loader: 'js',
+          }));
         },
       },
       {
         // `import text from './x.md?raw'`: the file's text, as vitest reads it (the help topics' prose).
         name: 'raw',
         setup(b) {
-          b.onResolve({ filter: /\?raw$/ }, (args) => ({ path: resolvePath(args.resolveDir, args.path.slice(0, -4)), namespace: 'raw' }));
-          b.onLoad({ filter: /.*/, namespace: 'raw' }, (args) => ({ contents: readFileSync(args.path, 'utf8'), loader: 'text' }));
+          b.onResolve({ filter: /\?raw$/ }, (args) => ({
+            path: resolvePath(args.resolveDir, args.path.slice(0, -4)),
+            namespace: 'raw',
+          }));
+          b.onLoad({ filter: /.*/, namespace: 'raw' }, (args) => ({
+            contents: readFileSync(args.path, 'utf8'),
+            loader: 'text',
+          }));
         },
       },
     ],
@@ -134,7 +179,11 @@ export function builtinImports(source) {
       .map((x) => x.trim())
       .filter((x) => x && !x.startsWith('type '))
       .map((x) => x.replace(/\s+as\s+/, ': '));
-    return [def ? `const ${def} = ${get};` : '', names.length ? `const { ${names.join(', ')} } = ${get};` : ''].filter(Boolean).join(' ') || '';
+    return (
+      [def ? `const ${def} = ${get};` : '', names.length ? `const { ${names.join(', ')} } = ${get};` : '']
+        .filter(Boolean)
+        .join(' ') || ''
+    );
   });
 }
 
@@ -149,7 +198,12 @@ export function writeNotices(inputs, file) {
   for (const dir of [...dirs].sort()) {
     const meta = JSON.parse(readFileSync(`${dir}/package.json`, 'utf8'));
     const licence = readdirSync(dir).find((f) => /^(licen[cs]e|copying)/i.test(f));
-    parts.push(`${meta.name}@${meta.version} (${meta.license ?? 'see below'})\n\n${licence ? readFileSync(`${dir}/${licence}`, 'utf8').trim() : '(no licence file in the package)'}\n`);
+    parts.push(
+      `${meta.name}@${meta.version} (${meta.license ?? 'see below'})\n\n${licence ? readFileSync(`${dir}/${licence}`, 'utf8').trim() : '(no licence file in the package)'}\n`,
+    );
   }
-  writeFileSync(file, `orc bundles the following packages, under their own licences.\n\n${parts.join(`\n${'-'.repeat(72)}\n\n`)}`);
+  writeFileSync(
+    file,
+    `orc bundles the following packages, under their own licences.\n\n${parts.join(`\n${'-'.repeat(72)}\n\n`)}`,
+  );
 }

@@ -9,14 +9,18 @@ const FILES = ['README.md', 'docs/guide.md', 'docs/configuration.md'];
 const orc = new URL('../bin/orc.js', import.meta.url).pathname;
 const made = new Map();
 const topic = (name) => {
-  if (!made.has(name)) made.set(name, execFileSync(process.execPath, [orc, 'help', name, '--markdown'], { encoding: 'utf8' }));
+  if (!made.has(name))
+    made.set(name, execFileSync(process.execPath, [orc, 'help', name, '--markdown'], { encoding: 'utf8' }));
   return made.get(name);
 };
 let stale = [];
 for (const file of FILES) {
   const url = new URL(`../${file}`, import.meta.url);
   const before = readFileSync(url, 'utf8');
-  const after = before.replace(/<!-- topic:([a-z-]+) -->\n[\s\S]*?<!-- \/topic -->/g, (_m, name) => `<!-- topic:${name} -->\n${topic(name)}<!-- /topic -->`);
+  const after = before.replace(
+    /<!-- topic:([a-z-]+) -->\n[\s\S]*?<!-- \/topic -->/g,
+    (_m, name) => `<!-- topic:${name} -->\n${topic(name)}<!-- /topic -->`,
+  );
   if (after === before) continue;
   if (process.argv.includes('--check')) stale.push(file);
   else writeFileSync(url, after);

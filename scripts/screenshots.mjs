@@ -12,8 +12,16 @@ mkdirSync(out, { recursive: true });
 const KEY = 'sk_test_orc_sandbox_local';
 const bin = new URL('../bin/orc.js', import.meta.url).pathname;
 // (a sandbox given no key makes its own: the requests below send this one)
-const env = { ...process.env, ORC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'orc-shots-config-')), ORC_SANDBOX_API_KEY: KEY };
-const sandbox = spawn(process.execPath, [bin, 'sandbox', 'start', '--memory', '--port', '0', '--clock', 'manual', '--stage-ms', '1h'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+const env = {
+  ...process.env,
+  ORC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'orc-shots-config-')),
+  ORC_SANDBOX_API_KEY: KEY,
+};
+const sandbox = spawn(
+  process.execPath,
+  [bin, 'sandbox', 'start', '--memory', '--port', '0', '--clock', 'manual', '--stage-ms', '1h'],
+  { env, stdio: ['ignore', 'pipe', 'inherit'] },
+);
 const url = await new Promise((resolve, reject) => {
   let text = '';
   sandbox.stdout.on('data', (c) => {
@@ -24,14 +32,26 @@ const url = await new Promise((resolve, reject) => {
   sandbox.once('exit', (code) => reject(new Error(`the sandbox exited ${code}`)));
 });
 const api = async (method, path, body) => {
-  const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() }, body: body && JSON.stringify(body) });
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${KEY}`,
+      'content-type': 'application/json',
+      'idempotency-key': crypto.randomUUID(),
+    },
+    body: body && JSON.stringify(body),
+  });
   return res.json();
 };
-const create = async (pitch) => (await api('POST', '/v1/runs', { mode: 'idea', idea: { pitch, audience: 'runners', monetization: 'freemium' } })).id;
+const create = async (pitch) =>
+  (await api('POST', '/v1/runs', { mode: 'idea', idea: { pitch, audience: 'runners', monetization: 'freemium' } })).id;
 const advance = (run, to) => api('POST', '/_sandbox/clock/advance', { run, to });
 
 try {
-  const hook = await api('POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/hooks', events: ['run.accepted', 'run.failed', 'run.gate_pending'] });
+  const hook = await api('POST', '/v1/webhooks', {
+    url: 'http://127.0.0.1:9/hooks',
+    events: ['run.accepted', 'run.failed', 'run.gate_pending'],
+  });
   const done = await create('A habit tracker for runners');
   await advance(done, 'end');
   const failed = await create('A budget app #fail');
@@ -46,9 +66,23 @@ try {
   await api('POST', '/_sandbox/faults', { route: 'POST /v1/webhooks', status: 503, times: 3 });
 
   const link = (await api('POST', '/_sandbox/console')).url;
-  const browser = await chromium.launch({ executablePath: process.env.ORC_TEST_CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  const browser = await chromium.launch({
+    executablePath: process.env.ORC_TEST_CHROMIUM ?? '/usr/bin/chromium',
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
   for (const scheme of ['light', 'dark']) {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: scheme, deviceScaleFactor: 1 });
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 900 },
+      colorScheme: scheme,
+      deviceScaleFactor: 1,
+    });
     const page = await context.newPage();
     await page.goto(scheme === 'light' ? link : (await api('POST', '/_sandbox/console')).url);
     const shoot = async (name, path, ready) => {
@@ -58,12 +92,21 @@ try {
       await page.screenshot({ path: join(out, `${name}${scheme === 'dark' ? '-dark' : ''}.png`), fullPage: true });
     };
     await shoot('runs', '/console/', () => page.locator(`tr[data-run="${done}"]`).waitFor());
-    await shoot('run-accepted', `/console/runs/${done}`, () => page.getByRole('img', { name: /^Screenshot/ }).first().waitFor());
+    await shoot('run-accepted', `/console/runs/${done}`, () =>
+      page
+        .getByRole('img', { name: /^Screenshot/ })
+        .first()
+        .waitFor(),
+    );
     await shoot('run-final-gate', `/console/runs/${final}`, () => page.locator('.gate meter').first().waitFor());
     // The README's picture: the top of that page, as a window shows it.
     if (scheme === 'light') {
       const box = await page.locator('.gate').boundingBox();
-      await page.screenshot({ path: join(out, 'console-run.png'), fullPage: true, clip: { x: 0, y: 0, width: 1280, height: Math.ceil(box.y + box.height + 16) } });
+      await page.screenshot({
+        path: join(out, 'console-run.png'),
+        fullPage: true,
+        clip: { x: 0, y: 0, width: 1280, height: Math.ceil(box.y + box.height + 16) },
+      });
     }
     await shoot('run-brand-gate', `/console/runs/${brand}`, () => page.locator('.gate .swatches').waitFor());
     await shoot('run-idea-gate', `/console/runs/${idea}`, () => page.locator('.gate dl').waitFor());

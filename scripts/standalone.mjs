@@ -7,7 +7,17 @@
 // Needs dist/ (for the console's built page): run after `npm run build`, as the npm script does.
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { codeOptions, writeNotices } from './bundle-options.mjs';
@@ -40,12 +50,20 @@ if (!existsSync('dist/console/index.html')) {
   process.exit(1);
 }
 assets['console/index.html'] = 'dist/console/index.html';
-for (const name of readdirSync('dist/console/assets')) if (!name.endsWith('.map')) assets[`console/assets/${name}`] = `dist/console/assets/${name}`;
+for (const name of readdirSync('dist/console/assets'))
+  if (!name.endsWith('.map')) assets[`console/assets/${name}`] = `dist/console/assets/${name}`;
 
 const node = realpathSync(require.resolve('node/bin/node'));
 const blob = join(work, 'orc.blob');
 const config = join(work, 'sea-config.json');
-writeFileSync(config, JSON.stringify({ main: join(work, 'orc.cjs'), output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets }, null, 2));
+writeFileSync(
+  config,
+  JSON.stringify(
+    { main: join(work, 'orc.cjs'), output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets },
+    null,
+    2,
+  ),
+);
 const step = (cmd, args) => {
   // Quiet unless it fails: postject warns about ELF notes it does not need, on every build.
   const r = spawnSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
@@ -59,7 +77,20 @@ step(node, ['--experimental-sea-config', config]);
 const exe = join(out, 'orc-linux-x64');
 copyFileSync(node, exe);
 chmodSync(exe, 0o755);
-step(process.execPath, [require.resolve('postject/dist/cli.js'), '--overwrite', exe, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2']);
-writeNotices([...Object.keys(result.metafile.inputs), 'node_modules/node/package.json'], join(out, 'orc-linux-x64.THIRD-PARTY-NOTICES.txt'));
+step(process.execPath, [
+  require.resolve('postject/dist/cli.js'),
+  '--overwrite',
+  exe,
+  'NODE_SEA_BLOB',
+  blob,
+  '--sentinel-fuse',
+  'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2',
+]);
+writeNotices(
+  [...Object.keys(result.metafile.inputs), 'node_modules/node/package.json'],
+  join(out, 'orc-linux-x64.THIRD-PARTY-NOTICES.txt'),
+);
 rmSync(work, { recursive: true, force: true });
-console.error(`standalone: ${exe} written, ${(statSync(exe).size / 1024 / 1024).toFixed(1)} MiB (Node ${spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim()} inside)`);
+console.error(
+  `standalone: ${exe} written, ${(statSync(exe).size / 1024 / 1024).toFixed(1)} MiB (Node ${spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim()} inside)`,
+);

@@ -28,5 +28,8 @@ export function asset(name: string): Buffer | null {
 export function assetNames(prefix: string): string[] | null {
   if (!STANDALONE) return null;
   const sea = process.getBuiltinModule('node:sea') as typeof import('node:sea');
-  return sea.getAssetKeys().filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length));
+  return sea
+    .getAssetKeys()
+    .filter((k) => k.startsWith(prefix))
+    .map((k) => k.slice(prefix.length));
 }

@@ -32,11 +32,15 @@ export function every(clock: Clock, ms: number, fn: () => void, opts?: { backgro
   let cancel = () => {};
   let stopped = false;
   const arm = () => {
-    cancel = clock.timer(ms, () => {
-      if (stopped) return;
-      arm();
-      fn();
-    }, opts);
+    cancel = clock.timer(
+      ms,
+      () => {
+        if (stopped) return;
+        arm();
+        fn();
+      },
+      opts,
+    );
   };
   arm();
   return () => {

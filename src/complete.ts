@@ -34,7 +34,9 @@ export async function complete(args: string[], opts: RunOptions = {}): Promise<n
     items = [];
   }
   const clean = (s: string) => s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ').trim();
-  const lines = items.map((i) => (valuesOnly ? clean(i.value) : `${clean(i.value)}\t${clean(i.description)}`)).filter((l) => l && !/\s/.test(l.split('\t')[0]!));
+  const lines = items
+    .map((i) => (valuesOnly ? clean(i.value) : `${clean(i.value)}\t${clean(i.description)}`))
+    .filter((l) => l && !/\s/.test(l.split('\t')[0]!));
   if (lines.length) out.write(`${lines.join('\n')}\n`);
   return 0;
 }
@@ -46,7 +48,9 @@ async function itemsOf(source: string | undefined, env: NodeJS.ProcessEnv): Prom
     const { readConfig, BUILT_IN_PROFILE } = await import('./config/profiles.js');
     const config = readConfig(dir);
     const names = Object.entries(config.profiles).map(([name, p]) => ({ value: name, description: p.base_url }));
-    return config.profiles[BUILT_IN_PROFILE] ? names : [{ value: BUILT_IN_PROFILE, description: 'the local sandbox (built in)' }, ...names];
+    return config.profiles[BUILT_IN_PROFILE]
+      ? names
+      : [{ value: BUILT_IN_PROFILE, description: 'the local sandbox (built in)' }, ...names];
   }
   if (source !== 'runs' && source !== 'gated-runs' && source !== 'webhooks') return [];
   const { resolveTarget } = await import('./config/target.js');
@@ -62,12 +66,26 @@ async function itemsOf(source: string | undefined, env: NodeJS.ProcessEnv): Prom
   gaveUp.catch(() => {});
   try {
     const { createApi } = await import('./api/index.js');
-    const api = createApi({ baseUrl: target.baseUrl, apiKey: target.key, userAgent: 'orc-completion', maxRetries: 0, deadlineMs: BUDGET_MS, attemptTimeoutMs: BUDGET_MS, connectTimeoutMs: BUDGET_MS });
+    const api = createApi({
+      baseUrl: target.baseUrl,
+      apiKey: target.key,
+      userAgent: 'orc-completion',
+      maxRetries: 0,
+      deadlineMs: BUDGET_MS,
+      attemptTimeoutMs: BUDGET_MS,
+      connectTimeoutMs: BUDGET_MS,
+    });
     let items: Item[];
     if (source === 'runs' || source === 'gated-runs') {
       // After `gate approve|reject`: only the runs waiting at a gate.
-      const page = await Promise.race([api.runs.list({ limit: 20, ...(source === 'gated-runs' ? { status: 'awaiting_approval' } : {}) }), gaveUp]);
-      items = page.data.map((r) => ({ value: r.id, description: [r.status, r.gate_pending ? `gate ${r.gate_pending}` : r.stage].filter(Boolean).join(' · ') }));
+      const page = await Promise.race([
+        api.runs.list({ limit: 20, ...(source === 'gated-runs' ? { status: 'awaiting_approval' } : {}) }),
+        gaveUp,
+      ]);
+      items = page.data.map((r) => ({
+        value: r.id,
+        description: [r.status, r.gate_pending ? `gate ${r.gate_pending}` : r.stage].filter(Boolean).join(' · '),
+      }));
     } else {
       const page = await Promise.race([api.webhooks.list({ limit: 50 }), gaveUp]);
       items = page.data.map((w) => ({ value: w.id, description: w.url }));

@@ -44,8 +44,18 @@ export interface ContextExtras {
   launcher?: string;
 }
 
-export function createContext(flags: GlobalFlags, streams: Streams = process, env: NodeJS.ProcessEnv = process.env, extras: ContextExtras = {}): Context {
-  const io = new IO(streams, { json: Boolean(flags.json), noInput: flags.input === false, env, accessible: Boolean(flags.accessible) });
+export function createContext(
+  flags: GlobalFlags,
+  streams: Streams = process,
+  env: NodeJS.ProcessEnv = process.env,
+  extras: ContextExtras = {},
+): Context {
+  const io = new IO(streams, {
+    json: Boolean(flags.json),
+    noInput: flags.input === false,
+    env,
+    accessible: Boolean(flags.accessible),
+  });
   let target: Promise<Target> | undefined;
   let api: Promise<Api> | undefined;
   let prompter: Promise<Prompter> | undefined;
@@ -90,7 +100,11 @@ export function createContext(flags: GlobalFlags, streams: Streams = process, en
     flags,
     launcher: extras.launcher ?? process.argv[1] ?? 'orc',
     target() {
-      target ??= resolveTarget({ profile: flags.profile, live: flags.live, baseUrl: flags.baseUrl }, env, ctx.configDir);
+      target ??= resolveTarget(
+        { profile: flags.profile, live: flags.live, baseUrl: flags.baseUrl },
+        env,
+        ctx.configDir,
+      );
       return target;
     },
     api() {
@@ -117,7 +131,11 @@ export function createContext(flags: GlobalFlags, streams: Streams = process, en
       return api;
     },
     prompter() {
-      prompter ??= import('./ui/prompt.js').then(async (m) => (io.accessible ? (await import('./ui/line-prompt.js')).createLinePrompter(io, m.createPrompter(io)) : m.createPrompter(io)));
+      prompter ??= import('./ui/prompt.js').then(async (m) =>
+        io.accessible
+          ? (await import('./ui/line-prompt.js')).createLinePrompter(io, m.createPrompter(io))
+          : m.createPrompter(io),
+      );
       return prompter;
     },
   };
@@ -143,10 +161,20 @@ async function answersWithin(url: string, ms: number, clock: Clock): Promise<boo
 
 /** With nothing configured and nothing answering, orc starts the local sandbox and says so. */
 async function startLocalSandbox(ctx: Context): Promise<boolean> {
-  const [{ spawnDetached }, { startSpinner }, { defaultSandboxPort }] = await Promise.all([import('./config/sandbox-launcher.js'), import('./ui/spinner.js'), import('./config/sandbox-defaults.js')]);
-  const spinner = await startSpinner(ctx.io, 'no sandbox answered at the default address; starting one in the background…');
+  const [{ spawnDetached }, { startSpinner }, { defaultSandboxPort }] = await Promise.all([
+    import('./config/sandbox-launcher.js'),
+    import('./ui/spinner.js'),
+    import('./config/sandbox-defaults.js'),
+  ]);
+  const spinner = await startSpinner(
+    ctx.io,
+    'no sandbox answered at the default address; starting one in the background…',
+  );
   try {
-    const url = await spawnDetached({ configDir: ctx.configDir, env: ctx.env, launcher: ctx.launcher }, { port: String(defaultSandboxPort(ctx.env)) });
+    const url = await spawnDetached(
+      { configDir: ctx.configDir, env: ctx.env, launcher: ctx.launcher },
+      { port: String(defaultSandboxPort(ctx.env)) },
+    );
     spinner.succeed(`sandbox running at ${url} (stop it with \`orc sandbox stop\`)`);
     return true;
   } catch (err) {

@@ -34,8 +34,14 @@ const WHY: Record<string, [string, string]> = {
   ENOTDIR: ['a part of the path is a file, not a folder', 'Choose another folder with --dir.'],
   EEXIST: ['a file stands where a folder should be', 'Move it away, or choose another folder with --dir.'],
   ENOENT: ['it cannot be created there', 'Choose another folder with --dir.'],
-  ENOSPC: ['the disk is full', 'Free some space and run the same command again: what was downloaded is kept and resumed.'],
-  EDQUOT: ['the disk quota is used up', 'Free some space and run the same command again: what was downloaded is kept and resumed.'],
+  ENOSPC: [
+    'the disk is full',
+    'Free some space and run the same command again: what was downloaded is kept and resumed.',
+  ],
+  EDQUOT: [
+    'the disk quota is used up',
+    'Free some space and run the same command again: what was downloaded is kept and resumed.',
+  ],
   EIO: ['an I/O error', 'Check the disk, or choose another folder with --dir.'],
   ELOOP: ['a link stands where orc writes', 'Remove the link, or choose another folder with --dir.'],
   EISDIR: ['a folder stands where a file should be', 'Move it away, or choose another folder with --dir.'],
@@ -69,7 +75,8 @@ export async function makeDir(dir: string, mode = 0o755): Promise<void> {
   for (let p = path; ; p = dirname(p)) {
     const s = await stat(p).catch((e: NodeJS.ErrnoException) => e);
     if (!(s instanceof Error)) {
-      if (!s.isDirectory()) throw Object.assign(new Error(`${p} is not a folder`), { code: p === path ? 'EEXIST' : 'ENOTDIR' });
+      if (!s.isDirectory())
+        throw Object.assign(new Error(`${p} is not a folder`), { code: p === path ? 'EEXIST' : 'ENOTDIR' });
       break;
     }
     if (s.code !== 'ENOENT') throw s;
@@ -81,7 +88,8 @@ export async function makeDir(dir: string, mode = 0o755): Promise<void> {
       await mkdir(p, { mode });
     } catch (err) {
       // Made meanwhile by another process: fine if it is a folder.
-      if ((err as NodeJS.ErrnoException).code === 'EEXIST' && (await stat(p).catch(() => null))?.isDirectory()) continue;
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST' && (await stat(p).catch(() => null))?.isDirectory())
+        continue;
       throw err;
     }
   }
@@ -146,8 +154,14 @@ export async function openToRead(path: string): Promise<FileHandle | null> {
 export async function placeFile(partial: string, path: string, shown: string): Promise<void> {
   const there = await lstatOrNull(path);
   if (there && !there.isFile()) {
-    const what = there.isDirectory() ? 'a folder' : there.isSymbolicLink() ? 'a link' : 'something that is not a plain file';
-    throw new CollisionError(`${shown}: ${what} of yours stands at ${path}; it was left as it is and this file was not written (move it away, or pull into another --dir)`);
+    const what = there.isDirectory()
+      ? 'a folder'
+      : there.isSymbolicLink()
+        ? 'a link'
+        : 'something that is not a plain file';
+    throw new CollisionError(
+      `${shown}: ${what} of yours stands at ${path}; it was left as it is and this file was not written (move it away, or pull into another --dir)`,
+    );
   }
   await rename(partial, path);
 }

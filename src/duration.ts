@@ -22,6 +22,8 @@ export function parseDuration(text: string): number | null {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(text);
   if (!m) return null;
   const n = Number(m[1]);
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h' | 'd'];
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[
+    (m[2] ?? 's') as 'ms' | 's' | 'm' | 'h' | 'd'
+  ];
   return n * unit;
 }

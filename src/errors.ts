@@ -1,7 +1,17 @@
 // Typed errors and the exit codes of CONTRACT.md, once: the table below is what `orc help exit-codes` and
 // the README show, and EXIT is made from it. Commands throw these errors; the HTTP client and the sandbox
 // throw problems of their own (src/problem.ts), which exitCodeOf maps here. Only main.ts exits.
-import { ApiConnectionError, ApiError, InvalidIdError, NotAnEventStreamError, RetryLaterError, StreamLostError, UnexpectedResponseError, UnsafeRequestError, UntrustedCertificateError } from './api/errors.js';
+import {
+  ApiConnectionError,
+  ApiError,
+  InvalidIdError,
+  NotAnEventStreamError,
+  RetryLaterError,
+  StreamLostError,
+  UnexpectedResponseError,
+  UnsafeRequestError,
+  UntrustedCertificateError,
+} from './api/errors.js';
 import { Problem } from './problem.js';
 
 export interface ExitCodeEntry {
@@ -13,44 +23,75 @@ export interface ExitCodeEntry {
 }
 
 export const EXIT_CODES = [
-  { name: 'ok', code: 0, meaning: 'success', when: 'the command did what it was asked; for `watch` and `run create --watch`, the run was accepted', script: 'go on' },
   {
-    name: 'failure', code: 1,
+    name: 'ok',
+    code: 0,
+    meaning: 'success',
+    when: 'the command did what it was asked; for `watch` and `run create --watch`, the run was accepted',
+    script: 'go on',
+  },
+  {
+    name: 'failure',
+    code: 1,
     meaning: 'failure',
     when: 'an unexpected or network failure, a 5xx after retries, an answer of the wrong shape; the machine (port in use, folder not writable); `sandbox status`: not running; `artifacts pull`: a file that failed or did not match its sha256; `webhook listen`: its webhook could not be kept',
     script: 'retry later, or report it with the request id from stderr',
   },
   {
-    name: 'usage', code: 2,
+    name: 'usage',
+    code: 2,
     meaning: 'usage',
     when: 'a bad flag, argument or value (named on stderr), a missing one without a terminal to ask, or a 400 from the service; nothing was sent or changed',
     script: 'fix the command line; retrying the same one fails the same way',
   },
   {
-    name: 'refused', code: 3,
+    name: 'refused',
+    code: 3,
     meaning: 'refused',
     when: 'the service refused: 404, 409, 422, 429 past what orc waits (a 4xx other than 400 and auth); a gate not pending; a locked spec; a scorecard or a named artifact kind not ready yet; a field `spec edit` sent and the service refused; a signature `webhook verify` finds invalid; any non-2xx answer to `orc api`',
     script: 'read the reason on stderr: the state of the run decides; do not retry blindly',
   },
   {
-    name: 'auth', code: 4,
+    name: 'auth',
+    code: 4,
     meaning: 'auth or configuration',
     when: '401/403, no such profile, no key, a broken config folder, a key refused by the safety rules (plain http to another host, a live key to a sandbox, a live key without --live), a redirect to another host, a certificate orc does not trust, a proxy variable that is not a URL',
     script: 'fix the key or the profile (`orc doctor` says what is wrong)',
   },
-  { name: 'runEnded', code: 5, meaning: 'run ended badly', when: '`watch`: the run ended rejected, failed or canceled (the reason on stderr)', script: 'the run is over; start another or look at why' },
-  { name: 'gatePending', code: 6, meaning: 'gate pending', when: '`watch --until-gate`, `--on-gate exit`, or "stop watching" at the prompt: a gate awaits a decision and no one can be asked', script: 'decide the gate (`orc gate approve|reject`), then watch again' },
   {
-    name: 'timedOut', code: 7,
+    name: 'runEnded',
+    code: 5,
+    meaning: 'run ended badly',
+    when: '`watch`: the run ended rejected, failed or canceled (the reason on stderr)',
+    script: 'the run is over; start another or look at why',
+  },
+  {
+    name: 'gatePending',
+    code: 6,
+    meaning: 'gate pending',
+    when: '`watch --until-gate`, `--on-gate exit`, or "stop watching" at the prompt: a gate awaits a decision and no one can be asked',
+    script: 'decide the gate (`orc gate approve|reject`), then watch again',
+  },
+  {
+    name: 'timedOut',
+    code: 7,
     meaning: 'bounded wait ended',
     when: '`watch --max-wait` (and `run create --watch --max-wait`): the time ran out before the run ended or reached a gate; the run goes on',
     script: 'watch again later, or raise --max-wait',
   },
-  { name: 'interrupted', code: 130, meaning: 'interrupted', when: 'Ctrl-C (SIGINT; SIGTERM for `webhook listen`), or Ctrl-D at a prompt; what was done is kept (a pull keeps its partial files in .orc-partial/)', script: 'run it again to go on' },
+  {
+    name: 'interrupted',
+    code: 130,
+    meaning: 'interrupted',
+    when: 'Ctrl-C (SIGINT; SIGTERM for `webhook listen`), or Ctrl-D at a prompt; what was done is kept (a pull keeps its partial files in .orc-partial/)',
+    script: 'run it again to go on',
+  },
 ] as const satisfies readonly ExitCodeEntry[];
 
 type Entry = (typeof EXIT_CODES)[number];
-export const EXIT = Object.fromEntries(EXIT_CODES.map((e) => [e.name, e.code])) as { readonly [E in Entry as E['name']]: E['code'] };
+export const EXIT = Object.fromEntries(EXIT_CODES.map((e) => [e.name, e.code])) as {
+  readonly [E in Entry as E['name']]: E['code'];
+};
 export type ExitCode = Entry['code'];
 
 /** The exit code an error means: its own for orc's errors, by kind (and status) for the client's. */
@@ -65,7 +106,13 @@ export function exitCodeOf(err: unknown): number {
   if (err instanceof InvalidIdError) return EXIT.usage;
   if (err instanceof RetryLaterError) return EXIT.refused;
   if (err instanceof UnsafeRequestError || err instanceof UntrustedCertificateError) return EXIT.auth;
-  if (err instanceof ApiConnectionError || err instanceof UnexpectedResponseError || err instanceof StreamLostError || err instanceof NotAnEventStreamError) return EXIT.failure;
+  if (
+    err instanceof ApiConnectionError ||
+    err instanceof UnexpectedResponseError ||
+    err instanceof StreamLostError ||
+    err instanceof NotAnEventStreamError
+  )
+    return EXIT.failure;
   return EXIT.failure;
 }
 

@@ -31,9 +31,15 @@ export async function main(argv: string[]): Promise<never> {
 
 /** Runs orc and answers its exit code. Tests call this in process with streams, env and a clock of their own. */
 export async function run(argv: string[], opts: RunOptions = {}): Promise<number> {
-  if (argv.length > 0 && argv.every((a) => a === '--version' || a === '-V' || a === '--json') && argv.some((a) => a !== '--json')) {
+  if (
+    argv.length > 0 &&
+    argv.every((a) => a === '--version' || a === '-V' || a === '--json') &&
+    argv.some((a) => a !== '--json')
+  ) {
     const version = typeof __ORC_VERSION__ === 'string' ? __ORC_VERSION__ : '0.0.0-dev';
-    (opts.stdout ?? process.stdout).write(argv.includes('--json') ? `${JSON.stringify({ version })}\n` : `${version}\n`);
+    (opts.stdout ?? process.stdout).write(
+      argv.includes('--json') ? `${JSON.stringify({ version })}\n` : `${version}\n`,
+    );
     return 0;
   }
   // Shell completion asks for run ids and the like: answered without the command table (src/complete.ts).

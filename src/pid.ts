@@ -40,7 +40,13 @@ export function processStartTime(pid: number): string | null {
   }
   try {
     const cp = process.getBuiltinModule('node:child_process') as typeof import('node:child_process');
-    const out = cp.execFileSync('ps', ['-o', 'lstart=', '-p', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 2000 }).trim();
+    const out = cp
+      .execFileSync('ps', ['-o', 'lstart=', '-p', String(pid)], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+        timeout: 2000,
+      })
+      .trim();
     return out || null;
   } catch {
     return null;

@@ -27,10 +27,31 @@ export const MAX_JSON_BYTES = 64 * 1024 * 1024;
 export const MAX_ERROR_BYTES = 1024 * 1024;
 
 export const STATUS_TEXT: Record<number, string> = {
-  200: 'OK', 201: 'Created', 204: 'No Content', 206: 'Partial Content', 301: 'Moved Permanently', 302: 'Found', 303: 'See Other', 307: 'Temporary Redirect', 308: 'Permanent Redirect',
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 408: 'Request Timeout', 409: 'Conflict',
-  413: 'Content Too Large', 415: 'Unsupported Media Type', 416: 'Range Not Satisfiable', 422: 'Unprocessable Content', 429: 'Too Many Requests',
-  500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+  200: 'OK',
+  201: 'Created',
+  204: 'No Content',
+  206: 'Partial Content',
+  301: 'Moved Permanently',
+  302: 'Found',
+  303: 'See Other',
+  307: 'Temporary Redirect',
+  308: 'Permanent Redirect',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  408: 'Request Timeout',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  416: 'Range Not Satisfiable',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
 };
 
 export interface RawResponse {
@@ -82,7 +103,15 @@ export function toAnswer(res: RawResponse, url: URL, onChunk: () => void, onEnd:
 /** The same answer with a body already read (an error's text, handed on as it came). */
 export function withText(answer: Answer, text: string): Answer {
   const bytes = Buffer.from(text);
-  return { ...answer, body: { async *[Symbol.asyncIterator]() { yield bytes; }, destroy: () => {} } };
+  return {
+    ...answer,
+    body: {
+      async *[Symbol.asyncIterator]() {
+        yield bytes;
+      },
+      destroy: () => {},
+    },
+  };
 }
 
 /** All of a body as text, refusing more than `cap` bytes (it stops reading there: memory stays bounded). */
@@ -94,7 +123,9 @@ export async function readText(body: ResponseBody, cap: number, truncateQuietly 
     if (size > cap) {
       body.destroy();
       if (truncateQuietly) break;
-      throw new UnexpectedResponseError(`the answer is larger than ${Math.round(cap / 1024 / 1024)} MiB; orc stopped reading it`);
+      throw new UnexpectedResponseError(
+        `the answer is larger than ${Math.round(cap / 1024 / 1024)} MiB; orc stopped reading it`,
+      );
     }
     chunks.push(chunk);
   }

@@ -51,9 +51,19 @@ export class UntrustedCertificateError extends Problem {}
 
 /** Node's codes for a certificate that does not verify (its chain, its dates or its name). */
 export const CERTIFICATE_CODES = new Set([
-  'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_UNTRUSTED', 'CERT_SIGNATURE_FAILURE', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID',
-  'CERT_REVOKED', 'CERT_REJECTED', 'INVALID_CA', 'ERR_TLS_CERT_ALTNAME_INVALID',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_UNTRUSTED',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_REVOKED',
+  'CERT_REJECTED',
+  'INVALID_CA',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
 ]);
 
 /** A certificate orc does not trust, said with the host and the ways to fix it. */
@@ -96,7 +106,9 @@ export class NotAnEventStreamError extends Problem {}
 
 /** `(HTTP 404, run_not_found, request id req_…)`, or undefined when there is nothing to say. */
 export function requestLine(requestId: string | null, status?: number, code?: string): string | undefined {
-  const parts = [status ? `HTTP ${status}` : null, code ?? null, requestId ? `request id ${requestId}` : null].filter(Boolean);
+  const parts = [status ? `HTTP ${status}` : null, code ?? null, requestId ? `request id ${requestId}` : null].filter(
+    Boolean,
+  );
   return parts.length ? `(${parts.join(', ')})` : undefined;
 }
 
@@ -119,7 +131,11 @@ export function describeNetwork(code: string): string {
 }
 
 /** What broke an attempt, as a code and words: orc's own silence timer, or the network's error. */
-export function networkFailure(err: unknown, attemptCut: boolean, attemptMs: number): { code: string; message: string } {
+export function networkFailure(
+  err: unknown,
+  attemptCut: boolean,
+  attemptMs: number,
+): { code: string; message: string } {
   if (attemptCut) return { code: 'ORC_ATTEMPT_TIMEOUT', message: `no answer within ${Math.round(attemptMs / 1000)} s` };
   const code = (err as NodeJS.ErrnoException)?.code ?? (err as Error)?.name ?? '';
   if (code === 'ORC_PROXY') return { code, message: (err as Error).message };
@@ -129,7 +145,12 @@ export function networkFailure(err: unknown, attemptCut: boolean, attemptMs: num
 }
 
 /** An error answer as an ApiError: the service's envelope, or what came instead, by status and request id. */
-export function parseError(status: number, text: string, contentType: string | null, requestId: string | null): ApiError {
+export function parseError(
+  status: number,
+  text: string,
+  contentType: string | null,
+  requestId: string | null,
+): ApiError {
   let e: ReturnType<typeof errorEnvelope> = null;
   try {
     e = errorEnvelope(parseServiceJson(text));
@@ -137,12 +158,28 @@ export function parseError(status: number, text: string, contentType: string | n
     e = null;
   }
   if (e) {
-    return new ApiError({ status, type: e.type, code: e.code, message: e.message, field: e.field, requestId }, requestLine(requestId, status, e.code));
+    return new ApiError(
+      { status, type: e.type, code: e.code, message: e.message, field: e.field, requestId },
+      requestLine(requestId, status, e.code),
+    );
   }
   // A proxy's HTML page, an empty body, JSON of another shape: say what came, never parse further.
-  const what = text.length === 0 ? 'an empty body' : `${(contentType ?? 'unknown type').split(';')[0]}, ${Buffer.byteLength(text)} bytes`;
+  const what =
+    text.length === 0
+      ? 'an empty body'
+      : `${(contentType ?? 'unknown type').split(';')[0]}, ${Buffer.byteLength(text)} bytes`;
   return new ApiError(
-    { status, type: status >= 500 ? 'api_error' : 'invalid_request_error', code: `http_${status}`, message: `the service answered ${status} ${STATUS_TEXT[status] ?? ''} (${what}, not the service's error format)`.replace('  ', ' '), requestId },
+    {
+      status,
+      type: status >= 500 ? 'api_error' : 'invalid_request_error',
+      code: `http_${status}`,
+      message:
+        `the service answered ${status} ${STATUS_TEXT[status] ?? ''} (${what}, not the service's error format)`.replace(
+          '  ',
+          ' ',
+        ),
+      requestId,
+    },
     requestLine(requestId, status),
   );
 }

@@ -16,8 +16,30 @@ let schemas: Promise<Schemas> | undefined;
 /** contract/schemas.ts and zod, loaded once, on demand. */
 export const loadSchemas = (): Promise<Schemas> => (schemas ??= import('../contract/schemas.js'));
 import { formatDuration } from '../duration.js';
-import { MAX_ERROR_BYTES, MAX_JSON_BYTES, STATUS_TEXT, drain, readText, toAnswer, withText, type Answer, type RawResponse } from './answer.js';
-import { ApiConnectionError, ApiError, CERTIFICATE_CODES, RetryLaterError, UnexpectedResponseError, UnsafeRequestError, networkFailure, nothingListens, parseError, requestLine, untrustedCertificate } from './errors.js';
+import {
+  MAX_ERROR_BYTES,
+  MAX_JSON_BYTES,
+  STATUS_TEXT,
+  drain,
+  readText,
+  toAnswer,
+  withText,
+  type Answer,
+  type RawResponse,
+} from './answer.js';
+import {
+  ApiConnectionError,
+  ApiError,
+  CERTIFICATE_CODES,
+  RetryLaterError,
+  UnexpectedResponseError,
+  UnsafeRequestError,
+  networkFailure,
+  nothingListens,
+  parseError,
+  requestLine,
+  untrustedCertificate,
+} from './errors.js';
 import { OrcError } from '../errors.js';
 import { PageWalk } from './pages.js';
 import { parseServiceJson } from '../ui/sanitize.js';
@@ -115,14 +137,22 @@ export class HttpClient {
   readonly clock: Clock;
   private readonly transport: Transport;
   private readonly retry: RetryPolicy;
-  private readonly opts: HttpOptions & Required<Pick<HttpOptions, 'maxRetries' | 'attemptTimeoutMs' | 'deadlineMs' | 'maxRetryAfterS' | 'random'>>;
+  private readonly opts: HttpOptions &
+    Required<Pick<HttpOptions, 'maxRetries' | 'attemptTimeoutMs' | 'deadlineMs' | 'maxRetryAfterS' | 'random'>>;
   private refusedOnce = false;
   /** When the command's deadline falls: set by its first request. */
   private deadlineAt: number | null = null;
   private perRequestDeadline = false;
 
   constructor(options: HttpOptions) {
-    this.opts = { maxRetries: 4, attemptTimeoutMs: 30_000, deadlineMs: 120_000, maxRetryAfterS: 30, random: Math.random, ...options };
+    this.opts = {
+      maxRetries: 4,
+      attemptTimeoutMs: 30_000,
+      deadlineMs: 120_000,
+      maxRetryAfterS: 30,
+      random: Math.random,
+      ...options,
+    };
     this.clock = options.clock ?? systemClock;
     this.base = new URL(options.baseUrl);
     this.retry = new RetryPolicy(this.opts);
@@ -146,8 +176,11 @@ export class HttpClient {
 
   /** The absolute URL of a path on the service (or an absolute URL as given), with its query. */
   resolve(target: string, query?: Query): URL {
-    const url = /^[a-z][a-z0-9+.-]*:/i.test(target) ? new URL(target) : new URL(this.base.href.replace(/\/+$/, '') + target);
-    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== null) url.searchParams.set(k, String(v));
+    const url = /^[a-z][a-z0-9+.-]*:/i.test(target)
+      ? new URL(target)
+      : new URL(this.base.href.replace(/\/+$/, '') + target);
+    for (const [k, v] of Object.entries(query ?? {}))
+      if (v !== undefined && v !== null) url.searchParams.set(k, String(v));
     return url;
   }
 
@@ -180,13 +213,25 @@ export class HttpClient {
             const { answer, error, retryAfterS } = outcome;
             if (this.retry.tooLong(retryAfterS)) {
               const at = new Date(this.clock.now() + retryAfterS! * 1000);
-              throw new RetryLaterError(`${error.message}: the service asks to retry in ${formatDuration(retryAfterS! * 1000)}, after ${at.toISOString()}`, requestLine(answer.requestId));
+              throw new RetryLaterError(
+                `${error.message}: the service asks to retry in ${formatDuration(retryAfterS! * 1000)}, after ${at.toISOString()}`,
+                requestLine(answer.requestId),
+              );
             }
-            if (!this.retry.shouldRetryStatus(answer.status, error.code, plan.idempotent) || attempt >= plan.maxRetries) {
+            if (
+              !this.retry.shouldRetryStatus(answer.status, error.code, plan.idempotent) ||
+              attempt >= plan.maxRetries
+            ) {
               if (!req.anyStatus) throw error;
               return await consume(withText(answer, outcome.text)); // the answer as it came, to the caller
             }
-            await this.wait(this.retry.wait(attempt, retryAfterS), `${answer.status} ${error.code}`, attempt, plan.maxRetries, scope.signal);
+            await this.wait(
+              this.retry.wait(attempt, retryAfterS),
+              `${answer.status} ${error.code}`,
+              attempt,
+              plan.maxRetries,
+              scope.signal,
+            );
             continue;
           }
           case 'broken': {
@@ -208,10 +253,19 @@ export class HttpClient {
             if (brief && isLoopbackHost(plan.url.hostname)) throw nothingListens(plan.url);
             const limit = brief ? Math.min(plan.maxRetries, 2) : plan.maxRetries;
             if (this.retry.shouldRetryNetwork(failure.code, plan.idempotent) && attempt < limit) {
-              await this.wait(brief ? 200 * 2 ** attempt : this.retry.wait(attempt), failure.message, attempt, limit, scope.signal);
+              await this.wait(
+                brief ? 200 * 2 ** attempt : this.retry.wait(attempt),
+                failure.message,
+                attempt,
+                limit,
+                scope.signal,
+              );
               continue;
             }
-            throw new ApiConnectionError(`cannot reach ${plan.url.origin}: ${failure.message}`, attempt > 0 ? `Tried ${attempt + 1} times.` : undefined);
+            throw new ApiConnectionError(
+              `cannot reach ${plan.url.origin}: ${failure.message}`,
+              attempt > 0 ? `Tried ${attempt + 1} times.` : undefined,
+            );
           }
         }
       }
@@ -250,7 +304,13 @@ export class HttpClient {
   }
 
   /** One attempt, cut by silence past the attempt timeout, and by the whole request's end. */
-  private async attempt<T>(plan: Plan, attempt: number, req: SendOptions, scope: RequestScope, consume: (answer: Answer) => Promise<T>): Promise<Outcome<T>> {
+  private async attempt<T>(
+    plan: Plan,
+    attempt: number,
+    req: SendOptions,
+    scope: RequestScope,
+    consume: (answer: Answer) => Promise<T>,
+  ): Promise<Outcome<T>> {
     const headers: Record<string, string> = {
       'user-agent': this.opts.userAgent,
       accept: 'application/json',
@@ -268,9 +328,21 @@ export class HttpClient {
     let answer: Answer;
     silence.arm(this.opts.attemptTimeoutMs);
     try {
-      const res = await this.transport.request({ url: plan.url, method: plan.method, headers, ...(plan.body ? { body: plan.body.payload } : {}), signal: silence.signal, ...(req.wire ? { wire: true } : {}) });
+      const res = await this.transport.request({
+        url: plan.url,
+        method: plan.method,
+        headers,
+        ...(plan.body ? { body: plan.body.payload } : {}),
+        signal: silence.signal,
+        ...(req.wire ? { wire: true } : {}),
+      });
       const bodyTimeout = plan.bodyTimeoutMs;
-      answer = toAnswer(res as unknown as RawResponse, plan.url, bodyTimeout > 0 ? () => silence.arm(bodyTimeout) : () => {}, () => silence.disarm());
+      answer = toAnswer(
+        res as unknown as RawResponse,
+        plan.url,
+        bodyTimeout > 0 ? () => silence.arm(bodyTimeout) : () => {},
+        () => silence.disarm(),
+      );
       if (bodyTimeout > 0) silence.arm(bodyTimeout);
       else silence.disarm();
     } catch (err) {
@@ -298,7 +370,10 @@ export class HttpClient {
         silence.end();
         if (!isNetworkish(err) && !silence.fired && !scope.signal.aborted) throw err;
         const failure = networkFailure(err, silence.fired, this.opts.attemptTimeoutMs);
-        return { kind: 'broken', failure: { ...failure, message: `the connection broke while reading the answer (${failure.message})` } };
+        return {
+          kind: 'broken',
+          failure: { ...failure, message: `the connection broke while reading the answer (${failure.message})` },
+        };
       }
     }
 
@@ -312,18 +387,33 @@ export class HttpClient {
     silence.end();
     this.debugResponse(status, this.clock.now() - started, answer.headers, text);
     const error = parseError(status, text, answer.header('content-type'), answer.requestId);
-    return { kind: 'error-answer', answer, text, error, retryAfterS: parseRetryAfter(answer.header('retry-after'), this.clock.now()) };
+    return {
+      kind: 'error-answer',
+      answer,
+      text,
+      error,
+      retryAfterS: parseRetryAfter(answer.header('retry-after'), this.clock.now()),
+    };
   }
 
   /** Redirects, one rule for all: same origin, followed; another origin, never with the key. */
   private redirectTarget(plan: Plan, answer: Answer): URL {
     const location = answer.header('location');
-    if (!location) throw new ApiError({ status: answer.status, type: 'api_error', code: `http_${answer.status}`, message: `the service answered ${answer.status} without a Location`, requestId: answer.requestId });
+    if (!location)
+      throw new ApiError({
+        status: answer.status,
+        type: 'api_error',
+        code: `http_${answer.status}`,
+        message: `the service answered ${answer.status} without a Location`,
+        requestId: answer.requestId,
+      });
     const next = new URL(location, plan.url);
     if (plan.auth && next.origin !== plan.url.origin)
       throw new UnsafeRequestError(
         `the service redirected to ${next.origin}; orc does not follow a redirect to another host with your key`,
-        ['Check the base URL (--base-url, ORC_BASE_URL or the profile).', requestLine(answer.requestId)].filter(Boolean).join(' '),
+        ['Check the base URL (--base-url, ORC_BASE_URL or the profile).', requestLine(answer.requestId)]
+          .filter(Boolean)
+          .join(' '),
       );
     if (!plan.auth) assertHttp(next);
     return next;
@@ -334,7 +424,15 @@ export class HttpClient {
    * from contract/schemas.ts (`(s) => s.Run`), which is then loaded only when needed, while the request is
    * on its way; `quick`, a check by hand (contract/shapes.ts), takes the common answer without it.
    */
-  async json<T>(req: Omit<SendOptions, 'body' | 'anyStatus'> & { body?: unknown; contentType?: string; schema: SchemaRef<T>; quick?: (json: unknown) => json is T; onAnswer?: (answer: Answer) => void }): Promise<T> {
+  async json<T>(
+    req: Omit<SendOptions, 'body' | 'anyStatus'> & {
+      body?: unknown;
+      contentType?: string;
+      schema: SchemaRef<T>;
+      quick?: (json: unknown) => json is T;
+      onAnswer?: (answer: Answer) => void;
+    },
+  ): Promise<T> {
     const { body, contentType, schema, quick, onAnswer, ...rest } = req;
     const method = req.method.toUpperCase();
     const named = typeof schema === 'function' ? schema : null;
@@ -353,13 +451,19 @@ export class HttpClient {
         try {
           json = text === '' ? null : parseServiceJson(text);
         } catch {
-          throw new UnexpectedResponseError(`the service answered ${answer.status} with a body that is not JSON`, requestLine(answer.requestId));
+          throw new UnexpectedResponseError(
+            `the service answered ${answer.status} with a body that is not JSON`,
+            requestLine(answer.requestId),
+          );
         }
         if (quick?.(json)) return json;
         const parsed = (named ? named(await loadSchemas()) : (schema as ZodMiniType<T>)).safeParse(json);
         if (!parsed.success) {
           const issue = parsed.error.issues[0]!;
-          throw new UnexpectedResponseError(`the service's answer is not of the expected shape (${issue.path.join('.') || 'body'}: ${issue.message})`, requestLine(answer.requestId));
+          throw new UnexpectedResponseError(
+            `the service's answer is not of the expected shape (${issue.path.join('.') || 'body'}: ${issue.message})`,
+            requestLine(answer.requestId),
+          );
         }
         return parsed.data;
       },
@@ -367,7 +471,12 @@ export class HttpClient {
   }
 
   /** Every item of a list endpoint, page after page. */
-  async *paginate<T>(path: string, item: (s: Schemas) => ZodMiniType<T>, query: Query = {}, quick?: (json: unknown) => json is T): AsyncGenerator<T> {
+  async *paginate<T>(
+    path: string,
+    item: (s: Schemas) => ZodMiniType<T>,
+    query: Query = {},
+    quick?: (json: unknown) => json is T,
+  ): AsyncGenerator<T> {
     type Page = { data: T[]; next_cursor: string | null; has_more: boolean };
     let page: ZodMiniType<Page> | undefined;
     const schema = (s: Schemas) => (page ??= s.pageOf(item(s)) as unknown as ZodMiniType<Page>);
@@ -375,14 +484,23 @@ export class HttpClient {
     const walk = new PageWalk(path);
     let cursor: string | null = null;
     do {
-      const page: Page = await this.json({ method: 'GET', target: path, query: { ...query, cursor }, schema, ...(quickPage ? { quick: quickPage } : {}) });
+      const page: Page = await this.json({
+        method: 'GET',
+        target: path,
+        query: { ...query, cursor },
+        schema,
+        ...(quickPage ? { quick: quickPage } : {}),
+      });
       yield* page.data;
       cursor = walk.next(page.data.length, page.has_more, page.next_cursor);
     } while (cursor);
   }
 
   /** A file behind a signed URL: no key, optionally from byte `from` on (Range), the body as a stream. */
-  download(url: string, { from, signal, idleMs }: { from?: number; signal?: AbortSignal; idleMs?: number } = {}): Promise<Answer> {
+  download(
+    url: string,
+    { from, signal, idleMs }: { from?: number; signal?: AbortSignal; idleMs?: number } = {},
+  ): Promise<Answer> {
     return this.send({
       method: 'GET',
       target: url,
@@ -396,13 +514,23 @@ export class HttpClient {
   }
 
   /** Any request, any answer: status, headers and body as they came (for `orc api`), read with the cap. */
-  async raw(req: SendOptions): Promise<{ status: number; headers: Answer['headers']; requestId: string | null; text: string }> {
-    return this.exchange({ ...req, anyStatus: true }, async (a) => ({ status: a.status, headers: a.headers, requestId: a.requestId, text: await readText(a.body, MAX_JSON_BYTES) }));
+  async raw(
+    req: SendOptions,
+  ): Promise<{ status: number; headers: Answer['headers']; requestId: string | null; text: string }> {
+    return this.exchange({ ...req, anyStatus: true }, async (a) => ({
+      status: a.status,
+      headers: a.headers,
+      requestId: a.requestId,
+      text: await readText(a.body, MAX_JSON_BYTES),
+    }));
   }
 
   /** The key goes only to the service's own origin, over https or to this machine. */
   private assertKeyMayGo(url: URL): void {
-    if (url.origin !== this.base.origin) throw new UnsafeRequestError(`refusing to send your key to ${url.origin}: it is not the service's address (${this.base.origin})`);
+    if (url.origin !== this.base.origin)
+      throw new UnsafeRequestError(
+        `refusing to send your key to ${url.origin}: it is not the service's address (${this.base.origin})`,
+      );
     assertSafe(url);
   }
 
@@ -415,7 +543,8 @@ export class HttpClient {
     const debug = this.opts.debug;
     if (!debug) return;
     debug(`> ${method} ${url.href}`);
-    for (const [k, v] of Object.entries(headers)) debug(`> ${k}: ${k === 'authorization' ? `Bearer ${redactKey(this.opts.apiKey)}` : v}`);
+    for (const [k, v] of Object.entries(headers))
+      debug(`> ${k}: ${k === 'authorization' ? `Bearer ${redactKey(this.opts.apiKey)}` : v}`);
     if (body !== undefined) debug(`> ${truncate(body)}`);
   }
 
@@ -448,7 +577,8 @@ class RequestScope {
     if (caller?.aborted) this.stop('caller');
     // A deadline already passed cuts the request before it starts, whatever the clock does with a 0 ms timer.
     if (deadlineAt !== null && deadlineAt <= clock.now()) this.stop('deadline');
-    this.cancelDeadline = deadlineAt === null ? () => {} : clock.timer(Math.max(0, deadlineAt - clock.now()), () => this.stop('deadline'));
+    this.cancelDeadline =
+      deadlineAt === null ? () => {} : clock.timer(Math.max(0, deadlineAt - clock.now()), () => this.stop('deadline'));
   }
 
   get signal(): AbortSignal {
@@ -462,8 +592,12 @@ class RequestScope {
 
   throwIfCut(url: URL): void {
     if (this.cut === 'deadline')
-      throw new ApiConnectionError(`no answer from ${url.host} within ${Math.round(this.deadlineMs / 1000)} s`, 'The service may be slow or unreachable; allow longer with --timeout <seconds>.');
-    if (this.cut === 'caller') throw Object.assign(new Error('the request was canceled'), { name: 'AbortError', code: 'ABORT_ERR' });
+      throw new ApiConnectionError(
+        `no answer from ${url.host} within ${Math.round(this.deadlineMs / 1000)} s`,
+        'The service may be slow or unreachable; allow longer with --timeout <seconds>.',
+      );
+    if (this.cut === 'caller')
+      throw Object.assign(new Error('the request was canceled'), { name: 'AbortError', code: 'ABORT_ERR' });
   }
 
   end(): void {
@@ -519,12 +653,16 @@ export function assertSafe(url: URL): void {
   if (url.protocol === 'https:') return;
   if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return;
   if (url.protocol === 'http:')
-    throw new UnsafeRequestError(`refusing to send your key over plain http to ${url.host}`, 'Use an https:// base URL; plain http is only for a sandbox on this machine.');
+    throw new UnsafeRequestError(
+      `refusing to send your key over plain http to ${url.host}`,
+      'Use an https:// base URL; plain http is only for a sandbox on this machine.',
+    );
   throw new UnsafeRequestError(`the base URL must be http(s), not ${url.protocol}`);
 }
 
 function assertHttp(url: URL): void {
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UnsafeRequestError(`orc fetches only http(s) URLs, not ${url.protocol}`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new UnsafeRequestError(`orc fetches only http(s) URLs, not ${url.protocol}`);
 }
 
 interface EncodedBody {
@@ -539,7 +677,12 @@ function encodeBody(body: RequestBody | undefined): EncodedBody | null {
     const text = JSON.stringify(body.json);
     return { payload: text, contentType: 'application/json', debug: text };
   }
-  if ('bytes' in body) return { payload: body.bytes, contentType: 'application/octet-stream', debug: typeof body.bytes === 'string' ? body.bytes : `(${body.bytes.byteLength} bytes)` };
+  if ('bytes' in body)
+    return {
+      payload: body.bytes,
+      contentType: 'application/octet-stream',
+      debug: typeof body.bytes === 'string' ? body.bytes : `(${body.bytes.byteLength} bytes)`,
+    };
   return { payload: body.stream, contentType: 'application/octet-stream', debug: '(a stream)' };
 }
 

@@ -16,8 +16,14 @@ export class PageWalk {
   next(items: number, hasMore: boolean, cursor: string | null): string | null {
     this.pages++;
     if (!hasMore || !cursor) return null;
-    if (items === 0) throw new UnexpectedResponseError(`the pages of ${this.what} do not end: page ${this.pages} was empty yet said there is more; stopped after ${this.pages} pages`);
-    if (this.seen.has(cursor)) throw new UnexpectedResponseError(`the pages of ${this.what} do not end: the cursor ${JSON.stringify(cursor.slice(0, 40))} came again on page ${this.pages}; stopped there`);
+    if (items === 0)
+      throw new UnexpectedResponseError(
+        `the pages of ${this.what} do not end: page ${this.pages} was empty yet said there is more; stopped after ${this.pages} pages`,
+      );
+    if (this.seen.has(cursor))
+      throw new UnexpectedResponseError(
+        `the pages of ${this.what} do not end: the cursor ${JSON.stringify(cursor.slice(0, 40))} came again on page ${this.pages}; stopped there`,
+      );
     this.seen.add(cursor);
     return cursor;
   }

@@ -42,10 +42,16 @@ export function proxyFor(target: URL, env: NodeJS.ProcessEnv): ProxyChoice | nul
     // `proxy.example.com:3128`, as curl takes it, is http://proxy.example.com:3128.
     url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `http://${raw}`);
   } catch {
-    throw new ConfigError(`${from} is not a proxy URL: ${JSON.stringify(redactProxy(raw))}`, `Set it to http://host:port (or https://host:port), or unset it.`);
+    throw new ConfigError(
+      `${from} is not a proxy URL: ${JSON.stringify(redactProxy(raw))}`,
+      `Set it to http://host:port (or https://host:port), or unset it.`,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new ConfigError(`${from}: orc speaks to http and https proxies, not ${url.protocol}//`, 'Set it to http://host:port (or https://host:port), or unset it.');
+    throw new ConfigError(
+      `${from}: orc speaks to http and https proxies, not ${url.protocol}//`,
+      'Set it to http://host:port (or https://host:port), or unset it.',
+    );
   // This machine is reached through a proxy only on this machine: one elsewhere would reach its own
   // loopback, not ours; and plain http (orc's only to this machine) would carry the key across in clear.
   if (isLoopbackHost(target.hostname) && !isLoopbackHost(url.hostname)) return null;
@@ -55,7 +61,10 @@ export function proxyFor(target: URL, env: NodeJS.ProcessEnv): ProxyChoice | nul
 /** True when `no_proxy` sends this target direct. */
 export function bypassed(target: URL, noProxy: string): boolean {
   // A fully qualified name (`example.com.`) is the same host as without its dot, on either side.
-  const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
+  const host = target.hostname
+    .replace(/^\[|\]$/g, '')
+    .toLowerCase()
+    .replace(/\.$/, '');
   const port = target.port || (target.protocol === 'https:' ? '443' : '80');
   for (const entry of noProxy.split(/[\s,]+/).filter(Boolean)) {
     if (entry === '*') return true;

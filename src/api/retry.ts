@@ -4,8 +4,19 @@
 // request only on 429 and 503. The wait is the service's Retry-After when it gives a positive one, else
 // min(0.5 s · 2^n, 8 s) less up to a quarter at random, so many clients do not retry in step.
 export const RETRYABLE_NETWORK = new Set([
-  'ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH',
-  'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CLOSED', 'ORC_ATTEMPT_TIMEOUT',
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CLOSED',
+  'ORC_ATTEMPT_TIMEOUT',
 ]);
 export const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'PATCH']);
 
@@ -37,7 +48,9 @@ export class RetryPolicy {
 
   /** Whether an answer of this status (and error code) is worth another attempt. */
   shouldRetryStatus(status: number, code: string, idempotent: boolean): boolean {
-    return idempotent ? status === 408 || status === 429 || status >= 500 || (status === 409 && code === 'idempotency_key_in_use') : status === 429 || status === 503;
+    return idempotent
+      ? status === 408 || status === 429 || status >= 500 || (status === 409 && code === 'idempotency_key_in_use')
+      : status === 429 || status === 503;
   }
 
   /** Whether a connection that failed this way is worth another attempt. */

@@ -156,7 +156,11 @@ export interface StreamOptions {
 
 /** An event stream that outlives dropped connections. Stops when the caller stops iterating or aborts, or
  * when the service answers 204 (the stream is over). */
-export async function* readEventStream(http: HttpClient, target: string, opts: StreamOptions): AsyncGenerator<StreamItem> {
+export async function* readEventStream(
+  http: HttpClient,
+  target: string,
+  opts: StreamOptions,
+): AsyncGenerator<StreamItem> {
   const clock: Clock = http.clock;
   const random = opts.random ?? Math.random;
   let lastId = opts.lastEventId ?? null;
@@ -196,7 +200,9 @@ export async function* readEventStream(http: HttpClient, target: string, opts: S
         const type = answer.header('content-type') ?? '';
         if (!type.startsWith('text/event-stream')) {
           answer.body.destroy();
-          throw new NotAnEventStreamError(`the service answered ${type || 'without a content type'} instead of an event stream`);
+          throw new NotAnEventStreamError(
+            `the service answered ${type || 'without a content type'} instead of an event stream`,
+          );
         }
         yield { kind: 'open', resumedAfter: lastId, reconnected: opened++ > 0 };
         let ready: SseMessage[] = [];
@@ -244,7 +250,10 @@ export async function* readEventStream(http: HttpClient, target: string, opts: S
         } catch (err) {
           if (opts.signal?.aborted) return;
           if (err instanceof SseTooLargeError) reason = `the service sent ${err.message}; dropped the connection`;
-          else reason = idleFired ? `nothing arrived for ${formatDuration(opts.idleMs)}` : `the stream broke (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
+          else
+            reason = idleFired
+              ? `nothing arrived for ${formatDuration(opts.idleMs)}`
+              : `the stream broke (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
         } finally {
           cancelIdle();
           answer.body.destroy();
@@ -254,11 +263,11 @@ export async function* readEventStream(http: HttpClient, target: string, opts: S
       opts.signal?.removeEventListener('abort', onAbort);
     }
     failures++;
-    if (failures > opts.maxReconnects) throw new StreamLostError(`lost ${opts.what}: ${reason} (${failures} attempts in a row)`, opts.resumeHint);
+    if (failures > opts.maxReconnects)
+      throw new StreamLostError(`lost ${opts.what}: ${reason} (${failures} attempts in a row)`, opts.resumeHint);
     // The service's retry: is the floor; failures in a row back off exponentially from there, with jitter.
     const delay = Math.min(Math.max(retryMs, 500 * 2 ** (failures - 1)), 30_000) * (1 - 0.25 * random());
     yield { kind: 'reconnecting', attempt: failures, delayMs: Math.round(delay), reason };
     await sleep(clock, delay, opts.signal);
   }
 }
-

@@ -56,9 +56,19 @@ export class Transport {
     const https = req.url.protocol === 'https:';
     if (req.wire) {
       const { url, headers, signal } = req;
-      return import('./wire.js').then(({ wireGet }) => wireGet({ url, headers, signal, connectTimeoutMs: this.opts.connectTimeoutMs, ca: https ? this.trusted() : undefined })) as unknown as Promise<TransportResponse>;
+      return import('./wire.js').then(({ wireGet }) =>
+        wireGet({
+          url,
+          headers,
+          signal,
+          connectTimeoutMs: this.opts.connectTimeoutMs,
+          ca: https ? this.trusted() : undefined,
+        }),
+      ) as unknown as Promise<TransportResponse>;
     }
-    const mod = (https ? process.getBuiltinModule('node:https') : process.getBuiltinModule('node:http')) as typeof import('node:http');
+    const mod = (
+      https ? process.getBuiltinModule('node:https') : process.getBuiltinModule('node:http')
+    ) as typeof import('node:http');
     let agent = this.agents.get(req.url.protocol);
     if (!agent) {
       const ca = https ? this.trusted() : undefined;
@@ -89,7 +99,10 @@ export class Transport {
       r.once('error', (err) => reject(problem(err)));
       r.once('socket', (socket) => {
         if (!socket.connecting) return;
-        const timer = setTimeout(() => r.destroy(Object.assign(new Error('timed out connecting'), { code: 'UND_ERR_CONNECT_TIMEOUT' })), this.opts.connectTimeoutMs);
+        const timer = setTimeout(
+          () => r.destroy(Object.assign(new Error('timed out connecting'), { code: 'UND_ERR_CONNECT_TIMEOUT' })),
+          this.opts.connectTimeoutMs,
+        );
         timer.unref();
         socket.once('connect', () => clearTimeout(timer));
         socket.once('close', () => clearTimeout(timer));
@@ -97,7 +110,10 @@ export class Transport {
       const body = req.body;
       if (body === undefined) r.end();
       else if (typeof body === 'string' || body instanceof Uint8Array) r.end(body);
-      else Readable.from(body).on('error', (err) => r.destroy(err)).pipe(r);
+      else
+        Readable.from(body)
+          .on('error', (err) => r.destroy(err))
+          .pipe(r);
     });
   }
 
@@ -110,9 +126,13 @@ export class Transport {
     try {
       pem = fs.readFileSync(this.opts.caFile, 'utf8');
     } catch (err) {
-      throw new ConfigError(`cannot read the CA file ${this.opts.caFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'Fix the path with `orc profile add <name> --ca-file <pem>`.');
+      throw new ConfigError(
+        `cannot read the CA file ${this.opts.caFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+        'Fix the path with `orc profile add <name> --ca-file <pem>`.',
+      );
     }
-    if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new ConfigError(`the CA file ${this.opts.caFile} holds no PEM certificate`);
+    if (!pem.includes('-----BEGIN CERTIFICATE-----'))
+      throw new ConfigError(`the CA file ${this.opts.caFile} holds no PEM certificate`);
     return (this.ca = certificatesWith(pem));
   }
 

@@ -96,7 +96,8 @@ export class WireBody implements AsyncIterable<Buffer> {
   }
 
   destroy(err?: Error): void {
-    if (!this.ended) this.fail(err ?? Object.assign(new Error('the download was stopped'), { code: 'ERR_STREAM_DESTROYED' }));
+    if (!this.ended)
+      this.fail(err ?? Object.assign(new Error('the download was stopped'), { code: 'ERR_STREAM_DESTROYED' }));
     this.socket.destroy();
   }
 
@@ -141,7 +142,14 @@ export function wireGet(req: WireRequest): Promise<WireAnswer> {
     const buffer = Buffer.allocUnsafe(BUFFER);
     const onread = { buffer, callback: (n: number) => (read(buffer.subarray(0, n)), true) };
     const socket: Socket = https
-      ? (process.getBuiltinModule('node:tls') as typeof import('node:tls')).connect({ host, port, ...(isIP(host) ? {} : { servername: host }), ...(req.ca ? { ca: req.ca } : {}), ALPNProtocols: ['http/1.1'], onread } as import('node:tls').ConnectionOptions)
+      ? (process.getBuiltinModule('node:tls') as typeof import('node:tls')).connect({
+          host,
+          port,
+          ...(isIP(host) ? {} : { servername: host }),
+          ...(req.ca ? { ca: req.ca } : {}),
+          ALPNProtocols: ['http/1.1'],
+          onread,
+        } as import('node:tls').ConnectionOptions)
       : netConnect({ host, port, onread });
 
     let body: WireBody | null = null;
@@ -158,10 +166,14 @@ export function wireGet(req: WireRequest): Promise<WireAnswer> {
       },
     });
 
-    const abort = () => socket.destroy(Object.assign(new Error('The operation was aborted'), { name: 'AbortError', code: 'ABORT_ERR' }));
+    const abort = () =>
+      socket.destroy(Object.assign(new Error('The operation was aborted'), { name: 'AbortError', code: 'ABORT_ERR' }));
     if (req.signal.aborted) abort();
     req.signal.addEventListener('abort', abort, { once: true });
-    const timer = setTimeout(() => socket.destroy(Object.assign(new Error('timed out connecting'), { code: 'UND_ERR_CONNECT_TIMEOUT' })), req.connectTimeoutMs);
+    const timer = setTimeout(
+      () => socket.destroy(Object.assign(new Error('timed out connecting'), { code: 'UND_ERR_CONNECT_TIMEOUT' })),
+      req.connectTimeoutMs,
+    );
     timer.unref();
     socket.once(https ? 'secureConnect' : 'connect', () => clearTimeout(timer));
 
@@ -174,7 +186,12 @@ export function wireGet(req: WireRequest): Promise<WireAnswer> {
     socket.on('close', () => {
       clearTimeout(timer);
       req.signal.removeEventListener('abort', abort);
-      if (!failed && !answer.closed()) fail(Object.assign(new Error(body ? 'the answer broke off' : 'the connection closed before an answer'), { code: 'ECONNRESET' }));
+      if (!failed && !answer.closed())
+        fail(
+          Object.assign(new Error(body ? 'the answer broke off' : 'the connection closed before an answer'), {
+            code: 'ECONNRESET',
+          }),
+        );
     });
 
     const read = (bytes: Uint8Array) => {

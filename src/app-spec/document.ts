@@ -24,8 +24,15 @@ const JSON_COMMENT = '//';
 
 /** The JSON Schema of a valid spec, from the same schema the sandbox checks with. */
 export function specJsonSchema(): Record<string, unknown> {
-  const schema = z.toJSONSchema(AppSpecInput as unknown as z.ZodMiniType, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  return { ...schema, title: 'App Spec', description: 'The App Spec of a run on the Run Orchestration Service (orc spec edit).' };
+  const schema = z.toJSONSchema(AppSpecInput as unknown as z.ZodMiniType, {
+    io: 'input',
+    unrepresentable: 'any',
+  }) as Record<string, unknown>;
+  return {
+    ...schema,
+    title: 'App Spec',
+    description: 'The App Spec of a run on the Run Orchestration Service (orc spec edit).',
+  };
 }
 
 /** The spec as text in the format, nothing else (`orc spec get`). */
@@ -36,7 +43,11 @@ export async function formatSpec(spec: unknown, format: SpecFormat): Promise<str
 }
 
 /** What the editor opens: a header of comments, the problems of the last try, then the body. */
-export function editorDocument(body: string, format: SpecFormat, o: { runId: string; schemaUrl: string; problems?: Problem[] }): string {
+export function editorDocument(
+  body: string,
+  format: SpecFormat,
+  o: { runId: string; schemaUrl: string; problems?: Problem[] },
+): string {
   const c = format === 'yaml' ? YAML_COMMENT : JSON_COMMENT;
   const lines: string[] = [];
   if (format === 'yaml') lines.push(`# yaml-language-server: $schema=${o.schemaUrl}`);
@@ -85,7 +96,8 @@ export async function parseDocument(text: string, format: SpecFormat): Promise<P
   const meaningful = format === 'json' ? withoutJsonComments(text) : text;
   if (meaningful.trim() === '') return { kind: 'empty' };
   // Far past what the service takes: refused before parsing costs anything.
-  if (Buffer.byteLength(meaningful) > 4 * MAX_BODY_BYTES) return { kind: 'problem', problem: { message: tooBig(Buffer.byteLength(meaningful)) } };
+  if (Buffer.byteLength(meaningful) > 4 * MAX_BODY_BYTES)
+    return { kind: 'problem', problem: { message: tooBig(Buffer.byteLength(meaningful)) } };
   let value: unknown;
   if (format === 'json') {
     try {
@@ -107,7 +119,11 @@ export async function parseDocument(text: string, format: SpecFormat): Promise<P
       return { kind: 'problem', problem: { message: `not valid YAML: ${(err as Error).message.split('\n')[0]}` } };
     }
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { kind: 'problem', problem: { message: 'the App Spec must be a mapping of fields (name: …), not a list or a single value' } };
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return {
+      kind: 'problem',
+      problem: { message: 'the App Spec must be a mapping of fields (name: …), not a list or a single value' },
+    };
   const spec = { ...(value as Spec) };
   delete spec.$schema;
   const problem = checkSpec(spec);
@@ -137,7 +153,9 @@ export function dropNulls(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(dropNulls);
   if (v === null || typeof v !== 'object') return v;
   const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) if (x !== null) Object.defineProperty(out, k, { value: dropNulls(x), enumerable: true, writable: true, configurable: true });
+  for (const [k, x] of Object.entries(v))
+    if (x !== null)
+      Object.defineProperty(out, k, { value: dropNulls(x), enumerable: true, writable: true, configurable: true });
   return out;
 }
 
@@ -151,7 +169,8 @@ export function patchPaths(patch: Spec, prefix = ''): string[] {
   const out: string[] = [];
   for (const [k, v] of Object.entries(patch)) {
     const path = prefix ? `${prefix}.${k}` : k;
-    if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length) out.push(...patchPaths(v as Spec, path));
+    if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length)
+      out.push(...patchPaths(v as Spec, path));
     else out.push(path);
   }
   return out;
@@ -180,9 +199,12 @@ const MAX_LCS_CELLS = 4_000_000;
 function middleDiff(x: string[], y: string[]): Array<{ op: ' ' | '-' | '+'; line: string }> {
   const n = x.length;
   const m = y.length;
-  if ((n + 1) * (m + 1) > MAX_LCS_CELLS) return [...x.map((line) => ({ op: '-' as const, line })), ...y.map((line) => ({ op: '+' as const, line }))];
+  if ((n + 1) * (m + 1) > MAX_LCS_CELLS)
+    return [...x.map((line) => ({ op: '-' as const, line })), ...y.map((line) => ({ op: '+' as const, line }))];
   const lcs: Uint32Array[] = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
-  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) lcs[i]![j] = x[i] === y[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+  for (let i = n - 1; i >= 0; i--)
+    for (let j = m - 1; j >= 0; j--)
+      lcs[i]![j] = x[i] === y[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
   const out: Array<{ op: ' ' | '-' | '+'; line: string }> = [];
   let i = 0;
   let j = 0;
@@ -197,7 +219,10 @@ function middleDiff(x: string[], y: string[]): Array<{ op: ' ' | '-' | '+'; line
 }
 
 /** The changed lines with up to `context` unchanged lines around them; `…` where lines were left out. */
-export function diffHunks(diff: Array<{ op: ' ' | '-' | '+'; line: string }>, context = 2): Array<{ op: ' ' | '-' | '+' | '…'; line: string }> {
+export function diffHunks(
+  diff: Array<{ op: ' ' | '-' | '+'; line: string }>,
+  context = 2,
+): Array<{ op: ' ' | '-' | '+' | '…'; line: string }> {
   const keep = new Array<boolean>(diff.length).fill(false);
   diff.forEach((d, i) => {
     if (d.op === ' ') return;

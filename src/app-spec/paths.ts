@@ -8,7 +8,10 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 /** `brand.palette.0=#112233` → the path and the value: JSON when it parses as JSON, else the text. */
 export function parseAssignment(text: string): { path: string[]; value: unknown } {
   const eq = text.indexOf('=');
-  if (eq <= 0) throw new UsageError(`--set ${JSON.stringify(text)}: write it as path=value (name=Stride, brand.palette.0=#FF6B35, features='["a","b"]')`);
+  if (eq <= 0)
+    throw new UsageError(
+      `--set ${JSON.stringify(text)}: write it as path=value (name=Stride, brand.palette.0=#FF6B35, features='["a","b"]')`,
+    );
   const path = splitPath(text.slice(0, eq), '--set');
   const raw = text.slice(eq + 1);
   let value: unknown = raw;
@@ -23,7 +26,10 @@ export function parseAssignment(text: string): { path: string[]; value: unknown 
 export function splitPath(text: string, flag: string): string[] {
   // features[0] is read as features.0, the way people write it elsewhere.
   const path = text.replace(/\[(\d+)\]/g, '.$1').split('.');
-  if (path.some((p) => p === '')) throw new UsageError(`${flag} ${JSON.stringify(text)}: a path is field names joined by dots (brand.palette.0, or brand.palette[0]), with no empty part`);
+  if (path.some((p) => p === ''))
+    throw new UsageError(
+      `${flag} ${JSON.stringify(text)}: a path is field names joined by dots (brand.palette.0, or brand.palette[0]), with no empty part`,
+    );
   return path;
 }
 
@@ -52,7 +58,11 @@ export function unsetPath(root: Record<string, unknown>, path: string[], shown: 
   let node: unknown = root;
   for (let i = 0; i < path.length - 1; i++) {
     const key = path[i]!;
-    node = Array.isArray(node) ? node[listIndex(key, node.length, shown)] : isObject(node) && Object.hasOwn(node, key) ? node[key] : undefined;
+    node = Array.isArray(node)
+      ? node[listIndex(key, node.length, shown)]
+      : isObject(node) && Object.hasOwn(node, key)
+        ? node[key]
+        : undefined;
     if (node === undefined) throw new UsageError(`${shown}: the spec has no ${path.slice(0, i + 1).join('.')}`);
   }
   const key = path[path.length - 1]!;
@@ -62,7 +72,10 @@ export function unsetPath(root: Record<string, unknown>, path: string[], shown: 
 }
 
 function listIndex(key: string, limit: number, shown: string): number {
-  if (!/^\d+$/.test(key) || Number(key) >= limit) throw new UsageError(`${shown}: ${JSON.stringify(key)} is not an index of that list (0 to ${Math.max(0, limit - 1)})`);
+  if (!/^\d+$/.test(key) || Number(key) >= limit)
+    throw new UsageError(
+      `${shown}: ${JSON.stringify(key)} is not an index of that list (0 to ${Math.max(0, limit - 1)})`,
+    );
   return Number(key);
 }
 

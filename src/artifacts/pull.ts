@@ -100,7 +100,8 @@ export class DigestMismatchError extends OrcError {
 
 /** A SHA-256 (node:crypto taken when first hashed: the MCP server loads this file at start, and crypto
  * brings its certificate code with it, some 5 ms). */
-const createHash = (algorithm: 'sha256'): Hash => (process.getBuiltinModule('node:crypto') as typeof import('node:crypto')).createHash(algorithm);
+const createHash = (algorithm: 'sha256'): Hash =>
+  (process.getBuiltinModule('node:crypto') as typeof import('node:crypto')).createHash(algorithm);
 
 const ATTEMPTS = 6;
 const READ_BUFFER = 1 << 20;
@@ -109,12 +110,22 @@ const READ_BUFFER = 1 << 20;
 export function checkKinds(kinds: string[]): string[] {
   for (const k of kinds) {
     if (!(ARTIFACT_KINDS as readonly string[]).includes(k))
-      throw Object.assign(new UsageError(`<kind>: unknown artifact kind ${JSON.stringify(k)}${didYouMean(k, ARTIFACT_KINDS)} (one of ${ARTIFACT_KINDS.join(', ')})`), { field: '<kind>' });
+      throw Object.assign(
+        new UsageError(
+          `<kind>: unknown artifact kind ${JSON.stringify(k)}${didYouMean(k, ARTIFACT_KINDS)} (one of ${ARTIFACT_KINDS.join(', ')})`,
+        ),
+        { field: '<kind>' },
+      );
   }
   return [...new Set(kinds)];
 }
 
-export async function pullArtifacts(api: Api, runId: string, o: PullOptions, ev: PullEvents = {}): Promise<PullOutcome> {
+export async function pullArtifacts(
+  api: Api,
+  runId: string,
+  o: PullOptions,
+  ev: PullEvents = {},
+): Promise<PullOutcome> {
   const kinds = checkKinds(o.kinds);
   const manifest = await api.artifacts.manifest(runId);
   const byKind = new Map<string, ArtifactEntry>(manifest.map((e) => [e.kind, e]));
@@ -124,7 +135,10 @@ export async function pullArtifacts(api: Api, runId: string, o: PullOptions, ev:
     const notReady = kinds.filter((k) => byKind.get(k)?.status !== 'ready');
     if (notReady.length) {
       const what = notReady.map((k) => `${k} (${byKind.get(k)?.status ?? 'not listed'})`).join(', ');
-      throw new RefusedError(`not ready yet in run ${runId}: ${what}; nothing was pulled`, `\`orc artifacts list ${runId}\` shows what is ready.`);
+      throw new RefusedError(
+        `not ready yet in run ${runId}: ${what}; nothing was pulled`,
+        `\`orc artifacts list ${runId}\` shows what is ready.`,
+      );
     }
     wanted = kinds;
   } else {
@@ -139,7 +153,10 @@ export async function pullArtifacts(api: Api, runId: string, o: PullOptions, ev:
   try {
     await makeDir(dir);
     if (!(await ownDir(partials))) {
-      throw new DiskError(`cannot write to ${dir}: ${partials} is not a folder of orc's (a file or a link stands there)`, 'Move it away, or choose another folder with --dir.');
+      throw new DiskError(
+        `cannot write to ${dir}: ${partials} is not a folder of orc's (a file or a link stands there)`,
+        'Move it away, or choose another folder with --dir.',
+      );
     }
   } catch (err) {
     throw isDiskFailure(err) ? diskError(err, dir) : err;
@@ -177,31 +194,59 @@ export async function pullArtifacts(api: Api, runId: string, o: PullOptions, ev:
         const list = filesOf(art);
         const kindDir = join(dir, kind);
         if (list.length && !(await ownDir(kindDir))) {
-          for (const f of list) fail({ kind, name: f.name, path: null, error: `${kindDir} is not a folder (a file or a link of yours stands there); it was left as it is and the files of ${kind} were not written` });
+          for (const f of list)
+            fail({
+              kind,
+              name: f.name,
+              path: null,
+              error: `${kindDir} is not a folder (a file or a link of yours stands there); it was left as it is and the files of ${kind} were not written`,
+            });
           continue;
         }
         if (list.length && !(await ownDir(join(partials, kind)))) {
-          throw new DiskError(`cannot write to ${dir}: ${join(partials, kind)} is not a folder of orc's`, 'Move it away, or choose another folder with --dir.');
+          throw new DiskError(
+            `cannot write to ${dir}: ${join(partials, kind)} is not a folder of orc's`,
+            'Move it away, or choose another folder with --dir.',
+          );
         }
         partialKinds.add(kind);
         const taken = new Set<string>();
         for (const f of list) {
           const name = safeFileName(f.name);
           if (!name) {
-            fail({ kind, name: f.name, path: null, error: `the service sent a file name that is not safe to use as a path (${JSON.stringify(f.name)}); it was not written` });
+            fail({
+              kind,
+              name: f.name,
+              path: null,
+              error: `the service sent a file name that is not safe to use as a path (${JSON.stringify(f.name)}); it was not written`,
+            });
             continue;
           }
           if (taken.has(name)) {
-            fail({ kind, name: f.name, path: null, error: `two files of ${kind} are both named ${JSON.stringify(name)}; the second was not written` });
+            fail({
+              kind,
+              name: f.name,
+              path: null,
+              error: `two files of ${kind} are both named ${JSON.stringify(name)}; the second was not written`,
+            });
             continue;
           }
           taken.add(name);
           const path = join(kindDir, name);
           if (!resolve(path).startsWith(kindDir + sep)) {
-            fail({ kind, name: f.name, path: null, error: `the file name ${JSON.stringify(f.name)} would leave ${kindDir}; it was not written` });
+            fail({
+              kind,
+              name: f.name,
+              path: null,
+              error: `the file name ${JSON.stringify(f.name)} would leave ${kindDir}; it was not written`,
+            });
             continue;
           }
-          jobs.push({ file: { kind, name: f.name, path, size: f.size, sha256: f.sha256 }, url: f.url, partial: join(partials, kind, name) });
+          jobs.push({
+            file: { kind, name: f.name, path, size: f.size, sha256: f.sha256 },
+            url: f.url,
+            partial: join(partials, kind, name),
+          });
         }
       }
     } catch (err) {
@@ -296,19 +341,35 @@ async function hashFile(path: string, hash: Hash = createHash('sha256')): Promis
   return { hash, size };
 }
 
-const KEPT = (path: string) => `another file stands at ${path}; it was kept as it is and this one was not written (move it away, or pull into another folder)`;
+const KEPT = (path: string) =>
+  `another file stands at ${path}; it was kept as it is and this one was not written (move it away, or pull into another folder)`;
 
 /** The service sent more than the file's declared size: that file fails, no retry. */
 class OversizeError extends OrcError {
   override readonly exitCode = EXIT.failure;
 }
 
-async function downloadFile(api: Api, runId: string, file: PullFile, firstUrl: string, part: string, o: PullOptions, ev: PullEvents, passed: (bytes: number) => void): Promise<PulledFile> {
+async function downloadFile(
+  api: Api,
+  runId: string,
+  file: PullFile,
+  firstUrl: string,
+  part: string,
+  o: PullOptions,
+  ev: PullEvents,
+  passed: (bytes: number) => void,
+): Promise<PulledFile> {
   const there = await lstatOrNull(file.path);
   if (there && !there.isFile()) {
     // Refused before a byte is fetched: the final rename would be refused anyway.
-    const what = there.isDirectory() ? 'a folder' : there.isSymbolicLink() ? 'a link' : 'something that is not a plain file';
-    throw new CollisionError(`${what} of yours stands at ${file.path}; it was left as it is and this file was not written (move it away, or pull into another --dir)`);
+    const what = there.isDirectory()
+      ? 'a folder'
+      : there.isSymbolicLink()
+        ? 'a link'
+        : 'something that is not a plain file';
+    throw new CollisionError(
+      `${what} of yours stands at ${file.path}; it was left as it is and this file was not written (move it away, or pull into another --dir)`,
+    );
   }
   // Already there with the right digest: nothing to do.
   if (there && there.size === file.size && file.sha256) {
@@ -351,16 +412,28 @@ async function downloadFile(api: Api, runId: string, file: PullFile, firstUrl: s
       }
       const fh = exists ? await appendPartial(part) : await createPartial(part);
       exists = true;
-      await appendBody(fh, answer.body, hash, file.size - have, (n) => {
-        have += n; // (not inside the optional call below: without a listener its arguments are never evaluated)
-        ev.progress?.(file, have);
-      }, passed);
-      if (have < file.size) throw Object.assign(new Error(`the connection closed at ${have} of ${file.size} bytes`), { code: 'ERR_SHORT_BODY' });
+      await appendBody(
+        fh,
+        answer.body,
+        hash,
+        file.size - have,
+        (n) => {
+          have += n; // (not inside the optional call below: without a listener its arguments are never evaluated)
+          ev.progress?.(file, have);
+        },
+        passed,
+      );
+      if (have < file.size)
+        throw Object.assign(new Error(`the connection closed at ${have} of ${file.size} bytes`), {
+          code: 'ERR_SHORT_BODY',
+        });
     } catch (err) {
       if (o.signal.aborted) throw new InterruptedError();
       if (err instanceof OversizeError) {
         await dropPartial(part);
-        throw new FailedError(`${file.kind}/${file.name}: the service sent more than the ${file.size} bytes the manifest declares; the file was not kept`);
+        throw new FailedError(
+          `${file.kind}/${file.name}: the service sent more than the ${file.size} bytes the manifest declares; the file was not kept`,
+        );
       }
       if (err instanceof ApiError && err.code === 'signed_url_expired') {
         // Signed URLs expire: ask for the kind again and go on with a fresh one.
@@ -373,7 +446,10 @@ async function downloadFile(api: Api, runId: string, file: PullFile, firstUrl: s
       // A failure past the furthest point yet starts the count anew.
       failures = have > furthest ? 1 : failures + 1;
       furthest = Math.max(furthest, have);
-      if (failures > ATTEMPTS) throw new FailedError(`${file.kind}/${file.name}: the download kept failing (${(err as Error).message}); the ${have} bytes so far are kept for the next pull`);
+      if (failures > ATTEMPTS)
+        throw new FailedError(
+          `${file.kind}/${file.name}: the download kept failing (${(err as Error).message}); the ${have} bytes so far are kept for the next pull`,
+        );
       resumed = resumed || have > 0;
       ev.notice?.(`${file.kind}/${file.name}: ${(err as Error).message}; resuming from byte ${have}`);
       await sleep(o.clock, Math.min(250 * 2 ** (failures - 1), 4000), o.signal);
@@ -382,7 +458,9 @@ async function downloadFile(api: Api, runId: string, file: PullFile, firstUrl: s
   const digest = hash.digest('hex');
   if (file.sha256 && digest !== file.sha256) {
     await dropPartial(part);
-    throw new DigestMismatchError(`${file.kind}/${file.name}: the sha256 of the download (${digest.slice(0, 12)}…) does not match the manifest (${file.sha256.slice(0, 12)}…); the file was not kept`);
+    throw new DigestMismatchError(
+      `${file.kind}/${file.name}: the sha256 of the download (${digest.slice(0, 12)}…) does not match the manifest (${file.sha256.slice(0, 12)}…); the file was not kept`,
+    );
   }
   await placeFile(part, file.path, `${file.kind}/${file.name}`);
   return { ...file, sha256: digest, state: resumed ? 'resumed' : 'downloaded' };
@@ -402,7 +480,14 @@ const WRITE_PIECE = 64 << 10;
  * the socket's buffer, synchronously (a write to the page cache is brief, and nothing piles up); any other
  * (through a proxy) by a write stream, waiting for the disk when it falls behind, its memory kept flat.
  */
-async function appendBody(fh: FileHandle, body: ResponseBody, hash: Hash, room: number, onBytes: (n: number) => void, passed: (bytes: number) => void): Promise<number> {
+async function appendBody(
+  fh: FileHandle,
+  body: ResponseBody,
+  hash: Hash,
+  room: number,
+  onBytes: (n: number) => void,
+  passed: (bytes: number) => void,
+): Promise<number> {
   let total = 0;
   if (body.drainInto) {
     const { writeSync } = process.getBuiltinModule('node:fs') as typeof import('node:fs');
@@ -492,7 +577,8 @@ async function freshUrl(api: Api, runId: string, file: PullFile): Promise<string
   const art = await api.artifacts.retrieve(runId, file.kind);
   const again = filesOf(art).find((f) => f.name === file.name);
   if (!again) throw new FailedError(`${file.kind}/${file.name} is no longer listed by the service`);
-  if (again.sha256 !== file.sha256) throw new FailedError(`${file.kind}/${file.name} changed on the service while it was being pulled; pull again`);
+  if (again.sha256 !== file.sha256)
+    throw new FailedError(`${file.kind}/${file.name} changed on the service while it was being pulled; pull again`);
   return again.url;
 }
 

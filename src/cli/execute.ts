@@ -24,7 +24,12 @@ export interface RunOptions extends Partial<Streams> {
  * Runs the command `c` with its positional arguments (undefined where an optional one was not given) and the
  * raw values of its flags and the global ones (as typed; absent ones undefined or their defaults).
  */
-export async function execute(c: CommandSpec, args: Array<string | string[] | undefined>, raw: Record<string, unknown>, opts: RunOptions): Promise<number> {
+export async function execute(
+  c: CommandSpec,
+  args: Array<string | string[] | undefined>,
+  raw: Record<string, unknown>,
+  opts: RunOptions,
+): Promise<number> {
   const stdout = opts.stdout ?? process.stdout;
   const stderr = opts.stderr ?? process.stderr;
   (c.args ?? []).forEach((a, i) => spec.checkArg(a, args[i]));
@@ -34,12 +39,23 @@ export async function execute(c: CommandSpec, args: Array<string | string[] | un
   // --jq implies --json, and its expression is compiled before anything is sent.
   const jq = flags.jq === undefined ? null : await import('../ui/jq.js').then((m) => m.jqFilter(flags.jq as string));
   if (jq) flags.json = true;
-  const handler = (await c.load!()).default as unknown as (ctx: unknown, args: unknown, flags: unknown) => Promise<number | void>;
+  const handler = (await c.load!()).default as unknown as (
+    ctx: unknown,
+    args: unknown,
+    flags: unknown,
+  ) => Promise<number | void>;
   // process.stdin is made only when a command reads it (see Streams.stdinIsTTY).
   const given = opts.stdin;
   const streams = given
     ? { stdin: given, stdout, stderr }
-    : { get stdin() { return process.stdin; }, stdinIsTTY: (process.getBuiltinModule('node:tty') as typeof import('node:tty')).isatty(0), stdout, stderr };
+    : {
+        get stdin() {
+          return process.stdin;
+        },
+        stdinIsTTY: (process.getBuiltinModule('node:tty') as typeof import('node:tty')).isatty(0),
+        stdout,
+        stderr,
+      };
   const ctx = createContext(flags as never, streams, opts.env ?? process.env, {
     ...(opts.clock ? { clock: opts.clock } : {}),
     launcher: opts.launcher ?? process.argv[1] ?? 'orc',
@@ -57,7 +73,8 @@ export async function execute(c: CommandSpec, args: Array<string | string[] | un
 /** A command's failure, told (text or JSON) with its exit code; Ctrl-C or Ctrl-D at a prompt is 130. */
 export function failed(err: unknown, json: boolean, stderr: NodeJS.WritableStream): number {
   const name = (err as Error)?.name;
-  if (name === 'ExitPromptError' || name === 'AbortPromptError') return report(new InterruptedError('interrupted; nothing more was done'), json, stderr);
+  if (name === 'ExitPromptError' || name === 'AbortPromptError')
+    return report(new InterruptedError('interrupted; nothing more was done'), json, stderr);
   return report(err, json, stderr);
 }
 

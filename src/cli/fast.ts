@@ -33,8 +33,10 @@ function typedFlags(specs: ReadonlyArray<Record<string, FlagSpec>>): Map<string,
         spec.type === 'bool'
           ? spec.negatable
             ? add(`--no-${long}`, { key, spec, takesValue: false, set: false })
-            : add(`--${long}`, { key, spec, takesValue: false, set: true }) && (!spec.short || add(`-${spec.short}`, { key, spec, takesValue: false, set: true }))
-          : add(`--${long}`, { key, spec, takesValue: true }) && (!spec.short || add(`-${spec.short}`, { key, spec, takesValue: true }));
+            : add(`--${long}`, { key, spec, takesValue: false, set: true }) &&
+              (!spec.short || add(`-${spec.short}`, { key, spec, takesValue: false, set: true }))
+          : add(`--${long}`, { key, spec, takesValue: true }) &&
+            (!spec.short || add(`-${spec.short}`, { key, spec, takesValue: true }));
       if (!ok) return null;
     }
   }

@@ -37,13 +37,26 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
   // `orc help --json`: the topics and commands as data.
   if (help && argv[0] === 'help' && helpWords.length === 0 && argv.includes('--json')) {
     const commands = await topics.find((t) => t.name === 'commands')!.data();
-    stdout.write(`${JSON.stringify({ topics: topics.map((t) => ({ name: t.name, summary: t.summary })), commands }, null, 2)}\n`);
+    stdout.write(
+      `${JSON.stringify({ topics: topics.map((t) => ({ name: t.name, summary: t.summary })), commands }, null, 2)}\n`,
+    );
     return EXIT.ok;
   }
   // `orc help <word>` that is neither a topic nor a command: exit 2, with the nearest of either.
   if (help && helpWords.length > 0 && !NOUNS.some((n) => n.name === helpWords[0])) {
     const words = [...topics.map((t) => t.name), ...NOUNS.map((n) => n.name)];
-    return report(Object.assign(new UsageError(`no help topic or command ${JSON.stringify(helpWords[0])}${didYouMean(helpWords[0]!, words)}`, 'See `orc help` for the topics and commands.'), { code: 'unknown_topic' }), json, stderr, EXIT.usage);
+    return report(
+      Object.assign(
+        new UsageError(
+          `no help topic or command ${JSON.stringify(helpWords[0])}${didYouMean(helpWords[0]!, words)}`,
+          'See `orc help` for the topics and commands.',
+        ),
+        { code: 'unknown_topic' },
+      ),
+      json,
+      stderr,
+      EXIT.usage,
+    );
   }
   // `orc help gate approve` is `orc gate approve --help`; `orc help` is `orc --help`.
   if (argv[0] === 'help') argv = [...argv.slice(1), '--help'];
@@ -100,14 +113,20 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
     cmd.action(async (...params: unknown[]) => {
       const self = params[params.length - 1] as Command;
       // Positional arguments keep their places; an optional one not given stays undefined.
-      const args = params.slice(0, -2).map((v) => (v === undefined ? undefined : Array.isArray(v) ? v.map(String) : String(v)));
+      const args = params
+        .slice(0, -2)
+        .map((v) => (v === undefined ? undefined : Array.isArray(v) ? v.map(String) : String(v)));
       exitCode = await (opts.runParsed ?? execute)(c, args, self.optsWithGlobals() as Record<string, unknown>, opts);
     });
   };
   // Only the invoked noun is loaded and built in full; the others are listed by name and summary, which
   // is all `orc --help` shows. `orc help` builds everything.
   const invoked = firstCommandWord(argv, GLOBAL_FLAGS);
-  const specs = await Promise.all(NOUNS.map((n) => (invoked === undefined || invoked === 'help' || invoked === n.name ? n.load().then((m) => m.default) : null)));
+  const specs = await Promise.all(
+    NOUNS.map((n) =>
+      invoked === undefined || invoked === 'help' || invoked === n.name ? n.load().then((m) => m.default) : null,
+    ),
+  );
   NOUNS.forEach((n, i) => {
     const loaded = specs[i];
     if (loaded) define(program, loaded);
@@ -204,5 +223,9 @@ function firstCommandWord(argv: string[], globals: Record<string, FlagSpec>): st
 
 /** The global flags that take a value (`--profile`, `--base-url`, …), as typed: the word after one is its value. */
 function valueFlags(globals: Record<string, FlagSpec>): Set<string> {
-  return new Set(Object.entries(globals).filter(([, s]) => s.type !== 'bool').map(([k]) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`));
+  return new Set(
+    Object.entries(globals)
+      .filter(([, s]) => s.type !== 'bool')
+      .map(([k]) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`),
+  );
 }

@@ -1,7 +1,26 @@
 // How a failure is told: a line (and a next step) for a person, or, under --json, one JSON object on stderr
 // for a script, `{ "error": { type, code, message, field?, request_id?, exit_code } }`, stdout left empty.
-import { ApiConnectionError, ApiError, InvalidIdError, NotAnEventStreamError, RetryLaterError, StreamLostError, UnexpectedResponseError, UnsafeRequestError } from '../api/errors.js';
-import { ConfigError, EnvironmentError, EXIT_CODES, FailedError, InterruptedError, OrcError, RefusedError, UsageError, exitCodeOf } from '../errors.js';
+import {
+  ApiConnectionError,
+  ApiError,
+  InvalidIdError,
+  NotAnEventStreamError,
+  RetryLaterError,
+  StreamLostError,
+  UnexpectedResponseError,
+  UnsafeRequestError,
+} from '../api/errors.js';
+import {
+  ConfigError,
+  EnvironmentError,
+  EXIT_CODES,
+  FailedError,
+  InterruptedError,
+  OrcError,
+  RefusedError,
+  UsageError,
+  exitCodeOf,
+} from '../errors.js';
 import { Problem } from '../problem.js';
 import { escapeControls } from '../ui/io.js';
 import { sanitize } from '../ui/sanitize.js';
@@ -38,12 +57,31 @@ export function errorReport(err: unknown, exitCode = exitCodeOf(err)): ErrorRepo
   const message = (err as Error)?.message ?? String(err);
   const hint = err instanceof Problem && err.hint ? { hint: err.hint } : {};
   if (err instanceof ApiError)
-    return { type: err.type, code: err.code, message, ...(err.field ? { field: err.field } : {}), ...(err.requestId ? { request_id: err.requestId } : {}), ...hint, exit_code: exitCode };
+    return {
+      type: err.type,
+      code: err.code,
+      message,
+      ...(err.field ? { field: err.field } : {}),
+      ...(err.requestId ? { request_id: err.requestId } : {}),
+      ...hint,
+      exit_code: exitCode,
+    };
   const kind = KINDS.find(([k]) => err instanceof k);
   const byExit = EXIT_CODES.find((e) => e.code === exitCode)?.name ?? 'failure';
-  const [type, code] = kind ? [kind[1], kind[2]] : err instanceof Problem ? [`${byExit.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}_error`, byExit] : ['internal_error', 'unexpected'];
+  const [type, code] = kind
+    ? [kind[1], kind[2]]
+    : err instanceof Problem
+      ? [`${byExit.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}_error`, byExit]
+      : ['internal_error', 'unexpected'];
   const field = err instanceof OrcError ? err.field : undefined;
-  return { type, code: (err instanceof OrcError && err.code) || code, message, ...(field ? { field } : {}), ...hint, exit_code: exitCode };
+  return {
+    type,
+    code: (err instanceof OrcError && err.code) || code,
+    message,
+    ...(field ? { field } : {}),
+    ...hint,
+    exit_code: exitCode,
+  };
 }
 
 /** Tells a failure on stderr and answers its exit code. */

@@ -77,9 +77,9 @@ export type FlagValue<S> = S extends BoolFlag
           ? T[] | undefined
           : S extends MultiFlag
             ? string[]
-          : S extends StringFlag
-            ? Maybe<S, string>
-            : string | undefined;
+            : S extends StringFlag
+              ? Maybe<S, string>
+              : string | undefined;
 export type FlagValues<F> = { -readonly [K in keyof F]: FlagValue<F[K]> };
 
 export interface ArgSpec {
@@ -119,7 +119,9 @@ export function handled<S extends CommandSpec>(spec: S, load: NonNullable<Comman
 }
 
 /** Checks nothing at run time; keeps the literal types of the flags and arguments for the handler. */
-export function command<const F extends Flags, const A extends readonly ArgSpec[] = []>(spec: CommandSpec<F, A>): CommandSpec<F, A> {
+export function command<const F extends Flags, const A extends readonly ArgSpec[] = []>(
+  spec: CommandSpec<F, A>,
+): CommandSpec<F, A> {
   return spec;
 }
 
@@ -131,30 +133,72 @@ export type GlobalFlagValues = FlagValues<typeof import('./globals.js').GLOBAL_F
 // ---------- constructors ----------
 
 export const flag = {
-  bool: (description: string, o: { short?: string; hidden?: boolean } = {}): BoolFlag => ({ type: 'bool', description, ...o }),
+  bool: (description: string, o: { short?: string; hidden?: boolean } = {}): BoolFlag => ({
+    type: 'bool',
+    description,
+    ...o,
+  }),
   /** On unless `--no-<name>` is given. */
-  negatable: (description: string, o: { hidden?: boolean } = {}) => ({ type: 'bool', description, negatable: true, ...o }) as BoolFlag & { negatable: true },
-  string: <const O extends { default?: string; short?: string; hidden?: boolean; complete?: readonly string[] | 'files' | DynamicValues }>(value: string, description: string, o?: O) =>
-    ({ type: 'string', value, description, ...o }) as StringFlag & O,
-  int: <const O extends { min: number; max?: number; default?: number; hidden?: boolean }>(value: string, description: string, o: O) => ({ type: 'int', value, description, ...o }) as IntFlag & O,
-  choice: <const T extends string, const O extends { default?: T; hidden?: boolean }>(value: string, choices: readonly T[], description: string, o?: O) =>
-    ({ type: 'choice', value, choices, description, ...o }) as ChoiceFlag<T> & O,
-  list: <const T extends string>(value: string, choices: readonly T[], description: string, o: { complete?: readonly string[] } = {}) => ({ type: 'list', value, choices, description, ...o }) as ListFlag<T>,
-  seconds: <const O extends { default?: number; min?: number; hidden?: boolean }>(value: string, description: string, o?: O) => ({ type: 'seconds', value, description, ...o }) as SecondsFlag & O,
+  negatable: (description: string, o: { hidden?: boolean } = {}) =>
+    ({ type: 'bool', description, negatable: true, ...o }) as BoolFlag & { negatable: true },
+  string: <
+    const O extends {
+      default?: string;
+      short?: string;
+      hidden?: boolean;
+      complete?: readonly string[] | 'files' | DynamicValues;
+    },
+  >(
+    value: string,
+    description: string,
+    o?: O,
+  ) => ({ type: 'string', value, description, ...o }) as StringFlag & O,
+  int: <const O extends { min: number; max?: number; default?: number; hidden?: boolean }>(
+    value: string,
+    description: string,
+    o: O,
+  ) => ({ type: 'int', value, description, ...o }) as IntFlag & O,
+  choice: <const T extends string, const O extends { default?: T; hidden?: boolean }>(
+    value: string,
+    choices: readonly T[],
+    description: string,
+    o?: O,
+  ) => ({ type: 'choice', value, choices, description, ...o }) as ChoiceFlag<T> & O,
+  list: <const T extends string>(
+    value: string,
+    choices: readonly T[],
+    description: string,
+    o: { complete?: readonly string[] } = {},
+  ) => ({ type: 'list', value, choices, description, ...o }) as ListFlag<T>,
+  seconds: <const O extends { default?: number; min?: number; hidden?: boolean }>(
+    value: string,
+    description: string,
+    o?: O,
+  ) => ({ type: 'seconds', value, description, ...o }) as SecondsFlag & O,
   id: (value: string, description: string): IdFlag => ({ type: 'id', value, description }),
-  multi: (value: string, description: string, o: { complete?: readonly string[] | 'files'; short?: string } = {}): MultiFlag => ({ type: 'multi', value, description, ...o }),
+  multi: (
+    value: string,
+    description: string,
+    o: { complete?: readonly string[] | 'files'; short?: string } = {},
+  ): MultiFlag => ({ type: 'multi', value, description, ...o }),
 };
 
 export const arg = {
-  id: <const N extends string>(name: N, o: { complete?: readonly string[] | DynamicValues } = {}) => ({ name, kind: 'id', required: true, ...o }) as const,
+  id: <const N extends string>(name: N, o: { complete?: readonly string[] | DynamicValues } = {}) =>
+    ({ name, kind: 'id', required: true, ...o }) as const,
   /** An id that may be left out: at a terminal the command offers the runs that fit (src/commands/pick.ts). */
-  optionalId: <const N extends string>(name: N, o: { complete?: readonly string[] | DynamicValues } = {}) => ({ name, kind: 'id', required: false, ...o }) as const,
-  optionalWord: <const N extends string>(name: N, o: { complete?: readonly string[] | DynamicValues } = {}) => ({ name, kind: 'word', required: false, ...o }) as const,
-  word: <const N extends string>(name: N, o: { complete?: readonly string[] | DynamicValues } = {}) => ({ name, kind: 'word', required: true, ...o }) as const,
+  optionalId: <const N extends string>(name: N, o: { complete?: readonly string[] | DynamicValues } = {}) =>
+    ({ name, kind: 'id', required: false, ...o }) as const,
+  optionalWord: <const N extends string>(name: N, o: { complete?: readonly string[] | DynamicValues } = {}) =>
+    ({ name, kind: 'word', required: false, ...o }) as const,
+  word: <const N extends string>(name: N, o: { complete?: readonly string[] | DynamicValues } = {}) =>
+    ({ name, kind: 'word', required: true, ...o }) as const,
   /** Zero or more ids, last of all (each checked as `id` is). */
-  ids: <const N extends string>(name: N, o: { complete?: readonly string[] | DynamicValues } = {}) => ({ name, kind: 'id', required: false, variadic: true, ...o }) as const,
+  ids: <const N extends string>(name: N, o: { complete?: readonly string[] | DynamicValues } = {}) =>
+    ({ name, kind: 'id', required: false, variadic: true, ...o }) as const,
   /** Zero or more words, last of all. */
-  rest: <const N extends string>(name: N, o: { complete?: readonly string[] | DynamicValues } = {}) => ({ name, kind: 'word', required: false, variadic: true, ...o }) as const,
+  rest: <const N extends string>(name: N, o: { complete?: readonly string[] | DynamicValues } = {}) =>
+    ({ name, kind: 'word', required: false, variadic: true, ...o }) as const,
 };
 
 // ---------- names and checking ----------
@@ -205,30 +249,43 @@ function checkValue(name: string, spec: FlagSpec, raw: unknown): unknown {
       // A number of milliseconds (`--stage-ms`) may also be written as a duration: 90s, 15m, 3h, 2d.
       if (spec.value === 'ms' && /[a-z]$/i.test(text.trim())) {
         const ms = parseDuration(text);
-        if (ms === null || ms < spec.min || ms > (spec.max ?? Number.MAX_SAFE_INTEGER)) throw new UsageError(`${name} must be milliseconds or a duration (500, 90s, 15m, 3h, 2d) of at least ${spec.min} ms, not ${JSON.stringify(text)}`);
+        if (ms === null || ms < spec.min || ms > (spec.max ?? Number.MAX_SAFE_INTEGER))
+          throw new UsageError(
+            `${name} must be milliseconds or a duration (500, 90s, 15m, 3h, 2d) of at least ${spec.min} ms, not ${JSON.stringify(text)}`,
+          );
         return ms;
       }
       const n = Number(text.trim());
       const max = spec.max ?? Number.MAX_SAFE_INTEGER;
       if (!/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(n) || n < spec.min || n > max)
-        throw new UsageError(`${name} must be a whole number from ${spec.min} ${max === Number.MAX_SAFE_INTEGER ? 'up' : `to ${max}`}, not ${JSON.stringify(text)}`);
+        throw new UsageError(
+          `${name} must be a whole number from ${spec.min} ${max === Number.MAX_SAFE_INTEGER ? 'up' : `to ${max}`}, not ${JSON.stringify(text)}`,
+        );
       return n;
     }
     case 'choice':
-      if (!spec.choices.includes(text)) throw new UsageError(`${name} must be one of ${spec.choices.join(', ')}, not ${JSON.stringify(text)}`);
+      if (!spec.choices.includes(text))
+        throw new UsageError(`${name} must be one of ${spec.choices.join(', ')}, not ${JSON.stringify(text)}`);
       return text;
     case 'list': {
       const items = text
         .split(',')
         .map((s) => s.trim())
         .filter(Boolean);
-      for (const item of items) if (!spec.choices.includes(item)) throw new UsageError(`${name}: unknown value ${JSON.stringify(item)}; one or more of ${spec.choices.join(', ')}, comma-separated`);
+      for (const item of items)
+        if (!spec.choices.includes(item))
+          throw new UsageError(
+            `${name}: unknown value ${JSON.stringify(item)}; one or more of ${spec.choices.join(', ')}, comma-separated`,
+          );
       if (items.length === 0) throw new UsageError(`${name} needs one or more of ${spec.choices.join(', ')}`);
       return [...new Set(items)];
     }
     case 'seconds': {
       const s = parseSeconds(text);
-      if (s === null || s < (spec.min ?? 0)) throw new UsageError(`${name} must be a number of seconds${spec.min ? ` from ${spec.min}` : ''} (90, 90s, 2m), not ${JSON.stringify(text)}`);
+      if (s === null || s < (spec.min ?? 0))
+        throw new UsageError(
+          `${name} must be a number of seconds${spec.min ? ` from ${spec.min}` : ''} (90, 90s, 2m), not ${JSON.stringify(text)}`,
+        );
       return s;
     }
     case 'id': {
@@ -243,7 +300,11 @@ export function checkArg(spec: ArgSpec, value: string | string[] | undefined): v
   if (Array.isArray(value)) return value.forEach((v) => checkArg(spec, v));
   if (value === undefined || spec.kind !== 'id') return;
   const problem = idProblem(value);
-  if (problem) throw Object.assign(new UsageError(`<${spec.name}>: the id ${JSON.stringify(value)} ${problem}; nothing was sent`), { field: `<${spec.name}>` });
+  if (problem)
+    throw Object.assign(
+      new UsageError(`<${spec.name}>: the id ${JSON.stringify(value)} ${problem}; nothing was sent`),
+      { field: `<${spec.name}>` },
+    );
 }
 
 /** `90`, `90s`, `1.5m`, `2h` → seconds; null when it is none of those. */

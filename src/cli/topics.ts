@@ -18,28 +18,83 @@ export const ENVIRONMENT: readonly EnvVar[] = [
   { name: 'ORC_API_KEY', meaning: 'the key to use (sk_test_… or sk_live_…), over the profile; never printed whole' },
   { name: 'ORC_BASE_URL', meaning: 'the service address, over the profile (`--base-url` wins)' },
   { name: 'ORC_PROFILE', meaning: 'the profile to use, over the active one (`--profile` wins)' },
-  { name: 'ORC_CONFIG_DIR', meaning: 'the config folder (default: $XDG_CONFIG_HOME/orc or ~/.config/orc on Linux, ~/Library/Application Support/orc on macOS, %APPDATA%\\orc on Windows)' },
+  {
+    name: 'ORC_CONFIG_DIR',
+    meaning:
+      'the config folder (default: $XDG_CONFIG_HOME/orc or ~/.config/orc on Linux, ~/Library/Application Support/orc on macOS, %APPDATA%\\orc on Windows)',
+  },
   { name: 'XDG_CONFIG_HOME', meaning: 'where the config folder goes on Linux when ORC_CONFIG_DIR is not set' },
   { name: 'APPDATA', meaning: 'where the config folder goes on Windows when ORC_CONFIG_DIR is not set' },
-  { name: 'ORC_SANDBOX_PORT', meaning: 'the port of the built-in sandbox profile, where orc looks for the local sandbox and starts one (4010); a sandbox this folder started on another port is not used' },
+  {
+    name: 'ORC_SANDBOX_PORT',
+    meaning:
+      'the port of the built-in sandbox profile, where orc looks for the local sandbox and starts one (4010); a sandbox this folder started on another port is not used',
+  },
   { name: 'ORC_SANDBOX_API_KEY', meaning: 'the test key `orc sandbox start` accepts, instead of --api-key' },
-  { name: 'ORC_SANDBOX_LIVE_KEY', meaning: '`orc sandbox start --tls --stand-in-live`: the live key the stand-in for the live service accepts (in the environment, never in argv)' },
-  { name: 'HTTPS_PROXY', meaning: 'the proxy for https requests (https_proxy wins; HTTP_PROXY when unset); tunnelled with CONNECT, so the proxy never sees the key; for this machine only a proxy on this machine is used' },
-  { name: 'HTTP_PROXY', meaning: 'the proxy for http requests (http_proxy wins), which orc makes only to this machine, sent in absolute form as curl does: used only when the proxy is on this machine too' },
-  { name: 'NO_PROXY', meaning: 'hosts that go direct, comma-separated (no_proxy wins): `*`, `example.com` (and its subdomains), `.example.com` (a trailing dot or not), `host:port`, an IP, an IP range (`10.0.0.0/8`, `fd00::/8`)' },
-  { name: 'NODE_EXTRA_CA_CERTS', meaning: 'a PEM file of CA certificates to trust besides the system\'s (Node reads it at start); a profile\'s --ca-file does the same for one profile' },
+  {
+    name: 'ORC_SANDBOX_LIVE_KEY',
+    meaning:
+      '`orc sandbox start --tls --stand-in-live`: the live key the stand-in for the live service accepts (in the environment, never in argv)',
+  },
+  {
+    name: 'HTTPS_PROXY',
+    meaning:
+      'the proxy for https requests (https_proxy wins; HTTP_PROXY when unset); tunnelled with CONNECT, so the proxy never sees the key; for this machine only a proxy on this machine is used',
+  },
+  {
+    name: 'HTTP_PROXY',
+    meaning:
+      'the proxy for http requests (http_proxy wins), which orc makes only to this machine, sent in absolute form as curl does: used only when the proxy is on this machine too',
+  },
+  {
+    name: 'NO_PROXY',
+    meaning:
+      'hosts that go direct, comma-separated (no_proxy wins): `*`, `example.com` (and its subdomains), `.example.com` (a trailing dot or not), `host:port`, an IP, an IP range (`10.0.0.0/8`, `fd00::/8`)',
+  },
+  {
+    name: 'NODE_EXTRA_CA_CERTS',
+    meaning:
+      "a PEM file of CA certificates to trust besides the system's (Node reads it at start); a profile's --ca-file does the same for one profile",
+  },
   { name: 'ORC_NO_KEYCHAIN', meaning: 'set: keep live keys in the 0600 config file even where an OS keychain exists' },
-  { name: 'ORC_WATCH_IDLE_TIMEOUT', meaning: 'seconds without a message or keep-alive that count as a dropped event stream (45)' },
+  {
+    name: 'ORC_WATCH_IDLE_TIMEOUT',
+    meaning: 'seconds without a message or keep-alive that count as a dropped event stream (45)',
+  },
   { name: 'ORC_WATCH_RECONNECTS', meaning: 'failed reconnects in a row before `watch` gives up (8)' },
   { name: 'ORC_LISTEN_CHECK_INTERVAL', meaning: "seconds between `webhook listen`'s checks of its webhook (30)" },
-  { name: 'ORC_COMPLETE_DEBUG', meaning: 'set: `orc __complete` (what shell completion asks for run ids) says on stderr why it answered nothing' },
-  { name: 'ORC_NO_HANDOVER', meaning: 'set: run on the Node that started orc, even when it is older than 22.12 and a Node 24 is in node_modules' },
-  { name: 'ORC_HANDED_OVER', meaning: 'orc\'s own mark on the Node 24 it hands over to; removed at once, so no command orc runs sees it (never set it)' },
-  { name: 'VISUAL', meaning: 'the editor for notes and spec edits, first choice (it may carry arguments: `code --wait`)' },
+  {
+    name: 'ORC_COMPLETE_DEBUG',
+    meaning: 'set: `orc __complete` (what shell completion asks for run ids) says on stderr why it answered nothing',
+  },
+  {
+    name: 'ORC_NO_HANDOVER',
+    meaning: 'set: run on the Node that started orc, even when it is older than 22.12 and a Node 24 is in node_modules',
+  },
+  {
+    name: 'ORC_HANDED_OVER',
+    meaning:
+      "orc's own mark on the Node 24 it hands over to; removed at once, so no command orc runs sees it (never set it)",
+  },
+  {
+    name: 'VISUAL',
+    meaning: 'the editor for notes and spec edits, first choice (it may carry arguments: `code --wait`)',
+  },
   { name: 'EDITOR', meaning: 'the editor when VISUAL is not set (default vi at a terminal)' },
-  { name: 'ORC_AGENT', meaning: 'set: --help adds what an agent needs (flags for no prompts, exit codes); also seen from CLAUDECODE, CURSOR_AGENT, CODEX_SANDBOX, GEMINI_CLI and other agents\' variables' },
-  { name: 'ORC_ACCESSIBLE', meaning: 'set: as --accessible, for screen readers and braille displays: nothing redrawn, no spinner, progress every 10%, questions as numbered lines' },
-  { name: 'BROWSER', meaning: '`orc sandbox console`: the program that opens the link (default: xdg-open, open or start)' },
+  {
+    name: 'ORC_AGENT',
+    meaning:
+      "set: --help adds what an agent needs (flags for no prompts, exit codes); also seen from CLAUDECODE, CURSOR_AGENT, CODEX_SANDBOX, GEMINI_CLI and other agents' variables",
+  },
+  {
+    name: 'ORC_ACCESSIBLE',
+    meaning:
+      'set: as --accessible, for screen readers and braille displays: nothing redrawn, no spinner, progress every 10%, questions as numbered lines',
+  },
+  {
+    name: 'BROWSER',
+    meaning: '`orc sandbox console`: the program that opens the link (default: xdg-open, open or start)',
+  },
   { name: 'NO_COLOR', meaning: 'set: no colour and no spinner' },
   { name: 'CI', meaning: 'set: no colour, no spinner, no prompt (as --no-input)' },
   { name: 'TERM', meaning: '`dumb`: no colour' },
@@ -70,7 +125,13 @@ export const TOPICS: readonly Topic[] = [
   {
     name: 'exit-codes',
     summary: 'each exit code, when it happens, and what a script should do',
-    text: async () => EXIT_CODES.flatMap((c) => [`${String(c.code).padStart(3)}  ${c.meaning}`, ...wrap(`when: ${c.when}`, 5), ...wrap(`then: ${c.script}`, 5), '']),
+    text: async () =>
+      EXIT_CODES.flatMap((c) => [
+        `${String(c.code).padStart(3)}  ${c.meaning}`,
+        ...wrap(`when: ${c.when}`, 5),
+        ...wrap(`then: ${c.script}`, 5),
+        '',
+      ]),
     data: async () => EXIT_CODES,
   },
   {
@@ -78,7 +139,9 @@ export const TOPICS: readonly Topic[] = [
     summary: 'every environment variable orc reads',
     text: async () => {
       const width = Math.max(...ENVIRONMENT.map((e) => e.name.length));
-      return ENVIRONMENT.flatMap((e) => wrap(e.meaning, width + 2).map((l, i) => (i === 0 ? `${e.name.padEnd(width)}  ${l.trimStart()}` : l)));
+      return ENVIRONMENT.flatMap((e) =>
+        wrap(e.meaning, width + 2).map((l, i) => (i === 0 ? `${e.name.padEnd(width)}  ${l.trimStart()}` : l)),
+      );
     },
     data: async () => ENVIRONMENT,
   },
@@ -88,7 +151,9 @@ export const TOPICS: readonly Topic[] = [
     text: async () => {
       const all = await leafCommands();
       const width = Math.max(...all.map((c) => c.usage.length));
-      return all.flatMap((c) => wrap(c.summary, width + 4).map((l, i) => (i === 0 ? `${c.usage.padEnd(width)}    ${l.trimStart()}` : l)));
+      return all.flatMap((c) =>
+        wrap(c.summary, width + 4).map((l, i) => (i === 0 ? `${c.usage.padEnd(width)}    ${l.trimStart()}` : l)),
+      );
     },
     data: async () => (await leafCommands()).map(({ usage, summary }) => ({ usage, summary })),
   },
@@ -98,10 +163,10 @@ export const TOPICS: readonly Topic[] = [
     text: async () => [
       'With --json, stdout is exactly one JSON document (or NDJSON for streams); messages stay on stderr.',
       '--jq <expression> filters that JSON through jq (jq 1.8 itself) and implies --json; strings print raw,',
-      'as jq -r does: `orc run list --jq \'.[] | select(.gate_pending) | .id\'`. A bad expression is exit 2.',
+      "as jq -r does: `orc run list --jq '.[] | select(.gate_pending) | .id'`. A bad expression is exit 2.",
       'A failure under --json (or --jq) is one JSON object on stderr, stdout left empty:',
       '  { "error": { "type", "code", "message", "field"?, "request_id"?, "hint"?, "exit_code" } }',
-      '(type and code are the service\'s for its errors; orc\'s own: usage_error/invalid_usage, unknown_option, …).',
+      "(type and code are the service's for its errors; orc's own: usage_error/invalid_usage, unknown_option, …).",
       '`watch --max-wait` ending first adds a last NDJSON line { "type": "orc.max_wait", "run_id", "max_wait_s", "run" }.',
       '',
       ...(await leafCommands()).flatMap((c) => [c.path, ...wrap(c.json, 4)]),
@@ -111,7 +176,7 @@ export const TOPICS: readonly Topic[] = [
   ...markdownTopics(),
   {
     name: 'sandbox',
-    summary: "the local sandbox: its knobs (flags) and magic words",
+    summary: 'the local sandbox: its knobs (flags) and magic words',
     text: async () => {
       const knobs = await sandboxKnobs();
       const width = Math.max(...knobs.map((k) => k.flag.length));
@@ -120,7 +185,11 @@ export const TOPICS: readonly Topic[] = [
         'background on http://127.0.0.1:4010 and uses it.',
         '',
         'Knobs:',
-        ...knobs.flatMap((k) => wrap(`${k.description}${k.default !== undefined ? ` (default ${k.default})` : ''}`, width + 4).map((l, i) => (i === 0 ? `  ${k.flag.padEnd(width)}  ${l.trimStart()}` : l))),
+        ...knobs.flatMap((k) =>
+          wrap(`${k.description}${k.default !== undefined ? ` (default ${k.default})` : ''}`, width + 4).map((l, i) =>
+            i === 0 ? `  ${k.flag.padEnd(width)}  ${l.trimStart()}` : l,
+          ),
+        ),
         '',
         'Magic words in idea.pitch (or the spec name in ship mode) steer a run:',
         ...MAGIC_WORDS.map((m) => `  ${m.word.padEnd(10)}  ${m.effect}`),
@@ -140,13 +209,26 @@ export const TOPICS: readonly Topic[] = [
 /** The topics written as prose, one markdown file each in docs/topics/ (bundled into the help chunk). */
 function markdownTopics(): Topic[] {
   const topics: Array<[string, string, string]> = [
-    ['watching', 'watching a run and deciding its gates: the view, the prompt, flags for scripts, the stream', watching],
+    [
+      'watching',
+      'watching a run and deciding its gates: the view, the prompt, flags for scripts, the stream',
+      watching,
+    ],
     ['artifacts', 'the spec, the scorecard and the artifacts: editing, pulling, resuming, safety', artifacts],
     ['webhooks', 'webhooks: adding them, verifying signatures offline, listening and forwarding locally', webhooks],
     ['profiles', 'profiles and keys: where keys are kept, live and test, the rules a key obeys', profiles],
-    ['steering', 'steering the sandbox for tests: time, triggers, faults, reset, snapshots, exec, the journal', steering],
+    [
+      'steering',
+      'steering the sandbox for tests: time, triggers, faults, reset, snapshots, exec, the journal',
+      steering,
+    ],
   ];
-  return topics.map(([name, summary, text]) => ({ name, summary, text: async () => text.trimEnd().split('\n'), data: async () => ({ name, markdown: text }) }));
+  return topics.map(([name, summary, text]) => ({
+    name,
+    summary,
+    text: async () => text.trimEnd().split('\n'),
+    data: async () => ({ name, markdown: text }),
+  }));
 }
 
 export interface LeafCommand {
@@ -167,7 +249,12 @@ export async function leafCommands(): Promise<LeafCommand[]> {
     if (c.subcommands) return c.subcommands.forEach((sub) => walk(sub, path));
     const args = (c.args ?? []).map((a) => spec.usageLine(a));
     const flags = Object.values(c.flags ?? {}).some((f) => !f.hidden) ? ['[flags]'] : [];
-    out.push({ path: path.join(' '), usage: ['orc', ...path, ...args, ...flags].join(' '), summary: c.summary, json: c.json ?? '' });
+    out.push({
+      path: path.join(' '),
+      usage: ['orc', ...path, ...args, ...flags].join(' '),
+      summary: c.summary,
+      json: c.json ?? '',
+    });
   };
   for (const n of NOUNS) walk((await n.load()).default, []);
   return out;
@@ -178,7 +265,11 @@ async function sandboxKnobs(): Promise<Array<{ flag: string; description: string
   const { KNOBS } = await import('../contract/sandbox-knobs.js');
   return Object.entries(KNOBS)
     .filter(([, k]) => !('hidden' in k && k.hidden))
-    .map(([key, k]) => ({ flag: `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} <${k.value}>`, description: k.description, default: String(k.default) }));
+    .map(([key, k]) => ({
+      flag: `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} <${k.value}>`,
+      description: k.description,
+      default: String(k.default),
+    }));
 }
 
 /** Words to lines of at most `width` columns, each indented by `indent`. */
@@ -200,13 +291,29 @@ export async function topicMarkdown(name: string): Promise<string> {
   const cell = (s: string) => s.replace(/\|/g, '\\|');
   switch (name) {
     case 'exit-codes':
-      return ['| code | meaning | when | what a script should do |', '|---|---|---|---|', ...EXIT_CODES.map((c) => `| ${c.code} | ${c.meaning} | ${cell(c.when)} | ${cell(c.script)} |`)].join('\n');
+      return [
+        '| code | meaning | when | what a script should do |',
+        '|---|---|---|---|',
+        ...EXIT_CODES.map((c) => `| ${c.code} | ${c.meaning} | ${cell(c.when)} | ${cell(c.script)} |`),
+      ].join('\n');
     case 'commands':
-      return ['| command | what it does |', '|---|---|', ...(await leafCommands()).map((c) => `| \`${cell(c.usage)}\` | ${cell(c.summary)} |`)].join('\n');
+      return [
+        '| command | what it does |',
+        '|---|---|',
+        ...(await leafCommands()).map((c) => `| \`${cell(c.usage)}\` | ${cell(c.summary)} |`),
+      ].join('\n');
     case 'json':
-      return ['| command | `--json` prints |', '|---|---|', ...(await leafCommands()).map((c) => `| \`${c.path}\` | ${cell(c.json)} |`)].join('\n');
+      return [
+        '| command | `--json` prints |',
+        '|---|---|',
+        ...(await leafCommands()).map((c) => `| \`${c.path}\` | ${cell(c.json)} |`),
+      ].join('\n');
     case 'environment':
-      return ['| variable | meaning |', '|---|---|', ...ENVIRONMENT.map((e) => `| \`${e.name}\` | ${cell(e.meaning)} |`)].join('\n');
+      return [
+        '| variable | meaning |',
+        '|---|---|',
+        ...ENVIRONMENT.map((e) => `| \`${e.name}\` | ${cell(e.meaning)} |`),
+      ].join('\n');
     default:
       throw new Error(`no markdown for topic ${name}`);
   }

@@ -10,19 +10,60 @@ export interface Noun {
 
 export const NOUNS: readonly Noun[] = [
   { name: 'run', summary: 'Create, read, list and cancel runs', load: () => import('./run/command.js') },
-  { name: 'watch', summary: 'Watch a run live (or several, or --all), deciding their gates as they open', load: () => import('./watch/command.js') },
+  {
+    name: 'watch',
+    summary: 'Watch a run live (or several, or --all), deciding their gates as they open',
+    load: () => import('./watch/command.js'),
+  },
   { name: 'gate', summary: 'List and decide the approval gates of a run', load: () => import('./gate/command.js') },
   { name: 'spec', summary: 'Read and edit the App Spec of a run', load: () => import('./spec/command.js') },
-  { name: 'logs', summary: 'Show the log lines of a run: all of them, by stage, or the failing stage with its error', load: () => import('./logs/command.js') },
-  { name: 'scorecard', summary: 'Show the scorecard of a run: scores as bars, then the pre-flight checks', load: () => import('./scorecard/command.js') },
+  {
+    name: 'logs',
+    summary: 'Show the log lines of a run: all of them, by stage, or the failing stage with its error',
+    load: () => import('./logs/command.js'),
+  },
+  {
+    name: 'scorecard',
+    summary: 'Show the scorecard of a run: scores as bars, then the pre-flight checks',
+    load: () => import('./scorecard/command.js'),
+  },
   { name: 'artifacts', summary: 'List and download what a run produced', load: () => import('./artifacts/command.js') },
-  { name: 'webhook', summary: 'Manage webhooks, check their signatures, and listen to them locally', load: () => import('./webhook/command.js') },
-  { name: 'api', summary: 'Make any request to the service (with your key, retries and limits) and print the answer', load: () => import('./api/command.js') },
-  { name: 'doctor', summary: 'Check what orc needs (Node, config, profile and keys, the service, completion, PATH) and say how to fix it', load: () => import('./doctor/command.js') },
-  { name: 'mcp', summary: 'Run a Model Context Protocol server on stdio, so agents can drive runs and decide gates', load: () => import('./mcp/command.js') },
-  { name: 'profile', summary: 'Manage profiles: a base URL with a test key and a live key', load: () => import('./profile/command.js') },
-  { name: 'completion', summary: 'Print the shell completion script for bash, zsh or fish', load: () => import('./completion/command.js') },
-  { name: 'sandbox', summary: 'Run the local emulator of the Run Orchestration Service', load: () => import('./sandbox/command.js') },
+  {
+    name: 'webhook',
+    summary: 'Manage webhooks, check their signatures, and listen to them locally',
+    load: () => import('./webhook/command.js'),
+  },
+  {
+    name: 'api',
+    summary: 'Make any request to the service (with your key, retries and limits) and print the answer',
+    load: () => import('./api/command.js'),
+  },
+  {
+    name: 'doctor',
+    summary:
+      'Check what orc needs (Node, config, profile and keys, the service, completion, PATH) and say how to fix it',
+    load: () => import('./doctor/command.js'),
+  },
+  {
+    name: 'mcp',
+    summary: 'Run a Model Context Protocol server on stdio, so agents can drive runs and decide gates',
+    load: () => import('./mcp/command.js'),
+  },
+  {
+    name: 'profile',
+    summary: 'Manage profiles: a base URL with a test key and a live key',
+    load: () => import('./profile/command.js'),
+  },
+  {
+    name: 'completion',
+    summary: 'Print the shell completion script for bash, zsh or fish',
+    load: () => import('./completion/command.js'),
+  },
+  {
+    name: 'sandbox',
+    summary: 'Run the local emulator of the Run Orchestration Service',
+    load: () => import('./sandbox/command.js'),
+  },
 ];
 
 /** Every command spec, for help, completion and tests. */

@@ -12,7 +12,9 @@ export async function readInputBytes(ctx: Context, source: string, label: string
     return await readFile(source);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`${label}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a folder, not a file' : (err as Error).message}`);
+    throw new UsageError(
+      `${label}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a folder, not a file' : (err as Error).message}`,
+    );
   }
 }
 

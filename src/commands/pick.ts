@@ -14,11 +14,22 @@ const WHAT: Record<Fit, string> = { moving: 'still moving', gated: 'waiting at a
 
 export async function pickRun(ctx: Context, fit: Fit, command: string): Promise<Run> {
   if (!ctx.io.canPrompt)
-    throw Object.assign(new UsageError(`missing <run>: \`orc ${command} <run>\` needs a run id (at a terminal orc offers the runs${fit === 'any' ? '' : ` ${WHAT[fit]}`})`), { field: '<run>' });
+    throw Object.assign(
+      new UsageError(
+        `missing <run>: \`orc ${command} <run>\` needs a run id (at a terminal orc offers the runs${fit === 'any' ? '' : ` ${WHAT[fit]}`})`,
+      ),
+      { field: '<run>' },
+    );
   const api = await ctx.api();
   const page = await api.runs.list({ limit: 100, ...(fit === 'gated' ? { status: 'awaiting_approval' } : {}) });
-  const runs = page.data.filter((r) => (fit === 'moving' ? !TERMINAL_STATUSES.has(r.status) : fit === 'ended' ? TERMINAL_STATUSES.has(r.status) : true));
-  if (runs.length === 0) throw new UsageError(`no run${fit === 'any' ? '' : ` ${WHAT[fit]}`} to pick from: give a run id`, 'See `orc run list`.');
+  const runs = page.data.filter((r) =>
+    fit === 'moving' ? !TERMINAL_STATUSES.has(r.status) : fit === 'ended' ? TERMINAL_STATUSES.has(r.status) : true,
+  );
+  if (runs.length === 0)
+    throw new UsageError(
+      `no run${fit === 'any' ? '' : ` ${WHAT[fit]}`} to pick from: give a run id`,
+      'See `orc run list`.',
+    );
   const now = ctx.clock.now();
   const choices = runs.map((r) => ({
     value: r.id,

@@ -19,7 +19,8 @@ function loadConf(): Promise<typeof import('conf').default> {
     const signals = Object.keys(constants.signals) as NodeJS.Signals[];
     const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
     const { default: Conf } = await import('conf');
-    for (const s of signals) for (const l of process.listeners(s)) if (!before.get(s)!.has(l)) process.removeListener(s, l as () => void);
+    for (const s of signals)
+      for (const l of process.listeners(s)) if (!before.get(s)!.has(l)) process.removeListener(s, l as () => void);
     return Conf;
   })();
   return loading;
@@ -29,7 +30,13 @@ export async function writeJsonFile(dir: string, name: string, value: object): P
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const Conf = await loadConf();
   // A record that no longer parses is replaced, not read: what is written next is the whole of it.
-  const file = new Conf<Record<string, unknown>>({ cwd: dir, configName: name, projectName: 'orc', configFileMode: 0o600, clearInvalidConfig: true });
+  const file = new Conf<Record<string, unknown>>({
+    cwd: dir,
+    configName: name,
+    projectName: 'orc',
+    configFileMode: 0o600,
+    clearInvalidConfig: true,
+  });
   file.store = value as Record<string, unknown>;
 }
 
@@ -48,7 +55,10 @@ export async function withFileLock<T>(dir: string, name: string, change: () => P
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (let pause = 2; !takeLock(lock); pause = Math.min(pause * 2, 50)) {
     if (Date.now() > deadline) {
-      throw new ConfigError(`${lock} is held by process ${holderOf(lock) ?? '?'}: another orc is changing ${name}.json`, `Wait for it to finish, or remove ${lock} if no orc is running.`);
+      throw new ConfigError(
+        `${lock} is held by process ${holderOf(lock) ?? '?'}: another orc is changing ${name}.json`,
+        `Wait for it to finish, or remove ${lock} if no orc is running.`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, pause));
   }

@@ -34,19 +34,34 @@ export function readConfig(configDir: string): ConfigFile {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { profiles: Object.create(null) as Record<string, StoredProfile> };
-    if (code === 'ENOTDIR') throw new ConfigError(`the config folder ${configDir} is a file, not a folder`, 'Move it away, or point ORC_CONFIG_DIR at a folder.');
-    if (code === 'EISDIR') throw new ConfigError(`${file} is a folder, not the config file`, 'Move it away; orc writes the file when you add a profile.');
+    if (code === 'ENOTDIR')
+      throw new ConfigError(
+        `the config folder ${configDir} is a file, not a folder`,
+        'Move it away, or point ORC_CONFIG_DIR at a folder.',
+      );
+    if (code === 'EISDIR')
+      throw new ConfigError(
+        `${file} is a folder, not the config file`,
+        'Move it away; orc writes the file when you add a profile.',
+      );
     throw new ConfigError(`cannot read ${file}: ${code ?? (err as Error).message}`);
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
   } catch (err) {
-    throw new ConfigError(`${file} is not valid JSON (${(err as Error).message})`, 'Fix it, or remove it to start again; orc will not guess your profiles.');
+    throw new ConfigError(
+      `${file} is not valid JSON (${(err as Error).message})`,
+      'Fix it, or remove it to start again; orc will not guess your profiles.',
+    );
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(`${file} must hold a JSON object with "profiles"`);
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new ConfigError(`${file} must hold a JSON object with "profiles"`);
   const config = parsed as Partial<ConfigFile>;
-  if (config.profiles !== undefined && (config.profiles === null || typeof config.profiles !== 'object' || Array.isArray(config.profiles)))
+  if (
+    config.profiles !== undefined &&
+    (config.profiles === null || typeof config.profiles !== 'object' || Array.isArray(config.profiles))
+  )
     throw new ConfigError(`${file}: "profiles" must be an object of profiles by name`);
   // Looked up by names people type (`--profile constructor`): own properties only, never Object.prototype's.
   return { ...config, profiles: Object.assign(Object.create(null) as Record<string, StoredProfile>, config.profiles) };

@@ -9,7 +9,8 @@ export function defaultSandboxPort(env: NodeJS.ProcessEnv): number {
   const raw = env.ORC_SANDBOX_PORT;
   if (raw === undefined || raw === '') return DEFAULT_SANDBOX_PORT;
   const n = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || n < 1 || n > 65535) throw new ConfigError(`ORC_SANDBOX_PORT must be a port from 1 to 65535, not ${JSON.stringify(raw)}`);
+  if (!/^\d+$/.test(raw.trim()) || n < 1 || n > 65535)
+    throw new ConfigError(`ORC_SANDBOX_PORT must be a port from 1 to 65535, not ${JSON.stringify(raw)}`);
   return n;
 }
 

@@ -17,7 +17,15 @@ export interface LaunchFrom {
 
 /** Flags of `orc sandbox start` to pass on, as typed: a value for each knob given; `apiKey` travels in the
  * environment, never in argv. */
-export type LaunchFlags = Partial<Record<KnobName, string>> & { apiKey?: string; dataDir?: string; memory?: boolean; clock?: string; import?: string; tls?: boolean; standInLive?: boolean };
+export type LaunchFlags = Partial<Record<KnobName, string>> & {
+  apiKey?: string;
+  dataDir?: string;
+  memory?: boolean;
+  clock?: string;
+  import?: string;
+  tls?: boolean;
+  standInLive?: boolean;
+};
 
 const flagOf = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 
@@ -39,12 +47,19 @@ export async function spawnDetached(from: LaunchFrom, flags: LaunchFlags): Promi
   const child = spawn(process.execPath, [...process.execArgv, ...args], {
     detached: true,
     stdio: ['ignore', fd, fd, 'ipc'],
-    env: { ...from.env, ORC_CONFIG_DIR: from.configDir, ...(flags.apiKey ? { ORC_SANDBOX_API_KEY: flags.apiKey } : {}) },
+    env: {
+      ...from.env,
+      ORC_CONFIG_DIR: from.configDir,
+      ...(flags.apiKey ? { ORC_SANDBOX_API_KEY: flags.apiKey } : {}),
+    },
   });
   closeSync(fd);
   try {
     return await new Promise<string>((resolveUrl, reject) => {
-      const timer = setTimeout(() => reject(new EnvironmentError(`the sandbox did not start within 15 s; see ${log}`)), 15_000);
+      const timer = setTimeout(
+        () => reject(new EnvironmentError(`the sandbox did not start within 15 s; see ${log}`)),
+        15_000,
+      );
       child.once('message', (m: { type?: string; url?: string }) => {
         if (m?.type === 'listening' && m.url) {
           clearTimeout(timer);
@@ -57,10 +72,19 @@ export async function spawnDetached(from: LaunchFrom, flags: LaunchFlags): Promi
         const said = readFileSync(log).subarray(start).toString('utf8').trim().split('\n').filter(Boolean);
         // orc's own last word; else, for a crash Node itself reported, the line naming the error (not the last
         // line of its stack).
-        const why = said.filter((l) => l.startsWith('orc:')).pop() ?? said.find((l) => /^\w*Error\b|Error:/.test(l)) ?? said.pop() ?? `exit code ${code}`;
+        const why =
+          said.filter((l) => l.startsWith('orc:')).pop() ??
+          said.find((l) => /^\w*Error\b|Error:/.test(l)) ??
+          said.pop() ??
+          `exit code ${code}`;
         // Its folder or port taken: most often by a sandbox another orc is starting at this very moment.
         const taken = /is in use by another sandbox|is already in use/.test(why);
-        reject(Object.assign(new EnvironmentError(`the sandbox could not start: ${why.replace(/^orc: /, '')}`, `Log: ${log}`), { taken }));
+        reject(
+          Object.assign(
+            new EnvironmentError(`the sandbox could not start: ${why.replace(/^orc: /, '')}`, `Log: ${log}`),
+            { taken },
+          ),
+        );
       });
     });
   } finally {

@@ -91,7 +91,6 @@ export function removeState(configDir: string, pid: number): void {
   if (readState(configDir)?.pid === pid) rmSync(statePath(configDir), { force: true });
 }
 
-
 /**
  * Is the recorded process still that sandbox? A pid alone is not proof: after a kill -9 the pid may be
  * another program's. Proof is the recorded start time, or else the sandbox at the recorded address saying
@@ -122,7 +121,9 @@ export async function answers(url: string, timeoutMs = 1500, caFile?: string): P
 export function healthz(url: string, timeoutMs: number, caFile?: string): Promise<{ pid?: unknown } | null> {
   const target = new URL('/healthz', url);
   const https = target.protocol === 'https:';
-  const mod = (https ? process.getBuiltinModule('node:https') : process.getBuiltinModule('node:http')) as typeof import('node:https');
+  const mod = (
+    https ? process.getBuiltinModule('node:https') : process.getBuiltinModule('node:http')
+  ) as typeof import('node:https');
   let ca: string[] | undefined;
   if (https && caFile) {
     try {

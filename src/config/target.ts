@@ -63,13 +63,20 @@ export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, 
     // The key goes to the sandbox it belongs to, never to another address: --base-url or ORC_BASE_URL at
     // another port gets the public default key, not this folder's (a server listening there would keep it).
     const pointed = flags.baseUrl ?? env.ORC_BASE_URL;
-    const toOurs = ours && (!pointed || sameSandbox(pointed.replace(/^https:/, 'http:'), ours.url.replace(/^https:/, 'http:')));
-    stored = { base_url: ours?.url ?? wanted, test_key: (toOurs ? ours.api_key : undefined) ?? builtInKey(configDir, env, flags) };
+    const toOurs =
+      ours && (!pointed || sameSandbox(pointed.replace(/^https:/, 'http:'), ours.url.replace(/^https:/, 'http:')));
+    stored = {
+      base_url: ours?.url ?? wanted,
+      test_key: (toOurs ? ours.api_key : undefined) ?? builtInKey(configDir, env, flags),
+    };
   } else {
     const found = config.profiles[profile];
     if (!found) {
       const where = profileFrom === 'flag' ? '--profile' : profileFrom === 'env' ? 'ORC_PROFILE' : 'the active profile';
-      throw new ConfigError(`no profile named ${JSON.stringify(profile)} (from ${where})`, 'See `orc profile list`, or add it with `orc profile add`.');
+      throw new ConfigError(
+        `no profile named ${JSON.stringify(profile)} (from ${where})`,
+        'See `orc profile list`, or add it with `orc profile add`.',
+      );
     }
     stored = found;
   }
@@ -91,7 +98,11 @@ export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, 
   } else {
     keyFrom = builtIn ? 'built-in' : 'profile';
     if (mode === 'test') key = stored.test_key;
-    else key = stored.live_key_in === 'keychain' ? ((await keychainGet(liveKeyAccount(profile))) ?? undefined) : stored.live_key;
+    else
+      key =
+        stored.live_key_in === 'keychain'
+          ? ((await keychainGet(liveKeyAccount(profile))) ?? undefined)
+          : stored.live_key;
   }
   if (!key && builtIn && mode === 'live') {
     throw new ConfigError(
@@ -106,10 +117,15 @@ export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, 
     );
   }
   const actual = keyMode(key);
-  if (!actual) throw new ConfigError(`the ${keyFrom === 'env' ? 'key in ORC_API_KEY' : 'stored key'} (${redactKey(key)}) is neither sk_test_… nor sk_live_…`);
+  if (!actual)
+    throw new ConfigError(
+      `the ${keyFrom === 'env' ? 'key in ORC_API_KEY' : 'stored key'} (${redactKey(key)}) is neither sk_test_… nor sk_live_…`,
+    );
   if (actual !== mode)
     throw new ConfigError(
-      actual === 'live' ? `${keyFrom === 'env' ? 'ORC_API_KEY holds' : 'the key is'} a live key (${redactKey(key)}), but --live was not given` : `--live needs a live key, but ${keyFrom === 'env' ? 'ORC_API_KEY holds' : 'the key is'} a test key (${redactKey(key)})`,
+      actual === 'live'
+        ? `${keyFrom === 'env' ? 'ORC_API_KEY holds' : 'the key is'} a live key (${redactKey(key)}), but --live was not given`
+        : `--live needs a live key, but ${keyFrom === 'env' ? 'ORC_API_KEY holds' : 'the key is'} a test key (${redactKey(key)})`,
       actual === 'live' ? 'Add --live to act on the live service on purpose.' : undefined,
     );
   // The CA of a sandbox this folder started with --tls is trusted for that sandbox's address only, however
@@ -118,11 +134,28 @@ export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, 
   const caFile = stored.ca_file ?? sandboxCa;
   const host = new URL(baseUrl).hostname;
   const sandbox = isLoopbackHost(host);
-  if (mode === 'live' && sandbox) throw new ConfigError(`refusing to send a live key to the sandbox at ${baseUrl}`, 'Live keys go to the live service only; drop --live to use the test key.');
+  if (mode === 'live' && sandbox)
+    throw new ConfigError(
+      `refusing to send a live key to the sandbox at ${baseUrl}`,
+      'Live keys go to the live service only; drop --live to use the test key.',
+    );
   if (mode === 'test' && !sandbox)
-    throw new ConfigError(`refusing to send a test key to ${host}: test keys are for the sandbox (a loopback address)`, 'Use --live with a live key for the live service, or point --base-url at a sandbox.');
+    throw new ConfigError(
+      `refusing to send a test key to ${host}: test keys are for the sandbox (a loopback address)`,
+      'Use --live with a live key for the live service, or point --base-url at a sandbox.',
+    );
 
-  return { profile, profileFrom, baseUrl, baseUrlFrom, mode, key, keyFrom, autoStartSandbox: builtIn && baseUrlFrom === 'built-in', ...(caFile ? { caFile } : {}) };
+  return {
+    profile,
+    profileFrom,
+    baseUrl,
+    baseUrlFrom,
+    mode,
+    key,
+    keyFrom,
+    autoStartSandbox: builtIn && baseUrlFrom === 'built-in',
+    ...(caFile ? { caFile } : {}),
+  };
 }
 
 /** Two addresses of one sandbox on this machine: both loopback, same scheme and port (its certificate names
@@ -134,7 +167,12 @@ function sameSandbox(a: string, b: string): boolean {
 }
 
 function checkBaseUrl(raw: string, from: Source, profile: string): string {
-  const where = from === 'flag' ? '--base-url' : from === 'env' ? 'ORC_BASE_URL' : `the base URL of profile ${JSON.stringify(profile)}`;
+  const where =
+    from === 'flag'
+      ? '--base-url'
+      : from === 'env'
+        ? 'ORC_BASE_URL'
+        : `the base URL of profile ${JSON.stringify(profile)}`;
   const problem = baseUrlProblem(raw);
   if (problem) throw from === 'flag' ? new UsageError(`${where}: ${problem}`) : new ConfigError(`${where}: ${problem}`);
   return normalizeBaseUrl(raw);
@@ -148,8 +186,10 @@ export function baseUrlProblem(raw: string): string | null {
   } catch {
     return `not a URL: ${JSON.stringify(raw)}`;
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return `must be https:// (or http:// to this machine), not ${url.protocol}`;
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) return `plain http is only for this machine; ${url.host} needs https://`;
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return `must be https:// (or http:// to this machine), not ${url.protocol}`;
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname))
+    return `plain http is only for this machine; ${url.host} needs https://`;
   if (url.username || url.password) return 'must not carry a user name or password';
   return null;
 }

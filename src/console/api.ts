@@ -32,14 +32,24 @@ export function whenSessionEnds(fn: () => void): void {
   onSessionEnded = fn;
 }
 
-export async function api<T = unknown>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
+export async function api<T = unknown>(
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType = 'application/json',
+): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   headers['X-Orc-Csrf'] = csrf;
   if (body !== undefined) headers['Content-Type'] = contentType;
   if (method === 'POST' && path === '/v1/runs') headers['Idempotency-Key'] = crypto.randomUUID();
   let res: Response;
   try {
-    res = await fetch(path, { method, headers, credentials: 'same-origin', ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    res = await fetch(path, {
+      method,
+      headers,
+      credentials: 'same-origin',
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
   } catch {
     throw new ApiError(0, 'network', 'The sandbox cannot be reached: is it still running?', null, null);
   }
@@ -53,7 +63,13 @@ export async function api<T = unknown>(method: string, path: string, body?: unkn
   if (!res.ok) {
     const e = (json as { error?: { code?: string; message?: string; field?: string } } | null)?.error;
     if (res.status === 401) onSessionEnded();
-    throw new ApiError(res.status, e?.code ?? 'http_error', e?.message ?? `HTTP ${res.status}`, e?.field ?? null, res.headers.get('X-Request-Id'));
+    throw new ApiError(
+      res.status,
+      e?.code ?? 'http_error',
+      e?.message ?? `HTTP ${res.status}`,
+      e?.field ?? null,
+      res.headers.get('X-Request-Id'),
+    );
   }
   return json as T;
 }
@@ -73,7 +89,11 @@ export function query(params: Record<string, string | number | null | undefined>
 }
 
 /** An event stream: each listed event's JSON data to its handler. Returns how to close it. */
-export function stream(path: string, handlers: Record<string, (data: any) => void>, onState?: (open: boolean) => void): () => void {
+export function stream(
+  path: string,
+  handlers: Record<string, (data: any) => void>,
+  onState?: (open: boolean) => void,
+): () => void {
   // (an EventSource sends no header of its own: the token goes in the query)
   const url = `${path}${path.includes('?') ? '&' : '?'}csrf=${encodeURIComponent(csrf)}`;
   const source = new EventSource(url, { withCredentials: true });

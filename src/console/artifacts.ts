@@ -49,11 +49,16 @@ export function Artifacts({ run, version }: { run: Run; version: string }) {
         setError(null);
         for (const e of m.data) {
           if (e.status !== 'ready') continue;
-          const a = await api<{ files?: FileRef[]; content?: unknown }>('GET', `${base}/${encodeURIComponent(e.kind)}`).catch(() => null);
+          const a = await api<{ files?: FileRef[]; content?: unknown }>(
+            'GET',
+            `${base}/${encodeURIComponent(e.kind)}`,
+          ).catch(() => null);
           if (stopped || !a) continue;
           if (a.files) setFiles((f) => ({ ...f, [e.kind]: a.files! }));
           else if (a.content !== undefined) {
-            const href = URL.createObjectURL(new Blob([JSON.stringify(a.content, null, 2)], { type: 'application/json' }));
+            const href = URL.createObjectURL(
+              new Blob([JSON.stringify(a.content, null, 2)], { type: 'application/json' }),
+            );
             setJson((j) => ({ ...j, [e.kind]: href }));
           }
         }
@@ -68,17 +73,22 @@ export function Artifacts({ run, version }: { run: Run; version: string }) {
   return html`<section aria-labelledby="artifacts-h">
     <h2 id="artifacts-h">Artifacts</h2>
     <${ErrorNote} error=${error} />
-    ${shots.length
-      ? html`<ul class="shots" aria-label="Screenshots">
+    ${
+      shots.length
+        ? html`<ul class="shots" aria-label="Screenshots">
           ${shots.map((f) => {
             const src = sameOrigin(f.url);
-            return src ? html`<li><figure><img src=${src} alt=${`Screenshot ${clean(f.name)}`} loading="lazy" /><figcaption>${clean(f.name)}</figcaption></figure></li>` : null;
+            return src
+              ? html`<li><figure><img src=${src} alt=${`Screenshot ${clean(f.name)}`} loading="lazy" /><figcaption>${clean(f.name)}</figcaption></figure></li>`
+              : null;
           })}
         </ul>`
-      : null}
+        : null
+    }
     ${manifest === null ? html`<p>Loading…</p>` : null}
-    ${manifest && manifest.length
-      ? html`<table class="artifacts">
+    ${
+      manifest && manifest.length
+        ? html`<table class="artifacts">
           <thead><tr><th scope="col">Kind</th><th scope="col">State</th><th scope="col">Size</th><th scope="col">Download</th></tr></thead>
           <tbody>
             ${manifest.map(
@@ -91,13 +101,16 @@ export function Artifacts({ run, version }: { run: Run; version: string }) {
                     ? html`<a href=${json[e.kind]} download=${`${clean(e.kind)}.json`}>${clean(e.kind)}.json</a>`
                     : (files[e.kind] ?? []).map((f) => {
                         const href = sameOrigin(f.url);
-                        return href ? html`<a class="file" href=${href} download=${clean(f.name)}>${clean(f.name)}</a> ` : null;
+                        return href
+                          ? html`<a class="file" href=${href} download=${clean(f.name)}>${clean(f.name)}</a> `
+                          : null;
                       })
                 }</td>
               </tr>`,
             )}
           </tbody>
         </table>`
-      : null}
+        : null
+    }
   </section>`;
 }

@@ -22,7 +22,17 @@ export interface Scorecard {
 export type Spec = Record<string, any>;
 
 /** `spec`: the run page's App Spec (one for the page), null while it loads. */
-export function GatePanel({ run, gate, spec, onDecided }: { run: Run; gate: Gate; spec: Spec | null; onDecided: () => void }) {
+export function GatePanel({
+  run,
+  gate,
+  spec,
+  onDecided,
+}: {
+  run: Run;
+  gate: Gate;
+  spec: Spec | null;
+  onDecided: () => void;
+}) {
   const [scorecard, setScorecard] = useState<Scorecard | null>(null);
   const [notes, setNotes] = useState('');
   const [notesError, setNotesError] = useState<string | null>(null);
@@ -46,7 +56,17 @@ export function GatePanel({ run, gate, spec, onDecided }: { run: Run; gate: Gate
       announce(`gate ${gate.name} ${decision === 'approve' ? 'approved' : 'rejected'}`);
       onDecided();
     } catch (e) {
-      setError(e instanceof ApiError && e.code === 'gate_not_pending' ? new ApiError(e.status, e.code, `The ${gate.name} gate is no longer waiting: it was decided elsewhere.`, null, e.requestId) : e);
+      setError(
+        e instanceof ApiError && e.code === 'gate_not_pending'
+          ? new ApiError(
+              e.status,
+              e.code,
+              `The ${gate.name} gate is no longer waiting: it was decided elsewhere.`,
+              null,
+              e.requestId,
+            )
+          : e,
+      );
       if (e instanceof ApiError && e.field === 'notes') {
         setNotesError(e.message);
         notesRef.current?.focus();

@@ -19,7 +19,14 @@ function App() {
   useEffect(() => whenSessionEnds(() => setEnded(true)), []);
   const path = location.split('?')[0]!.replace(/\/+$/, '') || '/console';
   const runMatch = /^\/console\/runs\/([^/]+)$/.exec(path);
-  const section = runMatch || path === '/console' || path === '/console/runs' ? 'runs' : path === '/console/webhooks' ? 'webhooks' : path === '/console/sandbox' ? 'sandbox' : 'missing';
+  const section =
+    runMatch || path === '/console' || path === '/console/runs'
+      ? 'runs'
+      : path === '/console/webhooks'
+        ? 'webhooks'
+        : path === '/console/sandbox'
+          ? 'sandbox'
+          : 'missing';
   // A new page moves focus to its heading, as a page load would, so a screen reader says where it is.
   useEffect(() => {
     if (first.current) {
@@ -33,7 +40,8 @@ function App() {
   else if (section === 'runs') page = html`<${RunsPage} search=${location.split('?')[1] ?? ''} />`;
   else if (section === 'webhooks') page = html`<${WebhooksPage} />`;
   else if (section === 'sandbox') page = html`<${SandboxPage} />`;
-  else page = html`<h1 tabindex="-1">Not found</h1><p>No page here. <${Link} href="/console/">See the runs</${Link}>.</p>`;
+  else
+    page = html`<h1 tabindex="-1">Not found</h1><p>No page here. <${Link} href="/console/">See the runs</${Link}>.</p>`;
   return html`
     <a class="skip" href="#main">Skip to content</a>
     <header class="top">

@@ -87,7 +87,10 @@ export function RunPage({ id }: { id: string }) {
         const last = prev.at(-1);
         if (last && last.stage === stage && last.end === null) return [...prev.slice(0, -1), { ...last, percent }];
         const closed = last && last.end === null ? [...prev.slice(0, -1), { ...last, end: at }] : prev;
-        return [...closed, { stage, start: at, end: null, percent, pass: prev.filter((s) => s.stage === stage).length + 1 }];
+        return [
+          ...closed,
+          { stage, start: at, end: null, percent, pass: prev.filter((s) => s.stage === stage).length + 1 },
+        ];
       });
       soon();
     };
@@ -97,7 +100,10 @@ export function RunPage({ id }: { id: string }) {
         const last = prev.at(-1);
         if (!last || last.end !== null) return prev;
         const stopped = ev.type === 'run.failed' ? 'failed' : ev.type === 'run.canceled' ? 'canceled' : undefined;
-        return [...prev.slice(0, -1), { ...last, end: Date.parse(ev.created_at), ...(stopped ? { stopped } : { percent: 100 }) }];
+        return [
+          ...prev.slice(0, -1),
+          { ...last, end: Date.parse(ev.created_at), ...(stopped ? { stopped } : { percent: 100 }) },
+        ];
       });
       announce(`${id} ${ev.type.slice(4)}`);
       setLive('ended');
@@ -120,12 +126,20 @@ export function RunPage({ id }: { id: string }) {
         'run.failed': onEnd,
         'run.canceled': onEnd,
         log: (ev: Envelope<{ stage?: string; level?: string; message?: string; ts?: string }>) => {
-          logBuffer.push({ n: ++n, stage: String(ev.data.stage ?? ''), level: String(ev.data.level ?? 'info'), message: String(ev.data.message ?? ''), ts: String(ev.data.ts ?? ev.created_at) });
+          logBuffer.push({
+            n: ++n,
+            stage: String(ev.data.stage ?? ''),
+            level: String(ev.data.level ?? 'info'),
+            message: String(ev.data.message ?? ''),
+            ts: String(ev.data.ts ?? ev.created_at),
+          });
           // Lines of a replay arrive by the hundred: drawn together.
           logTimer ??= setTimeout(() => {
             logTimer = null;
             const add = logBuffer.splice(0);
-            setLog((prev) => (prev.length + add.length > MAX_LOG ? [...prev, ...add].slice(-MAX_LOG) : [...prev, ...add]));
+            setLog((prev) =>
+              prev.length + add.length > MAX_LOG ? [...prev, ...add].slice(-MAX_LOG) : [...prev, ...add],
+            );
           }, 50);
         },
       },
@@ -163,9 +177,11 @@ export function RunPage({ id }: { id: string }) {
     };
   }, [id, state]);
 
-  if (!run) return html`<h1 tabindex="-1">${clean(id)}</h1><${ErrorNote} error=${error} />${error ? html`<p><${Link} href="/console/">Back to the runs</${Link}></p>` : html`<p>Loading…</p>`}`;
+  if (!run)
+    return html`<h1 tabindex="-1">${clean(id)}</h1><${ErrorNote} error=${error} />${error ? html`<p><${Link} href="/console/">Back to the runs</${Link}></p>` : html`<p>Loading…</p>`}`;
   const terminal = TERMINAL.has(run.status);
-  const pending = run.status === 'awaiting_approval' && run.gate_pending ? gates.find((g) => g.name === run.gate_pending) : undefined;
+  const pending =
+    run.status === 'awaiting_approval' && run.gate_pending ? gates.find((g) => g.name === run.gate_pending) : undefined;
   return html`
     <p class="crumbs"><${Link} href="/console/">Runs</${Link}> / <span>${clean(run.id)}</span></p>
     <h1 tabindex="-1">${clean(run.id)}</h1>
@@ -249,15 +265,26 @@ function OutcomeView({ run, outcome }: { run: Run; outcome: Outcome | null }) {
       <p>${err.code ? html`<code>${clean(err.code)}</code>: ` : ''}${clean(err.message ?? 'no error was given')}</p>
       <p class="muted">The log below keeps the lines; <em>Show: errors</em> picks them out.</p></section>`;
   }
-  if (run.status === 'canceled') return html`<section class="outcome" aria-labelledby="outcome-h"><h2 id="outcome-h">■ Canceled</h2><p>The run was canceled${d.reason ? `: ${clean(d.reason)}` : '.'}</p></section>`;
+  if (run.status === 'canceled')
+    return html`<section class="outcome" aria-labelledby="outcome-h"><h2 id="outcome-h">■ Canceled</h2><p>The run was canceled${d.reason ? `: ${clean(d.reason)}` : '.'}</p></section>`;
   return null;
 }
 
 function LogView({ lines }: { lines: LogLine[] }) {
   const [level, setLevel] = useState('all');
   const box = useRef<HTMLDivElement>(null);
-  const shown = useMemo(() => (level === 'all' ? lines : lines.filter((l) => (level === 'warn' ? l.level !== 'info' : l.level === 'error'))), [lines, level]);
-  const counts = useMemo(() => ({ warn: lines.filter((l) => l.level === 'warn').length, error: lines.filter((l) => l.level === 'error').length }), [lines]);
+  const shown = useMemo(
+    () =>
+      level === 'all' ? lines : lines.filter((l) => (level === 'warn' ? l.level !== 'info' : l.level === 'error')),
+    [lines, level],
+  );
+  const counts = useMemo(
+    () => ({
+      warn: lines.filter((l) => l.level === 'warn').length,
+      error: lines.filter((l) => l.level === 'error').length,
+    }),
+    [lines],
+  );
   useEffect(() => {
     const el = box.current;
     if (el && el.scrollHeight - el.scrollTop - el.clientHeight < 80) el.scrollTop = el.scrollHeight;

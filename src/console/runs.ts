@@ -38,7 +38,9 @@ export function RunsPage({ search }: { search: string }) {
       timer = null;
       const ids = [...dirty];
       dirty.clear();
-      const fresh = await Promise.all(ids.map((id) => api<Run>('GET', `/v1/runs/${encodeURIComponent(id)}`).catch(() => null)));
+      const fresh = await Promise.all(
+        ids.map((id) => api<Run>('GET', `/v1/runs/${encodeURIComponent(id)}`).catch(() => null)),
+      );
       if (stopped) return;
       setPage((p) => {
         if (!p) return p;
@@ -48,7 +50,10 @@ export function RunsPage({ search }: { search: string }) {
           const i = data.findIndex((r) => r.id === run.id);
           const fits = !status || run.status === status;
           if (i >= 0) {
-            if (data[i]!.status !== run.status) announce(`${run.id} is now ${run.status.replace('_', ' ')}${run.gate_pending ? `, gate ${run.gate_pending}` : ''}`);
+            if (data[i]!.status !== run.status)
+              announce(
+                `${run.id} is now ${run.status.replace('_', ' ')}${run.gate_pending ? `, gate ${run.gate_pending}` : ''}`,
+              );
             data[i] = run;
           } else if (fits && !cursor) {
             data.unshift(run);
@@ -67,7 +72,18 @@ export function RunsPage({ search }: { search: string }) {
       timer ??= setTimeout(() => void flush(), 16);
     };
     const handlers: Record<string, (d: any) => void> = { 'sandbox.reset': () => void load() };
-    for (const kind of ['run.created', 'run.stage_changed', 'run.gate_pending', 'run.gate_resolved', 'run.scored', 'run.accepted', 'run.rejected', 'run.failed', 'run.canceled']) handlers[kind] = changed;
+    for (const kind of [
+      'run.created',
+      'run.stage_changed',
+      'run.gate_pending',
+      'run.gate_resolved',
+      'run.scored',
+      'run.accepted',
+      'run.rejected',
+      'run.failed',
+      'run.canceled',
+    ])
+      handlers[kind] = changed;
     const close = stream('/_sandbox/events', handlers, setLive);
     return () => {
       stopped = true;
@@ -91,8 +107,9 @@ export function RunsPage({ search }: { search: string }) {
     <${ErrorNote} error=${error} />
     ${page === null && !error ? html`<p>Loading…</p>` : null}
     ${page && page.data.length === 0 ? html`<p>No runs${status ? ` with status ${status.replace('_', ' ')}` : ''} yet. Create one with <code>orc run create</code>, or trigger one on the <${Link} href="/console/sandbox">Sandbox</${Link}> page.</p>` : null}
-    ${page && page.data.length > 0
-      ? html`<div class="table-scroll"><table class="runs">
+    ${
+      page && page.data.length > 0
+        ? html`<div class="table-scroll"><table class="runs">
           <caption class="visually-hidden">Runs, newest first</caption>
           <thead><tr><th scope="col">Run</th><th scope="col">Status</th><th scope="col">Stage</th><th scope="col">Gate pending</th><th scope="col">Mode</th><th scope="col">Created</th></tr></thead>
           <tbody>
@@ -108,7 +125,8 @@ export function RunsPage({ search }: { search: string }) {
             )}
           </tbody>
         </table></div>`
-      : null}
+        : null
+    }
     <nav class="pager" aria-label="Pages of runs">
       ${cursor ? html`<button type="button" onClick=${() => go({ cursor: null })}>← Newest</button>` : null}
       ${page?.has_more && page.next_cursor ? html`<button type="button" onClick=${() => go({ cursor: page.next_cursor })}>Older →</button>` : null}

@@ -37,14 +37,16 @@ export function SandboxPage() {
     <${ErrorNote} error=${error} />
     <section aria-labelledby="clock-h" class="card">
       <h2 id="clock-h">Clock</h2>
-      ${clock
-        ? html`<dl class="facts">
+      ${
+        clock
+          ? html`<dl class="facts">
             <div><dt>Now</dt><dd><time datetime=${clean(clock.now)} title=${clean(clock.now)}>${when(clock.now)}</time></dd></div>
             <div><dt>Mode</dt><dd>${clock.mode === 'manual' ? 'manual: it moves when advanced' : 'real time'}</dd></div>
             <div><dt>Next due</dt><dd>${clock.next_due ? when(clock.next_due) : '—'}</dd></div>
             <div><dt>Runs moving</dt><dd>${clock.runs.length}</dd></div>
           </dl>`
-        : html`<p>Loading…</p>`}
+          : html`<p>Loading…</p>`
+      }
       <${Advance} onDone=${loadClock} />
     </section>
     <${Trigger} onDone=${loadClock} />
@@ -61,7 +63,9 @@ function Advance({ onDone }: { onDone: () => void }) {
     const body = formBody(e.target as HTMLFormElement);
     try {
       const out = await api<{ now: string; fired?: number; reached?: string }>('POST', '/_sandbox/clock/advance', body);
-      setResult(`Now ${out.now}${out.reached ? `; the run reached ${out.reached}` : ''}${out.fired !== undefined ? `; ${out.fired} timer(s) fired` : ''}.`);
+      setResult(
+        `Now ${out.now}${out.reached ? `; the run reached ${out.reached}` : ''}${out.fired !== undefined ? `; ${out.fired} timer(s) fired` : ''}.`,
+      );
       setError(null);
       announce('advanced');
       onDone();
@@ -91,7 +95,11 @@ function Trigger({ onDone }: { onDone: () => void }) {
     if (b.passed === 'no') b.passed = false;
     else delete b.passed;
     try {
-      const out = await api<{ run: { id: string; status: string }; event: { type: string } }>('POST', '/_sandbox/trigger', b);
+      const out = await api<{ run: { id: string; status: string }; event: { type: string } }>(
+        'POST',
+        '/_sandbox/trigger',
+        b,
+      );
       setResult(out);
       setError(null);
       announce(`${out.event.type} produced on ${out.run.id}`);
@@ -121,7 +129,8 @@ function Trigger({ onDone }: { onDone: () => void }) {
 function Faults() {
   const [faults, setFaults] = useState<Fault[] | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const load = () => api<{ data: Fault[] }>('GET', '/_sandbox/faults').then((f) => (setFaults(f.data), setError(null)), setError);
+  const load = () =>
+    api<{ data: Fault[] }>('GET', '/_sandbox/faults').then((f) => (setFaults(f.data), setError(null)), setError);
   useEffect(() => {
     void load();
   }, []);
@@ -129,7 +138,8 @@ function Faults() {
     e.preventDefault();
     const form = e.target as HTMLFormElement;
     const b: Record<string, unknown> = formBody(form);
-    for (const k of ['status', 'latency_ms', 'cut_after', 'times', 'probability', 'seed']) if (typeof b[k] === 'string') b[k] = Number(b[k]);
+    for (const k of ['status', 'latency_ms', 'cut_after', 'times', 'probability', 'seed'])
+      if (typeof b[k] === 'string') b[k] = Number(b[k]);
     // (The checkbox is not named `reset`: that name would hide the form's own reset().)
     if (b.drop === 'on') b.reset = true;
     delete b.drop;
@@ -164,17 +174,21 @@ function Faults() {
     <h2 id="faults-h">Faults</h2>
     <${ErrorNote} error=${error} />
     ${faults && faults.length === 0 ? html`<p>No faults: the sandbox answers as the service would.</p>` : null}
-    ${faults && faults.length
-      ? html`<table>
+    ${
+      faults && faults.length
+        ? html`<table>
           <thead><tr><th scope="col">Fault</th><th scope="col">Takes</th><th scope="col">Does</th><th scope="col">Applied</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
           <tbody>${faults.map(
-            (f) => html`<tr key=${f.id}><th scope="row">${clean(f.id)}</th><td>${clean(f.route ?? `webhook ${f.webhook}`)}</td>
+            (
+              f,
+            ) => html`<tr key=${f.id}><th scope="row">${clean(f.id)}</th><td>${clean(f.route ?? `webhook ${f.webhook}`)}</td>
               <td>${faultEffects(f).map(clean).join(', ')}</td>
               <td>${f.applied}</td><td><button type="button" onClick=${() => void remove(f.id)}>Remove<span class="visually-hidden"> ${clean(f.id)}</span></button></td></tr>`,
           )}</tbody>
         </table>
         <p><button type="button" onClick=${() => void clear()}>Remove every fault</button></p>`
-      : null}
+        : null
+    }
     <form onSubmit=${add} class="inline-form" aria-labelledby="fault-add-h">
       <h3 id="fault-add-h">Add a fault</h3>
       <div class="field"><label for="fl-route">Route</label><input id="fl-route" name="route" placeholder="POST /v1/runs" /></div>

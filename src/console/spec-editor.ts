@@ -55,7 +55,17 @@ function fieldOf(path: string | null): FieldDef | undefined {
 }
 
 /** `spec`: the run page's App Spec (one for the page); a save hands the saved one to `onSaved`. */
-export function SpecEditor({ run, spec, loadError, onSaved }: { run: Run; spec: Spec | null; loadError: unknown; onSaved: (spec: Spec) => void }) {
+export function SpecEditor({
+  run,
+  spec,
+  loadError,
+  onSaved,
+}: {
+  run: Run;
+  spec: Spec | null;
+  loadError: unknown;
+  onSaved: (spec: Spec) => void;
+}) {
   // What the edit started from: the patch is the difference from it, even if the page's spec moves meanwhile.
   const [base0, setBase0] = useState<Spec | null>(null);
   const [saved, setSaved] = useState(false);
@@ -99,7 +109,8 @@ export function SpecEditor({ run, spec, loadError, onSaved }: { run: Run; spec: 
       setError(new Error(`The JSON does not parse: ${(err as Error).message}`));
       return;
     }
-    if (edited === null || typeof edited !== 'object' || Array.isArray(edited)) return setError(new Error('The App Spec must be a JSON object.'));
+    if (edited === null || typeof edited !== 'object' || Array.isArray(edited))
+      return setError(new Error('The App Spec must be a JSON object.'));
     const patch = diffMergePatch(base0!, edited);
     if (Object.keys(patch).length === 0) {
       setEditing(false);
@@ -129,47 +140,67 @@ export function SpecEditor({ run, spec, loadError, onSaved }: { run: Run; spec: 
     <h2 id="spec-h">App Spec</h2>
     <${ErrorNote} error=${loadError} />
     ${!spec ? html`<p>Loading…</p>` : null}
-    ${spec && !editing
-      ? html`<div>
+    ${
+      spec && !editing
+        ? html`<div>
           ${saved ? html`<p class="saved" role="status">✓ App Spec saved</p>` : null}
           <${SpecView} spec=${spec} />
           ${editable ? html`<button type="button" onClick=${start}>Edit App Spec</button>` : html`<p class="muted">The App Spec can no longer be changed (${clean(run.status)}).</p>`}
         </div>`
-      : null}
-    ${spec && editing
-      ? html`<form class="spec-form" onSubmit=${save} novalidate>
+        : null
+    }
+    ${
+      spec && editing
+        ? html`<form class="spec-form" onSubmit=${save} novalidate>
           <div class="tabs" role="group" aria-label="Edit as">
             <button type="button" aria-pressed=${mode === 'form'} onClick=${() => switchMode('form')}>Form</button>
             <button type="button" aria-pressed=${mode === 'json'} onClick=${() => switchMode('json')}>JSON</button>
           </div>
           ${mode === 'form' ? FIELDS.map((f) => html`<${Field} key=${f.key} def=${f} spec=${draft!} error=${errField === f ? apiErr!.message : null} onChange=${(v: unknown) => setDraft(set(draft!, f.path, v))} />`) : null}
-          ${mode === 'json'
-            ? html`<label for="spec-json">App Spec (JSON)</label>
+          ${
+            mode === 'json'
+              ? html`<label for="spec-json">App Spec (JSON)</label>
                 <textarea id="spec-json" class="code" rows="18" spellcheck="false" value=${text} aria-invalid=${error ? 'true' : undefined} aria-describedby=${error ? 'spec-error' : undefined} onInput=${(e: Event) => setText((e.target as HTMLTextAreaElement).value)}></textarea>`
-            : null}
+              : null
+          }
           ${error && !errField ? html`<p id="spec-error" class="field-error" role="alert">${apiErr?.field ? html`<code>${clean(apiErr.field)}</code>: ` : ''}${clean(error.message)}</p>` : null}
           <div class="actions">
             <button type="submit" class="primary" disabled=${saving}>Save App Spec</button>
             <button type="button" onClick=${() => (setEditing(false), setError(null))}>Discard changes</button>
           </div>
         </form>`
-      : null}
+        : null
+    }
   </section>`;
 }
 
-function Field({ def, spec, error, onChange }: { def: FieldDef; spec: Spec; error: string | null; onChange: (v: unknown) => void }) {
+function Field({
+  def,
+  spec,
+  error,
+  onChange,
+}: {
+  def: FieldDef;
+  spec: Spec;
+  error: string | null;
+  onChange: (v: unknown) => void;
+}) {
   const id = `spec-${def.key}`;
   const value = get(spec, def.path);
   const described = error ? { 'aria-invalid': 'true', 'aria-describedby': `${id}-error` } : {};
   const errorLine = error ? html`<p id=${`${id}-error`} class="field-error" role="alert">${clean(error)}</p>` : null;
   const str = (e: Event) => (e.target as HTMLInputElement).value;
   const lines = (e: Event) => {
-    const v = str(e).split('\n').map((s) => s.trim()).filter(Boolean);
+    const v = str(e)
+      .split('\n')
+      .map((s) => s.trim())
+      .filter(Boolean);
     return v;
   };
   if (def.kind === 'platforms') {
     const current = Array.isArray(value) ? (value as string[]) : [];
-    const toggle = (p: string, on: boolean) => onChange(on ? [...new Set([...current, p])] : current.filter((x) => x !== p));
+    const toggle = (p: string, on: boolean) =>
+      onChange(on ? [...new Set([...current, p])] : current.filter((x) => x !== p));
     return html`<fieldset id=${id} tabindex="-1" ...${described}><legend>${def.label}</legend>
       ${['ios', 'android'].map((p) => html`<label class="check"><input type="checkbox" checked=${current.includes(p)} onChange=${(e: Event) => toggle(p, (e.target as HTMLInputElement).checked)} /> ${p === 'ios' ? 'iOS' : 'Android'}</label>`)}
       ${errorLine}</fieldset>`;
@@ -198,7 +229,9 @@ function Field({ def, spec, error, onChange }: { def: FieldDef; spec: Spec; erro
 }
 
 function SpecView({ spec }: { spec: Spec }) {
-  const rows = FIELDS.map((f) => [f.label.replace(/ \(.*\)$/, ''), get(spec, f.path), f] as const).filter(([, v]) => v !== undefined && v !== null);
+  const rows = FIELDS.map((f) => [f.label.replace(/ \(.*\)$/, ''), get(spec, f.path), f] as const).filter(
+    ([, v]) => v !== undefined && v !== null,
+  );
   return html`<dl class="summary">
     ${rows.map(([label, v, f]) => html`<div><dt>${label}</dt><dd>${f.kind === 'palette' ? html`<${Swatches} palette=${v} />` : Array.isArray(v) ? v.map(clean).join(', ') : clean(typeof v === 'object' ? JSON.stringify(v) : v)}</dd></div>`)}
   </dl>

@@ -24,7 +24,9 @@ export function ago(iso: string | null | undefined, now: number): string {
 /** A time as people read it, in their own zone: "24 Nov 2026, 11:53:42". */
 export function when(iso: string): string {
   const t = Date.parse(iso);
-  return Number.isFinite(t) ? new Date(t).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' }) : clean(iso);
+  return Number.isFinite(t)
+    ? new Date(t).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' })
+    : clean(iso);
 }
 
 export function duration(ms: number): string {

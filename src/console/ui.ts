@@ -67,7 +67,16 @@ export function LiveRegion() {
 
 /** A modal question with a safe default: the dialog element, so focus is trapped and Escape cancels. */
 /** `tone`: the confirming button's look: primary (default), danger (it destroys), caution (against a warning). */
-export function Confirm(props: { open: boolean; title: string; children?: unknown; confirm: string; danger?: boolean; tone?: 'caution'; onConfirm: () => void; onCancel: () => void }) {
+export function Confirm(props: {
+  open: boolean;
+  title: string;
+  children?: unknown;
+  confirm: string;
+  danger?: boolean;
+  tone?: 'caution';
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   useEffect(() => {

@@ -32,7 +32,11 @@ export function WebhooksPage() {
   const [created, setCreated] = useState<Webhook | null>(null);
   const [removing, setRemoving] = useState<Webhook | null>(null);
   const [open, setOpen] = useState<string | null>(null);
-  const load = () => api<Page<Webhook>>('GET', `/v1/webhooks${query({ limit: 100 })}`).then((p) => (setHooks(p.data), setError(null)), setError);
+  const load = () =>
+    api<Page<Webhook>>('GET', `/v1/webhooks${query({ limit: 100 })}`).then(
+      (p) => (setHooks(p.data), setError(null)),
+      setError,
+    );
   useEffect(() => {
     document.title = 'Webhooks · orc console';
     void load();
@@ -52,21 +56,24 @@ export function WebhooksPage() {
   return html`
     <h1 tabindex="-1">Webhooks</h1>
     <${AddWebhook} onCreated=${(w: Webhook) => (setCreated(w), void load())} />
-    ${created?.secret
-      ? html`<div class="secret" role="status">
+    ${
+      created?.secret
+        ? html`<div class="secret" role="status">
           <h2>Webhook ${clean(created.id)} added</h2>
           <p>Its signing secret is shown <strong>this once</strong>; keep it where your receiver can read it:</p>
           <p><label for="secret">Signing secret</label> <input id="secret" class="code" readonly value=${clean(created.secret)} size="48" onFocus=${(e: Event) => (e.target as HTMLInputElement).select()} />
           <button type="button" onClick=${() => void navigator.clipboard?.writeText(created.secret!).then(() => announce('secret copied'))}>Copy</button>
           <button type="button" onClick=${() => setCreated(null)}>Done, hide it</button></p>
         </div>`
-      : null}
+        : null
+    }
     <${ErrorNote} error=${error} />
     <h2>Registered</h2>
     ${hooks === null && !error ? html`<p>Loading…</p>` : null}
     ${hooks && hooks.length === 0 ? html`<p>No webhooks yet.</p>` : null}
-    ${hooks && hooks.length
-      ? html`<table>
+    ${
+      hooks && hooks.length
+        ? html`<table>
           <thead><tr><th scope="col">Webhook</th><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
           <tbody>
             ${hooks.map(
@@ -84,7 +91,8 @@ export function WebhooksPage() {
             )}
           </tbody>
         </table>`
-      : null}
+        : null
+    }
     ${open ? html`<${Deliveries} key=${open} id=${open} />` : null}
     <${Confirm} open=${removing !== null} title="Remove this webhook?" confirm="Remove" danger=${true} onConfirm=${remove} onCancel=${() => setRemoving(null)}>
       <p>${clean(removing?.id)} (${clean(removing?.url)}) gets no more deliveries.</p>
@@ -119,11 +127,14 @@ function AddWebhook({ onCreated }: { onCreated: (w: Webhook) => void }) {
     </div>
     <fieldset aria-describedby=${eventsError ? 'wh-events-error' : undefined}><legend>Events</legend>
       <label class="check"><input type="checkbox" checked=${all} onChange=${(e: Event) => setAll((e.target as HTMLInputElement).checked)} /> Every event</label>
-      ${!all
-        ? EVENT_KINDS.map(
-            (k) => html`<label class="check"><input type="checkbox" checked=${kinds.includes(k)} onChange=${(e: Event) => setKinds((e.target as HTMLInputElement).checked ? [...kinds, k] : kinds.filter((x) => x !== k))} /> ${k}</label>`,
-          )
-        : null}
+      ${
+        !all
+          ? EVENT_KINDS.map(
+              (k) =>
+                html`<label class="check"><input type="checkbox" checked=${kinds.includes(k)} onChange=${(e: Event) => setKinds((e.target as HTMLInputElement).checked ? [...kinds, k] : kinds.filter((x) => x !== k))} /> ${k}</label>`,
+            )
+          : null
+      }
       ${eventsError ? html`<p id="wh-events-error" class="field-error">${clean(eventsError)}</p>` : null}
     </fieldset>
     ${error && !urlError && !eventsError ? html`<${ErrorNote} error=${error} />` : null}
@@ -135,7 +146,8 @@ function Deliveries({ id }: { id: string }) {
   const [page, setPage] = useState<Page<Delivery> | null>(null);
   const [error, setError] = useState<unknown>(null);
   const path = `/v1/webhooks/${encodeURIComponent(id)}/deliveries`;
-  const load = () => api<Page<Delivery>>('GET', `${path}${query({ limit: 50 })}`).then((p) => (setPage(p), setError(null)), setError);
+  const load = () =>
+    api<Page<Delivery>>('GET', `${path}${query({ limit: 50 })}`).then((p) => (setPage(p), setError(null)), setError);
   useEffect(() => {
     void load();
     const t = setInterval(() => void load(), 2000);
@@ -154,8 +166,9 @@ function Deliveries({ id }: { id: string }) {
     <h2 id="deliveries-h">Deliveries of ${clean(id)}</h2>
     <${ErrorNote} error=${error} />
     ${page && page.data.length === 0 ? html`<p>No deliveries yet.</p>` : null}
-    ${page && page.data.length
-      ? html`<table>
+    ${
+      page && page.data.length
+        ? html`<table>
           <thead><tr><th scope="col">Delivery</th><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col">Next attempt</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
           <tbody>
             ${page.data.map(
@@ -171,6 +184,7 @@ function Deliveries({ id }: { id: string }) {
             )}
           </tbody>
         </table>`
-      : null}
+        : null
+    }
   </section>`;
 }

@@ -18,7 +18,12 @@ export type EventKind = (typeof EVENT_KINDS)[number];
 export const LOG_EVENT = 'log';
 
 /** Events after which a run changes no more; the SSE stream closes after one of them. */
-export const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['run.accepted', 'run.rejected', 'run.failed', 'run.canceled']);
+export const TERMINAL_EVENTS: ReadonlySet<string> = new Set([
+  'run.accepted',
+  'run.rejected',
+  'run.failed',
+  'run.canceled',
+]);
 
 export const RUN_STATUSES = ['running', 'awaiting_approval', 'accepted', 'rejected', 'failed', 'canceled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];

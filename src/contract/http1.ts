@@ -55,7 +55,9 @@ export class AnswerReader {
     if (bytes.length) this.started = true;
     let at = 0;
     if (this.phase === 'head') {
-      const joined = this.pending ? Buffer.concat([this.pending, bytes]) : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+      const joined = this.pending
+        ? Buffer.concat([this.pending, bytes])
+        : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
       const before = this.pending?.length ?? 0;
       this.pending = null;
       let from = 0;
@@ -115,19 +117,20 @@ export class AnswerReader {
     const coding = headers['transfer-encoding'] as string | undefined;
     // Both: a smuggling attempt as likely as a mistake (RFC 9112 6.3), refused as Node refuses it.
     if (coding !== undefined && length !== undefined) throw broken('both Transfer-Encoding and Content-Length');
-    if (status === 204 || status === 304) ((this.phase = 'fixed'), (this.remaining = 0));
+    if (status === 204 || status === 304) (this.phase = 'fixed'), (this.remaining = 0);
     // Chunked only when it is the last coding; any other ends with the connection (RFC 9112 6.3).
     else if (coding !== undefined) {
       if (/(^|,)\s*chunked\s*$/i.test(coding)) this.phase = 'size';
-      else ((this.phase = 'close'), (keepAlive = false));
+      else (this.phase = 'close'), (keepAlive = false);
     } else if (length !== undefined) {
       // (repeats of one value are joined by now: "5, 5" is one length, "5, 6" none)
       const values = new Set(length.split(',').map((v) => v.trim()));
       const [only] = values;
-      if (values.size !== 1 || !/^\d{1,15}$/.test(only!)) throw broken(`a Content-Length that is not one number (${JSON.stringify(length.slice(0, 40))})`);
+      if (values.size !== 1 || !/^\d{1,15}$/.test(only!))
+        throw broken(`a Content-Length that is not one number (${JSON.stringify(length.slice(0, 40))})`);
       this.phase = 'fixed';
       this.remaining = Number(only);
-    } else ((this.phase = 'close'), (keepAlive = false));
+    } else (this.phase = 'close'), (keepAlive = false);
     return { status, headers: headers as IncomingHttpHeaders, keepAlive };
   }
 
@@ -158,7 +161,11 @@ export class AnswerReader {
         case 'data-end':
         case 'trailer': {
           const stop = bytes.indexOf(LF, at);
-          this.line += Buffer.from(bytes.buffer, bytes.byteOffset + at, (stop === -1 ? bytes.length : stop) - at).toString('latin1');
+          this.line += Buffer.from(
+            bytes.buffer,
+            bytes.byteOffset + at,
+            (stop === -1 ? bytes.length : stop) - at,
+          ).toString('latin1');
           if (this.line.length > MAX_LINE) throw broken('a line of the answer is too long');
           if (stop === -1) return bytes.length;
           at = stop + 1;
@@ -168,7 +175,8 @@ export class AnswerReader {
           if (line.includes('\r')) throw broken('a bare CR in a line of the answer');
           if (this.phase === 'size') {
             const size = line.split(';')[0]!;
-            if (!/^[0-9a-f]{1,12}$/i.test(size)) throw broken(`a chunk size that is not hexadecimal (${JSON.stringify(size.slice(0, 20))})`);
+            if (!/^[0-9a-f]{1,12}$/i.test(size))
+              throw broken(`a chunk size that is not hexadecimal (${JSON.stringify(size.slice(0, 20))})`);
             this.remaining = parseInt(size, 16);
             this.phase = this.remaining === 0 ? 'trailer' : 'data';
           } else if (this.phase === 'data-end') {

@@ -24,13 +24,18 @@ function kindOf(v: unknown): string {
   return v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 }
 
-export function describeIssue(issues: readonly $ZodIssue[], input: unknown, prefix: readonly PropertyKey[] = []): IssueText {
+export function describeIssue(
+  issues: readonly $ZodIssue[],
+  input: unknown,
+  prefix: readonly PropertyKey[] = [],
+): IssueText {
   let issue = issues[0]!;
   let base: readonly PropertyKey[] = [];
   // A union: the branch whose first issue is not "wrong type at its root" is the one the input was meant for.
   while (issue.code === 'invalid_union' && 'errors' in issue && Array.isArray(issue.errors)) {
     const branches = issue.errors as $ZodIssue[][];
-    const meant = branches.find((b) => b.length > 0 && !(b[0]!.code === 'invalid_type' && b[0]!.path.length === 0)) ?? branches[0];
+    const meant =
+      branches.find((b) => b.length > 0 && !(b[0]!.code === 'invalid_type' && b[0]!.path.length === 0)) ?? branches[0];
     if (!meant?.length) break;
     base = [...base, ...issue.path];
     issue = meant[0]!;
@@ -45,8 +50,10 @@ export function describeIssue(issues: readonly $ZodIssue[], input: unknown, pref
     (issue.code === 'too_small' && issue.origin === 'string' && Number(issue.minimum) === 1);
   let message: string;
   if (missing) message = 'required';
-  else if (issue.code === 'invalid_value' && 'values' in issue) message = `must be one of ${(issue.values as unknown[]).map((v) => String(v)).join(', ')}, not ${JSON.stringify(value)}`;
-  else if (issue.code === 'invalid_type') message = `must be ${/^[aeiou]/.test(issue.expected) ? 'an' : 'a'} ${issue.expected}, not ${kindOf(value)}`;
+  else if (issue.code === 'invalid_value' && 'values' in issue)
+    message = `must be one of ${(issue.values as unknown[]).map((v) => String(v)).join(', ')}, not ${JSON.stringify(value)}`;
+  else if (issue.code === 'invalid_type')
+    message = `must be ${/^[aeiou]/.test(issue.expected) ? 'an' : 'a'} ${issue.expected}, not ${kindOf(value)}`;
   else if (issue.code === 'too_small' && issue.origin === 'string') message = 'must not be empty';
   else message = issue.message.replace(/^Invalid input: /, '');
   return { field, missing, message };

@@ -16,7 +16,10 @@ export function applyMergePatch(target: unknown, patch: unknown): unknown {
 
 /** The smallest patch that turns `before` into `after` (a null in `after` cannot be said, and is dropped).
  * Own keys only, as on the apply side: `toString` or `constructor` is a field like any other. */
-export function diffMergePatch(before: Record<string, unknown>, after: Record<string, unknown>): Record<string, unknown> {
+export function diffMergePatch(
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+): Record<string, unknown> {
   const patch: Record<string, unknown> = {};
   for (const key of Object.keys(before)) if (!Object.hasOwn(after, key)) setOwn(patch, key, null);
   for (const [key, value] of Object.entries(after)) {

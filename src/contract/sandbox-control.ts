@@ -44,5 +44,27 @@ export function faultEffects(f: FaultSpec): string[] {
 
 /** A request the sandbox answered, or a webhook delivery attempt it made. */
 export type JournalEntry =
-  | { seq: number; at: string; type: 'request'; method: string; path: string; status: number; ms: number; request_id: string; idempotency_key: string | null; fault: string | null }
-  | { seq: number; at: string; type: 'delivery'; webhook_id: string; delivery_id: string; url: string; status: number | null; ms: number; error: string | null; fault: string | null };
+  | {
+      seq: number;
+      at: string;
+      type: 'request';
+      method: string;
+      path: string;
+      status: number;
+      ms: number;
+      request_id: string;
+      idempotency_key: string | null;
+      fault: string | null;
+    }
+  | {
+      seq: number;
+      at: string;
+      type: 'delivery';
+      webhook_id: string;
+      delivery_id: string;
+      url: string;
+      status: number | null;
+      ms: number;
+      error: string | null;
+      fault: string | null;
+    };

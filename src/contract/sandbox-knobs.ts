@@ -13,15 +13,54 @@ export interface Knob {
 }
 
 export const KNOBS = {
-  host: { value: 'host', description: 'address to listen on (loopback unless you mean otherwise)', default: '127.0.0.1' },
+  host: {
+    value: 'host',
+    description: 'address to listen on (loopback unless you mean otherwise)',
+    default: '127.0.0.1',
+  },
   port: { value: 'port', description: 'port to listen on; 0 picks a free one', default: 4010, min: 0, max: 65535 },
-  stageMs: { value: 'ms', description: 'how long one pipeline stage takes', default: 4000, min: 1, max: 31_536_000_000 }, // a year: a longer stage is never a test
-  signedUrlTtl: { value: 's', description: 'lifetime of signed artifact URLs, in seconds', default: 300, min: 1, max: 315_360_000 }, // ten years: an expiry a date can show
-  retryBaseMs: { value: 'ms', description: 'first webhook retry delay; doubles each attempt', default: 1000, min: 1, max: 86_400_000 },
+  stageMs: {
+    value: 'ms',
+    description: 'how long one pipeline stage takes',
+    default: 4000,
+    min: 1,
+    max: 31_536_000_000,
+  }, // a year: a longer stage is never a test
+  signedUrlTtl: {
+    value: 's',
+    description: 'lifetime of signed artifact URLs, in seconds',
+    default: 300,
+    min: 1,
+    max: 315_360_000,
+  }, // ten years: an expiry a date can show
+  retryBaseMs: {
+    value: 'ms',
+    description: 'first webhook retry delay; doubles each attempt',
+    default: 1000,
+    min: 1,
+    max: 86_400_000,
+  },
   rateLimit: { value: 'n', description: 'requests per second per key; 0 for no limit', default: 100, min: 0 },
-  seed: { value: 'n', description: 'varies the generated specs and scores; the same seed gives the same ones', default: 0, min: 0 },
-  ipaMib: { value: 'n', description: 'size of the generated ipa, in MiB (streamed, never held in memory)', default: 20, min: 1, max: 4096 },
-  journalSize: { value: 'n', description: 'how many requests and delivery attempts `orc sandbox logs` keeps; 0 keeps none', default: 1000, min: 0, max: 1_000_000 },
+  seed: {
+    value: 'n',
+    description: 'varies the generated specs and scores; the same seed gives the same ones',
+    default: 0,
+    min: 0,
+  },
+  ipaMib: {
+    value: 'n',
+    description: 'size of the generated ipa, in MiB (streamed, never held in memory)',
+    default: 20,
+    min: 1,
+    max: 4096,
+  },
+  journalSize: {
+    value: 'n',
+    description: 'how many requests and delivery attempts `orc sandbox logs` keeps; 0 keeps none',
+    default: 1000,
+    min: 0,
+    max: 1_000_000,
+  },
   keepaliveMs: { value: 'ms', description: 'SSE keep-alive interval', default: 15_000, min: 10, hidden: true },
 } as const satisfies Record<string, Knob>;
 

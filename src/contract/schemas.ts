@@ -48,7 +48,7 @@ export const Run = lazy(() =>
     app_id: z.nullable(z.string()),
     created_at: time,
     updated_at: z.optional(time),
-  })
+  }),
 );
 export type Run = z.infer<typeof Run>;
 
@@ -66,7 +66,7 @@ export const Gate = lazy(() =>
     state: knownOr(['waiting', 'pending', 'approved', 'rejected']),
     decided_at: nullableTime,
     notes: z.nullable(z.string()),
-  })
+  }),
 );
 export type Gate = z.infer<typeof Gate>;
 export const GateList = lazy(() => z.looseObject({ data: z.array(Gate) }));
@@ -77,9 +77,11 @@ export const Brand = lazy(() =>
     palette: z.optional(z.array(z.string())),
     typeface: z.optional(z.string()),
     voice: z.optional(z.string()),
-  })
+  }),
 );
-export const Screen = lazy(() => z.looseObject({ id: z.string(), title: z.optional(z.string()), purpose: z.optional(z.string()) }));
+export const Screen = lazy(() =>
+  z.looseObject({ id: z.string(), title: z.optional(z.string()), purpose: z.optional(z.string()) }),
+);
 /** The App Spec as read: only `name` is relied on, everything else is kept as it comes. */
 export const AppSpec = lazy(() =>
   z.looseObject({
@@ -95,25 +97,27 @@ export const AppSpec = lazy(() =>
     screens: z.optional(z.array(Screen)),
     features: z.optional(z.array(z.string())),
     source: z.optional(z.looseObject({ repo_url: z.optional(z.string()), ref: z.optional(z.string()) })),
-  })
+  }),
 );
 export type AppSpec = z.infer<typeof AppSpec>;
 
-export const Score = lazy(() => z.looseObject({ beauty: z.number(), harmony: z.number(), score: z.number(), total: z.number() }));
+export const Score = lazy(() =>
+  z.looseObject({ beauty: z.number(), harmony: z.number(), score: z.number(), total: z.number() }),
+);
 export const PreflightCheck = lazy(() =>
   z.looseObject({
     id: z.string(),
     title: z.string(),
     status: knownOr(['pass', 'warn', 'fail']),
     detail: z.optional(z.nullable(z.string())),
-  })
+  }),
 );
 export const Scorecard = lazy(() =>
   z.looseObject({
     score: Score,
     passed: z.boolean(),
     preflight: z.looseObject({ passed: z.boolean(), checks: z.array(PreflightCheck) }),
-  })
+  }),
 );
 export type Scorecard = z.infer<typeof Scorecard>;
 
@@ -126,7 +130,7 @@ export const ArtifactEntry = lazy(() =>
     sha256: z.nullable(z.string()),
     files: z.number(),
     updated_at: time,
-  })
+  }),
 );
 export type ArtifactEntry = z.infer<typeof ArtifactEntry>;
 export const ArtifactManifest = lazy(() => z.looseObject({ data: z.array(ArtifactEntry) }));
@@ -138,7 +142,7 @@ export const ArtifactFile = lazy(() =>
     sha256: z.string(),
     url: z.string(),
     expires_at: time,
-  })
+  }),
 );
 export type ArtifactFile = z.infer<typeof ArtifactFile>;
 /** `GET …/artifacts/{kind}`: inline JSON content, or files behind signed URLs. */
@@ -146,7 +150,7 @@ export const Artifact = lazy(() =>
   z.union([
     z.looseObject({ kind: z.string(), content_type: z.string(), content: z.unknown() }),
     z.looseObject({ kind: z.string(), files: z.array(ArtifactFile) }),
-  ])
+  ]),
 );
 export type Artifact = z.infer<typeof Artifact>;
 
@@ -157,7 +161,7 @@ export const Webhook = lazy(() =>
     events: z.array(z.string()),
     status: z.string(),
     created_at: time,
-  })
+  }),
 );
 export type Webhook = z.infer<typeof Webhook>;
 // An empty secret would let anyone sign: an answer with one is not a webhook orc can use.
@@ -172,7 +176,7 @@ export const Delivery = lazy(() =>
     last_status_code: z.nullable(z.number()),
     next_attempt_at: nullableTime,
     created_at: time,
-  })
+  }),
 );
 export type Delivery = z.infer<typeof Delivery>;
 export const Deleted = lazy(() => z.looseObject({ id: z.string(), deleted: z.literal(true) }));
@@ -193,7 +197,7 @@ export const EventData = lazy(() =>
     level: z.optional(z.string()),
     message: z.optional(z.string()),
     ts: z.optional(z.string()),
-  })
+  }),
 );
 /** The envelope shared by webhooks and SSE (`type` is `log` for log lines on the stream). */
 export const Event = lazy(() =>
@@ -203,14 +207,14 @@ export const Event = lazy(() =>
     created_at: time,
     run_id: z.string(),
     data: EventData,
-  })
+  }),
 );
 export type Event = z.infer<typeof Event>;
 
 export const ErrorEnvelope = lazy(() =>
   z.object({
     error: z.looseObject({ type: z.string(), code: z.string(), message: z.string(), field: z.optional(z.string()) }),
-  })
+  }),
 );
 
 // ---------- input shapes (what the service accepts) ----------
@@ -226,15 +230,30 @@ export const AppSpecInput = lazy(() =>
     tagline: z.optional(z.string()),
     description: z.optional(z.string()),
     platforms: z.optional(z.array(z.enum(['ios', 'android']))),
-    bundle_id: z.optional(z.string().check(z.regex(/^[A-Za-z][\w-]*(\.[A-Za-z][\w-]*)+$/, 'a reverse-DNS id like com.example.app'))),
+    bundle_id: z.optional(
+      z.string().check(z.regex(/^[A-Za-z][\w-]*(\.[A-Za-z][\w-]*)+$/, 'a reverse-DNS id like com.example.app')),
+    ),
     category: z.optional(z.string()),
     audience: z.optional(z.string()),
     monetization: z.optional(z.enum(MONETIZATION_VALUES)),
-    brand: z.optional(z.looseObject({ palette: z.optional(z.array(hexColor)), typeface: z.optional(z.string()), voice: z.optional(z.string()) })),
-    screens: z.optional(z.array(z.looseObject({ id: nonEmpty, title: z.optional(z.string()), purpose: z.optional(z.string()) }))),
+    brand: z.optional(
+      z.looseObject({
+        palette: z.optional(z.array(hexColor)),
+        typeface: z.optional(z.string()),
+        voice: z.optional(z.string()),
+      }),
+    ),
+    screens: z.optional(
+      z.array(z.looseObject({ id: nonEmpty, title: z.optional(z.string()), purpose: z.optional(z.string()) })),
+    ),
     features: z.optional(z.array(z.string())),
-    source: z.optional(z.looseObject({ repo_url: z.optional(z.string().check(z.regex(REPO_URL, 'an https:// or git@ URL'))), ref: z.optional(z.string()) })),
-  })
+    source: z.optional(
+      z.looseObject({
+        repo_url: z.optional(z.string().check(z.regex(REPO_URL, 'an https:// or git@ URL'))),
+        ref: z.optional(z.string()),
+      }),
+    ),
+  }),
 );
 export type AppSpecInput = z.infer<typeof AppSpecInput>;
 
@@ -243,7 +262,7 @@ export const IdeaInput = lazy(() =>
     pitch: nonEmpty,
     audience: nonEmpty,
     monetization: z.enum(MONETIZATION_VALUES),
-  })
+  }),
 );
 
 export const RunCreateParams = lazy(() =>
@@ -251,21 +270,35 @@ export const RunCreateParams = lazy(() =>
     .object({
       mode: z.enum(['idea', 'ship']),
       idea: z.optional(IdeaInput),
-      source: z.optional(z.union([z.string().check(z.regex(REPO_URL, 'a repository URL (https://… or git@…:…)')), AppSpecInput])),
+      source: z.optional(
+        z.union([z.string().check(z.regex(REPO_URL, 'a repository URL (https://… or git@…:…)')), AppSpecInput]),
+      ),
     })
-    .check(z.superRefine((v, ctx) => {
-      // The field that does not belong is named first: it is the one to remove.
-      if (v.idea !== undefined && v.source !== undefined)
-        ctx.addIssue({ code: 'custom', path: ['source'], message: 'send either idea or source, not both' });
-      else if (v.mode === 'idea' && v.source !== undefined)
-        ctx.addIssue({ code: 'custom', path: ['source'], message: 'source is for ship mode; idea mode takes idea' });
-      else if (v.mode === 'ship' && v.idea !== undefined)
-        ctx.addIssue({ code: 'custom', path: ['idea'], message: 'idea is for idea mode; ship mode takes source' });
-      else if (v.mode === 'idea' && v.idea === undefined)
-        ctx.addIssue({ code: 'custom', path: ['idea'], message: 'idea is required in idea mode', params: { missing: true } });
-      else if (v.mode === 'ship' && v.source === undefined)
-        ctx.addIssue({ code: 'custom', path: ['source'], message: 'source is required in ship mode', params: { missing: true } });
-    }))
+    .check(
+      z.superRefine((v, ctx) => {
+        // The field that does not belong is named first: it is the one to remove.
+        if (v.idea !== undefined && v.source !== undefined)
+          ctx.addIssue({ code: 'custom', path: ['source'], message: 'send either idea or source, not both' });
+        else if (v.mode === 'idea' && v.source !== undefined)
+          ctx.addIssue({ code: 'custom', path: ['source'], message: 'source is for ship mode; idea mode takes idea' });
+        else if (v.mode === 'ship' && v.idea !== undefined)
+          ctx.addIssue({ code: 'custom', path: ['idea'], message: 'idea is for idea mode; ship mode takes source' });
+        else if (v.mode === 'idea' && v.idea === undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['idea'],
+            message: 'idea is required in idea mode',
+            params: { missing: true },
+          });
+        else if (v.mode === 'ship' && v.source === undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['source'],
+            message: 'source is required in ship mode',
+            params: { missing: true },
+          });
+      }),
+    ),
 );
 
 export type RunCreateParams = z.infer<typeof RunCreateParams>;
@@ -277,7 +310,7 @@ export const WebhookCreateParams = lazy(() =>
   z.object({
     url: z.url(),
     events: z.union([z.tuple([z.literal('*')]), z.array(z.enum(EVENT_KINDS)).check(z.minLength(1))]),
-  })
+  }),
 );
 export type WebhookCreateParams = z.infer<typeof WebhookCreateParams>;
 
@@ -292,11 +325,16 @@ export function readEvent(json: unknown): Event | null {
   // through zod (and a copy of each) one by one. Anything else takes the full path below.
   if (isPlainEvent(json)) return json;
   const envelope = json as Record<string, unknown>;
-  let data: Record<string, unknown> = envelope.data !== null && typeof envelope.data === 'object' && !Array.isArray(envelope.data) ? { ...(envelope.data as Record<string, unknown>) } : {};
+  let data: Record<string, unknown> =
+    envelope.data !== null && typeof envelope.data === 'object' && !Array.isArray(envelope.data)
+      ? { ...(envelope.data as Record<string, unknown>) }
+      : {};
   for (let tries = 0; tries < 20; tries++) {
     const parsed = Event.safeParse({ ...envelope, data });
     if (parsed.success) return parsed.data;
-    const bad = parsed.error.issues.filter((i) => i.path[0] === 'data' && i.path.length > 1).map((i) => String(i.path[1]));
+    const bad = parsed.error.issues
+      .filter((i) => i.path[0] === 'data' && i.path.length > 1)
+      .map((i) => String(i.path[1]));
     if (bad.length === 0) return null; // the envelope itself is broken: nothing to show
     data = Object.fromEntries(Object.entries(data).filter(([k]) => !bad.includes(k)));
   }

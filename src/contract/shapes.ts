@@ -16,7 +16,14 @@ export function isRun(json: unknown): json is Run {
   if (!isObject(json)) return false;
   const r = json;
   return (
-    isString(r.id) && isString(r.mode) && isString(r.status) && isString(r.stage) && nullableString(r.gate_pending) && nullableString(r.app_id) && isString(r.created_at) && (r.updated_at === undefined || isString(r.updated_at))
+    isString(r.id) &&
+    isString(r.mode) &&
+    isString(r.status) &&
+    isString(r.stage) &&
+    nullableString(r.gate_pending) &&
+    nullableString(r.app_id) &&
+    isString(r.created_at) &&
+    (r.updated_at === undefined || isString(r.updated_at))
   );
 }
 
@@ -26,7 +33,15 @@ const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.is
 function isArtifactEntry(json: unknown): json is ArtifactEntry {
   if (!isObject(json)) return false;
   const a = json;
-  return isString(a.kind) && isString(a.status) && isString(a.content_type) && (a.size === null || isNumber(a.size)) && nullableString(a.sha256) && isNumber(a.files) && isString(a.updated_at);
+  return (
+    isString(a.kind) &&
+    isString(a.status) &&
+    isString(a.content_type) &&
+    (a.size === null || isNumber(a.size)) &&
+    nullableString(a.sha256) &&
+    isNumber(a.files) &&
+    isString(a.updated_at)
+  );
 }
 
 /** A run's artifact manifest (schemas.ts `ArtifactManifest`). */
@@ -37,7 +52,14 @@ export function isArtifactManifest(json: unknown): json is { data: ArtifactEntry
 function isArtifactFile(json: unknown): json is ArtifactFile {
   if (!isObject(json)) return false;
   const f = json;
-  return isString(f.name) && isString(f.content_type) && isNumber(f.size) && isString(f.sha256) && isString(f.url) && isString(f.expires_at);
+  return (
+    isString(f.name) &&
+    isString(f.content_type) &&
+    isNumber(f.size) &&
+    isString(f.sha256) &&
+    isString(f.url) &&
+    isString(f.expires_at)
+  );
 }
 
 /** One kind of a run's artifacts (schemas.ts `Artifact`): inline content, or files behind signed URLs. */
@@ -49,21 +71,36 @@ export function isArtifact(json: unknown): json is Artifact {
 /** A page of items (schemas.ts `pageOf`), each passing `item`. */
 export function isPageOf<T>(item: (json: unknown) => json is T) {
   return (json: unknown): json is { data: T[]; next_cursor: string | null; has_more: boolean } =>
-    isObject(json) && Array.isArray(json.data) && json.data.every(item) && nullableString(json.next_cursor) && typeof json.has_more === 'boolean';
+    isObject(json) &&
+    Array.isArray(json.data) &&
+    json.data.every(item) &&
+    nullableString(json.next_cursor) &&
+    typeof json.has_more === 'boolean';
 }
 
 /** The error envelope (schemas.ts `ErrorEnvelope`): its error's fields, or null when it is not one. */
 export function errorEnvelope(json: unknown): { type: string; code: string; message: string; field?: string } | null {
   if (!isObject(json) || !isObject(json.error)) return null;
   const e = json.error;
-  if (!isString(e.type) || !isString(e.code) || !isString(e.message) || !(e.field === undefined || isString(e.field))) return null;
+  if (!isString(e.type) || !isString(e.code) || !isString(e.message) || !(e.field === undefined || isString(e.field)))
+    return null;
   return { type: e.type, code: e.code, message: e.message, ...(e.field === undefined ? {} : { field: e.field }) };
 }
 
 /** EventData's plain fields by type: an event whose data holds only these (or nothing it knows) is valid. */
 const PLAIN_DATA: Record<string, 'string' | 'number' | 'boolean'> = {
-  stage: 'string', percent: 'number', gate: 'string', decision: 'string', passed: 'boolean', app_id: 'string', app_store_url: 'string',
-  reason: 'string', mode: 'string', level: 'string', message: 'string', ts: 'string',
+  stage: 'string',
+  percent: 'number',
+  gate: 'string',
+  decision: 'string',
+  passed: 'boolean',
+  app_id: 'string',
+  app_store_url: 'string',
+  reason: 'string',
+  mode: 'string',
+  level: 'string',
+  message: 'string',
+  ts: 'string',
 };
 
 /** True when `json` is an Event as the schema says, by the fields' types alone, with no `score` or `error`
@@ -71,7 +108,13 @@ const PLAIN_DATA: Record<string, 'string' | 'number' | 'boolean'> = {
 export function isPlainEvent(json: unknown): json is Event {
   if (!isObject(json)) return false;
   const e = json;
-  if (typeof e.id !== 'string' || typeof e.type !== 'string' || typeof e.created_at !== 'string' || typeof e.run_id !== 'string') return false;
+  if (
+    typeof e.id !== 'string' ||
+    typeof e.type !== 'string' ||
+    typeof e.created_at !== 'string' ||
+    typeof e.run_id !== 'string'
+  )
+    return false;
   const data = e.data;
   if (!isObject(data)) return false;
   for (const key in data) {

@@ -14,14 +14,20 @@ export function computeSignature(secret: string, timestamp: number, rawBody: str
 }
 
 /** The header value for one delivery attempt; several secrets (rotation) give several `v1=`. */
-export function signatureHeader(secrets: string | readonly string[], rawBody: string | Uint8Array, nowMs = Date.now()): string {
+export function signatureHeader(
+  secrets: string | readonly string[],
+  rawBody: string | Uint8Array,
+  nowMs = Date.now(),
+): string {
   const t = Math.floor(nowMs / 1000);
   const list = typeof secrets === 'string' ? [secrets] : secrets;
   return [`t=${t}`, ...list.map((s) => `v1=${computeSignature(s, t, rawBody)}`)].join(',');
 }
 
 export type SignatureFailure = 'no_secret' | 'malformed' | 'timestamp_outside_tolerance' | 'no_matching_signature';
-export type SignatureResult = { ok: true; timestamp: number } | { ok: false; reason: SignatureFailure; message: string };
+export type SignatureResult =
+  | { ok: true; timestamp: number }
+  | { ok: false; reason: SignatureFailure; message: string };
 
 export function parseSignatureHeader(header: string): { timestamp: number; signatures: string[] } | null {
   let timestamp: number | null = null;
@@ -46,10 +52,15 @@ export function verifySignature(
   // An empty secret is no secret: anyone can sign with it, so nothing checked against it is ever valid.
   if (!secret) return { ok: false, reason: 'no_secret', message: 'there is no secret to check the signature against' };
   const parsed = header ? parseSignatureHeader(header) : null;
-  if (!parsed) return { ok: false, reason: 'malformed', message: 'the signature header is missing or not of the form t=…,v1=…' };
+  if (!parsed)
+    return { ok: false, reason: 'malformed', message: 'the signature header is missing or not of the form t=…,v1=…' };
   const skew = Math.abs(Math.floor(nowMs / 1000) - parsed.timestamp);
   if (skew > toleranceS)
-    return { ok: false, reason: 'timestamp_outside_tolerance', message: `the signature timestamp is ${skew} s from this clock (tolerance ${toleranceS} s)` };
+    return {
+      ok: false,
+      reason: 'timestamp_outside_tolerance',
+      message: `the signature timestamp is ${skew} s from this clock (tolerance ${toleranceS} s)`,
+    };
   const expected = Buffer.from(computeSignature(secret, parsed.timestamp, rawBody), 'hex');
   // Compare against every v1 without stopping early, so timing says nothing about which one matched.
   let matched = false;

@@ -13,7 +13,14 @@ import * as z from 'zod';
 import { ApiError, type Api } from '../api/index.js';
 import { watchRun } from '../watch/engine.js';
 import { systemClock, type Clock } from '../clock.js';
-import { ARTIFACT_KINDS, EVENT_KINDS, GATE_NAMES, MONETIZATION_VALUES, RUN_STATUSES, TERMINAL_STATUSES } from '../contract/events.js';
+import {
+  ARTIFACT_KINDS,
+  EVENT_KINDS,
+  GATE_NAMES,
+  MONETIZATION_VALUES,
+  RUN_STATUSES,
+  TERMINAL_STATUSES,
+} from '../contract/events.js';
 import type { RunCreateParams } from '../contract/schemas.js';
 import { Problem } from '../problem.js';
 
@@ -49,9 +56,18 @@ const DECISIONS = ['approve_gate', 'reject_gate'];
 
 /** The human's word on a live gate decision, asked through the client (MCP elicitation): the decision and
  * the notes they give are the ones made, whatever the agent asked for. */
-async function askHuman(server: McpServer, tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+async function askHuman(
+  server: McpServer,
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   if (!server.server.getClientCapabilities()?.elicitation)
-    throw Object.assign(new Problem(`${tool} on a live service needs a person's yes, and this MCP client cannot ask one (it has no elicitation). Decide it with \`orc gate ${tool === 'approve_gate' ? 'approve' : 'reject'} ${String(args.run_id)} ${String(args.gate)} --live\`, or start the server with \`orc mcp --live --yes-live-decisions\` to let the agent decide.`), { code: 'needs_human' });
+    throw Object.assign(
+      new Problem(
+        `${tool} on a live service needs a person's yes, and this MCP client cannot ask one (it has no elicitation). Decide it with \`orc gate ${tool === 'approve_gate' ? 'approve' : 'reject'} ${String(args.run_id)} ${String(args.gate)} --live\`, or start the server with \`orc mcp --live --yes-live-decisions\` to let the agent decide.`,
+      ),
+      { code: 'needs_human' },
+    );
   const asked = tool === 'approve_gate' ? 'approve' : 'reject';
   await loadValidator(); // the SDK checks the person's answer against the schema below
   const answer = await server.server.elicitInput({
@@ -60,15 +76,31 @@ async function askHuman(server: McpServer, tool: string, args: Record<string, un
       type: 'object',
       properties: {
         decision: { type: 'string', title: 'Decision', enum: ['approve', 'reject'], default: asked },
-        notes: { type: 'string', title: 'Notes', description: 'Needed to reject; kept with an approval', ...(typeof args.notes === 'string' ? { default: args.notes } : {}) },
+        notes: {
+          type: 'string',
+          title: 'Notes',
+          description: 'Needed to reject; kept with an approval',
+          ...(typeof args.notes === 'string' ? { default: args.notes } : {}),
+        },
       },
       required: ['decision'],
     },
   });
-  if (answer.action !== 'accept' || !answer.content) throw Object.assign(new Problem(`the person ${answer.action === 'decline' ? 'declined' : 'did not answer'}; gate ${String(args.gate)} of ${String(args.run_id)} was not decided`), { code: 'not_decided' });
+  if (answer.action !== 'accept' || !answer.content)
+    throw Object.assign(
+      new Problem(
+        `the person ${answer.action === 'decline' ? 'declined' : 'did not answer'}; gate ${String(args.gate)} of ${String(args.run_id)} was not decided`,
+      ),
+      { code: 'not_decided' },
+    );
   const decision = answer.content.decision === 'reject' ? 'reject_gate' : 'approve_gate';
-  const notes = typeof answer.content.notes === 'string' && answer.content.notes.trim() ? answer.content.notes.trim() : undefined;
-  if (decision === 'reject_gate' && !notes) throw Object.assign(new Problem(`a rejection needs notes; gate ${String(args.gate)} of ${String(args.run_id)} was not decided`), { code: 'not_decided' });
+  const notes =
+    typeof answer.content.notes === 'string' && answer.content.notes.trim() ? answer.content.notes.trim() : undefined;
+  if (decision === 'reject_gate' && !notes)
+    throw Object.assign(
+      new Problem(`a rejection needs notes; gate ${String(args.gate)} of ${String(args.run_id)} was not decided`),
+      { code: 'not_decided' },
+    );
   return { ...args, tool: decision, notes };
 }
 
@@ -89,7 +121,12 @@ async function loadValidator(): Promise<void> {
 }
 
 /** A tool whose `run` receives its arguments typed by its own input schema (the SDK has checked them). */
-function defineTool<S extends z.ZodRawShape>(def: Omit<ToolDef, 'input' | 'run'> & { input: S; run(args: z.infer<z.ZodObject<S>>, extra: Extra): Promise<{ text: string; data: Record<string, unknown> }> }): ToolDef {
+function defineTool<S extends z.ZodRawShape>(
+  def: Omit<ToolDef, 'input' | 'run'> & {
+    input: S;
+    run(args: z.infer<z.ZodObject<S>>, extra: Extra): Promise<{ text: string; data: Record<string, unknown> }>;
+  },
+): ToolDef {
   return def as unknown as ToolDef;
 }
 
@@ -97,8 +134,19 @@ const runId = z.string().min(1).describe('The run id, such as run_8fJ2kQ (from l
 const gate = z.enum(GATE_NAMES).describe('The gate: idea, brand or final');
 
 // What tools answer, as structured content: the fields an agent reads, the rest kept (tolerant reader).
-const runOut = z.looseObject({ id: z.string(), mode: z.string(), status: z.string(), stage: z.string(), gate_pending: z.string().nullable() });
-const gateOut = z.looseObject({ name: z.string(), state: z.string(), decided_at: z.string().nullable(), notes: z.string().nullable() });
+const runOut = z.looseObject({
+  id: z.string(),
+  mode: z.string(),
+  status: z.string(),
+  stage: z.string(),
+  gate_pending: z.string().nullable(),
+});
+const gateOut = z.looseObject({
+  name: z.string(),
+  state: z.string(),
+  decided_at: z.string().nullable(),
+  notes: z.string().nullable(),
+});
 const specOut = z.looseObject({ name: z.string() });
 const decidedOut = { gate: z.looseObject({ gate: gateOut, run: runOut }) };
 
@@ -130,14 +178,26 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
     defineTool({
       name: 'list_runs',
       title: 'List runs',
-      description: 'List runs, newest first, one page at a time. Filter by status; pass the next_cursor of a page to get the next one.',
-      input: { status: z.enum(RUN_STATUSES).optional().describe('Only runs in this status'), limit: z.number().int().min(1).max(100).optional().describe('Runs per page (default 20)'), cursor: z.string().optional().describe('The next_cursor of the previous page') },
+      description:
+        'List runs, newest first, one page at a time. Filter by status; pass the next_cursor of a page to get the next one.',
+      input: {
+        status: z.enum(RUN_STATUSES).optional().describe('Only runs in this status'),
+        limit: z.number().int().min(1).max(100).optional().describe('Runs per page (default 20)'),
+        cursor: z.string().optional().describe('The next_cursor of the previous page'),
+      },
       output: { runs: z.array(runOut), next_cursor: z.string().nullable(), has_more: z.boolean() },
       annotations: read,
       run: async (a) => {
         const page = await api.runs.list({ status: a.status, limit: a.limit ?? 20, cursor: a.cursor });
-        const lines = page.data.map((r) => `${r.id} ${r.status} ${r.stage}${r.gate_pending ? ` (gate ${r.gate_pending} pending)` : ''}`);
-        return { text: lines.length ? `${lines.join('\n')}${page.has_more ? `\nMore: cursor ${page.next_cursor}` : ''}` : 'No runs.', data: { runs: page.data, next_cursor: page.next_cursor, has_more: page.has_more } };
+        const lines = page.data.map(
+          (r) => `${r.id} ${r.status} ${r.stage}${r.gate_pending ? ` (gate ${r.gate_pending} pending)` : ''}`,
+        );
+        return {
+          text: lines.length
+            ? `${lines.join('\n')}${page.has_more ? `\nMore: cursor ${page.next_cursor}` : ''}`
+            : 'No runs.',
+          data: { runs: page.data, next_cursor: page.next_cursor, has_more: page.has_more },
+        };
       },
     }),
     defineTool({
@@ -149,7 +209,10 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
       annotations: read,
       run: async (a) => {
         const [run, gates] = await Promise.all([api.runs.retrieve(a.run_id), api.gates.list(a.run_id)]);
-        return { text: `${run.id}: ${run.status} at ${run.stage}${run.gate_pending ? `, waiting at gate ${run.gate_pending}` : ''}. Gates: ${gates.map((g) => `${g.name} ${g.state}`).join(', ')}.`, data: { run, gates } };
+        return {
+          text: `${run.id}: ${run.status} at ${run.stage}${run.gate_pending ? `, waiting at gate ${run.gate_pending}` : ''}. Gates: ${gates.map((g) => `${g.name} ${g.state}`).join(', ')}.`,
+          data: { run, gates },
+        };
       },
     }),
     defineTool({
@@ -159,17 +222,35 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
         'Start a run. mode "idea" takes idea {pitch, audience, monetization}; mode "ship" takes source (a repository URL, or an App Spec object). Each call carries an Idempotency-Key (yours, or a new one), so retrying with the same idempotency_key never makes a second run. Follow it with wait_for_run.',
       input: {
         mode: z.enum(['idea', 'ship']).describe('idea: from a pitch; ship: from existing source'),
-        idea: z.object({ pitch: z.string().min(1), audience: z.string().min(1), monetization: z.enum(MONETIZATION_VALUES) }).optional().describe('For mode idea'),
-        source: z.union([z.string(), z.record(z.string(), z.unknown())]).optional().describe('For mode ship: a repository URL (https://… or git@…:…) or an App Spec object'),
-        idempotency_key: z.string().min(1).max(255).optional().describe('Reuse to make a retry safe; default: a new key for this call'),
+        idea: z
+          .object({ pitch: z.string().min(1), audience: z.string().min(1), monetization: z.enum(MONETIZATION_VALUES) })
+          .optional()
+          .describe('For mode idea'),
+        source: z
+          .union([z.string(), z.record(z.string(), z.unknown())])
+          .optional()
+          .describe('For mode ship: a repository URL (https://… or git@…:…) or an App Spec object'),
+        idempotency_key: z
+          .string()
+          .min(1)
+          .max(255)
+          .optional()
+          .describe('Reuse to make a retry safe; default: a new key for this call'),
       },
       output: { run: runOut, replayed: z.boolean() },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       run: async (a) => {
         // The input schema has checked the shape; the service checks the rest (mode against idea or source).
-        const body = { mode: a.mode, ...(a.idea ? { idea: a.idea } : {}), ...(a.source !== undefined ? { source: a.source } : {}) } as RunCreateParams;
+        const body = {
+          mode: a.mode,
+          ...(a.idea ? { idea: a.idea } : {}),
+          ...(a.source !== undefined ? { source: a.source } : {}),
+        } as RunCreateParams;
         const run = await api.runs.create(body, { idempotencyKey: a.idempotency_key ?? crypto.randomUUID() });
-        return { text: `${run.replayed ? 'Already created (same idempotency_key)' : 'Created'} ${run.id}: ${run.status} at ${run.stage}.`, data: { run, replayed: Boolean(run.replayed) } };
+        return {
+          text: `${run.replayed ? 'Already created (same idempotency_key)' : 'Created'} ${run.id}: ${run.status} at ${run.stage}.`,
+          data: { run, replayed: Boolean(run.replayed) },
+        };
       },
     }),
     defineTool({
@@ -187,19 +268,24 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
     defineTool({
       name: 'list_gates',
       title: 'List the gates of a run',
-      description: 'The three approval gates of a run (idea, brand, final): state (waiting, pending, approved, rejected), when decided, and notes.',
+      description:
+        'The three approval gates of a run (idea, brand, final): state (waiting, pending, approved, rejected), when decided, and notes.',
       input: { run_id: runId },
       output: { gates: z.array(gateOut) },
       annotations: read,
       run: async (a) => {
         const gates = await api.gates.list(a.run_id);
-        return { text: gates.map((g) => `${g.name}: ${g.state}${g.notes ? ` (${g.notes})` : ''}`).join('\n'), data: { gates } };
+        return {
+          text: gates.map((g) => `${g.name}: ${g.state}${g.notes ? ` (${g.notes})` : ''}`).join('\n'),
+          data: { gates },
+        };
       },
     }),
     defineTool({
       name: 'approve_gate',
       title: 'Approve a gate',
-      description: 'Approve the gate a run waits at (only a pending gate). Read what is being decided first: wait_for_run gives it, or get_spec / get_scorecard.',
+      description:
+        'Approve the gate a run waits at (only a pending gate). Read what is being decided first: wait_for_run gives it, or get_spec / get_scorecard.',
       input: { run_id: runId, gate, notes: z.string().optional().describe('Optional notes kept with the decision') },
       output: decidedOut,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -211,19 +297,24 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
     defineTool({
       name: 'reject_gate',
       title: 'Reject a gate',
-      description: 'Reject the gate a run waits at, with notes saying why and what to change: the run goes back to rework that part and the gate opens again.',
+      description:
+        'Reject the gate a run waits at, with notes saying why and what to change: the run goes back to rework that part and the gate opens again.',
       input: { run_id: runId, gate, notes: z.string().trim().min(1).describe('Why, and what to change (required)') },
       output: decidedOut,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
       run: async (a) => {
         const decided = await api.gates.reject(a.run_id, a.gate, a.notes);
-        return { text: `Rejected gate ${a.gate} of ${a.run_id}; the run goes back with the notes.`, data: { gate: decided } };
+        return {
+          text: `Rejected gate ${a.gate} of ${a.run_id}; the run goes back with the notes.`,
+          data: { gate: decided },
+        };
       },
     }),
     defineTool({
       name: 'get_spec',
       title: 'Get the App Spec',
-      description: 'The App Spec of a run: name, tagline, description, platforms, audience, monetization, brand (palette, typeface, voice), screens, features.',
+      description:
+        'The App Spec of a run: name, tagline, description, platforms, audience, monetization, brand (palette, typeface, voice), screens, features.',
       input: { run_id: runId },
       output: { spec: specOut },
       annotations: read,
@@ -235,8 +326,14 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
     defineTool({
       name: 'update_spec',
       title: 'Update the App Spec',
-      description: 'Change the App Spec with a JSON Merge Patch (RFC 7396): only the fields to change; null removes a field; a list is replaced whole. Refused once the run ended or its final gate was approved.',
-      input: { run_id: runId, patch: z.record(z.string(), z.unknown()).describe('A JSON Merge Patch object, such as {"tagline": "Run every day", "brand": {"voice": "Warm"}}') },
+      description:
+        'Change the App Spec with a JSON Merge Patch (RFC 7396): only the fields to change; null removes a field; a list is replaced whole. Refused once the run ended or its final gate was approved.',
+      input: {
+        run_id: runId,
+        patch: z
+          .record(z.string(), z.unknown())
+          .describe('A JSON Merge Patch object, such as {"tagline": "Run every day", "brand": {"voice": "Warm"}}'),
+      },
       output: { spec: specOut },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       run: async (a) => {
@@ -247,14 +344,27 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
     defineTool({
       name: 'get_scorecard',
       title: 'Get the scorecard',
-      description: 'How the app scored (beauty, harmony, score out of total, passed) and its pre-flight checks. Ready once the run is scored (the run.scored event).',
+      description:
+        'How the app scored (beauty, harmony, score out of total, passed) and its pre-flight checks. Ready once the run is scored (the run.scored event).',
       input: { run_id: runId },
-      output: { scorecard: z.looseObject({ score: z.looseObject({ beauty: z.number(), harmony: z.number(), score: z.number(), total: z.number() }), passed: z.boolean(), preflight: z.looseObject({ passed: z.boolean(), checks: z.array(z.looseObject({ id: z.string(), status: z.string() })) }) }) },
+      output: {
+        scorecard: z.looseObject({
+          score: z.looseObject({ beauty: z.number(), harmony: z.number(), score: z.number(), total: z.number() }),
+          passed: z.boolean(),
+          preflight: z.looseObject({
+            passed: z.boolean(),
+            checks: z.array(z.looseObject({ id: z.string(), status: z.string() })),
+          }),
+        }),
+      },
       annotations: read,
       run: async (a) => {
         const card = await api.runs.scorecard(a.run_id);
         const failing = card.preflight.checks.filter((c) => c.status === 'fail').map((c) => c.title);
-        return { text: `Score ${card.score.score}/${card.score.total} (beauty ${card.score.beauty}, harmony ${card.score.harmony}): ${card.passed ? 'passed' : 'did not pass'}. Pre-flight ${card.preflight.passed ? 'passed' : `failed: ${failing.join('; ')}`}.`, data: { scorecard: card } };
+        return {
+          text: `Score ${card.score.score}/${card.score.total} (beauty ${card.score.beauty}, harmony ${card.score.harmony}): ${card.passed ? 'passed' : 'did not pass'}. Pre-flight ${card.preflight.passed ? 'passed' : `failed: ${failing.join('; ')}`}.`,
+          data: { scorecard: card },
+        };
       },
     }),
     defineTool({
@@ -262,27 +372,67 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
       title: 'List the artifacts',
       description: `What a run produced, by kind (${ARTIFACT_KINDS.join(', ')}): status (pending or ready), size, files and sha256.`,
       input: { run_id: runId },
-      output: { artifacts: z.array(z.looseObject({ kind: z.string(), status: z.string(), size: z.number().nullable() })) },
+      output: {
+        artifacts: z.array(z.looseObject({ kind: z.string(), status: z.string(), size: z.number().nullable() })),
+      },
       annotations: read,
       run: async (a) => {
         const artifacts = await api.artifacts.manifest(a.run_id);
-        return { text: artifacts.map((x) => `${x.kind}: ${x.status}${x.size !== null ? `, ${x.size} bytes` : ''}`).join('\n'), data: { artifacts } };
+        return {
+          text: artifacts.map((x) => `${x.kind}: ${x.status}${x.size !== null ? `, ${x.size} bytes` : ''}`).join('\n'),
+          data: { artifacts },
+        };
       },
     }),
     defineTool({
       name: 'pull_artifacts',
       title: 'Download artifacts',
       description:
-        'Download a run\'s artifacts into a folder on this machine, inside the folder the server writes into (where it runs, or its --root): files of ipa and screenshots to <dir>/<kind>/<name>, the JSON kinds to <dir>/<kind>.json. Checked by sha256, resumed where a download stopped; a file already there is never replaced (the same one is reported present, another one failed). No kinds: every ready kind.',
-      input: { run_id: runId, kinds: z.array(z.enum(ARTIFACT_KINDS)).optional().describe('The kinds to pull; default every ready kind'), dir: z.string().min(1).describe('The folder to write into (made if missing), relative to the folder the server writes into, or an absolute path inside it') },
-      output: { dir: z.string(), files: z.array(z.looseObject({ kind: z.string(), name: z.string(), path: z.string() })), pending: z.array(z.string()), failed: z.array(z.looseObject({ kind: z.string(), name: z.string(), error: z.string() })) },
+        "Download a run's artifacts into a folder on this machine, inside the folder the server writes into (where it runs, or its --root): files of ipa and screenshots to <dir>/<kind>/<name>, the JSON kinds to <dir>/<kind>.json. Checked by sha256, resumed where a download stopped; a file already there is never replaced (the same one is reported present, another one failed). No kinds: every ready kind.",
+      input: {
+        run_id: runId,
+        kinds: z.array(z.enum(ARTIFACT_KINDS)).optional().describe('The kinds to pull; default every ready kind'),
+        dir: z
+          .string()
+          .min(1)
+          .describe(
+            'The folder to write into (made if missing), relative to the folder the server writes into, or an absolute path inside it',
+          ),
+      },
+      output: {
+        dir: z.string(),
+        files: z.array(z.looseObject({ kind: z.string(), name: z.string(), path: z.string() })),
+        pending: z.array(z.string()),
+        failed: z.array(z.looseObject({ kind: z.string(), name: z.string(), error: z.string() })),
+      },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       run: async (a, extra) => {
         const dir = folderInside(root, a.dir); // (made by the pull engine, through src/disk.ts)
         const { pullArtifacts } = await import('../artifacts/pull.js');
-        const outcome = await pullArtifacts(api, a.run_id, { kinds: a.kinds ?? [], dir, concurrency: 4, signal: extra.signal, clock, keep: true });
-        const files = outcome.files.map((f) => ({ kind: f.kind, name: f.name, path: f.path, size: f.size, sha256: f.sha256, state: f.state }));
-        const text = [`${files.length} file${files.length === 1 ? '' : 's'} in ${outcome.dir}`, ...files.map((f) => `${f.state} ${f.path}`), ...outcome.failed.map((f) => `failed ${f.kind}/${f.name}: ${f.error}`), outcome.pending.length ? `not ready yet: ${outcome.pending.join(', ')}` : ''].filter(Boolean).join('\n');
+        const outcome = await pullArtifacts(api, a.run_id, {
+          kinds: a.kinds ?? [],
+          dir,
+          concurrency: 4,
+          signal: extra.signal,
+          clock,
+          keep: true,
+        });
+        const files = outcome.files.map((f) => ({
+          kind: f.kind,
+          name: f.name,
+          path: f.path,
+          size: f.size,
+          sha256: f.sha256,
+          state: f.state,
+        }));
+        const text = [
+          `${files.length} file${files.length === 1 ? '' : 's'} in ${outcome.dir}`,
+          ...files.map((f) => `${f.state} ${f.path}`),
+          ...outcome.failed.map((f) => `failed ${f.kind}/${f.name}: ${f.error}`),
+          outcome.pending.length ? `not ready yet: ${outcome.pending.join(', ')}` : '',
+        ]
+          .filter(Boolean)
+          .join('\n');
         return { text, data: { dir: outcome.dir, files, pending: outcome.pending, failed: outcome.failed } };
       },
     }),
@@ -291,8 +441,23 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
       title: 'Wait for a run',
       description:
         'Follow a run until a gate is pending, the run ends, or timeout_s passes, and say what happened. At a gate it also gives what is being decided: the spec summary (idea), the palette, typeface and voice (brand), or the scorecard (final); then call approve_gate or reject_gate. Sends progress notifications (stage and percent) when the request asks for them.',
-      input: { run_id: runId, timeout_s: z.number().min(1).max(3600).optional().describe('Give up waiting after this many seconds (default 50); the run goes on') },
-      output: { outcome: z.enum(['gate_pending', 'ended', 'timeout']), run: runOut, waited_ms: z.number(), gate: z.string().optional(), status: z.string().optional(), deciding: z.unknown().optional() },
+      input: {
+        run_id: runId,
+        timeout_s: z
+          .number()
+          .min(1)
+          .max(3600)
+          .optional()
+          .describe('Give up waiting after this many seconds (default 50); the run goes on'),
+      },
+      output: {
+        outcome: z.enum(['gate_pending', 'ended', 'timeout']),
+        run: runOut,
+        waited_ms: z.number(),
+        gate: z.string().optional(),
+        status: z.string().optional(),
+        deciding: z.unknown().optional(),
+      },
       annotations: read,
       run: (a, extra) => waitForRun(api, clock, a.run_id, (a.timeout_s ?? 50) * 1000, extra),
     }),
@@ -302,31 +467,65 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
 /** The sandbox's controls an agent's tests need (`orc mcp --sandbox-tools`): the admin API under /_sandbox/. */
 export function sandboxToolDefs(api: Api): ToolDef[] {
   const admin = async (method: string, path: string, body?: unknown): Promise<Record<string, unknown>> =>
-    (await api.http.json({ method, target: path, ...(body !== undefined ? { body } : {}), schema: z.record(z.string(), z.unknown()) })) ?? {};
+    (await api.http.json({
+      method,
+      target: path,
+      ...(body !== undefined ? { body } : {}),
+      schema: z.record(z.string(), z.unknown()),
+    })) ?? {};
   return [
     defineTool({
       name: 'advance_clock',
       title: 'Advance the sandbox clock',
-      description: 'Move time in the sandbox: the whole clock by a duration (by: "90s", "3h", "1d"; the sandbox must run with --clock manual), or one run (run_id) by a duration or to a point (to: a stage such as "05_build", "gate:final", or "end"; gates before it are approved).',
-      input: { by: z.string().optional().describe('How far: 90s, 15m, 3h, 2d'), run_id: z.string().optional().describe('Move only this run'), to: z.string().optional().describe('With run_id: a stage, gate:NAME or end') },
-      output: { mode: z.string(), now: z.string(), next_due: z.string().nullable(), runs: z.array(z.looseObject({ id: z.string() })), run: runOut.optional() },
+      description:
+        'Move time in the sandbox: the whole clock by a duration (by: "90s", "3h", "1d"; the sandbox must run with --clock manual), or one run (run_id) by a duration or to a point (to: a stage such as "05_build", "gate:final", or "end"; gates before it are approved).',
+      input: {
+        by: z.string().optional().describe('How far: 90s, 15m, 3h, 2d'),
+        run_id: z.string().optional().describe('Move only this run'),
+        to: z.string().optional().describe('With run_id: a stage, gate:NAME or end'),
+      },
+      output: {
+        mode: z.string(),
+        now: z.string(),
+        next_due: z.string().nullable(),
+        runs: z.array(z.looseObject({ id: z.string() })),
+        run: runOut.optional(),
+      },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       run: async (a) => {
-        const out = await admin('POST', '/_sandbox/clock/advance', { ...(a.by !== undefined ? { by: a.by } : {}), ...(a.run_id !== undefined ? { run: a.run_id } : {}), ...(a.to !== undefined ? { to: a.to } : {}) });
+        const out = await admin('POST', '/_sandbox/clock/advance', {
+          ...(a.by !== undefined ? { by: a.by } : {}),
+          ...(a.run_id !== undefined ? { run: a.run_id } : {}),
+          ...(a.to !== undefined ? { to: a.to } : {}),
+        });
         const run = out.run as { id: string; status: string; stage: string } | undefined;
-        return { text: run ? `${run.id} is ${run.status} at ${run.stage}.` : `The sandbox clock is at ${String(out.now)}.`, data: out };
+        return {
+          text: run ? `${run.id} is ${run.status} at ${run.stage}.` : `The sandbox clock is at ${String(out.now)}.`,
+          data: out,
+        };
       },
     }),
     defineTool({
       name: 'trigger_event',
       title: 'Trigger an event in the sandbox',
       description: `Make the sandbox produce an event for real (stream and signed webhooks): ${EVENT_KINDS.join(', ')}. Without run_id, on a new fixture run driven there. For run.failed: stage and error ("code: message"); run.rejected: reason; run.gate_pending / run.gate_resolved: gate; run.scored: passed false for one that does not pass.`,
-      input: { kind: z.enum(EVENT_KINDS), run_id: z.string().optional(), stage: z.string().optional(), gate: gate.optional(), error: z.string().optional(), reason: z.string().optional(), passed: z.boolean().optional() },
+      input: {
+        kind: z.enum(EVENT_KINDS),
+        run_id: z.string().optional(),
+        stage: z.string().optional(),
+        gate: gate.optional(),
+        error: z.string().optional(),
+        reason: z.string().optional(),
+        passed: z.boolean().optional(),
+      },
       output: { run: runOut, event: z.looseObject({ id: z.string(), type: z.string() }) },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       run: async (a) => {
         const { run_id, ...rest } = a;
-        const out = await admin('POST', '/_sandbox/trigger', { ...rest, ...(run_id !== undefined ? { run: run_id } : {}) });
+        const out = await admin('POST', '/_sandbox/trigger', {
+          ...rest,
+          ...(run_id !== undefined ? { run: run_id } : {}),
+        });
         const run = out.run as { id: string; status: string; stage: string };
         return { text: `${a.kind} on ${run.id}: it is ${run.status} at ${run.stage}.`, data: out };
       },
@@ -334,7 +533,8 @@ export function sandboxToolDefs(api: Api): ToolDef[] {
     defineTool({
       name: 'reset_sandbox',
       title: 'Reset the sandbox',
-      description: 'Empty the sandbox: every run, webhook, delivery and fault goes; the key and knobs stay. For a known start before a test.',
+      description:
+        'Empty the sandbox: every run, webhook, delivery and fault goes; the key and knobs stay. For a known start before a test.',
       input: {},
       output: { reset: z.boolean() },
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -346,7 +546,16 @@ export function sandboxToolDefs(api: Api): ToolDef[] {
 export function createServer(o: McpOptions): McpServer {
   // wait_for_run may run as an MCP task (a client that supports tasks gets its result when it asks, however
   // long the wait); others call it as any tool. The tasks live in memory, as long as the server.
-  const server = new McpServer({ name: 'orc', version: o.version }, { capabilities: { tasks: { requests: { tools: { call: {} } } } }, taskStore: new InMemoryTaskStore(), jsonSchemaValidator: lazyValidator, instructions: 'orc drives runs on the Run Orchestration Service: an app idea (or source) becomes a shipped app through stages and three approval gates (idea, brand, final). Create a run, wait_for_run to the next gate, read what is being decided, then approve_gate or reject_gate with notes.' });
+  const server = new McpServer(
+    { name: 'orc', version: o.version },
+    {
+      capabilities: { tasks: { requests: { tools: { call: {} } } } },
+      taskStore: new InMemoryTaskStore(),
+      jsonSchemaValidator: lazyValidator,
+      instructions:
+        'orc drives runs on the Run Orchestration Service: an app idea (or source) becomes a shipped app through stages and three approval gates (idea, brand, final). Create a run, wait_for_run to the next gate, read what is being decided, then approve_gate or reject_gate with notes.',
+    },
+  );
   const byName = new Map(o.tools.map((t) => [t.name, t]));
   const allDefs = new Map(toolDefs(o.api, systemClock).map((t) => [t.name, t]));
   for (const t of o.tools) {
@@ -354,38 +563,68 @@ export function createServer(o: McpOptions): McpServer {
       registerWaitTask(server, t);
       continue;
     }
-    server.registerTool(t.name, { title: t.title, description: t.description, inputSchema: t.input, outputSchema: z.looseObject(t.output), annotations: t.annotations }, async (args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {
-      try {
-        let tool = t;
-        if (o.askHuman && DECISIONS.includes(t.name)) {
-          // The person may decide otherwise than the agent asked: then the other tool does it.
-          const { tool: decided, ...answered } = await askHuman(server, t.name, args);
-          tool = byName.get(decided as string) ?? allDefs.get(decided as string)!;
-          args = answered;
+    server.registerTool(
+      t.name,
+      {
+        title: t.title,
+        description: t.description,
+        inputSchema: t.input,
+        outputSchema: z.looseObject(t.output),
+        annotations: t.annotations,
+      },
+      async (args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {
+        try {
+          let tool = t;
+          if (o.askHuman && DECISIONS.includes(t.name)) {
+            // The person may decide otherwise than the agent asked: then the other tool does it.
+            const { tool: decided, ...answered } = await askHuman(server, t.name, args);
+            tool = byName.get(decided as string) ?? allDefs.get(decided as string)!;
+            args = answered;
+          }
+          const { text, data } = await tool.run(args, extra);
+          return { content: [{ type: 'text', text }], structuredContent: data };
+        } catch (err) {
+          return toolError(err);
         }
-        const { text, data } = await tool.run(args, extra);
-        return { content: [{ type: 'text', text }], structuredContent: data };
-      } catch (err) {
-        return toolError(err);
-      }
-    });
+      },
+    );
   }
   // Each run, and its spec, as resources an agent (or its user) can read.
   server.registerResource(
     'run',
     new ResourceTemplate('orc://runs/{id}', {
-      list: async () => ({ resources: (await o.api.runs.list({ limit: 20 })).data.map((r) => ({ uri: `orc://runs/${r.id}`, name: r.id, description: `${r.status} at ${r.stage}`, mimeType: 'application/json' })) }),
+      list: async () => ({
+        resources: (await o.api.runs.list({ limit: 20 })).data.map((r) => ({
+          uri: `orc://runs/${r.id}`,
+          name: r.id,
+          description: `${r.status} at ${r.stage}`,
+          mimeType: 'application/json',
+        })),
+      }),
     }),
     { title: 'A run and its gates', mimeType: 'application/json' },
     async (uri, vars) => {
       const id = String(vars.id);
       const [run, gates] = await Promise.all([o.api.runs.retrieve(id), o.api.gates.list(id)]);
-      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify({ run, gates }, null, 2) }] };
+      return {
+        contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify({ run, gates }, null, 2) }],
+      };
     },
   );
-  server.registerResource('spec', new ResourceTemplate('orc://runs/{id}/spec', { list: undefined }), { title: 'The App Spec of a run', mimeType: 'application/json' }, async (uri, vars) => ({
-    contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(await o.api.spec.retrieve(String(vars.id)), null, 2) }],
-  }));
+  server.registerResource(
+    'spec',
+    new ResourceTemplate('orc://runs/{id}/spec', { list: undefined }),
+    { title: 'The App Spec of a run', mimeType: 'application/json' },
+    async (uri, vars) => ({
+      contents: [
+        {
+          uri: uri.href,
+          mimeType: 'application/json',
+          text: JSON.stringify(await o.api.spec.retrieve(String(vars.id)), null, 2),
+        },
+      ],
+    }),
+  );
   return server;
 }
 
@@ -394,10 +633,20 @@ export function createServer(o: McpOptions): McpServer {
 function registerWaitTask(server: McpServer, t: ToolDef): void {
   server.experimental.tasks.registerToolTask(
     t.name,
-    { title: t.title, description: `${t.description} Runs as an MCP task where the client supports tasks.`, inputSchema: t.input, outputSchema: z.looseObject(t.output), annotations: t.annotations, execution: { taskSupport: 'optional' } },
+    {
+      title: t.title,
+      description: `${t.description} Runs as an MCP task where the client supports tasks.`,
+      inputSchema: t.input,
+      outputSchema: z.looseObject(t.output),
+      annotations: t.annotations,
+      execution: { taskSupport: 'optional' },
+    },
     {
       createTask: async (args: Record<string, unknown>, extra) => {
-        const task = await extra.taskStore.createTask({ ttl: extra.taskRequestedTtl ?? 60 * 60_000, pollInterval: 100 });
+        const task = await extra.taskStore.createTask({
+          ttl: extra.taskRequestedTtl ?? 60 * 60_000,
+          pollInterval: 100,
+        });
         void (async () => {
           let result: CallToolResult;
           try {
@@ -406,7 +655,9 @@ function registerWaitTask(server: McpServer, t: ToolDef): void {
           } catch (err) {
             result = toolError(err);
           }
-          await extra.taskStore.storeTaskResult(task.taskId, result.isError ? 'failed' : 'completed', result).catch(() => {});
+          await extra.taskStore
+            .storeTaskResult(task.taskId, result.isError ? 'failed' : 'completed', result)
+            .catch(() => {});
         })();
         return { task };
       },
@@ -429,20 +680,37 @@ function toolError(err: unknown): CallToolResult {
 }
 
 /** Follows the run until a gate waits, it ends, or the time is up; progress as notifications. */
-async function waitForRun(api: Api, clock: Clock, id: string, timeoutMs: number, extra: Extra): Promise<{ text: string; data: Record<string, unknown> }> {
+async function waitForRun(
+  api: Api,
+  clock: Clock,
+  id: string,
+  timeoutMs: number,
+  extra: Extra,
+): Promise<{ text: string; data: Record<string, unknown> }> {
   const started = clock.now();
   const token = extra._meta?.progressToken;
   let progress = 0;
   const notify = async (message: string) => {
     if (token === undefined) return;
-    await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++progress, message } }).catch(() => {});
+    await extra
+      .sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken: token, progress: ++progress, message },
+      })
+      .catch(() => {});
   };
   const atGate = async (gateName: string) => {
     // What is being decided is fetched once (the spec or the scorecard), for the text and the data alike.
     const [run, what] = await Promise.all([api.runs.retrieve(id), deciding(api, id, gateName)]);
-    return { text: `${id} waits at gate ${gateName} (stage ${run.stage}). ${decidingText(what)}`, data: { outcome: 'gate_pending', gate: gateName, run, deciding: what, waited_ms: clock.now() - started } };
+    return {
+      text: `${id} waits at gate ${gateName} (stage ${run.stage}). ${decidingText(what)}`,
+      data: { outcome: 'gate_pending', gate: gateName, run, deciding: what, waited_ms: clock.now() - started },
+    };
   };
-  const ended = (run: { status: string; stage: string; app_id?: string | null }) => ({ text: `${id} ended ${run.status} at ${run.stage}${run.app_id ? ` (app ${run.app_id})` : ''}.`, data: { outcome: 'ended', status: run.status, run, waited_ms: clock.now() - started } });
+  const ended = (run: { status: string; stage: string; app_id?: string | null }) => ({
+    text: `${id} ended ${run.status} at ${run.stage}${run.app_id ? ` (app ${run.app_id})` : ''}.`,
+    data: { outcome: 'ended', status: run.status, run, waited_ms: clock.now() - started },
+  });
 
   // Where it stands now: a gate already waiting, or an end, needs no stream.
   const now = await api.runs.retrieve(id);
@@ -482,7 +750,10 @@ async function waitForRun(api: Api, clock: Clock, id: string, timeoutMs: number,
   const run = await api.runs.retrieve(id);
   if (run.status === 'awaiting_approval' && run.gate_pending) return atGate(run.gate_pending);
   if (TERMINAL_STATUSES.has(run.status)) return ended(run);
-  return { text: `${id} is still ${run.status} at ${run.stage} after ${Math.round((clock.now() - started) / 1000)} s; call wait_for_run again to go on waiting.`, data: { outcome: 'timeout', run, waited_ms: clock.now() - started } };
+  return {
+    text: `${id} is still ${run.status} at ${run.stage} after ${Math.round((clock.now() - started) / 1000)} s; call wait_for_run again to go on waiting.`,
+    data: { outcome: 'timeout', run, waited_ms: clock.now() - started },
+  };
 }
 
 /** What a gate decides, as data: the idea's summary, the brand, or the scorecard. */
@@ -490,19 +761,36 @@ async function deciding(api: Api, id: string, gateName: string): Promise<Record<
   if (gateName === 'final') return { scorecard: await api.runs.scorecard(id) };
   const spec = await api.spec.retrieve(id);
   if (gateName === 'brand') return { brand: spec.brand ?? null };
-  return { summary: { name: spec.name, tagline: spec.tagline, audience: spec.audience, monetization: spec.monetization, features: spec.features } };
+  return {
+    summary: {
+      name: spec.name,
+      tagline: spec.tagline,
+      audience: spec.audience,
+      monetization: spec.monetization,
+      features: spec.features,
+    },
+  };
 }
 
 function decidingText(d: Record<string, unknown>): string {
   if (d.scorecard) {
-    const c = d.scorecard as { score: { score: number; total: number; beauty: number; harmony: number }; passed: boolean; preflight: { passed: boolean } };
+    const c = d.scorecard as {
+      score: { score: number; total: number; beauty: number; harmony: number };
+      passed: boolean;
+      preflight: { passed: boolean };
+    };
     return `Deciding the final app: score ${c.score.score}/${c.score.total} (beauty ${c.score.beauty}, harmony ${c.score.harmony}), ${c.passed ? 'passed' : 'did not pass'}; pre-flight ${c.preflight.passed ? 'passed' : 'failed'}.`;
   }
   if ('brand' in d) {
     const b = (d.brand ?? {}) as { palette?: string[]; typeface?: string; voice?: string };
     return `Deciding the brand: palette ${(b.palette ?? []).join(', ') || '—'}; typeface ${b.typeface ?? '—'}; voice ${b.voice ?? '—'}.`;
   }
-  const s = d.summary as { name?: string; tagline?: string; audience?: string; monetization?: string; features?: string[] };
+  const s = d.summary as {
+    name?: string;
+    tagline?: string;
+    audience?: string;
+    monetization?: string;
+    features?: string[];
+  };
   return `Deciding the idea: ${s.name ?? '—'}, "${s.tagline ?? ''}", for ${s.audience ?? '—'}, ${s.monetization ?? '—'}; features: ${(s.features ?? []).join(', ') || '—'}.`;
 }
-

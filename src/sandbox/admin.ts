@@ -53,12 +53,29 @@ export function readSnapshot(text: string): ReturnType<Store['snapshot']> {
   try {
     snap = JSON.parse(text) as Record<string, unknown>;
   } catch (err) {
-    throw Object.assign(new Error(`not a sandbox snapshot: ${(err as Error).message}`), { code: 'ERR_SANDBOX_SNAPSHOT' });
+    throw Object.assign(new Error(`not a sandbox snapshot: ${(err as Error).message}`), {
+      code: 'ERR_SANDBOX_SNAPSHOT',
+    });
   }
-  if (snap?.format !== SNAPSHOT_FORMAT) throw Object.assign(new Error(`not a sandbox snapshot (its format is not ${SNAPSHOT_FORMAT})`), { code: 'ERR_SANDBOX_SNAPSHOT' });
-  if (snap.schema !== SNAPSHOT_SCHEMA) throw Object.assign(new Error(`a snapshot of schema ${String(snap.schema)}; this orc reads schema ${SNAPSHOT_SCHEMA}`), { code: 'ERR_SANDBOX_SNAPSHOT' });
-  if (!Array.isArray(snap.runs) || !Array.isArray(snap.webhooks) || !Array.isArray(snap.deliveries) || typeof snap.events !== 'object' || snap.events === null)
-    throw Object.assign(new Error('a sandbox snapshot needs runs, events, webhooks and deliveries'), { code: 'ERR_SANDBOX_SNAPSHOT' });
+  if (snap?.format !== SNAPSHOT_FORMAT)
+    throw Object.assign(new Error(`not a sandbox snapshot (its format is not ${SNAPSHOT_FORMAT})`), {
+      code: 'ERR_SANDBOX_SNAPSHOT',
+    });
+  if (snap.schema !== SNAPSHOT_SCHEMA)
+    throw Object.assign(
+      new Error(`a snapshot of schema ${String(snap.schema)}; this orc reads schema ${SNAPSHOT_SCHEMA}`),
+      { code: 'ERR_SANDBOX_SNAPSHOT' },
+    );
+  if (
+    !Array.isArray(snap.runs) ||
+    !Array.isArray(snap.webhooks) ||
+    !Array.isArray(snap.deliveries) ||
+    typeof snap.events !== 'object' ||
+    snap.events === null
+  )
+    throw Object.assign(new Error('a sandbox snapshot needs runs, events, webhooks and deliveries'), {
+      code: 'ERR_SANDBOX_SNAPSHOT',
+    });
   checkSnapshot(snap as unknown as Snapshot);
   return snap as unknown as ReturnType<Store['snapshot']>;
 }
@@ -80,10 +97,22 @@ export function adminRoutes(parts: AdminParts): Array<Route<AdminHandler>> {
   const { clock, service, faults, journal, store } = parts;
   return [
     { method: 'GET', pattern: '/_sandbox/clock', handler: () => ({ status: 200, value: clockView(parts) }) },
-    { method: 'POST', pattern: '/_sandbox/clock/advance', handler: async ({ body }) => ({ status: 200, value: await advance(parts, object(await body())) }) },
-    { method: 'POST', pattern: '/_sandbox/trigger', handler: async ({ body }) => ({ status: 200, value: await trigger(parts, object(await body())) }) },
+    {
+      method: 'POST',
+      pattern: '/_sandbox/clock/advance',
+      handler: async ({ body }) => ({ status: 200, value: await advance(parts, object(await body())) }),
+    },
+    {
+      method: 'POST',
+      pattern: '/_sandbox/trigger',
+      handler: async ({ body }) => ({ status: 200, value: await trigger(parts, object(await body())) }),
+    },
     { method: 'GET', pattern: '/_sandbox/faults', handler: () => ({ status: 200, value: { data: faults.list() } }) },
-    { method: 'POST', pattern: '/_sandbox/faults', handler: async ({ body }) => ({ status: 201, value: faults.add(await body()) }) },
+    {
+      method: 'POST',
+      pattern: '/_sandbox/faults',
+      handler: async ({ body }) => ({ status: 201, value: faults.add(await body()) }),
+    },
     {
       method: 'DELETE',
       pattern: '/_sandbox/faults',
@@ -115,10 +144,23 @@ export function adminRoutes(parts: AdminParts): Array<Route<AdminHandler>> {
     {
       method: 'GET',
       pattern: '/_sandbox/export',
-      handler: ({ res }) => writeSnapshot(res, { format: SNAPSHOT_FORMAT, schema: SNAPSHOT_SCHEMA, exported_at: new Date(clock.now()).toISOString() }, store.snapshotAt()),
+      handler: ({ res }) =>
+        writeSnapshot(
+          res,
+          { format: SNAPSHOT_FORMAT, schema: SNAPSHOT_SCHEMA, exported_at: new Date(clock.now()).toISOString() },
+          store.snapshotAt(),
+        ),
     },
-    { method: 'POST', pattern: '/_sandbox/console', handler: ({ req }) => ({ status: 201, value: parts.door.mint(req.headers.host) }) },
-    { method: 'GET', pattern: '/_sandbox/events', handler: ({ req, res, query }) => parts.hub.openFirehose(req, res, query.get('logs') === '1') },
+    {
+      method: 'POST',
+      pattern: '/_sandbox/console',
+      handler: ({ req }) => ({ status: 201, value: parts.door.mint(req.headers.host) }),
+    },
+    {
+      method: 'GET',
+      pattern: '/_sandbox/events',
+      handler: ({ req, res, query }) => parts.hub.openFirehose(req, res, query.get('logs') === '1'),
+    },
     { method: 'GET', pattern: '/_sandbox/logs', handler: (call) => logs(journal, parts.hub, call) },
   ];
 }
@@ -142,7 +184,8 @@ const entryFrame = (e: { seq: number }) => `id: ${e.seq}\nevent: entry\ndata: ${
 
 function object(body: unknown): Record<string, unknown> {
   if (body === undefined) return {};
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new Failure('invalid_value', 'the body must be a JSON object');
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new Failure('invalid_value', 'the body must be a JSON object');
   return body as Record<string, unknown>;
 }
 
@@ -153,13 +196,20 @@ function clockView({ clock, service }: AdminParts) {
     mode: manual ? 'manual' : 'real',
     now: new Date(clock.now()).toISOString(),
     next_due: next === null ? null : new Date(next).toISOString(),
-    runs: service.moving().map((r) => ({ id: r.run.id, status: r.run.status, stage: r.run.stage, gate_pending: r.run.gate_pending })),
+    runs: service
+      .moving()
+      .map((r) => ({ id: r.run.id, status: r.run.status, stage: r.run.stage, gate_pending: r.run.gate_pending })),
   };
 }
 
 function durationOf(v: unknown, field: string): number {
   const ms = typeof v === 'number' ? v : typeof v === 'string' ? parseDuration(v) : null;
-  if (ms === null || !(ms >= 0)) throw new Failure('invalid_value', `${field} must be a duration: 90s, 15m, 3h, 2d, plain seconds, or a number of ms`, field);
+  if (ms === null || !(ms >= 0))
+    throw new Failure(
+      'invalid_value',
+      `${field} must be a duration: 90s, 15m, 3h, 2d, plain seconds, or a number of ms`,
+      field,
+    );
   return ms;
 }
 
@@ -169,7 +219,8 @@ function target(to: unknown): (rec: RunRecord) => boolean {
   if (to === 'end') return (r) => TERMINAL_STATUSES.has(r.run.status);
   if (to.startsWith('gate:')) {
     const gate = to.slice(5);
-    if (!(GATE_NAMES as readonly string[]).includes(gate)) throw new Failure('invalid_value', `gate must be one of ${GATE_NAMES.join(', ')}`, 'to');
+    if (!(GATE_NAMES as readonly string[]).includes(gate))
+      throw new Failure('invalid_value', `gate must be one of ${GATE_NAMES.join(', ')}`, 'to');
     return (r) => r.run.gate_pending === gate;
   }
   const index = (STAGES as readonly string[]).indexOf(to);
@@ -184,17 +235,31 @@ async function advance(parts: AdminParts, b: Record<string, unknown>) {
     service.getRun(id);
     const until = b.to !== undefined ? target(b.to) : undefined;
     const budgetMs = b.by !== undefined ? durationOf(b.by, 'by') : undefined;
-    if (!until && budgetMs === undefined) throw new Failure('missing_field', 'advance a run --by a duration or --to a point', 'by');
+    if (!until && budgetMs === undefined)
+      throw new Failure('missing_field', 'advance a run --by a duration or --to a point', 'by');
     // A run driven to a later point passes the gates before it (approved); it stops at the one it is sent to.
-    const step = await service.stepRun(id, { ...(until ? { until, approve: true } : {}), ...(budgetMs !== undefined ? { budgetMs } : {}) });
+    const step = await service.stepRun(id, {
+      ...(until ? { until, approve: true } : {}),
+      ...(budgetMs !== undefined ? { budgetMs } : {}),
+    });
     const run = service.getRun(id).run;
     return { ...clockView(parts), run, reached: until ? step.reached : undefined, ticks: step.ticks };
   }
   if (b.to !== undefined) throw new Failure('invalid_value', 'to needs a run: advance <run> --to …', 'to');
-  if (!(clock instanceof ManualClock)) throw new Failure('invalid_value', 'the clock is real: start the sandbox with --clock manual to advance it (or advance one run: advance <run> --by …)', 'by');
+  if (!(clock instanceof ManualClock))
+    throw new Failure(
+      'invalid_value',
+      'the clock is real: start the sandbox with --clock manual to advance it (or advance one run: advance <run> --by …)',
+      'by',
+    );
   const by = durationOf(b.by ?? 0, 'by');
   const end = clock.now() + by;
-  if (!(end <= LAST_TIME)) throw new Failure('invalid_value', `by moves the clock past the year 9999: at most ${Math.floor((LAST_TIME - clock.now()) / 86_400_000)}d from now`, 'by');
+  if (!(end <= LAST_TIME))
+    throw new Failure(
+      'invalid_value',
+      `by moves the clock past the year 9999: at most ${Math.floor((LAST_TIME - clock.now()) / 86_400_000)}d from now`,
+      'by',
+    );
   // Describing a build is real work (hashing the ipa) that takes no virtual time: a run that reaches
   // 08_submission stops the advance until its build is described (or 10 s of real time pass), then time
   // flows on, so `advance --by 1d` ends a run whose build was made on the way. Each run is waited for once.
@@ -225,7 +290,8 @@ function targetAs(to: string, field: string): (rec: RunRecord) => boolean {
   try {
     return target(to);
   } catch (err) {
-    if (err instanceof Failure) throw new Failure('invalid_value', err.message.replace(/^to must be/, `${field} must be`), field);
+    if (err instanceof Failure)
+      throw new Failure('invalid_value', err.message.replace(/^to must be/, `${field} must be`), field);
     throw err;
   }
 }
@@ -233,23 +299,44 @@ function targetAs(to: string, field: string): (rec: RunRecord) => boolean {
 async function trigger(parts: AdminParts, b: Record<string, unknown>) {
   const { service } = parts;
   const kind = String(b.kind ?? '');
-  if (!(EVENT_KINDS as readonly string[]).includes(kind)) throw new Failure('invalid_value', `kind must be one of ${EVENT_KINDS.join(', ')}`, 'kind');
+  if (!(EVENT_KINDS as readonly string[]).includes(kind))
+    throw new Failure('invalid_value', `kind must be one of ${EVENT_KINDS.join(', ')}`, 'kind');
   const gateOf = (v: unknown) => {
     const g = String(v ?? 'idea');
-    if (!(GATE_NAMES as readonly string[]).includes(g)) throw new Failure('invalid_value', `gate must be one of ${GATE_NAMES.join(', ')}`, 'gate');
+    if (!(GATE_NAMES as readonly string[]).includes(g))
+      throw new Failure('invalid_value', `gate must be one of ${GATE_NAMES.join(', ')}`, 'gate');
     return g;
   };
   // Everything is checked before a fixture run is made: a refused trigger leaves nothing behind.
   const gate = kind === 'run.gate_pending' || kind === 'run.gate_resolved' ? gateOf(b.gate ?? b.stage) : 'idea';
-  const stage = kind === 'run.failed' ? String(b.stage ?? '05_build') : b.stage !== undefined ? String(b.stage) : undefined;
-  const until = stage !== undefined && (kind === 'run.failed' || kind === 'run.stage_changed') ? targetAs(stage, 'stage') : undefined;
+  const stage =
+    kind === 'run.failed' ? String(b.stage ?? '05_build') : b.stage !== undefined ? String(b.stage) : undefined;
+  const until =
+    stage !== undefined && (kind === 'run.failed' || kind === 'run.stage_changed')
+      ? targetAs(stage, 'stage')
+      : undefined;
   if (b.run !== undefined) {
     const rec = service.getRun(String(b.run));
     // An ended run makes no more events: a second terminal event would be delivered as if it were new.
-    if (TERMINAL_STATUSES.has(rec.run.status)) throw new Failure('run_not_active', `run ${rec.run.id} is ${rec.run.status}: it cannot produce ${kind} now`, 'run');
+    if (TERMINAL_STATUSES.has(rec.run.status))
+      throw new Failure(
+        'run_not_active',
+        `run ${rec.run.id} is ${rec.run.status}: it cannot produce ${kind} now`,
+        'run',
+      );
   }
   const lowscore = kind === 'run.scored' && b.passed === false;
-  const rec = b.run !== undefined ? service.getRun(String(b.run)) : service.createRun({ mode: 'idea', idea: { pitch: `A fixture run for ${kind}${lowscore ? ' #lowscore' : ''}`, audience: 'testers', monetization: 'free' } } as never);
+  const rec =
+    b.run !== undefined
+      ? service.getRun(String(b.run))
+      : service.createRun({
+          mode: 'idea',
+          idea: {
+            pitch: `A fixture run for ${kind}${lowscore ? ' #lowscore' : ''}`,
+            audience: 'testers',
+            monetization: 'free',
+          },
+        } as never);
   const id = rec.run.id;
   const step = (to: (r: RunRecord) => boolean) => service.stepRun(id, { until: to, approve: true });
   switch (kind) {
@@ -264,7 +351,8 @@ async function trigger(parts: AdminParts, b: Record<string, unknown>) {
       break;
     case 'run.gate_resolved': {
       await step(target(`gate:${gate}`));
-      if (service.getRun(id).run.gate_pending === gate) service.decide(id, gate, b.reason ? 'rejected' : 'approved', b.reason ? String(b.reason) : null);
+      if (service.getRun(id).run.gate_pending === gate)
+        service.decide(id, gate, b.reason ? 'rejected' : 'approved', b.reason ? String(b.reason) : null);
       break;
     }
     case 'run.scored':
@@ -281,7 +369,12 @@ async function trigger(parts: AdminParts, b: Record<string, unknown>) {
       await step(until!);
       const text = b.error ? String(b.error) : 'build_failed: the build failed (triggered)';
       const colon = text.indexOf(':');
-      service.failRun(id, colon > 0 ? { code: text.slice(0, colon).trim(), message: text.slice(colon + 1).trim() } : { code: 'triggered', message: text });
+      service.failRun(
+        id,
+        colon > 0
+          ? { code: text.slice(0, colon).trim(), message: text.slice(colon + 1).trim() }
+          : { code: 'triggered', message: text },
+      );
       break;
     }
     case 'run.canceled':
@@ -291,6 +384,11 @@ async function trigger(parts: AdminParts, b: Record<string, unknown>) {
   const done = service.getRun(id);
   const events = service.eventsOf(id).filter((e) => e.type === kind);
   const event = events.at(-1);
-  if (!event) throw new Failure('run_not_active', `run ${id} is ${done.run.status} at ${done.run.stage}: it cannot produce ${kind} now`, 'run');
+  if (!event)
+    throw new Failure(
+      'run_not_active',
+      `run ${id} is ${done.run.status} at ${done.run.stage}: it cannot produce ${kind} now`,
+      'run',
+    );
   return { run: done.run, event: JSON.parse(event.json) };
 }

@@ -5,12 +5,31 @@ import { createHash } from 'node:crypto';
 import { ARTIFACT_KINDS, JSON_ARTIFACT_KINDS } from '../contract/events.js';
 import type { ArtifactEntry, ArtifactFile } from '../contract/schemas.js';
 import { Failure } from './failure.js';
-import { checkSignedPath, completeIpa, ipaBytes, ipaLayout, ipaSha256, screenshotMetas, screenshotPng, signPath, type FileMeta, type IpaLayout, type SignedCheck } from './files.js';
+import {
+  checkSignedPath,
+  completeIpa,
+  ipaBytes,
+  ipaLayout,
+  ipaSha256,
+  screenshotMetas,
+  screenshotPng,
+  signPath,
+  type FileMeta,
+  type IpaLayout,
+  type SignedCheck,
+} from './files.js';
 import { metadataFor } from './generate.js';
 import type { ArtifactMeta, RunRecord } from './store.js';
 
 /** The stage index (in the sandbox's list) whose completion makes each kind ready. */
-const READY_AFTER: Record<string, number> = { spec: 1, metadata: 2, screenshots: 3, ipa: 4, scorecard: 6, preflight: 6 };
+const READY_AFTER: Record<string, number> = {
+  spec: 1,
+  metadata: 2,
+  screenshots: 3,
+  ipa: 4,
+  scorecard: 6,
+  preflight: 6,
+};
 const CONTENT_TYPES: Record<string, string> = { screenshots: 'image/png', ipa: 'application/octet-stream' };
 /** Screenshots are small once deflated; a few are kept so repeated downloads do not deflate again. */
 const PNG_CACHE = 16;
@@ -40,18 +59,32 @@ export class Artifacts {
 
   /** Which binary kinds of this run still need describing (after a stage completed, or at start-up). */
   due(rec: RunRecord): BinaryKind[] {
-    return (['screenshots', 'ipa'] as const).filter((k) => rec.furthest >= READY_AFTER[k]! && this.meta(rec, k) === null);
+    return (['screenshots', 'ipa'] as const).filter(
+      (k) => rec.furthest >= READY_AFTER[k]! && this.meta(rec, k) === null,
+    );
   }
 
   /** Describes a binary kind once: sizes and digests, made by reading the generator through in slices. */
   async prepare(rec: RunRecord, kind: BinaryKind): Promise<ArtifactMeta> {
     const at = rec.artifactTimes[kind] ?? '';
     if (kind === 'screenshots') {
-      const inputs = rec.artifactInputs.screenshots ?? { palette: rec.spec.brand?.palette ?? [], screens: (rec.spec.screens ?? []).map((s) => s.id) };
+      const inputs = rec.artifactInputs.screenshots ?? {
+        palette: rec.spec.brand?.palette ?? [],
+        screens: (rec.spec.screens ?? []).map((s) => s.id),
+      };
       return { at, files: await screenshotMetas(inputs.palette, inputs.screens) };
     }
-    const layout = await completeIpa(ipaLayout(rec.artifactInputs.ipa ?? { name: rec.spec.name }, ipaLabel(rec), this.ipaMib));
-    return { at, mib: this.ipaMib, crcs: layout.crcs, files: [{ name: layout.name, content_type: CONTENT_TYPES.ipa!, size: layout.size, sha256: await ipaSha256(layout) }] };
+    const layout = await completeIpa(
+      ipaLayout(rec.artifactInputs.ipa ?? { name: rec.spec.name }, ipaLabel(rec), this.ipaMib),
+    );
+    return {
+      at,
+      mib: this.ipaMib,
+      crcs: layout.crcs,
+      files: [
+        { name: layout.name, content_type: CONTENT_TYPES.ipa!, size: layout.size, sha256: await ipaSha256(layout) },
+      ],
+    };
   }
 
   jsonContent(rec: RunRecord, kind: string): unknown {
@@ -72,26 +105,47 @@ export class Artifacts {
   manifest(rec: RunRecord): ArtifactEntry[] {
     return ARTIFACT_KINDS.map((kind) => {
       const ready = this.isReady(rec, kind);
-      const base = { kind, status: ready ? 'ready' : 'pending', content_type: CONTENT_TYPES[kind] ?? 'application/json', updated_at: rec.artifactTimes[kind] ?? rec.run.created_at };
+      const base = {
+        kind,
+        status: ready ? 'ready' : 'pending',
+        content_type: CONTENT_TYPES[kind] ?? 'application/json',
+        updated_at: rec.artifactTimes[kind] ?? rec.run.created_at,
+      };
       if (!ready) return { ...base, size: null, sha256: null, files: 0 };
       if (JSON_ARTIFACT_KINDS.has(kind)) {
         const bytes = Buffer.from(JSON.stringify(this.jsonContent(rec, kind)));
         return { ...base, size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'), files: 0 };
       }
       const files = this.meta(rec, kind as BinaryKind)!.files;
-      return { ...base, size: files.reduce((n, f) => n + f.size, 0), sha256: files.length === 1 ? files[0]!.sha256 : null, files: files.length };
+      return {
+        ...base,
+        size: files.reduce((n, f) => n + f.size, 0),
+        sha256: files.length === 1 ? files[0]!.sha256 : null,
+        files: files.length,
+      };
     });
   }
 
   artifact(rec: RunRecord, kind: string, origin: string, nowMs: number): unknown {
-    if (!(ARTIFACT_KINDS as readonly string[]).includes(kind)) throw new Failure('unknown_kind', `unknown artifact kind ${JSON.stringify(kind)}: one of ${ARTIFACT_KINDS.join(', ')}`, 'kind');
-    if (!this.isReady(rec, kind)) throw new Failure('artifact_not_ready', `the ${kind} artifact of run ${rec.run.id} is not ready yet`, 'kind');
-    if (JSON_ARTIFACT_KINDS.has(kind)) return { kind, content_type: 'application/json', content: this.jsonContent(rec, kind) };
+    if (!(ARTIFACT_KINDS as readonly string[]).includes(kind))
+      throw new Failure(
+        'unknown_kind',
+        `unknown artifact kind ${JSON.stringify(kind)}: one of ${ARTIFACT_KINDS.join(', ')}`,
+        'kind',
+      );
+    if (!this.isReady(rec, kind))
+      throw new Failure('artifact_not_ready', `the ${kind} artifact of run ${rec.run.id} is not ready yet`, 'kind');
+    if (JSON_ARTIFACT_KINDS.has(kind))
+      return { kind, content_type: 'application/json', content: this.jsonContent(rec, kind) };
     // Rounded up, so a URL lives at least its full lifetime however late in a second it was made.
     const expires = Math.ceil(nowMs / 1000) + this.ttlS;
     const files: ArtifactFile[] = this.meta(rec, kind as BinaryKind)!.files.map((f) => {
       const path = filePath(rec.run.id, kind, f.name);
-      return { ...f, url: `${origin}${path}?expires=${expires}&signature=${signPath(this.secret, path, expires)}`, expires_at: new Date(expires * 1000).toISOString() };
+      return {
+        ...f,
+        url: `${origin}${path}?expires=${expires}&signature=${signPath(this.secret, path, expires)}`,
+        expires_at: new Date(expires * 1000).toISOString(),
+      };
     });
     return { kind, files };
   }
@@ -108,7 +162,11 @@ export class Artifacts {
     if (index < 0) return null;
     const meta = m.files[index]!;
     if (kind === 'ipa') {
-      const layout: IpaLayout = { ...ipaLayout(rec.artifactInputs.ipa ?? { name: rec.spec.name }, ipaLabel(rec), m.mib ?? this.ipaMib), crcs: m.crcs ?? [], size: meta.size };
+      const layout: IpaLayout = {
+        ...ipaLayout(rec.artifactInputs.ipa ?? { name: rec.spec.name }, ipaLabel(rec), m.mib ?? this.ipaMib),
+        crcs: m.crcs ?? [],
+        size: meta.size,
+      };
       return { meta, open: (start, end) => ipaBytes(layout, start, end) };
     }
     const png = async () => {

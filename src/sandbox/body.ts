@@ -25,13 +25,27 @@ export function readJsonBody(req: IncomingMessage, timeoutMs: number, clock: Clo
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) return finish(new Failure('body_too_large', `the request body is larger than ${MAX_BODY_BYTES} bytes`, undefined, { Connection: 'close' }));
+      if (size > MAX_BODY_BYTES)
+        return finish(
+          new Failure('body_too_large', `the request body is larger than ${MAX_BODY_BYTES} bytes`, undefined, {
+            Connection: 'close',
+          }),
+        );
       chunks.push(chunk);
     };
     const onEnd = () => finish(null);
     // Gone before the end: the same error a stream read would give (one log line, no answer).
     const onClose = () => finish(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
-    const cancelTimer = clock.timer(timeoutMs, () => finish(new Failure('request_timeout', `the request body did not arrive within ${Math.round(timeoutMs / 1000)} s`, undefined, { Connection: 'close' })));
+    const cancelTimer = clock.timer(timeoutMs, () =>
+      finish(
+        new Failure(
+          'request_timeout',
+          `the request body did not arrive within ${Math.round(timeoutMs / 1000)} s`,
+          undefined,
+          { Connection: 'close' },
+        ),
+      ),
+    );
     req.on('data', onData).on('end', onEnd).on('error', finish).on('close', onClose);
   });
 }
@@ -39,9 +53,11 @@ export function readJsonBody(req: IncomingMessage, timeoutMs: number, clock: Clo
 function parseBody(req: IncomingMessage, chunks: Buffer[], size: number): unknown {
   if (size === 0) return undefined;
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type && type !== 'application/json' && type !== 'application/merge-patch+json') throw new Failure('unsupported_media_type', `send JSON (application/json), not ${type}`);
+  if (type && type !== 'application/json' && type !== 'application/merge-patch+json')
+    throw new Failure('unsupported_media_type', `send JSON (application/json), not ${type}`);
   const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString('utf8');
-  if (nestingDepth(text) > MAX_DEPTH) throw new Failure('invalid_json', `the request body nests deeper than ${MAX_DEPTH} levels`);
+  if (nestingDepth(text) > MAX_DEPTH)
+    throw new Failure('invalid_json', `the request body nests deeper than ${MAX_DEPTH} levels`);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -50,10 +66,13 @@ function parseBody(req: IncomingMessage, chunks: Buffer[], size: number): unknow
   }
   // A key can spell a forbidden name only literally or with an escape: without either, nothing to walk.
   const bad = mayHoldForbiddenKey(text) ? forbiddenKey(value, []) : null;
-  if (bad) throw new Failure('invalid_value', `${bad.path}: the key ${JSON.stringify(bad.key)} is not allowed`, bad.path);
+  if (bad)
+    throw new Failure('invalid_value', `${bad.path}: the key ${JSON.stringify(bad.key)} is not allowed`, bad.path);
   return value;
 }
 
 function mayHoldForbiddenKey(text: string): boolean {
-  return text.includes('\\') || text.includes('__proto__') || text.includes('constructor') || text.includes('prototype');
+  return (
+    text.includes('\\') || text.includes('__proto__') || text.includes('constructor') || text.includes('prototype')
+  );
 }

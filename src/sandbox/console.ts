@@ -152,12 +152,23 @@ export class ConsoleDoor {
   private cookieSession(req: IncomingMessage): Session | null {
     const sid = readCookie(req.headers.cookie, this.cookieName);
     if (sid === null) return null;
-    if (!this.allowedHost(req.headers.host)) throw new Failure('cross_origin_refused', `the console answers only at its own address, not at ${String(req.headers.host)}`);
+    if (!this.allowedHost(req.headers.host))
+      throw new Failure(
+        'cross_origin_refused',
+        `the console answers only at its own address, not at ${String(req.headers.host)}`,
+      );
     const session = this.sessions.get(sid);
-    if (!session) throw new Failure('console_session_invalid', 'this console session has ended (the sandbox restarted, or it was reset); run `orc sandbox console` for a new link');
+    if (!session)
+      throw new Failure(
+        'console_session_invalid',
+        'this console session has ended (the sandbox restarted, or it was reset); run `orc sandbox console` for a new link',
+      );
     const origin = req.headers.origin;
     const site = req.headers['sec-fetch-site'];
-    if ((origin !== undefined && origin !== `${this.scheme}://${req.headers.host}`) || (site !== undefined && site !== 'same-origin' && site !== 'none'))
+    if (
+      (origin !== undefined && origin !== `${this.scheme}://${req.headers.host}`) ||
+      (site !== undefined && site !== 'same-origin' && site !== 'none')
+    )
       throw new Failure('cross_origin_refused', 'a request from another site is refused');
     return session;
   }
@@ -165,7 +176,12 @@ export class ConsoleDoor {
   /** Answers a request under /console. */
   serve(req: IncomingMessage, res: ServerResponse, method: string, path: string, query: URLSearchParams): void {
     if (!this.allowedHost(req.headers.host))
-      return this.html(res, 403, 'Wrong address', `<p>The console answers only at the address <code>orc sandbox console</code> prints.</p>`);
+      return this.html(
+        res,
+        403,
+        'Wrong address',
+        `<p>The console answers only at the address <code>orc sandbox console</code> prints.</p>`,
+      );
     if (path === '/console/login') return this.login(res, query.get('token'));
     let session: Session | null;
     try {
@@ -173,18 +189,40 @@ export class ConsoleDoor {
     } catch {
       session = null;
     }
-    if (!session) return this.html(res, 401, 'Sign in with a console link', '<p>Run <code>orc sandbox console</code> for a one-time link to this console.</p>');
-    if (!this.opts.dir) return this.html(res, 503, 'The console is not built', '<p>This copy of orc has no built console: run <code>npm run build</code>.</p>');
+    if (!session)
+      return this.html(
+        res,
+        401,
+        'Sign in with a console link',
+        '<p>Run <code>orc sandbox console</code> for a one-time link to this console.</p>',
+      );
+    if (!this.opts.dir)
+      return this.html(
+        res,
+        503,
+        'The console is not built',
+        '<p>This copy of orc has no built console: run <code>npm run build</code>.</p>',
+      );
     const files = this.load();
     if (path.startsWith('/console/assets/')) {
       const file = files.get(path.slice('/console/assets/'.length));
       if (!file) return this.html(res, 404, 'Not found', '<p>No such file.</p>');
-      res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': file.type, 'Content-Length': String(file.body.length), 'Cache-Control': 'private, no-cache' });
+      res.writeHead(200, {
+        ...SECURITY_HEADERS,
+        'Content-Type': file.type,
+        'Content-Length': String(file.body.length),
+        'Cache-Control': 'private, no-cache',
+      });
       return void res.end(method === 'HEAD' ? undefined : file.body);
     }
     // (the page holds no token: the session's token reached it once, in the fragment of the login's redirect)
     const body = Buffer.from(this.page!);
-    res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': String(body.length), 'Cache-Control': 'no-store' });
+    res.writeHead(200, {
+      ...SECURITY_HEADERS,
+      'Content-Type': 'text/html; charset=utf-8',
+      'Content-Length': String(body.length),
+      'Cache-Control': 'no-store',
+    });
     res.end(method === 'HEAD' ? undefined : body);
   }
 
@@ -193,7 +231,12 @@ export class ConsoleDoor {
     const expires = token === null ? undefined : this.tokens.get(token);
     if (token !== null) this.tokens.delete(token);
     if (expires === undefined || expires <= now)
-      return this.html(res, 403, 'This link has been used or has expired', '<p>A console link works once, within 10 minutes. Run <code>orc sandbox console</code> for a new one.</p>');
+      return this.html(
+        res,
+        403,
+        'This link has been used or has expired',
+        '<p>A console link works once, within 10 minutes. Run <code>orc sandbox console</code> for a new one.</p>',
+      );
     while (this.sessions.size >= MAX_SESSIONS) {
       let oldest: string | null = null;
       let at = Infinity;
@@ -203,7 +246,13 @@ export class ConsoleDoor {
     const sid = randomBytes(32).toString('base64url');
     const session = { csrf: randomBytes(24).toString('base64url'), lastUsed: now };
     this.sessions.set(sid, session);
-    res.writeHead(303, { ...SECURITY_HEADERS, Location: `/console/#csrf=${session.csrf}`, 'Set-Cookie': `${this.cookieName}=${sid}; HttpOnly; SameSite=Strict; Path=/${this.scheme === 'https' ? '; Secure' : ''}`, 'Cache-Control': 'no-store', 'Content-Length': '0' });
+    res.writeHead(303, {
+      ...SECURITY_HEADERS,
+      Location: `/console/#csrf=${session.csrf}`,
+      'Set-Cookie': `${this.cookieName}=${sid}; HttpOnly; SameSite=Strict; Path=/${this.scheme === 'https' ? '; Secure' : ''}`,
+      'Cache-Control': 'no-store',
+      'Content-Length': '0',
+    });
     res.end();
   }
 
@@ -221,11 +270,24 @@ export class ConsoleDoor {
     return (this.files = files);
   }
 
-  private html(res: ServerResponse, status: number, title: string, body: string, extra: Record<string, string> = {}): void {
+  private html(
+    res: ServerResponse,
+    status: number,
+    title: string,
+    body: string,
+    extra: Record<string, string> = {},
+  ): void {
     const text = Buffer.from(
       `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} · orc console</title><style>${NOTE_STYLE}</style></head><body><main><p class="brand">orc console</p><h1>${title}</h1>${body}</main></body></html>`,
     );
-    res.writeHead(status, { ...SECURITY_HEADERS, ...NOTE_CSP, ...extra, 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': String(text.length), 'Cache-Control': 'no-store' });
+    res.writeHead(status, {
+      ...SECURITY_HEADERS,
+      ...NOTE_CSP,
+      ...extra,
+      'Content-Type': 'text/html; charset=utf-8',
+      'Content-Length': String(text.length),
+      'Cache-Control': 'no-store',
+    });
     res.end(text);
   }
 }

@@ -7,9 +7,18 @@ import { Router } from './router.js';
 
 export type { Fault, FaultSpec, JournalEntry };
 
-const STATUS_CODES: Record<number, Parameters<typeof failureOf>[0]> = { 429: 'rate_limited', 500: 'internal_error', 503: 'unavailable' };
+const STATUS_CODES: Record<number, Parameters<typeof failureOf>[0]> = {
+  429: 'rate_limited',
+  500: 'internal_error',
+  503: 'unavailable',
+};
 function failureOf(code: 'rate_limited' | 'internal_error' | 'unavailable', message: string): Failure {
-  return new Failure(code, message, undefined, code === 'rate_limited' || code === 'unavailable' ? { 'Retry-After': '1' } : {});
+  return new Failure(
+    code,
+    message,
+    undefined,
+    code === 'rate_limited' || code === 'unavailable' ? { 'Retry-After': '1' } : {},
+  );
 }
 
 /** Faults held at once: each is checked on every request. */
@@ -18,22 +27,34 @@ export const MAX_FAULTS = 100;
 export const MAX_LATENCY_MS = 3_600_000;
 
 const FIELD_TYPES: Record<keyof FaultSpec, 'string' | 'number' | 'boolean'> = {
-  route: 'string', webhook: 'string', status: 'number', latency_ms: 'number', reset: 'boolean',
-  cut_after: 'number', times: 'number', probability: 'number', seed: 'number',
+  route: 'string',
+  webhook: 'string',
+  status: 'number',
+  latency_ms: 'number',
+  reset: 'boolean',
+  cut_after: 'number',
+  times: 'number',
+  probability: 'number',
+  seed: 'number',
 };
 
 /** A fault as sent, refused whole when any field is unknown, of the wrong type or out of range. */
 function checkSpec(input: unknown): FaultSpec {
-  if (input === null || typeof input !== 'object' || Array.isArray(input)) throw new Failure('invalid_value', 'a fault is a JSON object');
+  if (input === null || typeof input !== 'object' || Array.isArray(input))
+    throw new Failure('invalid_value', 'a fault is a JSON object');
   for (const [k, v] of Object.entries(input)) {
     const type = FIELD_TYPES[k as keyof FaultSpec];
-    if (!type) throw new Failure('invalid_value', `${k} is not a field of a fault (${Object.keys(FIELD_TYPES).join(', ')})`, k);
+    if (!type)
+      throw new Failure('invalid_value', `${k} is not a field of a fault (${Object.keys(FIELD_TYPES).join(', ')})`, k);
     if (typeof v !== type) throw new Failure('invalid_value', `${k} must be a ${type}`, k);
-    if (type === 'string' && (v as string).length > 500) throw new Failure('invalid_value', `${k} is longer than 500 characters`, k);
+    if (type === 'string' && (v as string).length > 500)
+      throw new Failure('invalid_value', `${k} is longer than 500 characters`, k);
   }
   const spec = input as FaultSpec;
-  if (spec.latency_ms !== undefined && spec.latency_ms > MAX_LATENCY_MS) throw new Failure('invalid_value', `latency_ms is at most ${MAX_LATENCY_MS} (an hour)`, 'latency_ms');
-  if (spec.seed !== undefined && !Number.isSafeInteger(spec.seed)) throw new Failure('invalid_value', 'seed must be a whole number', 'seed');
+  if (spec.latency_ms !== undefined && spec.latency_ms > MAX_LATENCY_MS)
+    throw new Failure('invalid_value', `latency_ms is at most ${MAX_LATENCY_MS} (an hour)`, 'latency_ms');
+  if (spec.seed !== undefined && !Number.isSafeInteger(spec.seed))
+    throw new Failure('invalid_value', 'seed must be a whole number', 'seed');
   return spec;
 }
 
@@ -48,15 +69,25 @@ export class Faults {
 
   add(input: unknown): Fault {
     const spec = checkSpec(input);
-    if (this.faults.length >= MAX_FAULTS) throw new Failure('invalid_value', `at most ${MAX_FAULTS} faults at once: remove some first (orc sandbox fault clear)`, 'route');
-    if (!spec.route === !spec.webhook) throw new Failure('invalid_value', 'a fault takes a route (METHOD /path) or a webhook id, one of them', 'route');
-    if (spec.status !== undefined && !STATUS_CODES[spec.status]) throw new Failure('invalid_value', 'status must be 429, 500 or 503', 'status');
-    if (spec.probability !== undefined && !(spec.probability >= 0 && spec.probability <= 1)) throw new Failure('invalid_value', 'probability must be from 0 to 1', 'probability');
+    if (this.faults.length >= MAX_FAULTS)
+      throw new Failure(
+        'invalid_value',
+        `at most ${MAX_FAULTS} faults at once: remove some first (orc sandbox fault clear)`,
+        'route',
+      );
+    if (!spec.route === !spec.webhook)
+      throw new Failure('invalid_value', 'a fault takes a route (METHOD /path) or a webhook id, one of them', 'route');
+    if (spec.status !== undefined && !STATUS_CODES[spec.status])
+      throw new Failure('invalid_value', 'status must be 429, 500 or 503', 'status');
+    if (spec.probability !== undefined && !(spec.probability >= 0 && spec.probability <= 1))
+      throw new Failure('invalid_value', 'probability must be from 0 to 1', 'probability');
     for (const k of ['latency_ms', 'cut_after', 'times'] as const) {
       const v = spec[k];
-      if (v !== undefined && !(Number.isInteger(v) && v >= (k === 'latency_ms' ? 0 : 1))) throw new Failure('invalid_value', `${k} must be a whole number${k === 'latency_ms' ? '' : ' above 0'}`, k);
+      if (v !== undefined && !(Number.isInteger(v) && v >= (k === 'latency_ms' ? 0 : 1)))
+        throw new Failure('invalid_value', `${k} must be a whole number${k === 'latency_ms' ? '' : ' above 0'}`, k);
     }
-    if (spec.route && spec.status === undefined && !spec.latency_ms && !spec.reset && spec.cut_after === undefined) throw new Failure('invalid_value', 'a route fault needs a status, a latency, a reset or a cut_after', 'status');
+    if (spec.route && spec.status === undefined && !spec.latency_ms && !spec.reset && spec.cut_after === undefined)
+      throw new Failure('invalid_value', 'a route fault needs a status, a latency, a reset or a cut_after', 'status');
     let match: ((method: string, segments: string[]) => boolean) | undefined;
     if (spec.route) {
       const m = /^([A-Za-z]+)\s+(\/\S*)$/.exec(spec.route.trim());
@@ -65,8 +96,14 @@ export class Faults {
       const pattern = m[2]!.split('/').slice(1);
       // Faults apply to the API (/v1) alone: the admin API, the console and signed files are never faulted,
       // and a fault on a route that is not there could never apply.
-      if (pattern[0] !== 'v1') throw new Failure('invalid_value', `route: only the API's routes (/v1/…) can be faulted, not ${m[2]}`, 'route');
-      if (!this.exists(method, pattern)) throw new Failure('invalid_value', `route: the sandbox has no ${method} ${m[2]} to fault (see CONTRACT.md for its routes)`, 'route');
+      if (pattern[0] !== 'v1')
+        throw new Failure('invalid_value', `route: only the API's routes (/v1/…) can be faulted, not ${m[2]}`, 'route');
+      if (!this.exists(method, pattern))
+        throw new Failure(
+          'invalid_value',
+          `route: the sandbox has no ${method} ${m[2]} to fault (see CONTRACT.md for its routes)`,
+          'route',
+        );
       // Matched by the sandbox's own route matcher, so `{gate}:approve` is a parameter with its suffix.
       const one = new Router([{ method, pattern: m[2]!, handler: true }]);
       match = (meth, segments) => {
@@ -137,7 +174,6 @@ function mulberry32(seed: number): () => number {
   };
 }
 
-
 type Without<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
 
 /** What the server adds: an entry with its time as the sandbox clock's milliseconds. */
@@ -166,7 +202,8 @@ export class Journal {
   /** Entries after `seq`, oldest first, at most `limit`. */
   since(seq: number, limit = this.size): JournalEntry[] {
     const out: JournalEntry[] = [];
-    for (let s = Math.max(seq + 1, this.seq - this.size + 1, 1); s <= this.seq && out.length < limit; s++) out.push(shown(s, this.ring[(s - 1) % this.size]!));
+    for (let s = Math.max(seq + 1, this.seq - this.size + 1, 1); s <= this.seq && out.length < limit; s++)
+      out.push(shown(s, this.ring[(s - 1) % this.size]!));
     return out;
   }
 

@@ -36,7 +36,8 @@ class Conn {
   private answer: AnswerReader | null = null;
   private status = 0;
   private keep = false;
-  private waiting: { ok: (status: number) => void; fail: (err: Error & { unanswered?: boolean }) => void } | null = null;
+  private waiting: { ok: (status: number) => void; fail: (err: Error & { unanswered?: boolean }) => void } | null =
+    null;
   private idleTimer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -49,13 +50,24 @@ class Conn {
     const onread = { buffer, callback: (n: number) => (this.read(buffer.subarray(0, n)), true) };
     this.socket = t.https
       ? // (node:tls taken when a webhook is on https, not when the sandbox starts)
-        (process.getBuiltinModule('node:tls') as typeof import('node:tls')).connect({ host: t.host, port: t.port, ...(t.servername ? { servername: t.servername } : {}), ALPNProtocols: ['http/1.1'], onread } as import('node:tls').ConnectionOptions)
+        (process.getBuiltinModule('node:tls') as typeof import('node:tls')).connect({
+          host: t.host,
+          port: t.port,
+          ...(t.servername ? { servername: t.servername } : {}),
+          ALPNProtocols: ['http/1.1'],
+          onread,
+        } as import('node:tls').ConnectionOptions)
       : netConnect({ host: t.host, port: t.port, onread, noDelay: true });
     this.socket.on('error', (err) => this.end(err));
     this.socket.on('close', () => {
       // (an answer framed by the close ends here)
       if (this.waiting && this.answer?.closed()) return this.answered();
-      this.end(Object.assign(new Error(this.answer?.started ? 'the answer broke off' : 'the connection closed before an answer'), { code: 'ECONNRESET' }));
+      this.end(
+        Object.assign(
+          new Error(this.answer?.started ? 'the answer broke off' : 'the connection closed before an answer'),
+          { code: 'ECONNRESET' },
+        ),
+      );
     });
   }
 
@@ -68,8 +80,12 @@ class Conn {
       end: () => {},
     });
     return new Promise<number>((ok, fail) => {
-      const abort = () => this.socket.destroy(Object.assign(new Error('The operation was aborted'), { name: 'AbortError', code: 'ABORT_ERR' }));
-      if (signal.aborted) return fail(Object.assign(new Error('The operation was aborted'), { name: 'AbortError', code: 'ABORT_ERR' }));
+      const abort = () =>
+        this.socket.destroy(
+          Object.assign(new Error('The operation was aborted'), { name: 'AbortError', code: 'ABORT_ERR' }),
+        );
+      if (signal.aborted)
+        return fail(Object.assign(new Error('The operation was aborted'), { name: 'AbortError', code: 'ABORT_ERR' }));
       signal.addEventListener('abort', abort, { once: true });
       this.waiting = {
         ok: (s) => (signal.removeEventListener('abort', abort), ok(s)),
@@ -142,7 +158,8 @@ export class Poster {
         return await conn.send(request, signal);
       } catch (err) {
         // A kept-alive connection the server closed as the request went: sent once more, on a new one.
-        if (!fresh && conn.used > 0 && (err as { unanswered?: boolean }).unanswered && !signal.aborted && !this.closed) continue;
+        if (!fresh && conn.used > 0 && (err as { unanswered?: boolean }).unanswered && !signal.aborted && !this.closed)
+          continue;
         throw err;
       }
     }

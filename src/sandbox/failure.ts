@@ -19,12 +19,18 @@ export class Failure extends Error {
     return ERROR_CODES[this.code].type;
   }
   toBody(): string {
-    return JSON.stringify({ error: { type: this.type, code: this.code, message: this.message, ...(this.field ? { field: this.field } : {}) } });
+    return JSON.stringify({
+      error: { type: this.type, code: this.code, message: this.message, ...(this.field ? { field: this.field } : {}) },
+    });
   }
 }
 
 /** The first zod issue as a contract error: `missing_field` when nothing was there, else `invalid_value`. */
-export function failureFromZod(error: { issues: readonly $ZodIssue[] }, input: unknown, prefix: readonly PropertyKey[] = []): Failure {
+export function failureFromZod(
+  error: { issues: readonly $ZodIssue[] },
+  input: unknown,
+  prefix: readonly PropertyKey[] = [],
+): Failure {
   const { field, missing, message } = describeIssue(error.issues, input, prefix);
   if (missing) return new Failure('missing_field', `${field} is required`, field);
   return new Failure('invalid_value', `${field || 'body'}: ${message}`, field || undefined);
@@ -43,7 +49,8 @@ export const DISK_FULL_RETRY_S = '60';
 export function storageFailure(err: unknown): Failure | null {
   const e = err as { message?: string; code?: string; errcode?: number } | null;
   const message = e?.message ?? '';
-  if (/database is (locked|busy)/i.test(message)) return new Failure('unavailable', 'the sandbox database is busy; retry shortly', undefined, { 'Retry-After': '1' });
+  if (/database is (locked|busy)/i.test(message))
+    return new Failure('unavailable', 'the sandbox database is busy; retry shortly', undefined, { 'Retry-After': '1' });
   if (e?.errcode === 13 || /database or disk is full/i.test(message) || e?.code === 'ENOSPC' || e?.code === 'EDQUOT') {
     const full =
       "the sandbox's disk is full: nothing was changed; free some space where its data folder is, then retry";

@@ -23,7 +23,8 @@ export async function serveFile(
 ): Promise<void> {
   const verdict = artifacts.verify(path, query.get('expires'), query.get('signature'), clock.now());
   if (verdict === 'invalid') throw new Failure('signed_url_invalid', 'the signature of this file URL is not valid');
-  if (verdict === 'expired') throw new Failure('signed_url_expired', 'this file URL has expired; ask for the artifact again for a fresh one');
+  if (verdict === 'expired')
+    throw new Failure('signed_url_expired', 'this file URL has expired; ask for the artifact again for a fresh one');
   const [runId, kind, name] = file.length === 3 ? file : [];
   const rec = store.runs.get(runId ?? '');
   const f = rec && kind && name ? artifacts.lookup(rec, kind, name) : null;
@@ -40,17 +41,28 @@ export async function serveFile(
   const ifRange = [req.headers['if-range'] ?? []].flat().join(', ') || undefined;
   const range = ifRange === undefined || matches(ifRange, etag, true) ? parseRange(req.headers.range, size) : null;
   if (range === 'unsatisfiable') {
-    throw new Failure('range_not_satisfiable', `the range ${req.headers.range} is outside the file (${size} bytes)`, undefined, { 'Content-Range': `bytes */${size}` });
+    throw new Failure(
+      'range_not_satisfiable',
+      `the range ${req.headers.range} is outside the file (${size} bytes)`,
+      undefined,
+      { 'Content-Range': `bytes */${size}` },
+    );
   }
   const { start, end } = range ?? { start: 0, end: size - 1 };
   const headers = [
     ...common,
-    'Content-Type', f.meta.content_type,
-    'Accept-Ranges', 'bytes',
-    'ETag', etag,
-    'Cache-Control', 'private, no-store',
-    'Content-Disposition', `attachment; filename="${f.meta.name.replace(/"/g, '')}"`,
-    'Content-Length', String(end - start + 1),
+    'Content-Type',
+    f.meta.content_type,
+    'Accept-Ranges',
+    'bytes',
+    'ETag',
+    etag,
+    'Cache-Control',
+    'private, no-store',
+    'Content-Disposition',
+    `attachment; filename="${f.meta.name.replace(/"/g, '')}"`,
+    'Content-Length',
+    String(end - start + 1),
   ];
   if (range) headers.push('Content-Range', `bytes ${start}-${end}/${size}`);
   res.writeHead(range ? 206 : 200, headers);

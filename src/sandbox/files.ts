@@ -36,7 +36,12 @@ function rgb(hex: string): [number, number, number] {
 
 /** An App Store sized (1290x2796) phone screen: status bar, header, cards, tab bar in the run's palette.
  * Deflated on libuv's threads, so making one does not hold up the event loop. */
-export async function screenshotPng(palette: readonly string[], screenIndex: number, width = 1290, height = 2796): Promise<Buffer> {
+export async function screenshotPng(
+  palette: readonly string[],
+  screenIndex: number,
+  width = 1290,
+  height = 2796,
+): Promise<Buffer> {
   const colors = (palette.length ? palette : ['#3366CC', '#5588EE', '#22AA88', '#114477', '#F5F5F7']).map(rgb);
   const c = (i: number) => colors[i % colors.length]!;
   const bg = c(4);
@@ -66,11 +71,32 @@ export async function screenshotPng(palette: readonly string[], screenIndex: num
     let r: Buffer;
     if (y < 140) r = row([], c(3));
     else if (y < 560) r = row([[80, 80 + 200 + screenIndex * 60, c(4)]], c(0));
-    else if (y >= height - 200) r = row(Array.from({ length: 4 }, (_, i) => [160 + i * 270, 240 + i * 270, i === screenIndex % 4 ? c(0) : c(3)] as [number, number, [number, number, number]]), c(4));
+    else if (y >= height - 200)
+      r = row(
+        Array.from(
+          { length: 4 },
+          (_, i) =>
+            [160 + i * 270, 240 + i * 270, i === screenIndex % 4 ? c(0) : c(3)] as [
+              number,
+              number,
+              [number, number, number],
+            ],
+        ),
+        c(4),
+      );
     else {
       const k = Math.floor((y - cardTop) / (cardH + 40));
       const within = (y - cardTop) % (cardH + 40);
-      r = y >= cardTop && k < cards && within < cardH ? row([[80, width - 80, c(1 + ((k + screenIndex) % 2))], [120, 120 + 160, c(0)]], bg) : row([], bg);
+      r =
+        y >= cardTop && k < cards && within < cardH
+          ? row(
+              [
+                [80, width - 80, c(1 + ((k + screenIndex) % 2))],
+                [120, 120 + 160, c(0)],
+              ],
+              bg,
+            )
+          : row([], bg);
     }
     batch.push(r);
     if (batch.length === 64) {
@@ -85,7 +111,12 @@ export async function screenshotPng(palette: readonly string[], screenIndex: num
   ihdr.writeUInt32BE(height, 4);
   ihdr.set([8, 2, 0, 0, 0], 8); // 8-bit RGB, no interlace
   const idat = Buffer.concat(compressed);
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', idat),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 export function screenshotName(screenId: string, index: number): string {
@@ -97,7 +128,12 @@ export async function screenshotMetas(palette: readonly string[], screenIds: rea
   const out: FileMeta[] = [];
   for (let i = 0; i < screenIds.length; i++) {
     const png = await screenshotPng(palette, i);
-    out.push({ name: screenshotName(screenIds[i]!, i), content_type: 'image/png', size: png.length, sha256: createHash('sha256').update(png).digest('hex') });
+    out.push({
+      name: screenshotName(screenIds[i]!, i),
+      content_type: 'image/png',
+      size: png.length,
+      sha256: createHash('sha256').update(png).digest('hex'),
+    });
   }
   return out;
 }
@@ -141,7 +177,11 @@ const DOS_TIME = 0x6000; // 12:00:00
 const DOS_DATE = ((2026 - 1980) << 9) | (11 << 5) | 22;
 
 /** An ipa of `mib` MiB (Payload/<App>.app with Info.plist, a binary and an asset catalog); CRCs still to come. */
-export function ipaLayout(spec: { name: string; bundle_id?: string | undefined }, label: string, mib: number): Omit<IpaLayout, 'crcs' | 'size'> {
+export function ipaLayout(
+  spec: { name: string; bundle_id?: string | undefined },
+  label: string,
+  mib: number,
+): Omit<IpaLayout, 'crcs' | 'size'> {
   const app = spec.name.replace(/[^\w]/g, '') || 'App';
   const plist = Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>
 <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
@@ -273,7 +313,13 @@ export function signPath(secret: string, path: string, expiresAtS: number): stri
 }
 
 export type SignedCheck = 'ok' | 'invalid' | 'expired';
-export function checkSignedPath(secret: string, path: string, exp: string | null, sig: string | null, nowMs: number): SignedCheck {
+export function checkSignedPath(
+  secret: string,
+  path: string,
+  exp: string | null,
+  sig: string | null,
+  nowMs: number,
+): SignedCheck {
   if (!exp || !sig || !/^\d{1,12}$/.test(exp) || !/^[0-9a-f]{64}$/.test(sig)) return 'invalid';
   const expected = Buffer.from(signPath(secret, path, Number(exp)), 'hex');
   if (!timingSafeEqual(expected, Buffer.from(sig, 'hex'))) return 'invalid';
@@ -283,7 +329,10 @@ export function checkSignedPath(secret: string, path: string, exp: string | null
 // ---------- Range ----------
 
 /** One `bytes=` range (RFC 9110). Several ranges are answered whole (allowed by the RFC); a bad one is ignored. */
-export function parseRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | null {
+export function parseRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | 'unsatisfiable' | null {
   if (!header) return null;
   const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
   if (!m) return null;

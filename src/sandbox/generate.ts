@@ -27,11 +27,58 @@ export function prng(seed: number, text: string): () => number {
 const pick = <T>(rand: () => number, list: readonly T[]): T => list[Math.floor(rand() * list.length)] as T;
 const between = (rand: () => number, lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1));
 
-const STOP = new Set(['a', 'an', 'the', 'for', 'of', 'to', 'and', 'with', 'that', 'app', 'in', 'on', 'my', 'your', 'who', 'is', 'it']);
-const CATEGORIES = ['Health & Fitness', 'Productivity', 'Lifestyle', 'Education', 'Finance', 'Food & Drink', 'Travel', 'Social Networking', 'Utilities'];
-const FEATURES = ['Offline mode', 'Push reminders', 'Home screen widget', 'Dark mode', 'Sign in with Apple', 'Streaks and badges', 'Shared lists', 'Apple Health sync', 'iCloud backup', 'Weekly insights', 'Accessibility: Dynamic Type', 'Localized in 6 languages'];
+const STOP = new Set([
+  'a',
+  'an',
+  'the',
+  'for',
+  'of',
+  'to',
+  'and',
+  'with',
+  'that',
+  'app',
+  'in',
+  'on',
+  'my',
+  'your',
+  'who',
+  'is',
+  'it',
+]);
+const CATEGORIES = [
+  'Health & Fitness',
+  'Productivity',
+  'Lifestyle',
+  'Education',
+  'Finance',
+  'Food & Drink',
+  'Travel',
+  'Social Networking',
+  'Utilities',
+];
+const FEATURES = [
+  'Offline mode',
+  'Push reminders',
+  'Home screen widget',
+  'Dark mode',
+  'Sign in with Apple',
+  'Streaks and badges',
+  'Shared lists',
+  'Apple Health sync',
+  'iCloud backup',
+  'Weekly insights',
+  'Accessibility: Dynamic Type',
+  'Localized in 6 languages',
+];
 const TYPEFACES = ['Inter', 'SF Pro Rounded', 'Manrope', 'DM Sans', 'Source Serif', 'IBM Plex Sans', 'Nunito'];
-const VOICES = ['warm and encouraging', 'calm and precise', 'playful and bold', 'friendly and plain-spoken', 'confident and minimal'];
+const VOICES = [
+  'warm and encouraging',
+  'calm and precise',
+  'playful and bold',
+  'friendly and plain-spoken',
+  'confident and minimal',
+];
 const SCREENS = [
   ['onboarding', 'Welcome', 'Explain the value in three swipes'],
   ['home', 'Today', 'What matters right now'],
@@ -54,7 +101,13 @@ export function nameFromText(text: string): string {
 }
 
 function repoName(url: string): string {
-  const last = url.replace(/[#?].*$/, '').replace(/\.git$/, '').split(/[/:]/).filter(Boolean).pop() ?? 'app';
+  const last =
+    url
+      .replace(/[#?].*$/, '')
+      .replace(/\.git$/, '')
+      .split(/[/:]/)
+      .filter(Boolean)
+      .pop() ?? 'app';
   return nameFromText(last.replace(/[-_]/g, ' '));
 }
 
@@ -76,7 +129,11 @@ export function initialSpec(params: RunCreateParams, seed: number): RunSeed {
       magic: magicWords(pitch),
       spec: {
         name,
-        tagline: pitch.replace(/#\w+/g, '').trim().split(/(?<=[.!?])\s/)[0]!.slice(0, 80),
+        tagline: pitch
+          .replace(/#\w+/g, '')
+          .trim()
+          .split(/(?<=[.!?])\s/)[0]!
+          .slice(0, 80),
         description: `${name} for ${audience}. ${pitch.replace(/#\w+/g, '').trim()}`,
         platforms: ['ios', 'android'],
         bundle_id: `com.example.${name.toLowerCase().replace(/[^a-z0-9]/g, '') || 'app'}`,
@@ -110,7 +167,9 @@ export function initialSpec(params: RunCreateParams, seed: number): RunSeed {
 export function brandFor(seed: number, text: string) {
   const rand = prng(seed, `brand:${text}`);
   const hue = Math.floor(rand() * 360);
-  const palette = [0, 30, 180, 210, 0].map((shift, i) => hslHex((hue + shift) % 360, i === 4 ? 10 : 55 + between(rand, 0, 30), i === 4 ? 96 : 35 + i * 8));
+  const palette = [0, 30, 180, 210, 0].map((shift, i) =>
+    hslHex((hue + shift) % 360, i === 4 ? 10 : 55 + between(rand, 0, 30), i === 4 ? 96 : 35 + i * 8),
+  );
   return { palette, typeface: pick(rand, TYPEFACES), voice: pick(rand, VOICES) };
 }
 
@@ -122,13 +181,48 @@ export function screensFor(seed: number, text: string) {
 
 /** Each check: its id, its title, and what its detail says when it fails and when it warns (never the title again). */
 const PREFLIGHT = [
-  ['icon', 'App icon in every required size', 'the 1024 × 1024 marketing icon is missing', 'the 1024 × 1024 icon has an alpha channel; the store flattens it on black'],
-  ['privacy_manifest', 'Privacy manifest declares collected data', 'PrivacyInfo.xcprivacy declares no collected data types, though the app reads the email address', 'NSPrivacyTracking is not set; declare false if the app does not track'],
-  ['launch_screen', 'Launch screen present', 'no launch storyboard in the bundle', 'the launch screen shows text, which is not localised'],
-  ['screenshots', 'Screenshots for 6.7" and 6.5" displays', 'no 6.5" (1284 × 2778) set; one is required', 'three screenshots at 6.7"; five show more of the app'],
-  ['bundle_id', 'Bundle id matches the provisioning profile', 'the profile is for another bundle id', 'the profile expires within 30 days'],
-  ['age_rating', 'Age rating questionnaire complete', 'the questionnaire has unanswered items', 'user-generated content is answered "none"; check the features'],
-  ['export_compliance', 'Export compliance answered', 'ITSAppUsesNonExemptEncryption is not set', 'the app uses HTTPS only: exempt, say so in Info.plist to skip the question'],
+  [
+    'icon',
+    'App icon in every required size',
+    'the 1024 × 1024 marketing icon is missing',
+    'the 1024 × 1024 icon has an alpha channel; the store flattens it on black',
+  ],
+  [
+    'privacy_manifest',
+    'Privacy manifest declares collected data',
+    'PrivacyInfo.xcprivacy declares no collected data types, though the app reads the email address',
+    'NSPrivacyTracking is not set; declare false if the app does not track',
+  ],
+  [
+    'launch_screen',
+    'Launch screen present',
+    'no launch storyboard in the bundle',
+    'the launch screen shows text, which is not localised',
+  ],
+  [
+    'screenshots',
+    'Screenshots for 6.7" and 6.5" displays',
+    'no 6.5" (1284 × 2778) set; one is required',
+    'three screenshots at 6.7"; five show more of the app',
+  ],
+  [
+    'bundle_id',
+    'Bundle id matches the provisioning profile',
+    'the profile is for another bundle id',
+    'the profile expires within 30 days',
+  ],
+  [
+    'age_rating',
+    'Age rating questionnaire complete',
+    'the questionnaire has unanswered items',
+    'user-generated content is answered "none"; check the features',
+  ],
+  [
+    'export_compliance',
+    'Export compliance answered',
+    'ITSAppUsesNonExemptEncryption is not set',
+    'the app uses HTTPS only: exempt, say so in Info.plist to skip the question',
+  ],
 ] as const;
 
 export function scorecardFor(seed: number, text: string, magic: Magic): Scorecard {
@@ -144,7 +238,11 @@ export function scorecardFor(seed: number, text: string, magic: Magic): Scorecar
     return { id, title, status, detail };
   });
   const preflightPassed = checks.every((c) => c.status !== 'fail');
-  return { score: { beauty, harmony, score, total: 100 }, passed: score >= 70 && preflightPassed, preflight: { passed: preflightPassed, checks } };
+  return {
+    score: { beauty, harmony, score, total: 100 },
+    passed: score >= 70 && preflightPassed,
+    preflight: { passed: preflightPassed, checks },
+  };
 }
 
 export function appIdFor(seed: number, text: string, runId: string): string {
@@ -180,5 +278,12 @@ function hslHex(h: number, s: number, l: number): string {
   const k = (n: number) => (n + h / 30) % 12;
   const a = sat * Math.min(lig, 1 - lig);
   const f = (n: number) => lig - a * Math.max(-1, Math.min(k(n) - 3, Math.min(9 - k(n), 1)));
-  return `#${[f(0), f(8), f(4)].map((x) => Math.round(x * 255).toString(16).padStart(2, '0')).join('').toUpperCase()}`;
+  return `#${[f(0), f(8), f(4)]
+    .map((x) =>
+      Math.round(x * 255)
+        .toString(16)
+        .padStart(2, '0'),
+    )
+    .join('')
+    .toUpperCase()}`;
 }

@@ -7,7 +7,11 @@ const LOOPBACK = ['127.0.0.1', 'localhost', '::1'];
 
 /** A test of a Host header: one of loopback's names, the host the sandbox listens on, the names of its
  * certificate (--tls), or, listening on every interface, this machine's name and addresses; with its port. */
-export function ownHosts(listen: string, port: () => number, cert?: string): (host: string | undefined, anyPort?: boolean) => boolean {
+export function ownHosts(
+  listen: string,
+  port: () => number,
+  cert?: string,
+): (host: string | undefined, anyPort?: boolean) => boolean {
   const names = new Set(LOOPBACK);
   const wildcard = listen === '0.0.0.0' || listen === '::';
   if (!wildcard) names.add(listen);

@@ -25,14 +25,25 @@ export class Idempotency {
   ) {}
 
   /** `readBody` and `perform` run with the key held; `perform` runs inside the store's transaction. */
-  async run(apiKey: string, header: string | undefined, request: string, readBody: () => Promise<unknown>, perform: (body: unknown) => Answer): Promise<Answer> {
+  async run(
+    apiKey: string,
+    header: string | undefined,
+    request: string,
+    readBody: () => Promise<unknown>,
+    perform: (body: unknown) => Answer,
+  ): Promise<Answer> {
     if (header === undefined) {
       const body = await readBody();
       return this.store.transaction(() => perform(body));
     }
-    if (header.length === 0 || header.length > 255) throw new Failure('invalid_value', 'Idempotency-Key must be 1 to 255 characters', 'Idempotency-Key');
+    if (header.length === 0 || header.length > 255)
+      throw new Failure('invalid_value', 'Idempotency-Key must be 1 to 255 characters', 'Idempotency-Key');
     const scope = `${apiKey}\n${header}`;
-    if (this.inFlight.has(scope)) throw new Failure('idempotency_key_in_use', 'a request with this Idempotency-Key is still being processed; retry shortly');
+    if (this.inFlight.has(scope))
+      throw new Failure(
+        'idempotency_key_in_use',
+        'a request with this Idempotency-Key is still being processed; retry shortly',
+      );
     this.inFlight.add(scope);
     try {
       const body = await readBody();
@@ -44,13 +55,22 @@ export class Idempotency {
       }
       if (saved) {
         if (saved.fingerprint !== fingerprint)
-          throw new Failure('idempotency_key_reused', 'this Idempotency-Key was used with a different request; use a new key for a new request', 'Idempotency-Key');
+          throw new Failure(
+            'idempotency_key_reused',
+            'this Idempotency-Key was used with a different request; use a new key for a new request',
+            'Idempotency-Key',
+          );
         return { status: saved.status, body: saved.body, replayed: true };
       }
       return this.store.transaction(() => {
         const answer = perform(body);
         if (answer.status < 300) {
-          this.store.saveIdempotency(scope, { fingerprint, status: answer.status, body: answer.body, createdAtMs: this.clock.now() });
+          this.store.saveIdempotency(scope, {
+            fingerprint,
+            status: answer.status,
+            body: answer.body,
+            createdAtMs: this.clock.now(),
+          });
           // Kept 24 h; now and then the expired ones go, so a long-lived sandbox does not hoard them.
           if (++this.saved % 1000 === 0) this.store.sweepIdempotency(this.clock.now() - TTL_MS);
         }

@@ -19,7 +19,10 @@ export interface FolderLock {
 }
 
 const locked = (dir: string, pid: number | null) =>
-  Object.assign(new Error(`the data folder ${dir} is in use by another sandbox${pid ? ` (pid ${pid})` : ''}`), { code: 'ERR_SANDBOX_LOCKED', pid });
+  Object.assign(new Error(`the data folder ${dir} is in use by another sandbox${pid ? ` (pid ${pid})` : ''}`), {
+    code: 'ERR_SANDBOX_LOCKED',
+    pid,
+  });
 
 export function lockDataFolder(dataPath: string): FolderLock {
   const dir = dirname(dataPath);

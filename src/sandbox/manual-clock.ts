@@ -53,7 +53,8 @@ export class ManualClock implements Clock {
     let fired = 0;
     for (;;) {
       let due: Timer | undefined;
-      for (const t of this.timers) if (!t.done && t.at <= target && (!due || t.at < due.at || (t.at === due.at && t.seq < due.seq))) due = t;
+      for (const t of this.timers)
+        if (!t.done && t.at <= target && (!due || t.at < due.at || (t.at === due.at && t.seq < due.seq))) due = t;
       if (!due) break;
       due.done = true;
       this.t = Math.max(this.t, due.at);

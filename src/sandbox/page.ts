@@ -13,7 +13,8 @@ export interface Sequence<T> {
 export function page<T extends { seq: number }, V>(all: Sequence<T>, query: URLSearchParams, view: (item: T) => V) {
   const rawLimit = query.get('limit');
   const limit = rawLimit === null ? 20 : Number(rawLimit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new Failure('invalid_value', 'limit must be a whole number from 1 to 100', 'limit');
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+    throw new Failure('invalid_value', 'limit must be a whole number from 1 to 100', 'limit');
   const cursor = query.get('cursor');
   let before = Number.POSITIVE_INFINITY;
   if (cursor) {
@@ -38,5 +39,9 @@ export function page<T extends { seq: number }, V>(all: Sequence<T>, query: URLS
     lastSeq = item.seq;
   }
   const hasMore = i >= 0;
-  return { data, next_cursor: hasMore ? Buffer.from(`c${lastSeq}`, 'latin1').toString('base64url') : null, has_more: hasMore };
+  return {
+    data,
+    next_cursor: hasMore ? Buffer.from(`c${lastSeq}`, 'latin1').toString('base64url') : null,
+    has_more: hasMore,
+  };
 }

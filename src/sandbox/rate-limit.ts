@@ -21,10 +21,22 @@ export class RateLimiter {
       if (this.windows.size > 10_000) for (const [k, v] of this.windows) if (v.reset <= nowS) this.windows.delete(k);
     }
     w.count++;
-    headers.push('X-RateLimit-Limit', String(this.perSecond), 'X-RateLimit-Remaining', String(Math.max(0, this.perSecond - w.count)), 'X-RateLimit-Reset', String(w.reset));
+    headers.push(
+      'X-RateLimit-Limit',
+      String(this.perSecond),
+      'X-RateLimit-Remaining',
+      String(Math.max(0, this.perSecond - w.count)),
+      'X-RateLimit-Reset',
+      String(w.reset),
+    );
     if (w.count > this.perSecond) {
       const retry = Math.max(1, w.reset - nowS);
-      throw new Failure('rate_limited', `more than ${this.perSecond} requests per second with this key; retry in ${retry} s`, undefined, { 'Retry-After': String(retry) });
+      throw new Failure(
+        'rate_limited',
+        `more than ${this.perSecond} requests per second with this key; retry in ${retry} s`,
+        undefined,
+        { 'Retry-After': String(retry) },
+      );
     }
   }
 }

@@ -32,7 +32,8 @@ export class Router<H> {
   private readonly routes: Array<{ method: string; segments: Segment[]; handler: H; stream: boolean }> = [];
 
   constructor(routes: Array<Route<H>>) {
-    for (const r of routes) this.routes.push({ method: r.method, segments: parse(r.pattern), handler: r.handler, stream: r.stream ?? false });
+    for (const r of routes)
+      this.routes.push({ method: r.method, segments: parse(r.pattern), handler: r.handler, stream: r.stream ?? false });
   }
 
   /** Whether the method is one HTTP defines (RFC 9110 9.3) or a route takes: any other is 501, not 404/405. */
@@ -47,7 +48,8 @@ export class Router<H> {
     for (const r of this.routes) {
       const params = matchSegments(r.segments, segments);
       if (!params) continue;
-      if (r.method === method || (method === 'HEAD' && r.method === 'GET')) return { handler: r.handler, params, stream: r.stream };
+      if (r.method === method || (method === 'HEAD' && r.method === 'GET'))
+        return { handler: r.handler, params, stream: r.stream };
       allow.push(r.method);
       handlers.push(r.handler);
     }

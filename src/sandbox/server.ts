@@ -123,7 +123,10 @@ export interface RunningSandbox {
 type Headers = string[];
 
 /** What a route of the one table leads to: a part of the sandbox, and for the two APIs the route's handler. */
-type Entry = { area: 'health' | 'console' | 'files' } | { area: 'admin'; handler: AdminHandler } | { area: 'api'; handler: Handler };
+type Entry =
+  | { area: 'health' | 'console' | 'files' }
+  | { area: 'admin'; handler: AdminHandler }
+  | { area: 'api'; handler: Handler };
 
 export async function startSandbox(partial: Partial<SandboxOptions> = {}): Promise<RunningSandbox> {
   useEnglishMessages();
@@ -164,7 +167,11 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     faultFor: (webhookId) => faults.forDelivery(webhookId),
     onAttempt: (a) => journal.add({ type: 'delivery', at: clock.now(), ...a }),
   });
-  const artifacts = new Artifacts(store.meta('file_secret', () => randomBytes(32).toString('hex')), opts.signedUrlTtl, opts.ipaMib);
+  const artifacts = new Artifacts(
+    store.meta('file_secret', () => randomBytes(32).toString('hex')),
+    opts.signedUrlTtl,
+    opts.ipaMib,
+  );
   const hub = new SseHub(service, opts.keepaliveMs, io, opts.streamBacklogBytes);
   const limiter = new RateLimiter(opts.rateLimit, io);
   const idempotency = new Idempotency(store, clock);
@@ -176,18 +183,26 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
   service.onStageComplete((runId) => describer.describe(runId));
   const scheme = opts.tls ? 'https' : 'http';
   const ownHost = ownHosts(opts.host, () => port, opts.tls?.cert);
-  const door = new ConsoleDoor({ io, dir: opts.consoleDir === undefined ? defaultConsoleDir() : opts.consoleDir, ownHost, port: () => port, scheme });
+  const door = new ConsoleDoor({
+    io,
+    dir: opts.consoleDir === undefined ? defaultConsoleDir() : opts.consoleDir,
+    ownHost,
+    port: () => port,
+    scheme,
+  });
   const api = apiRoutes({ service, dispatcher, artifacts, hub, clock, maxEventStreams: opts.maxEventStreams, origin });
   const controls = adminRoutes({ clock, io, service, dispatcher, hub, store, faults, journal, door });
   // The one table every request is routed by: what the sandbox serves (the health check, the console's
   // page, signed files), the admin API and the service's API.
   const router = new Router<Entry>([
     { method: 'GET', pattern: '/healthz', handler: { area: 'health' } },
-    ...(['GET', 'HEAD'] as const).flatMap((method): Array<Route<Entry>> => [
-      { method, pattern: '/console', handler: { area: 'console' } },
-      { method, pattern: '/console/{page*}', handler: { area: 'console' } },
-      { method, pattern: '/files/{file*}', handler: { area: 'files' } },
-    ]),
+    ...(['GET', 'HEAD'] as const).flatMap(
+      (method): Array<Route<Entry>> => [
+        { method, pattern: '/console', handler: { area: 'console' } },
+        { method, pattern: '/console/{page*}', handler: { area: 'console' } },
+        { method, pattern: '/files/{file*}', handler: { area: 'files' } },
+      ],
+    ),
     ...controls.map((r) => ({ ...r, handler: { area: 'admin' as const, handler: r.handler } })),
     ...api.map((r) => ({ ...r, handler: { area: 'api' as const, handler: r.handler } })),
   ]);
@@ -195,7 +210,11 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     // A DNS-rebinding page, or a client that names another host, is refused before any key is looked at.
     // (Any port: a reverse proxy on this machine keeps the Host it was sent, and the signed file URLs built
     // from it lead back through that proxy; a rebinding page cannot name a loopback host.)
-    if (!ownHost(req.headers.host, true)) throw new Failure('cross_origin_refused', `the sandbox answers only at its own address, not at ${JSON.stringify(req.headers.host ?? '')}`);
+    if (!ownHost(req.headers.host, true))
+      throw new Failure(
+        'cross_origin_refused',
+        `the sandbox answers only at its own address, not at ${JSON.stringify(req.headers.host ?? '')}`,
+      );
     const header = req.headers.authorization;
     // The web console's page: its session cookie stands for the key, which the browser never sees.
     if (!header && door.session(req, method)) return opts.apiKey;
@@ -204,7 +223,8 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     if (!m) throw new Failure('invalid_api_key', 'the Authorization header must be Bearer <key>');
     const key = m[1]!;
     if (opts.liveKey && key === opts.liveKey) return key;
-    if (key.startsWith('sk_live_')) throw new Failure('live_key_in_sandbox', 'a live key was sent to the sandbox; use the sandbox test key');
+    if (key.startsWith('sk_live_'))
+      throw new Failure('live_key_in_sandbox', 'a live key was sent to the sandbox; use the sandbox test key');
     if (key !== opts.apiKey) throw new Failure('invalid_api_key', `invalid API key ${redactKey(key)}`);
     return key;
   }
@@ -230,16 +250,28 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     if (journal.size > 0 && path !== '/healthz' && path !== '/_sandbox/logs') {
       const started = io.now();
       res.once('close', () =>
-        journal.add({ type: 'request', at: clock.now(), method, path, status: res.statusCode, ms: io.now() - started, request_id: headers[1]!, idempotency_key: (req.headers['idempotency-key'] as string | undefined) ?? null, fault: faultId }),
+        journal.add({
+          type: 'request',
+          at: clock.now(),
+          method,
+          path,
+          status: res.statusCode,
+          ms: io.now() - started,
+          request_id: headers[1]!,
+          idempotency_key: (req.headers['idempotency-key'] as string | undefined) ?? null,
+          fault: faultId,
+        }),
       );
     }
     try {
-      if (draining) throw new Failure('unavailable', 'the sandbox is shutting down', undefined, { Connection: 'close' });
+      if (draining)
+        throw new Failure('unavailable', 'the sandbox is shutting down', undefined, { Connection: 'close' });
       if (!router.knows(method)) throw new Failure('method_not_implemented', `no route takes the method ${method}`);
       const parts = segments(path);
       const match = router.match(method, parts);
       const area = match && 'handler' in match ? match.handler.area : null;
-      if (area === 'health') return sendJson(res, 200, JSON.stringify({ ok: true, version: opts.version, pid: process.pid }), headers);
+      if (area === 'health')
+        return sendJson(res, 200, JSON.stringify({ ok: true, version: opts.version, pid: process.pid }), headers);
       if (area === 'console') return door.serve(req, res, method, path, query);
       if (area === 'files') {
         limiter.take(headers, `ip:${req.socket.remoteAddress}`);
@@ -261,7 +293,8 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
       const entry = match.handler;
       if (entry.area === 'admin') {
         // Steering is test mode's (CONTRACT.md): a stand-in for the live service takes no control by its live key.
-        if (key !== opts.apiKey) throw new Failure('live_key_in_sandbox', 'the sandbox controls take the test key only');
+        if (key !== opts.apiKey)
+          throw new Failure('live_key_in_sandbox', 'the sandbox controls take the test key only');
         // (an admin route that streams, the export, writes its own head: the common headers go on it too)
         for (let i = 0; i < headers.length; i += 2) res.setHeader(headers[i]!, headers[i + 1]!);
         const out = await entry.handler({ req, res, params: match.params, query, body: () => readBody(req) });
@@ -280,10 +313,23 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
         cutAfter = fault.cut_after;
       }
       const handler = entry.handler;
-      const call: Call = { req, res, params: match.params, query, body: undefined, ...(cutAfter !== undefined ? { cutAfter } : {}) };
+      const call: Call = {
+        req,
+        res,
+        params: match.params,
+        query,
+        body: undefined,
+        ...(cutAfter !== undefined ? { cutAfter } : {}),
+      };
       if (method === 'POST') {
         const header = req.headers['idempotency-key'];
-        const answer = await idempotency.run(key, Array.isArray(header) ? header[0] : header, `${method} ${path}`, () => readBody(req), (body) => handler({ ...call, body }) as Answer);
+        const answer = await idempotency.run(
+          key,
+          Array.isArray(header) ? header[0] : header,
+          `${method} ${path}`,
+          () => readBody(req),
+          (body) => handler({ ...call, body }) as Answer,
+        );
         if (answer.replayed) headers.push('Idempotent-Replayed', 'true');
         return sendJson(res, answer.status, answer.body, headers);
       }
@@ -317,7 +363,10 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(opts.headersTimeoutMs / 4))),
   };
   const server: Server = opts.tls
-    ? (process.getBuiltinModule('node:https') as typeof import('node:https')).createServer({ ...serverOptions, cert: opts.tls.cert, key: opts.tls.key }, (req, res) => void handle(req, res))
+    ? (process.getBuiltinModule('node:https') as typeof import('node:https')).createServer(
+        { ...serverOptions, cert: opts.tls.cert, key: opts.tls.key },
+        (req, res) => void handle(req, res),
+      )
     : createServer(serverOptions, (req, res) => void handle(req, res));
   // https: a client that gives up during the handshake (it does not trust the certificate) is not an error.
   server.on('tlsClientError', (_err: Error, socket: Socket) => socket.destroy());
@@ -385,7 +434,12 @@ function notAllowed(method: string, path: string, allow: string[]): never {
 
 function isDisconnect(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException)?.code;
-  return code === 'ECONNRESET' || code === 'ECONNABORTED' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (err as Error)?.message === 'aborted';
+  return (
+    code === 'ECONNRESET' ||
+    code === 'ECONNABORTED' ||
+    code === 'ERR_STREAM_PREMATURE_CLOSE' ||
+    (err as Error)?.message === 'aborted'
+  );
 }
 
 /** The request target in origin form: an absolute-form one (`GET http://host:port/v1/runs`, RFC 9112 3.2.2)
@@ -412,10 +466,15 @@ function answerUnparsable(err: NodeJS.ErrnoException, socket: Socket): void {
       ? new Failure('headers_too_large', 'the request head is over 16 KiB')
       : code === 'HPE_INVALID_METHOD'
         ? new Failure('method_not_implemented', 'no route takes this method (methods are upper case: GET, POST, …)')
-        : new Failure('malformed_request', `the request is not valid HTTP/1.1: ${err.message.replace(/[^\x20-\x7e]/g, '')}`);
+        : new Failure(
+            'malformed_request',
+            `the request is not valid HTTP/1.1: ${err.message.replace(/[^\x20-\x7e]/g, '')}`,
+          );
   const body = failure.toBody();
   const reason = STATUS_CODES[failure.status] ?? 'Error';
-  socket.end(`HTTP/1.1 ${failure.status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${failure.status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 function sendJson(res: ServerResponse, status: number, body: string, headers: Headers): void {
@@ -430,12 +489,14 @@ function sendError(res: ServerResponse, err: unknown, headers: Headers, log: (li
     return;
   }
   const storage = err instanceof Failure ? null : storageFailure(err);
-  const failure = err instanceof Failure ? err : (storage ?? new Failure('internal_error', 'the sandbox hit an unexpected error'));
+  const failure =
+    err instanceof Failure ? err : (storage ?? new Failure('internal_error', 'the sandbox hit an unexpected error'));
   if (!(err instanceof Failure) && !storage) log(`sandbox internal error: ${(err as Error)?.stack ?? String(err)}`);
   else if (storage?.headers['Retry-After'] === DISK_FULL_RETRY_S) log(`sandbox: ${storage.message}`);
   for (const [k, v] of Object.entries(failure.headers)) headers.push(k, v);
   // Every 401 names the scheme that would be accepted (RFC 9110 11.6.1, RFC 6750 3).
-  if (failure.status === 401) headers.push('WWW-Authenticate', failure.code === 'missing_api_key' ? 'Bearer' : 'Bearer error="invalid_token"');
+  if (failure.status === 401)
+    headers.push('WWW-Authenticate', failure.code === 'missing_api_key' ? 'Bearer' : 'Bearer error="invalid_token"');
   sendJson(res, failure.status, failure.toBody(), headers);
 }
 

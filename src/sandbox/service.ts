@@ -12,8 +12,22 @@ import { Failure, failureFromZod } from './failure.js';
 import { appIdFor, brandFor, initialSpec, rejectionReasonFor, scorecardFor, screensFor } from './generate.js';
 import type { ArtifactMeta, RunRecord, StoredEvent, Store } from './store.js';
 
-export const STAGES = ['01_intake', '02_concept', '03_brand', '04_design', '05_build', '06_qa', '07_scoring', '08_submission', '09_review'] as const;
-const GATE_AFTER: Partial<Record<string, GateName>> = { '02_concept': 'idea', '03_brand': 'brand', '07_scoring': 'final' };
+export const STAGES = [
+  '01_intake',
+  '02_concept',
+  '03_brand',
+  '04_design',
+  '05_build',
+  '06_qa',
+  '07_scoring',
+  '08_submission',
+  '09_review',
+] as const;
+const GATE_AFTER: Partial<Record<string, GateName>> = {
+  '02_concept': 'idea',
+  '03_brand': 'brand',
+  '07_scoring': 'final',
+};
 const BACK_TO: Record<GateName, string> = { idea: '02_concept', brand: '03_brand', final: '04_design' };
 const TICKS = 4; // a stage reports 0, 25, 50, 75, 100 percent
 
@@ -33,25 +47,75 @@ export function newId(prefix: string): string {
 type Level = 'info' | 'warn' | 'error';
 /** Log lines per stage and tick: what a build and QA system would say. */
 const LOGS: Record<string, Array<Array<[Level, string]>>> = {
-  '01_intake': [[['info', 'Reading the request']], [['info', 'Normalising audience and monetization']], [['info', 'Checking for name collisions on the App Store']], [['info', 'Intake complete']]],
-  '02_concept': [[['info', 'Drafting the concept']], [['info', 'Choosing core features']], [['info', 'Writing the App Spec']], [['info', 'Concept ready for review']]],
-  '03_brand': [[['info', 'Generating palette candidates']], [['info', 'Pairing typefaces']], [['info', 'Checking contrast ratios (WCAG AA)']], [['info', 'Brand kit ready for review']]],
-  '04_design': [[['info', 'Laying out screens']], [['info', 'Building the component library']], [['info', 'Rendering screenshots']], [['info', 'Design complete']]],
+  '01_intake': [
+    [['info', 'Reading the request']],
+    [['info', 'Normalising audience and monetization']],
+    [['info', 'Checking for name collisions on the App Store']],
+    [['info', 'Intake complete']],
+  ],
+  '02_concept': [
+    [['info', 'Drafting the concept']],
+    [['info', 'Choosing core features']],
+    [['info', 'Writing the App Spec']],
+    [['info', 'Concept ready for review']],
+  ],
+  '03_brand': [
+    [['info', 'Generating palette candidates']],
+    [['info', 'Pairing typefaces']],
+    [['info', 'Checking contrast ratios (WCAG AA)']],
+    [['info', 'Brand kit ready for review']],
+  ],
+  '04_design': [
+    [['info', 'Laying out screens']],
+    [['info', 'Building the component library']],
+    [['info', 'Rendering screenshots']],
+    [['info', 'Design complete']],
+  ],
   '05_build': [
-    [['info', 'Resolving Swift packages (14 dependencies)'], ['info', 'Compiling Swift sources (1/412)']],
-    [['info', 'Compiling Swift sources (206/412)'], ['warn', "warning: 'UIApplication.keyWindow' was deprecated in iOS 13.0"]],
-    [['info', 'Compiling Swift sources (412/412)'], ['info', 'Linking']],
-    [['info', 'Code signing with the sandbox distribution certificate'], ['info', 'Archive succeeded']],
+    [
+      ['info', 'Resolving Swift packages (14 dependencies)'],
+      ['info', 'Compiling Swift sources (1/412)'],
+    ],
+    [
+      ['info', 'Compiling Swift sources (206/412)'],
+      ['warn', "warning: 'UIApplication.keyWindow' was deprecated in iOS 13.0"],
+    ],
+    [
+      ['info', 'Compiling Swift sources (412/412)'],
+      ['info', 'Linking'],
+    ],
+    [
+      ['info', 'Code signing with the sandbox distribution certificate'],
+      ['info', 'Archive succeeded'],
+    ],
   ],
   '06_qa': [
     [['info', 'Booting simulators: iPhone 16 Pro, iPhone SE (3rd generation)']],
-    [['info', 'UI tests: 48 passed, 0 failed'], ['warn', 'Snapshot differs by 0.4% on Settings (within tolerance)']],
+    [
+      ['info', 'UI tests: 48 passed, 0 failed'],
+      ['warn', 'Snapshot differs by 0.4% on Settings (within tolerance)'],
+    ],
     [['info', 'Accessibility audit: 0 issues']],
     [['info', 'QA complete']],
   ],
-  '07_scoring': [[['info', 'Scoring visual beauty']], [['info', 'Scoring harmony']], [['info', 'Running pre-flight checks']], [['info', 'Scorecard ready']]],
-  '08_submission': [[['info', 'Uploading build to App Store Connect']], [['info', 'Processing build']], [['info', 'Submitting for review']], [['info', 'Submitted']]],
-  '09_review': [[['info', 'Waiting for review']], [['info', 'In review']], [['info', 'Review finishing']], [['info', 'Review complete']]],
+  '07_scoring': [
+    [['info', 'Scoring visual beauty']],
+    [['info', 'Scoring harmony']],
+    [['info', 'Running pre-flight checks']],
+    [['info', 'Scorecard ready']],
+  ],
+  '08_submission': [
+    [['info', 'Uploading build to App Store Connect']],
+    [['info', 'Processing build']],
+    [['info', 'Submitting for review']],
+    [['info', 'Submitted']],
+  ],
+  '09_review': [
+    [['info', 'Waiting for review']],
+    [['info', 'In review']],
+    [['info', 'Review finishing']],
+    [['info', 'Review complete']],
+  ],
 };
 
 export interface ServiceOptions {
@@ -70,7 +134,11 @@ export type StageListener = (runId: string, stage: string) => void;
  * described (a large ipa takes a while), so it is never accepted before they can be pulled.
  */
 function waitsForBuild(rec: RunRecord): boolean {
-  return STAGES[rec.stageIndex] === '08_submission' && rec.tick === 0 && !(describedMeta(rec, 'ipa') && describedMeta(rec, 'screenshots'));
+  return (
+    STAGES[rec.stageIndex] === '08_submission' &&
+    rec.tick === 0 &&
+    !(describedMeta(rec, 'ipa') && describedMeta(rec, 'screenshots'))
+  );
 }
 
 /** A failed tick is tried again after this long, doubling, up to the cap. */
@@ -163,7 +231,14 @@ export class SandboxService {
    * timer would make (events, webhooks, the stream); the clock is not moved, so timestamps never go back.
    * With `approve`, a gate that opens on the way is approved (a fixture driven to a later point).
    */
-  async stepRun(runId: string, { until = () => false, budgetMs = Number.POSITIVE_INFINITY, approve = false }: { until?: (rec: RunRecord) => boolean; budgetMs?: number; approve?: boolean } = {}): Promise<{ reached: boolean; ticks: number }> {
+  async stepRun(
+    runId: string,
+    {
+      until = () => false,
+      budgetMs = Number.POSITIVE_INFINITY,
+      approve = false,
+    }: { until?: (rec: RunRecord) => boolean; budgetMs?: number; approve?: boolean } = {},
+  ): Promise<{ reached: boolean; ticks: number }> {
     let ticks = 0;
     let used = 0;
     for (let guard = 0; guard < 10_000; guard++) {
@@ -190,11 +265,13 @@ export class SandboxService {
   /** Fails a running run at its current stage with this error, as a build failure does. */
   failRun(runId: string, error: { code: string; message: string }): RunRecord {
     const rec = this.getRun(runId);
-    if (isTerminal(rec)) throw new Failure('run_not_active', `run ${runId} is ${rec.run.status}; it can no longer fail`);
+    if (isTerminal(rec))
+      throw new Failure('run_not_active', `run ${runId} is ${rec.run.status}; it can no longer fail`);
     this.clearTimer(runId);
     return this.change(rec, (next, events) => {
       const pending = next.run.gate_pending as GateName | null;
-      if (pending && next.gates[pending]) Object.assign(next.gates[pending], { state: 'waiting', decided_at: null, notes: null });
+      if (pending && next.gates[pending])
+        Object.assign(next.gates[pending], { state: 'waiting', decided_at: null, notes: null });
       Object.assign(next.run, { status: 'failed', gate_pending: null, updated_at: this.now() });
       events.push(this.log(next, next.run.stage, 'error', `error: ${error.message}`));
       events.push(this.event(next, 'run.failed', { stage: next.run.stage, error }));
@@ -204,7 +281,8 @@ export class SandboxService {
   /** App review rejects a run that waits in 09_review (or any running run) with this reason. */
   rejectRun(runId: string, reason: string): RunRecord {
     const rec = this.getRun(runId);
-    if (isTerminal(rec)) throw new Failure('run_not_active', `run ${runId} is ${rec.run.status}; it can no longer be rejected`);
+    if (isTerminal(rec))
+      throw new Failure('run_not_active', `run ${runId} is ${rec.run.status}; it can no longer be rejected`);
     this.clearTimer(runId);
     return this.change(rec, (next, events) => {
       Object.assign(next.run, { status: 'rejected', gate_pending: null, updated_at: this.now() });
@@ -282,7 +360,16 @@ export class SandboxService {
     const gate = (name: GateName): Gate => ({ name, state: 'waiting', decided_at: null, notes: null });
     const rec: RunRecord = {
       seq: this.store.nextSeq(),
-      run: { id: newId('run'), mode: params.mode, status: 'running', stage: STAGES[0], gate_pending: null, app_id: null, created_at: now, updated_at: now },
+      run: {
+        id: newId('run'),
+        mode: params.mode,
+        status: 'running',
+        stage: STAGES[0],
+        gate_pending: null,
+        app_id: null,
+        created_at: now,
+        updated_at: now,
+      },
       spec,
       gates: { idea: gate('idea'), brand: gate('brand'), final: gate('final') },
       text,
@@ -297,20 +384,26 @@ export class SandboxService {
       artifactInputs: {},
     };
     // A record no one else holds yet: it is its own copy.
-    return this.change(rec, (next, events) => {
-      events.push(this.event(next, 'run.created', { mode: params.mode }));
-      this.advance(next, events);
-    }, { fresh: true });
+    return this.change(
+      rec,
+      (next, events) => {
+        events.push(this.event(next, 'run.created', { mode: params.mode }));
+        this.advance(next, events);
+      },
+      { fresh: true },
+    );
   }
 
   cancel(id: string): RunRecord {
     const rec = this.getRun(id);
     if (rec.run.status === 'canceled') return rec;
-    if (isTerminal(rec)) throw new Failure('run_not_active', `run ${id} is ${rec.run.status} and can no longer be canceled`);
+    if (isTerminal(rec))
+      throw new Failure('run_not_active', `run ${id} is ${rec.run.status} and can no longer be canceled`);
     const done = this.change(rec, (next, events) => {
       // A canceled run has no pending gate: the one it waited at goes back to waiting (CONTRACT.md, Cancel).
       const pending = next.run.gate_pending as GateName | null;
-      if (pending && next.gates[pending]) Object.assign(next.gates[pending], { state: 'waiting', decided_at: null, notes: null });
+      if (pending && next.gates[pending])
+        Object.assign(next.gates[pending], { state: 'waiting', decided_at: null, notes: null });
       Object.assign(next.run, { status: 'canceled', gate_pending: null, updated_at: this.now() });
       events.push(this.event(next, 'run.canceled', { stage: next.run.stage, reason: 'canceled by a user' }));
     });
@@ -318,20 +411,34 @@ export class SandboxService {
     return done;
   }
 
-  decide(id: string, name: string, decision: 'approved' | 'rejected', notes: string | null): { gate: Gate; run: RunRecord['run'] } {
+  decide(
+    id: string,
+    name: string,
+    decision: 'approved' | 'rejected',
+    notes: string | null,
+  ): { gate: Gate; run: RunRecord['run'] } {
     const rec = this.getRun(id);
-    if (!(GATE_NAMES as readonly string[]).includes(name)) throw new Failure('unknown_gate', `unknown gate ${JSON.stringify(name)}: one of idea, brand, final`, 'gate');
-    if (isTerminal(rec)) throw new Failure('run_not_active', `run ${id} is ${rec.run.status}; its gates can no longer be decided`);
+    if (!(GATE_NAMES as readonly string[]).includes(name))
+      throw new Failure('unknown_gate', `unknown gate ${JSON.stringify(name)}: one of idea, brand, final`, 'gate');
+    if (isTerminal(rec))
+      throw new Failure('run_not_active', `run ${id} is ${rec.run.status}; its gates can no longer be decided`);
     const gateName = name as GateName;
     const gate = rec.gates[gateName];
     if (gate.state !== 'pending' || rec.run.gate_pending !== gateName)
-      throw new Failure('gate_not_pending', `gate ${gateName} is ${gate.state}, not pending (run ${rec.run.status})`, 'gate');
+      throw new Failure(
+        'gate_not_pending',
+        `gate ${gateName} is ${gate.state}, not pending (run ${rec.run.status})`,
+        'gate',
+      );
     const done = this.change(rec, (next, events) => {
       const now = this.now();
       Object.assign(next.gates[gateName], { state: decision, decided_at: now, notes });
       Object.assign(next.run, { status: 'running', gate_pending: null, updated_at: now });
       events.push(this.event(next, 'run.gate_resolved', { gate: gateName, decision }));
-      next.stageIndex = decision === 'approved' ? STAGES.indexOf(next.run.stage as (typeof STAGES)[number]) + 1 : STAGES.indexOf(BACK_TO[gateName] as (typeof STAGES)[number]);
+      next.stageIndex =
+        decision === 'approved'
+          ? STAGES.indexOf(next.run.stage as (typeof STAGES)[number]) + 1
+          : STAGES.indexOf(BACK_TO[gateName] as (typeof STAGES)[number]);
       next.tick = 0;
       this.advance(next, events);
     });
@@ -340,9 +447,15 @@ export class SandboxService {
 
   patchSpec(id: string, patch: unknown): RunRecord {
     const rec = this.getRun(id);
-    const open = rec.run.status === 'awaiting_approval' || (rec.run.status === 'running' && rec.gates.final.state !== 'approved');
-    if (!open) throw new Failure('spec_locked', `the spec of run ${id} is locked (run ${rec.run.status}${rec.gates.final.state === 'approved' ? ', final gate approved' : ''})`);
-    if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) throw new Failure('invalid_value', 'a merge patch must be a JSON object');
+    const open =
+      rec.run.status === 'awaiting_approval' || (rec.run.status === 'running' && rec.gates.final.state !== 'approved');
+    if (!open)
+      throw new Failure(
+        'spec_locked',
+        `the spec of run ${id} is locked (run ${rec.run.status}${rec.gates.final.state === 'approved' ? ', final gate approved' : ''})`,
+      );
+    if (patch === null || typeof patch !== 'object' || Array.isArray(patch))
+      throw new Failure('invalid_value', 'a merge patch must be a JSON object');
     const merged = applyMergePatch(rec.spec, patch);
     const parsed = AppSpecInput.safeParse(merged);
     if (!parsed.success) throw failureFromZod(parsed.error, merged);
@@ -358,7 +471,11 @@ export class SandboxService {
    * commits, then announced and (if the run moves on) its next tick scheduled. A failure anywhere before
    * the commit leaves memory, disk, watchers and the pipeline as they were.
    */
-  private change(rec: RunRecord, mutate: (next: RunRecord, events: StoredEvent[]) => void, { reschedule = true, fresh = false } = {}): RunRecord {
+  private change(
+    rec: RunRecord,
+    mutate: (next: RunRecord, events: StoredEvent[]) => void,
+    { reschedule = true, fresh = false } = {},
+  ): RunRecord {
     // Plain data: a JSON round trip copies it faster than structuredClone.
     const next = fresh ? rec : (JSON.parse(JSON.stringify(rec)) as RunRecord);
     const events: StoredEvent[] = [];
@@ -381,11 +498,24 @@ export class SandboxService {
     rec.run.stage = stage;
     rec.run.updated_at = this.now();
     events.push(this.event(rec, 'run.stage_changed', { stage, percent: t * (100 / TICKS) }));
-    for (const [level, message] of t > 0 ? (LOGS[stage]?.[t - 1] ?? []) : []) events.push(this.log(rec, stage, level, message));
+    for (const [level, message] of t > 0 ? (LOGS[stage]?.[t - 1] ?? []) : [])
+      events.push(this.log(rec, stage, level, message));
     if (stage === '05_build' && rec.magic.fail && t === 2) {
-      events.push(this.log(rec, stage, 'error', "error: Command SwiftCompile failed with a nonzero exit code (AppDelegate.swift:42: cannot find 'Analytics' in scope)"));
+      events.push(
+        this.log(
+          rec,
+          stage,
+          'error',
+          "error: Command SwiftCompile failed with a nonzero exit code (AppDelegate.swift:42: cannot find 'Analytics' in scope)",
+        ),
+      );
       rec.run.status = 'failed';
-      events.push(this.event(rec, 'run.failed', { stage, error: { code: 'build_failed', message: 'xcodebuild archive failed: 1 error in AppDelegate.swift' } }));
+      events.push(
+        this.event(rec, 'run.failed', {
+          stage,
+          error: { code: 'build_failed', message: 'xcodebuild archive failed: 1 error in AppDelegate.swift' },
+        }),
+      );
       return;
     }
     if (t < TICKS) {
@@ -433,11 +563,17 @@ export class SandboxService {
     }
     if (stage === '04_design') {
       rec.spec.screens ??= screensFor(this.opts.seed, rec.text);
-      rec.artifactInputs.screenshots = { palette: rec.spec.brand?.palette ?? [], screens: rec.spec.screens.map((s) => s.id) };
+      rec.artifactInputs.screenshots = {
+        palette: rec.spec.brand?.palette ?? [],
+        screens: rec.spec.screens.map((s) => s.id),
+      };
       touch('spec', 'screenshots');
     }
     if (stage === '05_build') {
-      rec.artifactInputs.ipa = { name: rec.spec.name, ...(rec.spec.bundle_id ? { bundle_id: rec.spec.bundle_id } : {}) };
+      rec.artifactInputs.ipa = {
+        name: rec.spec.name,
+        ...(rec.spec.bundle_id ? { bundle_id: rec.spec.bundle_id } : {}),
+      };
       touch('ipa');
     }
     if (stage === '07_scoring') {
@@ -470,7 +606,9 @@ export class SandboxService {
         const failures = (this.tickFailures.get(runId) ?? 0) + 1;
         this.tickFailures.set(runId, failures);
         const retryMs = Math.min(TICK_RETRY_MS * 2 ** (failures - 1), TICK_RETRY_MAX_MS);
-        this.opts.log(`sandbox: run ${runId} could not advance (${(err as Error).message}); trying again in ${retryMs} ms`);
+        this.opts.log(
+          `sandbox: run ${runId} could not advance (${(err as Error).message}); trying again in ${retryMs} ms`,
+        );
         this.schedule(runId, retryMs);
       }
     });

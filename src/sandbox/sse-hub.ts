@@ -102,7 +102,14 @@ export class SseHub {
     let all: Buffer | null = null;
     let noLogs: Buffer | null = null;
     for (const f of this.firehose) {
-      const chunk = f.logs ? (all ??= Buffer.from(events.map(fireFrame).join(''))) : (noLogs ??= Buffer.from(events.filter((e) => e.type !== 'log').map(fireFrame).join('')));
+      const chunk = f.logs
+        ? (all ??= Buffer.from(events.map(fireFrame).join('')))
+        : (noLogs ??= Buffer.from(
+            events
+              .filter((e) => e.type !== 'log')
+              .map(fireFrame)
+              .join(''),
+          ));
       if (chunk.length) f.stream.write(chunk);
     }
   }

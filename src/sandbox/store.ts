@@ -26,7 +26,10 @@ export interface RunRecord {
   /** When each artifact kind last changed (ISO). */
   artifactTimes: Record<string, string>;
   /** What binary artifacts were built from, frozen when their stage completed, so a file never changes under its sha256. */
-  artifactInputs: { screenshots?: { palette: string[]; screens: string[] }; ipa?: { name: string; bundle_id?: string } };
+  artifactInputs: {
+    screenshots?: { palette: string[]; screens: string[] };
+    ipa?: { name: string; bundle_id?: string };
+  };
   /** Binary artifacts described once their stage completed (sizes, digests): listing reads only this. */
   artifactMeta?: { screenshots?: ArtifactMeta; ipa?: ArtifactMeta };
 }
@@ -142,7 +145,10 @@ export class Store {
    * answers, if one: a full disk's). */
   failWrite: ((op: string) => boolean | Error) | null = null;
 
-  private constructor(sqlite: Sqlite, readonly path: string) {
+  private constructor(
+    sqlite: Sqlite,
+    readonly path: string,
+  ) {
     if (path !== ':memory:') {
       // It holds webhook secrets and the file-signing secret: the folder 0700 when made here, the files 0600
       // (SQLite gives its -wal and -shm files the database file's mode).
@@ -166,7 +172,8 @@ export class Store {
     // webhooks on every event, rewriting the event each time was the dispatcher's largest cost, and writing
     // it once a delivery still cost 60% of the delivery's write (and 750 bytes of database a delivery).
     // Older databases keep the body in the delivery's `event` column, or inside the record; they read the same.
-    const has = (column: string) => this.db.prepare("SELECT 1 FROM pragma_table_info('deliveries') WHERE name = ?").get(column) !== undefined;
+    const has = (column: string) =>
+      this.db.prepare("SELECT 1 FROM pragma_table_info('deliveries') WHERE name = ?").get(column) !== undefined;
     if (!has('event')) this.db.exec('ALTER TABLE deliveries ADD COLUMN event TEXT');
     if (!has('event_id')) this.db.exec('ALTER TABLE deliveries ADD COLUMN event_id TEXT');
     this.db.exec('CREATE TABLE IF NOT EXISTS delivery_events (id TEXT PRIMARY KEY, body TEXT NOT NULL)');
@@ -178,9 +185,13 @@ export class Store {
       putRun: p('INSERT OR REPLACE INTO runs (seq, id, body) VALUES (?, ?, ?)'),
       putEvent: p('INSERT INTO events (run_id, seq, type, body) VALUES (?, ?, ?, ?)'),
       putWebhook: p('INSERT OR REPLACE INTO webhooks (seq, id, body) VALUES (?, ?, ?)'),
-      putDelivery: p('INSERT INTO deliveries (seq, id, body, event_id) VALUES (?, ?, ?, ?) ON CONFLICT(seq) DO UPDATE SET body = excluded.body'),
+      putDelivery: p(
+        'INSERT INTO deliveries (seq, id, body, event_id) VALUES (?, ?, ?, ?) ON CONFLICT(seq) DO UPDATE SET body = excluded.body',
+      ),
       putDeliveryEvent: p('INSERT OR IGNORE INTO delivery_events (id, body) VALUES (?, ?)'),
-      putIdem: p('INSERT INTO idempotency (scope, created_at, body) VALUES (?, ?, ?) ON CONFLICT(scope) DO UPDATE SET body = excluded.body, created_at = excluded.created_at'),
+      putIdem: p(
+        'INSERT INTO idempotency (scope, created_at, body) VALUES (?, ?, ?) ON CONFLICT(scope) DO UPDATE SET body = excluded.body, created_at = excluded.created_at',
+      ),
       delIdem: p('DELETE FROM idempotency WHERE scope = ?'),
       sweepIdem: p('DELETE FROM idempotency WHERE created_at < ?'),
       getIdem: p('SELECT created_at, body FROM idempotency WHERE scope = ?'),
@@ -191,7 +202,9 @@ export class Store {
       getRun: p('SELECT body FROM runs WHERE id = ?'),
       getMeta: p('SELECT value FROM meta WHERE key = ?'),
       putMeta: p('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
-      putFanout: p('INSERT INTO fanout (webhook_id, pos) VALUES (?, ?) ON CONFLICT(webhook_id) DO UPDATE SET pos = excluded.pos'),
+      putFanout: p(
+        'INSERT INTO fanout (webhook_id, pos) VALUES (?, ?) ON CONFLICT(webhook_id) DO UPDATE SET pos = excluded.pos',
+      ),
       getFanout: p('SELECT webhook_id, pos FROM fanout'),
       lastEventPos: p('SELECT coalesce(max(rowid), 0) AS pos FROM events'),
       eventsAfter: p("SELECT rowid, seq, type, body FROM events WHERE rowid > ? AND type != 'log' ORDER BY rowid"),
@@ -210,7 +223,10 @@ export class Store {
     try {
       return JSON.parse(row.body as string) as RunRecord;
     } catch (err) {
-      throw Object.assign(new Error(`the sandbox database ${this.path} has a corrupt record for run ${id} (${(err as Error).message})`), { code: 'ERR_SANDBOX_CORRUPT' });
+      throw Object.assign(
+        new Error(`the sandbox database ${this.path} has a corrupt record for run ${id} (${(err as Error).message})`),
+        { code: 'ERR_SANDBOX_CORRUPT' },
+      );
     }
   }
 
@@ -224,10 +240,14 @@ export class Store {
   private schema(): void {
     const version = Number(this.db.prepare('PRAGMA user_version').get()!.user_version);
     if (version >= SCHEMA_VERSION) return;
-    const old = version === 0 && this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'runs'").get() !== undefined;
+    const old =
+      version === 0 &&
+      this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'runs'").get() !== undefined;
     this.db.exec('BEGIN IMMEDIATE');
     try {
-      if (old) for (const t of ['runs', 'events', 'webhooks', 'deliveries']) this.db.exec(`ALTER TABLE ${t} RENAME TO ${t}_v1`);
+      if (old)
+        for (const t of ['runs', 'events', 'webhooks', 'deliveries'])
+          this.db.exec(`ALTER TABLE ${t} RENAME TO ${t}_v1`);
       this.db.exec(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
         CREATE TABLE runs (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, body TEXT NOT NULL);
         CREATE TABLE events (run_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, body TEXT NOT NULL);
@@ -254,7 +274,12 @@ export class Store {
       sqlite = await import('node:sqlite');
     } catch {
       // node:sqlite needs no flag from Node 22.13 on; orc itself runs from 22.12.
-      throw Object.assign(new Error(`the sandbox needs Node's built-in SQLite (node:sqlite, Node 22.13 or newer); this is Node ${process.versions.node}`), { code: 'ERR_SANDBOX_NO_SQLITE' });
+      throw Object.assign(
+        new Error(
+          `the sandbox needs Node's built-in SQLite (node:sqlite, Node 22.13 or newer); this is Node ${process.versions.node}`,
+        ),
+        { code: 'ERR_SANDBOX_NO_SQLITE' },
+      );
     }
     return new Store(sqlite, path);
   }
@@ -267,7 +292,8 @@ export class Store {
    * from before it gets it filled once. A record written corrupt (by hand) leaves its row without a run.
    */
   private listTable(): void {
-    const had = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'run_list'").get() !== undefined;
+    const had =
+      this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'run_list'").get() !== undefined;
     const of = (row: string) => {
       const undescribed = (kind: string, after: number) =>
         `(json_extract(${row}.body, '$.furthest') >= ${after} AND (json_extract(${row}.body, '$.artifactMeta.${kind}.at') IS NULL OR json_extract(${row}.body, '$.artifactMeta.${kind}.at') IS NOT ifnull(json_extract(${row}.body, '$.artifactTimes.${kind}'), '')))`;
@@ -302,7 +328,12 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
         run = JSON.parse(row.run as string) as RunRecord['run'];
         if (!run?.id || !row.whole) throw new Error('fields are missing');
       } catch (err) {
-        throw Object.assign(new Error(`the sandbox database ${this.path} has a corrupt record for run ${String(row.id)} (${(err as Error).message})`), { code: 'ERR_SANDBOX_CORRUPT' });
+        throw Object.assign(
+          new Error(
+            `the sandbox database ${this.path} has a corrupt record for run ${String(row.id)} (${(err as Error).message})`,
+          ),
+          { code: 'ERR_SANDBOX_CORRUPT' },
+        );
       }
       const seq = Number(row.seq);
       this.runs.index(run.id, seq, run);
@@ -315,7 +346,11 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
       this.webhooks.set(w.id, w);
       this.seq = Math.max(this.seq, w.seq);
     }
-    for (const row of this.db.prepare('SELECT d.body, coalesce(d.event, e.body) AS event FROM deliveries d LEFT JOIN delivery_events e ON e.id = d.event_id ORDER BY d.seq').all()) {
+    for (const row of this.db
+      .prepare(
+        'SELECT d.body, coalesce(d.event, e.body) AS event FROM deliveries d LEFT JOIN delivery_events e ON e.id = d.event_id ORDER BY d.seq',
+      )
+      .all()) {
       const d = JSON.parse(row.body as string) as DeliveryRecord;
       if (typeof row.event === 'string') d.body = row.event;
       this.deliveries.set(d.id, d);
@@ -331,7 +366,9 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
   clearAll(): void {
     this.transaction(() => {
       this.fault('clear');
-      this.db.exec('DELETE FROM runs; DELETE FROM events; DELETE FROM webhooks; DELETE FROM deliveries; DELETE FROM delivery_events; DELETE FROM idempotency; DELETE FROM fanout;');
+      this.db.exec(
+        'DELETE FROM runs; DELETE FROM events; DELETE FROM webhooks; DELETE FROM deliveries; DELETE FROM delivery_events; DELETE FROM idempotency; DELETE FROM fanout;',
+      );
       this.eventsWritten.clear();
       this.staged.push(() => {
         this.generation++;
@@ -364,7 +401,12 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
   }
 
   /** What it holds, as plain data, at one moment. */
-  snapshot(): { runs: RunRecord[]; events: Record<string, StoredEvent[]>; webhooks: WebhookRecord[]; deliveries: DeliveryRecord[] } {
+  snapshot(): {
+    runs: RunRecord[];
+    events: Record<string, StoredEvent[]>;
+    webhooks: WebhookRecord[];
+    deliveries: DeliveryRecord[];
+  } {
     const at = this.snapshotAt();
     const events = Object.fromEntries(at.runs.map((r) => [r.run.id, at.eventsOf(r)]));
     return { runs: at.runs, events, webhooks: at.webhooks, deliveries: at.deliveries };
@@ -372,7 +414,11 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
 
   /** Takes a snapshot in, into an empty store, in one transaction. */
   importSnapshot(snap: ReturnType<Store['snapshot']>): void {
-    if (this.runs.size || this.webhooks.size) throw Object.assign(new Error('a snapshot is imported only into an empty sandbox (memory, or a fresh data folder)'), { code: 'ERR_SANDBOX_NOT_EMPTY' });
+    if (this.runs.size || this.webhooks.size)
+      throw Object.assign(
+        new Error('a snapshot is imported only into an empty sandbox (memory, or a fresh data folder)'),
+        { code: 'ERR_SANDBOX_NOT_EMPTY' },
+      );
     this.transaction(() => {
       for (const rec of snap.runs) {
         this.saveRun(rec);
@@ -448,10 +494,14 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
   /** Callers hand a record they own (a copy of what memory holds): memory swaps to it after the commit. */
   saveRun(rec: RunRecord): void {
     const body = JSON.stringify(rec);
-    this.write('putRun', () => this.stmts.putRun!.run(rec.seq, rec.run.id, body), () => {
-      if (!this.runs.has(rec.run.id)) this.runOrder.push(rec.run.id);
-      this.runs.set(rec.run.id, rec);
-    });
+    this.write(
+      'putRun',
+      () => this.stmts.putRun!.run(rec.seq, rec.run.id, body),
+      () => {
+        if (!this.runs.has(rec.run.id)) this.runOrder.push(rec.run.id);
+        this.runs.set(rec.run.id, rec);
+      },
+    );
   }
 
   appendEvent(runId: string, ev: StoredEvent): void {
@@ -505,7 +555,9 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
   }
 
   private readEvents(runId: string): StoredEvent[] {
-    return this.stmts.getEvents!.all(runId).map((row) => ({ seq: Number(row.seq), type: row.type as string, json: row.body as string }));
+    return this.stmts
+      .getEvents!.all(runId)
+      .map((row) => ({ seq: Number(row.seq), type: row.type as string, json: row.body as string }));
   }
 
   private cacheEvents(runId: string, list: StoredEvent[]): void {
@@ -515,7 +567,11 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
 
   saveWebhook(w: WebhookRecord): void {
     const body = JSON.stringify(w);
-    this.write('putWebhook', () => this.stmts.putWebhook!.run(w.seq, w.id, body), () => this.webhooks.set(w.id, w));
+    this.write(
+      'putWebhook',
+      () => this.stmts.putWebhook!.run(w.seq, w.id, body),
+      () => this.webhooks.set(w.id, w),
+    );
   }
 
   /** A delivery made and not yet tried: in memory only, written with its first attempt (saveDelivery). */
@@ -534,7 +590,8 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
         if (!this.eventsWritten.has(d.event_id)) {
           this.stmts.putDeliveryEvent!.run(d.event_id, event);
           this.eventsWritten.add(d.event_id);
-          if (this.eventsWritten.size > EVENTS_REMEMBERED) this.eventsWritten.delete(this.eventsWritten.values().next().value!);
+          if (this.eventsWritten.size > EVENTS_REMEMBERED)
+            this.eventsWritten.delete(this.eventsWritten.values().next().value!);
         }
         this.stmts.putDelivery!.run(d.seq, d.id, body, d.event_id);
       },
@@ -547,7 +604,10 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
   getIdempotency(scope: string): IdempotencyRecord | undefined {
     const row = this.stmts.getIdem!.get(scope);
     if (!row) return undefined;
-    return { ...(JSON.parse(row.body as string) as Omit<IdempotencyRecord, 'createdAtMs'>), createdAtMs: Number(row.created_at) };
+    return {
+      ...(JSON.parse(row.body as string) as Omit<IdempotencyRecord, 'createdAtMs'>),
+      createdAtMs: Number(row.created_at),
+    };
   }
 
   saveIdempotency(scope: string, rec: IdempotencyRecord): void {
@@ -577,7 +637,8 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
    * event's when the sandbox crashed; 0 for a fresh store. A restart starts its clock no earlier. */
   latestTime(): number {
     const saved = Number(this.stmts.getMeta!.get('latest_time')?.value ?? 0) || 0;
-    const newest = this.db.prepare("SELECT json_extract(body, '$.created_at') AS at FROM events ORDER BY rowid DESC LIMIT 1")
+    const newest = this.db
+      .prepare("SELECT json_extract(body, '$.created_at') AS at FROM events ORDER BY rowid DESC LIMIT 1")
       .get();
     return Math.max(saved, (newest && Date.parse(String(newest.at))) || 0);
   }

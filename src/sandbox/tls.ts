@@ -4,7 +4,15 @@
 // year) for the names the sandbox answers to: localhost, 127.0.0.1, ::1, this machine's host name and the
 // --host given. The CA is limited to those names (name constraints) and to signing servers (path length 0). Node has no API to write a certificate, so the few DER structures of X.509 are written here
 // (RFC 5280) and signed with node:crypto; Node's own X509Certificate reads them back in the tests.
-import { createHash, createPrivateKey, generateKeyPairSync, randomBytes, sign, X509Certificate, type KeyObject } from 'node:crypto';
+import {
+  createHash,
+  createPrivateKey,
+  generateKeyPairSync,
+  randomBytes,
+  sign,
+  X509Certificate,
+  type KeyObject,
+} from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { isIP } from 'node:net';
@@ -33,12 +41,20 @@ export function sandboxTls(dir: string, names: string[], now: number): SandboxTl
   const caFile = join(dir, 'ca.pem');
   const caKeyFile = join(dir, 'ca-key.pem');
   const caNamesFile = join(dir, 'ca-names.json');
-  const served = [...new Set(['localhost', '127.0.0.1', '::1', hostname(), ...names].filter((n) => n && n !== '0.0.0.0' && n !== '::'))];
+  const served = [
+    ...new Set(
+      ['localhost', '127.0.0.1', '::1', hostname(), ...names].filter((n) => n && n !== '0.0.0.0' && n !== '::'),
+    ),
+  ];
   let caCert: string;
   let caKey: KeyObject;
   let made = false;
   const kept = existsSync(caFile) && existsSync(caKeyFile) ? caNamesOf(caNamesFile) : null;
-  if (kept && served.every((n) => kept.includes(n)) && Date.parse(new X509Certificate(readFileSync(caFile, 'utf8')).validTo) >= now + 30 * DAY) {
+  if (
+    kept &&
+    served.every((n) => kept.includes(n)) &&
+    Date.parse(new X509Certificate(readFileSync(caFile, 'utf8')).validTo) >= now + 30 * DAY
+  ) {
     caCert = readFileSync(caFile, 'utf8');
     caKey = createPrivateKey(readFileSync(caKeyFile, 'utf8'));
   } else {
@@ -72,10 +88,26 @@ function caNamesOf(file: string): string[] | null {
   }
 }
 
-function newCa(caFile: string, caKeyFile: string, caNamesFile: string, now: number, names: string[]): { caCert: string; caKey: KeyObject } {
+function newCa(
+  caFile: string,
+  caKeyFile: string,
+  caNamesFile: string,
+  now: number,
+  names: string[],
+): { caCert: string; caKey: KeyObject } {
   const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const name = `orc sandbox CA ${randomBytes(4).toString('hex')}`;
-  const caCert = certificate({ subject: name, issuer: name, publicKey, signer: privateKey, issuerKeyId: keyId(publicKey), from: now - DAY, to: now + 3650 * DAY, ca: true, names });
+  const caCert = certificate({
+    subject: name,
+    issuer: name,
+    publicKey,
+    signer: privateKey,
+    issuerKeyId: keyId(publicKey),
+    from: now - DAY,
+    to: now + 3650 * DAY,
+    ca: true,
+    names,
+  });
   // Each written whole or not at all (a temporary file renamed over), the key 0600; the key first, so a
   // ca.pem is never there without the key that signs for it.
   writeWhole(caKeyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, 0o600);
@@ -115,11 +147,22 @@ function certificate(c: CertSpec): string {
   ];
   if (!c.ca) {
     extensions.push(ext('2.5.29.37', false, seq([oid('1.3.6.1.5.5.7.3.1')])));
-    extensions.push(ext('2.5.29.17', false, seq(c.names.map((n) => (isIP(n) ? tlv(0x87, ipBytes(n)) : tlv(0x82, Buffer.from(n, 'ascii')))))));
+    extensions.push(
+      ext(
+        '2.5.29.17',
+        false,
+        seq(c.names.map((n) => (isIP(n) ? tlv(0x87, ipBytes(n)) : tlv(0x82, Buffer.from(n, 'ascii'))))),
+      ),
+    );
   } else {
     // nameConstraints (RFC 5280, 4.2.1.10), critical: permitted subtrees, each name exactly (an address
     // with a mask of all ones).
-    const subtree = (n: string) => seq([isIP(n) ? tlv(0x87, Buffer.concat([ipBytes(n), Buffer.alloc(ipBytes(n).length, 0xff)])) : tlv(0x82, Buffer.from(n, 'ascii'))]);
+    const subtree = (n: string) =>
+      seq([
+        isIP(n)
+          ? tlv(0x87, Buffer.concat([ipBytes(n), Buffer.alloc(ipBytes(n).length, 0xff)]))
+          : tlv(0x82, Buffer.from(n, 'ascii')),
+      ]);
     extensions.push(ext('2.5.29.30', true, seq([tlv(0xa0, Buffer.concat(c.names.map(subtree)))])));
   }
   const algorithm = seq([oid('1.2.840.10045.4.3.2')]);
@@ -146,7 +189,9 @@ function certificate(c: CertSpec): string {
 function keyId(key: KeyObject): Buffer {
   const spki = key.export({ type: 'spki', format: 'der' });
   // The key's bits are the SPKI's last element, a BIT STRING; for P-256 the last 65 bytes.
-  return createHash('sha1').update(spki.subarray(spki.length - 65)).digest();
+  return createHash('sha1')
+    .update(spki.subarray(spki.length - 65))
+    .digest();
 }
 
 function tlv(tag: number, content: Buffer): Buffer {
@@ -184,7 +229,9 @@ function name(cn: string): Buffer {
 /** UTCTime until 2049, GeneralizedTime after (RFC 5280, 4.1.2.5). */
 function time(ms: number): Buffer {
   const iso = new Date(ms).toISOString().replace(/[-:T]/g, '').slice(0, 14);
-  return Number(iso.slice(0, 4)) < 2050 ? tlv(0x17, Buffer.from(`${iso.slice(2)}Z`)) : tlv(0x18, Buffer.from(`${iso}Z`));
+  return Number(iso.slice(0, 4)) < 2050
+    ? tlv(0x17, Buffer.from(`${iso.slice(2)}Z`))
+    : tlv(0x18, Buffer.from(`${iso}Z`));
 }
 
 function ipBytes(ip: string): Buffer {

@@ -41,7 +41,15 @@ export interface DispatcherOptions {
   /** An injected fault for this delivery attempt (answered by the sandbox as failed, the receiver not called). */
   faultFor?: (webhookId: string) => { id: string } | null;
   /** Told of every attempt, for the journal. */
-  onAttempt?: (a: { webhook_id: string; delivery_id: string; url: string; status: number | null; ms: number; error: string | null; fault: string | null }) => void;
+  onAttempt?: (a: {
+    webhook_id: string;
+    delivery_id: string;
+    url: string;
+    status: number | null;
+    ms: number;
+    error: string | null;
+    fault: string | null;
+  }) => void;
   log: (line: string) => void;
 }
 
@@ -51,7 +59,13 @@ interface Target extends PostTarget {
 }
 
 export function webhookView(w: WebhookRecord): Webhook {
-  return { id: w.id, url: w.url, events: w.events, status: w.status === 'deleted' ? 'disabled' : 'enabled', created_at: w.created_at };
+  return {
+    id: w.id,
+    url: w.url,
+    events: w.events,
+    status: w.status === 'deleted' ? 'disabled' : 'enabled',
+    created_at: w.created_at,
+  };
 }
 
 export function deliveryView(d: DeliveryRecord): Delivery {
@@ -73,14 +87,20 @@ export function webhookTarget(body: unknown): WebhookCreateParams {
   const parsed = WebhookCreateParams.safeParse(body);
   if (!parsed.success) {
     const f = failureFromZod(parsed.error, body);
-    if (f.field?.startsWith('events')) throw new Failure(f.code, `events: kinds of ${EVENT_KINDS.join(', ')}, or ["*"]`, 'events');
+    if (f.field?.startsWith('events'))
+      throw new Failure(f.code, `events: kinds of ${EVENT_KINDS.join(', ')}, or ["*"]`, 'events');
     throw f;
   }
   const url = new URL(parsed.data.url);
   if (!(url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))))
     throw new Failure('invalid_value', 'url must be https://, or http:// to a loopback host', 'url');
   // Credentials in a URL would be stored, listed and echoed with it: refused, as orc refuses them.
-  if (url.username || url.password) throw new Failure('invalid_value', 'url must not carry a user name or password; put credentials in the receiver, not the URL', 'url');
+  if (url.username || url.password)
+    throw new Failure(
+      'invalid_value',
+      'url must not carry a user name or password; put credentials in the receiver, not the URL',
+      'url',
+    );
   return parsed.data;
 }
 
@@ -166,7 +186,8 @@ export class WebhookDispatcher {
 
   get(id: string): WebhookRecord {
     const w = this.store.webhooks.get(id);
-    if (!w || w.status === 'deleted') throw new Failure('webhook_not_found', `no webhook with id ${JSON.stringify(id)}`, 'id');
+    if (!w || w.status === 'deleted')
+      throw new Failure('webhook_not_found', `no webhook with id ${JSON.stringify(id)}`, 'id');
     return w;
   }
 
@@ -208,9 +229,20 @@ export class WebhookDispatcher {
   redeliver(webhookId: string, deliveryId: string): DeliveryRecord {
     this.get(webhookId);
     const d = this.store.deliveries.get(deliveryId);
-    if (!d || d.webhook_id !== webhookId) throw new Failure('delivery_not_found', `no delivery with id ${JSON.stringify(deliveryId)} on webhook ${webhookId}`, 'delivery_id');
+    if (!d || d.webhook_id !== webhookId)
+      throw new Failure(
+        'delivery_not_found',
+        `no delivery with id ${JSON.stringify(deliveryId)} on webhook ${webhookId}`,
+        'delivery_id',
+      );
     // A new round of attempts, whose backoff starts afresh from the first step.
-    const queued: DeliveryRecord = { ...d, status: 'pending', max_attempts: d.attempts + MAX_ATTEMPTS, round_base: d.attempts, next_attempt_at: isoNow(this.opts.clock) };
+    const queued: DeliveryRecord = {
+      ...d,
+      status: 'pending',
+      max_attempts: d.attempts + MAX_ATTEMPTS,
+      round_base: d.attempts,
+      next_attempt_at: isoNow(this.opts.clock),
+    };
     this.store.transaction(() => this.store.saveDelivery(queued));
     this.track(queued, false);
     // Inside a request's transaction, memory has the delivery queued only once that commits.
@@ -227,7 +259,8 @@ export class WebhookDispatcher {
     if (ev.type === LOG_EVENT || this.stopped) return;
     // (an event no webhook takes is not kept: a webhook registered later begins with what comes then)
     let wanted = false;
-    for (const w of this.store.webhooks.values()) if (w.status === 'enabled' && (w.events.includes('*') || w.events.includes(ev.type))) wanted = true;
+    for (const w of this.store.webhooks.values())
+      if (w.status === 'enabled' && (w.events.includes('*') || w.events.includes(ev.type))) wanted = true;
     if (!wanted) {
       // every webhook is past it (when none is behind), so their positions move on without it
       if (this.fanQueue.length === 0 && ev.pos !== undefined)
@@ -308,7 +341,9 @@ export class WebhookDispatcher {
   /** Some webhook has events to fan out and room for them. */
   private fanWaiting(): boolean {
     const end = this.fanBase + this.fanQueue.length;
-    for (const w of this.store.webhooks.values()) if (w.status === 'enabled' && this.cursorOf(w.id) < end && (this.freshBy.get(w.id) ?? 0) < FRESH_PER_WEBHOOK) return true;
+    for (const w of this.store.webhooks.values())
+      if (w.status === 'enabled' && this.cursorOf(w.id) < end && (this.freshBy.get(w.id) ?? 0) < FRESH_PER_WEBHOOK)
+        return true;
     return false;
   }
 
@@ -446,7 +481,11 @@ export class WebhookDispatcher {
     const until = performance.now() + SLICE_MS;
     let more = false;
     for (const [webhookId, q] of [...this.ready]) {
-      while (q.head < q.ids.length && (this.inFlightByWebhook.get(webhookId) ?? 0) < PER_WEBHOOK_IN_FLIGHT && this.inFlight.size < MAX_IN_FLIGHT) {
+      while (
+        q.head < q.ids.length &&
+        (this.inFlightByWebhook.get(webhookId) ?? 0) < PER_WEBHOOK_IN_FLIGHT &&
+        this.inFlight.size < MAX_IN_FLIGHT
+      ) {
         const id = q.ids[q.head++]!;
         const d = this.store.deliveries.get(id);
         if (!d || d.status !== 'pending' || this.inFlight.has(id)) continue;
@@ -498,12 +537,23 @@ export class WebhookDispatcher {
     } catch (err) {
       status = null; // connection refused, reset, or timed out: counts as a failed attempt
       const e = err as NodeJS.ErrnoException;
-      error = abort.signal.aborted ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s` : e.code || e.message || 'failed';
+      error = abort.signal.aborted
+        ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`
+        : e.code || e.message || 'failed';
     } finally {
       cancelTimeout();
       this.aborts.delete(abort);
     }
-    if (w) this.opts.onAttempt?.({ webhook_id: w.id, delivery_id: id, url: w.url, status, ms: (this.opts.ioClock ?? this.opts.clock).now() - started, error, fault: fault?.id ?? null });
+    if (w)
+      this.opts.onAttempt?.({
+        webhook_id: w.id,
+        delivery_id: id,
+        url: w.url,
+        status,
+        ms: (this.opts.ioClock ?? this.opts.clock).now() - started,
+        error,
+        fault: fault?.id ?? null,
+      });
     this.inFlight.delete(id);
     this.inFlightByWebhook.set(d.webhook_id, (this.inFlightByWebhook.get(d.webhook_id) ?? 1) - 1);
     if (this.stopped) return;
@@ -533,7 +583,15 @@ export class WebhookDispatcher {
     const url = new URL(w.url);
     const https = url.protocol === 'https:';
     const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-    t = { url: w.url, https, host, port: Number(url.port) || (https ? 443 : 80), servername: isIP(host) ? undefined : host, path: `${url.pathname}${url.search}`, hostHeader: url.host };
+    t = {
+      url: w.url,
+      https,
+      host,
+      port: Number(url.port) || (https ? 443 : 80),
+      servername: isIP(host) ? undefined : host,
+      path: `${url.pathname}${url.search}`,
+      hostHeader: url.host,
+    };
     this.targets.set(w.id, t);
     return t;
   }
@@ -551,7 +609,12 @@ export class WebhookDispatcher {
   /** Records the finished attempts now if they are enough, old enough, or the last; else in RECORD_MS at most. */
   private recordInTime(): void {
     if (this.finished.length === 0) return;
-    if (this.finished.length >= RECORD_BATCH || this.inFlight.size === 0 || this.io.now() - this.finishedSince >= RECORD_MS) return this.record();
+    if (
+      this.finished.length >= RECORD_BATCH ||
+      this.inFlight.size === 0 ||
+      this.io.now() - this.finishedSince >= RECORD_MS
+    )
+      return this.record();
     this.recordTimer ??= this.io.timer(
       RECORD_MS,
       () => {
@@ -586,7 +649,13 @@ export class WebhookDispatcher {
           const backoff = this.opts.retryBaseMs * 2 ** (attempts - (current.round_base ?? 0) - 1);
           const delay = backoff / 2 + Math.random() * (backoff / 2);
           const nextAt = ok || exhausted ? null : isoNow(this.opts.clock, delay);
-          this.store.saveDelivery({ ...current, attempts, last_status_code: status, status: ok ? 'succeeded' : exhausted ? 'failed' : 'pending', next_attempt_at: nextAt });
+          this.store.saveDelivery({
+            ...current,
+            attempts,
+            last_status_code: status,
+            status: ok ? 'succeeded' : exhausted ? 'failed' : 'pending',
+            next_attempt_at: nextAt,
+          });
           if (nextAt) retries.push([Date.parse(nextAt), id]);
         }
         this.savePositions(written);

@@ -27,8 +27,13 @@ export function openEditor(env: NodeJS.ProcessEnv, file: string): void {
   const editor = editorCommand(env)!;
   // Through the shell, so EDITOR may carry arguments ("code --wait").
   const r = spawnSync('sh', ['-c', `${editor} "$1"`, 'orc-editor', file], { stdio: 'inherit', env });
-  if (r.error) throw new UsageError(`could not start the editor ${JSON.stringify(editor)}: ${r.error.message}`, 'Set VISUAL or EDITOR.');
-  if (r.status !== 0) throw new UsageError(`the editor ${JSON.stringify(editor)} exited with ${r.status ?? r.signal}; nothing was sent`);
+  if (r.error)
+    throw new UsageError(
+      `could not start the editor ${JSON.stringify(editor)}: ${r.error.message}`,
+      'Set VISUAL or EDITOR.',
+    );
+  if (r.status !== 0)
+    throw new UsageError(`the editor ${JSON.stringify(editor)} exited with ${r.status ?? r.signal}; nothing was sent`);
 }
 
 /** Notes from an editor buffer: comment lines (#) dropped, surrounding blank space trimmed. */

@@ -46,7 +46,9 @@ export class IO {
     this.interactiveOutput = this.stdoutIsTTY && this.stderrIsTTY && !ci && !flags.noInput;
     this.color = this.interactiveOutput && flags.env.NO_COLOR === undefined && flags.env.TERM !== 'dumb';
     const envAccessible = flags.env.ORC_ACCESSIBLE;
-    this.accessible = Boolean(flags.accessible) || (envAccessible !== undefined && envAccessible !== '' && envAccessible !== '0' && envAccessible !== 'false');
+    this.accessible =
+      Boolean(flags.accessible) ||
+      (envAccessible !== undefined && envAccessible !== '' && envAccessible !== '0' && envAccessible !== 'false');
     this.animate = this.color && !this.accessible;
     this.canPrompt = this.interactiveOutput && this.stdinIsTTY && !flags.json;
   }
@@ -59,7 +61,8 @@ export class IO {
   /** All of stdin, byte for byte (a webhook body to verify). */
   async readStdinBytes(): Promise<Buffer> {
     const chunks: Buffer[] = [];
-    for await (const c of this.streams.stdin as AsyncIterable<Buffer | string>) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c));
+    for await (const c of this.streams.stdin as AsyncIterable<Buffer | string>)
+      chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c));
     return Buffer.concat(chunks);
   }
 
@@ -129,5 +132,8 @@ export class IO {
 
 /** DEL, C1 and bidi controls, which JSON.stringify leaves raw, as \u escapes. */
 export function escapeControls(json: string): string {
-  return json.replace(/[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return json.replace(
+    /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }

@@ -8,7 +8,10 @@ export type JsonFilter = (value: unknown) => string;
 
 /** jq's message, without its "jq: error" preamble and the compile summary line. */
 function jqMessage(stderr: string): string {
-  const lines = stderr.split('\n').map((l) => l.trim()).filter((l) => l && !/^jq: \d+ compile errors?$/.test(l));
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !/^jq: \d+ compile errors?$/.test(l));
   return (lines[0] ?? 'jq failed').replace(/^jq: error(?: \(at [^)]*\))?: /, '');
 }
 

@@ -30,7 +30,8 @@ export function createLinePrompter(io: IO, masked: Prompter): Prompter {
   return {
     async input(message, opts = {}) {
       for (;;) {
-        const answer = (await ask(`${message}${opts.default ? ` [${opts.default}]` : ''}: `, opts.signal)) || (opts.default ?? '');
+        const answer =
+          (await ask(`${message}${opts.default ? ` [${opts.default}]` : ''}: `, opts.signal)) || (opts.default ?? '');
         if (answer || !opts.required) return answer;
         say('An answer is needed.');
       }
@@ -41,7 +42,10 @@ export function createLinePrompter(io: IO, masked: Prompter): Prompter {
       choices.forEach((c, i) => say(`  ${i + 1}. ${c.name ?? c.value}`));
       const preset = opts.default === undefined ? -1 : choices.findIndex((c) => c.value === opts.default);
       for (;;) {
-        const answer = await ask(`Type a number from 1 to ${choices.length}${preset >= 0 ? `, or Enter for ${preset + 1}` : ''}: `, opts.signal);
+        const answer = await ask(
+          `Type a number from 1 to ${choices.length}${preset >= 0 ? `, or Enter for ${preset + 1}` : ''}: `,
+          opts.signal,
+        );
         const n = answer === '' && preset >= 0 ? preset + 1 : Number(answer);
         if (Number.isInteger(n) && n >= 1 && n <= choices.length) return choices[n - 1]!.value;
         say(`${JSON.stringify(answer)} is not one of the numbers 1 to ${choices.length}.`);
@@ -49,7 +53,9 @@ export function createLinePrompter(io: IO, masked: Prompter): Prompter {
     },
     async confirm(message, defaultValue = false, opts = {}) {
       for (;;) {
-        const answer = (await ask(`${message} Type yes or no${defaultValue ? ', Enter for yes' : ', Enter for no'}: `, opts.signal)).toLowerCase();
+        const answer = (
+          await ask(`${message} Type yes or no${defaultValue ? ', Enter for yes' : ', Enter for no'}: `, opts.signal)
+        ).toLowerCase();
         if (answer === '') return defaultValue;
         if (answer === 'y' || answer === 'yes') return true;
         if (answer === 'n' || answer === 'no') return false;

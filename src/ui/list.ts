@@ -55,7 +55,8 @@ async function streamList<T>(io: IO, opts: ListOptions<T>, max: number): Promise
   let text = '';
   const flush = async (last: boolean) => {
     if (io.json) {
-      for (const item of batch) text += `${count++ === 0 ? '[\n' : ',\n'}${JSON.stringify(item, null, 2).replace(/^/gm, '  ')}`;
+      for (const item of batch)
+        text += `${count++ === 0 ? '[\n' : ',\n'}${JSON.stringify(item, null, 2).replace(/^/gm, '  ')}`;
       if (last) text += count === 0 ? '[]\n' : '\n]\n';
       text = escapeControls(text);
     } else {
@@ -86,7 +87,11 @@ export async function listLines<T>(io: IO, items: T[], columns: ListColumn<T>[])
   const tty = io.stdoutIsTTY;
   const style = await loadStyle(io);
   const rows = items.map((item) => columns.map((c) => c.cell(item, tty)));
-  return renderTable(columns, rows, { tty, width: io.columns, paint: (_r, c, text) => (columns[c]!.status ? style.status(text) : text) });
+  return renderTable(columns, rows, {
+    tty,
+    width: io.columns,
+    paint: (_r, c, text) => (columns[c]!.status ? style.status(text) : text),
+  });
 }
 
 /** The page size to ask for: no more than needed, no more than the service allows. */

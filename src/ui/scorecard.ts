@@ -4,7 +4,11 @@ import type { Scorecard } from '../contract/schemas.js';
 import { oneLine } from './sanitize.js';
 import type { Style } from './style.js';
 
-export function scoreBars(style: Style, score: { beauty: number; harmony: number; score: number; total: number }, passed: boolean | undefined): string[] {
+export function scoreBars(
+  style: Style,
+  score: { beauty: number; harmony: number; score: number; total: number },
+  passed: boolean | undefined,
+): string[] {
   const bar = (v: number, of: number) => {
     const w = 20;
     const f = Math.round((Math.max(0, Math.min(of, v)) / of) * w);

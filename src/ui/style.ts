@@ -25,7 +25,17 @@ export interface Style {
 }
 
 const plain = (s: string) => s;
-const PLAIN: Style = { bold: plain, dim: plain, red: plain, green: plain, yellow: plain, cyan: plain, status: plain, alarm: plain, swatch: (_hex, label) => label };
+const PLAIN: Style = {
+  bold: plain,
+  dim: plain,
+  red: plain,
+  green: plain,
+  yellow: plain,
+  cyan: plain,
+  status: plain,
+  alarm: plain,
+  swatch: (_hex, label) => label,
+};
 
 export async function loadStyle(io: IO): Promise<Style> {
   if (!io.color) return PLAIN;

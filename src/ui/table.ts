@@ -18,7 +18,9 @@ export interface TableOptions {
 export function renderTable(columns: Column[], rows: string[][], opts: TableOptions): string[] {
   const cells = rows.map((r) => r.map((c) => sanitizeLine(c)));
   if (!opts.tty) return cells.map((r) => r.join('\t'));
-  const widths = columns.map((col, i) => Math.max(displayWidth(col.header), ...cells.map((r) => displayWidth(r[i] ?? ''))));
+  const widths = columns.map((col, i) =>
+    Math.max(displayWidth(col.header), ...cells.map((r) => displayWidth(r[i] ?? ''))),
+  );
   const gap = 2;
   let total = widths.reduce((a, b) => a + b, 0) + gap * (columns.length - 1);
   for (let i = columns.length - 1; i >= 0 && total > opts.width; i--) {
@@ -42,11 +44,20 @@ export function renderTable(columns: Column[], rows: string[][], opts: TableOpti
     r
       .map((c, i) => {
         const text = fitColumns(c, widths[i]!);
-        const painted = opts.paint && row >= 0 ? opts.paint(row, i, text.trimEnd()) + ' '.repeat(text.length - text.trimEnd().length) : text;
+        const painted =
+          opts.paint && row >= 0
+            ? opts.paint(row, i, text.trimEnd()) + ' '.repeat(text.length - text.trimEnd().length)
+            : text;
         return painted;
       })
       .join(' '.repeat(gap))
       .trimEnd();
   const edge = (l: string) => (total > opts.width ? clipVisible(l, opts.width) : l);
-  return [line(columns.map((c) => c.header), -1), ...cells.map((r, i) => line(r, i))].map(edge);
+  return [
+    line(
+      columns.map((c) => c.header),
+      -1,
+    ),
+    ...cells.map((r, i) => line(r, i)),
+  ].map(edge);
 }

@@ -5,7 +5,9 @@ import stringWidth from 'string-width';
 
 /** Graphemes (ICU's segmenter, made when first needed: most text is measured without it). */
 let segmenter: Intl.Segmenter | undefined;
-const graphemes = { segment: (text: string) => (segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' })).segment(text) };
+const graphemes = {
+  segment: (text: string) => (segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' })).segment(text),
+};
 
 /** Printable ASCII only: one column a character, no table needed (most of what a terminal shows). */
 const PLAIN = /^[\x20-\x7e]*$/;
@@ -17,7 +19,8 @@ const PLAIN = /^[\x20-\x7e]*$/;
  * (▸ █ ░ ─ │), the ticks ✓ ✗. string-width reaches these through its emoji pattern, whose compilation alone
  * took 14–40 ms the first time a frame was drawn. test/unit/ui.test.ts checks every one against it.
  */
-const NARROW = /^[\x20-\x7e\u00a1-\u00ac\u00ae-\u02ff\u2010-\u2027\u2030-\u205e\u2190-\u21ff\u2500-\u25fc\u2713-\u2718]*$/;
+const NARROW =
+  /^[\x20-\x7e\u00a1-\u00ac\u00ae-\u02ff\u2010-\u2027\u2030-\u205e\u2190-\u21ff\u2500-\u25fc\u2713-\u2718]*$/;
 
 /** How many terminal columns `text` takes (escape sequences take none). */
 export function displayWidth(text: string): number {

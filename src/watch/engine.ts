@@ -36,7 +36,12 @@ export interface WatchOptions {
   random?: () => number;
 }
 
-const TERMINAL_BY_STATUS: Record<string, string> = { accepted: 'run.accepted', rejected: 'run.rejected', failed: 'run.failed', canceled: 'run.canceled' };
+const TERMINAL_BY_STATUS: Record<string, string> = {
+  accepted: 'run.accepted',
+  rejected: 'run.rejected',
+  failed: 'run.failed',
+  canceled: 'run.canceled',
+};
 
 /** A run's events one by one (see watchRunBatched). */
 export async function* watchRun(api: Api, runId: string, options: WatchOptions = {}): AsyncGenerator<WatchEvent> {
@@ -95,7 +100,8 @@ export async function* watchRunBatched(api: Api, runId: string, options: WatchOp
           logs = [];
         }
         yield { kind: 'event', seq, event, raw, ...(seen.dirty ? {} : { text: m.data }) };
-        if (event.type === 'run.gate_pending' && event.data.gate) yield { kind: 'gate_pending', gate: event.data.gate, event };
+        if (event.type === 'run.gate_pending' && event.data.gate)
+          yield { kind: 'gate_pending', gate: event.data.gate, event };
         if (TERMINAL_EVENTS.has(event.type)) {
           yield { kind: 'ended', status: event.type.slice(4), event };
           return;
@@ -114,11 +120,27 @@ export async function* watchRunBatched(api: Api, runId: string, options: WatchOp
 }
 
 /** Without an event stream: the run's state every few seconds, changes told as events (marked synthetic). */
-async function* poll(api: Api, runId: string, opts: { pollIntervalMs: number; signal?: AbortSignal }): AsyncGenerator<WatchEvent> {
+async function* poll(
+  api: Api,
+  runId: string,
+  opts: { pollIntervalMs: number; signal?: AbortSignal },
+): AsyncGenerator<WatchEvent> {
   let prev: Run | null = null;
   let n = 0;
-  const make = (run: Run, type: string, data: Record<string, unknown>): Event => ({ id: `poll_${++n}`, type, created_at: run.updated_at ?? new Date(api.http.clock.now()).toISOString(), run_id: run.id, data });
-  const told = (event: Event): WatchEvent => ({ kind: 'event', seq: null, synthetic: true, event, raw: { ...event, synthetic: true } });
+  const make = (run: Run, type: string, data: Record<string, unknown>): Event => ({
+    id: `poll_${++n}`,
+    type,
+    created_at: run.updated_at ?? new Date(api.http.clock.now()).toISOString(),
+    run_id: run.id,
+    data,
+  });
+  const told = (event: Event): WatchEvent => ({
+    kind: 'event',
+    seq: null,
+    synthetic: true,
+    event,
+    raw: { ...event, synthetic: true },
+  });
   for (;;) {
     if (opts.signal?.aborted) return;
     const run = await api.runs.retrieve(runId);

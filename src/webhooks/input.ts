@@ -11,19 +11,39 @@ export function checkWebhookUrl(text: string, flag = '--url'): string {
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`${flag}: ${JSON.stringify(text)} is not a URL; give the full address, such as https://example.com/hooks/orc`);
+    throw new UsageError(
+      `${flag}: ${JSON.stringify(text)} is not a URL; give the full address, such as https://example.com/hooks/orc`,
+    );
   }
-  if (url.username || url.password) throw new UsageError(`${flag}: a URL with a user name or password in it is not accepted; the deliveries are signed instead`);
+  if (url.username || url.password)
+    throw new UsageError(
+      `${flag}: a URL with a user name or password in it is not accepted; the deliveries are signed instead`,
+    );
   if (url.protocol === 'https:') return url.href;
   if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return url.href;
-  if (url.protocol === 'http:') throw new UsageError(`${flag}: plain http:// is only for this machine (127.0.0.1, ::1, localhost); use https:// for ${url.host}`);
-  throw new UsageError(`${flag}: ${JSON.stringify(url.protocol)} is not a web address; use https:// (or http:// to this machine)`);
+  if (url.protocol === 'http:')
+    throw new UsageError(
+      `${flag}: plain http:// is only for this machine (127.0.0.1, ::1, localhost); use https:// for ${url.host}`,
+    );
+  throw new UsageError(
+    `${flag}: ${JSON.stringify(url.protocol)} is not a web address; use https:// (or http:// to this machine)`,
+  );
 }
 
 /** `run.accepted,run.failed` or `*` → the list to send. */
 export function checkEventKinds(text: string, flag = '--events'): WebhookCreateParams['events'] {
-  const items = [...new Set(text.split(',').map((s) => s.trim()).filter(Boolean))];
-  if (items.length === 0) throw new UsageError(`${flag} needs one or more event kinds, comma-separated, or * for all: ${EVENT_KINDS.join(', ')}`);
+  const items = [
+    ...new Set(
+      text
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
+  if (items.length === 0)
+    throw new UsageError(
+      `${flag} needs one or more event kinds, comma-separated, or * for all: ${EVENT_KINDS.join(', ')}`,
+    );
   if (items.includes('*')) {
     if (items.length > 1) throw new UsageError(`${flag}: * already means every kind; give it alone`);
     return ['*'];
@@ -31,8 +51,10 @@ export function checkEventKinds(text: string, flag = '--events'): WebhookCreateP
   for (const item of items) {
     if ((EVENT_KINDS as readonly string[]).includes(item)) continue;
     const near = closest(item, EVENT_KINDS) ?? closest(`run.${item}`, EVENT_KINDS);
-    throw new UsageError(`${flag}: unknown event kind ${JSON.stringify(item)}${near ? `; did you mean ${near}?` : ''}`, `The kinds: ${EVENT_KINDS.join(', ')}, or * for all.`);
+    throw new UsageError(
+      `${flag}: unknown event kind ${JSON.stringify(item)}${near ? `; did you mean ${near}?` : ''}`,
+      `The kinds: ${EVENT_KINDS.join(', ')}, or * for all.`,
+    );
   }
   return items as WebhookCreateParams['events'];
 }
-

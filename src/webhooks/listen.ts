@@ -99,7 +99,9 @@ export async function listen(api: Api, o: ListenOptions, ev: ListenEvents): Prom
   ev.ready({ url, localUrl, webhookId: keeper.webhookId, secret: receiver.secret!, removedLeftovers });
   let removed = false;
   try {
-    await keeper.watch(() => ev.ready({ url, localUrl, webhookId: keeper.webhookId, secret: receiver.secret!, removedLeftovers: [] }));
+    await keeper.watch(() =>
+      ev.ready({ url, localUrl, webhookId: keeper.webhookId, secret: receiver.secret!, removedLeftovers: [] }),
+    );
   } finally {
     server.close();
     server.closeAllConnections();
@@ -130,7 +132,13 @@ class Receiver {
     const server: Server = http.createServer((req, res) => void this.receive(req, res));
     await new Promise<void>((resolve, reject) => {
       server.once('error', (err: NodeJS.ErrnoException) =>
-        reject(err.code === 'EADDRINUSE' ? new EnvironmentError(`--port ${port}: the port is in use on ${host}; pick another, or leave --port out for a free one`) : err),
+        reject(
+          err.code === 'EADDRINUSE'
+            ? new EnvironmentError(
+                `--port ${port}: the port is in use on ${host}; pick another, or leave --port out for a free one`,
+              )
+            : err,
+        ),
       );
       server.listen(port, host, () => resolve());
     });
@@ -140,11 +148,15 @@ class Receiver {
   private async receive(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const { ev } = this;
     if (req.method !== 'POST') {
-      res.writeHead(405, { allow: 'POST', 'content-type': 'text/plain' }).end('orc webhook listen takes POSTed deliveries\n');
+      res
+        .writeHead(405, { allow: 'POST', 'content-type': 'text/plain' })
+        .end('orc webhook listen takes POSTed deliveries\n');
       return;
     }
     if (!this.secret) {
-      res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify({ error: { code: 'not_ready', message: 'this listener has no webhook secret yet' } }));
+      res
+        .writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' })
+        .end(JSON.stringify({ error: { code: 'not_ready', message: 'this listener has no webhook secret yet' } }));
       req.resume();
       return;
     }
@@ -162,9 +174,13 @@ class Receiver {
     const body = Buffer.concat(chunks);
     const header = req.headers[SIGNATURE_HEADER];
     const deliveryId = (req.headers[DELIVERY_ID_HEADER] as string | undefined) ?? null;
-    const check = verifySignature(this.secret, Array.isArray(header) ? header[0] : header, body, { nowMs: this.clock.now() });
+    const check = verifySignature(this.secret, Array.isArray(header) ? header[0] : header, body, {
+      nowMs: this.clock.now(),
+    });
     if (!check.ok) {
-      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'invalid_signature', message: check.message } }));
+      res
+        .writeHead(400, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { code: 'invalid_signature', message: check.message } }));
       ev.invalid(check.message, deliveryId);
       return;
     }
@@ -174,9 +190,17 @@ class Receiver {
       // verified body itself is forwarded as it came).
       const parsed = parseServiceJson(body.toString('utf8')) as Partial<ReceivedEvent>;
       if (typeof parsed.id !== 'string' || typeof parsed.type !== 'string') throw new Error('no id or type');
-      event = { id: parsed.id, type: parsed.type, run_id: String(parsed.run_id ?? ''), data: (parsed.data as Record<string, unknown>) ?? {}, deliveryId };
+      event = {
+        id: parsed.id,
+        type: parsed.type,
+        run_id: String(parsed.run_id ?? ''),
+        data: (parsed.data as Record<string, unknown>) ?? {},
+        deliveryId,
+      };
     } catch {
-      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'invalid_event', message: 'the body is not an event envelope' } }));
+      res
+        .writeHead(400, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { code: 'invalid_event', message: 'the body is not an event envelope' } }));
       ev.invalid('a correctly signed body that is not an event envelope', deliveryId);
       return;
     }
@@ -190,7 +214,10 @@ class Receiver {
     if (this.seen.size > SEEN_LIMIT) this.seen.delete(this.seen.values().next().value!);
     ev.event(body.toString('utf8'), event);
     if (this.forwarder) {
-      const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'orc-webhook-listen' };
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        'user-agent': 'orc-webhook-listen',
+      };
       for (const name of [SIGNATURE_HEADER, DELIVERY_ID_HEADER]) {
         const v = req.headers[name];
         if (typeof v === 'string') headers[name] = v;
@@ -234,13 +261,22 @@ class Forwarder {
       const final = attempt === FORWARD_ATTEMPTS || this.signal.aborted;
       let result: ForwardResult;
       try {
-        const res = await fetch(this.target, { method: 'POST', body, headers, redirect: 'manual', signal: AbortSignal.any([AbortSignal.timeout(FORWARD_TIMEOUT_MS), this.signal]) });
+        const res = await fetch(this.target, {
+          method: 'POST',
+          body,
+          headers,
+          redirect: 'manual',
+          signal: AbortSignal.any([AbortSignal.timeout(FORWARD_TIMEOUT_MS), this.signal]),
+        });
         const text = res.status >= 300 ? await res.text().catch(() => '') : (await res.body?.cancel(), '');
         const ok = res.status >= 200 && res.status < 300;
         result = { status: res.status, detail: firstLines(text), attempt, final: ok || final || res.status < 500 };
       } catch (err) {
         const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-        const why = (err as Error).name === 'TimeoutError' ? `no answer within ${FORWARD_TIMEOUT_MS / 1000} s` : (cause?.code ?? cause?.message ?? (err as Error).message);
+        const why =
+          (err as Error).name === 'TimeoutError'
+            ? `no answer within ${FORWARD_TIMEOUT_MS / 1000} s`
+            : (cause?.code ?? cause?.message ?? (err as Error).message);
         result = { status: null, detail: why, attempt, final };
       }
       this.ev.forwarded(event, result);
@@ -274,7 +310,12 @@ class Keeper {
     const created = await this.api.webhooks.create({ url: this.url, events: this.o.events });
     this.webhookId = created.id;
     this.receiver.secret = created.secret;
-    const record: ListenerRecord = { pid: process.pid, webhook_id: created.id, base_url: this.o.baseUrl, started_at: new Date(this.o.clock.now()).toISOString() };
+    const record: ListenerRecord = {
+      pid: process.pid,
+      webhook_id: created.id,
+      base_url: this.o.baseUrl,
+      started_at: new Date(this.o.clock.now()).toISOString(),
+    };
     await writeJsonFile(this.recordDir, this.recordName, record);
   }
 
@@ -285,7 +326,9 @@ class Keeper {
       await this.api.webhooks.remove(this.webhookId);
     } catch (err) {
       if (!(err instanceof ApiError && err.status === 404)) {
-        this.ev.notice(`could not remove webhook ${this.webhookId} (${(err as Error).message}); the next \`orc webhook listen\` removes it`);
+        this.ev.notice(
+          `could not remove webhook ${this.webhookId} (${(err as Error).message}); the next \`orc webhook listen\` removes it`,
+        );
         return false;
       }
     }
@@ -303,12 +346,18 @@ class Keeper {
       if (o.signal.aborted) break;
       const now = o.clock.now();
       // A long gap between two checks (the machine slept) is said, then checked at once.
-      if (now - lastCheck > o.checkMs * 3 + 5000) ev.notice(`no check for ${Math.round((now - lastCheck) / 1000)} s (was the machine asleep?); checking the webhook now`);
+      if (now - lastCheck > o.checkMs * 3 + 5000)
+        ev.notice(
+          `no check for ${Math.round((now - lastCheck) / 1000)} s (was the machine asleep?); checking the webhook now`,
+        );
       lastCheck = now;
       try {
         // One attempt a check: the checks themselves are the retries, and a failure is news to count.
         await this.api.webhooks.retrieve(this.webhookId, { retries: 0 });
-        if (unreachableSince !== null) ev.notice(`the service answers again (unreachable for ${Math.round((now - unreachableSince) / 1000)} s); deliveries it held are retried by it`);
+        if (unreachableSince !== null)
+          ev.notice(
+            `the service answers again (unreachable for ${Math.round((now - unreachableSince) / 1000)} s); deliveries it held are retried by it`,
+          );
         unreachableSince = null;
       } catch (err) {
         if (err instanceof ApiError && err.status === 404) {
@@ -324,11 +373,15 @@ class Keeper {
           continue;
         }
         if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
-          throw new FailedError(`the service refuses the key now (${err.message}); the webhook cannot be kept; stopping`);
+          throw new FailedError(
+            `the service refuses the key now (${err.message}); the webhook cannot be kept; stopping`,
+          );
         }
         unreachableSince ??= now;
         if (now - unreachableSince >= o.unreachableMs) {
-          ev.notice(`the service has been unreachable for ${Math.round((now - unreachableSince) / 1000)} s (${(err as Error).message}); events are held by it and come when it is back`);
+          ev.notice(
+            `the service has been unreachable for ${Math.round((now - unreachableSince) / 1000)} s (${(err as Error).message}); events are held by it and come when it is back`,
+          );
         }
       }
     }

@@ -18,7 +18,10 @@ const rows: string[][] = [];
 const row = (...cells: Array<string | number>) => rows.push(cells.map(String));
 
 /** `orc sandbox start <args>` in a fresh config folder, once it says it listens. */
-async function spawnSandbox(args: string[], stderr: 'inherit' | 'ignore'): Promise<{ url: string; child: ChildProcess }> {
+async function spawnSandbox(
+  args: string[],
+  stderr: 'inherit' | 'ignore',
+): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, [ORC, 'sandbox', 'start', '--port', '0', '--rate-limit', '0', ...args], {
     stdio: ['ignore', 'pipe', stderr],
     // (a sandbox given no key makes its own: the bench's requests send this one)
@@ -45,20 +48,33 @@ async function startSandbox(args: string[], { disk = false } = {}): Promise<{ ur
 async function startBaseline(body: string): Promise<{ url: string; child: ChildProcess }> {
   const code = `const b=${JSON.stringify(body)};require('node:http').createServer((q,s)=>{s.writeHead(200,{'content-type':'application/json','content-length':Buffer.byteLength(b)});s.end(b)}).listen(0,'127.0.0.1',function(){console.log('listening on http://127.0.0.1:'+this.address().port)})`;
   const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((ok) => child.stdout!.on('data', (c) => ok(/listening on (\S+)/.exec(String(c))![1]!)));
+  const url = await new Promise<string>((ok) =>
+    child.stdout!.on('data', (c) => ok(/listening on (\S+)/.exec(String(c))![1]!)),
+  );
   return { url, child };
 }
 
 function cannon(opts: autocannon.Options): Promise<autocannon.Result> {
-  return new Promise((ok, fail) => autocannon({ connections: 32, duration: 5, ...opts }, (err: unknown, res: autocannon.Result) => (err ? fail(err) : ok(res))));
+  return new Promise((ok, fail) =>
+    autocannon({ connections: 32, duration: 5, ...opts }, (err: unknown, res: autocannon.Result) =>
+      err ? fail(err) : ok(res),
+    ),
+  );
 }
 
 async function api(url: string, method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return res.json();
 }
 
-const idea = { mode: 'idea', idea: { pitch: 'A habit tracker for runners', audience: 'runners', monetization: 'freemium' } };
+const idea = {
+  mode: 'idea',
+  idea: { pitch: 'A habit tracker for runners', audience: 'runners', monetization: 'freemium' },
+};
 
 /** Sandbox and bare server measured in turns, round after round, so a noisy neighbour hits both alike;
  * the table gives the median round and the range. */
@@ -73,30 +89,70 @@ async function benchHttp(rounds = 3): Promise<void> {
     const postRun = {
       url: `${sb.url}/v1/runs`,
       duration: 3,
-      requests: [{ method: 'POST' as const, headers, body: JSON.stringify(idea), setupRequest: (req: any) => ({ ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() } }) }],
+      requests: [
+        {
+          method: 'POST' as const,
+          headers,
+          body: JSON.stringify(idea),
+          setupRequest: (req: any) => ({ ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() } }),
+        },
+      ],
     };
     await cannon({ ...getRun, duration: 1 }); // warm-up
     await cannon({ url: base.url, duration: 1 });
     const postDisk = { ...postRun, url: `${onDisk.url}/v1/runs` };
     await cannon({ ...postDisk, duration: 1 });
-    const r: Array<{ bare: number; get: number; getP99: number; post: number; postP99: number; disk: number; diskP99: number; errors: number }> = [];
+    const r: Array<{
+      bare: number;
+      get: number;
+      getP99: number;
+      post: number;
+      postP99: number;
+      disk: number;
+      diskP99: number;
+      errors: number;
+    }> = [];
     for (let i = 0; i < rounds; i++) {
       const bare = await cannon({ url: base.url, duration: 3 });
       const get = await cannon(getRun);
       const post = await cannon(postRun);
       const disk = await cannon(postDisk);
       r.push({
-        bare: bare.requests.average, get: get.requests.average, getP99: get.latency.p99, post: post.requests.average, postP99: post.latency.p99,
-        disk: disk.requests.average, diskP99: disk.latency.p99, errors: get.errors + get.non2xx + post.errors + post.non2xx + disk.errors + disk.non2xx,
+        bare: bare.requests.average,
+        get: get.requests.average,
+        getP99: get.latency.p99,
+        post: post.requests.average,
+        postP99: post.latency.p99,
+        disk: disk.requests.average,
+        diskP99: disk.latency.p99,
+        errors: get.errors + get.non2xx + post.errors + post.non2xx + disk.errors + disk.non2xx,
       });
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const span = (xs: number[], digits = 0) => `${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}`;
     const ratios = r.map((x) => x.get / x.bare);
     const errors = r.reduce((n, x) => n + x.errors, 0);
-    row('GET /v1/runs/{id}', Math.round(median(r.map((x) => x.get))), `${median(r.map((x) => x.getP99))} ms`, median(ratios).toFixed(2), `${rounds} rounds, each beside a bare node:http server (${span(r.map((x) => x.bare))}/s); ratio per round ${span(ratios, 2)} (goal ≥ 0.8); errors ${errors}`);
-    row('POST /v1/runs', Math.round(median(r.map((x) => x.post))), `${median(r.map((x) => x.postP99))} ms`, '', `p99 per round ${span(r.map((x) => x.postP99))} ms (goal < 20 ms); each with its own Idempotency-Key, one SQLite commit (--memory)`);
-    row('POST /v1/runs, database on disk', Math.round(median(r.map((x) => x.disk))), `${median(r.map((x) => x.diskP99))} ms`, '', `p99 per round ${span(r.map((x) => x.diskP99))} ms; the default data folder: WAL, synchronous=NORMAL, a commit per run`);
+    row(
+      'GET /v1/runs/{id}',
+      Math.round(median(r.map((x) => x.get))),
+      `${median(r.map((x) => x.getP99))} ms`,
+      median(ratios).toFixed(2),
+      `${rounds} rounds, each beside a bare node:http server (${span(r.map((x) => x.bare))}/s); ratio per round ${span(ratios, 2)} (goal ≥ 0.8); errors ${errors}`,
+    );
+    row(
+      'POST /v1/runs',
+      Math.round(median(r.map((x) => x.post))),
+      `${median(r.map((x) => x.postP99))} ms`,
+      '',
+      `p99 per round ${span(r.map((x) => x.postP99))} ms (goal < 20 ms); each with its own Idempotency-Key, one SQLite commit (--memory)`,
+    );
+    row(
+      'POST /v1/runs, database on disk',
+      Math.round(median(r.map((x) => x.disk))),
+      `${median(r.map((x) => x.diskP99))} ms`,
+      '',
+      `p99 per round ${span(r.map((x) => x.diskP99))} ms; the default data folder: WAL, synchronous=NORMAL, a commit per run`,
+    );
   } finally {
     sb.child.kill('SIGTERM');
     onDisk.child.kill('SIGTERM');
@@ -105,7 +161,11 @@ async function benchHttp(rounds = 3): Promise<void> {
 }
 
 /** N watchers on one run; for every event, how long from its created_at to arrival at each watcher. */
-async function watchRun(url: string, watchers: number, stageMs: number): Promise<{ delays: number[]; counts: number[]; late: Array<{ watcher: number; seq: string; ms: number }> }> {
+async function watchRun(
+  url: string,
+  watchers: number,
+  stageMs: number,
+): Promise<{ delays: number[]; counts: number[]; late: Array<{ watcher: number; seq: string; ms: number }> }> {
   const run = await api(url, 'POST', '/v1/runs', idea);
   const delays: number[] = [];
   const late: Array<{ watcher: number; seq: string; ms: number }> = [];
@@ -118,30 +178,43 @@ async function watchRun(url: string, watchers: number, stageMs: number): Promise
     for (let i = 0; i < watchers; i++) {
       done.push(
         new Promise<void>((end) => {
-          httpGet(`${url}/v1/runs/${run.id}/events`, { agent: false, headers: { authorization: `Bearer ${KEY}` } }, (res: IncomingMessage) => {
-            if (++opened === watchers) ok();
-            let buf = '';
-            res.setEncoding('utf8');
-            res.on('data', (chunk: string) => {
-              const now = Date.now();
-              buf += chunk;
-              let k: number;
-              while ((k = buf.indexOf('\n\n')) >= 0) {
-                const frame = buf.slice(0, k);
-                buf = buf.slice(k + 2);
-                const data = frame.split('\n').find((l) => l.startsWith('data: '));
-                if (!data) continue;
-                counts[i]!++;
-                // Measured: events emitted once all watchers are connected (not replays, not the connection storm).
-                const created = Date.parse(JSON.parse(data.slice(6)).created_at);
-                if (created < liveSince) continue;
-                const ms = now - created;
-                delays.push(ms);
-                if (live && ms > 100) late.push({ watcher: i, seq: frame.split('\n').find((l) => l.startsWith('id: '))?.slice(4) ?? '?', ms });
-              }
-            });
-            res.on('end', () => end());
-          }).on('error', () => end());
+          httpGet(
+            `${url}/v1/runs/${run.id}/events`,
+            { agent: false, headers: { authorization: `Bearer ${KEY}` } },
+            (res: IncomingMessage) => {
+              if (++opened === watchers) ok();
+              let buf = '';
+              res.setEncoding('utf8');
+              res.on('data', (chunk: string) => {
+                const now = Date.now();
+                buf += chunk;
+                let k: number;
+                while ((k = buf.indexOf('\n\n')) >= 0) {
+                  const frame = buf.slice(0, k);
+                  buf = buf.slice(k + 2);
+                  const data = frame.split('\n').find((l) => l.startsWith('data: '));
+                  if (!data) continue;
+                  counts[i]!++;
+                  // Measured: events emitted once all watchers are connected (not replays, not the connection storm).
+                  const created = Date.parse(JSON.parse(data.slice(6)).created_at);
+                  if (created < liveSince) continue;
+                  const ms = now - created;
+                  delays.push(ms);
+                  if (live && ms > 100)
+                    late.push({
+                      watcher: i,
+                      seq:
+                        frame
+                          .split('\n')
+                          .find((l) => l.startsWith('id: '))
+                          ?.slice(4) ?? '?',
+                      ms,
+                    });
+                }
+              });
+              res.on('end', () => end());
+            },
+          ).on('error', () => end());
         }),
       );
     }
@@ -166,12 +239,20 @@ async function benchSse(): Promise<void> {
   try {
     const one = await watchRun(sb.url, 1, stageMs);
     const many = await watchRun(sb.url, 1000, stageMs);
-    const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] ?? 0;
+    const pct = (xs: number[], p: number) =>
+      [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] ?? 0;
     const same = many.counts.every((c) => c === many.counts[0]);
     const within = many.delays.filter((d) => d <= 100).length / Math.max(1, many.delays.length);
-    row('SSE, 1,000 watchers', `${many.delays.length} deliveries`, `p99 ${pct(many.delays, 99)} ms, max ${Math.max(...many.delays)} ms`, (pct(many.delays, 99) / Math.max(1, pct(one.delays, 99))).toFixed(2),
+    row(
+      'SSE, 1,000 watchers',
+      `${many.delays.length} deliveries`,
+      `p99 ${pct(many.delays, 99)} ms, max ${Math.max(...many.delays)} ms`,
+      (pct(many.delays, 99) / Math.max(1, pct(one.delays, 99))).toFixed(2),
       `1 watcher: p99 ${pct(one.delays, 99)} ms; every watcher got all ${many.counts[0]} events: ${same}; within 100 ms: ${(within * 100).toFixed(2)}%` +
-        (many.late.length ? `; late: ${many.late.length} deliveries on ${new Set(many.late.map((l) => l.watcher)).size} watcher(s), ${new Set(many.late.map((l) => l.seq)).size} event(s)` : ''));
+        (many.late.length
+          ? `; late: ${many.late.length} deliveries on ${new Set(many.late.map((l) => l.watcher)).size} watcher(s), ${new Set(many.late.map((l) => l.seq)).size} event(s)`
+          : ''),
+    );
   } finally {
     sb.child.kill('SIGTERM');
   }
@@ -182,7 +263,10 @@ async function benchSse(): Promise<void> {
 /** Median wall time of each command, run in turns; `cmd` is Node itself unless given. */
 function medians(commands: Array<{ cmd?: string; args: string[]; env?: Record<string, string> }>, n = 31): number[] {
   const cfg = mkdtempSync(join(tmpdir(), 'orc-bench-cfg-'));
-  const opts = commands.map((c) => ({ stdio: 'ignore' as const, env: { ...process.env, ORC_CONFIG_DIR: cfg, ...c.env } }));
+  const opts = commands.map((c) => ({
+    stdio: 'ignore' as const,
+    env: { ...process.env, ORC_CONFIG_DIR: cfg, ...c.env },
+  }));
   commands.forEach((c, i) => spawnSync(c.cmd ?? process.execPath, c.args, opts[i]));
   const times = commands.map(() => [] as number[]);
   for (let k = 0; k < n; k++)
@@ -196,8 +280,18 @@ function medians(commands: Array<{ cmd?: string; args: string[]; env?: Record<st
 }
 
 async function benchStartup(): Promise<void> {
-  const [node, version, help] = medians([{ args: ['-e', '0'] }, { args: [ORC, '--version'] }, { args: [ORC, '--help'] }]) as [number, number, number];
-  row('orc --version', `${version.toFixed(1)} ms`, '', (version / node).toFixed(2), `node -e 0: ${node.toFixed(1)} ms (goal ≤ 1.3)`);
+  const [node, version, help] = medians([
+    { args: ['-e', '0'] },
+    { args: [ORC, '--version'] },
+    { args: [ORC, '--help'] },
+  ]) as [number, number, number];
+  row(
+    'orc --version',
+    `${version.toFixed(1)} ms`,
+    '',
+    (version / node).toFixed(2),
+    `node -e 0: ${node.toFixed(1)} ms (goal ≤ 1.3)`,
+  );
   row('orc --help', `${help.toFixed(1)} ms`, '', (help / node).toFixed(2), 'loads commander and lists every command');
 
   // A whole command: resolve the profile, one GET, validate, print JSON; beside bare scripts doing the same GET.
@@ -210,11 +304,25 @@ async function benchStartup(): Promise<void> {
     const httpScript = join(dir, 'http.mjs');
     const builtinScript = join(dir, 'builtin.mjs');
     const print = `process.stdout.write(JSON.stringify(JSON.parse(b), null, 2) + '\\n')`;
-    writeFileSync(fetchScript, `const r = await fetch(${JSON.stringify(url)}, { headers: { authorization: 'Bearer ${KEY}' } });\nprocess.stdout.write(JSON.stringify(await r.json(), null, 2) + '\\n');\n`);
-    writeFileSync(httpScript, `import { get } from 'node:http';\nget(${JSON.stringify(url)}, { headers: { authorization: 'Bearer ${KEY}' } }, (res) => { let b = ''; res.setEncoding('utf8'); res.on('data', (c) => (b += c)); res.on('end', () => ${print}); });\n`);
+    writeFileSync(
+      fetchScript,
+      `const r = await fetch(${JSON.stringify(url)}, { headers: { authorization: 'Bearer ${KEY}' } });\nprocess.stdout.write(JSON.stringify(await r.json(), null, 2) + '\\n');\n`,
+    );
+    writeFileSync(
+      httpScript,
+      `import { get } from 'node:http';\nget(${JSON.stringify(url)}, { headers: { authorization: 'Bearer ${KEY}' } }, (res) => { let b = ''; res.setEncoding('utf8'); res.on('data', (c) => (b += c)); res.on('end', () => ${print}); });\n`,
+    );
     // The same, taking node:http as orc does (getBuiltinModule skips the ESM export walk that loads undici).
-    writeFileSync(builtinScript, `const { get } = process.getBuiltinModule('node:http');\nget(${JSON.stringify(url)}, { headers: { authorization: 'Bearer ${KEY}' } }, (res) => { let b = ''; res.setEncoding('utf8'); res.on('data', (c) => (b += c)); res.on('end', () => ${print}); });\n`);
-    const [bareFetch, bareHttp, bareBuiltin, orcGet] = medians([{ args: [fetchScript] }, { args: [httpScript] }, { args: [builtinScript] }, { args: [ORC, 'run', 'get', run.id, '--json'], env: { ORC_BASE_URL: sb.url } }]) as [number, number, number, number];
+    writeFileSync(
+      builtinScript,
+      `const { get } = process.getBuiltinModule('node:http');\nget(${JSON.stringify(url)}, { headers: { authorization: 'Bearer ${KEY}' } }, (res) => { let b = ''; res.setEncoding('utf8'); res.on('data', (c) => (b += c)); res.on('end', () => ${print}); });\n`,
+    );
+    const [bareFetch, bareHttp, bareBuiltin, orcGet] = medians([
+      { args: [fetchScript] },
+      { args: [httpScript] },
+      { args: [builtinScript] },
+      { args: [ORC, 'run', 'get', run.id, '--json'], env: { ORC_BASE_URL: sb.url } },
+    ]) as [number, number, number, number];
     row(
       'orc run get <id> --json',
       `${orcGet.toFixed(1)} ms`,
@@ -232,15 +340,34 @@ async function floodServer(logs: number): Promise<{ url: string; close: () => vo
   const frame = (seq: number, type: string, data: object) =>
     `id: ${seq}\nevent: ${type}\ndata: ${JSON.stringify({ id: `evt_${seq}`, type, created_at: new Date(Date.UTC(2026, 10, 22, 10, 0, 0, seq)).toISOString(), run_id: 'run_bench', data })}\n\n`;
   let body = `retry: 2000\n\n${frame(1, 'run.stage_changed', { stage: '05_build', percent: 0 })}`;
-  for (let i = 0; i < logs; i++) body += frame(i + 2, 'log', { stage: '05_build', level: i % 500 === 0 ? 'warn' : 'info', message: `Compiling Swift sources (${i}/${logs})`, ts: '2026-11-22T10:00:00.000Z' });
-  body += frame(logs + 2, 'run.accepted', { app_id: '1234567890', app_store_url: 'https://apps.apple.com/app/id1234567890' });
+  for (let i = 0; i < logs; i++)
+    body += frame(i + 2, 'log', {
+      stage: '05_build',
+      level: i % 500 === 0 ? 'warn' : 'info',
+      message: `Compiling Swift sources (${i}/${logs})`,
+      ts: '2026-11-22T10:00:00.000Z',
+    });
+  body += frame(logs + 2, 'run.accepted', {
+    app_id: '1234567890',
+    app_store_url: 'https://apps.apple.com/app/id1234567890',
+  });
   const server = createServer((req, res) => {
     if (req.url?.endsWith('/events')) {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.end(body);
     } else {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id: 'run_bench', mode: 'idea', status: 'accepted', stage: '09_review', gate_pending: null, app_id: '1234567890', created_at: '2026-11-22T10:00:00.000Z' }));
+      res.end(
+        JSON.stringify({
+          id: 'run_bench',
+          mode: 'idea',
+          status: 'accepted',
+          stage: '09_review',
+          gate_pending: null,
+          app_id: '1234567890',
+          created_at: '2026-11-22T10:00:00.000Z',
+        }),
+      );
     }
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
@@ -257,11 +384,20 @@ interface Usage {
 function measured(args: string[], env: Record<string, string>, pty: boolean): Promise<Usage> {
   const usageFile = join(mkdtempSync(join(tmpdir(), 'orc-bench-usage-')), 'usage.json');
   const usageArgs = ['--import', resolve(import.meta.dirname, 'usage.mjs'), ...args];
-  const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...env, ORC_BENCH_USAGE: usageFile, ORC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'orc-bench-cfg-')) };
+  const fullEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...env,
+    ORC_BENCH_USAGE: usageFile,
+    ORC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'orc-bench-cfg-')),
+  };
   delete fullEnv.CI;
   const quote = (x: string) => `'${x.replace(/'/g, `'\\''`)}'`;
   const child = pty
-    ? spawn('script', ['-qfec', `stty cols 120 rows 40; ${[process.execPath, ...usageArgs].map(quote).join(' ')}`, '/dev/null'], { env: { ...fullEnv, TERM: 'xterm-256color' }, stdio: ['ignore', 'pipe', 'pipe'] })
+    ? spawn(
+        'script',
+        ['-qfec', `stty cols 120 rows 40; ${[process.execPath, ...usageArgs].map(quote).join(' ')}`, '/dev/null'],
+        { env: { ...fullEnv, TERM: 'xterm-256color' }, stdio: ['ignore', 'pipe', 'pipe'] },
+      )
     : spawn(process.execPath, usageArgs, { env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.resume();
   child.stderr!.resume();
@@ -277,7 +413,10 @@ async function benchWatch(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'orc-bench-watch-'));
   const bare = join(dir, 'bare.mjs');
   // The least a consumer can do: read the stream, print each event's data as a line.
-  writeFileSync(bare, `const r = await fetch(process.argv[2]);\nlet buf = '';\nconst dec = new TextDecoder();\nfor await (const c of r.body) { buf += dec.decode(c, { stream: true }); let i; while ((i = buf.indexOf('\\n\\n')) >= 0) { const f = buf.slice(0, i); buf = buf.slice(i + 2); const d = f.split('\\n').find((l) => l.startsWith('data: ')); if (d) process.stdout.write(d.slice(6) + '\\n'); } }\n`);
+  writeFileSync(
+    bare,
+    `const r = await fetch(process.argv[2]);\nlet buf = '';\nconst dec = new TextDecoder();\nfor await (const c of r.body) { buf += dec.decode(c, { stream: true }); let i; while ((i = buf.indexOf('\\n\\n')) >= 0) { const f = buf.slice(0, i); buf = buf.slice(i + 2); const d = f.split('\\n').find((l) => l.startsWith('data: ')); if (d) process.stdout.write(d.slice(6) + '\\n'); } }\n`,
+  );
   const results: Record<string, Usage> = {};
   for (const logs of [2_000, 20_000]) {
     const server = await floodServer(logs);
@@ -318,7 +457,10 @@ async function benchArtifacts(): Promise<void> {
   const sb = await startSandbox(['--stage-ms', '100', '--ipa-mib', String(mib)]);
   const rssOf = () => {
     const status = readFileSync(`/proc/${sb.child.pid}/status`, 'utf8');
-    return { now: Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024, peak: Number(/VmHWM:\s+(\d+)/.exec(status)![1]) / 1024 };
+    return {
+      now: Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024,
+      peak: Number(/VmHWM:\s+(\d+)/.exec(status)![1]) / 1024,
+    };
   };
   try {
     const approveAll = async (id: string) => {
@@ -358,12 +500,16 @@ async function benchArtifacts(): Promise<void> {
     writeFileSync(`/proc/${sb.child.pid}/clear_refs`, '5'); // peak RSS from here on
     const started = performance.now();
     const got = await new Promise<string>((ok, fail) => {
-      const p = spawn('bash', ['-c', `curl -s "$1" | tee >(wc -c >&2) | sha256sum`, 'dl', file.url], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const p = spawn('bash', ['-c', `curl -s "$1" | tee >(wc -c >&2) | sha256sum`, 'dl', file.url], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       let err = '';
       p.stdout!.on('data', (c) => (out += c));
       p.stderr!.on('data', (c) => (err += c));
-      p.on('exit', (code) => (code === 0 ? ok(`${out.split(' ')[0]} ${err.trim()}`) : fail(new Error(`download exited ${code}`))));
+      p.on('exit', (code) =>
+        code === 0 ? ok(`${out.split(' ')[0]} ${err.trim()}`) : fail(new Error(`download exited ${code}`)),
+      );
     });
     const seconds = (performance.now() - started) / 1000;
     const [digest, size] = got.split(' ');
@@ -403,7 +549,12 @@ async function benchPull(rounds = 5): Promise<void> {
       await new Promise((r) => setTimeout(r, 50));
     }
     // (Once more on a failure: spawnSync blocks this loop past the sandbox's keep-alive, which closes the idle socket.)
-    const urlOf = async () => ((await api(sb.url, 'GET', `/v1/runs/${run.id}/artifacts/ipa`).catch(() => api(sb.url, 'GET', `/v1/runs/${run.id}/artifacts/ipa`))).files[0].url as string);
+    const urlOf = async () =>
+      (
+        await api(sb.url, 'GET', `/v1/runs/${run.id}/artifacts/ipa`).catch(() =>
+          api(sb.url, 'GET', `/v1/runs/${run.id}/artifacts/ipa`),
+        )
+      ).files[0].url as string;
     const timed = (cmd: string, args: string[]) => {
       spawnSync('sync'); // the last round's writes are on disk: neither side pays for the other's
       const t = performance.now();
@@ -420,7 +571,15 @@ async function benchPull(rounds = 5): Promise<void> {
       curlMs.push(timed('curl', ['-sf', '-o', out, await urlOf()]));
       spawnSync('rm', ['-f', out]);
       // The same job as orc's with standard tools: download, keep, and take the sha256 (openssl uses the CPU's SHA instructions).
-      sameJobMs.push(timed('bash', ['-c', 'set -o pipefail; curl -sf "$1" | tee "$2" | openssl dgst -sha256 >/dev/null', 'x', await urlOf(), out]));
+      sameJobMs.push(
+        timed('bash', [
+          '-c',
+          'set -o pipefail; curl -sf "$1" | tee "$2" | openssl dgst -sha256 >/dev/null',
+          'x',
+          await urlOf(),
+          out,
+        ]),
+      );
       spawnSync('rm', ['-f', out]);
       // orc: the manifest, the kind, then the download into a .part, hashed as it goes, checked, renamed.
       const into = join(dir, `orc-${i}`);
@@ -488,7 +647,8 @@ async function benchListen(): Promise<void> {
     }
     await new Promise((r) => setTimeout(r, 1000));
     const both = [...seen.values()].filter((e) => e.direct !== undefined && e.listen !== undefined);
-    const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+    const q = (xs: number[], p: number) =>
+      [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
     const direct = both.map((e) => e.direct! - e.created);
     const listened = both.map((e) => e.listen! - e.created);
     const extra = both.map((e) => e.listen! - e.direct!);
@@ -529,14 +689,27 @@ async function benchComplete(): Promise<void> {
         { args: ['-e', '0'] },
         { args: [ORC, ...c], env: { ORC_BASE_URL: sb.url } },
         { args: [ORC, ...c], env: { ORC_BASE_URL: sb.url, ...noCache } },
-        { args: [ORC, ...c], env: { ORC_BASE_URL: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, ...noCache } },
+        {
+          args: [ORC, ...c],
+          env: { ORC_BASE_URL: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, ...noCache },
+        },
         { args: [ORC, ...c], env: { ORC_BASE_URL: `http://127.0.0.1:${closedPort}`, ...noCache } },
       ],
       15,
     ) as [number, number, number, number, number];
-    const probe = spawnSync(process.execPath, [ORC, ...c], { env: { ...process.env, ORC_BASE_URL: sb.url, ...noCache }, encoding: 'utf8' });
-    if (probe.stdout.split('\n').filter(Boolean).length !== 20) throw new Error(`__complete did not list the 20 runs: ${probe.stdout}`);
-    row('orc __complete runs (a TAB on a run id), 20 runs', `${fetched.toFixed(1)} ms asked, ${cached.toFixed(1)} ms cached`, `service silent: ${silentMs.toFixed(0)} ms; down: ${downMs.toFixed(0)} ms`, (fetched / node).toFixed(2), `node -e 0: ${node.toFixed(1)} ms; the budget for the service is 300 ms`);
+    const probe = spawnSync(process.execPath, [ORC, ...c], {
+      env: { ...process.env, ORC_BASE_URL: sb.url, ...noCache },
+      encoding: 'utf8',
+    });
+    if (probe.stdout.split('\n').filter(Boolean).length !== 20)
+      throw new Error(`__complete did not list the 20 runs: ${probe.stdout}`);
+    row(
+      'orc __complete runs (a TAB on a run id), 20 runs',
+      `${fetched.toFixed(1)} ms asked, ${cached.toFixed(1)} ms cached`,
+      `service silent: ${silentMs.toFixed(0)} ms; down: ${downMs.toFixed(0)} ms`,
+      (fetched / node).toFixed(2),
+      `node -e 0: ${node.toFixed(1)} ms; the budget for the service is 300 ms`,
+    );
   } finally {
     silent.close();
     sb.child.kill('SIGTERM');
@@ -553,7 +726,16 @@ async function benchMcp(rounds = 3): Promise<void> {
   try {
     const [node] = medians([{ args: ['-e', '0'] }], 15) as [number];
     const connect = async () => {
-      const transport = new StdioClientTransport({ command: process.execPath, args: [ORC, 'mcp'], env: { PATH: process.env.PATH ?? '', ORC_BASE_URL: sb.url, ORC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'orc-bench-mcp-')) }, stderr: 'ignore' });
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [ORC, 'mcp'],
+        env: {
+          PATH: process.env.PATH ?? '',
+          ORC_BASE_URL: sb.url,
+          ORC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'orc-bench-mcp-')),
+        },
+        stderr: 'ignore',
+      });
       const client = new Client({ name: 'bench', version: '1' });
       await client.connect(transport);
       return client;
@@ -568,8 +750,16 @@ async function benchMcp(rounds = 3): Promise<void> {
     for (let i = 0; i < rounds; i++) {
       const client = await connect();
       try {
-        const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })) as { structuredContent: any };
-        const id = (await call('create_run', { mode: 'idea', idea: { pitch: 'A tide table', audience: 'sailors', monetization: 'paid' } })).structuredContent.run.id as string;
+        const call = async (name: string, args: Record<string, unknown>) =>
+          (await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })) as {
+            structuredContent: any;
+          };
+        const id = (
+          await call('create_run', {
+            mode: 'idea',
+            idea: { pitch: 'A tide table', audience: 'sailors', monetization: 'paid' },
+          })
+        ).structuredContent.run.id as string;
         await call('wait_for_run', { run_id: id });
         await call('approve_gate', { run_id: id, gate: 'idea' });
         const w = performance.now();
@@ -577,7 +767,10 @@ async function benchMcp(rounds = 3): Promise<void> {
         const wall = performance.now() - w;
         if (at.gate !== 'brand') throw new Error(`wait_for_run ended at ${JSON.stringify(at).slice(0, 200)}`);
         // The sandbox's own clock: from its gate_resolved (idea) event to its gate_pending (brand) event.
-        const events = await sseHistory(`${sb.url}/v1/runs/${id}/events`, (e) => e.type === 'run.gate_pending' && e.data.gate === 'brand');
+        const events = await sseHistory(
+          `${sb.url}/v1/runs/${id}/events`,
+          (e) => e.type === 'run.gate_pending' && e.data.gate === 'brand',
+        );
         const resolved = events.find((e) => e.type === 'run.gate_resolved' && e.data.gate === 'idea')!;
         const pending = events.find((e) => e.type === 'run.gate_pending' && e.data.gate === 'brand')!;
         waits.push({ wall, service: Date.parse(pending.created_at) - Date.parse(resolved.created_at) });
@@ -586,7 +779,13 @@ async function benchMcp(rounds = 3): Promise<void> {
       }
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-    row('orc mcp start-up (spawn to initialized, SDK client over stdio)', `${median(startups).toFixed(0)} ms`, `rounds: ${startups.map((x) => x.toFixed(0)).join(', ')} ms`, (median(startups) / node).toFixed(2), `node -e 0: ${node.toFixed(1)} ms`);
+    row(
+      'orc mcp start-up (spawn to initialized, SDK client over stdio)',
+      `${median(startups).toFixed(0)} ms`,
+      `rounds: ${startups.map((x) => x.toFixed(0)).join(', ')} ms`,
+      (median(startups) / node).toFixed(2),
+      `node -e 0: ${node.toFixed(1)} ms`,
+    );
     const over = waits.map((w) => w.wall - w.service);
     row(
       'wait_for_run, idea gate approved to brand gate pending',
@@ -636,8 +835,20 @@ async function benchSteer(rounds = 5): Promise<void> {
       if (moved.run?.status !== 'accepted') throw new Error(`advance --to end left the run ${moved.run?.status}`);
       ticks.push(moved.ticks);
     }
-    row('a run of 1 h stages to its end: advance --by 1d, gates approved', `${median(byClock).toFixed(1)} ms`, '', '', `11 runs, each ${(median(virtual) / 3_600_000).toFixed(1)} h of virtual time in ${span(byClock, 1)} ms of real time (a 1d advance, then the gate approved, until accepted); most of it the build being described (the 20 MiB ipa's digest, the screenshots drawn), which takes no virtual time`);
-    row('the same: advance <run> --to end', `${median(toEnd).toFixed(1)} ms`, '', '', `${median(ticks)} ticks each, in ${span(toEnd, 1)} ms; one POST /_sandbox/clock/advance {run, to: end}, its gates approved on the way`);
+    row(
+      'a run of 1 h stages to its end: advance --by 1d, gates approved',
+      `${median(byClock).toFixed(1)} ms`,
+      '',
+      '',
+      `11 runs, each ${(median(virtual) / 3_600_000).toFixed(1)} h of virtual time in ${span(byClock, 1)} ms of real time (a 1d advance, then the gate approved, until accepted); most of it the build being described (the 20 MiB ipa's digest, the screenshots drawn), which takes no virtual time`,
+    );
+    row(
+      'the same: advance <run> --to end',
+      `${median(toEnd).toFixed(1)} ms`,
+      '',
+      '',
+      `${median(ticks)} ticks each, in ${span(toEnd, 1)} ms; one POST /_sandbox/clock/advance {run, to: end}, its gates approved on the way`,
+    );
   } finally {
     manual.child.kill('SIGTERM');
   }
@@ -646,7 +857,10 @@ async function benchSteer(rounds = 5): Promise<void> {
   const env = { ...process.env, ORC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'orc-bench-')) };
   const viaExec = () => {
     const t0 = performance.now();
-    const r = spawnSync(process.execPath, [ORC, 'sandbox', 'exec', '--', process.execPath, '-e', ''], { env, stdio: 'ignore' });
+    const r = spawnSync(process.execPath, [ORC, 'sandbox', 'exec', '--', process.execPath, '-e', ''], {
+      env,
+      stdio: 'ignore',
+    });
     if (r.status !== 0) throw new Error(`sandbox exec exited ${r.status}`);
     return performance.now() - t0;
   };
@@ -667,7 +881,13 @@ async function benchSteer(rounds = 5): Promise<void> {
     execMs.push(viaExec());
     startMs.push(await viaStart());
   }
-  row('sandbox exec -- node -e ""', `${median(execMs).toFixed(0)} ms`, '', (median(execMs) / median(startMs)).toFixed(2), `11 rounds; beside sandbox start --port 0 --memory, the same command once it listens, then SIGTERM and its exit: ${median(startMs).toFixed(0)} ms (${span(startMs)})`);
+  row(
+    'sandbox exec -- node -e ""',
+    `${median(execMs).toFixed(0)} ms`,
+    '',
+    (median(execMs) / median(startMs)).toFixed(2),
+    `11 rounds; beside sandbox start --port 0 --memory, the same command once it listens, then SIGTERM and its exit: ${median(startMs).toFixed(0)} ms (${span(startMs)})`,
+  );
 
   // 3. the journal's cost on GET.
   const on = await startSandbox(['--stage-ms', '3600000']);
@@ -684,11 +904,20 @@ async function benchSteer(rounds = 5): Promise<void> {
     const rates: number[] = [];
     for (let i = 0; i < rounds; i++) {
       // In turns, the order swapped each round, so a noisy neighbour or a warmer process favours neither.
-      const [a, b] = i % 2 === 0 ? [await cannon(getOn), await cannon(getOff)] : [await cannon(getOff), await cannon(getOn)].reverse() as [autocannon.Result, autocannon.Result];
+      const [a, b] =
+        i % 2 === 0
+          ? [await cannon(getOn), await cannon(getOff)]
+          : ([await cannon(getOff), await cannon(getOn)].reverse() as [autocannon.Result, autocannon.Result]);
       rates.push(a.requests.average);
       ratios.push(a.requests.average / b.requests.average);
     }
-    row('GET /v1/runs/{id}, journal on (1,000 entries)', Math.round(median(rates)), '', median(ratios).toFixed(2), `${rounds} rounds, each beside the same sandbox with --journal-size 0; ratio per round ${span(ratios, 2)} (goal ≥ 0.95)`);
+    row(
+      'GET /v1/runs/{id}, journal on (1,000 entries)',
+      Math.round(median(rates)),
+      '',
+      median(ratios).toFixed(2),
+      `${rounds} rounds, each beside the same sandbox with --journal-size 0; ratio per round ${span(ratios, 2)} (goal ≥ 0.95)`,
+    );
   } finally {
     on.child.kill('SIGTERM');
     off.child.kill('SIGTERM');
@@ -726,18 +955,34 @@ async function benchConsole(rounds = 5): Promise<void> {
   const { gzipSync } = await import('node:zlib');
   const sb = await startSandbox(['--clock', 'manual', '--stage-ms', '1h']);
   const ids: string[] = [];
-  for (let i = 0; i < 1000; i += 50) ids.push(...(await Promise.all(Array.from({ length: 50 }, () => api(sb.url, 'POST', '/v1/runs', idea)))).map((r) => r.id));
+  for (let i = 0; i < 1000; i += 50)
+    ids.push(
+      ...(await Promise.all(Array.from({ length: 50 }, () => api(sb.url, 'POST', '/v1/runs', idea)))).map((r) => r.id),
+    );
   const pageJson = JSON.stringify(await api(sb.url, 'GET', '/v1/runs?limit=25'));
   // The floor: a page that fetches the same 25 runs as JSON and draws them as rows, from a bare server.
   const html = `<!doctype html><meta charset="utf-8"><table><tbody id="t"></tbody></table><script>fetch('/runs').then(r=>r.json()).then(p=>{document.getElementById('t').innerHTML=p.data.map(r=>'<tr data-run="'+r.id+'"><td>'+r.id+'</td><td>'+r.status+'</td></tr>').join('')})</script>`;
   const bare = createServer((q, s) => {
     const body = q.url === '/runs' ? pageJson : html;
-    s.writeHead(200, { 'content-type': q.url === '/runs' ? 'application/json' : 'text/html', 'content-length': Buffer.byteLength(body) });
+    s.writeHead(200, {
+      'content-type': q.url === '/runs' ? 'application/json' : 'text/html',
+      'content-length': Buffer.byteLength(body),
+    });
     s.end(body);
   });
   await new Promise<void>((ok) => bare.listen(0, '127.0.0.1', ok));
   const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/`;
-  const browser = await chromium.launch({ executablePath: process.env.ORC_TEST_CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  const browser = await chromium.launch({
+    executablePath: process.env.ORC_TEST_CHROMIUM ?? '/usr/bin/chromium',
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const range = (xs: number[]) => `${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)}`;
   try {
@@ -766,7 +1011,12 @@ async function benchConsole(rounds = 5): Promise<void> {
       const id = ids.pop()!;
       t = performance.now();
       const answered = api(sb.url, 'POST', `/v1/runs/${id}/cancel`).then(() => performance.now() - t);
-      await page.waitForFunction((runId) => (globalThis as any).document.querySelector(`tr[data-run="${runId}"]`)?.textContent.includes('canceled'), id, { polling: 'raf' });
+      await page.waitForFunction(
+        (runId) =>
+          (globalThis as any).document.querySelector(`tr[data-run="${runId}"]`)?.textContent.includes('canceled'),
+        id,
+        { polling: 'raf' },
+      );
       const shown = performance.now() - t;
       const req = await answered;
       await c1.close();
@@ -776,13 +1026,26 @@ async function benchConsole(rounds = 5): Promise<void> {
       change.push(shown);
       request.push(req);
     }
-    row('console: link to runs list drawn (1,000 runs)', `${median(draw).toFixed(0)} ms (${range(draw)})`, '', `${(median(draw) / median(floor)).toFixed(2)}x`, `a bare page of the same 25 rows: ${median(floor).toFixed(0)} ms; goal < 500 ms`);
-    row('console: a run canceled to its row saying so', `${median(change).toFixed(0)} ms (${range(change)})`, '', `${(median(change) / median(request)).toFixed(1)}x`, `the cancel's own request: ${median(request).toFixed(0)} ms; goal < 1 s`);
+    row(
+      'console: link to runs list drawn (1,000 runs)',
+      `${median(draw).toFixed(0)} ms (${range(draw)})`,
+      '',
+      `${(median(draw) / median(floor)).toFixed(2)}x`,
+      `a bare page of the same 25 rows: ${median(floor).toFixed(0)} ms; goal < 500 ms`,
+    );
+    row(
+      'console: a run canceled to its row saying so',
+      `${median(change).toFixed(0)} ms (${range(change)})`,
+      '',
+      `${(median(change) / median(request)).toFixed(1)}x`,
+      `the cancel's own request: ${median(request).toFixed(0)} ms; goal < 1 s`,
+    );
     const dir = resolve(import.meta.dirname, '../../dist/console/assets');
     const gz = ['console.js', 'console.css'].reduce((n, f) => n + gzipSync(readFileSync(join(dir, f))).length, 0);
     const rawBytes = ['console.js', 'console.css'].reduce((n, f) => n + readFileSync(join(dir, f)).length, 0);
     // 10,000 runs: the first draw asks for one page, whatever the total.
-    for (let i = ids.length; i < 10_000; i += 100) await Promise.all(Array.from({ length: 100 }, () => api(sb.url, 'POST', '/v1/runs', idea)));
+    for (let i = ids.length; i < 10_000; i += 100)
+      await Promise.all(Array.from({ length: 100 }, () => api(sb.url, 'POST', '/v1/runs', idea)));
     const big: number[] = [];
     for (let i = 0; i < rounds; i++) {
       const link = (await api(sb.url, 'POST', '/_sandbox/console')).url;
@@ -794,8 +1057,20 @@ async function benchConsole(rounds = 5): Promise<void> {
       big.push(performance.now() - t);
       await c.close();
     }
-    row('console: link to runs list drawn (10,000 runs)', `${median(big).toFixed(0)} ms (${range(big)})`, '', `${(median(big) / median(draw)).toFixed(2)}x`, 'beside the same at 1,000 runs; goal < 500 ms');
-    row('console: script and style', `${(gz / 1024).toFixed(1)} KiB gzipped`, '', `${((gz / (150 * 1024)) * 100).toFixed(0)}% of the goal`, `${(rawBytes / 1024).toFixed(0)} KiB minified; goal < 150 KB gzipped`);
+    row(
+      'console: link to runs list drawn (10,000 runs)',
+      `${median(big).toFixed(0)} ms (${range(big)})`,
+      '',
+      `${(median(big) / median(draw)).toFixed(2)}x`,
+      'beside the same at 1,000 runs; goal < 500 ms',
+    );
+    row(
+      'console: script and style',
+      `${(gz / 1024).toFixed(1)} KiB gzipped`,
+      '',
+      `${((gz / (150 * 1024)) * 100).toFixed(0)}% of the goal`,
+      `${(rawBytes / 1024).toFixed(0)} KiB minified; goal < 150 KB gzipped`,
+    );
   } finally {
     await browser.close();
     bare.close();
@@ -811,12 +1086,19 @@ async function benchInstall(): Promise<void> {
   const installed = await packAndInstall();
   const du = (dir: string): number => {
     let n = 0;
-    for (const e of readdirSync(dir, { withFileTypes: true })) n += e.isDirectory() ? du(join(dir, e.name)) : lstatSync(join(dir, e.name)).size;
+    for (const e of readdirSync(dir, { withFileTypes: true }))
+      n += e.isDirectory() ? du(join(dir, e.name)) : lstatSync(join(dir, e.name)).size;
     return n;
   };
   const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
   row('npm package: packed', mib(statSync(installed.tarball).size), '', '', `npm pack of the checkout`);
-  row('npm package: installed', mib(du(join(installed.prefix, 'lib', 'node_modules'))), '', '', `npm install -g of the tarball into an empty prefix: ${1 + installedPackages(installed.prefix).length} packages (orc-cli, ${installedPackages(installed.prefix).join(', ') || 'nothing else'})`);
+  row(
+    'npm package: installed',
+    mib(du(join(installed.prefix, 'lib', 'node_modules'))),
+    '',
+    '',
+    `npm install -g of the tarball into an empty prefix: ${1 + installedPackages(installed.prefix).length} packages (orc-cli, ${installedPackages(installed.prefix).join(', ') || 'nothing else'})`,
+  );
   const exe = await buildStandalone();
   row('standalone file', mib(statSync(exe).size), '', '', 'standalone/orc-linux-x64 (Node inside)');
   const sb = await startSandbox(['--stage-ms', '3600000']);
@@ -833,11 +1115,41 @@ async function benchInstall(): Promise<void> {
       { cmd: exe, args: ['run', 'get', run.id, '--json'], env },
       { cmd: installed.bin, args: ['run', 'get', run.id, '--json'], env: { ...env, HTTP_PROXY: proxy.url } },
     ]) as [number, number, number, number, number, number];
-    row('installed package: orc --version', `${pkgVersion.toFixed(1)} ms`, '', (pkgVersion / node).toFixed(2), `node -e 0: ${node.toFixed(1)} ms`);
-    row('standalone: orc --version', `${exeVersion.toFixed(1)} ms`, '', (exeVersion / node).toFixed(2), 'the same baseline');
-    row('installed package: orc run get --json', `${pkgGet.toFixed(1)} ms`, '', (pkgGet / node).toFixed(2), 'beside node -e 0');
-    row('standalone: orc run get --json', `${exeGet.toFixed(1)} ms`, '', (exeGet / node).toFixed(2), 'beside node -e 0');
-    row('orc run get --json through tinyproxy', `${proxied.toFixed(1)} ms`, '', (proxied / pkgGet).toFixed(2), `beside the same without a proxy (${pkgGet.toFixed(1)} ms): via-proxy.ts loaded, the request in absolute form`);
+    row(
+      'installed package: orc --version',
+      `${pkgVersion.toFixed(1)} ms`,
+      '',
+      (pkgVersion / node).toFixed(2),
+      `node -e 0: ${node.toFixed(1)} ms`,
+    );
+    row(
+      'standalone: orc --version',
+      `${exeVersion.toFixed(1)} ms`,
+      '',
+      (exeVersion / node).toFixed(2),
+      'the same baseline',
+    );
+    row(
+      'installed package: orc run get --json',
+      `${pkgGet.toFixed(1)} ms`,
+      '',
+      (pkgGet / node).toFixed(2),
+      'beside node -e 0',
+    );
+    row(
+      'standalone: orc run get --json',
+      `${exeGet.toFixed(1)} ms`,
+      '',
+      (exeGet / node).toFixed(2),
+      'beside node -e 0',
+    );
+    row(
+      'orc run get --json through tinyproxy',
+      `${proxied.toFixed(1)} ms`,
+      '',
+      (proxied / pkgGet).toFixed(2),
+      `beside the same without a proxy (${pkgGet.toFixed(1)} ms): via-proxy.ts loaded, the request in absolute form`,
+    );
   } finally {
     proxy.close();
     sb.child.kill('SIGTERM');
@@ -852,7 +1164,10 @@ function rssOf(pid: number): { rss: number; peak: number } {
 }
 
 /** A sandbox on a data folder, timed from spawn to its "listening" line. */
-async function startTimed(dataDir: string, stageMs = 3_600_000): Promise<{ url: string; child: ChildProcess; ms: number }> {
+async function startTimed(
+  dataDir: string,
+  stageMs = 3_600_000,
+): Promise<{ url: string; child: ChildProcess; ms: number }> {
   const t = performance.now();
   const { url, child } = await spawnSandbox(['--data-dir', dataDir, '--stage-ms', String(stageMs)], 'ignore');
   return { url, child, ms: performance.now() - t };
@@ -918,19 +1233,46 @@ async function benchScale(n = 100_000): Promise<void> {
     const pageBig = await cannon({ url: `${big.url}/v1/runs?limit=100`, headers, duration: 3, connections: 8 });
     const pageEmpty = await cannon({ url: `${empty.url}/v1/runs?limit=100`, headers, duration: 3, connections: 8 });
     const after = rssOf(big.child.pid!);
-    row(`sandbox with ${n.toLocaleString('en')} runs: start`, `${Math.round(big.ms)} ms`, '', (big.ms / empty.ms).toFixed(2), `the same sandbox empty: ${Math.round(empty.ms)} ms (goal < 2,000 ms)`);
-    row(`sandbox with ${n.toLocaleString('en')} runs: GET /v1/runs?limit=100`, `${Math.round(pageBig.requests.average)}/s`, `p99 ${pageBig.latency.p99} ms`, (pageBig.requests.average / pageEmpty.requests.average).toFixed(2), `empty: ${Math.round(pageEmpty.requests.average)}/s, p99 ${pageEmpty.latency.p99} ms (goal p99 < 20 ms); errors ${pageBig.errors + pageBig.non2xx}`);
-    row(`sandbox with ${n.toLocaleString('en')} runs: memory`, `RSS ${atStart.rss.toFixed(0)} MB at start`, `peak ${after.peak.toFixed(0)} MB`, (after.peak / emptyRss.peak).toFixed(2), `empty: ${emptyRss.peak.toFixed(0)} MB (goal < 300 MB)`);
+    row(
+      `sandbox with ${n.toLocaleString('en')} runs: start`,
+      `${Math.round(big.ms)} ms`,
+      '',
+      (big.ms / empty.ms).toFixed(2),
+      `the same sandbox empty: ${Math.round(empty.ms)} ms (goal < 2,000 ms)`,
+    );
+    row(
+      `sandbox with ${n.toLocaleString('en')} runs: GET /v1/runs?limit=100`,
+      `${Math.round(pageBig.requests.average)}/s`,
+      `p99 ${pageBig.latency.p99} ms`,
+      (pageBig.requests.average / pageEmpty.requests.average).toFixed(2),
+      `empty: ${Math.round(pageEmpty.requests.average)}/s, p99 ${pageEmpty.latency.p99} ms (goal p99 < 20 ms); errors ${pageBig.errors + pageBig.non2xx}`,
+    );
+    row(
+      `sandbox with ${n.toLocaleString('en')} runs: memory`,
+      `RSS ${atStart.rss.toFixed(0)} MB at start`,
+      `peak ${after.peak.toFixed(0)} MB`,
+      (after.peak / emptyRss.peak).toFixed(2),
+      `empty: ${emptyRss.peak.toFixed(0)} MB (goal < 300 MB)`,
+    );
 
     // The whole list: orc, and a bare script that pages through and prints each page's data.
     const dir = mkdtempSync(join(tmpdir(), 'orc-bench-list-'));
     const bare = join(dir, 'bare.mjs');
-    writeFileSync(bare, `let cursor = null; let n = 0;\ndo { const r = await fetch(process.argv[2] + '/v1/runs?limit=100' + (cursor ? '&cursor=' + cursor : ''), { headers: { authorization: 'Bearer ${KEY}' } }); const p = await r.json(); for (const x of p.data) process.stdout.write(JSON.stringify(x) + '\\n'); n += p.data.length; cursor = p.has_more ? p.next_cursor : null; } while (cursor);\n`);
+    writeFileSync(
+      bare,
+      `let cursor = null; let n = 0;\ndo { const r = await fetch(process.argv[2] + '/v1/runs?limit=100' + (cursor ? '&cursor=' + cursor : ''), { headers: { authorization: 'Bearer ${KEY}' } }); const p = await r.json(); for (const x of p.data) process.stdout.write(JSON.stringify(x) + '\\n'); n += p.data.length; cursor = p.has_more ? p.next_cursor : null; } while (cursor);\n`,
+    );
     const env = { ORC_BASE_URL: big.url };
     const bareRun = await measured([bare, big.url], env, false);
     const orcRun = await measured([ORC, 'run', 'list', '--all', '--json'], env, false);
     const rate = (u: Usage) => Math.round(n / (u.wallMs / 1000));
-    row(`orc run list --all --json, ${n.toLocaleString('en')} runs`, `${rate(orcRun).toLocaleString('en')} runs/s`, `peak ${orcRun.maxRssMb.toFixed(0)} MB`, (rate(orcRun) / rate(bareRun)).toFixed(2), `bare script paging through: ${rate(bareRun).toLocaleString('en')} runs/s, peak ${bareRun.maxRssMb.toFixed(0)} MB (goal >= 20,000 runs/s, < 120 MB)`);
+    row(
+      `orc run list --all --json, ${n.toLocaleString('en')} runs`,
+      `${rate(orcRun).toLocaleString('en')} runs/s`,
+      `peak ${orcRun.maxRssMb.toFixed(0)} MB`,
+      (rate(orcRun) / rate(bareRun)).toFixed(2),
+      `bare script paging through: ${rate(bareRun).toLocaleString('en')} runs/s, peak ${bareRun.maxRssMb.toFixed(0)} MB (goal >= 20,000 runs/s, < 120 MB)`,
+    );
   } finally {
     const gone = (c: ChildProcess) => new Promise((ok) => (c.exitCode !== null ? ok(null) : c.once('exit', ok)));
     empty.child.kill('SIGTERM');
@@ -970,14 +1312,22 @@ async function benchFanout(stageMs: number, webhooks = 100, runs = 100, seconds 
   const target = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
   try {
     const idle = await cannon({ url: `${sb.url}/healthz`, connections: 1, duration: 3 });
-    for (let i = 0; i < webhooks; i++) await api(sb.url, 'POST', '/v1/webhooks', { url: `${target}/hook/${i}`, events: ['*'] });
+    for (let i = 0; i < webhooks; i++)
+      await api(sb.url, 'POST', '/v1/webhooks', { url: `${target}/hook/${i}`, events: ['*'] });
     // The runs created at once, and their gates approved as they open, each call bounded: a sandbox that
     // falls behind its deliveries must not hang the bench.
     const call = (method: string, path: string, body?: unknown) =>
-      fetch(`${sb.url}${path}`, { method, signal: AbortSignal.timeout(5_000), headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
+      fetch(`${sb.url}${path}`, {
+        method,
+        signal: AbortSignal.timeout(5_000),
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      })
         .then((r) => r.json() as Promise<any>)
         .catch(() => null);
-    const ids = (await Promise.all(Array.from({ length: runs }, () => call('POST', '/v1/runs', idea)))).filter(Boolean).map((r) => r.id as string);
+    const ids = (await Promise.all(Array.from({ length: runs }, () => call('POST', '/v1/runs', idea))))
+      .filter(Boolean)
+      .map((r) => r.id as string);
     let moving = true;
     const approver = (async () => {
       while (moving) {
@@ -991,7 +1341,12 @@ async function benchFanout(stageMs: number, webhooks = 100, runs = 100, seconds 
       }
     })();
     // CPU per delivery, the sandbox's and this process's (the receiver, with the probe and the approver).
-    const cpuOf = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ').slice(11, 13).reduce((n, t) => n + Number(t), 0) * 10;
+    const cpuOf = (pid: number) =>
+      readFileSync(`/proc/${pid}/stat`, 'utf8')
+        .split(') ')[1]!
+        .split(' ')
+        .slice(11, 13)
+        .reduce((n, t) => n + Number(t), 0) * 10;
     const sandboxCpu = cpuOf(sb.child.pid!);
     const rssBefore = rssOf(sb.child.pid!).rss;
     const ownCpu = process.cpuUsage();
@@ -1088,16 +1443,37 @@ async function benchTimings(): Promise<void> {
     const other = new DatabaseSync(join(dir, 'sandbox.db'));
     other.exec('BEGIN IMMEDIATE');
     let status = 0;
-    const busy = await elapsed(async () => (status = (await fetch(`${held.url}/v1/runs`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(idea) })).status));
+    const busy = await elapsed(
+      async () =>
+        (status = (
+          await fetch(`${held.url}/v1/runs`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+            body: JSON.stringify(idea),
+          })
+        ).status),
+    );
     other.exec('ROLLBACK');
     other.close();
-    row('a write while another process holds the database (503)', `${busy.toFixed(0)} ms, answered ${status}`, '', (busy / free).toFixed(1), `the same write to the free database: ${free.toFixed(0)} ms; the busy timeout is 100 ms (the test: 503, Retry-After 1)`);
+    row(
+      'a write while another process holds the database (503)',
+      `${busy.toFixed(0)} ms, answered ${status}`,
+      '',
+      (busy / free).toFixed(1),
+      `the same write to the free database: ${free.toFixed(0)} ms; the busy timeout is 100 ms (the test: 503, Retry-After 1)`,
+    );
   } finally {
     held.child.kill('SIGTERM');
   }
   const alone = await deliveryDelays(false);
   const beside = await deliveryDelays(true);
-  row('webhook deliveries beside a receiver that never answers, 3 runs to the idea gate', `median ${beside.median.toFixed(0)} ms from created_at`, `20 GETs of a run: ${beside.getsMs.toFixed(0)} ms`, (beside.median / Math.max(alone.median, 1)).toFixed(1), `the healthy receiver alone: median ${alone.median.toFixed(0)} ms; 20 GETs ${alone.getsMs.toFixed(0)} ms (the tests once asked < 1000 ms of both)`);
+  row(
+    'webhook deliveries beside a receiver that never answers, 3 runs to the idea gate',
+    `median ${beside.median.toFixed(0)} ms from created_at`,
+    `20 GETs of a run: ${beside.getsMs.toFixed(0)} ms`,
+    (beside.median / Math.max(alone.median, 1)).toFixed(1),
+    `the healthy receiver alone: median ${alone.median.toFixed(0)} ms; 20 GETs ${alone.getsMs.toFixed(0)} ms (the tests once asked < 1000 ms of both)`,
+  );
   const manual = await startSandbox(['--clock', 'manual', '--stage-ms', '1h']);
   try {
     await api(manual.url, 'POST', '/v1/runs', idea);
@@ -1106,8 +1482,20 @@ async function benchTimings(): Promise<void> {
     const day = timed(['sandbox', 'advance', '--by', '1d', '--json'], env);
     const still = await api(manual.url, 'POST', '/v1/runs', idea); // (the day took the first to its gate)
     const maxWait = timed(['watch', still.id, '--max-wait', '1', '--json'], env);
-    row('orc sandbox advance --by 1d (a day of 1 h stages, one run)', `${day.ms.toFixed(0)} ms (exit ${day.status})`, '', (day.ms / node).toFixed(1), `node -e 0: ${node.toFixed(0)} ms (the test once asked < 10 s)`);
-    row('orc watch --max-wait 1 on a still run (exit 7)', `${maxWait.ms.toFixed(0)} ms (exit ${maxWait.status})`, '', (maxWait.ms / (1000 + node)).toFixed(2), `1 s plus node -e 0 (the test once asked < 10 s)`);
+    row(
+      'orc sandbox advance --by 1d (a day of 1 h stages, one run)',
+      `${day.ms.toFixed(0)} ms (exit ${day.status})`,
+      '',
+      (day.ms / node).toFixed(1),
+      `node -e 0: ${node.toFixed(0)} ms (the test once asked < 10 s)`,
+    );
+    row(
+      'orc watch --max-wait 1 on a still run (exit 7)',
+      `${maxWait.ms.toFixed(0)} ms (exit ${maxWait.status})`,
+      '',
+      (maxWait.ms / (1000 + node)).toFixed(2),
+      `1 s plus node -e 0 (the test once asked < 10 s)`,
+    );
   } finally {
     manual.child.kill('SIGTERM');
   }

@@ -6,5 +6,12 @@ const started = performance.now();
 process.on('exit', () => {
   if (!file) return;
   const u = process.resourceUsage();
-  writeFileSync(file, JSON.stringify({ cpuMs: (u.userCPUTime + u.systemCPUTime) / 1000, maxRssMb: u.maxRSS / 1024, wallMs: performance.now() - started }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      cpuMs: (u.userCPUTime + u.systemCPUTime) / 1000,
+      maxRssMb: u.maxRSS / 1024,
+      wallMs: performance.now() - started,
+    }),
+  );
 });

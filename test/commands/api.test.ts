@@ -43,8 +43,21 @@ describe('orc api', () => {
 
   it('builds a JSON body from -f (dotted keys nest, values typed), with one Idempotency-Key kept across a retry', async () => {
     const before = await countRuns();
-    env.proxy.plan = (req, n) => (req.method === 'POST' && n === 1 ? { kind: 'reset-after-forward' } : { kind: 'pass' });
-    const r = await orc(['api', 'POST', '/v1/runs', '-f', 'mode=idea', '-f', 'idea.pitch=A tide table', '-f', 'idea.audience=sailors', '-f', 'idea.monetization=paid']);
+    env.proxy.plan = (req, n) =>
+      req.method === 'POST' && n === 1 ? { kind: 'reset-after-forward' } : { kind: 'pass' };
+    const r = await orc([
+      'api',
+      'POST',
+      '/v1/runs',
+      '-f',
+      'mode=idea',
+      '-f',
+      'idea.pitch=A tide table',
+      '-f',
+      'idea.audience=sailors',
+      '-f',
+      'idea.monetization=paid',
+    ]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ mode: 'idea', status: 'running' });
     const posts = env.proxy.seen.filter((s) => s.method === 'POST');
@@ -54,7 +67,15 @@ describe('orc api', () => {
     expect(await countRuns()).toBe(before + 1);
 
     // The caller's own key is used as given; a replay makes nothing new.
-    const withKey = ['api', 'POST', '/v1/runs', '--header', 'Idempotency-Key: api-test-1', '--data', '{"mode":"idea","idea":{"pitch":"Once","audience":"a","monetization":"free"}}'];
+    const withKey = [
+      'api',
+      'POST',
+      '/v1/runs',
+      '--header',
+      'Idempotency-Key: api-test-1',
+      '--data',
+      '{"mode":"idea","idea":{"pitch":"Once","audience":"a","monetization":"free"}}',
+    ];
     const first = await orc(withKey);
     const second = await orc(withKey);
     expect(JSON.parse(second.stdout).id).toBe(JSON.parse(first.stdout).id);
@@ -65,11 +86,35 @@ describe('orc api', () => {
     const hand = await handServer((req, res) => {
       let body = '';
       req.on('data', (c) => (body += c));
-      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ method: req.method, url: req.url, body: body ? JSON.parse(body) : null })));
+      req.on('end', () =>
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ method: req.method, url: req.url, body: body ? JSON.parse(body) : null })),
+      );
     });
     try {
-      const run = (args: string[]) => runOrc(['api', ...args], { env: { ORC_BASE_URL: hand.url, ORC_API_KEY: 'sk_test_handwritten_000000000000' } });
-      const post = JSON.parse((await run(['PATCH', '/x', '-f', 'a.b=12', '-f', 'a.c=true', '-f', 'd=null', '-f', 'e=007', '-f', 'f=1.5e3', '-f', 'g=text with = sign'])).stdout);
+      const run = (args: string[]) =>
+        runOrc(['api', ...args], { env: { ORC_BASE_URL: hand.url, ORC_API_KEY: 'sk_test_handwritten_000000000000' } });
+      const post = JSON.parse(
+        (
+          await run([
+            'PATCH',
+            '/x',
+            '-f',
+            'a.b=12',
+            '-f',
+            'a.c=true',
+            '-f',
+            'd=null',
+            '-f',
+            'e=007',
+            '-f',
+            'f=1.5e3',
+            '-f',
+            'g=text with = sign',
+          ])
+        ).stdout,
+      );
       expect(post.body).toEqual({ a: { b: 12, c: true }, d: null, e: '007', f: 1500, g: 'text with = sign' });
       const get = JSON.parse((await run(['GET', '/v1/runs', '-f', 'limit=2', '-f', 'status=running'])).stdout);
       expect(get.url).toBe('/v1/runs?limit=2&status=running');
@@ -83,7 +128,9 @@ describe('orc api', () => {
     const r = await orc(['api', 'GET', '/v1/runs/run_nope']);
     expect(r.exitCode).toBe(3);
     expect(r.stdout).toBe('');
-    expect(JSON.parse(r.stderr.slice(0, r.stderr.lastIndexOf('}') + 1))).toMatchObject({ error: { code: 'run_not_found' } });
+    expect(JSON.parse(r.stderr.slice(0, r.stderr.lastIndexOf('}') + 1))).toMatchObject({
+      error: { code: 'run_not_found' },
+    });
     expect(r.stderr).toMatch(/answered HTTP 404, run_not_found, request id req_/);
     const inc = await orc(['api', 'GET', '/v1/runs?limit=1', '--include']);
     expect(inc.exitCode).toBe(0);
@@ -93,7 +140,15 @@ describe('orc api', () => {
   });
 
   it('retries a 503 before answering, like every command', async () => {
-    env.proxy.plan = (_req, n) => (n === 1 ? { kind: 'answer', status: 503, headers: { 'content-type': 'application/json', 'retry-after': '1' }, body: '{"error":{"type":"api_error","code":"unavailable","message":"busy"}}' } : { kind: 'pass' });
+    env.proxy.plan = (_req, n) =>
+      n === 1
+        ? {
+            kind: 'answer',
+            status: 503,
+            headers: { 'content-type': 'application/json', 'retry-after': '1' },
+            body: '{"error":{"type":"api_error","code":"unavailable","message":"busy"}}',
+          }
+        : { kind: 'pass' };
     const r = await orc(['api', 'GET', '/v1/runs?limit=1']);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(env.proxy.seen).toHaveLength(2);

@@ -2,7 +2,17 @@
 // (dropped connections, expired URLs), and a hand-written service for what the sandbox never sends
 // (hostile file names, a file that does not match its digest).
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +25,10 @@ import { handServer, json, type HandServer } from '../helpers/server.js';
 
 const env = useProxiedSandbox({ stageMs: 30, ipaMib: 3, clock: quickClock() });
 const orc = (args: string[], o: { env?: Record<string, string | undefined>; tty?: boolean; base?: string } = {}) =>
-  runOrc(args, { env: { ORC_BASE_URL: o.base ?? env.proxy.url, ...o.env }, ...(o.tty ? { tty: { stdout: true, stderr: true } } : {}) });
+  runOrc(args, {
+    env: { ORC_BASE_URL: o.base ?? env.proxy.url, ...o.env },
+    ...(o.tty ? { tty: { stdout: true, stderr: true } } : {}),
+  });
 
 const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 const tempDir = () => mkdtempSync(join(tmpdir(), 'orc-pull-'));
@@ -84,7 +97,13 @@ describe('orc artifacts list', () => {
     expect(lines.find((l) => l[0] === 'ipa')).toEqual(['ipa', 'ready', String(ipa.size), '1', ipa.sha256]);
     // A JSON kind has no files (its content comes inline): a dash, not 0.
     const metadata = manifest.find((a) => a.kind === 'metadata');
-    expect(lines.find((l) => l[0] === 'metadata')).toEqual(['metadata', 'ready', String(metadata.size), '—', metadata.sha256]);
+    expect(lines.find((l) => l[0] === 'metadata')).toEqual([
+      'metadata',
+      'ready',
+      String(metadata.size),
+      '—',
+      metadata.sha256,
+    ]);
     const tty = await orc(['artifacts', 'list', done], { tty: true });
     expect(tty.stdout).toMatch(/KIND\s+STATUS\s+SIZE\s+FILES\s+SHA256/);
     expect(tty.stdout).toContain(ipa.sha256.slice(0, 12));
@@ -104,14 +123,23 @@ describe('orc artifacts pull', () => {
     const screenshots = (await env.sb.call('GET', `/v1/runs/${done}/artifacts/screenshots`)).body.files;
     const ipa = (await env.sb.call('GET', `/v1/runs/${done}/artifacts/ipa`)).body.files;
     expect(tree(dir)).toEqual(
-      [...['metadata', 'preflight', 'scorecard', 'spec'].map((k) => `${k}.json`), ...ipa.map((f: any) => `ipa/${f.name}`), ...screenshots.map((f: any) => `screenshots/${f.name}`)].sort(),
+      [
+        ...['metadata', 'preflight', 'scorecard', 'spec'].map((k) => `${k}.json`),
+        ...ipa.map((f: any) => `ipa/${f.name}`),
+        ...screenshots.map((f: any) => `screenshots/${f.name}`),
+      ].sort(),
     );
-    for (const f of [...ipa.map((f: any) => ({ ...f, kind: 'ipa' })), ...screenshots.map((f: any) => ({ ...f, kind: 'screenshots' }))]) {
+    for (const f of [
+      ...ipa.map((f: any) => ({ ...f, kind: 'ipa' })),
+      ...screenshots.map((f: any) => ({ ...f, kind: 'screenshots' })),
+    ]) {
       expect(sha256(readFileSync(join(dir, f.kind, f.name)))).toBe(f.sha256);
     }
     for (const kind of ['metadata', 'preflight', 'scorecard', 'spec']) {
       const text = readFileSync(join(dir, `${kind}.json`), 'utf8');
-      expect(text).toBe(`${JSON.stringify((await env.sb.call('GET', `/v1/runs/${done}/artifacts/${kind}`)).body.content, null, 2)}\n`);
+      expect(text).toBe(
+        `${JSON.stringify((await env.sb.call('GET', `/v1/runs/${done}/artifacts/${kind}`)).body.content, null, 2)}\n`,
+      );
     }
     // Piped: a line per file (state, path, size, sha256).
     const lines = r.stdout.split('\n').map((l) => l.split('\t'));
@@ -119,7 +147,11 @@ describe('orc artifacts pull', () => {
     expect(lines).toContainEqual(['downloaded', join(done, 'ipa', ipa[0].name), String(ipa[0].size), ipa[0].sha256]);
     expect(fileRequests().length).toBe(ipa.length + screenshots.length);
     expect(fileRequests().every((req) => req.headers.authorization === undefined)).toBe(true);
-    expect(env.proxy.seen.filter((req) => req.url.startsWith('/v1/')).every((req) => req.headers.authorization?.startsWith('Bearer '))).toBe(true);
+    expect(
+      env.proxy.seen
+        .filter((req) => req.url.startsWith('/v1/'))
+        .every((req) => req.headers.authorization?.startsWith('Bearer ')),
+    ).toBe(true);
 
     env.proxy.seen.length = 0;
     const again = await runInDir(cwd, ['artifacts', 'pull', done, '--json']);
@@ -128,7 +160,14 @@ describe('orc artifacts pull', () => {
     expect(doc.dir).toBe(dir);
     expect(doc.files).toHaveLength(4 + ipa.length + screenshots.length);
     expect(doc.files.every((f: any) => f.state === 'present')).toBe(true);
-    expect(doc.files.find((f: any) => f.kind === 'ipa')).toEqual({ kind: 'ipa', name: ipa[0].name, path: join(dir, 'ipa', ipa[0].name), size: ipa[0].size, sha256: ipa[0].sha256, state: 'present' });
+    expect(doc.files.find((f: any) => f.kind === 'ipa')).toEqual({
+      kind: 'ipa',
+      name: ipa[0].name,
+      path: join(dir, 'ipa', ipa[0].name),
+      size: ipa[0].size,
+      sha256: ipa[0].sha256,
+      state: 'present',
+    });
     expect(doc).toMatchObject({ run: done, pending: [], failed: [] });
     expect(fileRequests()).toHaveLength(0);
   });
@@ -139,7 +178,13 @@ describe('orc artifacts pull', () => {
     const { systemClock } = await import('../../src/clock.js');
     const { KEY } = await import('../helpers/sandbox.js');
     const api = createApi({ baseUrl: env.sb.url, apiKey: KEY, userAgent: 'test' });
-    const out = await pullArtifacts(api, done, { kinds: ['screenshots', 'ipa'], dir: tempDir(), concurrency: 2, signal: new AbortController().signal, clock: systemClock });
+    const out = await pullArtifacts(api, done, {
+      kinds: ['screenshots', 'ipa'],
+      dir: tempDir(),
+      concurrency: 2,
+      signal: new AbortController().signal,
+      clock: systemClock,
+    });
     expect(out.failed).toEqual([]);
     expect(out.files.map((f) => f.state)).toEqual(out.files.map(() => 'downloaded'));
     for (const f of out.files) expect(sha256(readFileSync(f.path))).toBe(f.sha256);
@@ -203,8 +248,12 @@ describe('orc artifacts pull', () => {
 
   it('against a service that cuts every body short and ignores Range, gives up after its attempts (a start from zero is one)', async () => {
     const dir = tempDir();
-    env.proxy.plan = (req) => (req.url.startsWith('/files/') ? { kind: 'cut-body', afterBytes: 100_000, ignoreRange: true } : { kind: 'pass' });
-    const r = await runOrc(['artifacts', 'pull', done, 'ipa', '--dir', dir], { env: { ORC_BASE_URL: env.proxy.url }, clock: new FakeClock({ autoMs: 5_000 }) });
+    env.proxy.plan = (req) =>
+      req.url.startsWith('/files/') ? { kind: 'cut-body', afterBytes: 100_000, ignoreRange: true } : { kind: 'pass' };
+    const r = await runOrc(['artifacts', 'pull', done, 'ipa', '--dir', dir], {
+      env: { ORC_BASE_URL: env.proxy.url },
+      clock: new FakeClock({ autoMs: 5_000 }),
+    });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain('ipa/HabitTracker.ipa: the download kept failing');
     expect(fileRequests().length).toBeLessThanOrEqual(14);
@@ -230,7 +279,14 @@ describe('orc artifacts pull', () => {
     let expired = 0;
     env.proxy.plan = (req) => {
       if (req.url.startsWith('/files/') && expired++ === 0) {
-        return { kind: 'answer', status: 403, headers: { 'content-type': 'application/json', 'x-request-id': 'req_exp' }, body: JSON.stringify({ error: { type: 'authentication_error', code: 'signed_url_expired', message: 'this signed URL has expired' } }) };
+        return {
+          kind: 'answer',
+          status: 403,
+          headers: { 'content-type': 'application/json', 'x-request-id': 'req_exp' },
+          body: JSON.stringify({
+            error: { type: 'authentication_error', code: 'signed_url_expired', message: 'this signed URL has expired' },
+          }),
+        };
       }
       return { kind: 'pass' };
     };
@@ -238,7 +294,9 @@ describe('orc artifacts pull', () => {
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain('the signed URL expired; continuing with a fresh one');
     expect(env.proxy.seen.filter((req) => req.url.endsWith('/artifacts/ipa'))).toHaveLength(2);
-    expect(sha256(readFileSync(join(dir, 'ipa', 'HabitTracker.ipa')))).toBe(manifest.find((a) => a.kind === 'ipa').sha256);
+    expect(sha256(readFileSync(join(dir, 'ipa', 'HabitTracker.ipa')))).toBe(
+      manifest.find((a) => a.kind === 'ipa').sha256,
+    );
   });
 });
 
@@ -252,7 +310,13 @@ describe('orc artifacts pull never removes or follows what it did not write', ()
     expect(readFileSync(join(dir, 'ipa', 'HabitTracker.ipa', 'mywork', 'notes.txt'), 'utf8')).toBe('mine');
     const doc = JSON.parse(r.stdout);
     expect(doc.files.map((f: any) => f.kind)).toEqual(['spec']);
-    expect(doc.failed).toEqual([expect.objectContaining({ kind: 'ipa', name: 'HabitTracker.ipa', error: expect.stringContaining('a folder of yours stands at') })]);
+    expect(doc.failed).toEqual([
+      expect.objectContaining({
+        kind: 'ipa',
+        name: 'HabitTracker.ipa',
+        error: expect.stringContaining('a folder of yours stands at'),
+      }),
+    ]);
     expect(r.stderr).toContain('1 file could not be pulled: ipa/HabitTracker.ipa');
     // Nothing was fetched for a file that could not be placed.
     expect(existsSync(join(dir, '.orc-partial'))).toBe(false);
@@ -323,10 +387,30 @@ describe('orc artifacts pull, against a service that misbehaves', () => {
     fake = await handServer((req, res) => {
       const url = new URL(req.url!, 'http://x');
       if (url.pathname === '/v1/runs/run_none/artifacts') {
-        return json(res, 200, { data: ARTIFACT_KINDS.map((kind) => ({ kind, status: 'pending', content_type: 'image/png', size: null, sha256: null, files: 0, updated_at: '2026-01-01T00:00:00Z' })) });
+        return json(res, 200, {
+          data: ARTIFACT_KINDS.map((kind) => ({
+            kind,
+            status: 'pending',
+            content_type: 'image/png',
+            size: null,
+            sha256: null,
+            files: 0,
+            updated_at: '2026-01-01T00:00:00Z',
+          })),
+        });
       }
       if (url.pathname === '/v1/runs/run_hand/artifacts') {
-        return json(res, 200, { data: ARTIFACT_KINDS.map((kind) => ({ kind, status: kind === 'screenshots' ? 'ready' : 'pending', content_type: 'image/png', size: null, sha256: null, files: names.length, updated_at: '2026-01-01T00:00:00Z' })) });
+        return json(res, 200, {
+          data: ARTIFACT_KINDS.map((kind) => ({
+            kind,
+            status: kind === 'screenshots' ? 'ready' : 'pending',
+            content_type: 'image/png',
+            size: null,
+            sha256: null,
+            files: names.length,
+            updated_at: '2026-01-01T00:00:00Z',
+          })),
+        });
       }
       if (url.pathname === '/v1/runs/run_hand/artifacts/screenshots') {
         return json(res, 200, {
@@ -335,7 +419,14 @@ describe('orc artifacts pull, against a service that misbehaves', () => {
             files[String(i)] = sent[name] ?? good;
             // What is sent is what is declared, except a body too large to be a fair file (declared as the good one).
             const declared = (sent[name]?.length ?? 0) <= 1 << 20 ? (sent[name] ?? good) : good;
-            return { name, content_type: 'image/png', size: declared.length, sha256: lying ? sha256('something else') : sha256(declared), url: `${fake.url}/files/${i}`, expires_at: '2099-01-01T00:00:00Z' };
+            return {
+              name,
+              content_type: 'image/png',
+              size: declared.length,
+              sha256: lying ? sha256('something else') : sha256(declared),
+              url: `${fake.url}/files/${i}`,
+              expires_at: '2099-01-01T00:00:00Z',
+            };
           }),
         });
       }
@@ -364,24 +455,46 @@ describe('orc artifacts pull, against a service that misbehaves', () => {
     });
   });
   afterAll(() => fake.close());
-  const pullFrom = (dir: string, extra: string[] = []) => orc(['artifacts', 'pull', 'run_hand', '--dir', dir, ...extra], { base: fake.url, env: { ORC_API_KEY: KEY } });
+  const pullFrom = (dir: string, extra: string[] = []) =>
+    orc(['artifacts', 'pull', 'run_hand', '--dir', dir, ...extra], { base: fake.url, env: { ORC_API_KEY: KEY } });
 
   it('with nothing ready, creates nothing: no folder is left behind', async () => {
     const dir = join(tempDir(), 'pulled');
-    const r = await orc(['artifacts', 'pull', 'run_none', '--dir', dir, '--json'], { base: fake.url, env: { ORC_API_KEY: KEY } });
+    const r = await orc(['artifacts', 'pull', 'run_none', '--dir', dir, '--json'], {
+      base: fake.url,
+      env: { ORC_API_KEY: KEY },
+    });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ files: [], pending: [...ARTIFACT_KINDS] });
     expect(existsSync(dir)).toBe(false);
   });
 
   it('never trusts a file name as a path: `..` and empty names refused, separators and controls neutralised, dotted names kept', async () => {
-    names = ['..', '', '../escape.png', '/etc/passwd', 'a/b.png', 'c\\d.png', 'bell\x07.png', '.hidden.png', 'a..b.png'];
+    names = [
+      '..',
+      '',
+      '../escape.png',
+      '/etc/passwd',
+      'a/b.png',
+      'c\\d.png',
+      'bell\x07.png',
+      '.hidden.png',
+      'a..b.png',
+    ];
     const root = tempDir();
     const dir = join(root, 'out');
     const r = await pullFrom(dir, ['--json']);
     expect(r.exitCode).toBe(1);
     // (The BEL never reaches the name: text from the service loses its control characters where it enters orc.)
-    expect(tree(root)).toEqual(['out/screenshots/.._escape.png', 'out/screenshots/.hidden.png', 'out/screenshots/_etc_passwd', 'out/screenshots/a..b.png', 'out/screenshots/a_b.png', 'out/screenshots/bell.png', 'out/screenshots/c_d.png']);
+    expect(tree(root)).toEqual([
+      'out/screenshots/.._escape.png',
+      'out/screenshots/.hidden.png',
+      'out/screenshots/_etc_passwd',
+      'out/screenshots/a..b.png',
+      'out/screenshots/a_b.png',
+      'out/screenshots/bell.png',
+      'out/screenshots/c_d.png',
+    ]);
     const doc = JSON.parse(r.stdout);
     expect(doc.failed.map((f: any) => f.name)).toEqual(['..', '']);
     expect(r.stderr).not.toMatch(/\x07/);
@@ -394,7 +507,11 @@ describe('orc artifacts pull, against a service that misbehaves', () => {
 
   it('downloads --concurrency files at a time (default 4)', async () => {
     names = Array.from({ length: 9 }, (_, i) => `shot-${i}.png`);
-    for (const [flags, most] of [[[], 4], [['--concurrency', '2'], 2], [['--concurrency', '1'], 1]] as const) {
+    for (const [flags, most] of [
+      [[], 4],
+      [['--concurrency', '2'], 2],
+      [['--concurrency', '1'], 1],
+    ] as const) {
       mostInFlight = 0;
       const r = await pullFrom(tempDir(), [...flags]);
       expect(r.exitCode, r.stderr).toBe(0);
@@ -417,7 +534,7 @@ describe('orc artifacts pull, against a service that misbehaves', () => {
     expect(tree(dir)).toEqual([]);
   });
 
-  it('files `a` and `a.part` of one kind are both pulled whole: no file of the service is another one\'s partial', async () => {
+  it("files `a` and `a.part` of one kind are both pulled whole: no file of the service is another one's partial", async () => {
     names = ['a.part', 'a'];
     sent = { a: Buffer.from('A'.repeat(5000)), 'a.part': Buffer.from('B'.repeat(3000)) };
     const dir = tempDir();
@@ -438,7 +555,12 @@ describe('orc artifacts pull, against a service that misbehaves', () => {
     sent = {};
     expect(r.exitCode).toBe(1);
     const doc = JSON.parse(r.stdout);
-    expect(doc.failed).toEqual([expect.objectContaining({ name: 'huge.png', error: `screenshots/huge.png: the service sent more than the ${good.length} bytes the manifest declares; the file was not kept` })]);
+    expect(doc.failed).toEqual([
+      expect.objectContaining({
+        name: 'huge.png',
+        error: `screenshots/huge.png: the service sent more than the ${good.length} bytes the manifest declares; the file was not kept`,
+      }),
+    ]);
     expect(doc.files.map((f: any) => f.name)).toEqual(['fine.png']);
     expect(tree(dir)).toEqual(['screenshots/fine.png']);
     // The connection was dropped at once, not read to its end.

@@ -16,7 +16,12 @@ type Case = [argv: string[], tty: boolean, exit: number, says: string];
 const cases: Case[] = [
   [['run', 'create'], false, 2, 'missing --pitch, --audience, --monetization'],
   [['run', 'create', '--mode', 'draft'], false, 2, '--mode must be one of idea, ship'],
-  [['run', 'create', '--monetization', 'gold', '--pitch', 'p', '--audience', 'a'], true, 2, '--monetization must be one of free, paid'],
+  [
+    ['run', 'create', '--monetization', 'gold', '--pitch', 'p', '--audience', 'a'],
+    true,
+    2,
+    '--monetization must be one of free, paid',
+  ],
   [['run', 'list', '--limit', '0'], false, 2, '--limit must be a whole number from 1 up'],
   [['run', 'list', '--limit', 'ten'], true, 2, '--limit must be a whole number'],
   [['run', 'list', '--all', '--limit', '5'], false, 2, '--all and --limit do not go together'],
@@ -30,7 +35,12 @@ const cases: Case[] = [
   [['gate', 'approve', 'run_1', '.'], false, 2, '<gate>: the id "." must not be "."'],
   [['gate', 'reject', 'run_1', 'idea'], false, 2, 'rejecting needs notes: --notes'],
   [['gate', 'reject', 'run_1', 'idea', '--notes', '  '], true, 2, 'nothing was sent'],
-  [['gate', 'approve', 'run_1', 'idea', '--notes', 'a', '--notes-file', 'b'], false, 2, '--notes and --notes-file do not go together'],
+  [
+    ['gate', 'approve', 'run_1', 'idea', '--notes', 'a', '--notes-file', 'b'],
+    false,
+    2,
+    '--notes and --notes-file do not go together',
+  ],
   [['watch', 'run_1', '--on-gate', 'maybe'], false, 2, '--on-gate must be one of prompt, wait, exit'],
   [['watch', 'run_1', '--on-gate', 'prompt'], false, 2, '--on-gate prompt needs a terminal'],
   [['watch', 'run_1', '--approve', 'idea,launch'], true, 2, '--approve: unknown value "launch"'],
@@ -45,8 +55,18 @@ const cases: Case[] = [
   [['run', 'list', '--limt=5'], false, 2, 'did you mean --limit?'],
   [['run', 'list', '--jsno'], false, 2, "unknown option '--jsno'; did you mean --json?"],
   [['sandbox', 'start', '--port', '70000'], false, 2, '--port must be a whole number from 0 to 65535'],
-  [['sandbox', 'start', '--signed-url-ttl', '9999999999999'], false, 2, '--signed-url-ttl must be a whole number from 1 to 315360000'],
-  [['sandbox', 'start', '--stage-ms', '34560000000'], false, 2, '--stage-ms must be a whole number from 1 to 31536000000'],
+  [
+    ['sandbox', 'start', '--signed-url-ttl', '9999999999999'],
+    false,
+    2,
+    '--signed-url-ttl must be a whole number from 1 to 315360000',
+  ],
+  [
+    ['sandbox', 'start', '--stage-ms', '34560000000'],
+    false,
+    2,
+    '--stage-ms must be a whole number from 1 to 31536000000',
+  ],
   [['sandbox', 'start', '--api-key', 'sk_live_abcdef'], false, 2, 'the sandbox takes a test key'],
   [['sandbox', 'start', '--memory', '--data-dir', '/tmp/x'], false, 2, '--memory and --data-dir do not go together'],
   [['completion', 'tcsh'], false, 2, '<shell> must be bash, zsh or fish'],
@@ -94,7 +114,8 @@ describe('help and version', () => {
 });
 
 describe('--jq within bounds', () => {
-  const viaJq = (expression: string) => runOrc(['api', '/v1/anything', '--jq', expression], { env: { ORC_BASE_URL: server.url } });
+  const viaJq = (expression: string) =>
+    runOrc(['api', '/v1/anything', '--jq', expression], { env: { ORC_BASE_URL: server.url } });
 
   it('stops an endless output (repeat) and says so in one line, exit 2, nothing printed', async () => {
     const r = await viaJq('repeat(1)');
@@ -102,7 +123,12 @@ describe('--jq within bounds', () => {
     expect(r.stdout).toBe('');
     // --jq implies --json: the failure is the one JSON line on stderr.
     expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
-    expect(JSON.parse(r.stderr).error).toMatchObject({ type: 'usage_error', field: '--jq', exit_code: 2, message: '--jq: the output passed 1,000,000 values or 64 MiB; jq was stopped and nothing was printed' });
+    expect(JSON.parse(r.stderr).error).toMatchObject({
+      type: 'usage_error',
+      field: '--jq',
+      exit_code: 2,
+      message: '--jq: the output passed 1,000,000 values or 64 MiB; jq was stopped and nothing was printed',
+    });
   }, 120_000);
 
   it('says jq ran out of memory for [range(1e9)], with no bare Aborted() from its runtime', async () => {
@@ -112,7 +138,9 @@ describe('--jq within bounds', () => {
       expect(r.exitCode).toBe(2);
       expect(r.stdout).toBe('');
       expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
-      expect(JSON.parse(r.stderr).error.message).toMatch(/^--jq: jq ran out of memory \(it has 256 MiB\); nothing was printed/);
+      expect(JSON.parse(r.stderr).error.message).toMatch(
+        /^--jq: jq ran out of memory \(it has 256 MiB\); nothing was printed/,
+      );
       expect(stray).not.toHaveBeenCalled();
     } finally {
       stray.mockRestore();
@@ -123,7 +151,9 @@ describe('--jq within bounds', () => {
     expect((await viaJq('{a: 1, b: "x"} | .b # the b')).stdout.trimEnd()).toBe('x');
     expect((await viaJq('def two: 2; [1, two] | .[]')).stdout.trimEnd()).toBe('1\n2');
     expect(JSON.parse((await viaJq('.a) | (.b')).stderr).error.message).toMatch(/^--jq: syntax error/);
-    expect(JSON.parse((await viaJq('.id |')).stderr).error.message).toBe('--jq: syntax error, unexpected end of the expression');
+    expect(JSON.parse((await viaJq('.id |')).stderr).error.message).toBe(
+      '--jq: syntax error, unexpected end of the expression',
+    );
     expect((await viaJq('error("mine")')).stderr).toContain('--jq: mine');
   });
 });

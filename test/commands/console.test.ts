@@ -19,9 +19,15 @@ function fakeBrowser(): { env: Record<string, string>; opened: () => string | nu
   const dir = mkdtempSync(join(tmpdir(), 'orc-browser-'));
   const script = join(dir, 'browser');
   // Written whole, then renamed: the test never reads a half-written file.
-  writeFileSync(script, `#!/bin/sh\necho "$1" > "${join(dir, 'opening')}" && mv "${join(dir, 'opening')}" "${join(dir, 'opened')}"\n`);
+  writeFileSync(
+    script,
+    `#!/bin/sh\necho "$1" > "${join(dir, 'opening')}" && mv "${join(dir, 'opening')}" "${join(dir, 'opened')}"\n`,
+  );
   chmodSync(script, 0o755);
-  return { env: { BROWSER: script, ORC_BASE_URL: sb.url }, opened: () => (existsSync(join(dir, 'opened')) ? readFileSync(join(dir, 'opened'), 'utf8').trim() : null) };
+  return {
+    env: { BROWSER: script, ORC_BASE_URL: sb.url },
+    opened: () => (existsSync(join(dir, 'opened')) ? readFileSync(join(dir, 'opened'), 'utf8').trim() : null),
+  };
 }
 
 const signInWorks = async (url: string) => (await fetch(url, { redirect: 'manual' })).status === 303;

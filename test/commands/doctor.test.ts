@@ -16,8 +16,12 @@ afterAll(() => sb.close());
 
 const home = () => mkdtempSync(join(tmpdir(), 'orc-home-'));
 const doctor = (env: Record<string, string | undefined> = {}, configDir = freshConfigDir()) =>
-  runOrc(['doctor', '--json'], { configDir, env: { ORC_BASE_URL: sb.url, SHELL: '/bin/bash', HOME: home(), PATH: '/nonexistent', ...env } });
-const check = (doc: { checks: Array<{ id: string; status: string; message: string; fix?: string }> }, id: string) => doc.checks.find((c) => c.id === id)!;
+  runOrc(['doctor', '--json'], {
+    configDir,
+    env: { ORC_BASE_URL: sb.url, SHELL: '/bin/bash', HOME: home(), PATH: '/nonexistent', ...env },
+  });
+const check = (doc: { checks: Array<{ id: string; status: string; message: string; fix?: string }> }, id: string) =>
+  doc.checks.find((c) => c.id === id)!;
 
 async function closedPort(): Promise<number> {
   const s = createServer();
@@ -37,10 +41,17 @@ describe('orc doctor', () => {
     expect(check(doc, 'service').message).toMatch(new RegExp(`^${sb.url} answers \\(\\d+ ms\\)$`));
     expect(check(doc, 'key')).toMatchObject({ status: 'pass' });
     expect(check(doc, 'key').message).not.toContain('sk_test_orc_sandbox_local');
-    expect(check(doc, 'sandbox')).toMatchObject({ status: 'pass', message: expect.stringContaining('orc help steering') });
-    const text = await runOrc(['doctor'], { env: { ORC_BASE_URL: sb.url, SHELL: '/bin/bash', HOME: home(), PATH: '/nonexistent' } });
+    expect(check(doc, 'sandbox')).toMatchObject({
+      status: 'pass',
+      message: expect.stringContaining('orc help steering'),
+    });
+    const text = await runOrc(['doctor'], {
+      env: { ORC_BASE_URL: sb.url, SHELL: '/bin/bash', HOME: home(), PATH: '/nonexistent' },
+    });
     expect(text.stdout).toMatch(/^✓ Node /m);
-    expect(text.stdout).toMatch(/^! bash completion is not set up\n {4}→ echo 'source <\(orc completion bash\)' >> ~\/\.bashrc$/m);
+    expect(text.stdout).toMatch(
+      /^! bash completion is not set up\n {4}→ echo 'source <\(orc completion bash\)' >> ~\/\.bashrc$/m,
+    );
     expect(text.stdout).toMatch(/^! orc is not on the PATH/m);
   });
 
@@ -49,7 +60,10 @@ describe('orc doctor', () => {
     expect(r.exitCode).toBe(1);
     const doc = JSON.parse(r.stdout);
     expect(doc.ok).toBe(false);
-    expect(check(doc, 'key')).toMatchObject({ status: 'fail', fix: 'unset ORC_API_KEY, or set it to a key the service accepts' });
+    expect(check(doc, 'key')).toMatchObject({
+      status: 'fail',
+      fix: 'unset ORC_API_KEY, or set it to a key the service accepts',
+    });
     expect(r.stderr).toContain('1 check failed');
   });
 
@@ -60,9 +74,15 @@ describe('orc doctor', () => {
     expect(check(JSON.parse(down.stdout), 'service').status).toBe('fail');
     const builtIn = await doctor({ ORC_BASE_URL: undefined, ORC_SANDBOX_PORT: String(port) });
     expect(builtIn.exitCode, builtIn.stderr).toBe(0);
-    expect(check(JSON.parse(builtIn.stdout), 'service')).toMatchObject({ status: 'warn', fix: 'orc sandbox start --detach' });
+    expect(check(JSON.parse(builtIn.stdout), 'service')).toMatchObject({
+      status: 'warn',
+      fix: 'orc sandbox start --detach',
+    });
     // Nothing was started there.
-    const probe = await fetch(`http://127.0.0.1:${port}/healthz`).then(() => 'answered', () => 'refused');
+    const probe = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+      () => 'answered',
+      () => 'refused',
+    );
     expect(probe).toBe('refused');
   });
 
@@ -87,14 +107,23 @@ describe('orc doctor', () => {
     expect(check(JSON.parse((await doctor({ HOME: h })).stdout), 'completion')).toMatchObject({ status: 'pass' });
     const fpath = mkdtempSync(join(tmpdir(), 'orc-fpath-'));
     writeFileSync(join(fpath, '_orc'), '#compdef orc\n');
-    expect(check(JSON.parse((await doctor({ SHELL: '/usr/bin/zsh', FPATH: fpath })).stdout), 'completion')).toMatchObject({ status: 'pass' });
-    expect(check(JSON.parse((await doctor({ SHELL: '/usr/bin/zsh', FPATH: '' })).stdout), 'completion')).toMatchObject({ status: 'warn' });
+    expect(
+      check(JSON.parse((await doctor({ SHELL: '/usr/bin/zsh', FPATH: fpath })).stdout), 'completion'),
+    ).toMatchObject({ status: 'pass' });
+    expect(check(JSON.parse((await doctor({ SHELL: '/usr/bin/zsh', FPATH: '' })).stdout), 'completion')).toMatchObject({
+      status: 'warn',
+    });
     const fishHome = home();
     mkdirSync(join(fishHome, '.config', 'fish', 'completions'), { recursive: true });
     writeFileSync(join(fishHome, '.config', 'fish', 'completions', 'orc.fish'), '');
-    expect(check(JSON.parse((await doctor({ SHELL: '/usr/bin/fish', HOME: fishHome })).stdout), 'completion')).toMatchObject({ status: 'pass' });
+    expect(
+      check(JSON.parse((await doctor({ SHELL: '/usr/bin/fish', HOME: fishHome })).stdout), 'completion'),
+    ).toMatchObject({ status: 'pass' });
     const bin = mkdtempSync(join(tmpdir(), 'orc-bin-'));
     writeFileSync(join(bin, 'orc'), '#!/bin/sh\n', { mode: 0o755 });
-    expect(check(JSON.parse((await doctor({ PATH: bin })).stdout), 'path')).toMatchObject({ status: 'pass', message: `orc is on the PATH (${join(bin, 'orc')})` });
+    expect(check(JSON.parse((await doctor({ PATH: bin })).stdout), 'path')).toMatchObject({
+      status: 'pass',
+      message: `orc is on the PATH (${join(bin, 'orc')})`,
+    });
   });
 });

@@ -24,7 +24,8 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 describe('retries', () => {
   it('a connection reset after the service created the run: retried with the same key, exactly one run', async () => {
     const before = (await shared.sb.call('GET', '/v1/runs?limit=100')).body.data.length;
-    shared.proxy.plan = (req, n) => (req.method === 'POST' && n === 1 ? { kind: 'reset-after-forward' } : { kind: 'pass' });
+    shared.proxy.plan = (req, n) =>
+      req.method === 'POST' && n === 1 ? { kind: 'reset-after-forward' } : { kind: 'pass' };
     const r = await viaProxy(['run', 'create', ...idea, '--json']);
     expect(r.exitCode, r.stderr).toBe(0);
     const posts = shared.proxy.seen.filter((s) => s.method === 'POST');
@@ -38,7 +39,15 @@ describe('retries', () => {
   });
 
   it('429 with Retry-After: waits that long, then succeeds', async () => {
-    shared.proxy.plan = (_req, n) => (n === 1 ? { kind: 'answer', status: 429, headers: { 'retry-after': '1', 'content-type': 'application/json' }, body: JSON.stringify({ error: { type: 'rate_limit_error', code: 'rate_limited', message: 'slow down' } }) } : { kind: 'pass' });
+    shared.proxy.plan = (_req, n) =>
+      n === 1
+        ? {
+            kind: 'answer',
+            status: 429,
+            headers: { 'retry-after': '1', 'content-type': 'application/json' },
+            body: JSON.stringify({ error: { type: 'rate_limit_error', code: 'rate_limited', message: 'slow down' } }),
+          }
+        : { kind: 'pass' };
     const r = await viaProxy(['run', 'list', '--json']);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(clock.requested.filter((ms) => ms < 30_000)).toEqual([1000]); // waited exactly that, on the clock
@@ -47,7 +56,12 @@ describe('retries', () => {
   });
 
   it('429 asking for an hour: fails at once with exit 3 and says when to retry', async () => {
-    shared.proxy.plan = () => ({ kind: 'answer', status: 429, headers: { 'retry-after': '3600', 'content-type': 'application/json', 'x-request-id': 'req_limit' }, body: JSON.stringify({ error: { type: 'rate_limit_error', code: 'rate_limited', message: 'too many requests' } }) });
+    shared.proxy.plan = () => ({
+      kind: 'answer',
+      status: 429,
+      headers: { 'retry-after': '3600', 'content-type': 'application/json', 'x-request-id': 'req_limit' },
+      body: JSON.stringify({ error: { type: 'rate_limit_error', code: 'rate_limited', message: 'too many requests' } }),
+    });
     const r = await viaProxy(['run', 'list']);
     expect(r.exitCode).toBe(3);
     // At once on the clock: no wait of the hour asked (which the fake clock would never have ended by itself).
@@ -58,7 +72,15 @@ describe('retries', () => {
   });
 
   it('a burst of 503s: retried with backoff until the service answers', async () => {
-    shared.proxy.plan = (_req, n) => (n <= 3 ? { kind: 'answer', status: 503, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { type: 'api_error', code: 'unavailable', message: 'busy' } }) } : { kind: 'pass' });
+    shared.proxy.plan = (_req, n) =>
+      n <= 3
+        ? {
+            kind: 'answer',
+            status: 503,
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ error: { type: 'api_error', code: 'unavailable', message: 'busy' } }),
+          }
+        : { kind: 'pass' };
     const r = await viaProxy(['run', 'list', '--json']);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(shared.proxy.seen).toHaveLength(4);
@@ -73,7 +95,12 @@ describe('retries', () => {
   });
 
   it('never retries a 4xx it should not', async () => {
-    shared.proxy.plan = () => ({ kind: 'answer', status: 404, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { type: 'not_found_error', code: 'run_not_found', message: 'no such run' } }) });
+    shared.proxy.plan = () => ({
+      kind: 'answer',
+      status: 404,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ error: { type: 'not_found_error', code: 'run_not_found', message: 'no such run' } }),
+    });
     const r = await viaProxy(['run', 'get', 'run_x']);
     expect(r.exitCode).toBe(3);
     expect(shared.proxy.seen).toHaveLength(1);
@@ -82,7 +109,12 @@ describe('retries', () => {
 
 describe('answers that are not the service', () => {
   it('an HTML 502 from a proxy: the status and request id, never a parse error or a stack', async () => {
-    shared.proxy.plan = () => ({ kind: 'answer', status: 502, headers: { 'content-type': 'text/html', 'x-request-id': 'req_edge_502' }, body: '<html><body><h1>502 Bad Gateway</h1></body></html>' });
+    shared.proxy.plan = () => ({
+      kind: 'answer',
+      status: 502,
+      headers: { 'content-type': 'text/html', 'x-request-id': 'req_edge_502' },
+      body: '<html><body><h1>502 Bad Gateway</h1></body></html>',
+    });
     const r = await viaProxy(['run', 'get', 'run_x']);
     expect(r.exitCode).toBe(1);
     expect(shared.proxy.seen).toHaveLength(5); // 5xx is retried: 1 + 4
@@ -100,7 +132,19 @@ describe('answers that are not the service', () => {
   });
 
   it('a validation error from the service names the field and the flag that sets it', async () => {
-    shared.proxy.plan = () => ({ kind: 'answer', status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { type: 'invalid_request_error', code: 'invalid_value', message: 'audience is too vague', field: 'idea.audience' } }) });
+    shared.proxy.plan = () => ({
+      kind: 'answer',
+      status: 400,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        error: {
+          type: 'invalid_request_error',
+          code: 'invalid_value',
+          message: 'audience is too vague',
+          field: 'idea.audience',
+        },
+      }),
+    });
     const r = await viaProxy(['run', 'create', ...idea]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('idea.audience (--audience): audience is too vague');
@@ -128,14 +172,34 @@ describe('answers that are not the service', () => {
   it('escape sequences in server strings never reach the terminal', async () => {
     const created = await shared.sb.createRun('Escapes');
     const nasty = '\u001b]0;pwned\u0007\u001b[2J\u001b[31m05_build\u009b1m\u0007';
-    shared.proxy.plan = () => ({ kind: 'rewrite', rewrite: (body) => body.replace('"01_intake"', JSON.stringify(nasty)).replace('"running"', JSON.stringify('running\u001b[8m')) });
-    for (const args of [['run', 'get', created.id], ['run', 'list'], ['run', 'get', created.id, '--json'], ['run', 'list', '--json']]) {
+    shared.proxy.plan = () => ({
+      kind: 'rewrite',
+      rewrite: (body) =>
+        body.replace('"01_intake"', JSON.stringify(nasty)).replace('"running"', JSON.stringify('running\u001b[8m')),
+    });
+    for (const args of [
+      ['run', 'get', created.id],
+      ['run', 'list'],
+      ['run', 'get', created.id, '--json'],
+      ['run', 'list', '--json'],
+    ]) {
       const r = await viaProxy(args);
       expect(r.exitCode, r.stderr).toBe(0);
       expect(r.stdout).toContain('05_build');
       expect(r.stdout, args.join(' ')).not.toMatch(CONTROL);
     }
-    shared.proxy.plan = () => ({ kind: 'answer', status: 404, headers: { 'content-type': 'application/json', 'x-request-id': 'req_escapes' }, body: JSON.stringify({ error: { type: 'not_found_error', code: 'run_not_found', message: 'gone \u001b]8;;https://evil.example\u0007click\u001b]8;;\u0007 \u009b2J' } }) });
+    shared.proxy.plan = () => ({
+      kind: 'answer',
+      status: 404,
+      headers: { 'content-type': 'application/json', 'x-request-id': 'req_escapes' },
+      body: JSON.stringify({
+        error: {
+          type: 'not_found_error',
+          code: 'run_not_found',
+          message: 'gone \u001b]8;;https://evil.example\u0007click\u001b]8;;\u0007 \u009b2J',
+        },
+      }),
+    });
     const err = await viaProxy(['run', 'get', 'run_x']);
     expect(err.exitCode).toBe(3);
     expect(err.stderr).toContain('gone click');
@@ -147,7 +211,9 @@ describe('the key', () => {
   it('--debug shows the exchange on stderr with the key redacted; the key is nowhere whole', async () => {
     const secretSb = await startTestSandbox({ apiKey: 'sk_test_VerySecretValue9876' });
     try {
-      const r = await orc(['run', 'list', '--debug', '--json'], { env: { ORC_BASE_URL: secretSb.url, ORC_API_KEY: 'sk_test_VerySecretValue9876' } });
+      const r = await orc(['run', 'list', '--debug', '--json'], {
+        env: { ORC_BASE_URL: secretSb.url, ORC_API_KEY: 'sk_test_VerySecretValue9876' },
+      });
       expect(r.exitCode, r.stderr).toBe(0);
       expect(r.stderr).toMatch(/> GET http:\/\/127\.0\.0\.1:\d+\/v1\/runs/);
       expect(r.stderr).toContain('> authorization: Bearer sk_test_…9876');
@@ -224,7 +290,8 @@ describe('sandbox export', () => {
     await shared.sb.createRun('Exported');
     const dir = mkdtempSync(join(tmpdir(), 'orc-export-'));
     const file = join(dir, 'snap.json');
-    shared.proxy.plan = (req, n) => (req.url?.startsWith('/_sandbox/export') && n === 1 ? { kind: 'cut-body', afterBytes: 200 } : { kind: 'pass' });
+    shared.proxy.plan = (req, n) =>
+      req.url?.startsWith('/_sandbox/export') && n === 1 ? { kind: 'cut-body', afterBytes: 200 } : { kind: 'pass' };
     const r = await viaProxy(['sandbox', 'export', file]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(readFileSync(file, 'utf8')).format).toBe('orc-sandbox-snapshot');

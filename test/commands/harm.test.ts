@@ -6,7 +6,16 @@ import { runOrc } from '../helpers/run.js';
 import { handServer, json, type HandServer } from '../helpers/server.js';
 
 const KEY = 'sk_test_handwritten_0123456789';
-const run = { id: 'run_h', mode: 'idea', status: 'running', stage: '01_intake', gate_pending: null, app_id: null, created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' };
+const run = {
+  id: 'run_h',
+  mode: 'idea',
+  status: 'running',
+  stage: '01_intake',
+  gate_pending: null,
+  app_id: null,
+  created_at: '2026-01-01T00:00:00Z',
+  updated_at: '2026-01-01T00:00:00Z',
+};
 const RAW_TEXT = 'title\u001b]0;pwned\u0007 clear\u001b[2J rlo\u202eevil lrm\u200e rlm\u200f alm\u061c end\n';
 let server: HandServer;
 let pages = 0;
@@ -16,13 +25,23 @@ beforeAll(async () => {
     if (url.pathname === '/v1/runs' && req.method === 'GET') {
       pages++;
       // A cursor that comes round again: c1, c2, c1, …
-      return json(res, 200, { data: [run], has_more: true, next_cursor: url.searchParams.get('cursor') === 'c1' ? 'c2' : 'c1' });
+      return json(res, 200, {
+        data: [run],
+        has_more: true,
+        next_cursor: url.searchParams.get('cursor') === 'c1' ? 'c2' : 'c1',
+      });
     }
     if (url.pathname === '/v1/webhooks') {
       pages++;
       return json(res, 200, { data: [], has_more: true, next_cursor: 'w1' });
     }
-    if (url.pathname === '/v1/runs/run_later') return json(res, 429, { error: { type: 'rate_limit_error', code: 'rate_limited', message: 'slow down' } }, { 'retry-after': '99999999999999999' });
+    if (url.pathname === '/v1/runs/run_later')
+      return json(
+        res,
+        429,
+        { error: { type: 'rate_limit_error', code: 'rate_limited', message: 'slow down' } },
+        { 'retry-after': '99999999999999999' },
+      );
     if (url.pathname === '/v1/raw') {
       res.writeHead(200, { 'content-type': 'text/plain' });
       return res.end(RAW_TEXT);
@@ -32,11 +51,15 @@ beforeAll(async () => {
   });
 });
 afterAll(() => server.close());
-const orc = (args: string[], tty = false) => runOrc(args, { env: { ORC_BASE_URL: server.url, ORC_API_KEY: KEY }, tty: { stdout: tty, stderr: tty } });
+const orc = (args: string[], tty = false) =>
+  runOrc(args, { env: { ORC_BASE_URL: server.url, ORC_API_KEY: KEY }, tty: { stdout: tty, stderr: tty } });
 
 describe('pages that never end', () => {
   it('a cursor that comes again stops `run list --all` and `api --paginate` with exit 1 and says why', async () => {
-    for (const args of [['run', 'list', '--all', '--json'], ['api', 'GET', '/v1/runs', '--paginate']]) {
+    for (const args of [
+      ['run', 'list', '--all', '--json'],
+      ['api', 'GET', '/v1/runs', '--paginate'],
+    ]) {
       pages = 0;
       const r = await orc(args);
       expect(r.exitCode, args.join(' ')).toBe(1);

@@ -21,7 +21,19 @@ describe('orc help', () => {
   it('lists the commands and the topics', async () => {
     const r = await runOrc(['help']);
     expect(r.exitCode).toBe(0);
-    for (const noun of ['run', 'watch', 'gate', 'spec', 'scorecard', 'artifacts', 'webhook', 'api', 'profile', 'sandbox']) expect(r.stdout).toMatch(new RegExp(`^  ${noun}\\b`, 'm'));
+    for (const noun of [
+      'run',
+      'watch',
+      'gate',
+      'spec',
+      'scorecard',
+      'artifacts',
+      'webhook',
+      'api',
+      'profile',
+      'sandbox',
+    ])
+      expect(r.stdout).toMatch(new RegExp(`^  ${noun}\\b`, 'm'));
     for (const t of TOPICS) expect(r.stdout).toContain(`orc help ${t.name}`);
   });
 
@@ -72,7 +84,8 @@ describe('orc help', () => {
     const read = new Set<string>();
     for (const file of [...sourceFiles(join(ROOT, 'src')), join(ROOT, 'bin/orc.js')]) {
       const text = readFileSync(file, 'utf8');
-      for (const m of text.matchAll(/\benv(?:\?\.|\.)([A-Z_][A-Z0-9_]+)|\benv\[['"]([A-Z_][A-Z0-9_]+)['"]\]/g)) read.add((m[1] ?? m[2])!);
+      for (const m of text.matchAll(/\benv(?:\?\.|\.)([A-Z_][A-Z0-9_]+)|\benv\[['"]([A-Z_][A-Z0-9_]+)['"]\]/g))
+        read.add((m[1] ?? m[2])!);
     }
     expect(read.size).toBeGreaterThan(10);
     const named = new Set(ENVIRONMENT.map((e) => e.name));
@@ -96,7 +109,9 @@ describe('orc help', () => {
   });
 
   it("the README's and docs' tables (commands, exit codes, JSON shapes, environment) are made from their one source (npm run docs)", () => {
-    expect(() => execFileSync(process.execPath, [join(ROOT, 'scripts/docs.mjs'), '--check'], { encoding: 'utf8', stdio: 'pipe' })).not.toThrow();
+    expect(() =>
+      execFileSync(process.execPath, [join(ROOT, 'scripts/docs.mjs'), '--check'], { encoding: 'utf8', stdio: 'pipe' }),
+    ).not.toThrow();
   });
 });
 

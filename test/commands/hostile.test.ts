@@ -9,10 +9,26 @@ const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]
 /** What orc itself writes at a terminal (colours, the live region's cursor moves, the gate bell), taken out
  * before looking for what the service sent: the service's own sequences must already be gone. */
 const ours = (s: string) => s.replace(/\u001b\[[0-9;]*m|\u001b\[\?25[lh]|\r?\u001b\[\d+A|\u001b\[J|\u0007/g, '');
-const run = { id: 'run_h', mode: EVIL, status: EVIL, stage: EVIL, gate_pending: EVIL, app_id: EVIL, created_at: EVIL, updated_at: EVIL, extra: EVIL };
+const run = {
+  id: 'run_h',
+  mode: EVIL,
+  status: EVIL,
+  stage: EVIL,
+  gate_pending: EVIL,
+  app_id: EVIL,
+  created_at: EVIL,
+  updated_at: EVIL,
+  extra: EVIL,
+};
 const gate = { name: EVIL, state: EVIL, decided_at: EVIL, notes: EVIL };
 const hook = { id: 'wh_h', url: EVIL, events: [EVIL], status: EVIL, created_at: '2026-11-22T10:00:00Z', secret: EVIL };
-const envelope = (id: number, type: string, data: Record<string, unknown>) => ({ id: `evt_${id}`, type, created_at: EVIL, run_id: EVIL, data });
+const envelope = (id: number, type: string, data: Record<string, unknown>) => ({
+  id: `evt_${id}`,
+  type,
+  created_at: EVIL,
+  run_id: EVIL,
+  data,
+});
 const events = [
   envelope(1, 'run.created', { mode: EVIL }),
   envelope(2, 'run.stage_changed', { stage: EVIL, percent: 50 }),
@@ -29,14 +45,29 @@ beforeAll(async () => {
     const url = req.url!;
     if (url.startsWith('/v1/runs/run_h/events')) {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.end(events.map((e, i) => `id: ${i + 1}\nevent: ${e.type === 'log' ? 'log' : e.type}\ndata: ${JSON.stringify(e)}\n\n`).join(''));
+      res.end(
+        events
+          .map((e, i) => `id: ${i + 1}\nevent: ${e.type === 'log' ? 'log' : e.type}\ndata: ${JSON.stringify(e)}\n\n`)
+          .join(''),
+      );
     } else if (url.startsWith('/v1/runs/run_h/gates/') && req.method === 'POST') json(res, 200, { gate, run });
     else if (url.startsWith('/v1/runs/run_h/gates')) json(res, 200, { data: [gate, gate, gate] });
     else if (url.startsWith('/v1/runs/run_h/cancel')) json(res, 200, run);
     else if (url.startsWith('/v1/runs/run_h')) json(res, 200, run);
-    else if (url.startsWith('/v1/runs?') || url === '/v1/runs') json(res, req.method === 'POST' ? 201 : 200, req.method === 'POST' ? run : { data: [run, run], next_cursor: null, has_more: false });
+    else if (url.startsWith('/v1/runs?') || url === '/v1/runs')
+      json(
+        res,
+        req.method === 'POST' ? 201 : 200,
+        req.method === 'POST' ? run : { data: [run, run], next_cursor: null, has_more: false },
+      );
     else if (url.startsWith('/v1/webhooks/wh_h')) json(res, 200, hook);
-    else json(res, 404, { error: { type: EVIL, code: EVIL, message: EVIL, field: EVIL } }, { 'x-request-id': 'req_\u009b2J\u0085' /* only what a header may carry */ });
+    else
+      json(
+        res,
+        404,
+        { error: { type: EVIL, code: EVIL, message: EVIL, field: EVIL } },
+        { 'x-request-id': 'req_\u009b2J\u0085' /* only what a header may carry */ },
+      );
   });
 });
 afterAll(() => server.close());
@@ -57,12 +88,18 @@ const commands = [
 describe('hostile text from the service', () => {
   for (const tty of [false, true]) {
     for (const json of [false, true]) {
-      it.each(commands)(`never reaches the terminal raw (${tty ? 'terminal' : 'piped'}${json ? ', --json' : ''}): %s %s %s`, async (...args) => {
-        const r = await runOrc([...args, ...(json ? ['--json'] : [])], { env: { ORC_BASE_URL: server.url }, tty: { stdout: tty, stderr: tty } });
-        expect(r.stdout + r.stderr).toMatch(/evil|x/); // the text is shown…
-        expect(ours(r.stdout), 'stdout').not.toMatch(RAW); // …made harmless
-        expect(ours(r.stderr), 'stderr').not.toMatch(RAW);
-      });
+      it.each(commands)(
+        `never reaches the terminal raw (${tty ? 'terminal' : 'piped'}${json ? ', --json' : ''}): %s %s %s`,
+        async (...args) => {
+          const r = await runOrc([...args, ...(json ? ['--json'] : [])], {
+            env: { ORC_BASE_URL: server.url },
+            tty: { stdout: tty, stderr: tty },
+          });
+          expect(r.stdout + r.stderr).toMatch(/evil|x/); // the text is shown…
+          expect(ours(r.stdout), 'stdout').not.toMatch(RAW); // …made harmless
+          expect(ours(r.stderr), 'stderr').not.toMatch(RAW);
+        },
+      );
     }
   }
 });

@@ -50,9 +50,31 @@ describe('messages', () => {
   });
 
   it('--approve final on a run whose scorecard did not pass approves, and says so on stderr', async () => {
-    const r = await runOrc(['run', 'create', '--pitch', 'A low scorer #lowscore', '--audience', 'x', '--monetization', 'free', '--watch', '--approve', 'idea,brand,final', '--json'], at());
+    const r = await runOrc(
+      [
+        'run',
+        'create',
+        '--pitch',
+        'A low scorer #lowscore',
+        '--audience',
+        'x',
+        '--monetization',
+        'free',
+        '--watch',
+        '--approve',
+        'idea,brand,final',
+        '--json',
+      ],
+      at(),
+    );
     expect(r.stderr).toMatch(/approved gate final of run_\S+ although the scorecard did not pass/);
-    expect(r.stdout.split('\n').map((l) => JSON.parse(l)).filter((e) => e.type === 'run.gate_resolved').map((e) => e.data.gate)).toContain('final');
+    expect(
+      r.stdout
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .filter((e) => e.type === 'run.gate_resolved')
+        .map((e) => e.data.gate),
+    ).toContain('final');
   });
 
   it('watch against a dead host gives up after the attempts the README states (8 reconnects, 9 attempts)', async () => {
@@ -60,25 +82,44 @@ describe('messages', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as AddressInfo).port;
     await new Promise((r) => server.close(r));
-    const r = await runOrc(['watch', 'run_gone'], { env: { ORC_BASE_URL: `http://127.0.0.1:${port}` }, clock: new FakeClock({ autoMs: 29_999 }) /* backoff passes at once; the 30 s silence rule does not */ });
+    const r = await runOrc(['watch', 'run_gone'], {
+      env: { ORC_BASE_URL: `http://127.0.0.1:${port}` },
+      clock: new FakeClock({ autoMs: 29_999 }) /* backoff passes at once; the 30 s silence rule does not */,
+    });
     expect(r.exitCode).toBe(1);
     expect(r.stderr.match(/reconnecting in/g)).toHaveLength(8);
     expect(r.stderr).toContain('(9 attempts in a row)');
     expect(r.stderr).toContain('orc watch run_gone');
   });
   it('under --json every line of stderr is JSON: retries are notices, the failure the one error, last', async () => {
-    const server = await handServer((_req, res) => json(res, 500, { error: { type: 'api_error', code: 'internal_error', message: 'boom' } }));
+    const server = await handServer((_req, res) =>
+      json(res, 500, { error: { type: 'api_error', code: 'internal_error', message: 'boom' } }),
+    );
     try {
       const env = { env: { ORC_BASE_URL: server.url }, clock: new FakeClock({ autoMs: 10_000 }) };
       const r = await runOrc(['run', 'list', '--json'], env);
       expect(r.exitCode).toBe(1);
       expect(r.stdout).toBe('');
-      const lines = r.stderr.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, { message: string }>);
+      const lines = r.stderr
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, { message: string }>);
       expect(lines.length).toBeGreaterThan(1);
-      expect(lines.slice(0, -1).every((l) => Object.keys(l).join() === 'notice' && /^500 internal_error; retrying in /.test(l.notice!.message))).toBe(true);
+      expect(
+        lines
+          .slice(0, -1)
+          .every(
+            (l) => Object.keys(l).join() === 'notice' && /^500 internal_error; retrying in /.test(l.notice!.message),
+          ),
+      ).toBe(true);
       expect(lines.at(-1)!.error).toMatchObject({ code: 'internal_error', exit_code: 1 });
       const debug = await runOrc(['run', 'list', '--jq', '.', '--debug'], env);
-      expect(debug.stderr.trimEnd().split('\n').map((l) => Object.keys(JSON.parse(l))[0])).toContain('debug');
+      expect(
+        debug.stderr
+          .trimEnd()
+          .split('\n')
+          .map((l) => Object.keys(JSON.parse(l))[0]),
+      ).toContain('debug');
     } finally {
       await server.close();
     }

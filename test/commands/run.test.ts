@@ -14,8 +14,10 @@ beforeAll(async () => {
 afterAll(() => sb.close());
 
 /** orc aimed at the test sandbox through ORC_BASE_URL, as a CI job would be. */
-const run = (args: string[], o: { input?: string; env?: Record<string, string | undefined>; configDir?: string } = {}) =>
-  orc(args, { ...o, env: { ORC_BASE_URL: sb.url, ...o.env } });
+const run = (
+  args: string[],
+  o: { input?: string; env?: Record<string, string | undefined>; configDir?: string } = {},
+) => orc(args, { ...o, env: { ORC_BASE_URL: sb.url, ...o.env } });
 const countRuns = async () => (await sb.call('GET', '/v1/runs?limit=100')).body.data.length as number;
 const idea = ['--pitch', 'A habit tracker for runners', '--audience', 'runners', '--monetization', 'freemium'];
 
@@ -57,7 +59,9 @@ describe('orc run create', () => {
     expect(fromFile.exitCode, fromFile.stderr).toBe(0);
     const spec = await sb.call('GET', `/v1/runs/${JSON.parse(fromFile.stdout).id}/spec`);
     expect(spec.body.name).toBe('Trail Log');
-    const stdin = await run(['run', 'create', '--source', '-', '--json'], { input: JSON.stringify({ name: 'Piped App' }) });
+    const stdin = await run(['run', 'create', '--source', '-', '--json'], {
+      input: JSON.stringify({ name: 'Piped App' }),
+    });
     expect(stdin.exitCode, stdin.stderr).toBe(0);
     expect((await sb.call('GET', `/v1/runs/${JSON.parse(stdin.stdout).id}/spec`)).body.name).toBe('Piped App');
   });
@@ -81,7 +85,18 @@ describe('orc run create', () => {
     const b = await run(['run', 'create', ...idea, '--idempotency-key', 'ci-build-4711', '--json']);
     expect(JSON.parse(a.stdout).id).toBe(JSON.parse(b.stdout).id);
     expect(await countRuns()).toBe(before + 1);
-    const other = await run(['run', 'create', '--pitch', 'Something else', '--audience', 'x', '--monetization', 'free', '--idempotency-key', 'ci-build-4711']);
+    const other = await run([
+      'run',
+      'create',
+      '--pitch',
+      'Something else',
+      '--audience',
+      'x',
+      '--monetization',
+      'free',
+      '--idempotency-key',
+      'ci-build-4711',
+    ]);
     expect(other.exitCode).toBe(3);
     expect(other.stderr).toContain('idempotency_key_reused');
   });
@@ -124,7 +139,13 @@ describe('orc run get, list, cancel', () => {
       const piped = await orc(['run', 'list', '--limit', '3'], { env });
       const lines = piped.stdout.split('\n');
       expect(lines).toHaveLength(3);
-      expect(lines[0]!.split('\t')).toEqual([ids[24], 'running', '01_intake', '—', expect.stringMatching(/^\d{4}-\d\d-\d\dT/)]);
+      expect(lines[0]!.split('\t')).toEqual([
+        ids[24],
+        'running',
+        '01_intake',
+        '—',
+        expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      ]);
       const badStatus = await orc(['run', 'list', '--status', 'paused'], { env });
       expect(badStatus.exitCode).toBe(2);
       expect(badStatus.stderr).toContain('--status');

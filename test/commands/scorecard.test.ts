@@ -22,7 +22,8 @@ describe('orc scorecard, piped', () => {
     const failing = card.preflight.checks.find((c: { status: string }) => c.status === 'fail');
     expect(failing.detail.length).toBeGreaterThan(20);
     // A detail says what is wrong, never the check's title again.
-    for (const c of card.preflight.checks.filter((c: { detail: string | null }) => c.detail)) expect(c.detail).not.toContain(c.title);
+    for (const c of card.preflight.checks.filter((c: { detail: string | null }) => c.detail))
+      expect(c.detail).not.toContain(c.title);
     const r = await runOrc(['scorecard', run.id], { env: { ORC_BASE_URL: sb.url }, columns: 40 });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toContain(failing.detail);
@@ -33,7 +34,9 @@ describe('orc scorecard, piped', () => {
 describe('the brand gate at 60 columns', () => {
   it('puts as many swatches on a line as fit, and never splits a code', async () => {
     const palette = ['#9B173A', '#C53F16', '#3ACBA4', '#48C0E5', '#F6F4F4', '#112233', '#445566'];
-    const api = { spec: { retrieve: async () => ({ name: 'X', brand: { palette, typeface: 'Nunito', voice: 'calm' } }) } } as never;
+    const api = {
+      spec: { retrieve: async () => ({ name: 'X', brand: { palette, typeface: 'Nunito', voice: 'calm' } }) },
+    } as never;
     const out = Object.assign(new PassThrough(), { isTTY: true, columns: 60 });
     const io = new IO({ stdin: new PassThrough(), stdout: out, stderr: out }, { json: false, noInput: false, env: {} });
     const lines = await gateSummary(api, 'run_x', 'brand', await loadStyle(io), 60);

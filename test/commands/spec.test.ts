@@ -13,7 +13,10 @@ const env = useProxiedSandbox({ stageMs: 50, clock: quickClock() });
 const FAKE_EDITOR = resolve(import.meta.dirname, '../helpers/fake-editor.mjs');
 
 const orc = (args: string[], o: { input?: string; env?: Record<string, string | undefined>; direct?: boolean } = {}) =>
-  runOrc(args, { ...(o.input !== undefined ? { input: o.input } : {}), env: { ORC_BASE_URL: o.direct ? env.sb.url : env.proxy.url, ...o.env } });
+  runOrc(args, {
+    ...(o.input !== undefined ? { input: o.input } : {}),
+    env: { ORC_BASE_URL: o.direct ? env.sb.url : env.proxy.url, ...o.env },
+  });
 
 /** An editor for one command: its steps, and the folder where it keeps what it was shown. */
 function editor(steps: unknown[]): { env: Record<string, string>; seen: (n: number) => string; rounds: () => number } {
@@ -112,10 +115,14 @@ describe('orc spec edit, in the editor', () => {
 
   it('a YAML error is named by line; a value of the wrong type by its path', async () => {
     const id = await ideaRun();
-    const broken = await orc(['spec', 'edit', id], { env: editor([{ replace: ['^name: (.*)$', 'name: [unclosed'] }]).env });
+    const broken = await orc(['spec', 'edit', id], {
+      env: editor([{ replace: ['^name: (.*)$', 'name: [unclosed'] }]).env,
+    });
     expect(broken.exitCode).toBe(2);
     expect(broken.stderr).toMatch(/line \d+/);
-    const typed = await orc(['spec', 'edit', id], { env: editor([{ replace: ['^features:$', 'features: 12\nold_features:'] }]).env });
+    const typed = await orc(['spec', 'edit', id], {
+      env: editor([{ replace: ['^features:$', 'features: 12\nold_features:'] }]).env,
+    });
     expect(typed.exitCode).toBe(2);
     expect(typed.stderr).toContain('features:');
     expect(patches()).toHaveLength(0);
@@ -150,7 +157,19 @@ describe('orc spec edit, in the editor', () => {
     const id = await ideaRun();
     env.proxy.plan = (req) =>
       req.method === 'PATCH'
-        ? { kind: 'answer', status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { type: 'invalid_request_error', code: 'invalid_value', message: 'that name is taken in the store', field: 'name' } }) }
+        ? {
+            kind: 'answer',
+            status: 400,
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({
+              error: {
+                type: 'invalid_request_error',
+                code: 'invalid_value',
+                message: 'that name is taken in the store',
+                field: 'name',
+              },
+            }),
+          }
         : { kind: 'pass' };
     const r = await orc(['spec', 'edit', id], { env: editor([{ replace: ['^name: .*$', 'name: Taken'] }]).env });
     expect(r.exitCode).toBe(3);
@@ -163,13 +182,33 @@ describe('orc spec edit, without an editor', () => {
   it('--set (dotted paths, JSON values) and --unset send the merge patch; --dry-run prints it and sends nothing', async () => {
     const id = await ideaRun();
     const before = await specOf(id);
-    const args = ['spec', 'edit', id, '--set', 'name=Stride', '--set', 'brand.palette.0=#112233', '--set', 'features[1]=Streaks', '--set', 'platforms=["ios"]', '--unset', 'tagline'];
+    const args = [
+      'spec',
+      'edit',
+      id,
+      '--set',
+      'name=Stride',
+      '--set',
+      'brand.palette.0=#112233',
+      '--set',
+      'features[1]=Streaks',
+      '--set',
+      'platforms=["ios"]',
+      '--unset',
+      'tagline',
+    ];
     const dry = await orc([...args, '--dry-run']);
     expect(dry.exitCode, dry.stderr).toBe(0);
     const palette = ['#112233'];
     const features = [...before.features];
     features[1] = 'Streaks';
-    expect(JSON.parse(dry.stdout)).toEqual({ name: 'Stride', brand: { palette }, features, platforms: ['ios'], tagline: null });
+    expect(JSON.parse(dry.stdout)).toEqual({
+      name: 'Stride',
+      brand: { palette },
+      features,
+      platforms: ['ios'],
+      tagline: null,
+    });
     expect(patches()).toHaveLength(0);
     const sent = await orc([...args, '--json']);
     expect(sent.exitCode, sent.stderr).toBe(0);
@@ -239,7 +278,9 @@ describe('orc spec edit, without an editor', () => {
     expect(r.stderr).toContain('locked: the run is canceled');
     const ended = (await env.sb.createRun('Accepted run')).id;
     await driveToEnd(env.sb, ended);
-    const viaEditor = await orc(['spec', 'edit', ended], { env: editor([{ replace: ['^name: .*$', 'name: Late'] }]).env });
+    const viaEditor = await orc(['spec', 'edit', ended], {
+      env: editor([{ replace: ['^name: .*$', 'name: Late'] }]).env,
+    });
     expect(viaEditor.exitCode).toBe(3);
     expect(viaEditor.stderr).toContain('locked: the run is accepted');
     expect(patches()).toHaveLength(0);
@@ -249,7 +290,14 @@ describe('orc spec edit, without an editor', () => {
 describe('an edit orc refuses itself, the edit kept', () => {
   it('a YAML alias bomb is a problem (exit 2), not a crash; nothing is sent and the edit stays', async () => {
     const id = await ideaRun();
-    const bomb = ['a: &a ["x","x","x","x","x","x","x","x","x"]', 'b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]', 'c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]', 'd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]', 'name: Boom', 'e: [*d,*d,*d,*d,*d,*d,*d,*d,*d]'].join('\n');
+    const bomb = [
+      'a: &a ["x","x","x","x","x","x","x","x","x"]',
+      'b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]',
+      'c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]',
+      'd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]',
+      'name: Boom',
+      'e: [*d,*d,*d,*d,*d,*d,*d,*d,*d]',
+    ].join('\n');
     const ed = editor([{ write: bomb }]);
     const before = patches().length;
     const r = await orc(['spec', 'edit', id], { env: ed.env });

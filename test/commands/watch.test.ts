@@ -14,33 +14,49 @@ import { driveToEnd, readSse, startTestSandbox, type TestSandbox } from '../help
 const shared = useProxiedSandbox({ stageMs: 60, clock: new FakeClock({ autoMs: 9_000 }) });
 
 const idea = (pitch: string) => ['--pitch', pitch, '--audience', 'runners', '--monetization', 'freemium'];
-const ndjson = (stdout: string) => stdout.split('\n').filter(Boolean).map((l) => Event.parse(JSON.parse(l)));
+const ndjson = (stdout: string) =>
+  stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => Event.parse(JSON.parse(l)));
 /** The run's whole history as the service keeps it: what an uncut watch must print, line for line. */
-const history = async (runId: string) => (await readSse(`${shared.sb.url}/v1/runs/${runId}/events`)).filter((m) => m.data).map((m) => JSON.parse(m.data!));
+const history = async (runId: string) =>
+  (await readSse(`${shared.sb.url}/v1/runs/${runId}/events`)).filter((m) => m.data).map((m) => JSON.parse(m.data!));
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 describe('run create --watch', () => {
   it('a full idea run with --approve idea,brand,final ends 0, NDJSON of every event', async () => {
-    const r = await orc(['run', 'create', ...idea('A habit tracker'), '--watch', '--approve', 'idea,brand,final', '--json'], { env: { ORC_BASE_URL: shared.sb.url } });
+    const r = await orc(
+      ['run', 'create', ...idea('A habit tracker'), '--watch', '--approve', 'idea,brand,final', '--json'],
+      { env: { ORC_BASE_URL: shared.sb.url } },
+    );
     expect(r.exitCode, r.stderr).toBe(0);
     const events = ndjson(r.stdout);
     expect(events[0]!.type).toBe('run.created');
     expect(events.at(-1)!.type).toBe('run.accepted');
-    expect(events.filter((e) => e.type === 'run.gate_resolved').map((e) => [e.data.gate, e.data.decision])).toEqual([['idea', 'approved'], ['brand', 'approved'], ['final', 'approved']]);
+    expect(events.filter((e) => e.type === 'run.gate_resolved').map((e) => [e.data.gate, e.data.decision])).toEqual([
+      ['idea', 'approved'],
+      ['brand', 'approved'],
+      ['final', 'approved'],
+    ]);
     expect(events.some((e) => e.type === 'log')).toBe(true);
     expect(events).toEqual(await history(events[0]!.run_id));
     expect(r.stderr).toContain('approved gate final (--approve)');
   });
 
   it('#fail ends 5 and names 05_build', async () => {
-    const r = await orc(['run', 'create', ...idea('A budget app #fail'), '--watch', '--approve', 'idea,brand,final'], { env: { ORC_BASE_URL: shared.sb.url } });
+    const r = await orc(['run', 'create', ...idea('A budget app #fail'), '--watch', '--approve', 'idea,brand,final'], {
+      env: { ORC_BASE_URL: shared.sb.url },
+    });
     expect(r.exitCode).toBe(5);
     expect(r.stderr).toMatch(/failed at 05_build: build_failed: /);
     expect(r.stdout).toMatch(/^\S+Z run\.failed failed at 05_build/m);
   });
 
   it('--until-gate --json ends 6 with the gate event as its last line', async () => {
-    const r = await orc(['run', 'create', ...idea('A gate stopper'), '--until-gate', '--json'], { env: { ORC_BASE_URL: shared.sb.url } });
+    const r = await orc(['run', 'create', ...idea('A gate stopper'), '--until-gate', '--json'], {
+      env: { ORC_BASE_URL: shared.sb.url },
+    });
     expect(r.exitCode).toBe(6);
     const last = ndjson(r.stdout).at(-1)!;
     expect(last).toMatchObject({ type: 'run.gate_pending', data: { gate: 'idea' } });
@@ -51,8 +67,14 @@ describe('run create --watch', () => {
 
   it('refuses bad watch flags before creating anything', async () => {
     const before = (await shared.sb.call('GET', '/v1/runs?limit=100')).body.data.length;
-    for (const [args, flag] of [[['--approve', 'idea,launch'], '--approve'], [['--on-gate', 'maybe'], '--on-gate'], [['--on-gate', 'prompt'], '--on-gate prompt']] as const) {
-      const r = await orc(['run', 'create', ...idea('Never made'), '--watch', ...args], { env: { ORC_BASE_URL: shared.sb.url } });
+    for (const [args, flag] of [
+      [['--approve', 'idea,launch'], '--approve'],
+      [['--on-gate', 'maybe'], '--on-gate'],
+      [['--on-gate', 'prompt'], '--on-gate prompt'],
+    ] as const) {
+      const r = await orc(['run', 'create', ...idea('Never made'), '--watch', ...args], {
+        env: { ORC_BASE_URL: shared.sb.url },
+      });
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toContain(flag);
     }
@@ -90,42 +112,77 @@ describe('orc watch', () => {
   it.each([
     ['cut mid-event', { stall: false, idle: '45' }],
     ['gone silent', { stall: true, idle: '6' }],
-  ])('through a proxy whose stream is %s: the same NDJSON as an uncut run, no gap, no duplicate', async (_name, { stall, idle }) => {
-    // Every stream connection is cut after a different number of bytes, so the cuts fall mid-frame.
-    let cuts = 0;
-    shared.proxy.plan = (req) => (req.url.endsWith('/events') && cuts++ < 4 ? { kind: 'cut-body', afterBytes: 700 + 1331 * cuts, stall } : { kind: 'pass' });
-    // Gone silent: the idle timeout must fire on real silence, so that case runs on real time made 20 times
-    // faster (6 s of silence is 0.3 s; a 2 s reconnect wait is a tenth).
-    const r = await orc(['run', 'create', ...idea('A flaky network'), '--watch', '--approve', 'idea,brand,final', '--json'], { env: { ORC_BASE_URL: shared.proxy.url, ORC_WATCH_IDLE_TIMEOUT: idle }, clock: stall ? new ScaledClock(20) : quickWaits() });
-    expect(r.exitCode, r.stderr).toBe(0);
-    const events = ndjson(r.stdout);
-    expect(events).toEqual(await history(events[0]!.run_id));
-    expect(r.stderr.match(/reconnecting in/g)?.length).toBeGreaterThanOrEqual(4);
-    if (stall) expect(r.stderr).toContain('nothing arrived for');
-    const resumes = shared.proxy.seen.filter((s) => s.url.endsWith('/events')).map((s) => Number(s.headers['last-event-id'] ?? 0));
-    expect(resumes[0]).toBe(0);
-    // Never from earlier than before (on a busy machine a stream may fall silent again before its next event,
-    // and is resumed from the same id: that is no gap and no duplicate).
-    for (let i = 1; i < resumes.length; i++) expect(resumes[i]).toBeGreaterThanOrEqual(resumes[i - 1]!);
-    expect(resumes.at(-1)).toBeGreaterThan(0);
-  }, 60_000);
+  ])(
+    'through a proxy whose stream is %s: the same NDJSON as an uncut run, no gap, no duplicate',
+    async (_name, { stall, idle }) => {
+      // Every stream connection is cut after a different number of bytes, so the cuts fall mid-frame.
+      let cuts = 0;
+      shared.proxy.plan = (req) =>
+        req.url.endsWith('/events') && cuts++ < 4
+          ? { kind: 'cut-body', afterBytes: 700 + 1331 * cuts, stall }
+          : { kind: 'pass' };
+      // Gone silent: the idle timeout must fire on real silence, so that case runs on real time made 20 times
+      // faster (6 s of silence is 0.3 s; a 2 s reconnect wait is a tenth).
+      const r = await orc(
+        ['run', 'create', ...idea('A flaky network'), '--watch', '--approve', 'idea,brand,final', '--json'],
+        {
+          env: { ORC_BASE_URL: shared.proxy.url, ORC_WATCH_IDLE_TIMEOUT: idle },
+          clock: stall ? new ScaledClock(20) : quickWaits(),
+        },
+      );
+      expect(r.exitCode, r.stderr).toBe(0);
+      const events = ndjson(r.stdout);
+      expect(events).toEqual(await history(events[0]!.run_id));
+      expect(r.stderr.match(/reconnecting in/g)?.length).toBeGreaterThanOrEqual(4);
+      if (stall) expect(r.stderr).toContain('nothing arrived for');
+      const resumes = shared.proxy.seen
+        .filter((s) => s.url.endsWith('/events'))
+        .map((s) => Number(s.headers['last-event-id'] ?? 0));
+      expect(resumes[0]).toBe(0);
+      // Never from earlier than before (on a busy machine a stream may fall silent again before its next event,
+      // and is resumed from the same id: that is no gap and no duplicate).
+      for (let i = 1; i < resumes.length; i++) expect(resumes[i]).toBeGreaterThanOrEqual(resumes[i - 1]!);
+      expect(resumes.at(-1)).toBeGreaterThan(0);
+    },
+    60_000,
+  );
 
   it('falls back to polling, and says so, when a proxy strips the event stream', async () => {
-    shared.proxy.plan = (req) => (req.url.endsWith('/events') ? { kind: 'answer', status: 200, headers: { 'content-type': 'text/html' }, body: '<html>buffered</html>' } : { kind: 'pass' });
+    shared.proxy.plan = (req) =>
+      req.url.endsWith('/events')
+        ? { kind: 'answer', status: 200, headers: { 'content-type': 'text/html' }, body: '<html>buffered</html>' }
+        : { kind: 'pass' };
     const clock = quickWaits();
-    const r = await orc(['run', 'create', ...idea('Behind a proxy'), '--watch', '--approve', 'idea,brand,final', '--json'], { env: { ORC_BASE_URL: shared.proxy.url }, clock });
+    const r = await orc(
+      ['run', 'create', ...idea('Behind a proxy'), '--watch', '--approve', 'idea,brand,final', '--json'],
+      { env: { ORC_BASE_URL: shared.proxy.url }, clock },
+    );
     expect(clock.requested).toContain(2000); // polled every 2 s, on the clock
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain('instead of an event stream; following the run by polling instead');
-    const events = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const events = r.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     expect(events.every((e) => e.synthetic === true)).toBe(true);
     expect(events.at(-1)).toMatchObject({ type: 'run.accepted', data: { app_id: expect.stringMatching(/^\d+$/) } });
   }, 60_000);
 
   it('gives up with exit 1 when the stream cannot be had again', async () => {
     const run = await shared.sb.createRun('Unreachable');
-    shared.proxy.plan = (req) => (req.url.endsWith('/events') ? { kind: 'answer', status: 503, headers: { 'content-type': 'application/json', 'retry-after': '0' }, body: JSON.stringify({ error: { type: 'api_error', code: 'unavailable', message: 'down' } }) } : { kind: 'pass' });
-    const r = await orc(['watch', run.id, '--json'], { env: { ORC_BASE_URL: shared.proxy.url, ORC_WATCH_RECONNECTS: '2' }, clock: quickWaits() });
+    shared.proxy.plan = (req) =>
+      req.url.endsWith('/events')
+        ? {
+            kind: 'answer',
+            status: 503,
+            headers: { 'content-type': 'application/json', 'retry-after': '0' },
+            body: JSON.stringify({ error: { type: 'api_error', code: 'unavailable', message: 'down' } }),
+          }
+        : { kind: 'pass' };
+    const r = await orc(['watch', run.id, '--json'], {
+      env: { ORC_BASE_URL: shared.proxy.url, ORC_WATCH_RECONNECTS: '2' },
+      clock: quickWaits(),
+    });
     expect(r.exitCode).toBe(1);
     expect(shared.proxy.seen.filter((s) => s.url.endsWith('/events'))).toHaveLength(3);
     expect(r.stderr).toContain('lost the event stream');
@@ -147,7 +204,10 @@ describe('orc watch <run> <run>', () => {
     expect(new Set(events.map((e) => e.run_id))).toEqual(new Set(ids));
     expect(events.filter((e) => e.type === 'run.accepted')).toHaveLength(2);
     // stderr too is JSON lines only: what orc says is a notice, never a line of prose.
-    const said = r.stderr.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const said = r.stderr
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     expect(said.some((n) => /approved gate idea \(--approve\)/.test(n.notice?.message ?? ''))).toBe(true);
   });
 });
@@ -159,13 +219,20 @@ describe('orc gate', () => {
     try {
       const run = await local.createRun('Gates by hand');
       const listed = await orc(['gate', 'list', run.id, '--json'], { env });
-      expect(JSON.parse(listed.stdout).map((g: any) => [g.name, g.state])).toEqual([['idea', 'waiting'], ['brand', 'waiting'], ['final', 'waiting']]);
+      expect(JSON.parse(listed.stdout).map((g: any) => [g.name, g.state])).toEqual([
+        ['idea', 'waiting'],
+        ['brand', 'waiting'],
+        ['final', 'waiting'],
+      ]);
       const early = await orc(['gate', 'approve', run.id, 'idea'], { env });
       expect(early.exitCode).toBe(3);
       expect(early.stderr).toContain('gate idea of');
       expect(early.stderr).toContain('is not reached yet (waiting), not pending');
       // a run at its first gate, on a sandbox whose stages are quick
-      const moving = await shared.sb.waitFor((await shared.sb.createRun('Gates by hand, at a gate')).id, (r: any) => r.gate_pending === 'idea');
+      const moving = await shared.sb.waitFor(
+        (await shared.sb.createRun('Gates by hand, at a gate')).id,
+        (r: any) => r.gate_pending === 'idea',
+      );
       const at = { ORC_BASE_URL: shared.sb.url };
       const empty = await orc(['gate', 'reject', moving.id, 'idea', '--notes', '   '], { env: at });
       expect(empty.exitCode).toBe(2);
@@ -173,12 +240,21 @@ describe('orc gate', () => {
       expect(noNotes.exitCode).toBe(2);
       expect(noNotes.stderr).toContain('--notes');
       expect((await shared.sb.call('GET', `/v1/runs/${moving.id}`)).body.gate_pending).toBe('idea'); // nothing was sent
-      const rejected = await orc(['gate', 'reject', moving.id, 'idea', '--notes-file', '-', '--json'], { env: at, input: 'Make it about trail running\n' });
+      const rejected = await orc(['gate', 'reject', moving.id, 'idea', '--notes-file', '-', '--json'], {
+        env: at,
+        input: 'Make it about trail running\n',
+      });
       expect(rejected.exitCode, rejected.stderr).toBe(0);
-      expect(JSON.parse(rejected.stdout)).toMatchObject({ gate: { name: 'idea', state: 'rejected', notes: 'Make it about trail running' }, run: { stage: '02_concept' } });
+      expect(JSON.parse(rejected.stdout)).toMatchObject({
+        gate: { name: 'idea', state: 'rejected', notes: 'Make it about trail running' },
+        run: { stage: '02_concept' },
+      });
       await shared.sb.waitFor(moving.id, (r: any) => r.gate_pending === 'idea');
       const approved = await orc(['gate', 'approve', moving.id, 'idea', '--notes', 'Better', '--json'], { env: at });
-      expect(JSON.parse(approved.stdout)).toMatchObject({ gate: { name: 'idea', state: 'approved', notes: 'Better' }, run: { status: 'running' } });
+      expect(JSON.parse(approved.stdout)).toMatchObject({
+        gate: { name: 'idea', state: 'approved', notes: 'Better' },
+        run: { status: 'running' },
+      });
       const again = await orc(['gate', 'approve', moving.id, 'idea'], { env: at });
       expect(again.exitCode).toBe(3);
       expect(again.stderr).toMatch(/gate idea of \S+ is approved on \d{4}-\S+, not pending; notes: Better/);

@@ -12,7 +12,8 @@ import { runOrc } from '../helpers/run.js';
 import { until } from '../helpers/until.js';
 
 const env = useProxiedSandbox({ stageMs: 20, retryBaseMs: 5 });
-const orc = (args: string[], o: { input?: string } = {}) => runOrc(args, { ...o, env: { ORC_BASE_URL: env.proxy.url } });
+const orc = (args: string[], o: { input?: string } = {}) =>
+  runOrc(args, { ...o, env: { ORC_BASE_URL: env.proxy.url } });
 
 interface Received {
   headers: IncomingMessage['headers'];
@@ -63,7 +64,14 @@ describe('orc webhook add', () => {
   });
 
   it('prints the new webhook and its secret once, saying it will not be shown again; --json gives the whole answer', async () => {
-    const r = await orc(['webhook', 'add', '--url', 'https://example.com/hooks/orc', '--events', 'run.accepted, run.failed']);
+    const r = await orc([
+      'webhook',
+      'add',
+      '--url',
+      'https://example.com/hooks/orc',
+      '--events',
+      'run.accepted, run.failed',
+    ]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^id\s+wh_\S+$/m);
     expect(r.stdout).toMatch(/^events\s+run\.accepted, run\.failed$/m);
@@ -76,7 +84,12 @@ describe('orc webhook add', () => {
     expect(doc.secret).toMatch(/^whsec_/);
     // Never again: list and get show no secret.
     const id = /^id\s+(wh_\S+)$/m.exec(r.stdout)![1]!;
-    for (const args of [['webhook', 'list'], ['webhook', 'list', '--json'], ['webhook', 'get', id], ['webhook', 'get', id, '--json']]) {
+    for (const args of [
+      ['webhook', 'list'],
+      ['webhook', 'list', '--json'],
+      ['webhook', 'get', id],
+      ['webhook', 'get', id, '--json'],
+    ]) {
       const shown = await orc(args);
       expect(shown.exitCode, args.join(' ')).toBe(0);
       expect(shown.stdout, args.join(' ')).toContain(id);
@@ -87,7 +100,8 @@ describe('orc webhook add', () => {
 
 describe('orc webhook remove', () => {
   it('needs --yes without a terminal, then removes it; an unknown id is exit 3', async () => {
-    const created = (await env.sb.call('POST', '/v1/webhooks', { url: 'https://example.com/gone', events: ['*'] })).body;
+    const created = (await env.sb.call('POST', '/v1/webhooks', { url: 'https://example.com/gone', events: ['*'] }))
+      .body;
     const asked = await orc(['webhook', 'remove', created.id]);
     expect(asked.exitCode).toBe(2);
     expect(asked.stderr).toContain('--yes');
@@ -108,11 +122,30 @@ describe('deliveries', () => {
     await env.sb.createRun('Deliveries');
     // 8 attempts at 500, then failed.
     await until(() => receiver.got.filter((g) => g.headers['x-service-delivery-id']).length >= 8, 'eight attempts');
-    const listFailed = async () => JSON.parse((await orc(['webhook', 'deliveries', hook.id, '--status', 'failed', '--json'])).stdout) as any[];
-    const failed = await until(async () => ((f) => f.length > 0 && f)(await listFailed()), 'the delivery listed as failed');
-    expect(failed[0]).toMatchObject({ event_type: 'run.created', status: 'failed', attempts: 8, last_status_code: 500, next_attempt_at: null });
+    const listFailed = async () =>
+      JSON.parse((await orc(['webhook', 'deliveries', hook.id, '--status', 'failed', '--json'])).stdout) as any[];
+    const failed = await until(
+      async () => ((f) => f.length > 0 && f)(await listFailed()),
+      'the delivery listed as failed',
+    );
+    expect(failed[0]).toMatchObject({
+      event_type: 'run.created',
+      status: 'failed',
+      attempts: 8,
+      last_status_code: 500,
+      next_attempt_at: null,
+    });
     const piped = await orc(['webhook', 'deliveries', hook.id]);
-    expect(piped.stdout.split('\n')[0]!.split('\t')).toEqual([failed[0].id, 'run.created', failed[0].event_id, 'failed', '8', '500', '—', failed[0].created_at]);
+    expect(piped.stdout.split('\n')[0]!.split('\t')).toEqual([
+      failed[0].id,
+      'run.created',
+      failed[0].event_id,
+      'failed',
+      '8',
+      '500',
+      '—',
+      failed[0].created_at,
+    ]);
     const none = await orc(['webhook', 'deliveries', hook.id, '--status', 'succeeded']);
     expect(none.exitCode).toBe(0);
     expect(none.stdout).toBe('');
@@ -134,7 +167,10 @@ describe('deliveries', () => {
     expect(again.stderr).toContain(`delivery ${failed[0].id} (run.created) queued again`);
     await until(() => receiver.got.length > before, 'the redelivery');
     const latest = async () => JSON.parse((await orc(['webhook', 'deliveries', hook.id, '--json'])).stdout)[0];
-    const done = await until(async () => ((d) => d.status === 'succeeded' && d)(await latest()), 'the redelivery listed as succeeded');
+    const done = await until(
+      async () => ((d) => d.status === 'succeeded' && d)(await latest()),
+      'the redelivery listed as succeeded',
+    );
     // Attempts count on from the eight before; this round succeeded at its first.
     expect(done).toMatchObject({ id: failed[0].id, status: 'succeeded', last_status_code: 200 });
     expect(done.attempts).toBeGreaterThanOrEqual(9);
@@ -169,20 +205,65 @@ describe('orc webhook verify', () => {
   it('accepts a real delivery, as an independent HMAC check does; the secret may come on stdin', async () => {
     const independent = createHmac('sha256', secret).update(`${t()}.${delivery.body}`).digest('hex');
     expect(header()).toContain(`v1=${independent}`);
-    const r = await orc(['webhook', 'verify', '--secret', '-', '--header', header(), '--payload-file', payload(delivery.body)], { input: `${secret}\n` });
+    const r = await orc(
+      ['webhook', 'verify', '--secret', '-', '--header', header(), '--payload-file', payload(delivery.body)],
+      { input: `${secret}\n` },
+    );
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain('valid: signed with this secret');
-    const fromStdin = await orc(['webhook', 'verify', '--secret', secret, '--header', header(), '--payload-file', '-', '--json'], { input: delivery.body });
+    const fromStdin = await orc(
+      ['webhook', 'verify', '--secret', secret, '--header', header(), '--payload-file', '-', '--json'],
+      { input: delivery.body },
+    );
     expect(fromStdin.exitCode).toBe(0);
     expect(JSON.parse(fromStdin.stdout)).toMatchObject({ valid: true, timestamp: t() });
   });
 
   it('refuses with exit 3 and the reason: a tampered body, a wrong secret, an old timestamp, a malformed header', async () => {
     const cases: Array<[string[], string]> = [
-      [['--secret', secret, '--header', header(), '--payload-file', payload(delivery.body.replace('"run.created"', '"run.accepted"'))], 'no signature for this secret'],
-      [['--secret', 'whsec_wrong', '--header', header(), '--payload-file', payload(delivery.body)], 'no signature for this secret'],
-      [['--secret', secret, '--header', header(), '--payload-file', payload(delivery.body), '--now', String(t() + 400)], '400 s old, 100 s outside the tolerance of 300 s'],
-      [['--secret', secret, '--header', header(), '--payload-file', payload(delivery.body), '--now', String(t() + 400), '--tolerance', '60'], '340 s outside the tolerance of 60 s'],
+      [
+        [
+          '--secret',
+          secret,
+          '--header',
+          header(),
+          '--payload-file',
+          payload(delivery.body.replace('"run.created"', '"run.accepted"')),
+        ],
+        'no signature for this secret',
+      ],
+      [
+        ['--secret', 'whsec_wrong', '--header', header(), '--payload-file', payload(delivery.body)],
+        'no signature for this secret',
+      ],
+      [
+        [
+          '--secret',
+          secret,
+          '--header',
+          header(),
+          '--payload-file',
+          payload(delivery.body),
+          '--now',
+          String(t() + 400),
+        ],
+        '400 s old, 100 s outside the tolerance of 300 s',
+      ],
+      [
+        [
+          '--secret',
+          secret,
+          '--header',
+          header(),
+          '--payload-file',
+          payload(delivery.body),
+          '--now',
+          String(t() + 400),
+          '--tolerance',
+          '60',
+        ],
+        '340 s outside the tolerance of 60 s',
+      ],
       [['--secret', secret, '--header', 'v1=abc', '--payload-file', payload(delivery.body)], 'malformed'],
     ];
     for (const [flags, said] of cases) {
@@ -198,10 +279,30 @@ describe('orc webhook verify', () => {
     const sign = (s: string) => createHmac('sha256', s).update(`${old}.${body}`).digest('hex');
     const rotated = `t=${old},v1=${sign('whsec_old')},v1=${sign('whsec_new')}`;
     for (const s of ['whsec_old', 'whsec_new']) {
-      const r = await orc(['webhook', 'verify', '--secret', s, '--header', rotated, '--payload-file', payload(body), '--now', String(old + 10)]);
+      const r = await orc([
+        'webhook',
+        'verify',
+        '--secret',
+        s,
+        '--header',
+        rotated,
+        '--payload-file',
+        payload(body),
+        '--now',
+        String(old + 10),
+      ]);
       expect(r.exitCode, r.stderr).toBe(0);
     }
-    const now = await orc(['webhook', 'verify', '--secret', 'whsec_new', '--header', rotated, '--payload-file', payload(body)]);
+    const now = await orc([
+      'webhook',
+      'verify',
+      '--secret',
+      'whsec_new',
+      '--header',
+      rotated,
+      '--payload-file',
+      payload(body),
+    ]);
     expect(now.exitCode).toBe(3);
     expect(now.stderr).toContain(`--now ${old}`);
   });
@@ -213,14 +314,23 @@ describe('orc webhook verify', () => {
     const both = await orc(['webhook', 'verify', '--secret', '-', '--header', 't=1,v1=00', '--payload-file', '-']);
     expect(both.exitCode).toBe(2);
     expect(both.stderr).toContain('cannot both read stdin');
-    const nofile = await orc(['webhook', 'verify', '--secret', 's', '--header', 't=1,v1=00', '--payload-file', join(dir, 'nope')]);
+    const nofile = await orc([
+      'webhook',
+      'verify',
+      '--secret',
+      's',
+      '--header',
+      't=1,v1=00',
+      '--payload-file',
+      join(dir, 'nope'),
+    ]);
     expect(nofile.exitCode).toBe(2);
     expect(nofile.stderr).toContain('--payload-file');
   });
 });
 
 describe('webhook listen before its webhook is registered', () => {
-  it("refuses every delivery (503) until it knows the secret: one signed with an empty secret is never shown or forwarded", async () => {
+  it('refuses every delivery (503) until it knows the secret: one signed with an empty secret is never shown or forwarded', async () => {
     const { handServer, json } = await import('../helpers/server.js');
     const { createApi } = await import('../../src/api/index.js');
     const { listen } = await import('../../src/webhooks/listen.js');
@@ -237,9 +347,20 @@ describe('webhook listen before its webhook is registered', () => {
           const event = JSON.stringify({ id: 'evt_forged', type: 'run.accepted', run_id: 'run_x', data: {} });
           const t = Math.floor(Date.now() / 1000);
           const sig = createHmac('sha256', '').update(`${t}.${event}`).digest('hex');
-          const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': `t=${t},v1=${sig}` }, body: event });
+          const r = await fetch(url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-service-signature': `t=${t},v1=${sig}` },
+            body: event,
+          });
           forged.push(r.status);
-          json(res, 201, { id: 'wh_1', url, events: ['*'], secret: 'whsec_real', created_at: '2026-01-01T00:00:00Z', status: 'enabled' });
+          json(res, 201, {
+            id: 'wh_1',
+            url,
+            events: ['*'],
+            secret: 'whsec_real',
+            created_at: '2026-01-01T00:00:00Z',
+            status: 'enabled',
+          });
         });
         return;
       }
@@ -247,10 +368,25 @@ describe('webhook listen before its webhook is registered', () => {
       json(res, 200, { data: [], has_more: false, next_cursor: null });
     });
     const stop = new AbortController();
-    const api = createApi({ baseUrl: fake.url, apiKey: 'sk_test_hand_0123456789abcdef', userAgent: 'test', maxRetries: 0 });
+    const api = createApi({
+      baseUrl: fake.url,
+      apiKey: 'sk_test_hand_0123456789abcdef',
+      userAgent: 'test',
+      maxRetries: 0,
+    });
     const running = listen(
       api,
-      { host: '127.0.0.1', port: 0, events: ['*'] as never, configDir: mkdtempSync(join(tmpdir(), 'orc-listen-')), baseUrl: fake.url, clock: systemClock, signal: stop.signal, checkMs: 60_000, unreachableMs: 60_000 },
+      {
+        host: '127.0.0.1',
+        port: 0,
+        events: ['*'] as never,
+        configDir: mkdtempSync(join(tmpdir(), 'orc-listen-')),
+        baseUrl: fake.url,
+        clock: systemClock,
+        signal: stop.signal,
+        checkMs: 60_000,
+        unreachableMs: 60_000,
+      },
       {
         ready: () => stop.abort(),
         event: (raw) => shown.push(raw),
@@ -276,7 +412,15 @@ describe('webhook listen stopped after a long listen', () => {
     const clock = new FakeClock();
     const deleted: string[] = [];
     const fake = await handServer((req, res) => {
-      if (req.method === 'POST') return json(res, 201, { id: 'wh_long', url: 'http://127.0.0.1/x', events: ['*'], secret: 'whsec_long', created_at: '2026-01-01T00:00:00Z', status: 'enabled' });
+      if (req.method === 'POST')
+        return json(res, 201, {
+          id: 'wh_long',
+          url: 'http://127.0.0.1/x',
+          events: ['*'],
+          secret: 'whsec_long',
+          created_at: '2026-01-01T00:00:00Z',
+          status: 'enabled',
+        });
       if (req.method === 'DELETE') {
         deleted.push(req.url!);
         return json(res, 200, { id: 'wh_long', deleted: true });
@@ -288,7 +432,17 @@ describe('webhook listen stopped after a long listen', () => {
     const api = createApi({ baseUrl: fake.url, apiKey: 'sk_test_hand_0123456789abcdef', userAgent: 'test', clock });
     const outcome = await listen(
       api,
-      { host: '127.0.0.1', port: 0, events: ['*'] as never, configDir: mkdtempSync(join(tmpdir(), 'orc-listen-')), baseUrl: fake.url, clock, signal: stop.signal, checkMs: 3_600_000, unreachableMs: 7_200_000 },
+      {
+        host: '127.0.0.1',
+        port: 0,
+        events: ['*'] as never,
+        configDir: mkdtempSync(join(tmpdir(), 'orc-listen-')),
+        baseUrl: fake.url,
+        clock,
+        signal: stop.signal,
+        checkMs: 3_600_000,
+        unreachableMs: 7_200_000,
+      },
       {
         ready: () => {
           clock.advance(10 * 60_000); // ten minutes of listening, no check due

@@ -20,7 +20,11 @@ const idea = { mode: 'idea', idea: { pitch: 'A consistent app', audience: 'teste
 const WRITES = ['putRun', 'putEvent', 'putIdem', 'commit'];
 
 async function fresh(stageMs = 30, clock?: FakeClock): Promise<TestSandbox> {
-  sb = await startTestSandbox({ stageMs, dataPath: join(mkdtempSync(join(tmpdir(), 'orc-consistency-')), 'sandbox.db'), ...(clock ? { clock } : {}) });
+  sb = await startTestSandbox({
+    stageMs,
+    dataPath: join(mkdtempSync(join(tmpdir(), 'orc-consistency-')), 'sandbox.db'),
+    ...(clock ? { clock } : {}),
+  });
   return sb;
 }
 const failing = (s: TestSandbox, op: string | null) => (s.store.failWrite = op ? (o) => o === op : null);
@@ -40,19 +44,28 @@ describe('a write that fails leaves no trace', () => {
     expect(again.status).toBe(201);
   });
 
-  it.each(['putRun', 'putEvent', 'commit'])('deciding a gate, when %s fails: the gate stays pending, the run waits, no event', async (op) => {
-    const s = await fresh();
-    const run = await s.waitFor((await s.createRun()).id, (r) => r.gate_pending === 'idea');
-    const eventsBefore = s.store.eventsOf(run.id).length;
-    failing(s, op);
-    const r = await s.call('POST', `/v1/runs/${run.id}/gates/idea:approve`);
-    failing(s, null);
-    expect(r.status).toBe(500);
-    expect((await s.call('GET', `/v1/runs/${run.id}`)).body).toMatchObject({ status: 'awaiting_approval', gate_pending: 'idea' });
-    expect((await s.call('GET', `/v1/runs/${run.id}/gates`)).body.data[0]).toMatchObject({ name: 'idea', state: 'pending' });
-    expect(s.store.eventsOf(run.id).length).toBe(eventsBefore);
-    expect((await s.call('POST', `/v1/runs/${run.id}/gates/idea:approve`)).status).toBe(200);
-  });
+  it.each(['putRun', 'putEvent', 'commit'])(
+    'deciding a gate, when %s fails: the gate stays pending, the run waits, no event',
+    async (op) => {
+      const s = await fresh();
+      const run = await s.waitFor((await s.createRun()).id, (r) => r.gate_pending === 'idea');
+      const eventsBefore = s.store.eventsOf(run.id).length;
+      failing(s, op);
+      const r = await s.call('POST', `/v1/runs/${run.id}/gates/idea:approve`);
+      failing(s, null);
+      expect(r.status).toBe(500);
+      expect((await s.call('GET', `/v1/runs/${run.id}`)).body).toMatchObject({
+        status: 'awaiting_approval',
+        gate_pending: 'idea',
+      });
+      expect((await s.call('GET', `/v1/runs/${run.id}/gates`)).body.data[0]).toMatchObject({
+        name: 'idea',
+        state: 'pending',
+      });
+      expect(s.store.eventsOf(run.id).length).toBe(eventsBefore);
+      expect((await s.call('POST', `/v1/runs/${run.id}/gates/idea:approve`)).status).toBe(200);
+    },
+  );
 
   it.each(['putRun', 'putEvent', 'commit'])('canceling, when %s fails: the run goes on', async (op) => {
     const s = await fresh(60_000);
@@ -86,7 +99,9 @@ describe('a write that fails leaves no trace', () => {
     failing(s, null);
     const done = await s.waitFor(run.id, (r) => r.gate_pending === 'idea');
     expect(done.stage).toBe('02_concept');
-    const events = (await readSse(`${s.url}/v1/runs/${run.id}/events`, {}, (m) => m.some((x) => x.event === 'run.gate_pending'))).filter((m) => m.data);
+    const events = (
+      await readSse(`${s.url}/v1/runs/${run.id}/events`, {}, (m) => m.some((x) => x.event === 'run.gate_pending'))
+    ).filter((m) => m.data);
     expect(events.map((m) => Number(m.id))).toEqual(events.map((_, i) => i + 1)); // no gap, nothing twice
     expect(seen).toBeGreaterThan(0);
     expect(stage).toBe('01_intake');
@@ -132,7 +147,7 @@ describe('a full disk', () => {
   it.each([
     ['SQLITE_FULL', sqliteFull()],
     ['ENOSPC', noSpace],
-  ])('%s at the store\'s write: 503 unavailable with Retry-After, the disk is full; nothing kept', async (_, err) => {
+  ])("%s at the store's write: 503 unavailable with Retry-After, the disk is full; nothing kept", async (_, err) => {
     const s = await fresh(60_000);
     s.store.failWrite = (op) => (op === 'putRun' ? err : false);
     const r = await s.call('POST', '/v1/runs', idea);

@@ -21,11 +21,15 @@ interface Reply {
 /** One request with exactly these headers (fetch will not let a test set Host). */
 function raw(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request(`${sb.url}${path}`, { method, headers: { host: `127.0.0.1:${sb.port}`, ...headers } }, (res) => {
-      let text = '';
-      res.on('data', (c: Buffer) => (text += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
-    });
+    const req = request(
+      `${sb.url}${path}`,
+      { method, headers: { host: `127.0.0.1:${sb.port}`, ...headers } },
+      (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -77,7 +81,11 @@ describe('the console link', () => {
   });
 
   it('tells the methods of its pages without a key: 405 with Allow, not 401 (as files do)', async () => {
-    for (const [method, path] of [['POST', '/console/'], ['DELETE', '/console/runs'], ['PUT', '/files/run_x/ipa/app.ipa']] as const) {
+    for (const [method, path] of [
+      ['POST', '/console/'],
+      ['DELETE', '/console/runs'],
+      ['PUT', '/files/run_x/ipa/app.ipa'],
+    ] as const) {
       const r = await raw(method, path);
       expect(r.status, `${method} ${path}`).toBe(405);
       expect(r.headers.allow).toBe('GET, HEAD');
@@ -110,17 +118,26 @@ describe('a session', () => {
   it('stands for the key on /v1 and /_sandbox, for reading, from the page itself', async () => {
     const { cookie, csrf } = await signIn();
     const run = await sb.createRun('Seen from the console');
-    const list = await raw('GET', '/v1/runs', { cookie, origin: sb.url, 'sec-fetch-site': 'same-origin', 'x-orc-csrf': csrf });
+    const list = await raw('GET', '/v1/runs', {
+      cookie,
+      origin: sb.url,
+      'sec-fetch-site': 'same-origin',
+      'x-orc-csrf': csrf,
+    });
     expect(list.status).toBe(200);
     expect(JSON.parse(list.body).data.map((r: { id: string }) => r.id)).toContain(run.id);
     expect((await raw('GET', '/_sandbox/clock', { cookie, 'x-orc-csrf': csrf })).status).toBe(200);
     // An event stream (EventSource sends no header) gives the token in the query.
     const status = (q: string) =>
       new Promise<number>((resolve, reject) => {
-        const req = request(`${sb.url}/v1/runs/${run.id}/events${q}`, { headers: { host: `127.0.0.1:${sb.port}`, cookie, accept: 'text/event-stream' } }, (res) => {
-          resolve(res.statusCode!);
-          req.destroy();
-        });
+        const req = request(
+          `${sb.url}/v1/runs/${run.id}/events${q}`,
+          { headers: { host: `127.0.0.1:${sb.port}`, cookie, accept: 'text/event-stream' } },
+          (res) => {
+            resolve(res.statusCode!);
+            req.destroy();
+          },
+        );
         req.on('error', reject).end();
       });
     expect(await status(`?csrf=${csrf}`)).toBe(200);
@@ -142,7 +159,9 @@ describe('a session', () => {
     const url = new URL(await link());
     expect((await raw('GET', url.pathname + url.search, { host: `attacker.example:${sb.port}` })).status).toBe(403);
     // localhost is the same machine: allowed.
-    expect((await raw('GET', '/v1/runs', { cookie, 'x-orc-csrf': csrf, host: `localhost:${sb.port}` })).status).toBe(200);
+    expect((await raw('GET', '/v1/runs', { cookie, 'x-orc-csrf': csrf, host: `localhost:${sb.port}` })).status).toBe(
+      200,
+    );
   });
 
   it('refuses another origin, and a change without the CSRF token: nothing is done', async () => {
@@ -171,7 +190,11 @@ describe('a session', () => {
     // What a server on another port of 127.0.0.1 gets from the browser is the cookie; with it alone:
     const url = new URL(await link());
     const cookie = String((await raw('GET', url.pathname + url.search)).headers['set-cookie']).split(';')[0]!;
-    for (const [method, path] of [['GET', '/_sandbox/export'], ['GET', '/v1/runs'], ['POST', '/_sandbox/reset']] as const) {
+    for (const [method, path] of [
+      ['GET', '/_sandbox/export'],
+      ['GET', '/v1/runs'],
+      ['POST', '/_sandbox/reset'],
+    ] as const) {
       const r = await raw(method, path, { cookie, origin: sb.url });
       expect(r.status, `${method} ${path}`).toBe(403);
       expect(JSON.parse(r.body).error.code).toBe('csrf_token_invalid');
@@ -190,7 +213,16 @@ describe('a session', () => {
     const other = await startTestSandbox();
     try {
       const r = await new Promise<number>((resolve, reject) => {
-        const req = request(`${other.url}/v1/runs`, { headers: { cookie: cookie.replace(`orc_console_${sb.port}`, `orc_console_${other.port}`), host: `127.0.0.1:${other.port}` } }, (res) => (res.resume(), resolve(res.statusCode!)));
+        const req = request(
+          `${other.url}/v1/runs`,
+          {
+            headers: {
+              cookie: cookie.replace(`orc_console_${sb.port}`, `orc_console_${other.port}`),
+              host: `127.0.0.1:${other.port}`,
+            },
+          },
+          (res) => (res.resume(), resolve(res.statusCode!)),
+        );
         req.on('error', reject);
         req.end();
       });
@@ -212,7 +244,11 @@ describe('the stream of every run (GET /_sandbox/events)', () => {
     const run = await sb.createRun('Firehose');
     const decoder = new TextDecoder();
     const readUntil = (seen: (t: string) => boolean, what: string) =>
-      until(async () => seen(text) || ((text += decoder.decode((await reader.read()).value, { stream: true })), false), what, { seen: () => text });
+      until(
+        async () => seen(text) || ((text += decoder.decode((await reader.read()).value, { stream: true })), false),
+        what,
+        { seen: () => text },
+      );
     // (runs of the tests before this one may still be moving: this run's own gate is waited for)
     const ownGate = new RegExp(`event: run\\.gate_pending\ndata: [^\n]*"run_id":"${run.id}"`);
     await readUntil((t) => ownGate.test(t), 'the gate of this run on the stream');

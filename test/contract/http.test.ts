@@ -39,20 +39,28 @@ describe('authentication', () => {
       const { port } = new URL(sb.url);
       const get = (host: string, path: string) =>
         new Promise<{ status: number; body: string }>((resolve, reject) => {
-          const req = request({ host: '127.0.0.1', port: Number(port), path, headers: { host, authorization: `Bearer ${KEY}` } }, (res) => {
-            let body = '';
-            res.on('data', (c) => (body += c));
-            res.on('end', () => resolve({ status: res.statusCode!, body }));
-          });
+          const req = request(
+            { host: '127.0.0.1', port: Number(port), path, headers: { host, authorization: `Bearer ${KEY}` } },
+            (res) => {
+              let body = '';
+              res.on('data', (c) => (body += c));
+              res.on('end', () => resolve({ status: res.statusCode!, body }));
+            },
+          );
           req.on('error', reject);
           req.end();
         });
-      for (const [host, path] of [[`attacker.example:${port}`, '/_sandbox/export'], [`attacker.example:${port}`, '/v1/runs'], ['attacker.example', '/v1/runs']]) {
+      for (const [host, path] of [
+        [`attacker.example:${port}`, '/_sandbox/export'],
+        [`attacker.example:${port}`, '/v1/runs'],
+        ['attacker.example', '/v1/runs'],
+      ]) {
         const r = await get(host!, path!);
         expect(r.status, `${host} ${path}`).toBe(403);
         expect(JSON.parse(r.body).error.code).toBe('cross_origin_refused');
       }
-      for (const host of [`127.0.0.1:${port}`, `localhost:${port}`]) expect((await get(host, '/v1/runs')).status, host).toBe(200);
+      for (const host of [`127.0.0.1:${port}`, `localhost:${port}`])
+        expect((await get(host, '/v1/runs')).status, host).toBe(200);
     } finally {
       await sb.close();
     }
@@ -77,7 +85,10 @@ describe('authentication', () => {
     try {
       const id = (await sb.createRun()).id;
       const ctl = new AbortController();
-      const res = await fetch(`${sb.url}/v1/runs/${id}/events`, { headers: { authorization: `Bearer ${KEY}` }, signal: ctl.signal });
+      const res = await fetch(`${sb.url}/v1/runs/${id}/events`, {
+        headers: { authorization: `Bearer ${KEY}` },
+        signal: ctl.signal,
+      });
       expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
       expect(res.headers.get('x-request-id')).toMatch(/^req_/);
       expect(res.headers.get('x-ratelimit-limit')).toBe('50');
@@ -124,7 +135,12 @@ describe('Idempotency-Key', () => {
       expect(first.headers.get('idempotent-replayed')).toBeNull();
       expect((await sb.call('GET', '/v1/runs')).body.data).toHaveLength(1);
       // the same body with its keys in another order is the same request
-      const reordered = await sb.call('POST', '/v1/runs', { idea: { monetization: 'ads', audience: 'cyclists', pitch: 'A cycling route planner' }, mode: 'idea' }, { 'idempotency-key': 'k-1' });
+      const reordered = await sb.call(
+        'POST',
+        '/v1/runs',
+        { idea: { monetization: 'ads', audience: 'cyclists', pitch: 'A cycling route planner' }, mode: 'idea' },
+        { 'idempotency-key': 'k-1' },
+      );
       expect(reordered.headers.get('idempotent-replayed')).toBe('true');
     } finally {
       await sb.close();
@@ -153,11 +169,23 @@ describe('Idempotency-Key', () => {
       let finishFirst = () => {};
       // The first request sends its headers, then holds its body back.
       const first = new Promise<{ status: number; text: string }>((resolve, reject) => {
-        const req = request(url, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), 'idempotency-key': 'k-3' } }, (res) => {
-          let text = '';
-          res.on('data', (c) => (text += c));
-          res.on('end', () => resolve({ status: res.statusCode!, text }));
-        });
+        const req = request(
+          url,
+          {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${KEY}`,
+              'content-type': 'application/json',
+              'content-length': Buffer.byteLength(payload),
+              'idempotency-key': 'k-3',
+            },
+          },
+          (res) => {
+            let text = '';
+            res.on('data', (c) => (text += c));
+            res.on('end', () => resolve({ status: res.statusCode!, text }));
+          },
+        );
         req.on('error', reject);
         req.write(payload.slice(0, 10));
         finishFirst = () => req.end(payload.slice(10));
@@ -179,7 +207,9 @@ describe('Idempotency-Key', () => {
   it('creates exactly one run from 30 concurrent requests with one key', async () => {
     const sb = await startTestSandbox();
     try {
-      const answers = await Promise.all(Array.from({ length: 30 }, () => sb.call('POST', '/v1/runs', body('A stampede'), { 'idempotency-key': 'k-4' })));
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, () => sb.call('POST', '/v1/runs', body('A stampede'), { 'idempotency-key': 'k-4' })),
+      );
       expect(answers.every((a) => a.status === 201 || a.status === 409)).toBe(true);
       const ids = new Set(answers.filter((a) => a.status === 201).map((a) => a.body.id));
       expect(ids.size).toBe(1);
@@ -216,11 +246,22 @@ describe('faults', () => {
     const payload = JSON.stringify(body('Mid-shutdown'));
     let finish = () => {};
     const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = request(new URL(`${sb.url}/v1/runs`), { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
-        let text = '';
-        res.on('data', (c) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode!, text }));
-      });
+      const req = request(
+        new URL(`${sb.url}/v1/runs`),
+        {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${KEY}`,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(payload),
+          },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode!, text }));
+        },
+      );
       req.on('error', reject);
       req.write(payload.slice(0, 5));
       finish = () => req.end(payload.slice(5));
@@ -254,8 +295,17 @@ describe('restart', () => {
       const gates = (await b.call('GET', `/v1/runs/${atGate.id}/gates`)).body.data;
       expect(gates[0].state === 'rejected' || gates[0].state === 'pending').toBe(true);
       expect((await b.call('GET', `/v1/webhooks/${hook.id}`)).body.url).toBe('https://example.com/h');
-      const history = await readSse(`${b.url}/v1/runs/${atGate.id}/events`, {}, (ms) => ms.filter((m) => m.data).length >= eventsBefore.length);
-      expect(history.filter((m) => m.data).slice(0, eventsBefore.length).map((m) => m.data)).toEqual(eventsBefore);
+      const history = await readSse(
+        `${b.url}/v1/runs/${atGate.id}/events`,
+        {},
+        (ms) => ms.filter((m) => m.data).length >= eventsBefore.length,
+      );
+      expect(
+        history
+          .filter((m) => m.data)
+          .slice(0, eventsBefore.length)
+          .map((m) => m.data),
+      ).toEqual(eventsBefore);
       await b.waitFor(moving.id, (r) => r.gate_pending === 'idea');
       const replay = await b.call('POST', '/v1/runs', body('Keyed'), { 'idempotency-key': 'k-restart' });
       expect(replay.headers.get('idempotent-replayed')).toBe('true');
@@ -285,11 +335,16 @@ describe('idempotency records', () => {
       other.close();
       sb.store.sweepIdempotency(Date.now() - 24 * 60 * 60 * 1000);
       const check = new DatabaseSync(dataPath);
-      const scopes = check.prepare('SELECT scope FROM idempotency').all().map((r) => String(r.scope).split('\n')[1]);
+      const scopes = check
+        .prepare('SELECT scope FROM idempotency')
+        .all()
+        .map((r) => String(r.scope).split('\n')[1]);
       check.close();
       expect(scopes).toEqual(['new-key']); // gone from disk by the sweep, not only refused on its next use
       expect((await sb.call('POST', '/v1/runs', body('Another'), { 'idempotency-key': 'old-key' })).status).toBe(201);
-      expect((await sb.call('POST', '/v1/runs', body('Another'), { 'idempotency-key': 'new-key' })).body.error.code).toBe('idempotency_key_reused');
+      expect(
+        (await sb.call('POST', '/v1/runs', body('Another'), { 'idempotency-key': 'new-key' })).body.error.code,
+      ).toBe('idempotency_key_reused');
     } finally {
       await sb.close();
     }
@@ -321,7 +376,11 @@ describe('connections', () => {
       const run = await sb.createRun('Streams');
       const stream = () =>
         new Promise<{ status: number; close: () => void }>((resolve, reject) => {
-          const req = request(`${sb.url}/v1/runs/${run.id}/events`, { headers: { authorization: `Bearer ${KEY}` } }, (res) => resolve({ status: res.statusCode!, close: () => req.destroy() }));
+          const req = request(
+            `${sb.url}/v1/runs/${run.id}/events`,
+            { headers: { authorization: `Bearer ${KEY}` } },
+            (res) => resolve({ status: res.statusCode!, close: () => req.destroy() }),
+          );
           req.on('error', reject).end();
         });
       const [first, second] = [await stream(), await stream()];
@@ -359,13 +418,33 @@ describe('requests that fail to parse (RFC 9112)', () => {
   const cases: Array<[string, string, number, string]> = [
     ['an unknown method', `FOO /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`, 501, 'method_not_implemented'],
     ['a lowercase method', `get /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`, 501, 'method_not_implemented'],
-    ['a duplicate Content-Length', `POST /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}`, 400, 'malformed_request'],
-    ['Content-Length with chunked', `POST /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`, 400, 'malformed_request'],
-    ['a bad chunk size', `POST /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`, 400, 'malformed_request'],
+    [
+      'a duplicate Content-Length',
+      `POST /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}`,
+      400,
+      'malformed_request',
+    ],
+    [
+      'Content-Length with chunked',
+      `POST /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`,
+      400,
+      'malformed_request',
+    ],
+    [
+      'a bad chunk size',
+      `POST /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
+      400,
+      'malformed_request',
+    ],
     ['bare LF', `GET /v1/runs HTTP/1.1\nHost: 127.0.0.1\n\n`, 400, 'malformed_request'],
     ['a space before the colon', `GET /v1/runs HTTP/1.1\r\nHost : 127.0.0.1\r\n\r\n`, 400, 'malformed_request'],
     ['a folded header', `GET /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: 1\r\n 2\r\n\r\n`, 400, 'malformed_request'],
-    ['a 20 KB header', `GET /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'headers_too_large'],
+    [
+      'a 20 KB header',
+      `GET /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      431,
+      'headers_too_large',
+    ],
   ];
   it.each(cases)('answers %s with its status and the error envelope, then closes', async (_name, raw, status, code) => {
     const sb = await startTestSandbox();
@@ -373,7 +452,9 @@ describe('requests that fail to parse (RFC 9112)', () => {
       const answer = await exchange(sb.url, raw);
       expect(answer).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
       expect(answer.toLowerCase()).toContain('connection: close');
-      const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: { code: string; type: string } };
+      const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as {
+        error: { code: string; type: string };
+      };
       expect(body.error.code).toBe(code);
     } finally {
       await sb.close();
@@ -384,7 +465,10 @@ describe('requests that fail to parse (RFC 9112)', () => {
     const sb = await startTestSandbox();
     try {
       const { host } = new URL(sb.url);
-      const answer = await exchange(sb.url, `GET ${sb.url}/v1/runs?limit=1 HTTP/1.1\r\nHost: ${host}\r\n${auth}Connection: close\r\n\r\n`);
+      const answer = await exchange(
+        sb.url,
+        `GET ${sb.url}/v1/runs?limit=1 HTTP/1.1\r\nHost: ${host}\r\n${auth}Connection: close\r\n\r\n`,
+      );
       expect(answer).toMatch(/^HTTP\/1\.1 200 /);
       expect(answer).toContain('"data"');
     } finally {

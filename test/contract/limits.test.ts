@@ -23,7 +23,9 @@ function rawRequest(path: string, headers: Record<string, string>, length: numbe
   socket.on('data', (c) => (answer += c.toString()));
   const closed = new Promise<void>((r) => socket.on('close', () => r()));
   socket.write(
-    `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${Object.entries(headers)
+    `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${Object.entries(
+      headers,
+    )
       .map(([k, v]) => `${k}: ${v}\r\n`)
       .join('')}\r\n${partial}`,
   );
@@ -55,13 +57,23 @@ describe('limits on input', () => {
   });
 
   it.each([
-    ['POST', '/v1/runs', `{"mode":"idea","idea":{"pitch":"p","audience":"a","monetization":"free","__proto__":{"x":1}}}`, 'idea.__proto__'],
+    [
+      'POST',
+      '/v1/runs',
+      `{"mode":"idea","idea":{"pitch":"p","audience":"a","monetization":"free","__proto__":{"x":1}}}`,
+      'idea.__proto__',
+    ],
     ['PATCH', 'spec', `{"brand":{"constructor":{"prototype":{"polluted":true}}}}`, 'brand.constructor'],
     ['PATCH', 'spec', `{"__proto__":{"name":null}}`, '__proto__'],
   ])('%s with a prototype key: 400 invalid_value naming the path %s', async (method, where, text, field) => {
     const run = await sb.createRun('Prototype keys');
     const path = where === 'spec' ? `/v1/runs/${run.id}/spec` : where;
-    const r = await sb.call(method, path, text, method === 'PATCH' ? { 'content-type': 'application/merge-patch+json' } : {});
+    const r = await sb.call(
+      method,
+      path,
+      text,
+      method === 'PATCH' ? { 'content-type': 'application/merge-patch+json' } : {},
+    );
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ code: 'invalid_value', field });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -69,7 +81,10 @@ describe('limits on input', () => {
   });
 
   it('merge patches work on own keys only', () => {
-    const out = applyMergePatch({ name: 'A' }, JSON.parse('{"constructor":{"a":1},"__proto__":{"b":2}}')) as Record<string, unknown>;
+    const out = applyMergePatch({ name: 'A' }, JSON.parse('{"constructor":{"a":1},"__proto__":{"b":2}}')) as Record<
+      string,
+      unknown
+    >;
     expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
     expect(Object.keys(out).sort()).toEqual(['__proto__', 'constructor', 'name']);
     expect(out.constructor).toEqual({ a: 1 });
@@ -86,7 +101,11 @@ describe('limits on input', () => {
   });
 
   it('a route with the wrong method: 405 method_not_allowed with Allow', async () => {
-    for (const [method, path, allow] of [['DELETE', '/v1/runs', 'GET, POST'], ['PUT', '/v1/runs/run_x', 'GET'], ['GET', '/v1/runs/run_x/cancel', 'POST']] as const) {
+    for (const [method, path, allow] of [
+      ['DELETE', '/v1/runs', 'GET, POST'],
+      ['PUT', '/v1/runs/run_x', 'GET'],
+      ['GET', '/v1/runs/run_x/cancel', 'POST'],
+    ] as const) {
       const r = await sb.call(method, path);
       expect(r.status, `${method} ${path}`).toBe(405);
       expect(r.body.error.code).toBe('method_not_allowed');
@@ -137,7 +156,8 @@ describe('faults take only what can apply', () => {
 
   it('a route with {id} segments is one the sandbox has; at most 100 faults are held at once', async () => {
     expect((await add({ route: 'GET /v1/runs/{run}/events', cut_after: 1, times: 1 })).status).toBe(201);
-    for (let i = 1; i < 100; i++) expect((await add({ route: 'GET /v1/runs/{run}', latency_ms: 1, times: 1 })).status).toBe(201);
+    for (let i = 1; i < 100; i++)
+      expect((await add({ route: 'GET /v1/runs/{run}', latency_ms: 1, times: 1 })).status).toBe(201);
     const over = await add({ route: 'GET /v1/runs', status: 500 });
     expect(over.status).toBe(400);
     expect(over.body.error.message).toMatch(/at most 100/);
@@ -151,13 +171,20 @@ describe('a full disk', () => {
     const own = await startTestSandbox({ stageMs: 60_000 });
     try {
       // SQLite's own limit on the database's pages: its writes fail as on a full disk (SQLITE_FULL).
-      const db = (own.store as unknown as { db: { exec(sql: string): void; prepare(sql: string): { get(): Record<string, number> } } }).db;
+      const db = (
+        own.store as unknown as {
+          db: { exec(sql: string): void; prepare(sql: string): { get(): Record<string, number> } };
+        }
+      ).db;
       const pages = db.prepare('PRAGMA page_count').get().page_count!;
       db.exec(`PRAGMA max_page_count = ${pages}`);
       const before = (await own.call('GET', '/v1/runs')).body.data.length;
       let full: { status: number; headers: Headers; body: any } | null = null;
       for (let i = 0; i < 200 && !full; i++) {
-        const r = await own.call('POST', '/v1/runs', { mode: 'idea', idea: { pitch: `A run that fills the disk ${i} ${'x'.repeat(2000)}`, audience: 'a', monetization: 'free' } });
+        const r = await own.call('POST', '/v1/runs', {
+          mode: 'idea',
+          idea: { pitch: `A run that fills the disk ${i} ${'x'.repeat(2000)}`, audience: 'a', monetization: 'free' },
+        });
         if (r.status !== 201) full = r;
       }
       expect(full?.status).toBe(503);
@@ -166,7 +193,14 @@ describe('a full disk', () => {
       expect(full?.body.error.message).toMatch(/disk is full/);
       const after = (await own.call('GET', '/v1/runs?limit=100')).body.data.length;
       db.exec('PRAGMA max_page_count = 1073741823');
-      expect((await own.call('POST', '/v1/runs', { mode: 'idea', idea: { pitch: 'Room again', audience: 'a', monetization: 'free' } })).status).toBe(201);
+      expect(
+        (
+          await own.call('POST', '/v1/runs', {
+            mode: 'idea',
+            idea: { pitch: 'Room again', audience: 'a', monetization: 'free' },
+          })
+        ).status,
+      ).toBe(201);
       expect((await own.call('GET', '/v1/runs?limit=100')).body.data.length).toBe(after + 1);
       expect(after).toBeGreaterThanOrEqual(before);
     } finally {

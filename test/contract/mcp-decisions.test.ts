@@ -58,7 +58,10 @@ describe('approve_gate and reject_gate on a live service', () => {
 
   it('ask the person, whose decision and notes are the ones made (a rejection in place of the agent’s approve)', async () => {
     const id = await atIdeaGate();
-    const { client, asked, close } = await connect(() => ({ action: 'accept', content: { decision: 'reject', notes: 'Warmer, please' } }));
+    const { client, asked, close } = await connect(() => ({
+      action: 'accept',
+      content: { decision: 'reject', notes: 'Warmer, please' },
+    }));
     try {
       const r = (await client.callTool({ name: 'approve_gate', arguments: { run_id: id, gate: 'idea' } })) as Result;
       expect(r.isError, r.content[0]?.text).toBeFalsy();
@@ -73,7 +76,10 @@ describe('approve_gate and reject_gate on a live service', () => {
     const id = await atIdeaGate();
     const { client, close } = await connect(() => ({ action: 'decline' }));
     try {
-      const r = (await client.callTool({ name: 'reject_gate', arguments: { run_id: id, gate: 'idea', notes: 'No' } })) as Result;
+      const r = (await client.callTool({
+        name: 'reject_gate',
+        arguments: { run_id: id, gate: 'idea', notes: 'No' },
+      })) as Result;
       expect(r.isError).toBe(true);
       expect(r.content[0]!.text).toContain('declined');
       expect((await ideaGate(id)).state).toBe('pending');
@@ -102,7 +108,10 @@ describe('wait_for_run as an MCP task', () => {
     const server = createServer({ api, version: 'test', tools: toolDefs(api, systemClock) });
     const [a, b] = InMemoryTransport.createLinkedPair();
     await server.connect(a);
-    const client = new Client({ name: 'test', version: '1' }, { capabilities: { tasks: { requests: { tools: { call: {} } } } } as never });
+    const client = new Client(
+      { name: 'test', version: '1' },
+      { capabilities: { tasks: { requests: { tools: { call: {} } } } } as never },
+    );
     await client.connect(b);
     try {
       const { tools } = await client.listTools();
@@ -110,7 +119,11 @@ describe('wait_for_run as an MCP task', () => {
       const run = await sb.createRun('Waited as a task');
       const seen: string[] = [];
       let result: any;
-      for await (const m of client.experimental.tasks.callToolStream({ name: 'wait_for_run', arguments: { run_id: run.id, timeout_s: 30 } }, undefined, { task: { ttl: 60_000 } })) {
+      for await (const m of client.experimental.tasks.callToolStream(
+        { name: 'wait_for_run', arguments: { run_id: run.id, timeout_s: 30 } },
+        undefined,
+        { task: { ttl: 60_000 } },
+      )) {
         seen.push(m.type);
         if (m.type === 'result') result = m.result;
         if (m.type === 'error') throw m.error;

@@ -10,7 +10,11 @@ import { apiRoutes } from '../../src/sandbox/routes.js';
 import { orc } from '../helpers/cli.js';
 import { checkAnswer } from '../helpers/openapi.js';
 
-const doc = openApiDocument('test') as { paths: Record<string, Record<string, unknown>>; webhooks: Record<string, unknown>; components: { schemas: Record<string, unknown> } };
+const doc = openApiDocument('test') as {
+  paths: Record<string, Record<string, unknown>>;
+  webhooks: Record<string, unknown>;
+  components: { schemas: Record<string, unknown> };
+};
 
 describe('the OpenAPI document', () => {
   it('is valid OpenAPI 3.1 to an independent parser', async () => {
@@ -19,10 +23,24 @@ describe('the OpenAPI document', () => {
   });
 
   it('has every route the sandbox answers, and no other; a webhook per event kind', () => {
-    const routes = apiRoutes({} as never).map((r) => `${r.method} ${r.pattern.replace(/\{run\}|\{webhook\}/g, '{id}').replace('{delivery}', '{delivery_id}')}`);
-    const described = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`));
+    const routes = apiRoutes({} as never).map(
+      (r) => `${r.method} ${r.pattern.replace(/\{run\}|\{webhook\}/g, '{id}').replace('{delivery}', '{delivery_id}')}`,
+    );
+    const described = Object.entries(doc.paths).flatMap(([p, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`),
+    );
     expect(described.sort()).toEqual([...new Set(routes)].sort());
-    expect(Object.keys(doc.webhooks).sort()).toEqual(['run.accepted', 'run.canceled', 'run.created', 'run.failed', 'run.gate_pending', 'run.gate_resolved', 'run.rejected', 'run.scored', 'run.stage_changed']);
+    expect(Object.keys(doc.webhooks).sort()).toEqual([
+      'run.accepted',
+      'run.canceled',
+      'run.created',
+      'run.failed',
+      'run.gate_pending',
+      'run.gate_resolved',
+      'run.rejected',
+      'run.scored',
+      'run.stage_changed',
+    ]);
   });
 
   it('is what the built orc prints with api --openapi, and what the package ships', async () => {
@@ -31,13 +49,19 @@ describe('the OpenAPI document', () => {
     const printed = JSON.parse(r.stdout);
     expect(printed.openapi).toBe('3.1.0');
     expect(printed.paths).toEqual(doc.paths);
-    expect(JSON.parse(readFileSync(resolve(import.meta.dirname, '../../dist/openapi.json'), 'utf8')).paths).toEqual(doc.paths);
+    expect(JSON.parse(readFileSync(resolve(import.meta.dirname, '../../dist/openapi.json'), 'utf8')).paths).toEqual(
+      doc.paths,
+    );
     expect((await orc(['api', 'GET', '--openapi'])).exitCode).toBe(2);
   });
 
   it('catches an answer that is not what it says (the check the contract tests run is not idle)', () => {
-    expect(() => checkAnswer('GET', '/v1/runs/run_x', 200, { id: 'run_x', status: 'running' })).toThrow(/does not match the OpenAPI document/);
-    expect(() => checkAnswer('GET', '/v1/runs/run_x', 404, { error: { code: 'run_not_found' } })).toThrow(/ErrorEnvelope|does not match/);
+    expect(() => checkAnswer('GET', '/v1/runs/run_x', 200, { id: 'run_x', status: 'running' })).toThrow(
+      /does not match the OpenAPI document/,
+    );
+    expect(() => checkAnswer('GET', '/v1/runs/run_x', 404, { error: { code: 'run_not_found' } })).toThrow(
+      /ErrorEnvelope|does not match/,
+    );
     expect(() => checkAnswer('GET', '/v1/runs', 200, { data: [], next_cursor: null, has_more: false })).not.toThrow();
   });
 });

@@ -9,8 +9,14 @@ beforeAll(async () => {
 });
 afterAll(() => sb.close());
 
-const idea = (pitch: string, extra: object = {}) => ({ mode: 'idea', idea: { pitch, audience: 'runners', monetization: 'freemium', ...extra } });
-const events = async (runId: string) => (await readSse(`${sb.url}/v1/runs/${runId}/events`)).filter((m) => m.data).map((m) => Event.parse(JSON.parse(m.data!)));
+const idea = (pitch: string, extra: object = {}) => ({
+  mode: 'idea',
+  idea: { pitch, audience: 'runners', monetization: 'freemium', ...extra },
+});
+const events = async (runId: string) =>
+  (await readSse(`${sb.url}/v1/runs/${runId}/events`))
+    .filter((m) => m.data)
+    .map((m) => Event.parse(JSON.parse(m.data!)));
 
 describe('POST /v1/runs', () => {
   it('creates an idea run, running at its first stage, with no gate and no app id', async () => {
@@ -18,13 +24,23 @@ describe('POST /v1/runs', () => {
     expect(res.status).toBe(201);
     const run = Run.parse(res.body);
     expect(run.id).toMatch(/^run_[\w-]+$/);
-    expect(run).toMatchObject({ mode: 'idea', status: 'running', stage: '01_intake', gate_pending: null, app_id: null });
+    expect(run).toMatchObject({
+      mode: 'idea',
+      status: 'running',
+      stage: '01_intake',
+      gate_pending: null,
+      app_id: null,
+    });
     expect(new Date(run.created_at).toISOString()).toBe(run.created_at);
     expect(res.headers.get('x-request-id')).toMatch(/^req_/);
   });
 
   it('creates ship runs from a repository URL or an App Spec', async () => {
-    for (const source of ['https://github.com/acme/trail-log.git', 'git@github.com:acme/trail-log.git', { name: 'Trail Log', platforms: ['ios'] }]) {
+    for (const source of [
+      'https://github.com/acme/trail-log.git',
+      'git@github.com:acme/trail-log.git',
+      { name: 'Trail Log', platforms: ['ios'] },
+    ]) {
       const res = await sb.call('POST', '/v1/runs', { mode: 'ship', source });
       expect(res.status, res.text).toBe(201);
       expect(res.body.mode).toBe('ship');
@@ -42,7 +58,11 @@ describe('POST /v1/runs', () => {
     [{ mode: 'idea', idea: { pitch: 'p', audience: 'a', monetization: 'gold' } }, 'invalid_value', 'idea.monetization'],
     [{ mode: 'ship' }, 'missing_field', 'source'],
     [{ mode: 'ship', source: 'ftp://example.com/repo' }, 'invalid_value', 'source'],
-    [{ mode: 'ship', source: 'https://github.com/a/b', idea: { pitch: 'p', audience: 'a', monetization: 'free' } }, 'invalid_value', 'source'],
+    [
+      { mode: 'ship', source: 'https://github.com/a/b', idea: { pitch: 'p', audience: 'a', monetization: 'free' } },
+      'invalid_value',
+      'source',
+    ],
     [{ mode: 'idea', source: 'https://github.com/a/b' }, 'invalid_value', 'source'],
   ])('refuses %j with 400 %s on %s', async (body, code, field) => {
     const res = await sb.call('POST', '/v1/runs', body);
@@ -55,7 +75,9 @@ describe('POST /v1/runs', () => {
     const bad = await sb.call('POST', '/v1/runs', '{"mode":', { 'content-type': 'application/json' });
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('invalid_json');
-    const form = await sb.call('POST', '/v1/runs', 'mode=idea', { 'content-type': 'application/x-www-form-urlencoded' });
+    const form = await sb.call('POST', '/v1/runs', 'mode=idea', {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
     expect(form.status).toBe(415);
   });
 
@@ -127,17 +149,35 @@ describe('a run through its gates', () => {
     const kinds = evs.filter((e) => e.type !== 'log' && e.type !== 'run.stage_changed').map((e) => e.type);
     expect(kinds).toEqual([
       'run.created',
-      'run.gate_pending', 'run.gate_resolved',
-      'run.gate_pending', 'run.gate_resolved',
+      'run.gate_pending',
+      'run.gate_resolved',
+      'run.gate_pending',
+      'run.gate_resolved',
       'run.scored',
-      'run.gate_pending', 'run.gate_resolved',
+      'run.gate_pending',
+      'run.gate_resolved',
       'run.accepted',
     ]);
     const stages = [...new Set(evs.filter((e) => e.type === 'run.stage_changed').map((e) => e.data.stage))];
-    expect(stages).toEqual(['01_intake', '02_concept', '03_brand', '04_design', '05_build', '06_qa', '07_scoring', '08_submission', '09_review']);
-    const percents = evs.filter((e) => e.type === 'run.stage_changed' && e.data.stage === '05_build').map((e) => e.data.percent);
+    expect(stages).toEqual([
+      '01_intake',
+      '02_concept',
+      '03_brand',
+      '04_design',
+      '05_build',
+      '06_qa',
+      '07_scoring',
+      '08_submission',
+      '09_review',
+    ]);
+    const percents = evs
+      .filter((e) => e.type === 'run.stage_changed' && e.data.stage === '05_build')
+      .map((e) => e.data.percent);
     expect(percents).toEqual([0, 25, 50, 75, 100]);
-    expect(evs.at(-1)!.data).toMatchObject({ app_id: end.app_id, app_store_url: `https://apps.apple.com/app/id${end.app_id}` });
+    expect(evs.at(-1)!.data).toMatchObject({
+      app_id: end.app_id,
+      app_store_url: `https://apps.apple.com/app/id${end.app_id}`,
+    });
     const created = evs[0]!;
     expect(created.data).toEqual({ mode: 'idea' });
   });
@@ -162,7 +202,9 @@ describe('a run through its gates', () => {
   it('sends a run back on reject, keeps the notes, and opens the gate again', async () => {
     const run = await sb.createRun('A plant watering reminder');
     await sb.waitFor(run.id, (r) => r.gate_pending === 'idea');
-    const rejected = await sb.call('POST', `/v1/runs/${run.id}/gates/idea:reject`, { notes: 'Make it about succulents' });
+    const rejected = await sb.call('POST', `/v1/runs/${run.id}/gates/idea:reject`, {
+      notes: 'Make it about succulents',
+    });
     expect(rejected.status).toBe(200);
     expect(rejected.body.gate).toMatchObject({ state: 'rejected', notes: 'Make it about succulents' });
     expect(rejected.body.run).toMatchObject({ status: 'running', stage: '02_concept', gate_pending: null });

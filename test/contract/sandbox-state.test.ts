@@ -19,7 +19,10 @@ describe('the data folder', () => {
     const dataPath = freshData();
     const first = await startTestSandbox({ dataPath });
     try {
-      const err = (await startSandbox({ port: 0, dataPath }).catch((e: unknown) => e)) as { code: string; message: string };
+      const err = (await startSandbox({ port: 0, dataPath }).catch((e: unknown) => e)) as {
+        code: string;
+        message: string;
+      };
       expect(err.code).toBe('ERR_SANDBOX_LOCKED');
       expect(err.message).toContain(`in use by another sandbox (pid ${process.pid})`);
     } finally {
@@ -54,7 +57,9 @@ describe('the data folder', () => {
         const st = statSync(join(dir, name));
         return [name, (st.mode & 0o777).toString(8), st.isDirectory() ? '700' : '600'];
       });
-      expect(modes.map(([name]) => name)).toEqual(expect.arrayContaining(['sandbox.db', 'sandbox.lock.db', 'sandbox.pid']));
+      expect(modes.map(([name]) => name)).toEqual(
+        expect.arrayContaining(['sandbox.db', 'sandbox.lock.db', 'sandbox.pid']),
+      );
       for (const [name, mode, want] of modes) expect(`${name} ${mode}`).toBe(`${name} ${want}`);
     } finally {
       await sb.close();
@@ -69,9 +74,16 @@ describe('the data folder', () => {
     await sb.close();
     const { DatabaseSync } = await import('node:sqlite');
     const db = new DatabaseSync(dataPath);
-    expect(db.prepare('SELECT id FROM run_list ORDER BY seq').all().map((r) => r.id)).toEqual(made.map((r) => r.id));
+    expect(
+      db
+        .prepare('SELECT id FROM run_list ORDER BY seq')
+        .all()
+        .map((r) => r.id),
+    ).toEqual(made.map((r) => r.id));
     // as an earlier orc left it: no list table, no triggers
-    db.exec('DROP TRIGGER run_list_insert; DROP TRIGGER run_list_update; DROP TRIGGER run_list_delete; DROP TABLE run_list;');
+    db.exec(
+      'DROP TRIGGER run_list_insert; DROP TRIGGER run_list_update; DROP TRIGGER run_list_delete; DROP TABLE run_list;',
+    );
     db.close();
     const again = await startTestSandbox({ dataPath, stageMs: 60_000 });
     try {
@@ -95,7 +107,10 @@ describe('the data folder', () => {
     const db = new DatabaseSync(dataPath);
     db.prepare('UPDATE runs SET body = ? WHERE id = ?').run('{"run": {"id": "broken"', run.id);
     db.close();
-    const err = (await startSandbox({ port: 0, dataPath }).catch((e: unknown) => e)) as { code: string; message: string };
+    const err = (await startSandbox({ port: 0, dataPath }).catch((e: unknown) => e)) as {
+      code: string;
+      message: string;
+    };
     expect(err.code).toBe('ERR_SANDBOX_CORRUPT');
     expect(err.message).toContain(`corrupt record for run ${run.id}`);
     expect(err.message.split('\n')).toHaveLength(1);
@@ -145,13 +160,23 @@ describe('the data folder', () => {
       const other = new DatabaseSync(dataPath);
       other.exec('BEGIN IMMEDIATE');
       // (how soon it answers is measured by `npm run bench -- timings`, beside a write to a free database)
-      const r = await sb.call('POST', '/v1/runs', { mode: 'idea', idea: { pitch: 'Busy', audience: 'a', monetization: 'free' } });
+      const r = await sb.call('POST', '/v1/runs', {
+        mode: 'idea',
+        idea: { pitch: 'Busy', audience: 'a', monetization: 'free' },
+      });
       expect(r.status).toBe(503);
       expect(r.body.error.code).toBe('unavailable');
       expect(r.headers.get('retry-after')).toBe('1');
       other.exec('ROLLBACK');
       other.close();
-      expect((await sb.call('POST', '/v1/runs', { mode: 'idea', idea: { pitch: 'Free', audience: 'a', monetization: 'free' } })).status).toBe(201);
+      expect(
+        (
+          await sb.call('POST', '/v1/runs', {
+            mode: 'idea',
+            idea: { pitch: 'Free', audience: 'a', monetization: 'free' },
+          })
+        ).status,
+      ).toBe(201);
     } finally {
       await sb.close();
     }
@@ -159,7 +184,8 @@ describe('the data folder', () => {
 });
 
 describe('virtual time across a restart', () => {
-  const createdAt = (sb: TestSandbox, runId: string) => sb.store.eventsOf(runId).map((e) => Date.parse(JSON.parse(e.json).created_at as string));
+  const createdAt = (sb: TestSandbox, runId: string) =>
+    sb.store.eventsOf(runId).map((e) => Date.parse(JSON.parse(e.json).created_at as string));
 
   it('never goes back: a data folder starts no earlier than its latest time, steered or real', async () => {
     const dataPath = freshData();
@@ -182,7 +208,11 @@ describe('virtual time across a restart', () => {
     }
     // a real clock behind it (the system's, set back to the start) runs on from there too
     const t0 = Date.now();
-    const c = await startTestSandbox({ dataPath, stageMs: 60_000, clock: { now: () => start + Date.now() - t0, timer: systemClock.timer } });
+    const c = await startTestSandbox({
+      dataPath,
+      stageMs: 60_000,
+      clock: { now: () => start + Date.now() - t0, timer: systemClock.timer },
+    });
     try {
       expect(c.clock.now()).toBeGreaterThanOrEqual(start + 3 * 86_400_000);
       expect(Math.min(...createdAt(c, (await c.createRun('Later')).id))).toBeGreaterThanOrEqual(latest);
@@ -222,13 +252,24 @@ describe('a snapshot on import', () => {
     await new Promise<void>((r) => hooked.listen(0, '127.0.0.1', r));
     const sb = await startTestSandbox({ stageMs: 60, clock: quickClock() });
     try {
-      const hook = (await sb.call('POST', '/v1/webhooks', { url: `http://127.0.0.1:${(hooked.address() as { port: number }).port}/h`, events: ['*'] })).body;
+      const hook = (
+        await sb.call('POST', '/v1/webhooks', {
+          url: `http://127.0.0.1:${(hooked.address() as { port: number }).port}/h`,
+          events: ['*'],
+        })
+      ).body;
       const run = await sb.createRun();
       let rejected = false;
-      await driveToEnd(sb, run.id, (gate) => (gate === 'brand' && !rejected ? ((rejected = true), { reject: 'Warmer' }) : 'approve'));
+      await driveToEnd(sb, run.id, (gate) =>
+        gate === 'brand' && !rejected ? ((rejected = true), { reject: 'Warmer' }) : 'approve',
+      );
       const other = await sb.createRun('Stopped');
       await sb.call('POST', `/v1/runs/${other.id}/cancel`);
-      await until(async () => (await sb.call('GET', `/v1/webhooks/${hook.id}/deliveries?limit=100`)).body.data.some((d: { status: string }) => d.status === 'succeeded'));
+      await until(async () =>
+        (await sb.call('GET', `/v1/webhooks/${hook.id}/deliveries?limit=100`)).body.data.some(
+          (d: { status: string }) => d.status === 'succeeded',
+        ),
+      );
       return (await sb.call('GET', '/_sandbox/export')).body;
     } finally {
       await sb.close();
@@ -257,21 +298,41 @@ describe('a snapshot on import', () => {
     };
     const hook = snap.webhooks[0].id;
     const dlv = snap.deliveries[0].id;
-    expect(refused((s) => (s.webhooks[0].url = 'http://example.com/steal'))).toBe(`webhooks[0] ("${hook}") url: must be https://, or http:// to a loopback host`);
+    expect(refused((s) => (s.webhooks[0].url = 'http://example.com/steal'))).toBe(
+      `webhooks[0] ("${hook}") url: must be https://, or http:// to a loopback host`,
+    );
     expect(refused((s) => (s.webhooks[0].events = ['run.exploded']))).toContain(`webhooks[0] ("${hook}") events:`);
-    expect(refused((s) => (s.deliveries[0].id = 'dlv_x\r\nX-Evil: 1'))).toBe('deliveries[0] ("dlv_x\\r\\nX-Evil: 1") id: must not contain control characters');
-    expect(refused((s) => (s.deliveries[0].webhook_id = 'wh_gone'))).toContain(`deliveries[0] ("${dlv}") webhook_id: no webhook "wh_gone"`);
-    expect(refused((s) => (s.deliveries[0].status = 'lost'))).toContain(`deliveries[0] ("${dlv}") status: must be one of pending, succeeded, failed`);
-    expect(refused((s) => (s.runs[0].run.status = 'exploded'))).toContain(`runs[0] ("${snap.runs[0].run.id}") run.status: must be one of running`);
+    expect(refused((s) => (s.deliveries[0].id = 'dlv_x\r\nX-Evil: 1'))).toBe(
+      'deliveries[0] ("dlv_x\\r\\nX-Evil: 1") id: must not contain control characters',
+    );
+    expect(refused((s) => (s.deliveries[0].webhook_id = 'wh_gone'))).toContain(
+      `deliveries[0] ("${dlv}") webhook_id: no webhook "wh_gone"`,
+    );
+    expect(refused((s) => (s.deliveries[0].status = 'lost'))).toContain(
+      `deliveries[0] ("${dlv}") status: must be one of pending, succeeded, failed`,
+    );
+    expect(refused((s) => (s.runs[0].run.status = 'exploded'))).toContain(
+      `runs[0] ("${snap.runs[0].run.id}") run.status: must be one of running`,
+    );
     expect(refused((s) => (s.runs[0].run.created_at = 'yesterday'))).toContain('run.created_at: must be a time');
     expect(refused((s) => (s.runs[0].run.id = 'run_../x'))).toContain('run.id: must not contain /');
     expect(refused((s) => (s.runs[0].run.id = 'wh_1'))).toContain('run.id: must be a run_… id');
     const firstEvents = Object.keys(snap.events)[0]!;
-    expect(refused((s) => (s.events[firstEvents][0].json = s.events[firstEvents][0].json.replace(/"created_at":"[^"]+"/, '"created_at":"soon"')))).toContain(`events["${firstEvents}"][0] json.created_at: must be a time`);
+    expect(
+      refused(
+        (s) =>
+          (s.events[firstEvents][0].json = s.events[firstEvents][0].json.replace(
+            /"created_at":"[^"]+"/,
+            '"created_at":"soon"',
+          )),
+      ),
+    ).toContain(`events["${firstEvents}"][0] json.created_at: must be a time`);
     // null and duplicate records: one clear line, not a TypeError or SQLite's words
     expect(refused((s) => (s.runs[1] = null))).toBe('runs[1] must be an object, not null');
     expect(refused((s) => s.webhooks.push(s.webhooks[0]))).toBe(`webhooks[1] ("${hook}") id: "${hook}" appears twice`);
-    expect(refused((s) => s.deliveries.push({ ...s.deliveries[0], id: 'dlv_other' }))).toContain(`deliveries[${snap.deliveries.length}] ("dlv_other") seq:`);
+    expect(refused((s) => s.deliveries.push({ ...s.deliveries[0], id: 'dlv_other' }))).toContain(
+      `deliveries[${snap.deliveries.length}] ("dlv_other") seq:`,
+    );
     expect(refused((s) => (s.events[firstEvents] = null))).toBe(`events["${firstEvents}"]: must be an array`);
   });
 });
@@ -302,10 +363,15 @@ describe('artifacts', () => {
       const ipaReady = async () => {
         const r = (await sb.call('GET', `/v1/runs/${run.id}`)).body;
         if (r.gate_pending) await sb.call('POST', `/v1/runs/${run.id}/gates/${r.gate_pending}:approve`);
-        const m = (await sb.call('GET', `/v1/runs/${run.id}/artifacts`)).body.data.find((a: { kind: string }) => a.kind === 'ipa');
+        const m = (await sb.call('GET', `/v1/runs/${run.id}/artifacts`)).body.data.find(
+          (a: { kind: string }) => a.kind === 'ipa',
+        );
         return m.status === 'ready';
       };
-      await until(ipaReady, 'the 128 MiB ipa ready, its gates approved on the way', { timeoutMs: 50_000, wake: (again) => sb.store.onCommit(again) });
+      await until(ipaReady, 'the 128 MiB ipa ready, its gates approved on the way', {
+        timeoutMs: 50_000,
+        wake: (again) => sb.store.onCommit(again),
+      });
       const file = (await sb.call('GET', `/v1/runs/${run.id}/artifacts/ipa`)).body.files[0];
       const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))![1]) * 1024;
       const before = rss();

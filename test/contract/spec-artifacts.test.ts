@@ -17,7 +17,8 @@ beforeAll(async () => {
 });
 afterAll(() => sb.close());
 
-const patch = (id: string, body: unknown, type = 'application/merge-patch+json') => sb.call('PATCH', `/v1/runs/${id}/spec`, body, { 'content-type': type });
+const patch = (id: string, body: unknown, type = 'application/merge-patch+json') =>
+  sb.call('PATCH', `/v1/runs/${id}/spec`, body, { 'content-type': type });
 const raw = async (url: string, headers: Record<string, string> = {}) => {
   const res = await fetch(url, { headers });
   return { res, bytes: Buffer.from(await res.arrayBuffer()) };
@@ -28,10 +29,25 @@ describe('App Spec', () => {
     const run = await sb.createRun('A budgeting app for students');
     await sb.waitFor(run.id, (r) => r.gate_pending === 'idea');
     const spec = (await sb.call('GET', `/v1/runs/${run.id}/spec`)).body;
-    expect(spec).toMatchObject({ name: 'Budgeting Students', audience: 'runners', monetization: 'freemium', platforms: ['ios', 'android'] });
-    const res = await patch(run.id, { tagline: 'Money, sorted', platforms: ['ios'], features: null, extra: { keep: true } });
+    expect(spec).toMatchObject({
+      name: 'Budgeting Students',
+      audience: 'runners',
+      monetization: 'freemium',
+      platforms: ['ios', 'android'],
+    });
+    const res = await patch(run.id, {
+      tagline: 'Money, sorted',
+      platforms: ['ios'],
+      features: null,
+      extra: { keep: true },
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ name: 'Budgeting Students', tagline: 'Money, sorted', platforms: ['ios'], extra: { keep: true } });
+    expect(res.body).toMatchObject({
+      name: 'Budgeting Students',
+      tagline: 'Money, sorted',
+      platforms: ['ios'],
+      extra: { keep: true },
+    });
     expect(res.body).not.toHaveProperty('features');
     expect((await sb.call('GET', `/v1/runs/${run.id}/spec`)).body).toEqual(res.body);
     const json = await patch(run.id, { category: 'Finance' }, 'application/json');
@@ -77,7 +93,8 @@ describe('scorecard', () => {
     const b = (await sb.call('GET', `/v1/runs/${again.id}/scorecard`)).body;
     expect(b).toEqual(a);
     expect(a.score.total).toBe(100);
-    for (const v of [a.score.beauty, a.score.harmony]) expect(v).toBeGreaterThanOrEqual(0), expect(v).toBeLessThanOrEqual(100);
+    for (const v of [a.score.beauty, a.score.harmony])
+      expect(v).toBeGreaterThanOrEqual(0), expect(v).toBeLessThanOrEqual(100);
     expect(a.passed).toBe(true);
     const low = await driveToEnd(sb, (await sb.createRun('A flashlight #lowscore')).id);
     const card = Scorecard.parse((await sb.call('GET', `/v1/runs/${low.id}/scorecard`)).body);
@@ -103,7 +120,14 @@ describe('artifacts', () => {
   it('lists six kinds, pending until their stage is done', async () => {
     const run = await sb.createRun('A sourdough starter tracker');
     const m = ArtifactManifest.parse((await sb.call('GET', `/v1/runs/${run.id}/artifacts`)).body);
-    expect(m.data.map((a) => a.kind).sort()).toEqual(['ipa', 'metadata', 'preflight', 'scorecard', 'screenshots', 'spec']);
+    expect(m.data.map((a) => a.kind).sort()).toEqual([
+      'ipa',
+      'metadata',
+      'preflight',
+      'scorecard',
+      'screenshots',
+      'spec',
+    ]);
     expect(m.data.every((a) => a.status === 'pending' && a.size === null && a.sha256 === null)).toBe(true);
     const notReady = await sb.call('GET', `/v1/runs/${run.id}/artifacts/ipa`);
     expect(notReady.status).toBe(409);
@@ -123,7 +147,9 @@ describe('artifacts', () => {
       expect(entry.status).toBe('ready');
       expect(entry.sha256).toBe(createHash('sha256').update(JSON.stringify(res.body.content)).digest('hex'));
     }
-    expect((await sb.call('GET', `/v1/runs/${done.id}/artifacts/scorecard`)).body.content).toEqual((await sb.call('GET', `/v1/runs/${done.id}/scorecard`)).body);
+    expect((await sb.call('GET', `/v1/runs/${done.id}/artifacts/scorecard`)).body.content).toEqual(
+      (await sb.call('GET', `/v1/runs/${done.id}/scorecard`)).body,
+    );
   });
 
   it('serves screenshots as real PNGs and the ipa as a zip of realistic size, checksums matching', async () => {
@@ -229,10 +255,17 @@ describe('artifacts', () => {
 
   it('refuses a tampered URL and, after its lifetime, an expired one', async () => {
     const f = (await sb.call('GET', `/v1/runs/${done.id}/artifacts/screenshots`)).body.files[0];
-    const tampered = await raw(f.url.replace(/signature=([0-9a-f])/, (_: string, c: string) => `signature=${c === '0' ? '1' : '0'}`));
+    const tampered = await raw(
+      f.url.replace(/signature=([0-9a-f])/, (_: string, c: string) => `signature=${c === '0' ? '1' : '0'}`),
+    );
     expect(tampered.res.status).toBe(403);
-    expect(JSON.parse(tampered.bytes.toString()).error).toMatchObject({ type: 'permission_error', code: 'signed_url_invalid' });
-    const otherFile = await raw(f.url.replace(/\/files\/([^/]+)\/screenshots\/[^?]+/, '/files/$1/screenshots/99_evil.png'));
+    expect(JSON.parse(tampered.bytes.toString()).error).toMatchObject({
+      type: 'permission_error',
+      code: 'signed_url_invalid',
+    });
+    const otherFile = await raw(
+      f.url.replace(/\/files\/([^/]+)\/screenshots\/[^?]+/, '/files/$1/screenshots/99_evil.png'),
+    );
     expect(otherFile.res.status).toBe(403);
     // It lives at least its full lifetime (2 s here), rounded up to a whole second.
     const left = Date.parse(f.expires_at) - clock.now();

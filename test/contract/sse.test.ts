@@ -36,7 +36,13 @@ describe('GET /v1/runs/{id}/events', () => {
     expect(data.at(-1)!.event).toBe('run.accepted');
     const logs = data.filter((m) => m.event === 'log').map((m) => JSON.parse(m.data!).data);
     expect(logs.length).toBeGreaterThan(20);
-    for (const l of logs) expect(l).toMatchObject({ stage: expect.stringMatching(/^\d\d_/), level: expect.stringMatching(/^(info|warn|error)$/), message: expect.any(String), ts: expect.any(String) });
+    for (const l of logs)
+      expect(l).toMatchObject({
+        stage: expect.stringMatching(/^\d\d_/),
+        level: expect.stringMatching(/^(info|warn|error)$/),
+        message: expect.any(String),
+        ts: expect.any(String),
+      });
     expect(logs.some((l) => l.level === 'warn')).toBe(true);
   });
 
@@ -53,7 +59,11 @@ describe('GET /v1/runs/{id}/events', () => {
     const watchers = Array.from({ length: 40 }, () => readSse(`${sb.url}/v1/runs/${run.id}/events`));
     await sb.waitFor(run.id, (r) => r.gate_pending === 'idea');
     // Two keep-alives at the gate, seen by one more watcher (every watcher is sent the same).
-    await readSse(`${sb.url}/v1/runs/${run.id}/events`, {}, (ms) => ms.filter((m) => m.comment === 'keep-alive').length >= 2);
+    await readSse(
+      `${sb.url}/v1/runs/${run.id}/events`,
+      {},
+      (ms) => ms.filter((m) => m.comment === 'keep-alive').length >= 2,
+    );
     await driveToEnd(sb, run.id);
     const results = await Promise.all(watchers);
     const reference = dataOf(results[0]!).map((m) => `${m.id}:${m.data}`);
@@ -79,10 +89,18 @@ describe('GET /v1/runs/{id}/events', () => {
     const run = await driveToEnd(sb, (await sb.createRun('A ferry timetable')).id);
     const open = (path: string) =>
       new Promise<{ connection: string | undefined; closed: Promise<unknown>; stop: () => void }>((resolve, reject) => {
-        const req = get(`${sb.url}${path}`, { agent: false, headers: { authorization: `Bearer ${KEY}`, connection: 'close' } }, (res) => {
-          resolve({ connection: res.headers.connection, closed: once(req.socket!, 'close'), stop: () => req.destroy() });
-          res.resume();
-        });
+        const req = get(
+          `${sb.url}${path}`,
+          { agent: false, headers: { authorization: `Bearer ${KEY}`, connection: 'close' } },
+          (res) => {
+            resolve({
+              connection: res.headers.connection,
+              closed: once(req.socket!, 'close'),
+              stop: () => req.destroy(),
+            });
+            res.resume();
+          },
+        );
         req.on('error', reject);
       });
     const events = await open(`/v1/runs/${run.id}/events`);
@@ -106,7 +124,11 @@ describe('GET /v1/runs/{id}/events', () => {
 describe('every stream the sandbox writes (runs, the firehose, the journal) goes through one writer', () => {
   it('sends keep-alives on the firehose and on the journal followed', async () => {
     for (const path of ['/_sandbox/events', '/_sandbox/logs?follow=1']) {
-      const ms = await readSse(`${sb.url}${path}`, {}, (got) => got.filter((m) => m.comment === 'keep-alive').length >= 2);
+      const ms = await readSse(
+        `${sb.url}${path}`,
+        {},
+        (got) => got.filter((m) => m.comment === 'keep-alive').length >= 2,
+      );
       expect(ms.filter((m) => m.comment === 'keep-alive').length, path).toBe(2);
     }
   });
@@ -120,7 +142,9 @@ describe('every stream the sandbox writes (runs, the firehose, the journal) goes
       let closed = false;
       socket.on('close', () => (closed = true));
       socket.pause(); // a follower that never reads
-      socket.write(`GET /_sandbox/logs?follow=1 HTTP/1.1\r\nHost: 127.0.0.1:${small.port}\r\nAuthorization: Bearer ${KEY}\r\n\r\n`);
+      socket.write(
+        `GET /_sandbox/logs?follow=1 HTTP/1.1\r\nHost: 127.0.0.1:${small.port}\r\nAuthorization: Bearer ${KEY}\r\n\r\n`,
+      );
       await until(() => small.streams().open === 1, 'the follower to be open');
       // Each request is a journal entry of about 8 KB (its path), written to the follower.
       const long = `/v1/runs/run_${'x'.repeat(8_000)}`;
@@ -155,13 +179,16 @@ function readToCut(url: string, headers: Record<string, string> = {}): Promise<{
       res.setEncoding('utf8');
       res.on('data', (c: string) => (text += c));
       res.on('error', () => {});
-      res.on('close', () => resolve({ ids: text.split('\n').filter((l) => l.startsWith('id: ')).length, complete: res.complete }));
+      res.on('close', () =>
+        resolve({ ids: text.split('\n').filter((l) => l.startsWith('id: ')).length, complete: res.complete }),
+      );
     }).on('error', reject);
   });
 }
 
 describe('a fault that cuts the event stream after N events (fault add --cut-after)', () => {
-  const cut = (target: TestSandbox, n: number) => target.call('POST', '/_sandbox/faults', { route: 'GET /v1/runs/{run}/events', cut_after: n, times: 1 });
+  const cut = (target: TestSandbox, n: number) =>
+    target.call('POST', '/_sandbox/faults', { route: 'GET /v1/runs/{run}/events', cut_after: n, times: 1 });
 
   it('a replayed stream (an ended run) carries exactly N events, then the connection drops', async () => {
     const run = await driveToEnd(sb, (await sb.createRun('A kite forecast')).id);

@@ -24,7 +24,10 @@ describe('the test sandbox', () => {
   it('waitFor asks again when the store changes, not every few ms: a still sandbox is asked once', async () => {
     const clock = new FakeClock();
     let gets = 0;
-    const still = await startTestSandbox({ clock, onRequest: (method, path) => void (method === 'GET' && path.startsWith('/v1/runs/run_') && gets++) });
+    const still = await startTestSandbox({
+      clock,
+      onRequest: (method, path) => void (method === 'GET' && path.startsWith('/v1/runs/run_') && gets++),
+    });
     try {
       const run = await still.createRun('Stands still');
       const waiting = still.waitFor(run.id, (r) => r.gate_pending === 'idea');
@@ -63,7 +66,9 @@ describe('until', () => {
     vi.useFakeTimers();
     try {
       const waiting = until(() => false, 'the moon', { seen: () => 'clouds' });
-      const failed = expect(waiting).rejects.toThrow(`timed out after ${UNTIL_DEADLINE_MS / 1000} s waiting for the moon; last seen: clouds`);
+      const failed = expect(waiting).rejects.toThrow(
+        `timed out after ${UNTIL_DEADLINE_MS / 1000} s waiting for the moon; last seen: clouds`,
+      );
       await vi.advanceTimersByTimeAsync(10_001); // the old deadline: not reached yet
       let settled = false;
       void waiting.catch(() => {}).finally(() => (settled = true));
@@ -101,7 +106,9 @@ describe('the tests themselves', () => {
     for (const f of files) {
       const text = readFileSync(join(root, f), 'utf8');
       // a duration: `Date.now() - t` or `performance.now() - t`, inline or kept in a name
-      const names = [...text.matchAll(/(?:const|let)\s+(\w+)\s*=\s*(?:Date|performance)\.now\(\)\s*-/g)].map((m) => m[1]!);
+      const names = [...text.matchAll(/(?:const|let)\s+(\w+)\s*=\s*(?:Date|performance)\.now\(\)\s*-/g)].map(
+        (m) => m[1]!,
+      );
       const duration = `(?:(?:Date|performance)\\.now\\(\\)\\s*-\\s*\\w+${names.map((n) => `|${n}\\b`).join('')})`;
       const upperBound = new RegExp(`expect\\(${duration}[^;]*\\)\\.toBeLessThan(?:OrEqual)?\\(`);
       text.split('\n').forEach((line, i) => upperBound.test(line) && found.push(`${f}:${i + 1}: ${line.trim()}`));
@@ -113,12 +120,22 @@ describe('the tests themselves', () => {
     const { readFileSync, readdirSync } = await import('node:fs');
     const { join } = await import('node:path');
     const root = join(import.meta.dirname, '..');
-    const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && !f.startsWith('bench') && f !== join('helpers', 'until.ts') && f !== join('contract', 'test-sandbox.test.ts'));
+    const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter(
+      (f) =>
+        f.endsWith('.ts') &&
+        !f.startsWith('bench') &&
+        f !== join('helpers', 'until.ts') &&
+        f !== join('contract', 'test-sandbox.test.ts'),
+    );
     const found: string[] = [];
     for (const f of files)
       readFileSync(join(root, f), 'utf8')
         .split('\n')
-        .forEach((line, i) => /expect\.poll\(|(?:Date|performance)\.now\(\) \+ |async function until\b/.test(line) && found.push(`${f}:${i + 1}: ${line.trim()}`));
+        .forEach(
+          (line, i) =>
+            /expect\.poll\(|(?:Date|performance)\.now\(\) \+ |async function until\b/.test(line) &&
+            found.push(`${f}:${i + 1}: ${line.trim()}`),
+        );
     expect(found).toEqual([]);
   });
 });

@@ -47,10 +47,17 @@ afterAll(() => sb.close());
 
 describe('webhook registration', () => {
   it('shows the secret once, then never again', async () => {
-    const created = await sb.call('POST', '/v1/webhooks', { url: 'https://example.com/hooks/orc', events: ['run.accepted', 'run.failed'] });
+    const created = await sb.call('POST', '/v1/webhooks', {
+      url: 'https://example.com/hooks/orc',
+      events: ['run.accepted', 'run.failed'],
+    });
     expect(created.status).toBe(201);
     const w = WebhookWithSecret.parse(created.body);
-    expect(w).toMatchObject({ url: 'https://example.com/hooks/orc', events: ['run.accepted', 'run.failed'], status: 'enabled' });
+    expect(w).toMatchObject({
+      url: 'https://example.com/hooks/orc',
+      events: ['run.accepted', 'run.failed'],
+      status: 'enabled',
+    });
     expect(w.id).toMatch(/^wh_/);
     expect(w.secret).toMatch(/^whsec_/);
     const got = await sb.call('GET', `/v1/webhooks/${w.id}`);
@@ -86,7 +93,11 @@ describe('webhook registration', () => {
     const w = (await sb.call('POST', '/v1/webhooks', { url: 'https://example.com/x', events: ['*'] })).body;
     const del = await sb.call('DELETE', `/v1/webhooks/${w.id}`);
     expect(del.body).toEqual({ id: w.id, deleted: true });
-    for (const [m, p] of [['GET', `/v1/webhooks/${w.id}`], ['DELETE', `/v1/webhooks/${w.id}`], ['GET', `/v1/webhooks/${w.id}/deliveries`]] as const) {
+    for (const [m, p] of [
+      ['GET', `/v1/webhooks/${w.id}`],
+      ['DELETE', `/v1/webhooks/${w.id}`],
+      ['GET', `/v1/webhooks/${w.id}/deliveries`],
+    ] as const) {
       const res = await sb.call(m, p);
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('webhook_not_found');
@@ -98,12 +109,19 @@ describe('deliveries', () => {
   it('posts every subscribed event, signed over the raw body, with a delivery id', async () => {
     const rx = await receiver();
     try {
-      const w = (await sb.call('POST', '/v1/webhooks', { url: rx.url, events: ['run.created', 'run.gate_pending', 'run.accepted'] })).body;
+      const w = (
+        await sb.call('POST', '/v1/webhooks', {
+          url: rx.url,
+          events: ['run.created', 'run.gate_pending', 'run.accepted'],
+        })
+      ).body;
       const run = await driveToEnd(sb, (await sb.createRun('A harbour ferry timetable')).id);
       const mine = () => rx.got.filter((g) => JSON.parse(g.body).run_id === run.id);
       await until(() => mine().some((g) => JSON.parse(g.body).type === 'run.accepted'), 'run.accepted delivered');
       const types = mine().map((g) => JSON.parse(g.body).type);
-      expect(types.sort()).toEqual(['run.accepted', 'run.created', 'run.gate_pending', 'run.gate_pending', 'run.gate_pending'].sort());
+      expect(types.sort()).toEqual(
+        ['run.accepted', 'run.created', 'run.gate_pending', 'run.gate_pending', 'run.gate_pending'].sort(),
+      );
       for (const g of mine()) {
         expect(g.headers['content-type']).toBe('application/json');
         expect(g.headers['x-service-delivery-id']).toMatch(/^dlv_/);
@@ -116,7 +134,9 @@ describe('deliveries', () => {
       }
       // (an attempt is recorded a moment after its answer came: within 20 ms while others are in flight)
       const ds = await until(async () => {
-        const listed = (await sb.call('GET', `/v1/webhooks/${w.id}/deliveries?limit=100`)).body.data.map((d: any) => Delivery.parse(d));
+        const listed = (await sb.call('GET', `/v1/webhooks/${w.id}/deliveries?limit=100`)).body.data.map((d: any) =>
+          Delivery.parse(d),
+        );
         return listed.filter((d: any) => d.status === 'succeeded').length >= 5 ? listed : undefined;
       }, 'five succeeded deliveries listed');
       expect(ds[0]).toMatchObject({ attempts: 1, last_status_code: 200, next_attempt_at: null });
@@ -131,7 +151,13 @@ describe('deliveries', () => {
     try {
       const w = (await sb.call('POST', '/v1/webhooks', { url: rx.url, events: ['run.created'] })).body;
       await sb.createRun('A retry test');
-      const d = await until(async () => (await sb.call('GET', `/v1/webhooks/${w.id}/deliveries`)).body.data.find((x: any) => x.status === 'succeeded'), 'a succeeded delivery');
+      const d = await until(
+        async () =>
+          (await sb.call('GET', `/v1/webhooks/${w.id}/deliveries`)).body.data.find(
+            (x: any) => x.status === 'succeeded',
+          ),
+        'a succeeded delivery',
+      );
       expect(d).toMatchObject({ attempts: 4, last_status_code: 200, event_type: 'run.created' });
       const gaps = rx.got.slice(1).map((g, i) => g.at - rx.got[i]!.at);
       // base 10 ms, doubling, jitter in the upper half: at least 5, 10, 20 ms apart
@@ -149,7 +175,11 @@ describe('deliveries', () => {
     try {
       const w = (await sb.call('POST', '/v1/webhooks', { url: rx.url, events: ['run.created'] })).body;
       await sb.createRun('A dead receiver');
-      const failed = await until(async () => (await sb.call('GET', `/v1/webhooks/${w.id}/deliveries`)).body.data.find((x: any) => x.status === 'failed'), 'a failed delivery');
+      const failed = await until(
+        async () =>
+          (await sb.call('GET', `/v1/webhooks/${w.id}/deliveries`)).body.data.find((x: any) => x.status === 'failed'),
+        'a failed delivery',
+      );
       expect(failed).toMatchObject({ attempts: 8, last_status_code: 503, next_attempt_at: null });
       expect(rx.got).toHaveLength(8);
       const missing = await sb.call('POST', `/v1/webhooks/${w.id}/deliveries/dlv_nope:redeliver`);
@@ -193,7 +223,11 @@ describe('deliveries', () => {
       expect(hanging.got.length).toBeLessThanOrEqual(4); // it holds at most its own few in flight
       // Events of each of the three runs reached the healthy one while the hanging one held its attempts open
       // (how soon: `npm run bench -- timings`, beside the same receiver alone).
-      for (const r of runs) expect(healthy.got.some((d) => d.body.includes(r.id)), r.id).toBe(true);
+      for (const r of runs)
+        expect(
+          healthy.got.some((d) => d.body.includes(r.id)),
+          r.id,
+        ).toBe(true);
     } finally {
       await fast.close();
       await hanging.close();
@@ -209,7 +243,12 @@ describe('deliveries', () => {
     try {
       const w = (await slow.call('POST', '/v1/webhooks', { url: rx.url, events: ['run.created'] })).body;
       await slow.createRun('Backoff afresh');
-      const failed = await until(async () => (await slow.call('GET', `/v1/webhooks/${w.id}/deliveries`)).body.data.find((x: any) => x.status === 'failed'), 'a failed delivery', 30_000);
+      const failed = await until(
+        async () =>
+          (await slow.call('GET', `/v1/webhooks/${w.id}/deliveries`)).body.data.find((x: any) => x.status === 'failed'),
+        'a failed delivery',
+        30_000,
+      );
       expect(rx.got).toHaveLength(8);
       const waits = () => clock.requested.filter((ms) => ms > 0 && ms <= 40 * 2 ** 7);
       const before = waits().length;
@@ -232,10 +271,16 @@ describe('webhook work per event', () => {
     const own = await startTestSandbox({ retryBaseMs: 10, stageMs: 20 });
     const rx = await receiver();
     try {
-      const hooks = await Promise.all(Array.from({ length: 6 }, () => own.call('POST', '/v1/webhooks', { url: rx.url, events: ['*'] })));
+      const hooks = await Promise.all(
+        Array.from({ length: 6 }, () => own.call('POST', '/v1/webhooks', { url: rx.url, events: ['*'] })),
+      );
       const first = await own.createRun('History');
       await driveToEnd(own, first.id);
-      await until(() => own.store.deliveries.size > 0 && [...own.store.deliveries.values()].every((d) => d.status === 'succeeded'), 'every delivery succeeded');
+      await until(
+        () =>
+          own.store.deliveries.size > 0 && [...own.store.deliveries.values()].every((d) => d.status === 'succeeded'),
+        'every delivery succeeded',
+      );
       const history = own.store.deliveries.size;
       expect(history).toBeGreaterThanOrEqual(6 * 10);
       // From here on, a walk over every stored delivery would show in this count.
@@ -244,7 +289,10 @@ describe('webhook work per event', () => {
       own.store.deliveries.values = () => (walks++, values());
       const second = await own.createRun('Now');
       await driveToEnd(own, second.id);
-      await until(() => [...values()].every((d) => d.status === 'succeeded') && own.store.deliveries.size > history, 'the new deliveries to succeed');
+      await until(
+        () => [...values()].every((d) => d.status === 'succeeded') && own.store.deliveries.size > history,
+        'the new deliveries to succeed',
+      );
       expect(walks).toBe(0);
       // The per-webhook list is still whole and in order.
       const listed: Array<{ id: string }> = [];
@@ -261,7 +309,9 @@ describe('webhook work per event', () => {
       let reads = 0;
       const get = own.store.deliveries.get.bind(own.store.deliveries);
       own.store.deliveries.get = (id: string) => (reads++, get(id));
-      const five = (await own.call('GET', `/v1/webhooks/${hooks[0]!.body.id}/deliveries?limit=5&cursor=${firstFive.next_cursor}`)).body;
+      const five = (
+        await own.call('GET', `/v1/webhooks/${hooks[0]!.body.id}/deliveries?limit=5&cursor=${firstFive.next_cursor}`)
+      ).body;
       own.store.deliveries.get = get;
       expect(five.data.map((d: { id: string }) => d.id)).toEqual(listed.slice(5, 10).map((d) => d.id));
       expect(reads).toBeLessThanOrEqual(5 + 2 * Math.ceil(Math.log2(listed.length)) + 2);
@@ -288,8 +338,14 @@ describe('a webhook URL with credentials', () => {
 describe('attempts recorded together', () => {
   it('are recorded within moments while another receiver holds an attempt open', async () => {
     const own = await startTestSandbox({ stageMs: 60_000 });
-    const slow = await receiver(() => 'hang', () => Date.now());
-    const fast = await receiver(() => 200, () => Date.now());
+    const slow = await receiver(
+      () => 'hang',
+      () => Date.now(),
+    );
+    const fast = await receiver(
+      () => 200,
+      () => Date.now(),
+    );
     try {
       const slowHook = (await own.call('POST', '/v1/webhooks', { url: slow.url, events: ['*'] })).body.id as string;
       const hook = (await own.call('POST', '/v1/webhooks', { url: fast.url, events: ['*'] })).body.id as string;
@@ -304,7 +360,10 @@ describe('attempts recorded together', () => {
       // ... while the slow one's attempt is still open: nothing recorded of it yet (it was a 2 s deadline)
       const held = (await own.call('GET', `/v1/webhooks/${slowHook}/deliveries`)).body.data;
       expect(held.length).toBeGreaterThan(0);
-      expect(held.every((d: { attempts: number }) => d.attempts === 0), JSON.stringify(held)).toBe(true);
+      expect(
+        held.every((d: { attempts: number }) => d.attempts === 0),
+        JSON.stringify(held),
+      ).toBe(true);
     } finally {
       await own.close();
       await slow.close();
@@ -315,8 +374,14 @@ describe('attempts recorded together', () => {
   it('are all written before the sandbox closes, the ones waiting for their batch too', async () => {
     const dataPath = join(mkdtempSync(join(tmpdir(), 'orc-record-')), 'sandbox.db');
     const own = await startTestSandbox({ dataPath, stageMs: 60_000 });
-    const slow = await receiver(() => 'hang', () => Date.now());
-    const fast = await receiver(() => 200, () => Date.now());
+    const slow = await receiver(
+      () => 'hang',
+      () => Date.now(),
+    );
+    const fast = await receiver(
+      () => 200,
+      () => Date.now(),
+    );
     try {
       // The slow receiver keeps an attempt in flight, so the fast one's record waits for its batch.
       const slowHook = (await own.call('POST', '/v1/webhooks', { url: slow.url, events: ['*'] })).body.id as string;
@@ -334,7 +399,12 @@ describe('attempts recorded together', () => {
       await until(() => closing !== null, 'the sandbox to start closing');
       await closing;
       const store = await Store.open(dataPath);
-      expect(store.deliveries.get(tried)).toMatchObject({ webhook_id: hook, status: 'succeeded', attempts: 1, last_status_code: 200 });
+      expect(store.deliveries.get(tried)).toMatchObject({
+        webhook_id: hook,
+        status: 'succeeded',
+        attempts: 1,
+        last_status_code: 200,
+      });
       store.close();
     } finally {
       await slow.close();
@@ -348,7 +418,10 @@ describe('events waiting to be delivered', () => {
     const dataPath = join(mkdtempSync(join(tmpdir(), 'orc-backlog-')), 'sandbox.db');
     let answering = false;
     // Holds every request open until the restart: the backlog is all there is when the sandbox stops.
-    const slow = await receiver(() => (answering ? 200 : 'hang'), () => Date.now());
+    const slow = await receiver(
+      () => (answering ? 200 : 'hang'),
+      () => Date.now(),
+    );
     try {
       const first = await startTestSandbox({ dataPath, stageMs: 60_000 });
       const hook = (await first.call('POST', '/v1/webhooks', { url: slow.url, events: ['*'] })).body.id as string;
@@ -360,10 +433,15 @@ describe('events waiting to be delivered', () => {
       answering = true;
       const again = await startTestSandbox({ dataPath, stageMs: 60_000 });
       try {
-        const seen = () => new Set(slow.got.filter((g) => g.headers['x-service-delivery-id']).map((g) => JSON.parse(g.body).id as string));
+        const seen = () =>
+          new Set(
+            slow.got.filter((g) => g.headers['x-service-delivery-id']).map((g) => JSON.parse(g.body).id as string),
+          );
         await until(() => committed.every((id) => seen().has(id)), 'every committed event delivered');
         // each of them recorded as a delivery of the webhook, so it can be listed and redelivered
-        const listed = (await again.call('GET', `/v1/webhooks/${hook}/deliveries?limit=100`)).body.data as Array<{ event_id: string }>;
+        const listed = (await again.call('GET', `/v1/webhooks/${hook}/deliveries?limit=100`)).body.data as Array<{
+          event_id: string;
+        }>;
         expect(new Set(listed.map((d) => d.event_id))).toEqual(new Set(committed));
       } finally {
         await again.close();
@@ -378,7 +456,10 @@ describe('events waiting to be delivered', () => {
     const dataPath = join(dir, 'live', 'sandbox.db');
     const crashed = join(dir, 'crashed', 'sandbox.db');
     let answering = false;
-    const slow = await receiver(() => (answering ? 200 : 'hang'), () => Date.now());
+    const slow = await receiver(
+      () => (answering ? 200 : 'hang'),
+      () => Date.now(),
+    );
     try {
       const first = await startTestSandbox({ dataPath, stageMs: 60_000 });
       try {
@@ -387,7 +468,8 @@ describe('events waiting to be delivered', () => {
         await until(() => slow.got.length > 0, 'the slow receiver to be sent one');
         // the database and its log, copied in one turn while the sandbox runs: what the disk holds at a crash
         mkdirSync(dirname(crashed));
-        for (const suffix of ['', '-wal']) if (existsSync(dataPath + suffix)) copyFileSync(dataPath + suffix, crashed + suffix);
+        for (const suffix of ['', '-wal'])
+          if (existsSync(dataPath + suffix)) copyFileSync(dataPath + suffix, crashed + suffix);
       } finally {
         await first.close();
       }
@@ -396,7 +478,10 @@ describe('events waiting to be delivered', () => {
       answering = true;
       const again = await startTestSandbox({ dataPath: crashed, stageMs: 60_000 });
       try {
-        const seen = () => new Set(slow.got.filter((g) => g.headers['x-service-delivery-id']).map((g) => JSON.parse(g.body).id as string));
+        const seen = () =>
+          new Set(
+            slow.got.filter((g) => g.headers['x-service-delivery-id']).map((g) => JSON.parse(g.body).id as string),
+          );
         await until(() => committed.every((id) => seen().has(id)), 'every committed event delivered');
       } finally {
         await again.close();
@@ -412,7 +497,10 @@ async function committedEvents(dataPath: string): Promise<string[]> {
   const { DatabaseSync } = await import('node:sqlite');
   const db = new DatabaseSync(dataPath);
   try {
-    return db.prepare("SELECT body FROM events WHERE type != 'log'").all().map((r) => JSON.parse(r.body as string).id as string);
+    return db
+      .prepare("SELECT body FROM events WHERE type != 'log'")
+      .all()
+      .map((r) => JSON.parse(r.body as string).id as string);
   } finally {
     db.close();
   }

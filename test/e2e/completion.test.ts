@@ -61,7 +61,8 @@ describe('orc completion', () => {
   });
 
   it('has zsh and fish where CI runs', () => {
-    if (process.env.CI && process.env.CI !== 'false') for (const tool of ['bash', 'zsh', 'fish']) expect(hasTool(tool), `${tool} must be installed in CI`).toBe(true);
+    if (process.env.CI && process.env.CI !== 'false')
+      for (const tool of ['bash', 'zsh', 'fish']) expect(hasTool(tool), `${tool} must be installed in CI`).toBe(true);
   });
 
   it.runIf(needTool('zsh', 'the zsh completion tests')).each(cases)('zsh completes %j', (line, expected) => {
@@ -71,12 +72,27 @@ source ${JSON.stringify(resolve(dir, files.zsh))}
 words=(\${(s: :)LINE}); [[ $LINE == *" " ]] && words+=(""); CURRENT=\${#words}; _orc`;
     const out = execFileSync('zsh', ['-c', script], { env: { ...process.env, LINE: line }, encoding: 'utf8' });
     const prefix = line.endsWith(' ') ? '' : line.split(' ').at(-1)!;
-    expect(out.split('\n').filter((w) => w && w.startsWith(prefix)).sort()).toEqual([...expected].sort());
+    expect(
+      out
+        .split('\n')
+        .filter((w) => w && w.startsWith(prefix))
+        .sort(),
+    ).toEqual([...expected].sort());
   });
 
   it.runIf(needTool('fish', 'the fish completion tests')).each(cases)('fish completes %j', (line, expected) => {
-    const out = execFileSync('fish', ['-c', `source ${JSON.stringify(resolve(dir, files.fish))}; complete -C "$LINE"`], { env: { ...process.env, LINE: line }, encoding: 'utf8' });
-    expect(out.split('\n').filter(Boolean).map((l) => l.split('\t')[0]).sort()).toEqual([...expected].sort());
+    const out = execFileSync(
+      'fish',
+      ['-c', `source ${JSON.stringify(resolve(dir, files.fish))}; complete -C "$LINE"`],
+      { env: { ...process.env, LINE: line }, encoding: 'utf8' },
+    );
+    expect(
+      out
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('\t')[0])
+        .sort(),
+    ).toEqual([...expected].sort());
   });
 });
 
@@ -90,7 +106,11 @@ describe('completion of run ids, webhook ids and profiles', () => {
   let hookId: string;
   const configDir = mkdtempSync(join(tmpdir(), 'orc-complete-cfg-'));
   const shim = mkdtempSync(join(tmpdir(), 'orc-shim-'));
-  writeFileSync(join(shim, 'orc'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(ORC_BIN)} "$@"\n`, { mode: 0o755 });
+  writeFileSync(
+    join(shim, 'orc'),
+    `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(ORC_BIN)} "$@"\n`,
+    { mode: 0o755 },
+  );
   beforeAll(async () => {
     sb = await startTestSandbox({ stageMs: 60_000 });
     proxy = await startFaultProxy(sb.url);
@@ -105,7 +125,12 @@ describe('completion of run ids, webhook ids and profiles', () => {
     await sb.close();
   });
   const env = (base = proxy.url) => {
-    const e: Record<string, string | undefined> = { ...process.env, PATH: `${shim}:${process.env.PATH}`, ORC_BASE_URL: base, ORC_CONFIG_DIR: configDir };
+    const e: Record<string, string | undefined> = {
+      ...process.env,
+      PATH: `${shim}:${process.env.PATH}`,
+      ORC_BASE_URL: base,
+      ORC_CONFIG_DIR: configDir,
+    };
     delete e.ORC_API_KEY;
     delete e.ORC_PROFILE;
     return e;
@@ -121,7 +146,8 @@ describe('completion of run ids, webhook ids and profiles', () => {
   ];
 
   // Not execFileSync: the sandbox and the proxy live in this process and must answer meanwhile.
-  const sh = async (shell: string, script: string, e: Record<string, string | undefined>) => (await promisify(execFile)(shell, ['-c', script], { env: e, encoding: 'utf8' })).stdout;
+  const sh = async (shell: string, script: string, e: Record<string, string | undefined>) =>
+    (await promisify(execFile)(shell, ['-c', script], { env: e, encoding: 'utf8' })).stdout;
   it('bash, zsh and fish complete them, with status and stage as descriptions where the shell shows them', async () => {
     for (const [line, expected] of dynamicCases()) {
       const bashScript = `source ${JSON.stringify(resolve(dir, files.bash))}; read -ra COMP_WORDS <<< "$LINE"; [[ "$LINE" == *" " ]] && COMP_WORDS+=(""); COMP_CWORD=$((\${#COMP_WORDS[@]}-1)); _orc; printf '%s\\n' "\${COMPREPLY[@]}"`;
@@ -133,12 +159,27 @@ source ${JSON.stringify(resolve(dir, files.zsh))}
 words=(\${(s: :)LINE}); [[ $LINE == *" " ]] && words+=(""); CURRENT=\${#words}; _orc`;
         const zsh = (await sh('zsh', zshScript, { ...env(), LINE: line })).split('\n').filter(Boolean);
         for (const id of expected()) expect(zsh, `zsh: ${line}`).toContain(id);
-        if (line === 'orc run get ') expect(zsh.some((d) => /^run_\S+ -- running · /.test(d)), 'zsh shows descriptions').toBe(true);
+        if (line === 'orc run get ')
+          expect(
+            zsh.some((d) => /^run_\S+ -- running · /.test(d)),
+            'zsh shows descriptions',
+          ).toBe(true);
       }
       if (hasTool('fish')) {
-        const fish = (await sh('fish', `source ${JSON.stringify(resolve(dir, files.fish))}; complete -C "$LINE"`, { ...env(), LINE: line })).split('\n').filter(Boolean);
+        const fish = (
+          await sh('fish', `source ${JSON.stringify(resolve(dir, files.fish))}; complete -C "$LINE"`, {
+            ...env(),
+            LINE: line,
+          })
+        )
+          .split('\n')
+          .filter(Boolean);
         expect(fish.map((l) => l.split('\t')[0]).sort(), `fish: ${line}`).toEqual([...expected()].sort());
-        if (line === 'orc run get ') expect(fish.every((l) => /^run_\S+\t(running|awaiting_approval) · /.test(l)), 'fish shows descriptions').toBe(true);
+        if (line === 'orc run get ')
+          expect(
+            fish.every((l) => /^run_\S+\t(running|awaiting_approval) · /.test(l)),
+            'fish shows descriptions',
+          ).toBe(true);
       }
     }
     // 21 shells, each starting orc: 10 s quiet, past 30 s with both cores busy. A safety net, not a measure.
@@ -148,7 +189,12 @@ words=(\${(s: :)LINE}); [[ $LINE == *" " ]] && words+=(""); CURRENT=\${#words}; 
     rmSync(join(configDir, 'cache'), { recursive: true, force: true });
     proxy.seen.length = 0;
     const first = await orc(['__complete', 'runs'], { configDir, env: { ORC_BASE_URL: proxy.url } });
-    expect(first.stdout.split('\n').map((l) => l.split('\t')[0]).sort()).toEqual([...runIds].sort());
+    expect(
+      first.stdout
+        .split('\n')
+        .map((l) => l.split('\t')[0])
+        .sort(),
+    ).toEqual([...runIds].sort());
     const asked = proxy.seen.length;
     expect(asked).toBe(1);
     const second = await orc(['__complete', 'runs', '--values'], { configDir, env: { ORC_BASE_URL: proxy.url } });
@@ -167,7 +213,11 @@ words=(\${(s: :)LINE}); [[ $LINE == *" " ]] && words+=(""); CURRENT=\${#words}; 
     const closedPort = (closed.address() as AddressInfo).port;
     await new Promise((r) => closed.close(r));
     try {
-      for (const envs of [{ ORC_BASE_URL: silentUrl }, { ORC_BASE_URL: `http://127.0.0.1:${closedPort}` }, { ORC_BASE_URL: undefined, ORC_SANDBOX_PORT: String(closedPort) }]) {
+      for (const envs of [
+        { ORC_BASE_URL: silentUrl },
+        { ORC_BASE_URL: `http://127.0.0.1:${closedPort}` },
+        { ORC_BASE_URL: undefined, ORC_SANDBOX_PORT: String(closedPort) },
+      ]) {
         const fresh = mkdtempSync(join(tmpdir(), 'orc-complete-down-'));
         // (the 300 ms budget, measured by `npm run bench -- complete`: here, that it ends, with nothing)
         const r = await orc(['__complete', 'runs'], { configDir: fresh, env: envs });
@@ -175,12 +225,19 @@ words=(\${(s: :)LINE}); [[ $LINE == *" " ]] && words+=(""); CURRENT=\${#words}; 
         expect(r.stdout).toBe('');
         expect(r.stderr).toBe('');
       }
-      const nothingStarted = await fetch(`http://127.0.0.1:${closedPort}/healthz`).then(() => 'answered', () => 'refused');
+      const nothingStarted = await fetch(`http://127.0.0.1:${closedPort}/healthz`).then(
+        () => 'answered',
+        () => 'refused',
+      );
       expect(nothingStarted).toBe('refused');
       // And the shell gets nothing from it either.
       const line = 'orc run get ';
       const bashScript = `source ${JSON.stringify(resolve(dir, files.bash))}; read -ra COMP_WORDS <<< "$LINE"; COMP_WORDS+=(""); COMP_CWORD=$((\${#COMP_WORDS[@]}-1)); _orc; printf '%s\\n' "\${COMPREPLY[@]}"`;
-      const out = await sh('bash', bashScript, { ...env(silentUrl), ORC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'orc-complete-down-')), LINE: line });
+      const out = await sh('bash', bashScript, {
+        ...env(silentUrl),
+        ORC_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'orc-complete-down-')),
+        LINE: line,
+      });
       expect(out.trim()).toBe('');
     } finally {
       for (const c of sockets) c.destroy();

@@ -35,7 +35,9 @@ const advance = async (id: string, to: string) => {
   const r = await http(manual.url, 'POST', '/_sandbox/clock/advance', { run: id, to });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
 };
-const gateState = async (id: string, name: string) => (await http(manual.url, 'GET', `/v1/runs/${id}/gates`)).body.data.find((g: { name: string }) => g.name === name).state;
+const gateState = async (id: string, name: string) =>
+  (await http(manual.url, 'GET', `/v1/runs/${id}/gates`)).body.data.find((g: { name: string }) => g.name === name)
+    .state;
 const open = async (path: string): Promise<Page> => {
   const page = await context.newPage();
   page.on('dialog', (d) => {
@@ -69,8 +71,13 @@ describe.runIf(run)('the console', () => {
     await page.getByRole('heading', { name: /Gate brand is waiting/ }).waitFor();
     await page.locator('.gate .swatches li').first().waitFor(); // the palette, read from the App Spec
     await page.getByRole('button', { name: 'Reject' }).click();
-    await until(async () => (await page.locator('#notes-error').textContent())?.includes('Notes are needed'), 'the notes error shown');
-    expect(await page.getByLabel('Notes').evaluate((el) => el === (globalThis as any).document.activeElement)).toBe(true);
+    await until(
+      async () => (await page.locator('#notes-error').textContent())?.includes('Notes are needed'),
+      'the notes error shown',
+    );
+    expect(await page.getByLabel('Notes').evaluate((el) => el === (globalThis as any).document.activeElement)).toBe(
+      true,
+    );
     expect(await gateState(id, 'brand')).toBe('pending');
     await page.getByLabel('Notes').fill('Warmer colours, please');
     await page.getByRole('button', { name: 'Reject' }).click();
@@ -99,7 +106,8 @@ describe.runIf(run)('the console', () => {
     expect(spec.name).toBeTruthy(); // a merge patch: the rest kept
     // One App Spec on the page: the gate panel shows the saved palette at once, and the save says so.
     let palette: string[] = [];
-    const saved = async () => (palette = await page.locator('.gate .swatches code').allTextContents()).join() === '#112233,#445566';
+    const saved = async () =>
+      (palette = await page.locator('.gate .swatches code').allTextContents()).join() === '#112233,#445566';
     await until(saved, 'the saved palette in the gate panel', { seen: () => palette.join(', ') });
     expect(palette).toEqual(['#112233', '#445566']);
     await page.locator('.saved').getByText('App Spec saved').waitFor(); // seen, not only announced
@@ -120,7 +128,10 @@ describe.runIf(run)('the console', () => {
     expect(await gateState(id, 'final')).toBe('pending');
     await page.getByRole('button', { name: 'Approve', exact: true }).click();
     // Going ahead against the warning does not look like a plain Approve.
-    const background = (name: string, within: Page | typeof dialog) => within.getByRole('button', { name, exact: true }).evaluate((b) => (globalThis as any).getComputedStyle(b).backgroundColor);
+    const background = (name: string, within: Page | typeof dialog) =>
+      within
+        .getByRole('button', { name, exact: true })
+        .evaluate((b) => (globalThis as any).getComputedStyle(b).backgroundColor);
     expect(await background('Approve anyway', dialog)).not.toBe(await background('Approve', page));
     await dialog.getByRole('button', { name: 'Approve anyway' }).click();
     await until(async () => (await gateState(id, 'final')) === 'approved');
@@ -132,7 +143,10 @@ describe.runIf(run)('the console', () => {
     expect(await store.getAttribute('href')).toMatch(/^https:\/\//);
     const shots = page.getByRole('img', { name: /^Screenshot / });
     await shots.first().waitFor();
-    const shown = () => page.locator('.shots img').evaluateAll((imgs) => imgs.length > 0 && imgs.every((i: any) => i.complete && i.naturalWidth > 0));
+    const shown = () =>
+      page
+        .locator('.shots img')
+        .evaluateAll((imgs) => imgs.length > 0 && imgs.every((i: any) => i.complete && i.naturalWidth > 0));
     await until(shown, 'every screenshot drawn');
     expect(await page.locator('.artifacts a.file').count()).toBeGreaterThan(1); // the ipa and screenshots, downloadable
     expect(await page.locator('.timeline li').count()).toBeGreaterThanOrEqual(9);
@@ -156,7 +170,8 @@ describe.runIf(run)('the console', () => {
   }, 30_000);
 
   it('renders a hostile run as text: markup, escape sequences and bidi controls are shown, never run', async () => {
-    const pitch = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2"> \u001b[31mred\u0007 \u202eevil';
+    const pitch =
+      '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2"> \u001b[31mred\u0007 \u202eevil';
     const id = (await http(manual.url, 'POST', '/v1/runs', idea(pitch))).body.id;
     await advance(id, 'gate:idea');
     const page = await open(`/console/runs/${id}`);
@@ -200,13 +215,22 @@ describe.runIf(run)('the console', () => {
 
   it('fits a phone (390 px): no page-wide scroll, a label apart from its select, a URL broken only after a slash', async () => {
     await http(manual.url, 'POST', '/v1/runs', idea('Seen on a phone'));
-    const hook = (await http(manual.url, 'POST', '/v1/webhooks', { url: 'http://127.0.0.1:65001/a/rather/long/path/for/a/receiver', events: ['*'] })).body;
+    const hook = (
+      await http(manual.url, 'POST', '/v1/webhooks', {
+        url: 'http://127.0.0.1:65001/a/rather/long/path/for/a/receiver',
+        events: ['*'],
+      })
+    ).body;
     const phone = await context.newPage();
     await phone.setViewportSize({ width: 390, height: 800 });
     try {
       await phone.goto(`${manual.url}/console/`);
       await phone.locator('table.runs tbody tr').first().waitFor();
-      const widths = () => phone.evaluate(() => [(globalThis as any).document.documentElement.scrollWidth, (globalThis as any).innerWidth]);
+      const widths = () =>
+        phone.evaluate(() => [
+          (globalThis as any).document.documentElement.scrollWidth,
+          (globalThis as any).innerWidth,
+        ]);
       const [scroll, inner] = await widths();
       expect(scroll).toBeLessThanOrEqual(inner);
       const gap = await phone.locator('.toolbar label').evaluate((label: any) => {
@@ -249,7 +273,9 @@ describe.runIf(run)('the console', () => {
       const answer = await again.goto(url);
       expect(answer?.status()).toBe(403);
       await again.getByRole('heading', { name: /has been used or has expired/ }).waitFor();
-      expect(await again.evaluate(() => (globalThis as any).getComputedStyle((globalThis as any).document.body).fontFamily)).toContain('system-ui');
+      expect(
+        await again.evaluate(() => (globalThis as any).getComputedStyle((globalThis as any).document.body).fontFamily),
+      ).toContain('system-ui');
     } finally {
       await fresh.close();
     }
@@ -283,7 +309,14 @@ describe.runIf(run)('the console', () => {
     const pages: Array<[string, (p: Page) => Promise<unknown>]> = [
       ['/console/', (p) => p.locator(`tr[data-run="${id}"]`).waitFor()],
       [`/console/runs/${id}`, (p) => p.getByRole('button', { name: 'Reject' }).waitFor()],
-      [`/console/runs/${done}`, (p) => p.getByRole('img', { name: /^Screenshot / }).first().waitFor()],
+      [
+        `/console/runs/${done}`,
+        (p) =>
+          p
+            .getByRole('img', { name: /^Screenshot / })
+            .first()
+            .waitFor(),
+      ],
       ['/console/webhooks', (p) => p.getByRole('heading', { name: 'Registered' }).waitFor()],
       ['/console/sandbox', (p) => p.getByText(/real time|manual:/).waitFor()],
     ];

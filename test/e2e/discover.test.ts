@@ -13,7 +13,22 @@ afterAll(() => sb.close());
 describe('the built orc', () => {
   it('orc api: a POST with -f, then every page with --paginate; a 404 is exit 3 with the envelope on stderr', async () => {
     const env = { ORC_BASE_URL: sb.url };
-    const created = await orc(['api', 'POST', '/v1/runs', '-f', 'mode=idea', '-f', 'idea.pitch=Through api', '-f', 'idea.audience=all', '-f', 'idea.monetization=free'], { env });
+    const created = await orc(
+      [
+        'api',
+        'POST',
+        '/v1/runs',
+        '-f',
+        'mode=idea',
+        '-f',
+        'idea.pitch=Through api',
+        '-f',
+        'idea.audience=all',
+        '-f',
+        'idea.monetization=free',
+      ],
+      { env },
+    );
     expect(created.exitCode, created.stderr).toBe(0);
     const id = JSON.parse(created.stdout).id;
     const all = await orc(['api', 'GET', '/v1/runs?limit=1', '--paginate'], { env });
@@ -28,10 +43,17 @@ describe('the built orc', () => {
 
   it('a reader that goes away (`| head`) ends orc quietly: exit 0, no EPIPE stack', async () => {
     // More than a pipe holds (64 KiB), so orc is still writing when the reader has gone.
-    for (let i = 0; i < 8; i++) await Promise.all(Array.from({ length: 50 }, (_, j) => sb.createRun(`Read by head ${i}-${j}`)));
-    for (const args of [['run', 'list', '--all', '--json'], ['api', 'GET', '/v1/runs?limit=100', '--paginate']]) {
+    for (let i = 0; i < 8; i++)
+      await Promise.all(Array.from({ length: 50 }, (_, j) => sb.createRun(`Read by head ${i}-${j}`)));
+    for (const args of [
+      ['run', 'list', '--all', '--json'],
+      ['api', 'GET', '/v1/runs?limit=100', '--paginate'],
+    ]) {
       const line = `'${process.execPath}' '${ORC_BIN}' ${args.map((a) => `'${a}'`).join(' ')} | head -c 1 > /dev/null; echo "\${PIPESTATUS[0]}"`;
-      const r = await execa('bash', ['-c', line], { env: { ...process.env, ORC_BASE_URL: sb.url, ORC_CONFIG_DIR: freshConfigDir() }, reject: false });
+      const r = await execa('bash', ['-c', line], {
+        env: { ...process.env, ORC_BASE_URL: sb.url, ORC_CONFIG_DIR: freshConfigDir() },
+        reject: false,
+      });
       expect(r.stdout, `${args.join(' ')}: ${r.stderr}`).toBe('0');
       expect(r.stderr).toBe('');
     }

@@ -35,7 +35,11 @@ describe('with nothing configured', () => {
     const port = String(await freePort());
     const env = { ORC_SANDBOX_PORT: port, ORC_SANDBOX_API_KEY: undefined }; // the sandbox makes its own key
     try {
-      const all = await Promise.all(Array.from({ length: 6 }, (_, i) => orc(['run', 'create', ...idea.slice(0, 1), `Habit ${i}`, ...idea.slice(2), '--json'], { configDir, env })));
+      const all = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          orc(['run', 'create', ...idea.slice(0, 1), `Habit ${i}`, ...idea.slice(2), '--json'], { configDir, env }),
+        ),
+      );
       for (const r of all) expect(r.exitCode, r.stderr).toBe(0);
       const ids = new Set(all.map((r) => JSON.parse(r.stdout).id));
       expect(ids.size).toBe(6);

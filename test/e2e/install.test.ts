@@ -7,7 +7,16 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, buildStandalone, freePort, installedPackages, nodeFolder, oldNode, packAndInstall, readmeFirstCommand } from '../helpers/install.js';
+import {
+  ROOT,
+  buildStandalone,
+  freePort,
+  installedPackages,
+  nodeFolder,
+  oldNode,
+  packAndInstall,
+  readmeFirstCommand,
+} from '../helpers/install.js';
 
 const ci = Boolean(process.env.CI) && process.env.CI !== 'false';
 
@@ -64,18 +73,27 @@ describe('the npm package', () => {
     expect(r.all).toContain('+ orc-cli@');
     // What npm says of the package as it would publish it (`npm warn publish …`): only that nobody is logged
     // in, which a dry run does not need. (Under `npm test`, npm also warns of its own npm_config_* variables.)
-    const warnings = String(r.all).split('\n').filter((l) => /npm warn publish/.test(l) && !/logged in/.test(l));
+    const warnings = String(r.all)
+      .split('\n')
+      .filter((l) => /npm warn publish/.test(l) && !/logged in/.test(l));
     expect(warnings).toEqual([]);
   });
 
-  it.each([22, 24])('runs the README first command on Node %i', async (major) => {
-    const env = userEnv(`${await nodeFolder(major)}:/usr/bin:/bin`);
-    const v = await execa(installed.bin, ['--version'], { env, extendEnv: false });
-    expect(v.stdout).toBe(JSON.parse((await execa('cat', [join(installed.prefix, 'lib/node_modules/orc-cli/package.json')])).stdout).version);
-    const node = await execa('node', ['--version'], { env, extendEnv: false });
-    expect(node.stdout).toMatch(new RegExp(`^v${major}\\.`));
-    await readmeRun(installed.bin, env);
-  }, 240_000);
+  it.each([22, 24])(
+    'runs the README first command on Node %i',
+    async (major) => {
+      const env = userEnv(`${await nodeFolder(major)}:/usr/bin:/bin`);
+      const v = await execa(installed.bin, ['--version'], { env, extendEnv: false });
+      expect(v.stdout).toBe(
+        JSON.parse((await execa('cat', [join(installed.prefix, 'lib/node_modules/orc-cli/package.json')])).stdout)
+          .version,
+      );
+      const node = await execa('node', ['--version'], { env, extendEnv: false });
+      expect(node.stdout).toMatch(new RegExp(`^v${major}\\.`));
+      await readmeRun(installed.bin, env);
+    },
+    240_000,
+  );
 
   it('says in one line which Node it needs, and where to get the standalone file, on an older Node', async (t) => {
     const old = await oldNode();
@@ -85,7 +103,11 @@ describe('the npm package', () => {
       t.skip();
       return;
     }
-    const r = await execa(old, [installed.bin, 'run', 'list'], { env: userEnv('/usr/bin:/bin'), extendEnv: false, reject: false });
+    const r = await execa(old, [installed.bin, 'run', 'list'], {
+      env: userEnv('/usr/bin:/bin'),
+      extendEnv: false,
+      reject: false,
+    });
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toBe('');
     const lines = r.stderr.trim().split('\n');

@@ -15,7 +15,9 @@ beforeAll(async () => {
 afterAll(() => sb.close());
 
 it.runIf(withTmux)('asks for the pitch, the audience and the monetization, then creates the run', async () => {
-  const term = TmuxSession.start([process.execPath, ORC_BIN, 'run', 'create'], { env: { ORC_BASE_URL: sb.url, ORC_CONFIG_DIR: freshConfigDir() } });
+  const term = TmuxSession.start([process.execPath, ORC_BIN, 'run', 'create'], {
+    env: { ORC_BASE_URL: sb.url, ORC_CONFIG_DIR: freshConfigDir() },
+  });
   try {
     await term.waitFor('Pitch: what is the app?');
     term.type('A quiet timer for focused work');
@@ -40,7 +42,9 @@ it.runIf(withTmux)('asks for the pitch, the audience and the monetization, then 
 });
 
 it.runIf(withTmux)('Ctrl-D at a prompt ends with exit 130, a line saying so, and no Node warning', async () => {
-  const term = TmuxSession.start([process.execPath, ORC_BIN, 'run', 'create'], { env: { ORC_BASE_URL: sb.url, ORC_CONFIG_DIR: freshConfigDir() } });
+  const term = TmuxSession.start([process.execPath, ORC_BIN, 'run', 'create'], {
+    env: { ORC_BASE_URL: sb.url, ORC_CONFIG_DIR: freshConfigDir() },
+  });
   try {
     await term.waitFor('Pitch: what is the app?');
     term.send('C-d');
@@ -56,11 +60,24 @@ it.runIf(withTmux)('Ctrl-D at a prompt ends with exit 130, a line saying so, and
 it.runIf(withTmux)('profile remove asks first at a terminal: no keeps the profile, yes removes it', async () => {
   const configDir = freshConfigDir();
   const { execa } = await import('execa');
-  const add = await execa(process.execPath, [ORC_BIN, 'profile', 'add', 'old', '--base-url', sb.url, '--with-key'], { env: { ORC_CONFIG_DIR: configDir }, input: 'sk_test_orc_sandbox_local', reject: false });
+  const add = await execa(process.execPath, [ORC_BIN, 'profile', 'add', 'old', '--base-url', sb.url, '--with-key'], {
+    env: { ORC_CONFIG_DIR: configDir },
+    input: 'sk_test_orc_sandbox_local',
+    reject: false,
+  });
   expect(add.exitCode, add.stderr).toBe(0);
-  const names = async () => JSON.parse((await execa(process.execPath, [ORC_BIN, 'profile', 'list', '--json'], { env: { ORC_CONFIG_DIR: configDir } })).stdout).map((p: { name: string }) => p.name);
-  for (const [answer, exit, kept] of [['n', 130, true], ['y', 0, false]] as const) {
-    const term = TmuxSession.start([process.execPath, ORC_BIN, 'profile', 'remove', 'old'], { env: { ORC_CONFIG_DIR: configDir } });
+  const names = async () =>
+    JSON.parse(
+      (await execa(process.execPath, [ORC_BIN, 'profile', 'list', '--json'], { env: { ORC_CONFIG_DIR: configDir } }))
+        .stdout,
+    ).map((p: { name: string }) => p.name);
+  for (const [answer, exit, kept] of [
+    ['n', 130, true],
+    ['y', 0, false],
+  ] as const) {
+    const term = TmuxSession.start([process.execPath, ORC_BIN, 'profile', 'remove', 'old'], {
+      env: { ORC_CONFIG_DIR: configDir },
+    });
     try {
       await term.waitFor('Remove profile old with its test key?');
       term.type(answer);
@@ -73,26 +90,38 @@ it.runIf(withTmux)('profile remove asks first at a terminal: no keeps the profil
   }
 });
 
-it.runIf(withTmux)('profile add: a test key pasted at the live-key prompt is said and asked again; the test key given first is kept', async () => {
-  const configDir = freshConfigDir();
-  const term = TmuxSession.start([process.execPath, ORC_BIN, 'profile', 'add', 'prod', '--base-url', 'https://api.example.com'], { env: { ORC_CONFIG_DIR: configDir, ORC_NO_KEYCHAIN: '1' } });
-  try {
-    await term.waitFor('Test key (sk_test_');
-    term.type('sk_test_FirstKey1234');
-    term.send('Enter');
-    await term.waitFor('Live key (sk_live_');
-    term.type('sk_test_PastedByMistake9');
-    term.send('Enter');
-    await term.waitFor('that is a test key: a live key starts sk_live_');
-    // The mistaken text is cleared by the prompt's own editing keys, then the live key typed.
-    for (let i = 0; i < 30; i++) term.send('BSpace');
-    term.type('sk_live_RealKey5678');
-    term.send('Enter');
-    expect(await term.exitCode()).toBe(0);
-  } finally {
-    term.kill();
-  }
-  const { execa } = await import('execa');
-  const shown = JSON.parse((await execa(process.execPath, [ORC_BIN, 'profile', 'show', 'prod', '--json'], { env: { ORC_CONFIG_DIR: configDir } })).stdout);
-  expect(shown).toMatchObject({ test_key: 'sk_test_…1234', live_key: 'sk_live_…5678' });
-});
+it.runIf(withTmux)(
+  'profile add: a test key pasted at the live-key prompt is said and asked again; the test key given first is kept',
+  async () => {
+    const configDir = freshConfigDir();
+    const term = TmuxSession.start(
+      [process.execPath, ORC_BIN, 'profile', 'add', 'prod', '--base-url', 'https://api.example.com'],
+      { env: { ORC_CONFIG_DIR: configDir, ORC_NO_KEYCHAIN: '1' } },
+    );
+    try {
+      await term.waitFor('Test key (sk_test_');
+      term.type('sk_test_FirstKey1234');
+      term.send('Enter');
+      await term.waitFor('Live key (sk_live_');
+      term.type('sk_test_PastedByMistake9');
+      term.send('Enter');
+      await term.waitFor('that is a test key: a live key starts sk_live_');
+      // The mistaken text is cleared by the prompt's own editing keys, then the live key typed.
+      for (let i = 0; i < 30; i++) term.send('BSpace');
+      term.type('sk_live_RealKey5678');
+      term.send('Enter');
+      expect(await term.exitCode()).toBe(0);
+    } finally {
+      term.kill();
+    }
+    const { execa } = await import('execa');
+    const shown = JSON.parse(
+      (
+        await execa(process.execPath, [ORC_BIN, 'profile', 'show', 'prod', '--json'], {
+          env: { ORC_CONFIG_DIR: configDir },
+        })
+      ).stdout,
+    );
+    expect(shown).toMatchObject({ test_key: 'sk_test_…1234', live_key: 'sk_live_…5678' });
+  },
+);

@@ -17,12 +17,26 @@ beforeAll(async () => {
 afterAll(() => sb.close());
 
 const orcIn = (args: string[], env: Record<string, string> = {}) =>
-  TmuxSession.start([process.execPath, ORC_BIN, ...args], { env: { ORC_BASE_URL: sb.url, ORC_CONFIG_DIR: freshConfigDir(), ...env }, width: 110, height: 50 });
+  TmuxSession.start([process.execPath, ORC_BIN, ...args], {
+    env: { ORC_BASE_URL: sb.url, ORC_CONFIG_DIR: freshConfigDir(), ...env },
+    width: 110,
+    height: 50,
+  });
 const count = (screen: string, text: string) => screen.split(text).length - 1;
 
 describe.runIf(withTmux)('orc watch at a terminal', () => {
   it('approves idea by keystrokes, rejects brand with a note, approves the rest, and shows the scorecard', async () => {
-    const term = orcIn(['run', 'create', '--pitch', 'A meditation timer', '--audience', 'busy parents', '--monetization', 'subscription', '--watch']);
+    const term = orcIn([
+      'run',
+      'create',
+      '--pitch',
+      'A meditation timer',
+      '--audience',
+      'busy parents',
+      '--monetization',
+      'subscription',
+      '--watch',
+    ]);
     try {
       await term.waitFor('Gate idea: your decision');
       expect(term.screen()).toContain('monetization  subscription');
@@ -50,7 +64,9 @@ describe.runIf(withTmux)('orc watch at a terminal', () => {
       expect(end).toMatch(/accepted: app \d+ https:\/\/apps\.apple\.com/);
       expect(count(end, '◆ gate brand rejected')).toBe(1);
       const runId = /Created (run_\S+);/.exec(end)![1]!;
-      const events = (await readSse(`${sb.url}/v1/runs/${runId}/events`)).filter((m) => m.event === 'run.gate_resolved').map((m) => JSON.parse(m.data!).data);
+      const events = (await readSse(`${sb.url}/v1/runs/${runId}/events`))
+        .filter((m) => m.event === 'run.gate_resolved')
+        .map((m) => JSON.parse(m.data!).data);
       expect(events).toEqual([
         { gate: 'idea', decision: 'approved' },
         { gate: 'brand', decision: 'rejected' },
@@ -87,7 +103,9 @@ describe.runIf(withTmux)('orc watch at a terminal', () => {
   it('Ctrl-C stops watching, leaves the run going, restores the cursor, exit 130', async () => {
     const slow = await startTestSandbox({ stageMs: 5_000 });
     const run = await slow.createRun('Interrupted');
-    const term = TmuxSession.start([process.execPath, ORC_BIN, 'watch', run.id], { env: { ORC_BASE_URL: slow.url, ORC_CONFIG_DIR: freshConfigDir() } });
+    const term = TmuxSession.start([process.execPath, ORC_BIN, 'watch', run.id], {
+      env: { ORC_BASE_URL: slow.url, ORC_CONFIG_DIR: freshConfigDir() },
+    });
     try {
       await term.waitFor(/▸ 01_intake/);
       term.send('C-c');
@@ -124,7 +142,9 @@ describe.runIf(withTmux)('a failed or cancelled decision never turns into an app
       term.send('Enter');
       await term.waitFor('rejected gate idea');
       // (The run goes back and may already wait at idea again: the decision is read from its history.)
-      const resolved = (await readSse(`${sb.url}/v1/runs/${run.id}/events`, {}, (ms) => ms.some((m) => m.event === 'run.gate_resolved'))).filter((m) => m.event === 'run.gate_resolved');
+      const resolved = (
+        await readSse(`${sb.url}/v1/runs/${run.id}/events`, {}, (ms) => ms.some((m) => m.event === 'run.gate_resolved'))
+      ).filter((m) => m.event === 'run.gate_resolved');
       expect(resolved.map((m) => JSON.parse(m.data!).data)).toEqual([{ gate: 'idea', decision: 'rejected' }]);
     } finally {
       term.kill();
@@ -159,7 +179,9 @@ describe.runIf(withTmux)('a failed or cancelled decision never turns into an app
       term.send('C-c');
       expect(await term.exitCode()).toBe(130);
       const screen = term.screen().replace(/\n/g, ''); // (the line wraps at the terminal's width)
-      expect(screen).toContain(`${run.id} waits at gate idea. Decide it with \`orc gate approve ${run.id} idea\` or \`orc gate reject ${run.id} idea --notes …\``);
+      expect(screen).toContain(
+        `${run.id} waits at gate idea. Decide it with \`orc gate approve ${run.id} idea\` or \`orc gate reject ${run.id} idea --notes …\``,
+      );
       expect(screen).not.toContain('goes on');
       expect((await sb.call('GET', `/v1/runs/${run.id}`)).body.gate_pending).toBe('idea');
     } finally {
@@ -170,7 +192,19 @@ describe.runIf(withTmux)('a failed or cancelled decision never turns into an app
 
 describe.runIf(withTmux)('the final gate when the scorecard did not pass', () => {
   it('does not offer approve first, and asks before approving', async () => {
-    const term = orcIn(['run', 'create', '--pitch', 'A low scorer #lowscore', '--audience', 'x', '--monetization', 'free', '--watch', '--approve', 'idea,brand']);
+    const term = orcIn([
+      'run',
+      'create',
+      '--pitch',
+      'A low scorer #lowscore',
+      '--audience',
+      'x',
+      '--monetization',
+      'free',
+      '--watch',
+      '--approve',
+      'idea,brand',
+    ]);
     try {
       await term.waitFor('Gate final: your decision');
       const screen = term.screen();
@@ -228,7 +262,9 @@ describe.runIf(withTmux)('orc gate reject at a terminal', () => {
     } finally {
       term.kill();
     }
-    const resolved = (await readSse(`${sb.url}/v1/runs/${run.id}/events`, {}, (ms) => ms.some((m) => m.event === 'run.gate_resolved'))).find((m) => m.event === 'run.gate_resolved');
+    const resolved = (
+      await readSse(`${sb.url}/v1/runs/${run.id}/events`, {}, (ms) => ms.some((m) => m.event === 'run.gate_resolved'))
+    ).find((m) => m.event === 'run.gate_resolved');
     expect(JSON.parse(resolved!.data!).data).toEqual({ gate: 'idea', decision: 'rejected' });
   }, 30_000);
 });

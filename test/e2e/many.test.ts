@@ -20,10 +20,17 @@ describe('orc watch <run> <run>…', () => {
     await advance(bad, 'end');
     const r = await at(['watch', good, bad, '--json']);
     expect(r.exitCode, r.stderr).toBe(5);
-    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const events = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(new Set(events.map((e: { run_id: string }) => e.run_id))).toEqual(new Set([good, bad]));
-    expect(events.some((e: { type: string; run_id: string }) => e.type === 'run.accepted' && e.run_id === good)).toBe(true);
-    expect(events.some((e: { type: string; run_id: string }) => e.type === 'run.failed' && e.run_id === bad)).toBe(true);
+    expect(events.some((e: { type: string; run_id: string }) => e.type === 'run.accepted' && e.run_id === good)).toBe(
+      true,
+    );
+    expect(events.some((e: { type: string; run_id: string }) => e.type === 'run.failed' && e.run_id === bad)).toBe(
+      true,
+    );
     // Piped: a line per change, each with its run.
     const plain = await at(['watch', good, bad]);
     expect(plain.stdout).toMatch(new RegExp(`^${good} accepted`, 'm'));
@@ -54,7 +61,9 @@ describe.runIf(withTmux)('at a terminal', () => {
   it('watch of several runs keeps a line per run, and says each outcome there', async () => {
     const one = await create('First in view');
     const two = await create('Second in view');
-    const term = TmuxSession.start([process.execPath, ORC_BIN, 'watch', one, two, '--on-gate', 'wait'], { env: { ORC_BASE_URL: manual.url, ORC_CONFIG_DIR: freshConfigDir() } });
+    const term = TmuxSession.start([process.execPath, ORC_BIN, 'watch', one, two, '--on-gate', 'wait'], {
+      env: { ORC_BASE_URL: manual.url, ORC_CONFIG_DIR: freshConfigDir() },
+    });
     try {
       await term.waitFor(new RegExp(`${two}\\s+01_intake`));
       await advance(one, 'end');
@@ -72,7 +81,9 @@ describe.runIf(withTmux)('at a terminal', () => {
     const second = await create('Second to ask');
     await advance(first, 'gate:idea');
     await advance(second, 'gate:idea');
-    const term = TmuxSession.start([process.execPath, ORC_BIN, 'watch', first, second], { env: { ORC_BASE_URL: manual.url, ORC_CONFIG_DIR: freshConfigDir() } });
+    const term = TmuxSession.start([process.execPath, ORC_BIN, 'watch', first, second], {
+      env: { ORC_BASE_URL: manual.url, ORC_CONFIG_DIR: freshConfigDir() },
+    });
     const state = async (id: string) => (await http(manual.url, 'GET', `/v1/runs/${id}/gates`)).body.data[0].state;
     try {
       await term.waitFor('Gate idea: your decision');
@@ -93,7 +104,9 @@ describe.runIf(withTmux)('at a terminal', () => {
     const first = await create('Interrupted at a gate');
     const second = await create('Still moving');
     await advance(first, 'gate:idea');
-    const term = TmuxSession.start([process.execPath, ORC_BIN, 'watch', first, second], { env: { ORC_BASE_URL: manual.url, ORC_CONFIG_DIR: freshConfigDir() } });
+    const term = TmuxSession.start([process.execPath, ORC_BIN, 'watch', first, second], {
+      env: { ORC_BASE_URL: manual.url, ORC_CONFIG_DIR: freshConfigDir() },
+    });
     try {
       await term.waitFor('Gate idea: your decision');
       term.send('C-c');
@@ -109,7 +122,9 @@ describe.runIf(withTmux)('at a terminal', () => {
     const first = await create('Decided elsewhere');
     const second = await create('Keeps going');
     await advance(first, 'gate:idea');
-    const term = TmuxSession.start([process.execPath, ORC_BIN, 'watch', first, second], { env: { ORC_BASE_URL: manual.url, ORC_CONFIG_DIR: freshConfigDir() } });
+    const term = TmuxSession.start([process.execPath, ORC_BIN, 'watch', first, second], {
+      env: { ORC_BASE_URL: manual.url, ORC_CONFIG_DIR: freshConfigDir() },
+    });
     try {
       await term.waitFor('Gate idea: your decision');
       await http(manual.url, 'POST', `/v1/runs/${first}/gates/idea:approve`, {});
@@ -123,7 +138,9 @@ describe.runIf(withTmux)('at a terminal', () => {
   }, 30_000);
 
   it('run list --watch draws the list again as runs come and change', async () => {
-    const term = TmuxSession.start([process.execPath, ORC_BIN, 'run', 'list', '--watch'], { env: { ORC_BASE_URL: manual.url, ORC_CONFIG_DIR: freshConfigDir() } });
+    const term = TmuxSession.start([process.execPath, ORC_BIN, 'run', 'list', '--watch'], {
+      env: { ORC_BASE_URL: manual.url, ORC_CONFIG_DIR: freshConfigDir() },
+    });
     try {
       await term.waitFor('every 2 s · Ctrl-C to stop');
       const fresh = await create('Appears live');

@@ -32,7 +32,14 @@ async function connect(args: string[] = [], env: Record<string, string> = {}): P
     command: process.execPath,
     args: [ORC_BIN, 'mcp', ...args],
     cwd: mcpRoot,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ORC_CONFIG_DIR: freshConfigDir(), ORC_BASE_URL: sb.url, ORC_NO_KEYCHAIN: '1', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      ORC_CONFIG_DIR: freshConfigDir(),
+      ORC_BASE_URL: sb.url,
+      ORC_NO_KEYCHAIN: '1',
+      ...env,
+    },
     stderr: 'pipe',
   });
   const client = new Client({ name: 'orc-tests', version: '1.0.0' });
@@ -41,8 +48,12 @@ async function connect(args: string[] = [], env: Record<string, string> = {}): P
 }
 
 type ToolResult = { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent?: any };
-const call = async (client: Client, name: string, args: Record<string, unknown> = {}, extra: Parameters<Client['callTool']>[2] = {}) =>
-  (await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000, ...extra })) as ToolResult;
+const call = async (
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+  extra: Parameters<Client['callTool']>[2] = {},
+) => (await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000, ...extra })) as ToolResult;
 const ok = (r: ToolResult) => {
   expect(r.isError, r.content[0]?.text).toBeFalsy();
   return r.structuredContent;
@@ -54,7 +65,21 @@ describe('orc mcp', () => {
     try {
       const { tools } = await client.listTools();
       const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-      expect(Object.keys(byName).sort()).toEqual(['approve_gate', 'cancel_run', 'create_run', 'get_run', 'get_scorecard', 'get_spec', 'list_artifacts', 'list_gates', 'list_runs', 'pull_artifacts', 'reject_gate', 'update_spec', 'wait_for_run']);
+      expect(Object.keys(byName).sort()).toEqual([
+        'approve_gate',
+        'cancel_run',
+        'create_run',
+        'get_run',
+        'get_scorecard',
+        'get_spec',
+        'list_artifacts',
+        'list_gates',
+        'list_runs',
+        'pull_artifacts',
+        'reject_gate',
+        'update_spec',
+        'wait_for_run',
+      ]);
       for (const t of tools) {
         expect(t.description!.length, t.name).toBeGreaterThan(40);
         expect(t.inputSchema.type, t.name).toBe('object');
@@ -62,8 +87,18 @@ describe('orc mcp', () => {
         expect(t.outputSchema?.type, t.name).toBe('object');
         expect(Object.keys(t.outputSchema?.properties ?? {}).length, t.name).toBeGreaterThan(0);
       }
-      for (const name of ['list_runs', 'get_run', 'list_gates', 'get_spec', 'get_scorecard', 'list_artifacts', 'wait_for_run']) expect(byName[name]!.annotations, name).toMatchObject({ readOnlyHint: true });
-      for (const name of ['cancel_run', 'reject_gate']) expect(byName[name]!.annotations, name).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+      for (const name of [
+        'list_runs',
+        'get_run',
+        'list_gates',
+        'get_spec',
+        'get_scorecard',
+        'list_artifacts',
+        'wait_for_run',
+      ])
+        expect(byName[name]!.annotations, name).toMatchObject({ readOnlyHint: true });
+      for (const name of ['cancel_run', 'reject_gate'])
+        expect(byName[name]!.annotations, name).toMatchObject({ readOnlyHint: false, destructiveHint: true });
       expect(byName.update_spec!.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: true });
       expect(byName.reject_gate!.inputSchema.required).toEqual(expect.arrayContaining(['run_id', 'gate', 'notes']));
       expect((byName.get_run!.inputSchema.properties as any).run_id.description).toContain('run id');
@@ -76,14 +111,37 @@ describe('orc mcp', () => {
   it('drives a whole run: create, wait, read and patch the spec, approve, reject brand with notes, approve the rest, scorecard, artifacts', async () => {
     const client = await sharedClient();
     try {
-      const created = ok(await call(client, 'create_run', { mode: 'idea', idea: { pitch: 'A tide table for sailors', audience: 'sailors', monetization: 'paid' }, idempotency_key: 'mcp-test-run-1' }));
+      const created = ok(
+        await call(client, 'create_run', {
+          mode: 'idea',
+          idea: { pitch: 'A tide table for sailors', audience: 'sailors', monetization: 'paid' },
+          idempotency_key: 'mcp-test-run-1',
+        }),
+      );
       const id = created.run.id as string;
       // The same key again makes nothing new.
-      expect(ok(await call(client, 'create_run', { mode: 'idea', idea: { pitch: 'A tide table for sailors', audience: 'sailors', monetization: 'paid' }, idempotency_key: 'mcp-test-run-1' }))).toMatchObject({ run: { id }, replayed: true });
+      expect(
+        ok(
+          await call(client, 'create_run', {
+            mode: 'idea',
+            idea: { pitch: 'A tide table for sailors', audience: 'sailors', monetization: 'paid' },
+            idempotency_key: 'mcp-test-run-1',
+          }),
+        ),
+      ).toMatchObject({ run: { id }, replayed: true });
 
       const progress: Array<{ progress: number; message?: string }> = [];
-      const idea = await call(client, 'wait_for_run', { run_id: id }, { onprogress: (p) => progress.push(p as any), resetTimeoutOnProgress: true });
-      expect(ok(idea)).toMatchObject({ outcome: 'gate_pending', gate: 'idea', deciding: { summary: { audience: 'sailors', monetization: 'paid' } } });
+      const idea = await call(
+        client,
+        'wait_for_run',
+        { run_id: id },
+        { onprogress: (p) => progress.push(p as any), resetTimeoutOnProgress: true },
+      );
+      expect(ok(idea)).toMatchObject({
+        outcome: 'gate_pending',
+        gate: 'idea',
+        deciding: { summary: { audience: 'sailors', monetization: 'paid' } },
+      });
       expect(idea.content[0]!.text).toContain('Deciding the idea');
       expect(progress.length).toBeGreaterThan(0);
       expect(progress.map((p) => p.progress)).toEqual([...progress.map((p) => p.progress)].sort((a, b) => a - b));
@@ -91,16 +149,27 @@ describe('orc mcp', () => {
 
       const spec = ok(await call(client, 'get_spec', { run_id: id })).spec;
       expect(spec.audience).toBe('sailors');
-      expect(ok(await call(client, 'update_spec', { run_id: id, patch: { tagline: 'Know the sea', features: null } })).spec).toMatchObject({ tagline: 'Know the sea' });
+      expect(
+        ok(await call(client, 'update_spec', { run_id: id, patch: { tagline: 'Know the sea', features: null } })).spec,
+      ).toMatchObject({ tagline: 'Know the sea' });
       expect((await sb.call('GET', `/v1/runs/${id}/spec`)).body).not.toHaveProperty('features');
 
       ok(await call(client, 'approve_gate', { run_id: id, gate: 'idea' }));
       const onward: Array<{ progress: number; message?: string }> = [];
       const stoodAt = (await sb.call('GET', `/v1/runs/${id}`)).body.stage as string;
-      const brand = ok(await call(client, 'wait_for_run', { run_id: id }, { onprogress: (p) => onward.push(p as any), resetTimeoutOnProgress: true }));
+      const brand = ok(
+        await call(
+          client,
+          'wait_for_run',
+          { run_id: id },
+          { onprogress: (p) => onward.push(p as any), resetTimeoutOnProgress: true },
+        ),
+      );
       expect(brand).toMatchObject({ outcome: 'gate_pending', gate: 'brand' });
       // A second call tells progress onward from where the run stood, never its history again.
-      const positions = onward.map((p) => /^(\S+) (\d+)%$/.exec(p.message ?? '')!).map((m) => [m[1]!, Number(m[2])] as const);
+      const positions = onward
+        .map((p) => /^(\S+) (\d+)%$/.exec(p.message ?? '')!)
+        .map((m) => [m[1]!, Number(m[2])] as const);
       for (const [stage] of positions) expect(stage >= stoodAt, `${stage} before ${stoodAt}`).toBe(true);
       for (let i = 1; i < positions.length; i++) {
         const [a, b] = [positions[i - 1]!, positions[i]!];
@@ -108,13 +177,19 @@ describe('orc mcp', () => {
       }
       expect(brand.deciding.brand.palette.length).toBeGreaterThan(0);
       ok(await call(client, 'reject_gate', { run_id: id, gate: 'brand', notes: 'Warmer, please' }));
-      expect(ok(await call(client, 'wait_for_run', { run_id: id }))).toMatchObject({ outcome: 'gate_pending', gate: 'brand' });
+      expect(ok(await call(client, 'wait_for_run', { run_id: id }))).toMatchObject({
+        outcome: 'gate_pending',
+        gate: 'brand',
+      });
       ok(await call(client, 'approve_gate', { run_id: id, gate: 'brand' }));
       const final = ok(await call(client, 'wait_for_run', { run_id: id }));
       expect(final).toMatchObject({ outcome: 'gate_pending', gate: 'final' });
       expect(final.deciding.scorecard.score.total).toBe(100);
       ok(await call(client, 'approve_gate', { run_id: id, gate: 'final' }));
-      expect(ok(await call(client, 'wait_for_run', { run_id: id }))).toMatchObject({ outcome: 'ended', status: 'accepted' });
+      expect(ok(await call(client, 'wait_for_run', { run_id: id }))).toMatchObject({
+        outcome: 'ended',
+        status: 'accepted',
+      });
 
       const gates = ok(await call(client, 'list_gates', { run_id: id })).gates;
       expect(gates.find((g: any) => g.name === 'brand')).toMatchObject({ state: 'approved' });
@@ -123,13 +198,23 @@ describe('orc mcp', () => {
       expect(card.content[0]!.text).toMatch(/^Score \d+\/100/);
 
       // Every kind ready (the ipa is described a moment after its stage), then pulled.
-      const allReady = async () => ok(await call(client, 'list_artifacts', { run_id: id })).artifacts.every((k: any) => k.status === 'ready');
+      const allReady = async () =>
+        ok(await call(client, 'list_artifacts', { run_id: id })).artifacts.every((k: any) => k.status === 'ready');
       await until(allReady, 'every artifact ready, as list_artifacts says');
       const dir = mkdtempSync(join(mcpRoot, 'pull-'));
       const pulled = ok(await call(client, 'pull_artifacts', { run_id: id, dir }));
       expect(pulled.files.length).toBe(10);
-      expect(readdirSync(dir).sort()).toEqual(['ipa', 'metadata.json', 'preflight.json', 'scorecard.json', 'screenshots', 'spec.json']);
-      expect(ok(await call(client, 'pull_artifacts', { run_id: id, dir, kinds: ['ipa'] })).files[0].state).toBe('present');
+      expect(readdirSync(dir).sort()).toEqual([
+        'ipa',
+        'metadata.json',
+        'preflight.json',
+        'scorecard.json',
+        'screenshots',
+        'spec.json',
+      ]);
+      expect(ok(await call(client, 'pull_artifacts', { run_id: id, dir, kinds: ['ipa'] })).files[0].state).toBe(
+        'present',
+      );
 
       // Only inside the folder the server writes into, and a file of the user's there is never replaced.
       const escape = `../../../..${mcpRoot}-escape`;
@@ -143,12 +228,16 @@ describe('orc mcp', () => {
       writeFileSync(join(mcpRoot, 'mine', 'spec.json'), 'my own notes\n');
       const kept = ok(await call(client, 'pull_artifacts', { run_id: id, dir: 'mine', kinds: ['spec', 'metadata'] }));
       expect(readFileSync(join(mcpRoot, 'mine', 'spec.json'), 'utf8')).toBe('my own notes\n');
-      expect(kept.failed).toEqual([expect.objectContaining({ name: 'spec.json', error: expect.stringContaining('kept as it is') })]);
+      expect(kept.failed).toEqual([
+        expect.objectContaining({ name: 'spec.json', error: expect.stringContaining('kept as it is') }),
+      ]);
       expect(kept.files.map((f: any) => f.name)).toEqual(['metadata.json']);
 
       // Resources: the run with its gates, and its spec.
       const runRes = await client.readResource({ uri: `orc://runs/${id}` });
-      expect(JSON.parse((runRes.contents[0] as { text: string }).text)).toMatchObject({ run: { id, status: 'accepted' } });
+      expect(JSON.parse((runRes.contents[0] as { text: string }).text)).toMatchObject({
+        run: { id, status: 'accepted' },
+      });
       const specRes = await client.readResource({ uri: `orc://runs/${id}/spec` });
       expect(JSON.parse((specRes.contents[0] as { text: string }).text).tagline).toBe('Know the sea');
       const listed = await client.listResources();
@@ -172,7 +261,9 @@ describe('orc mcp', () => {
       expect(early.content[0]!.text).toMatch(/^gate_not_pending: /);
       const emptyNotes = await call(client, 'reject_gate', { run_id: run.id, gate: 'idea', notes: '   ' });
       expect(emptyNotes.isError).toBe(true);
-      const timedOut = ok(await call(client, 'wait_for_run', { run_id: (await sb.createRun('Slow #fail')).id, timeout_s: 1 }));
+      const timedOut = ok(
+        await call(client, 'wait_for_run', { run_id: (await sb.createRun('Slow #fail')).id, timeout_s: 1 }),
+      );
       expect(['timeout', 'gate_pending', 'ended']).toContain(timedOut.outcome);
       expect(ok(await call(client, 'list_runs', { limit: 1 })).runs).toHaveLength(1);
     } finally {
@@ -184,8 +275,18 @@ describe('orc mcp', () => {
     const ro = await connect(['--read-only']);
     try {
       const names = (await ro.listTools()).tools.map((t) => t.name).sort();
-      expect(names).toEqual(['get_run', 'get_scorecard', 'get_spec', 'list_artifacts', 'list_gates', 'list_runs', 'wait_for_run']);
-      const refused = await ro.callTool({ name: 'create_run', arguments: { mode: 'idea' } }).catch((e: Error) => ({ isError: true, content: [{ type: 'text', text: e.message }] }));
+      expect(names).toEqual([
+        'get_run',
+        'get_scorecard',
+        'get_spec',
+        'list_artifacts',
+        'list_gates',
+        'list_runs',
+        'wait_for_run',
+      ]);
+      const refused = await ro
+        .callTool({ name: 'create_run', arguments: { mode: 'idea' } })
+        .catch((e: Error) => ({ isError: true, content: [{ type: 'text', text: e.message }] }));
       expect((refused as ToolResult).isError).toBe(true);
     } finally {
       await ro.close();
@@ -201,8 +302,11 @@ describe('orc mcp', () => {
     expect(bad.stderr).toContain('"drop_tables"');
   }, 30_000);
 
-  it('a request line over the transport\'s 10 MiB is said on stderr, exit 1, never a silent exit 0', async () => {
-    const r = await orc(['mcp'], { env: { ORC_BASE_URL: sb.url }, input: `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${'a'.repeat(11 << 20)}"}}\n` });
+  it("a request line over the transport's 10 MiB is said on stderr, exit 1, never a silent exit 0", async () => {
+    const r = await orc(['mcp'], {
+      env: { ORC_BASE_URL: sb.url },
+      input: `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${'a'.repeat(11 << 20)}"}}\n`,
+    });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain('orc mcp stopped: a request line was larger than the 10 MiB the MCP transport reads');
   });
@@ -213,8 +317,13 @@ describe('orc mcp', () => {
     try {
       const names = (await client.listTools()).tools.map((t) => t.name);
       expect(names).toEqual(expect.arrayContaining(['advance_clock', 'trigger_event', 'reset_sandbox']));
-      const failed = ok(await call(client, 'trigger_event', { kind: 'run.failed', stage: '06_qa', error: 'qa_failed: crash' }));
-      expect(failed.event).toMatchObject({ type: 'run.failed', data: { stage: '06_qa', error: { code: 'qa_failed', message: 'crash' } } });
+      const failed = ok(
+        await call(client, 'trigger_event', { kind: 'run.failed', stage: '06_qa', error: 'qa_failed: crash' }),
+      );
+      expect(failed.event).toMatchObject({
+        type: 'run.failed',
+        data: { stage: '06_qa', error: { code: 'qa_failed', message: 'crash' } },
+      });
       const id = (await own.createRun('Parked by an agent')).id;
       const parked = ok(await call(client, 'advance_clock', { run_id: id, to: 'gate:brand' }));
       expect(parked.run).toMatchObject({ id, gate_pending: 'brand' });
@@ -224,7 +333,9 @@ describe('orc mcp', () => {
       await client.close();
       await own.close();
     }
-    const live = await orc(['mcp', '--sandbox-tools', '--live'], { env: { ORC_BASE_URL: 'https://api.example.invalid', ORC_API_KEY: 'sk_live_agent_test_0123456789' } });
+    const live = await orc(['mcp', '--sandbox-tools', '--live'], {
+      env: { ORC_BASE_URL: 'https://api.example.invalid', ORC_API_KEY: 'sk_live_agent_test_0123456789' },
+    });
     expect(live.exitCode).toBe(2);
     expect(live.stderr).toContain('--sandbox-tools');
   });
@@ -238,7 +349,9 @@ describe('orc mcp', () => {
   it('orc mcp --help prints the client configuration', async () => {
     const r = await orc(['mcp', '--help']);
     expect(r.exitCode).toBe(0);
-    expect(JSON.parse(/\{\n  "mcpServers"[\s\S]*?\n\}/.exec(r.stdout)![0])).toEqual({ mcpServers: { orc: { command: 'orc', args: ['mcp'] } } });
+    expect(JSON.parse(/\{\n  "mcpServers"[\s\S]*?\n\}/.exec(r.stdout)![0])).toEqual({
+      mcpServers: { orc: { command: 'orc', args: ['mcp'] } },
+    });
     // The tools the help names are the tools the server offers.
     const named = /Tools: ([\s\S]*?)\./.exec(r.stdout)![1]!.split(/,\s*/).sort();
     const client = await sharedClient();

@@ -8,7 +8,10 @@ import { http, idea, manualSandbox } from '../helpers/steer.js';
 const manual = manualSandbox();
 const at = (args: string[]) => orc(args, { env: { ORC_BASE_URL: manual.url } });
 /** The requests the sandbox answered whose path contains `part` (its journal). */
-const requestsTo = async (part: string) => (await http(manual.url, 'GET', '/_sandbox/logs')).body.data.filter((e: { type: string; path?: string }) => e.type === 'request' && e.path?.includes(part));
+const requestsTo = async (part: string) =>
+  (await http(manual.url, 'GET', '/_sandbox/logs')).body.data.filter(
+    (e: { type: string; path?: string }) => e.type === 'request' && e.path?.includes(part),
+  );
 
 describe('a word that is not a command, topic, gate or kind', () => {
   it('is exit 2 with the nearest, preferring the one it begins: sandbox stat is status', async () => {
@@ -58,11 +61,15 @@ describe('what is wrong with a field, said so', () => {
     expect(platforms.stderr).toContain('platforms: must be an array, not a string');
     const money = await at(['spec', 'edit', id, '--set', 'monetization=lottery']);
     expect(money.exitCode).toBe(2);
-    expect(money.stderr).toContain('monetization: must be one of free, paid, freemium, subscription, ads, in_app_purchases, not "lottery"');
+    expect(money.stderr).toContain(
+      'monetization: must be one of free, paid, freemium, subscription, ads, in_app_purchases, not "lottery"',
+    );
     const typo = await at(['spec', 'edit', id, '--set', 'nme=Stride']);
     expect(typo.exitCode).toBe(2);
     expect(typo.stderr).toContain('did you mean name?');
-    expect(await requestsTo(`/v1/runs/${id}/spec`).then((rs) => rs.filter((e: { method: string }) => e.method === 'PATCH'))).toEqual([]);
+    expect(
+      await requestsTo(`/v1/runs/${id}/spec`).then((rs) => rs.filter((e: { method: string }) => e.method === 'PATCH')),
+    ).toEqual([]);
     expect((await http(manual.url, 'GET', `/v1/runs/${id}/spec`)).body.nme).toBeUndefined();
   });
 
@@ -90,7 +97,9 @@ describe('words from the service, never written by hand', () => {
 
 describe('one order, one shape', () => {
   it('webhook deliveries: newest first, as every list', async () => {
-    const hook = (await http(manual.url, 'POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/h', events: ['run.created'] })).body;
+    const hook = (
+      await http(manual.url, 'POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/h', events: ['run.created'] })
+    ).body;
     for (const p of ['First', 'Second', 'Third']) await http(manual.url, 'POST', '/v1/runs', idea(p));
     const r = await at(['webhook', 'deliveries', hook.id, '--json']);
     expect(r.exitCode, r.stderr).toBe(0);
@@ -117,7 +126,9 @@ describe('one order, one shape', () => {
 
 describe('another program where the sandbox should be', () => {
   it('is named as such, with how to run the sandbox on another port (not "a body that is not JSON")', async () => {
-    const other = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>another app</html>'));
+    const other = createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<html>another app</html>'),
+    );
     await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
     const port = (other.address() as AddressInfo).port;
     try {

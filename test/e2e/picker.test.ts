@@ -10,13 +10,16 @@ const manual = manualSandbox();
 const withTmux = needTool('tmux', `the terminal tests in ${import.meta.filename.split('/').pop()}`);
 
 describe('without a terminal', () => {
-  it.each([['watch'], ['gate', 'approve'], ['spec', 'edit'], ['artifacts', 'pull'], ['logs'], ['scorecard']])('orc %s %s without a run is exit 2 naming <run>', async (...words) => {
-    const args = words.filter((w): w is string => typeof w === 'string');
-    const r = await orc([...args, '--json'], { env: { ORC_BASE_URL: manual.url } });
-    expect(r.exitCode).toBe(2);
-    expect(JSON.parse(r.stderr).error).toMatchObject({ field: '<run>', exit_code: 2 });
-    expect(JSON.parse(r.stderr).error.message).toContain('missing <run>');
-  });
+  it.each([['watch'], ['gate', 'approve'], ['spec', 'edit'], ['artifacts', 'pull'], ['logs'], ['scorecard']])(
+    'orc %s %s without a run is exit 2 naming <run>',
+    async (...words) => {
+      const args = words.filter((w): w is string => typeof w === 'string');
+      const r = await orc([...args, '--json'], { env: { ORC_BASE_URL: manual.url } });
+      expect(r.exitCode).toBe(2);
+      expect(JSON.parse(r.stderr).error).toMatchObject({ field: '<run>', exit_code: 2 });
+      expect(JSON.parse(r.stderr).error.message).toContain('missing <run>');
+    },
+  );
 });
 
 describe.runIf(withTmux)('at a terminal', () => {
@@ -26,7 +29,9 @@ describe.runIf(withTmux)('at a terminal', () => {
     await http(manual.url, 'POST', '/_sandbox/clock/advance', { run: older, to: 'gate:idea' });
     const newer = (await http(manual.url, 'POST', '/v1/runs', idea('Newer gate'))).body.id;
     await http(manual.url, 'POST', '/_sandbox/clock/advance', { run: newer, to: 'gate:brand' });
-    const term = TmuxSession.start([process.execPath, ORC_BIN, 'gate', 'approve'], { env: { ORC_BASE_URL: manual.url, ORC_CONFIG_DIR: freshConfigDir() } });
+    const term = TmuxSession.start([process.execPath, ORC_BIN, 'gate', 'approve'], {
+      env: { ORC_BASE_URL: manual.url, ORC_CONFIG_DIR: freshConfigDir() },
+    });
     try {
       const menu = await term.waitFor('Which run (waiting at a gate)?');
       await term.waitFor(older);

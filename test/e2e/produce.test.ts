@@ -19,8 +19,12 @@ const withTmux = needTool('tmux', `the terminal tests in ${import.meta.filename.
 const ci = Boolean(process.env.CI) && process.env.CI !== 'false';
 /** A tmpfs in a private mount namespace (root, or a CI machine, which runs as root). */
 const mountsTmpfs = (() => {
-  const ok = spawnSync('unshare', ['-m', 'sh', '-c', 'mount -t tmpfs -o size=1m tmpfs /mnt'], { stdio: 'ignore' }).status === 0;
-  if (!ok && !ci) process.stderr.write('skipping the full-disk pull test: a tmpfs cannot be mounted here (it needs root, as CI has)\n');
+  const ok =
+    spawnSync('unshare', ['-m', 'sh', '-c', 'mount -t tmpfs -o size=1m tmpfs /mnt'], { stdio: 'ignore' }).status === 0;
+  if (!ok && !ci)
+    process.stderr.write(
+      'skipping the full-disk pull test: a tmpfs cannot be mounted here (it needs root, as CI has)\n',
+    );
   return ok || ci;
 })();
 const FAKE_EDITOR = resolve(import.meta.dirname, '../helpers/fake-editor.mjs');
@@ -40,14 +44,28 @@ afterAll(async () => {
   await sb.close();
 });
 
-const orc = (args: string[], env: Record<string, string> = {}) => orcProcess(args, { env: { ORC_BASE_URL: proxy.url, ...env } });
+const orc = (args: string[], env: Record<string, string> = {}) =>
+  orcProcess(args, { env: { ORC_BASE_URL: proxy.url, ...env } });
 const orcIn = (args: string[], env: Record<string, string> = {}) =>
-  TmuxSession.start([process.execPath, ORC_BIN, ...args], { env: { ORC_BASE_URL: proxy.url, ORC_CONFIG_DIR: freshConfigDir(), ...env }, width: 120, height: 50 });
+  TmuxSession.start([process.execPath, ORC_BIN, ...args], {
+    env: { ORC_BASE_URL: proxy.url, ORC_CONFIG_DIR: freshConfigDir(), ...env },
+    width: 120,
+    height: 50,
+  });
 function editor(steps: unknown[]) {
   const dir = mkdtempSync(join(tmpdir(), 'orc-fake-editor-'));
-  return { env: { EDITOR: `${process.execPath} ${FAKE_EDITOR}`, VISUAL: '', FAKE_EDITOR_DIR: dir, FAKE_EDITOR_STEPS: JSON.stringify(steps) }, seen: (n: number) => readFileSync(join(dir, `seen-${n}`), 'utf8') };
+  return {
+    env: {
+      EDITOR: `${process.execPath} ${FAKE_EDITOR}`,
+      VISUAL: '',
+      FAKE_EDITOR_DIR: dir,
+      FAKE_EDITOR_STEPS: JSON.stringify(steps),
+    },
+    seen: (n: number) => readFileSync(join(dir, `seen-${n}`), 'utf8'),
+  };
 }
-const ideaRun = async (pitch: string) => (await sb.waitFor((await sb.createRun(pitch)).id, (r) => r.gate_pending === 'idea')).id as string;
+const ideaRun = async (pitch: string) =>
+  (await sb.waitFor((await sb.createRun(pitch)).id, (r) => r.gate_pending === 'idea')).id as string;
 const specOf = async (id: string) => (await sb.call('GET', `/v1/runs/${id}/spec`)).body;
 
 describe('the built orc, without a terminal', () => {
@@ -77,7 +95,8 @@ describe('the built orc, without a terminal', () => {
 
   it('Ctrl-C during a pull exits 130 and keeps the partial file, which the next pull resumes', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'orc-pull-int-'));
-    proxy.plan = (req) => (req.url.startsWith('/files/') ? { kind: 'cut-body', afterBytes: 2_000_000, stall: true } : { kind: 'pass' });
+    proxy.plan = (req) =>
+      req.url.startsWith('/files/') ? { kind: 'cut-body', afterBytes: 2_000_000, stall: true } : { kind: 'pass' };
     const part = join(dir, '.orc-partial', 'ipa', 'HabitTracker.ipa');
     const proc = orcProcess(['artifacts', 'pull', finished, 'ipa', '--dir', dir], { env: { ORC_BASE_URL: proxy.url } });
     await until(() => existsSync(part) && statSync(part).size === 2_000_000, 'the partial file to hold the first 2 MB');
@@ -91,38 +110,59 @@ describe('the built orc, without a terminal', () => {
     const again = await orc(['artifacts', 'pull', finished, 'ipa', '--dir', dir, '--json']);
     expect(again.exitCode, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout).files[0].state).toBe('resumed');
-    expect(proxy.seen.filter((s) => s.url.startsWith('/files/')).map((s) => s.headers.range)).toEqual(['bytes=2000000-']);
+    expect(proxy.seen.filter((s) => s.url.startsWith('/files/')).map((s) => s.headers.range)).toEqual([
+      'bytes=2000000-',
+    ]);
     expect(readdirSync(join(dir, 'ipa'))).toEqual(['HabitTracker.ipa']);
     expect(existsSync(join(dir, '.orc-partial'))).toBe(false);
   });
 
-  it.runIf(mountsTmpfs)('a disk that fills mid-pull: one line naming the folder (exit 1), the partial file kept, and the next pull resumes it', async () => {
-    // A 3 MiB tmpfs in a mount namespace of its own: the 8 MiB ipa fills it. Then it is made larger and
-    // the same command runs again, in the same namespace.
-    const out = mkdtempSync(join(tmpdir(), 'orc-enospc-'));
-    const disk = join(out, 'disk');
-    const pull = [process.execPath, ORC_BIN, 'artifacts', 'pull', finished, '--dir', `${disk}/pulled`, '--concurrency', '1'].map((a) => `'${a}'`).join(' ');
-    const script = [
-      `mount -t tmpfs -o size=3m tmpfs '${disk}' || exit 99`,
-      `${pull} > '${out}/first.out' 2> '${out}/first.err'; echo $? > '${out}/first.code'`,
-      `ls -l '${disk}/pulled/.orc-partial/ipa' > '${out}/partial' 2>&1`,
-      `mount -o remount,size=64m '${disk}'`,
-      `${pull} --json > '${out}/second.out' 2> '${out}/second.err'; echo $? > '${out}/second.code'`,
-    ].join('\n');
-    mkdirSync(disk);
-    const r = await execa('unshare', ['-m', 'sh', '-c', script], { env: { ...process.env, ORC_BASE_URL: sb.url, ORC_CONFIG_DIR: freshConfigDir() }, reject: false });
-    expect(r.exitCode, r.stderr).toBe(0);
-    const read = (name: string) => readFileSync(join(out, name), 'utf8');
-    expect(read('first.code').trim()).toBe('1');
-    const err = read('first.err');
-    expect(err).toContain(`orc: cannot write to ${disk}/pulled: the disk is full (ENOSPC)`);
-    expect(err).toContain('Free some space and run the same command again');
-    expect(err).not.toMatch(/\n\s+at /);
-    expect(read('partial')).toMatch(/HabitTracker\.ipa/);
-    expect(read('second.code').trim(), read('second.err')).toBe('0');
-    const doc = JSON.parse(read('second.out'));
-    expect(doc.files.find((f: any) => f.kind === 'ipa').state).toBe('resumed');
-  }, 60_000);
+  it.runIf(mountsTmpfs)(
+    'a disk that fills mid-pull: one line naming the folder (exit 1), the partial file kept, and the next pull resumes it',
+    async () => {
+      // A 3 MiB tmpfs in a mount namespace of its own: the 8 MiB ipa fills it. Then it is made larger and
+      // the same command runs again, in the same namespace.
+      const out = mkdtempSync(join(tmpdir(), 'orc-enospc-'));
+      const disk = join(out, 'disk');
+      const pull = [
+        process.execPath,
+        ORC_BIN,
+        'artifacts',
+        'pull',
+        finished,
+        '--dir',
+        `${disk}/pulled`,
+        '--concurrency',
+        '1',
+      ]
+        .map((a) => `'${a}'`)
+        .join(' ');
+      const script = [
+        `mount -t tmpfs -o size=3m tmpfs '${disk}' || exit 99`,
+        `${pull} > '${out}/first.out' 2> '${out}/first.err'; echo $? > '${out}/first.code'`,
+        `ls -l '${disk}/pulled/.orc-partial/ipa' > '${out}/partial' 2>&1`,
+        `mount -o remount,size=64m '${disk}'`,
+        `${pull} --json > '${out}/second.out' 2> '${out}/second.err'; echo $? > '${out}/second.code'`,
+      ].join('\n');
+      mkdirSync(disk);
+      const r = await execa('unshare', ['-m', 'sh', '-c', script], {
+        env: { ...process.env, ORC_BASE_URL: sb.url, ORC_CONFIG_DIR: freshConfigDir() },
+        reject: false,
+      });
+      expect(r.exitCode, r.stderr).toBe(0);
+      const read = (name: string) => readFileSync(join(out, name), 'utf8');
+      expect(read('first.code').trim()).toBe('1');
+      const err = read('first.err');
+      expect(err).toContain(`orc: cannot write to ${disk}/pulled: the disk is full (ENOSPC)`);
+      expect(err).toContain('Free some space and run the same command again');
+      expect(err).not.toMatch(/\n\s+at /);
+      expect(read('partial')).toMatch(/HabitTracker\.ipa/);
+      expect(read('second.code').trim(), read('second.err')).toBe('0');
+      const doc = JSON.parse(read('second.out'));
+      expect(doc.files.find((f: any) => f.kind === 'ipa').state).toBe('resumed');
+    },
+    60_000,
+  );
 
   it('a folder orc may not write to: one line naming it and the fix, exit 4, no stack', async () => {
     // Root writes anywhere; without the capability to override file modes (as any user is), a folder of
@@ -130,7 +170,8 @@ describe('the built orc, without a terminal', () => {
     const locked = mkdtempSync(join(tmpdir(), 'orc-eacces-'));
     chmodSync(locked, 0o500);
     const pull = [process.execPath, ORC_BIN, 'artifacts', 'pull', finished, '--dir', join(locked, 'out')];
-    const [cmd, ...args] = process.getuid?.() === 0 ? ['setpriv', '--bounding-set', '-dac_override,-dac_read_search', ...pull] : pull;
+    const [cmd, ...args] =
+      process.getuid?.() === 0 ? ['setpriv', '--bounding-set', '-dac_override,-dac_read_search', ...pull] : pull;
     const r = await execa(cmd!, args, {
       env: { ...process.env, ORC_BASE_URL: sb.url, ORC_API_KEY: KEY, ORC_CONFIG_DIR: freshConfigDir() },
       reject: false,
@@ -145,7 +186,10 @@ describe('the built orc, without a terminal', () => {
 describe.runIf(withTmux)('the built orc at a terminal', () => {
   it('spec edit: an invalid edit reopens with the error on top and the text kept; the diff is shown and asked', async () => {
     const id = await ideaRun('A recipe box');
-    const ed = editor([{ replace: ['^platforms:\\n  - ios$', 'platforms:\n  - not-a-platform'] }, { replace: ['^  - not-a-platform\\n  - android$', '  - ios\n  - android\nname_note: kept'] }]);
+    const ed = editor([
+      { replace: ['^platforms:\\n  - ios$', 'platforms:\n  - not-a-platform'] },
+      { replace: ['^  - not-a-platform\\n  - android$', '  - ios\n  - android\nname_note: kept'] },
+    ]);
     const term = orcIn(['spec', 'edit', id], ed.env);
     try {
       await term.waitFor('Send this change to run');
@@ -188,7 +232,19 @@ describe.runIf(withTmux)('the built orc at a terminal', () => {
     proxy.plan = (req) => {
       if (req.method === 'PATCH' && !refused) {
         refused = true;
-        return { kind: 'answer', status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { type: 'invalid_request_error', code: 'invalid_value', message: 'that name is taken', field: 'name' } }) };
+        return {
+          kind: 'answer',
+          status: 400,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            error: {
+              type: 'invalid_request_error',
+              code: 'invalid_value',
+              message: 'that name is taken',
+              field: 'name',
+            },
+          }),
+        };
       }
       return { kind: 'pass' };
     };
@@ -205,7 +261,7 @@ describe.runIf(withTmux)('the built orc at a terminal', () => {
     expect((await specOf(id)).name).toBe('Fernly');
   }, 40_000);
 
-  it("the gate prompt's \"edit the spec\" is the same edit: YAML, the diff, the question", async () => {
+  it('the gate prompt\'s "edit the spec" is the same edit: YAML, the diff, the question', async () => {
     const id = await ideaRun('A tide table');
     const ed = editor([{ replace: ['^tagline: .*$', 'tagline: Know the sea'] }]);
     const term = orcIn(['watch', id, '--no-bell'], ed.env);
@@ -229,7 +285,8 @@ describe.runIf(withTmux)('the built orc at a terminal', () => {
 
   it('artifacts pull: one live view of the downloads, then Ctrl-C exits 130 with the cursor back and the .part kept', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'orc-pull-tty-'));
-    proxy.plan = (req) => (req.url.includes('.ipa') ? { kind: 'cut-body', afterBytes: 3_000_000, stall: true } : { kind: 'pass' });
+    proxy.plan = (req) =>
+      req.url.includes('.ipa') ? { kind: 'cut-body', afterBytes: 3_000_000, stall: true } : { kind: 'pass' };
     const term = orcIn(['artifacts', 'pull', finished, '--dir', dir]);
     try {
       await term.waitFor(/ipa\/HabitTracker\.ipa\s+2\.9 MiB \/ 8\.0 MiB\s+3\d%/);

@@ -39,14 +39,20 @@ describe.runIf(withProxy)('through a forward proxy', () => {
 
   const port = (url: string) => new URL(url).port;
   // https goes by CONNECT host:port; plain http as curl sends it, in absolute form (GET http://host:port/…).
-  const tunnelsTo = (url: string) => proxy.carried().filter((c) => c.startsWith('CONNECT') && c.endsWith(`:${port(url)}`)).length;
+  const tunnelsTo = (url: string) =>
+    proxy.carried().filter((c) => c.startsWith('CONNECT') && c.endsWith(`:${port(url)}`)).length;
   const carriedTo = (url: string) => proxy.carried().filter((c) => c.includes(`http://127.0.0.1:${port(url)}/`)).length;
 
   it('carries a run from create to accepted: the API calls and the event stream', async () => {
     const before = carriedTo(sb.url);
-    const r = await orc(['run', 'create', ...idea, '--watch', '--approve', 'idea,brand,final', '--json', '--debug'], { env: { ORC_BASE_URL: sb.url, HTTP_PROXY: proxy.url } });
+    const r = await orc(['run', 'create', ...idea, '--watch', '--approve', 'idea,brand,final', '--json', '--debug'], {
+      env: { ORC_BASE_URL: sb.url, HTTP_PROXY: proxy.url },
+    });
     expect(r.exitCode, r.stderr).toBe(0);
-    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const events = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(events.at(-1).type).toBe('run.accepted');
     expect(r.stderr).toContain(`* through the proxy ${proxy.url} (from HTTP_PROXY)`);
     expect(r.stderr).toMatch(/> GET \S+\/v1\/runs\/run_\S+\/events/); // the event stream, through the same proxy
@@ -56,7 +62,9 @@ describe.runIf(withProxy)('through a forward proxy', () => {
 
   it('NO_PROXY=127.0.0.1 sends loopback direct: the proxy carries nothing', async () => {
     const before = proxy.carried().length;
-    const r = await orc(['run', 'get', finished, '--json', '--debug'], { env: { ORC_BASE_URL: sb.url, HTTP_PROXY: proxy.url, NO_PROXY: 'localhost,127.0.0.1' } });
+    const r = await orc(['run', 'get', finished, '--json', '--debug'], {
+      env: { ORC_BASE_URL: sb.url, HTTP_PROXY: proxy.url, NO_PROXY: 'localhost,127.0.0.1' },
+    });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).status).toBe('accepted');
     expect(r.stderr).not.toContain('through the proxy');
@@ -65,7 +73,9 @@ describe.runIf(withProxy)('through a forward proxy', () => {
 
   it('a proxy on another host never carries a plain-http request: it goes direct', async () => {
     // 192.0.2.1 is TEST-NET-1: were orc to use it, the request would hang, then fail.
-    const r = await orc(['run', 'get', finished, '--json', '--debug', '--timeout', '10'], { env: { ORC_BASE_URL: sb.url, HTTP_PROXY: 'http://192.0.2.1:3128' } });
+    const r = await orc(['run', 'get', finished, '--json', '--debug', '--timeout', '10'], {
+      env: { ORC_BASE_URL: sb.url, HTTP_PROXY: 'http://192.0.2.1:3128' },
+    });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).not.toContain('through the proxy');
   });
@@ -74,7 +84,8 @@ describe.runIf(withProxy)('through a forward proxy', () => {
     const dir = mkdtempSync(join(tmpdir(), 'orc-pull-proxy-'));
     const part = join(dir, '.orc-partial', 'ipa', 'HabitTracker.ipa');
     const env = { ORC_BASE_URL: faults.url, HTTP_PROXY: proxy.url };
-    faults.plan = (req) => (req.url.startsWith('/files/') ? { kind: 'cut-body', afterBytes: 1_000_000, stall: true } : { kind: 'pass' });
+    faults.plan = (req) =>
+      req.url.startsWith('/files/') ? { kind: 'cut-body', afterBytes: 1_000_000, stall: true } : { kind: 'pass' };
     const first = orc(['artifacts', 'pull', finished, 'ipa', '--dir', dir], { env });
     await until(() => existsSync(part) && statSync(part).size === 1_000_000, 'the first 1 MB on disk');
     first.kill('SIGINT');
@@ -86,7 +97,9 @@ describe.runIf(withProxy)('through a forward proxy', () => {
     expect(again.exitCode, again.stderr).toBe(0);
     const file = JSON.parse(again.stdout).files[0];
     expect(file.state).toBe('resumed');
-    expect(faults.seen.filter((s) => s.url.startsWith('/files/')).map((s) => s.headers.range)).toEqual(['bytes=1000000-']);
+    expect(faults.seen.filter((s) => s.url.startsWith('/files/')).map((s) => s.headers.range)).toEqual([
+      'bytes=1000000-',
+    ]);
     expect(carriedTo(faults.url)).toBeGreaterThan(before);
     expect(statSync(file.path).size).toBe(file.size); // and its sha256 checked, or the pull would have failed
   }, 60_000);
@@ -111,7 +124,9 @@ describe.runIf(withProxy)('through a forward proxy', () => {
   });
 
   it('a proxy variable that is not a URL is exit 4 naming the variable, and its password is never printed', async () => {
-    const r = await orc(['run', 'get', finished], { env: { ORC_BASE_URL: sb.url, HTTP_PROXY: 'http://user:s3cret@[bad' } });
+    const r = await orc(['run', 'get', finished], {
+      env: { ORC_BASE_URL: sb.url, HTTP_PROXY: 'http://user:s3cret@[bad' },
+    });
     expect(r.exitCode).toBe(4);
     expect(r.stderr).toContain('HTTP_PROXY is not a proxy URL');
     expect(r.stderr).not.toContain('s3cret');
@@ -132,7 +147,9 @@ describe.runIf(withProxy)('through a forward proxy', () => {
     it('tunnels with CONNECT, and TLS goes end to end through it (the CA from NODE_EXTRA_CA_CERTS)', async () => {
       expect(tlsSb.url).toMatch(/^https:/);
       const before = tunnelsTo(tlsSb.url);
-      const r = await orc(['run', 'create', ...idea, '--json', '--debug'], { env: { ORC_BASE_URL: tlsSb.url, HTTPS_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: ca } });
+      const r = await orc(['run', 'create', ...idea, '--json', '--debug'], {
+        env: { ORC_BASE_URL: tlsSb.url, HTTPS_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: ca },
+      });
       expect(r.exitCode, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout).id).toMatch(/^run_/);
       expect(r.stderr).toContain('(from HTTPS_PROXY)');
@@ -154,16 +171,27 @@ describe.runIf(withProxy)('through a forward proxy', () => {
 describe('through a hostile proxy', () => {
   let hostile: { url: string; connections: () => number; close: () => Promise<void> };
   beforeAll(async () => {
-    hostile = await startHostileProxy((socket, head) => (head.startsWith('CONNECT') ? socket.destroy() : socket.end('bare')));
+    hostile = await startHostileProxy((socket, head) =>
+      head.startsWith('CONNECT') ? socket.destroy() : socket.end('bare'),
+    );
   });
   afterAll(() => hostile?.close());
 
-  for (const [scheme, variable] of [['http', 'HTTP_PROXY'], ['https', 'HTTPS_PROXY']] as const)
+  for (const [scheme, variable] of [
+    ['http', 'HTTP_PROXY'],
+    ['https', 'HTTPS_PROXY'],
+  ] as const)
     it(`a ${scheme} service: one line, exit 1, no loop (run list and artifacts pull)`, async () => {
       const base = `${scheme}://127.0.0.1:9`;
-      for (const args of [['run', 'list'], ['artifacts', 'pull', 'run_x', '--dir', mkdtempSync(join(tmpdir(), 'orc-hostile-'))]]) {
+      for (const args of [
+        ['run', 'list'],
+        ['artifacts', 'pull', 'run_x', '--dir', mkdtempSync(join(tmpdir(), 'orc-hostile-'))],
+      ]) {
         const before = hostile.connections();
-        const r = await orc(args, { env: { ORC_BASE_URL: base, ORC_API_KEY: 'sk_test_hostile', [variable]: hostile.url }, timeout: 20_000 });
+        const r = await orc(args, {
+          env: { ORC_BASE_URL: base, ORC_API_KEY: 'sk_test_hostile', [variable]: hostile.url },
+          timeout: 20_000,
+        });
         expect(r.exitCode, r.stderr).toBe(1);
         expect(r.stderr.trim().split('\n')).toHaveLength(1);
         expect(r.stderr).toContain(`the proxy ${hostile.url} (from ${variable})`);
@@ -174,9 +202,15 @@ describe('through a hostile proxy', () => {
   it('a signal ends orc while the proxy holds the request unanswered', async () => {
     const silent = await startHostileProxy(() => {});
     try {
-      for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+      for (const [signal, code] of [
+        ['SIGINT', 130],
+        ['SIGTERM', 143],
+      ] as const) {
         const seen = silent.connections();
-        const p = orc(['run', 'list'], { env: { ORC_BASE_URL: 'https://127.0.0.1:9', ORC_API_KEY: 'sk_test_hostile', HTTPS_PROXY: silent.url }, timeout: 30_000 });
+        const p = orc(['run', 'list'], {
+          env: { ORC_BASE_URL: 'https://127.0.0.1:9', ORC_API_KEY: 'sk_test_hostile', HTTPS_PROXY: silent.url },
+          timeout: 30_000,
+        });
         await until(() => silent.connections() > seen, 'orc to reach the proxy');
         p.kill(signal);
         const r = await p;
@@ -205,9 +239,10 @@ async function startHostileProxy(answer: (socket: Socket, head: string) => void)
   return {
     url: `http://127.0.0.1:${port}`,
     connections: () => count,
-    close: () => new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -13,12 +13,20 @@ import { until } from '../helpers/until.js';
 
 const get = (url: string, path: string) => fetch(`${url}${path}`, { headers: { authorization: `Bearer ${KEY}` } });
 const post = (url: string, path: string, body: unknown) =>
-  fetch(`${url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 describe('orc, the program', () => {
   it('prints its version, and help with examples (the help of every command is checked in process, in test/commands/cli.test.ts)', async () => {
-    const [v, help, ...subs] = await Promise.all([orc(['--version']), orc(['--help']), ...['sandbox start', 'run create', 'gate reject'].map((cmd) => orc([...cmd.split(' '), '--help']))]);
+    const [v, help, ...subs] = await Promise.all([
+      orc(['--version']),
+      orc(['--help']),
+      ...['sandbox start', 'run create', 'gate reject'].map((cmd) => orc([...cmd.split(' '), '--help'])),
+    ]);
     expect(v.exitCode).toBe(0);
     expect(v.stdout).toBe(pkg.version);
     expect(help.exitCode).toBe(0);
@@ -52,12 +60,18 @@ describe('orc, the program', () => {
     const [major, minor] = version.slice(1).split('.').map(Number) as [number, number];
     if (major > 22 || (major === 22 && minor >= 12)) return;
     // As `npm link` leaves it: the old node first, node_modules/node beside orc.
-    expect(execFileSync('/usr/bin/node', [ORC_BIN, '--version', '--json'], { encoding: 'utf8' }).trim()).toMatch(/^\{"version":"\d+\.\d+\.\d+/);
+    expect(execFileSync('/usr/bin/node', [ORC_BIN, '--version', '--json'], { encoding: 'utf8' }).trim()).toMatch(
+      /^\{"version":"\d+\.\d+\.\d+/,
+    );
     // A copy with no Node beside it (ORC_NO_HANDOVER stands for that): one line, exit 1.
     let stderr = '';
     let status = 0;
     try {
-      execFileSync('/usr/bin/node', [ORC_BIN, '--version'], { encoding: 'utf8', stdio: 'pipe', env: { ...process.env, ORC_NO_HANDOVER: '1' } });
+      execFileSync('/usr/bin/node', [ORC_BIN, '--version'], {
+        encoding: 'utf8',
+        stdio: 'pipe',
+        env: { ...process.env, ORC_NO_HANDOVER: '1' },
+      });
     } catch (err) {
       stderr = (err as { stderr: string }).stderr;
       status = (err as { status: number }).status;
@@ -84,7 +98,10 @@ describe('the launcher on an old Node', () => {
   it('passes SIGTERM and SIGHUP on to the Node 24 it handed over to, and exits with its status', async () => {
     if (!oldSystemNode()) return; // no system Node, or a current one that runs orc itself: nothing hands over
     for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
-      const proc = execa('/usr/bin/node', [ORC_BIN, 'sandbox', 'start', '--port', '0', '--memory'], { env: { ...process.env, ORC_CONFIG_DIR: freshConfigDir() }, reject: false });
+      const proc = execa('/usr/bin/node', [ORC_BIN, 'sandbox', 'start', '--port', '0', '--memory'], {
+        env: { ...process.env, ORC_CONFIG_DIR: freshConfigDir() },
+        reject: false,
+      });
       const url = await new Promise<string>((resolve) => {
         let out = '';
         proc.stdout!.on('data', (c: Buffer) => {
@@ -108,14 +125,29 @@ describe('orc sandbox exec, from the launcher on an old Node', () => {
     // `orc` on PATH as `npm link` leaves it, the old node first: `orc sandbox exec -- orc run list`.
     const bin = mkdtempSync(join(tmpdir(), 'orc-bin-'));
     symlinkSync(ORC_BIN, join(bin, 'orc'));
-    const env = { ...process.env, ...NO_PROXIES, ORC_API_KEY: undefined, ORC_BASE_URL: undefined, ORC_CONFIG_DIR: freshConfigDir(), PATH: `${bin}:/usr/bin:/bin` };
+    const env = {
+      ...process.env,
+      ...NO_PROXIES,
+      ORC_API_KEY: undefined,
+      ORC_BASE_URL: undefined,
+      ORC_CONFIG_DIR: freshConfigDir(),
+      PATH: `${bin}:/usr/bin:/bin`,
+    };
     const dump = `process.stdout.write(JSON.stringify(process.env))`;
-    const r = await execa('/usr/bin/node', [ORC_BIN, 'sandbox', 'exec', '--', process.execPath, '-e', dump], { env, extendEnv: false, reject: false });
+    const r = await execa('/usr/bin/node', [ORC_BIN, 'sandbox', 'exec', '--', process.execPath, '-e', dump], {
+      env,
+      extendEnv: false,
+      reject: false,
+    });
     expect(r.exitCode, r.stderr).toBe(0);
     const given = Object.keys(env).filter((k) => env[k as keyof typeof env] !== undefined);
     const added = Object.keys(JSON.parse(r.stdout) as object).filter((k) => !given.includes(k));
     expect(added.sort()).toEqual(['ORC_API_KEY', 'ORC_BASE_URL', 'ORC_SANDBOX_URL']);
-    const inner = await execa('/usr/bin/node', [ORC_BIN, 'sandbox', 'exec', '--', 'orc', 'run', 'list', '--json'], { env, extendEnv: false, reject: false });
+    const inner = await execa('/usr/bin/node', [ORC_BIN, 'sandbox', 'exec', '--', 'orc', 'run', 'list', '--json'], {
+      env,
+      extendEnv: false,
+      reject: false,
+    });
     expect(inner.exitCode, inner.stderr).toBe(0);
     expect(JSON.parse(inner.stdout)).toEqual([]); // the fresh sandbox's runs: none
   }, 60_000);
@@ -126,7 +158,10 @@ describe('orc sandbox start', () => {
     const configDir = freshConfigDir();
     const { url, proc } = await startSandboxProcess(['--port', '0', '--memory', '--stage-ms', '100'], { configDir });
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const created = await post(url, '/v1/runs', { mode: 'idea', idea: { pitch: 'p', audience: 'a', monetization: 'free' } });
+    const created = await post(url, '/v1/runs', {
+      mode: 'idea',
+      idea: { pitch: 'p', audience: 'a', monetization: 'free' },
+    });
     expect(created.status).toBe(201);
     expect((await get(url, '/v1/runs')).status).toBe(200);
     expect(existsSync(join(configDir, 'sandbox.json'))).toBe(true);
@@ -156,7 +191,11 @@ describe('orc sandbox start', () => {
       });
     });
     const info = JSON.parse(line);
-    expect(info).toMatchObject({ listening: true, url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), data: ':memory:' });
+    expect(info).toMatchObject({
+      listening: true,
+      url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+      data: ':memory:',
+    });
     expect((await fetch(`${info.url}/healthz`)).status).toBe(200);
     proc.kill('SIGTERM');
     expect((await proc).exitCode).toBe(0);
@@ -174,7 +213,10 @@ describe('orc sandbox start', () => {
   ])('refuses %j with exit 2 naming %s, starting nothing', async (args, flag) => {
     const configDir = freshConfigDir();
     // The first through the built orc; the rest in process (the same check, without a process each).
-    const r = args[1] === 'abc' ? await orc(['sandbox', 'start', ...args], { configDir }) : await runOrc(['sandbox', 'start', ...args], { configDir });
+    const r =
+      args[1] === 'abc'
+        ? await orc(['sandbox', 'start', ...args], { configDir })
+        : await runOrc(['sandbox', 'start', ...args], { configDir });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(flag);
     expect(r.stdout).toBe('');
@@ -220,13 +262,18 @@ describe('orc sandbox start', () => {
     const first = await startSandboxProcess(['--port', '0', '--data-dir', dataDir, '--stage-ms', '100'], { configDir });
     const ids: string[] = [];
     for (let i = 0; i < 10; i++) {
-      const res = await post(first.url, '/v1/runs', { mode: 'idea', idea: { pitch: `Run ${i}`, audience: 'a', monetization: 'free' } });
+      const res = await post(first.url, '/v1/runs', {
+        mode: 'idea',
+        idea: { pitch: `Run ${i}`, audience: 'a', monetization: 'free' },
+      });
       expect(res.status).toBe(201);
       ids.push(((await res.json()) as { id: string }).id);
     }
     first.proc.kill('SIGKILL');
     await first.proc;
-    const second = await startSandboxProcess(['--port', '0', '--data-dir', dataDir, '--stage-ms', '100'], { configDir });
+    const second = await startSandboxProcess(['--port', '0', '--data-dir', dataDir, '--stage-ms', '100'], {
+      configDir,
+    });
     try {
       const list = (await (await get(second.url, '/v1/runs?limit=100')).json()) as { data: Array<{ id: string }> };
       expect(list.data.map((r) => r.id)).toEqual([...ids].reverse());
@@ -292,7 +339,10 @@ describe('orc sandbox start --detach, status, stop', () => {
   it('keeps its key out of sight: redacted in the banner and log, from ORC_SANDBOX_API_KEY, never in argv', async () => {
     const configDir = freshConfigDir();
     const key = 'sk_test_SandboxSecret4242';
-    const started = await orc(['sandbox', 'start', '--detach', '--port', '0', '--memory'], { configDir, env: { ORC_SANDBOX_API_KEY: key } });
+    const started = await orc(['sandbox', 'start', '--detach', '--port', '0', '--memory'], {
+      configDir,
+      env: { ORC_SANDBOX_API_KEY: key },
+    });
     expect(started.exitCode, started.stderr).toBe(0);
     const url = /listening on (\S+)/.exec(started.stdout)![1]!;
     try {
@@ -309,8 +359,10 @@ describe('orc sandbox start --detach, status, stop', () => {
 
   it('a sandbox given no key has its own: one per data folder, kept across restarts, new in memory; orc takes it from the record', async () => {
     const own = { ORC_SANDBOX_API_KEY: undefined };
-    const status = (url: string, key: string) => fetch(`${url}/v1/runs`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status);
-    const keyOf = (configDir: string) => JSON.parse(readFileSync(join(configDir, 'sandbox.json'), 'utf8')).api_key as string;
+    const status = (url: string, key: string) =>
+      fetch(`${url}/v1/runs`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status);
+    const keyOf = (configDir: string) =>
+      JSON.parse(readFileSync(join(configDir, 'sandbox.json'), 'utf8')).api_key as string;
     const data = mkdtempSync(join(tmpdir(), 'orc-data-'));
     const configDir = freshConfigDir();
     const started = async (args: string[], dir: string) => {
@@ -343,7 +395,9 @@ describe('orc sandbox start --detach, status, stop', () => {
     expect(new Set(keys).size).toBe(4);
     for (const key of keys) expect(key).not.toBe(KEY);
     // exec hands its command the key of its own sandbox
-    const exec = await orc(['sandbox', 'exec', '--', process.execPath, '-e', 'console.log(process.env.ORC_API_KEY)'], { env: own });
+    const exec = await orc(['sandbox', 'exec', '--', process.execPath, '-e', 'console.log(process.env.ORC_API_KEY)'], {
+      env: own,
+    });
     expect(exec.stdout).toMatch(/^sk_test_[0-9a-f]{32}$/m);
     expect(exec.stdout).not.toContain(KEY);
   }, 60_000);
@@ -369,9 +423,21 @@ describe('orc sandbox start --detach, status, stop', () => {
       Array.from({ length: 3 }, async () => {
         const data = mkdtempSync(join(tmpdir(), 'orc-race-'));
         writeFileSync(join(data, 'sandbox.lock'), `${dead}\n`);
-        const both = [orc(['sandbox', 'start', '--port', '0', '--data-dir', data], { timeout: 30_000 }), orc(['sandbox', 'start', '--port', '0', '--data-dir', data], { timeout: 30_000 })];
+        const both = [
+          orc(['sandbox', 'start', '--port', '0', '--data-dir', data], { timeout: 30_000 }),
+          orc(['sandbox', 'start', '--port', '0', '--data-dir', data], { timeout: 30_000 }),
+        ];
         // The one that listens is stopped once the other has given up (or once both listen: the failure).
-        const listening = await Promise.race(both.map((p, i) => new Promise<number>((r) => p.stdout!.on('data', (c: Buffer) => c.toString().includes('listening on') && r(i)))).concat(Promise.all(both).then(() => -1)));
+        const listening = await Promise.race(
+          both
+            .map(
+              (p, i) =>
+                new Promise<number>((r) =>
+                  p.stdout!.on('data', (c: Buffer) => c.toString().includes('listening on') && r(i)),
+                ),
+            )
+            .concat(Promise.all(both).then(() => -1)),
+        );
         const other = both[1 - Math.max(0, listening)]!;
         const otherDone = await Promise.race([other, new Promise<null>((r) => setTimeout(() => r(null), 10_000))]);
         for (const p of both) p.kill('SIGTERM');
@@ -390,7 +456,18 @@ describe('orc sandbox start --detach, status, stop', () => {
     const configDir = freshConfigDir();
     const bystander = execa('sleep', ['30'], { reject: false });
     await new Promise((r) => bystander.once('spawn', r));
-    writeFileSync(join(configDir, 'sandbox.json'), JSON.stringify({ pid: bystander.pid, url: 'http://127.0.0.1:9', data: ':memory:', log: null, started_at: '2026-01-01T00:00:00Z', detached: true, pid_started: '1' }));
+    writeFileSync(
+      join(configDir, 'sandbox.json'),
+      JSON.stringify({
+        pid: bystander.pid,
+        url: 'http://127.0.0.1:9',
+        data: ':memory:',
+        log: null,
+        started_at: '2026-01-01T00:00:00Z',
+        detached: true,
+        pid_started: '1',
+      }),
+    );
     try {
       const r = await orc(['sandbox', 'stop'], { configDir });
       expect(r.exitCode, r.stderr).toBe(0);
@@ -398,7 +475,17 @@ describe('orc sandbox start --detach, status, stop', () => {
       expect(() => process.kill(bystander.pid!, 0)).not.toThrow();
       expect(existsSync(join(configDir, 'sandbox.json'))).toBe(false);
       // A record of an earlier orc, without the start time: the address must answer as that pid.
-      writeFileSync(join(configDir, 'sandbox.json'), JSON.stringify({ pid: bystander.pid, url: 'http://127.0.0.1:9', data: ':memory:', log: null, started_at: '2026-01-01T00:00:00Z', detached: true }));
+      writeFileSync(
+        join(configDir, 'sandbox.json'),
+        JSON.stringify({
+          pid: bystander.pid,
+          url: 'http://127.0.0.1:9',
+          data: ':memory:',
+          log: null,
+          started_at: '2026-01-01T00:00:00Z',
+          detached: true,
+        }),
+      );
       expect((await orc(['sandbox', 'stop'], { configDir })).exitCode).toBe(0);
       expect(() => process.kill(bystander.pid!, 0)).not.toThrow();
     } finally {

@@ -29,7 +29,11 @@ describe('time', () => {
     expect(run.gate_pending).toBe('idea'); // two stages of an hour each, then the gate waits
     expect(Date.parse(run.updated_at) - Date.parse(run.created_at)).toBeGreaterThanOrEqual(3600 * 1000); // at least a stage of virtual time
     // Timestamps never go backwards.
-    const events = (await readSse(`${manual.url}/v1/runs/${created.id}/events`, {}, (ms) => ms.some((m) => m.event === 'run.gate_pending'))).filter((m) => m.data);
+    const events = (
+      await readSse(`${manual.url}/v1/runs/${created.id}/events`, {}, (ms) =>
+        ms.some((m) => m.event === 'run.gate_pending'),
+      )
+    ).filter((m) => m.data);
     const times = events.map((m) => Date.parse(JSON.parse(m.data!).created_at));
     expect([...times].sort((a, b) => a - b)).toEqual(times);
   });
@@ -42,7 +46,9 @@ describe('time', () => {
       const run = (await http(manual.url, 'GET', `/v1/runs/${id}`)).body;
       if (run.gate_pending) {
         gates.push(run.gate_pending);
-        expect((await http(manual.url, 'POST', `/v1/runs/${id}/gates/${run.gate_pending}:approve`, {})).status).toBe(200);
+        expect((await http(manual.url, 'POST', `/v1/runs/${id}/gates/${run.gate_pending}:approve`, {})).status).toBe(
+          200,
+        );
       }
     }
     expect(gates).toEqual(['idea', 'brand', 'final']);
@@ -79,7 +85,15 @@ describe('time', () => {
 
   it('an Idempotency-Key is kept 24 h of virtual time: the same create answers the same run until advance moves past it', async () => {
     const create = () =>
-      fetch(`${manual.url}/v1/runs`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'idempotency-key': 'retention-under-advance' }, body: JSON.stringify(idea('Kept a day')) }).then(async (r) => ((await r.json()) as { id: string }).id);
+      fetch(`${manual.url}/v1/runs`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${KEY}`,
+          'content-type': 'application/json',
+          'idempotency-key': 'retention-under-advance',
+        },
+        body: JSON.stringify(idea('Kept a day')),
+      }).then(async (r) => ((await r.json()) as { id: string }).id);
     const first = await create();
     expect(await create()).toBe(first);
     await http(manual.url, 'POST', '/_sandbox/clock/advance', { by: '23h' });
@@ -112,7 +126,10 @@ describe('time', () => {
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toContain('--by must be a duration');
     // A run the sandbox does not have is said as such (exit 3), never as "not an orc sandbox".
-    for (const args of [['advance', 'run_nope', '--to', 'end'], ['trigger', 'run.failed', '--run', 'run_nope']]) {
+    for (const args of [
+      ['advance', 'run_nope', '--to', 'end'],
+      ['trigger', 'run.failed', '--run', 'run_nope'],
+    ]) {
       const missing = await ctl(args);
       expect(missing.exitCode, missing.stderr).toBe(3);
       expect(missing.stderr).toContain('run_nope');
@@ -145,13 +162,18 @@ describe('triggers', () => {
     const badStage = await ctl(['trigger', 'run.failed', '--stage', '99_nope']);
     expect(badStage.exitCode).toBe(2);
     expect(badStage.stderr).toMatch(/stage/);
-    expect((await http(manual.url, 'POST', '/_sandbox/trigger', { kind: 'run.gate_pending', gate: 'nope' })).body.error.field).toBe('gate');
+    expect(
+      (await http(manual.url, 'POST', '/_sandbox/trigger', { kind: 'run.gate_pending', gate: 'nope' })).body.error
+        .field,
+    ).toBe('gate');
     expect(await count()).toBe(before);
     const accepted = (await http(manual.url, 'POST', '/_sandbox/trigger', { kind: 'run.accepted' })).body.run;
     const again = await ctl(['trigger', 'run.accepted', '--run', accepted.id]);
     expect(again.exitCode).toBe(3);
     expect(again.stderr).toMatch(/accepted/);
-    const events = await readSse(`${manual.url}/v1/runs/${accepted.id}/events`, {}, (ms) => ms.some((m) => m.event === 'run.accepted'));
+    const events = await readSse(`${manual.url}/v1/runs/${accepted.id}/events`, {}, (ms) =>
+      ms.some((m) => m.event === 'run.accepted'),
+    );
     expect(events.filter((m) => m.event === 'run.accepted')).toHaveLength(1);
   });
 
@@ -171,7 +193,9 @@ describe('triggers', () => {
       expect(r.status, `${kind}: ${JSON.stringify(r.body)}`).toBe(200);
       const { run, event } = r.body;
       expect(event.type, kind).toBe(kind);
-      const history = (await readSse(`${manual.url}/v1/runs/${run.id}/events`, {}, (ms) => ms.some((m) => m.event === kind))).map((m) => m.event);
+      const history = (
+        await readSse(`${manual.url}/v1/runs/${run.id}/events`, {}, (ms) => ms.some((m) => m.event === kind))
+      ).map((m) => m.event);
       expect(history, kind).toContain(kind);
     }
     // The deliveries run on the sandbox's clock: moving it lets them go.
@@ -182,21 +206,37 @@ describe('triggers', () => {
   }, 60_000);
 
   it('fault add --webhook fails a delivery as the sandbox answering for the receiver; the retry arrives, and the journal shows both', async () => {
-    const hook = (await http(manual.url, 'POST', '/v1/webhooks', { url: receiverUrl.replace('/hook', '/faulted'), events: ['run.created'] })).body;
+    const hook = (
+      await http(manual.url, 'POST', '/v1/webhooks', {
+        url: receiverUrl.replace('/hook', '/faulted'),
+        events: ['run.created'],
+      })
+    ).body;
     const added = await ctl(['fault', 'add', '--webhook', hook.id, '--times', '1', '--json']);
     expect(added.exitCode, added.stderr).toBe(0);
     const fault = JSON.parse(added.stdout);
     const seen = got.length;
     const { run } = (await http(manual.url, 'POST', '/_sandbox/trigger', { kind: 'run.created' })).body;
     const mine = () => got.slice(seen).filter((g) => g.body.includes(run.id));
-    const entries = async () => ((await http(manual.url, 'GET', '/_sandbox/logs')).body.data as Array<{ type: string; webhook_id?: string; status: number | null; fault: string | null }>).filter((e) => e.type === 'delivery' && e.webhook_id === hook.id);
+    const entries = async () =>
+      (
+        (await http(manual.url, 'GET', '/_sandbox/logs')).body.data as Array<{
+          type: string;
+          webhook_id?: string;
+          status: number | null;
+          fault: string | null;
+        }>
+      ).filter((e) => e.type === 'delivery' && e.webhook_id === hook.id);
     // The retry waits on the sandbox's (manual) clock: move it until the receiver has the event.
-    for (let i = 0; i < 200 && !(await entries()).some((e) => e.status === 200); i++) await http(manual.url, 'POST', '/_sandbox/clock/advance', { by: '1m' });
+    for (let i = 0; i < 200 && !(await entries()).some((e) => e.status === 200); i++)
+      await http(manual.url, 'POST', '/_sandbox/clock/advance', { by: '1m' });
     const attempts = await entries();
     expect(attempts[0]).toMatchObject({ fault: fault.id });
     expect(attempts.at(-1)).toMatchObject({ status: 200, fault: null });
     expect(mine().length).toBeGreaterThanOrEqual(1);
-    expect(JSON.parse((await ctl(['fault', 'list', '--json'])).stdout).find((f: { id: string }) => f.id === fault.id)).toMatchObject({ applied: 1 });
+    expect(
+      JSON.parse((await ctl(['fault', 'list', '--json'])).stdout).find((f: { id: string }) => f.id === fault.id),
+    ).toMatchObject({ applied: 1 });
     await http(manual.url, 'DELETE', `/v1/webhooks/${hook.id}`);
   });
 
@@ -206,7 +246,9 @@ describe('triggers', () => {
     const id = failed.stdout.trim();
     const run = (await http(manual.url, 'GET', `/v1/runs/${id}`)).body;
     expect(run).toMatchObject({ status: 'failed', stage: '06_qa' });
-    const ev = (await readSse(`${manual.url}/v1/runs/${id}/events`)).filter((m) => m.event === 'run.failed').map((m) => JSON.parse(m.data!).data);
+    const ev = (await readSse(`${manual.url}/v1/runs/${id}/events`))
+      .filter((m) => m.event === 'run.failed')
+      .map((m) => JSON.parse(m.data!).data);
     expect(ev).toEqual([{ stage: '06_qa', error: { code: 'qa_failed', message: 'crash on launch' } }]);
     const rejected = JSON.parse((await ctl(['trigger', 'run.rejected', '--reason', 'Guideline 4.2', '--json'])).stdout);
     expect(rejected.event.data).toEqual({ reason: 'Guideline 4.2' });

@@ -21,14 +21,26 @@ describe('faults', () => {
     expect(add.exitCode, add.stderr).toBe(0);
     const fid = add.stdout.trim();
     const before = (await http(manual.url, 'GET', '/v1/runs?limit=100')).body.data.length;
-    const created = await orc(['run', 'create', '--pitch', 'Through a fault', '--audience', 'x', '--monetization', 'free', '--json'], { env: { ORC_BASE_URL: manual.url } });
+    const created = await orc(
+      ['run', 'create', '--pitch', 'Through a fault', '--audience', 'x', '--monetization', 'free', '--json'],
+      { env: { ORC_BASE_URL: manual.url } },
+    );
     expect(created.exitCode, created.stderr).toBe(0);
     expect(created.stderr).toContain('500 internal_error; retrying');
     expect((await http(manual.url, 'GET', '/v1/runs?limit=100')).body.data.length).toBe(before + 1);
-    const logs = JSON.parse((await ctl(['logs', '--json'])).stdout) as Array<{ type: string; path?: string; status: number; fault: string | null; idempotency_key?: string | null }>;
+    const logs = JSON.parse((await ctl(['logs', '--json'])).stdout) as Array<{
+      type: string;
+      path?: string;
+      status: number;
+      fault: string | null;
+      idempotency_key?: string | null;
+    }>;
     const creates = logs.filter((e) => e.type === 'request' && e.path === '/v1/runs' && e.idempotency_key);
     const last2 = creates.slice(-2);
-    expect(last2.map((e) => [e.status, e.fault])).toEqual([[500, fid], [201, null]]);
+    expect(last2.map((e) => [e.status, e.fault])).toEqual([
+      [500, fid],
+      [201, null],
+    ]);
     expect(last2[0]!.idempotency_key).toBe(last2[1]!.idempotency_key);
     const list = JSON.parse((await ctl(['fault', 'list', '--json'])).stdout);
     expect(list).toEqual([expect.objectContaining({ id: fid, applied: 1 })]);
@@ -41,7 +53,11 @@ describe('faults', () => {
     const limited = await fetch(`${manual.url}/v1/webhooks`, { headers: { authorization: `Bearer ${KEY}` } });
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(((await limited.json()) as { error: unknown }).error).toMatchObject({ type: expect.any(String), code: expect.any(String), message: expect.stringContaining(id) });
+    expect(((await limited.json()) as { error: unknown }).error).toMatchObject({
+      type: expect.any(String),
+      code: expect.any(String),
+      message: expect.stringContaining(id),
+    });
     const removed = await ctl(['fault', 'remove', id]);
     expect(removed.exitCode, removed.stderr).toBe(0);
     expect((await http(manual.url, 'GET', '/v1/webhooks')).status).toBe(200);
@@ -59,14 +75,27 @@ describe('faults', () => {
     // watch resumes after the cut and shows every event once.
     const watched = await orc(['watch', id, '--until-gate', '--json'], { env: { ORC_BASE_URL: manual.url } });
     expect(watched.exitCode).toBe(6);
-    const all = (await readSse(`${manual.url}/v1/runs/${id}/events`, {}, (ms) => ms.some((m) => m.event === 'run.gate_pending'))).filter((m) => m.data && m.event !== 'log');
-    expect(watched.stdout.split('\n').filter(Boolean).filter((l) => JSON.parse(l).type !== 'log').length).toBeGreaterThanOrEqual(all.length - 1);
+    const all = (
+      await readSse(`${manual.url}/v1/runs/${id}/events`, {}, (ms) => ms.some((m) => m.event === 'run.gate_pending'))
+    ).filter((m) => m.data && m.event !== 'log');
+    expect(
+      watched.stdout
+        .split('\n')
+        .filter(Boolean)
+        .filter((l) => JSON.parse(l).type !== 'log').length,
+    ).toBeGreaterThanOrEqual(all.length - 1);
 
     const pattern = async () => {
       await http(manual.url, 'DELETE', '/_sandbox/faults');
-      await http(manual.url, 'POST', '/_sandbox/faults', { route: 'GET /v1/webhooks', status: 500, probability: 0.5, seed: 7 });
+      await http(manual.url, 'POST', '/_sandbox/faults', {
+        route: 'GET /v1/webhooks',
+        status: 500,
+        probability: 0.5,
+        seed: 7,
+      });
       const out: number[] = [];
-      for (let i = 0; i < 12; i++) out.push((await fetch(`${manual.url}/v1/webhooks`, { headers: { authorization: `Bearer ${KEY}` } })).status);
+      for (let i = 0; i < 12; i++)
+        out.push((await fetch(`${manual.url}/v1/webhooks`, { headers: { authorization: `Bearer ${KEY}` } })).status);
       return out;
     };
     const a = await pattern();
@@ -80,7 +109,9 @@ describe('faults', () => {
     expect((await http(manual.url, 'GET', `/v1/runs/${id}`)).status).toBe(200);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
     await http(manual.url, 'POST', '/_sandbox/faults', { route: 'GET /v1/runs/{run}/gates', reset: true, times: 1 });
-    await expect(fetch(`${manual.url}/v1/runs/${id}/gates`, { headers: { authorization: `Bearer ${KEY}` } })).rejects.toThrow();
+    await expect(
+      fetch(`${manual.url}/v1/runs/${id}/gates`, { headers: { authorization: `Bearer ${KEY}` } }),
+    ).rejects.toThrow();
     await http(manual.url, 'DELETE', '/_sandbox/faults');
   });
 });
@@ -106,13 +137,18 @@ describe('state', () => {
     const snap = JSON.parse(readFileSync(file, 'utf8'));
     expect(snap).toMatchObject({ format: 'orc-sandbox-snapshot', schema: 2 });
 
-    const other = await startSandboxProcess(['--port', '0', '--memory', '--import', file, '--stage-ms', '1h', '--clock', 'manual'], { configDir: freshConfigDir() });
+    const other = await startSandboxProcess(
+      ['--port', '0', '--memory', '--import', file, '--stage-ms', '1h', '--clock', 'manual'],
+      { configDir: freshConfigDir() },
+    );
     try {
       const there = await http(other.url, 'GET', `/v1/runs/${id}`);
       expect(there.body).toEqual((await http(manual.url, 'GET', `/v1/runs/${id}`)).body);
       expect((await http(other.url, 'GET', '/v1/runs?limit=100')).body.data.length).toBe(snap.runs.length);
       // The steered clock starts no earlier than the snapshot's time (this one is days ahead of real time).
-      expect(Date.parse((await http(other.url, 'GET', '/_sandbox/clock')).body.now)).toBeGreaterThanOrEqual(Date.parse(snap.exported_at));
+      expect(Date.parse((await http(other.url, 'GET', '/_sandbox/clock')).body.now)).toBeGreaterThanOrEqual(
+        Date.parse(snap.exported_at),
+      );
       const reset = await orc(['sandbox', 'reset'], { env: { ORC_BASE_URL: other.url } });
       expect(reset.exitCode).toBe(2); // no terminal to ask: --yes is needed
       expect((await orc(['sandbox', 'reset', '--yes'], { env: { ORC_BASE_URL: other.url } })).exitCode).toBe(0);
@@ -124,14 +160,18 @@ describe('state', () => {
     }
     // Into a fresh data folder: kept there; the same folder, now holding runs, refuses a second import (exit 1, and says where to import instead).
     const data = join(dir, 'data');
-    const onDisk = await startSandboxProcess(['--port', '0', '--data-dir', data, '--import', file], { configDir: freshConfigDir() });
+    const onDisk = await startSandboxProcess(['--port', '0', '--data-dir', data, '--import', file], {
+      configDir: freshConfigDir(),
+    });
     try {
       expect((await http(onDisk.url, 'GET', `/v1/runs/${id}`)).status).toBe(200);
     } finally {
       onDisk.proc.kill('SIGTERM');
       await onDisk.proc;
     }
-    const twice = await orc(['sandbox', 'start', '--port', '0', '--data-dir', data, '--import', file], { configDir: freshConfigDir() });
+    const twice = await orc(['sandbox', 'start', '--port', '0', '--data-dir', data, '--import', file], {
+      configDir: freshConfigDir(),
+    });
     expect(twice.exitCode, twice.stderr).toBe(1);
     expect(twice.stderr).toContain('a new --data-dir');
     expect(twice.stderr).toContain('only into an empty sandbox');
@@ -144,15 +184,40 @@ describe('state', () => {
     const dir = mkdtempSync(join(tmpdir(), 'orc-snap-'));
     const write = (name: string, snap: object) => {
       const file = join(dir, name);
-      writeFileSync(file, JSON.stringify({ format: 'orc-sandbox-snapshot', schema: 2, exported_at: '2026-11-22T10:00:00.000Z', runs: [], events: {}, webhooks: [], deliveries: [], ...snap }));
+      writeFileSync(
+        file,
+        JSON.stringify({
+          format: 'orc-sandbox-snapshot',
+          schema: 2,
+          exported_at: '2026-11-22T10:00:00.000Z',
+          runs: [],
+          events: {},
+          webhooks: [],
+          deliveries: [],
+          ...snap,
+        }),
+      );
       return file;
     };
-    const hook = { seq: 1, id: 'wh_1', url: 'http://203.0.113.9/steal', events: ['*'], secret: 'whsec_x', status: 'enabled', created_at: '2026-11-22T10:00:00.000Z' };
+    const hook = {
+      seq: 1,
+      id: 'wh_1',
+      url: 'http://203.0.113.9/steal',
+      events: ['*'],
+      secret: 'whsec_x',
+      status: 'enabled',
+      created_at: '2026-11-22T10:00:00.000Z',
+    };
     for (const [file, line] of [
       [write('null.json', { runs: [null] }), 'runs[0] must be an object, not null'],
-      [write('hook.json', { webhooks: [hook] }), 'webhooks[0] ("wh_1") url: must be https://, or http:// to a loopback host'],
+      [
+        write('hook.json', { webhooks: [hook] }),
+        'webhooks[0] ("wh_1") url: must be https://, or http:// to a loopback host',
+      ],
     ] as const) {
-      const r = await orc(['sandbox', 'start', '--memory', '--port', '0', '--import', file], { configDir: freshConfigDir() });
+      const r = await orc(['sandbox', 'start', '--memory', '--port', '0', '--import', file], {
+        configDir: freshConfigDir(),
+      });
       expect(r.exitCode, r.stderr).toBe(2);
       expect(r.stdout).not.toContain('listening');
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
@@ -166,7 +231,8 @@ describe('state', () => {
   }, 30_000);
 
   it('exec runs a command against a fresh sandbox, with its URL and key in the environment, and exits with its status', async () => {
-    const script = "const r = await fetch(process.env.ORC_BASE_URL + '/v1/runs', { headers: { authorization: 'Bearer ' + process.env.ORC_API_KEY } }); console.log('status', r.status, process.env.ORC_SANDBOX_URL === process.env.ORC_BASE_URL); process.exit(3);";
+    const script =
+      "const r = await fetch(process.env.ORC_BASE_URL + '/v1/runs', { headers: { authorization: 'Bearer ' + process.env.ORC_API_KEY } }); console.log('status', r.status, process.env.ORC_SANDBOX_URL === process.env.ORC_BASE_URL); process.exit(3);";
     const r = await orc(['sandbox', 'exec', '--', process.execPath, '--input-type=module', '-e', script]);
     expect(r.stdout).toContain('status 200 true');
     expect(r.exitCode).toBe(3);
@@ -188,7 +254,9 @@ describe('the journal and the rules', () => {
   });
 
   it('start --verbose prints a line per request on stderr; --journal-size bounds what logs keeps', async () => {
-    const loud = await startSandboxProcess(['--port', '0', '--memory', '--verbose', '--journal-size', '2'], { configDir: freshConfigDir() });
+    const loud = await startSandboxProcess(['--port', '0', '--memory', '--verbose', '--journal-size', '2'], {
+      configDir: freshConfigDir(),
+    });
     let err = '';
     loud.proc.stderr!.on('data', (c: Buffer) => (err += c));
     try {
@@ -205,9 +273,13 @@ describe('the journal and the rules', () => {
   });
 
   it('the controls refuse a service that is not a sandbox, and a live key (exit 2); the admin API needs the key', async () => {
-    const fake = await handServer((_req, res) => json(res, 404, { error: { type: 'not_found_error', code: 'not_found', message: 'nothing here' } }));
+    const fake = await handServer((_req, res) =>
+      json(res, 404, { error: { type: 'not_found_error', code: 'not_found', message: 'nothing here' } }),
+    );
     try {
-      const r = await orc(['sandbox', 'clock'], { env: { ORC_BASE_URL: fake.url, ORC_API_KEY: 'sk_test_somewhere_else_1234' } });
+      const r = await orc(['sandbox', 'clock'], {
+        env: { ORC_BASE_URL: fake.url, ORC_API_KEY: 'sk_test_somewhere_else_1234' },
+      });
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toContain('is not an orc sandbox');
     } finally {

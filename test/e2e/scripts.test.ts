@@ -23,7 +23,18 @@ describe('--jq', () => {
 
   it('a bad expression is exit 2 with jq’s message, before anything is sent', async () => {
     const before = (await http(manual.url, 'GET', '/v1/runs?limit=100')).body.data.length;
-    const r = await at(['run', 'create', '--pitch', 'Never made', '--audience', 'a', '--monetization', 'free', '--jq', '.id |']);
+    const r = await at([
+      'run',
+      'create',
+      '--pitch',
+      'Never made',
+      '--audience',
+      'a',
+      '--monetization',
+      'free',
+      '--jq',
+      '.id |',
+    ]);
     expect(r.exitCode).toBe(2);
     expect(r.stdout).toBe('');
     expect(JSON.parse(r.stderr).error).toMatchObject({ type: 'usage_error', field: '--jq', exit_code: 2 });
@@ -56,9 +67,14 @@ describe('a failure under --json', () => {
 describe('a dead address', () => {
   it('of a service not on loopback fails fast: three tries, 0.6 s of waiting in all (exit 1)', async () => {
     const { networkInterfaces } = await import('node:os');
-    const ip = Object.values(networkInterfaces()).flat().find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
-    if (!ip) return void process.stderr.write('skipping the dead-address test: this machine has no address but loopback\n');
-    const r = await orc(['run', 'list', '--live', '--base-url', `https://${ip}:1`], { env: { ORC_API_KEY: 'sk_live_DeadAddress1234' } });
+    const ip = Object.values(networkInterfaces())
+      .flat()
+      .find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+    if (!ip)
+      return void process.stderr.write('skipping the dead-address test: this machine has no address but loopback\n');
+    const r = await orc(['run', 'list', '--live', '--base-url', `https://${ip}:1`], {
+      env: { ORC_API_KEY: 'sk_live_DeadAddress1234' },
+    });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/connection refused/);
     // The waits orc says it takes: 0.2 s and 0.4 s, then it gives up (it was 4 retries, 6.6 s in all).
@@ -73,7 +89,12 @@ describe('--max-wait', () => {
     const r = await at(['watch', id, '--max-wait', '1', '--json']);
     expect(r.exitCode, r.stderr).toBe(7);
     const last = JSON.parse(r.stdout.trim().split('\n').at(-1)!);
-    expect(last).toMatchObject({ type: 'orc.max_wait', run_id: id, max_wait_s: 1, run: { id, status: 'running', stage: '01_intake' } });
+    expect(last).toMatchObject({
+      type: 'orc.max_wait',
+      run_id: id,
+      max_wait_s: 1,
+      run: { id, status: 'running', stage: '01_intake' },
+    });
     expect(r.stderr).toContain(`orc watch ${id} --max-wait`);
     expect((await http(manual.url, 'GET', `/v1/runs/${id}`)).body.status).toBe('running');
   });
@@ -90,7 +111,21 @@ describe('--max-wait', () => {
 
   it('bounds run create --watch too: one run made, exit 7', async () => {
     const before = (await http(manual.url, 'GET', '/v1/runs?limit=100')).body.data.length;
-    const r = await at(['run', 'create', '--pitch', 'Bounded', '--audience', 'a', '--monetization', 'free', '--watch', '--max-wait', '1', '--jq', 'select(.type == "orc.max_wait") | .run.status']);
+    const r = await at([
+      'run',
+      'create',
+      '--pitch',
+      'Bounded',
+      '--audience',
+      'a',
+      '--monetization',
+      'free',
+      '--watch',
+      '--max-wait',
+      '1',
+      '--jq',
+      'select(.type == "orc.max_wait") | .run.status',
+    ]);
     expect(r.exitCode, r.stderr).toBe(7);
     expect(r.stdout).toBe('running');
     expect((await http(manual.url, 'GET', '/v1/runs?limit=100')).body.data.length).toBe(before + 1);
@@ -99,7 +134,11 @@ describe('--max-wait', () => {
 
 describe('orc logs', () => {
   it('--failed: the failing stage’s lines, then the error; --json ends with the run.failed event', async () => {
-    const t = await http(manual.url, 'POST', '/_sandbox/trigger', { kind: 'run.failed', stage: '06_qa', error: 'qa_failed: crash on launch' });
+    const t = await http(manual.url, 'POST', '/_sandbox/trigger', {
+      kind: 'run.failed',
+      stage: '06_qa',
+      error: 'qa_failed: crash on launch',
+    });
     const id = t.body.run.id;
     const r = await at(['logs', id, '--failed']);
     expect(r.exitCode, r.stderr).toBe(0);
@@ -107,9 +146,14 @@ describe('orc logs', () => {
     expect(lines.slice(0, -1).every((l) => l.includes('  06_qa  '))).toBe(true);
     expect(lines.length).toBeGreaterThan(1);
     expect(lines.at(-1)).toBe('failed at 06_qa: qa_failed: crash on launch');
-    const json = (await at(['logs', id, '--failed', '--json'])).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const json = (await at(['logs', id, '--failed', '--json'])).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(json.at(-1)).toMatchObject({ type: 'run.failed', data: { stage: '06_qa', error: { code: 'qa_failed' } } });
-    expect(json.slice(0, -1).every((l: { type: string; stage: string }) => l.type === 'log' && l.stage === '06_qa')).toBe(true);
+    expect(
+      json.slice(0, -1).every((l: { type: string; stage: string }) => l.type === 'log' && l.stage === '06_qa'),
+    ).toBe(true);
     // A watch that sees it end says what to do next.
     const w = await at(['watch', id]);
     expect(w.exitCode).toBe(5);
@@ -121,12 +165,25 @@ describe('orc logs', () => {
     await http(manual.url, 'POST', '/_sandbox/clock/advance', { run: id, to: '03_brand' });
     const all = await at(['logs', id]);
     expect(all.exitCode, all.stderr).toBe(0);
-    const stages = new Set(all.stdout.trim().split('\n').map((l) => l.split(/\s{2,}/)[1]));
+    const stages = new Set(
+      all.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split(/\s{2,}/)[1]),
+    );
     expect([...stages]).toEqual(['01_intake', '02_concept']);
     const one = await at(['logs', id, '--stage', '02_concept', '--json']);
-    const lines = one.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = one.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.length).toBeGreaterThan(0);
-    expect(lines.every((l: { stage: string; level: string }) => l.stage === '02_concept' && ['info', 'warn', 'error'].includes(l.level))).toBe(true);
+    expect(
+      lines.every(
+        (l: { stage: string; level: string }) =>
+          l.stage === '02_concept' && ['info', 'warn', 'error'].includes(l.level),
+      ),
+    ).toBe(true);
     // A build with a warning: marked WARN.
     const built = (await http(manual.url, 'POST', '/v1/runs', idea('Built'))).body.id;
     await http(manual.url, 'POST', '/_sandbox/clock/advance', { run: built, to: '06_qa' });
@@ -177,7 +234,11 @@ describe('scripts that change the config at once', () => {
     const names = Array.from({ length: 10 }, (_, i) => `ci${i}`);
     const runs = await Promise.all(
       names.map((name) =>
-        orc(['profile', 'add', name, '--base-url', `https://${name}.example.com`, '--with-key'], { configDir, input: 'sk_test_ConcurrentAdd1234\n', env: { ORC_NO_KEYCHAIN: '1' } }),
+        orc(['profile', 'add', name, '--base-url', `https://${name}.example.com`, '--with-key'], {
+          configDir,
+          input: 'sk_test_ConcurrentAdd1234\n',
+          env: { ORC_NO_KEYCHAIN: '1' },
+        }),
       ),
     );
     for (const r of runs) expect(r.exitCode, r.stderr).toBe(0);

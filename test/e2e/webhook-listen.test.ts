@@ -32,11 +32,17 @@ beforeAll(async () => {
     req.on('end', () => {
       got.push({ headers: req.headers, body });
       const status = state.answer(body, got.length);
-      res.writeHead(status, { 'content-type': 'text/plain' }).end(status >= 300 ? 'TypeError: cannot read "gate"\n    at handler (app.js:12)\n' : 'ok');
+      res
+        .writeHead(status, { 'content-type': 'text/plain' })
+        .end(status >= 300 ? 'TypeError: cannot read "gate"\n    at handler (app.js:12)\n' : 'ok');
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  app = Object.assign(state, { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, got, close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))) });
+  app = Object.assign(state, {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    got,
+    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
+  });
 });
 afterAll(async () => {
   await app.close();
@@ -46,7 +52,11 @@ afterAll(async () => {
 
 /** `orc webhook listen …` started, resolved once it says it is ready, with what it said. */
 async function startListener(args: string[], configDir = freshConfigDir(), env: Record<string, string> = {}) {
-  const proc = orc(['webhook', 'listen', ...args], { configDir, env: { ORC_BASE_URL: proxy.url, ORC_LISTEN_CHECK_INTERVAL: '0.2', ...env }, timeout: 60_000 });
+  const proc = orc(['webhook', 'listen', ...args], {
+    configDir,
+    env: { ORC_BASE_URL: proxy.url, ORC_LISTEN_CHECK_INTERVAL: '0.2', ...env },
+    timeout: 60_000,
+  });
   let out = '';
   let err = '';
   proc.stdout!.on('data', (c: Buffer) => (out += c));
@@ -54,10 +64,19 @@ async function startListener(args: string[], configDir = freshConfigDir(), env: 
   await until(() => /Signing secret: (whsec_\S+)/.test(err) || proc.exitCode !== null, 'the listener to be ready');
   const ready = /Ready: webhook (wh_\S+) sends .* to (\S+)/.exec(err);
   if (!ready) throw new Error(`the listener did not start: ${err}`);
-  return { proc, configDir, webhookId: ready[1]!, url: ready[2]!, secret: /Signing secret: (whsec_\S+)/.exec(err)![1]!, out: () => out, err: () => err };
+  return {
+    proc,
+    configDir,
+    webhookId: ready[1]!,
+    url: ready[2]!,
+    secret: /Signing secret: (whsec_\S+)/.exec(err)![1]!,
+    out: () => out,
+    err: () => err,
+  };
 }
 const webhookExists = async (id: string) => (await sb.call('GET', `/v1/webhooks/${id}`)).status === 200;
-const eventsOf = (got: Got[]) => got.map((g) => JSON.parse(g.body) as { id: string; type: string; run_id: string; data: any });
+const eventsOf = (got: Got[]) =>
+  got.map((g) => JSON.parse(g.body) as { id: string; type: string; run_id: string; data: any });
 
 describe('orc webhook listen', () => {
   it('verifies, shows and forwards each event with its original body and signature; an app 500 is shown and retried', async () => {
@@ -74,7 +93,10 @@ describe('orc webhook listen', () => {
     try {
       expect(l.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/orc-listen$/);
       const run = await sb.createRun('Listen to me');
-      await until(() => eventsOf(app.got).filter((e) => e.run_id === run.id && e.type === 'run.gate_pending').length >= 2, 'the gate event, retried');
+      await until(
+        () => eventsOf(app.got).filter((e) => e.run_id === run.id && e.type === 'run.gate_pending').length >= 2,
+        'the gate event, retried',
+      );
       const mine = app.got.filter((g) => g.body.includes(run.id));
       expect(eventsOf(mine).map((e) => e.type)).toEqual(['run.created', 'run.gate_pending', 'run.gate_pending']);
       for (const g of mine) {
@@ -110,9 +132,18 @@ describe('orc webhook listen', () => {
       expect((await sb.call('POST', `/v1/webhooks/${l.webhookId}/deliveries/${first.id}:redeliver`)).status).toBe(200);
       await until(() => l.err().includes('a duplicate of'), 'the duplicate to be reported');
       expect(app.got.filter((g) => g.body.includes(run.id))).toHaveLength(1);
-      expect(l.out().split('\n').filter((line) => line.includes(run.id))).toHaveLength(1);
+      expect(
+        l
+          .out()
+          .split('\n')
+          .filter((line) => line.includes(run.id)),
+      ).toHaveLength(1);
 
-      const forged = await fetch(l.url, { method: 'POST', body: '{"id":"evt_forged","type":"run.accepted","run_id":"run_x","data":{}}', headers: { 'x-service-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` } });
+      const forged = await fetch(l.url, {
+        method: 'POST',
+        body: '{"id":"evt_forged","type":"run.accepted","run_id":"run_x","data":{}}',
+        headers: { 'x-service-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` },
+      });
       expect(forged.status).toBe(400);
       await until(() => l.err().includes('refused a delivery with 400'), 'the forged delivery to be reported');
       expect(l.out()).not.toContain('evt_forged');
@@ -159,7 +190,9 @@ describe('orc webhook listen', () => {
     expect(await webhookExists(killed.webhookId)).toBe(true);
     const next = await startListener([], configDir);
     try {
-      expect(next.err()).toContain(`Removed webhook ${killed.webhookId}, left behind by a listener that is no longer running`);
+      expect(next.err()).toContain(
+        `Removed webhook ${killed.webhookId}, left behind by a listener that is no longer running`,
+      );
       expect(await webhookExists(killed.webhookId)).toBe(false);
       expect(await webhookExists(next.webhookId)).toBe(true);
     } finally {
@@ -177,7 +210,17 @@ describe('orc webhook listen', () => {
       const again = /Ready: webhook (wh_\S+)/g;
       const ids = [...l.err().matchAll(again)].map((m) => m[1]);
       expect(await webhookExists(ids[1]!)).toBe(true);
-      proxy.plan = (req) => (req.method === 'GET' && req.url.startsWith('/v1/webhooks/') ? { kind: 'answer', status: 401, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { type: 'authentication_error', code: 'invalid_api_key', message: 'the key was revoked' } }) } : { kind: 'pass' });
+      proxy.plan = (req) =>
+        req.method === 'GET' && req.url.startsWith('/v1/webhooks/')
+          ? {
+              kind: 'answer',
+              status: 401,
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({
+                error: { type: 'authentication_error', code: 'invalid_api_key', message: 'the key was revoked' },
+              }),
+            }
+          : { kind: 'pass' };
       const ended = await l.proc;
       expect(ended.exitCode).toBe(1);
       expect(ended.stderr).toContain('the service refuses the key now');
@@ -193,7 +236,12 @@ describe('orc webhook listen', () => {
     const down = await startFaultProxy(sb.url);
     const l = await startListener([], freshConfigDir(), { ORC_BASE_URL: down.url });
     try {
-      down.plan = () => ({ kind: 'answer', status: 503, headers: { 'content-type': 'application/json', 'retry-after': '0' }, body: JSON.stringify({ error: { type: 'api_error', code: 'unavailable', message: 'down for maintenance' } }) });
+      down.plan = () => ({
+        kind: 'answer',
+        status: 503,
+        headers: { 'content-type': 'application/json', 'retry-after': '0' },
+        body: JSON.stringify({ error: { type: 'api_error', code: 'unavailable', message: 'down for maintenance' } }),
+      });
       await until(() => l.err().includes('the service has been unreachable for'), 'the unreachable notice', 30_000);
       down.plan = () => ({ kind: 'pass' });
       await until(() => l.err().includes('the service answers again'), 'the recovery notice', 30_000);
@@ -237,7 +285,10 @@ describe('orc webhook add … remove, the built orc end to end', () => {
     const header = String(got.headers['x-service-signature']);
     const t = /t=(\d+)/.exec(header)![1];
     expect(header).toContain(`v1=${createHmac('sha256', hook.secret).update(`${t}.${got.body}`).digest('hex')}`);
-    const verified = await orc(['webhook', 'verify', '--secret', '-', '--header', header, '--payload-file', join(dir, 'body.json')], { env, input: hook.secret });
+    const verified = await orc(
+      ['webhook', 'verify', '--secret', '-', '--header', header, '--payload-file', join(dir, 'body.json')],
+      { env, input: hook.secret },
+    );
     expect(verified.exitCode, verified.stderr).toBe(0);
 
     const list = await orc(['webhook', 'list'], { env });

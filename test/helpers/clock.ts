@@ -34,7 +34,8 @@ export class FakeClock implements Clock {
         w.resolve(ms);
       }
     }
-    if (this.opts.autoMs !== undefined && ms <= this.opts.autoMs) setImmediate(() => !timer.done && this.advance(Math.max(0, timer.at - this.t)));
+    if (this.opts.autoMs !== undefined && ms <= this.opts.autoMs)
+      setImmediate(() => !timer.done && this.advance(Math.max(0, timer.at - this.t)));
     return () => {
       timer.done = true;
     };

@@ -49,53 +49,57 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
     // A server that ignores Range: the request goes on without it, and the whole file comes back (200).
     const { range: _range, ...rangeless } = req.headers;
     const headers = fault.kind === 'cut-body' && fault.ignoreRange ? rangeless : req.headers;
-    const up = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (upRes) => {
-      if (fault.kind === 'pass') {
-        // Streamed as it comes: an event stream never ends while its run waits at a gate.
-        res.writeHead(upRes.statusCode!, upRes.headers);
-        res.flushHeaders();
-        upRes.pipe(res);
-        res.on('close', () => upRes.destroy());
-        return;
-      }
-      if (fault.kind === 'cut-body') {
-        res.writeHead(upRes.statusCode!, upRes.headers);
-        res.flushHeaders();
-        let sent = 0;
-        let done = false;
-        upRes.on('data', (c: Buffer) => {
-          if (done) return;
-          const room = fault.afterBytes - sent;
-          if (c.length < room) {
-            sent += c.length;
-            res.write(c);
-            return;
-          }
-          res.write(c.subarray(0, room)); // mid-event, as likely as not
-          done = true;
-          if (fault.stall) upRes.destroy(); // the client hears nothing more, not even keep-alives
-          else setTimeout(() => req.socket.destroy(), 20);
-        });
-        res.on('close', () => upRes.destroy());
-        return;
-      }
-      const chunks: Buffer[] = [];
-      upRes.on('data', (c: Buffer) => chunks.push(c));
-      upRes.on('end', () => {
-        if (fault.kind === 'reset-after-forward') {
-          req.socket.destroy();
+    const up = request(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers },
+      (upRes) => {
+        if (fault.kind === 'pass') {
+          // Streamed as it comes: an event stream never ends while its run waits at a gate.
+          res.writeHead(upRes.statusCode!, upRes.headers);
+          res.flushHeaders();
+          upRes.pipe(res);
+          res.on('close', () => upRes.destroy());
           return;
         }
-        let body = Buffer.concat(chunks).toString('utf8');
-        const headers = { ...upRes.headers };
-        if (fault.kind === 'rewrite') {
-          body = fault.rewrite(body);
-          headers['content-length'] = String(Buffer.byteLength(body));
+        if (fault.kind === 'cut-body') {
+          res.writeHead(upRes.statusCode!, upRes.headers);
+          res.flushHeaders();
+          let sent = 0;
+          let done = false;
+          upRes.on('data', (c: Buffer) => {
+            if (done) return;
+            const room = fault.afterBytes - sent;
+            if (c.length < room) {
+              sent += c.length;
+              res.write(c);
+              return;
+            }
+            res.write(c.subarray(0, room)); // mid-event, as likely as not
+            done = true;
+            if (fault.stall)
+              upRes.destroy(); // the client hears nothing more, not even keep-alives
+            else setTimeout(() => req.socket.destroy(), 20);
+          });
+          res.on('close', () => upRes.destroy());
+          return;
         }
-        res.writeHead(upRes.statusCode!, headers);
-        res.end(body);
-      });
-    });
+        const chunks: Buffer[] = [];
+        upRes.on('data', (c: Buffer) => chunks.push(c));
+        upRes.on('end', () => {
+          if (fault.kind === 'reset-after-forward') {
+            req.socket.destroy();
+            return;
+          }
+          let body = Buffer.concat(chunks).toString('utf8');
+          const headers = { ...upRes.headers };
+          if (fault.kind === 'rewrite') {
+            body = fault.rewrite(body);
+            headers['content-length'] = String(Buffer.byteLength(body));
+          }
+          res.writeHead(upRes.statusCode!, headers);
+          res.end(body);
+        });
+      },
+    );
     up.on('error', () => res.destroy());
     req.pipe(up);
   });

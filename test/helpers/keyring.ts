@@ -15,7 +15,9 @@ export interface Keyring {
 export async function startKeyring(): Promise<Keyring> {
   const home = mkdtempSync(join(tmpdir(), 'orc-keyring-'));
   chmodSync(home, 0o700);
-  const bus = spawn('dbus-daemon', ['--session', '--nofork', '--print-address=1'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const bus = spawn('dbus-daemon', ['--session', '--nofork', '--print-address=1'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   const address = await new Promise<string>((resolve, reject) => {
     let out = '';
     bus.stdout!.on('data', (c: Buffer) => {
@@ -24,13 +26,32 @@ export async function startKeyring(): Promise<Keyring> {
     });
     bus.once('exit', (code) => reject(new Error(`dbus-daemon exited ${code}`)));
   });
-  const env = { DBUS_SESSION_BUS_ADDRESS: address, HOME: home, XDG_RUNTIME_DIR: home, XDG_DATA_HOME: join(home, '.local', 'share') };
+  const env = {
+    DBUS_SESSION_BUS_ADDRESS: address,
+    HOME: home,
+    XDG_RUNTIME_DIR: home,
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+  };
   // The password on stdin unlocks (and first creates) the login keyring; no prompt is ever shown.
-  const keyring: ChildProcess = spawn('gnome-keyring-daemon', ['--components=secrets', '--foreground', '--unlock'], { env: { ...process.env, ...env }, stdio: ['pipe', 'ignore', 'ignore'] });
+  const keyring: ChildProcess = spawn('gnome-keyring-daemon', ['--components=secrets', '--foreground', '--unlock'], {
+    env: { ...process.env, ...env },
+    stdio: ['pipe', 'ignore', 'ignore'],
+  });
   keyring.stdin!.end('orc-test-password');
   let said = '';
   const onBus = () => {
-    const r = spawnSync('dbus-send', ['--session', '--print-reply', '--dest=org.freedesktop.DBus', '/', 'org.freedesktop.DBus.NameHasOwner', 'string:org.freedesktop.secrets'], { env: { ...process.env, ...env }, encoding: 'utf8' });
+    const r = spawnSync(
+      'dbus-send',
+      [
+        '--session',
+        '--print-reply',
+        '--dest=org.freedesktop.DBus',
+        '/',
+        'org.freedesktop.DBus.NameHasOwner',
+        'string:org.freedesktop.secrets',
+      ],
+      { env: { ...process.env, ...env }, encoding: 'utf8' },
+    );
     said = r.stderr;
     return r.stdout?.includes('boolean true');
   };

@@ -36,5 +36,11 @@ export function checkAnswer(method: string, rawPath: string, status: number, bod
     validators.set(key, v);
   }
   const result = v.validate(body);
-  if (!result.valid) throw new Error(`the answer to ${method} ${path} (${status}) does not match the OpenAPI document (${key}): ${result.errors.map((e) => `${e.instanceLocation} ${e.error}`).slice(0, 3).join('; ')}`);
+  if (!result.valid)
+    throw new Error(
+      `the answer to ${method} ${path} (${status}) does not match the OpenAPI document (${key}): ${result.errors
+        .map((e) => `${e.instanceLocation} ${e.error}`)
+        .slice(0, 3)
+        .join('; ')}`,
+    );
 }

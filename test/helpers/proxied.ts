@@ -4,7 +4,10 @@ import { startFaultProxy, type FaultProxy } from './fault-proxy.js';
 import { startTestSandbox, type TestSandbox } from './sandbox.js';
 import type { SandboxOptions } from '../../src/sandbox/server.js';
 
-export function useProxiedSandbox(opts: Partial<SandboxOptions>): { readonly sb: TestSandbox; readonly proxy: FaultProxy } {
+export function useProxiedSandbox(opts: Partial<SandboxOptions>): {
+  readonly sb: TestSandbox;
+  readonly proxy: FaultProxy;
+} {
   const state = {} as { sb: TestSandbox; proxy: FaultProxy };
   beforeAll(async () => {
     state.sb = await startTestSandbox(opts);

@@ -39,7 +39,9 @@ export function runOrc(argv: string[], o: InProcessOptions = {}): InProcessRun {
     s.on('data', (c: Buffer) => into.push(c.toString('utf8')));
     return Object.assign(s, { isTTY, columns: o.columns ?? 100 });
   };
-  const stdin = Object.assign(Readable.from(o.input === undefined ? [] : [Buffer.from(o.input)]), { isTTY: Boolean(o.tty?.stdin) });
+  const stdin = Object.assign(Readable.from(o.input === undefined ? [] : [Buffer.from(o.input)]), {
+    isTTY: Boolean(o.tty?.stdin),
+  });
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -52,7 +54,14 @@ export function runOrc(argv: string[], o: InProcessOptions = {}): InProcessRun {
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
   const stdout = sink(out, Boolean(o.tty?.stdout));
   const stderr = sink(err, Boolean(o.tty?.stderr));
-  const done = run(argv, { stdin, stdout, stderr, env, ...(o.clock ? { clock: o.clock } : {}), launcher: ORC_BIN }).then(async (exitCode) => {
+  const done = run(argv, {
+    stdin,
+    stdout,
+    stderr,
+    env,
+    ...(o.clock ? { clock: o.clock } : {}),
+    launcher: ORC_BIN,
+  }).then(async (exitCode) => {
     await new Promise((r) => setImmediate(r));
     // As execa gives them: one final newline stripped.
     return { exitCode, stdout: out.join('').replace(/\n$/, ''), stderr: err.join('').replace(/\n$/, '') };

@@ -33,12 +33,29 @@ export const TEST_IPA_MIB = 1;
 
 export async function startTestSandbox(opts: Partial<SandboxOptions> = {}): Promise<TestSandbox> {
   const logs: string[] = [];
-  const base = { host: '127.0.0.1', port: 0, dataPath: ':memory:', stageMs: 50, rateLimit: 0, retryBaseMs: 20, ipaMib: TEST_IPA_MIB };
+  const base = {
+    host: '127.0.0.1',
+    port: 0,
+    dataPath: ':memory:',
+    stageMs: 50,
+    rateLimit: 0,
+    retryBaseMs: 20,
+    ipaMib: TEST_IPA_MIB,
+  };
   const sb = await startSandbox({ ...base, log: (line) => logs.push(line), ...opts });
-  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> => {
+  const call = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Answer> => {
     const res = await fetch(`${sb.url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${KEY}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+      headers: {
+        authorization: `Bearer ${KEY}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
     const text = await res.text();
@@ -53,7 +70,12 @@ export async function startTestSandbox(opts: Partial<SandboxOptions> = {}): Prom
     return { status: res.status, headers: res.headers, body: parsed, text };
   };
   const createRun = async (pitch = 'A habit tracker for runners', extra: Record<string, string> = {}) => {
-    const res = await call('POST', '/v1/runs', { mode: 'idea', idea: { pitch, audience: 'runners', monetization: 'freemium' } }, extra);
+    const res = await call(
+      'POST',
+      '/v1/runs',
+      { mode: 'idea', idea: { pitch, audience: 'runners', monetization: 'freemium' } },
+      extra,
+    );
     if (res.status !== 201) throw new Error(`create failed: ${res.status} ${res.text}`);
     return res.body;
   };
@@ -66,7 +88,11 @@ export async function startTestSandbox(opts: Partial<SandboxOptions> = {}): Prom
       return pred(res.body) ? res.body : undefined;
     };
     const wake = (again: () => void) => sb.store.onCommit(again);
-    return until(look, `run ${runId} to satisfy ${pred}`, { ...(timeoutMs ? { timeoutMs } : {}), wake, seen: () => last });
+    return until(look, `run ${runId} to satisfy ${pred}`, {
+      ...(timeoutMs ? { timeoutMs } : {}),
+      wake,
+      seen: () => last,
+    });
   };
   const artifactsReady = (runId: string) => {
     let last = '';
@@ -75,7 +101,10 @@ export async function startTestSandbox(opts: Partial<SandboxOptions> = {}): Prom
       last = res.text;
       return res.body?.data?.every((a: { status: string }) => a.status === 'ready') && (res.body.data as any[]);
     };
-    return until(look, `every artifact of ${runId} ready`, { wake: (again) => sb.store.onCommit(again), seen: () => last });
+    return until(look, `every artifact of ${runId} ready`, {
+      wake: (again) => sb.store.onCommit(again),
+      seen: () => last,
+    });
   };
   const given = opts.clock; // (the sandbox's own may wrap it: a data folder's clock never goes back)
   const settled = () => (given instanceof FakeClock ? given.settled() : Promise.resolve());
@@ -91,9 +120,16 @@ export interface SseMessage {
 }
 
 /** Reads an SSE stream to its end (or until `stopAfter` says so), frame by frame, with the raw fields. */
-export async function readSse(url: string, headers: Record<string, string> = {}, stopAfter?: (m: SseMessage[]) => boolean): Promise<SseMessage[]> {
+export async function readSse(
+  url: string,
+  headers: Record<string, string> = {},
+  stopAfter?: (m: SseMessage[]) => boolean,
+): Promise<SseMessage[]> {
   const controller = new AbortController();
-  const res = await fetch(url, { headers: { authorization: `Bearer ${KEY}`, accept: 'text/event-stream', ...headers }, signal: controller.signal });
+  const res = await fetch(url, {
+    headers: { authorization: `Bearer ${KEY}`, accept: 'text/event-stream', ...headers },
+    signal: controller.signal,
+  });
   const out: SseMessage[] = [];
   const decoder = new TextDecoder();
   let buf = '';
@@ -131,12 +167,19 @@ export async function readSse(url: string, headers: Record<string, string> = {},
 }
 
 /** Approves every gate as it opens, until the run ends; answers the final run. */
-export async function driveToEnd(sb: TestSandbox, runId: string, decide: (gate: string) => 'approve' | { reject: string } = () => 'approve'): Promise<any> {
+export async function driveToEnd(
+  sb: TestSandbox,
+  runId: string,
+  decide: (gate: string) => 'approve' | { reject: string } = () => 'approve',
+): Promise<any> {
   for (;;) {
     const run = await sb.waitFor(runId, (r) => r.status !== 'running');
     if (run.status !== 'awaiting_approval') return run;
     const d = decide(run.gate_pending);
-    const res = d === 'approve' ? await sb.call('POST', `/v1/runs/${runId}/gates/${run.gate_pending}:approve`) : await sb.call('POST', `/v1/runs/${runId}/gates/${run.gate_pending}:reject`, { notes: d.reject });
+    const res =
+      d === 'approve'
+        ? await sb.call('POST', `/v1/runs/${runId}/gates/${run.gate_pending}:approve`)
+        : await sb.call('POST', `/v1/runs/${runId}/gates/${run.gate_pending}:reject`, { notes: d.reject });
     if (res.status !== 200) throw new Error(`decision failed: ${res.text}`);
   }
 }

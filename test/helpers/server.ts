@@ -8,7 +8,9 @@ export interface HandServer {
   close(): Promise<void>;
 }
 
-export async function handServer(handle: (req: IncomingMessage, res: ServerResponse, n: number) => void): Promise<HandServer> {
+export async function handServer(
+  handle: (req: IncomingMessage, res: ServerResponse, n: number) => void,
+): Promise<HandServer> {
   const seen: IncomingMessage[] = [];
   const server = createServer((req, res) => {
     seen.push(req);

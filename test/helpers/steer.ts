@@ -5,7 +5,11 @@ import { freshConfigDir, orc, startSandboxProcess, type OrcProcess } from './cli
 import { KEY } from './sandbox.js';
 
 export const http = async (url: string, method: string, path: string, body?: unknown) => {
-  const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${KEY}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${KEY}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
 };
@@ -13,10 +17,16 @@ export const http = async (url: string, method: string, path: string, body?: unk
 export const idea = (pitch: string) => ({ mode: 'idea', idea: { pitch, audience: 'testers', monetization: 'free' } });
 
 /** Starts the steered sandbox before the file's tests and stops it after; `url` is set once it listens. */
-export function manualSandbox(): { readonly url: string; ctl: (args: string[], env?: Record<string, string>) => ReturnType<typeof orc> } {
+export function manualSandbox(): {
+  readonly url: string;
+  ctl: (args: string[], env?: Record<string, string>) => ReturnType<typeof orc>;
+} {
   let sandbox: { url: string; proc: OrcProcess } | undefined;
   beforeAll(async () => {
-    sandbox = await startSandboxProcess(['--port', '0', '--memory', '--clock', 'manual', '--stage-ms', '1h', '--retry-base-ms', '10'], { configDir: freshConfigDir() });
+    sandbox = await startSandboxProcess(
+      ['--port', '0', '--memory', '--clock', 'manual', '--stage-ms', '1h', '--retry-base-ms', '10'],
+      { configDir: freshConfigDir() },
+    );
   });
   afterAll(async () => {
     sandbox?.proc.kill('SIGTERM');

@@ -7,7 +7,8 @@ export default class SummaryReporter implements Reporter {
     for (const m of modules) {
       for (const t of m.children.allTests()) count[t.result().state]++;
       // A file that did not load (a syntax error, a failing hook) has no tests to count: it counts as one failure.
-      if (m.state() === 'failed' && ![...m.children.allTests()].some((t) => t.result().state === 'failed')) count.failed++;
+      if (m.state() === 'failed' && ![...m.children.allTests()].some((t) => t.result().state === 'failed'))
+        count.failed++;
     }
     process.stdout.write(`\n${count.passed} passed, ${count.failed} failed, ${count.skipped} skipped\n`);
   }

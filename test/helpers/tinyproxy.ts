@@ -31,7 +31,20 @@ export async function startTinyproxy({ connectPorts = [] as number[] } = {}): Pr
     const port = await freePort();
     // No ConnectPort line: CONNECT to any port (the sandbox's are not 443).
     const allowed = connectPorts.map((p) => `ConnectPort ${p}`);
-    writeFileSync(join(dir, 'tinyproxy.conf'), [`Port ${port}`, 'Listen 127.0.0.1', 'Timeout 120', `LogFile "${log}"`, 'LogLevel Connect', 'MaxClients 50', 'Allow 127.0.0.1', ...allowed, ''].join('\n'));
+    writeFileSync(
+      join(dir, 'tinyproxy.conf'),
+      [
+        `Port ${port}`,
+        'Listen 127.0.0.1',
+        'Timeout 120',
+        `LogFile "${log}"`,
+        'LogLevel Connect',
+        'MaxClients 50',
+        'Allow 127.0.0.1',
+        ...allowed,
+        '',
+      ].join('\n'),
+    );
     const child: ChildProcess = spawn('tinyproxy', ['-d', '-c', join(dir, 'tinyproxy.conf')], { stdio: 'ignore' });
     let exited = false;
     child.once('exit', () => (exited = true));

@@ -17,10 +17,28 @@ export class TmuxSession {
     const socket = `orc-test-${randomBytes(6).toString('hex')}`;
     const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
     // A person at a terminal: no CI variable, a capable TERM.
-    const env = Object.entries({ TERM: 'xterm-256color', ...opts.env }).map(([k, v]) => `${k}=${quote(v)}`).join(' ');
+    const env = Object.entries({ TERM: 'xterm-256color', ...opts.env })
+      .map(([k, v]) => `${k}=${quote(v)}`)
+      .join(' ');
     // The shell survives a Ctrl-C meant for the program (a trap, unlike an ignore, is not inherited).
     const script = `trap 'true' INT; env -u CI -u NO_COLOR ${env} ${command.map(quote).join(' ')}; echo "[exit $?]"; sleep 600`;
-    execFileSync('tmux', ['-L', socket, '-f', '/dev/null', 'new-session', '-d', '-s', 'orc', '-x', String(opts.width ?? 120), '-y', String(opts.height ?? 40), 'sh', '-c', script]);
+    execFileSync('tmux', [
+      '-L',
+      socket,
+      '-f',
+      '/dev/null',
+      'new-session',
+      '-d',
+      '-s',
+      'orc',
+      '-x',
+      String(opts.width ?? 120),
+      '-y',
+      String(opts.height ?? 40),
+      'sh',
+      '-c',
+      script,
+    ]);
     return new TmuxSession(socket);
   }
 
@@ -48,7 +66,11 @@ export class TmuxSession {
       return (typeof what === 'string' ? s.includes(what) : what.test(s)) && s;
     };
     // each look starts a tmux client: not too often
-    return until(look, String(what), { ...(timeoutMs ? { timeoutMs } : {}), pollMs: 80, seen: () => `the screen:\n${s}` });
+    return until(look, String(what), {
+      ...(timeoutMs ? { timeoutMs } : {}),
+      pollMs: 80,
+      seen: () => `the screen:\n${s}`,
+    });
   }
 
   async exitCode(timeoutMs?: number): Promise<number> {

@@ -12,6 +12,8 @@ export function hasTool(name: string): boolean {
 export function needTool(name: string, what: string, debianPackage = name): boolean {
   if (hasTool(name)) return true;
   if (ci) return true; // they run, and fail loudly: CI must have it
-  process.stderr.write(`skipping ${what}: ${name} is not installed here (CI installs it; apt-get install ${debianPackage})\n`);
+  process.stderr.write(
+    `skipping ${what}: ${name} is not installed here (CI installs it; apt-get install ${debianPackage})\n`,
+  );
   return false;
 }

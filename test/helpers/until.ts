@@ -20,8 +20,17 @@ export interface UntilOptions {
 type Truthy<T> = Exclude<T, false | 0 | '' | null | undefined>;
 
 /** Resolves with the condition's first truthy answer (an asynchronous condition is awaited each time round). */
-export async function until<T>(condition: () => T | Promise<T>, what = 'the condition', options: number | UntilOptions = {}): Promise<Truthy<T>> {
-  const { timeoutMs = UNTIL_DEADLINE_MS, wake, pollMs = 5, seen } = typeof options === 'number' ? { timeoutMs: options } : options;
+export async function until<T>(
+  condition: () => T | Promise<T>,
+  what = 'the condition',
+  options: number | UntilOptions = {},
+): Promise<Truthy<T>> {
+  const {
+    timeoutMs = UNTIL_DEADLINE_MS,
+    wake,
+    pollMs = 5,
+    seen,
+  } = typeof options === 'number' ? { timeoutMs: options } : options;
   const deadline = Date.now() + timeoutMs;
   let woken = false;
   let poke = () => {};
@@ -35,7 +44,10 @@ export async function until<T>(condition: () => T | Promise<T>, what = 'the cond
       const answer = await condition();
       if (answer) return answer as Truthy<T>;
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}${seen ? `; last seen: ${seen()}` : ''}`);
+      if (left <= 0)
+        throw new Error(
+          `timed out after ${timeoutMs / 1000} s waiting for ${what}${seen ? `; last seen: ${seen()}` : ''}`,
+        );
       if (!woken) await nap(wake ? left : Math.min(pollMs, left), (wakeUp) => (poke = wakeUp));
     }
   } finally {

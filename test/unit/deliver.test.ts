@@ -21,7 +21,13 @@ afterEach(() => {
   for (const p of posters.splice(0)) p.destroy();
 });
 
-const target = (port: number, path = '/hook?x=1'): PostTarget => ({ https: false, host: '127.0.0.1', port, path, hostHeader: `127.0.0.1:${port}` });
+const target = (port: number, path = '/hook?x=1'): PostTarget => ({
+  https: false,
+  host: '127.0.0.1',
+  port,
+  path,
+  hostHeader: `127.0.0.1:${port}`,
+});
 const poster = () => {
   const p = new Poster();
   posters.push(p);
@@ -33,7 +39,9 @@ const post = (p: Poster, t: PostTarget, body = '{"id":"evt_1"}', signal = new Ab
 const DROP = '(the connection dropped here)';
 
 /** A TCP server that, for each request it reads, writes the next of `answers` piece by piece (or hangs, or closes). */
-async function scripted(answers: Array<Array<string> | 'hang' | 'close'>): Promise<{ port: number; connections: () => number; requests: string[] }> {
+async function scripted(
+  answers: Array<Array<string> | 'hang' | 'close'>,
+): Promise<{ port: number; connections: () => number; requests: string[] }> {
   let connections = 0;
   let next = 0;
   const requests: string[] = [];
@@ -89,14 +97,25 @@ describe('the webhook poster', () => {
     expect(seen[3]!.body).toBe('{"n":3,"text":"héllo ✓"}');
     expect(seen[3]!.req.method).toBe('POST');
     expect(seen[3]!.req.url).toBe('/hook?x=1');
-    expect(seen[3]!.req.headers).toMatchObject({ host: `127.0.0.1:${port}`, 'content-type': 'application/json', 'x-orc-delivery': 'dlv_1', 'content-length': String(Buffer.byteLength(seen[3]!.body)) });
+    expect(seen[3]!.req.headers).toMatchObject({
+      host: `127.0.0.1:${port}`,
+      'content-type': 'application/json',
+      'x-orc-delivery': 'dlv_1',
+      'content-length': String(Buffer.byteLength(seen[3]!.body)),
+    });
   });
 
   it('reads every framing, split anywhere, and keeps the connection only where the answer allows', async () => {
     const s = await scripted([
       ['HTTP/1.1 200 OK\r\nContent-Le', 'ngth: 5\r\n\r\nhel', 'lo'],
       ['HTTP/1.1 100 Continue\r\n\r\n', 'HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n'],
-      ['HTTP/1.1 203 OK\r\nTransfer-Encoding: chunked\r\n\r\n', '4\r', '\nabcd\r\n', '3;ext=1\r\nefg\r\n0\r\n', 'x-trailer: 1\r\n\r\n'],
+      [
+        'HTTP/1.1 203 OK\r\nTransfer-Encoding: chunked\r\n\r\n',
+        '4\r',
+        '\nabcd\r\n',
+        '3;ext=1\r\nefg\r\n0\r\n',
+        'x-trailer: 1\r\n\r\n',
+      ],
       ['HTTP/1.1 204 No Content\r\n\r\n'],
       ['HTTP/1.1 410 Gone\r\nconnection: close\r\ncontent-length: 3\r\n\r\nbye'],
       ['HTTP/1.1 200 OK\r\ncontent-length: 1\r\n\r\n1'],
@@ -113,7 +132,9 @@ describe('the webhook poster', () => {
   it('takes an answer that ends with the connection, and an HTTP/1.0 answer, then opens a new one', async () => {
     const server = createServer((socket) => {
       socket.on('error', () => {});
-      socket.once('data', () => socket.end('HTTP/1.0 200 OK\r\ncontent-type: text/plain\r\n\r\nall of this until the close'));
+      socket.once('data', () =>
+        socket.end('HTTP/1.0 200 OK\r\ncontent-type: text/plain\r\n\r\nall of this until the close'),
+      );
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     closers.push(() => server.close());
@@ -125,7 +146,11 @@ describe('the webhook poster', () => {
 
   it('sends a delivery once more on a new connection when a kept-alive one was closed under it', async () => {
     // the second request meets a connection the receiver drops without answering (its idle timeout, say)
-    const s = await scripted([['HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n'], 'close', ['HTTP/1.1 201 Created\r\ncontent-length: 0\r\n\r\n']]);
+    const s = await scripted([
+      ['HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n'],
+      'close',
+      ['HTTP/1.1 201 Created\r\ncontent-length: 0\r\n\r\n'],
+    ]);
     const p = poster();
     expect(await post(p, target(s.port))).toBe(200);
     expect(await post(p, target(s.port))).toBe(201);
@@ -136,9 +161,15 @@ describe('the webhook poster', () => {
   it('fails, and does not send again, when a new connection closes unanswered or an answer breaks off', async () => {
     const s = await scripted(['close', ['HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nabc', DROP]]);
     const p = poster();
-    await expect(post(p, target(s.port))).rejects.toMatchObject({ code: 'ECONNRESET', message: 'the connection closed before an answer' });
+    await expect(post(p, target(s.port))).rejects.toMatchObject({
+      code: 'ECONNRESET',
+      message: 'the connection closed before an answer',
+    });
     expect(s.requests).toHaveLength(1);
-    await expect(post(p, target(s.port))).rejects.toMatchObject({ code: 'ECONNRESET', message: 'the answer broke off' });
+    await expect(post(p, target(s.port))).rejects.toMatchObject({
+      code: 'ECONNRESET',
+      message: 'the answer broke off',
+    });
     expect(s.requests).toHaveLength(2);
   });
 
@@ -146,7 +177,10 @@ describe('the webhook poster', () => {
     const s = await scripted([['SMTP ready\r\n\r\n'], ['HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nabcdef']]);
     const p = poster();
     await expect(post(p, target(s.port))).rejects.toMatchObject({ code: 'HPE_INVALID' });
-    await expect(post(p, target(s.port))).rejects.toMatchObject({ code: 'HPE_INVALID', message: 'more bytes than the answer declared' });
+    await expect(post(p, target(s.port))).rejects.toMatchObject({
+      code: 'HPE_INVALID',
+      message: 'more bytes than the answer declared',
+    });
     expect(s.connections()).toBe(2);
   });
 
@@ -177,7 +211,9 @@ describe('the webhook poster', () => {
       socket.on('error', () => {});
       socket.once('data', () => {
         // an answer, then the start of another that no request asked for
-        socket.write('HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n', () => setTimeout(() => socket.write('HTTP/1.1 200 OK\r\n'), 20));
+        socket.write('HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n', () =>
+          setTimeout(() => socket.write('HTTP/1.1 200 OK\r\n'), 20),
+        );
         socket.on('data', () => socket.write('HTTP/1.1 500 Wrong\r\ncontent-length: 0\r\n\r\n'));
         socket.on('close', () => dropped());
       });
@@ -203,13 +239,20 @@ describe('the webhook poster', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     closers.push(() => server.close());
     const port = (server.address() as { port: number }).port;
-    const t: PostTarget = { ...target(port), https: true, servername: 'hooks.example.test', hostHeader: 'hooks.example.test' };
+    const t: PostTarget = {
+      ...target(port),
+      https: true,
+      servername: 'hooks.example.test',
+      hostHeader: 'hooks.example.test',
+    };
     const p = poster();
     await expect(post(p, t)).rejects.toMatchObject({ code: expect.stringMatching(/CERT|VERIFY/) });
     const defaults = tls.getCACertificates('default');
     tls.setDefaultCACertificates([...defaults, readFileSync(cert.caFile, 'utf8')]);
     try {
-      await expect(post(p, { ...t, servername: 'other.example.test' })).rejects.toMatchObject({ code: 'ERR_TLS_CERT_ALTNAME_INVALID' });
+      await expect(post(p, { ...t, servername: 'other.example.test' })).rejects.toMatchObject({
+        code: 'ERR_TLS_CERT_ALTNAME_INVALID',
+      });
       expect(await post(p, t)).toBe(200);
       expect(await post(p, t)).toBe(200);
       expect(sockets.size).toBe(1);

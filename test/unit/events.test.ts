@@ -13,9 +13,18 @@ it('agrees with the Event schema: the same events kept, with the same content, t
     for (let k = 0; k < 3; k++) {
       const key = pick(keys);
       const v = pick(values);
-      if (v !== undefined) Object.defineProperty(data, key, { value: v, enumerable: true, writable: true, configurable: true });
+      if (v !== undefined)
+        Object.defineProperty(data, key, { value: v, enumerable: true, writable: true, configurable: true });
     }
-    const envelope = JSON.parse(JSON.stringify({ id: pick(['evt_1', 7]), type: 'log', created_at: pick(['2026-11-24T10:00:00Z', null]), run_id: 'run_1', data: pick([data, data, null]) }));
+    const envelope = JSON.parse(
+      JSON.stringify({
+        id: pick(['evt_1', 7]),
+        type: 'log',
+        created_at: pick(['2026-11-24T10:00:00Z', null]),
+        run_id: 'run_1',
+        data: pick([data, data, null]),
+      }),
+    );
     const fast = readEvent(envelope);
     const schema = Event.safeParse(envelope);
     if (schema.success) expect(fast).toEqual(schema.data);

@@ -15,11 +15,16 @@ type Outcome = { command: string; args: unknown; flags: Record<string, unknown> 
 let calls: Outcome[] = [];
 
 /** What the command would receive, checked as execute checks it, instead of running it. */
-async function record(c: CommandSpec, args: Array<string | string[] | undefined>, raw: Record<string, unknown>): Promise<number> {
+async function record(
+  c: CommandSpec,
+  args: Array<string | string[] | undefined>,
+  raw: Record<string, unknown>,
+): Promise<number> {
   try {
     (c.args ?? []).forEach((a, i) => spec.checkArg(a, args[i]));
     const flags: Record<string, unknown> = {};
-    for (const [k, s] of [...Object.entries(GLOBAL_FLAGS), ...Object.entries(c.flags ?? {})]) flags[k] = spec.checkFlag(k, s as FlagSpec, raw[k]);
+    for (const [k, s] of [...Object.entries(GLOBAL_FLAGS), ...Object.entries(c.flags ?? {})])
+      flags[k] = spec.checkFlag(k, s as FlagSpec, raw[k]);
     calls.push({ command: c.name, args, flags });
   } catch (err) {
     calls.push({ command: c.name, error: (err as Error).message });
@@ -53,7 +58,8 @@ function valueFor(s: FlagSpec): string {
 
 /** One way to type a flag: its words. */
 function typed(key: string, s: FlagSpec): string[] {
-  if (s.type === 'bool') return s.negatable ? [`--no-${kebab(key)}`] : s.short && rand(2) ? [`-${s.short}`] : [`--${kebab(key)}`];
+  if (s.type === 'bool')
+    return s.negatable ? [`--no-${kebab(key)}`] : s.short && rand(2) ? [`-${s.short}`] : [`--${kebab(key)}`];
   const v = valueFor(s);
   const form = rand(3);
   if (form === 0) return [`--${kebab(key)}=${v}`];
@@ -61,14 +67,28 @@ function typed(key: string, s: FlagSpec): string[] {
   return [`--${kebab(key)}`, v];
 }
 
-const GLOBALS: string[][] = [['--json'], ['--no-input'], ['--profile', 'ci'], ['--timeout', '30'], ['--debug'], ['--timeout=5'], ['--live']];
+const GLOBALS: string[][] = [
+  ['--json'],
+  ['--no-input'],
+  ['--profile', 'ci'],
+  ['--timeout', '30'],
+  ['--debug'],
+  ['--timeout=5'],
+  ['--live'],
+];
 
 /** Lines for a command at `path`: plain ones, and a few that commander refuses or that only look plain. */
 function linesFor(path: string[], c: CommandSpec, n: number): string[][] {
   const out: string[][] = [];
   const flags = Object.entries(c.flags ?? {});
   for (let k = 0; k < n; k++) {
-    const positionals = (c.args ?? []).flatMap((a) => (a.variadic ? Array.from({ length: rand(3) }, () => 'run_8fJ2kQ1x') : !a.required && rand(3) === 0 ? [] : [a.kind === 'id' ? pick(['run_8fJ2kQ1x', 'run_8fJ2kQ1x', 'bad id']) : 'word']));
+    const positionals = (c.args ?? []).flatMap((a) =>
+      a.variadic
+        ? Array.from({ length: rand(3) }, () => 'run_8fJ2kQ1x')
+        : !a.required && rand(3) === 0
+          ? []
+          : [a.kind === 'id' ? pick(['run_8fJ2kQ1x', 'run_8fJ2kQ1x', 'bad id']) : 'word'],
+    );
     const words: string[][] = positionals.map((p) => [p]);
     for (let f = rand(4); f > 0 && flags.length; f--) {
       const [key, s] = pick(flags);
@@ -86,7 +106,8 @@ function linesFor(path: string[], c: CommandSpec, n: number): string[][] {
         line.push('extra', 'words', 'here');
         break;
       case 2:
-        if (flags.length && path.length > 1) line = [path[0]!, ...typed(...pick(flags)), ...path.slice(1), ...words.flat()];
+        if (flags.length && path.length > 1)
+          line = [path[0]!, ...typed(...pick(flags)), ...path.slice(1), ...words.flat()];
         break;
       case 3:
         line.push('--timeout');
@@ -113,7 +134,8 @@ beforeAll(async () => {
 
 it('reads every line it takes as commander does, and takes none that commander refuses', async () => {
   const leaves: Array<[string[], CommandSpec]> = [];
-  const walk = (path: string[], c: CommandSpec) => (c.subcommands ? c.subcommands.forEach((s) => walk([...path, s.name], s)) : leaves.push([path, c]));
+  const walk = (path: string[], c: CommandSpec) =>
+    c.subcommands ? c.subcommands.forEach((s) => walk([...path, s.name], s)) : leaves.push([path, c]);
   for (const noun of specs) walk([noun.name], noun);
   let taken = 0;
   let plain = 0;

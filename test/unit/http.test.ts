@@ -10,28 +10,44 @@ import { handServer, json, type HandServer } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
 
 const KEY = 'sk_test_HttpUnitKey1234';
-const RUN = { id: 'run_1', mode: 'idea', status: 'running', stage: '01_intake', gate_pending: null, app_id: null, created_at: '2026-11-22T10:00:00.000Z' };
+const RUN = {
+  id: 'run_1',
+  mode: 'idea',
+  status: 'running',
+  stage: '01_intake',
+  gate_pending: null,
+  app_id: null,
+  created_at: '2026-11-22T10:00:00.000Z',
+};
 const busy = { error: { type: 'rate_limit_error', code: 'rate_limited', message: 'slow down' } };
 let server: HandServer | null = null;
 afterEach(async () => {
   await server?.close();
   server = null;
 });
-const client = (clock: FakeClock, extra: Record<string, unknown> = {}) => new HttpClient({ baseUrl: server!.url, apiKey: KEY, userAgent: 'test', clock, random: () => 0, ...extra });
+const client = (clock: FakeClock, extra: Record<string, unknown> = {}) =>
+  new HttpClient({ baseUrl: server!.url, apiKey: KEY, userAgent: 'test', clock, random: () => 0, ...extra });
 
 describe('retries', () => {
-  it.each([['0'], ['-5'], ['Wed, 21 Oct 2015 07:28:00 GMT']])('Retry-After %j waits the normal backoff, never no time at all', async (retryAfter) => {
-    server = await handServer((_req, res, n) => (n === 1 ? json(res, 429, busy, { 'retry-after': retryAfter }) : json(res, 200, RUN)));
-    const clock = new FakeClock({ autoMs: 10_000 });
-    const run = await client(clock).json({ method: 'GET', target: '/v1/runs/run_1', schema: Run });
-    expect(run.id).toBe('run_1');
-    expect(server.seen).toHaveLength(2);
-    const waits = clock.requested.filter((ms) => ms < 30_000);
-    expect(waits).toEqual([500]); // the first backoff step (random 0: no jitter taken off)
-  });
+  it.each([['0'], ['-5'], ['Wed, 21 Oct 2015 07:28:00 GMT']])(
+    'Retry-After %j waits the normal backoff, never no time at all',
+    async (retryAfter) => {
+      server = await handServer((_req, res, n) =>
+        n === 1 ? json(res, 429, busy, { 'retry-after': retryAfter }) : json(res, 200, RUN),
+      );
+      const clock = new FakeClock({ autoMs: 10_000 });
+      const run = await client(clock).json({ method: 'GET', target: '/v1/runs/run_1', schema: Run });
+      expect(run.id).toBe('run_1');
+      expect(server.seen).toHaveLength(2);
+      const waits = clock.requested.filter((ms) => ms < 30_000);
+      expect(waits).toEqual([500]); // the first backoff step (random 0: no jitter taken off)
+    },
+  );
 
   it('waits out a Retry-After within the cap, on the clock', async () => {
-    server = await handServer((_req, res, n) => (n === 1 ? json(res, 429, busy, { 'retry-after': '7' }) : json(res, 200, RUN)));
+    server = await handServer((_req, res, n) =>
+      n === 1 ? json(res, 429, busy, { 'retry-after': '7' }) : json(res, 200, RUN),
+    );
     const clock = new FakeClock();
     const pending = client(clock).json({ method: 'GET', target: '/v1/runs/run_1', schema: Run });
     expect(await clock.nextTimer((ms) => ms === 7000)).toBe(7000);
@@ -45,7 +61,11 @@ describe('retries', () => {
     server = await handServer((_req, res, n) => (n === 1 ? undefined : json(res, 200, RUN))); // the first never answers
     const clock = new FakeClock({ autoMs: 10_000 });
     const notices: string[] = [];
-    const pending = client(clock, { notice: (l: string) => notices.push(l) }).json({ method: 'GET', target: '/v1/runs/run_1', schema: Run });
+    const pending = client(clock, { notice: (l: string) => notices.push(l) }).json({
+      method: 'GET',
+      target: '/v1/runs/run_1',
+      schema: Run,
+    });
     await clock.nextTimer((ms) => ms === 30_000);
     await until(() => server!.seen.length === 1, 'the request to reach the server');
     expect(server.seen).toHaveLength(1);
@@ -88,7 +108,9 @@ describe('limits', () => {
       res.on('error', () => {});
       write();
     });
-    const err = await client(new FakeClock()).json({ method: 'GET', target: '/v1/runs/run_1', schema: Run }).catch((e: Error) => e);
+    const err = await client(new FakeClock())
+      .json({ method: 'GET', target: '/v1/runs/run_1', schema: Run })
+      .catch((e: Error) => e);
     expect((err as Error).message).toContain('larger than 64 MiB; orc stopped reading it');
   });
 });
@@ -110,7 +132,9 @@ describe('the key and where it goes', () => {
   it('is never sent to another origin, even as an absolute URL', async () => {
     server = await handServer((_req, res) => json(res, 200, RUN));
     const c = client(new FakeClock());
-    const err = await c.json({ method: 'GET', target: 'http://localhost:1/v1/runs', schema: Run }).catch((e: Error) => e);
+    const err = await c
+      .json({ method: 'GET', target: 'http://localhost:1/v1/runs', schema: Run })
+      .catch((e: Error) => e);
     expect((err as Error).message).toContain('refusing to send your key to http://localhost:1');
     expect(server.seen).toHaveLength(0);
   });
@@ -122,7 +146,9 @@ describe('the key and where it goes', () => {
         res.writeHead(302, { location: `${other.url.replace('127.0.0.1', 'localhost')}/v1/runs/run_1` }); // no request id
         res.end();
       });
-      const err = (await client(new FakeClock()).json({ method: 'GET', target: '/v1/runs/run_1', schema: Run }).catch((e: unknown) => e)) as { message: string; hint?: string };
+      const err = (await client(new FakeClock())
+        .json({ method: 'GET', target: '/v1/runs/run_1', schema: Run })
+        .catch((e: unknown) => e)) as { message: string; hint?: string };
       expect(err.message).toContain('redirected to http://localhost');
       expect(exitCodeOf(err)).toBe(4); // what the CLI makes of it
       expect(err.hint).not.toContain('undefined');
@@ -137,7 +163,9 @@ describe('the key and where it goes', () => {
   });
 
   it('raw(): any status comes back as it came', async () => {
-    server = await handServer((_req, res) => json(res, 404, { error: { type: 'not_found_error', code: 'run_not_found', message: 'no' } }));
+    server = await handServer((_req, res) =>
+      json(res, 404, { error: { type: 'not_found_error', code: 'run_not_found', message: 'no' } }),
+    );
     const r = await client(new FakeClock()).raw({ method: 'GET', target: '/v1/runs/nope' });
     expect(r.status).toBe(404);
     expect(JSON.parse(r.text).error.code).toBe('run_not_found');
@@ -159,10 +187,18 @@ describe('a refused connection', () => {
   it('to a remote service is tried briefly: three attempts, well under 2 s of waiting in all', async () => {
     // An address of this machine that is not loopback stands for a remote service.
     const { networkInterfaces } = await import('node:os');
-    const ip = Object.values(networkInterfaces()).flat().find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+    const ip = Object.values(networkInterfaces())
+      .flat()
+      .find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
     if (!ip) return;
     const clock = new FakeClock({ autoMs: 10_000 });
-    const c = new HttpClient({ baseUrl: (await closedPort()).replace('127.0.0.1', ip).replace('http:', 'https:'), apiKey: 'sk_live_remote12345678', userAgent: 'test', clock, random: () => 0 });
+    const c = new HttpClient({
+      baseUrl: (await closedPort()).replace('127.0.0.1', ip).replace('http:', 'https:'),
+      apiKey: 'sk_live_remote12345678',
+      userAgent: 'test',
+      clock,
+      random: () => 0,
+    });
     const err = await c.json({ method: 'GET', target: '/v1/runs/run_1', schema: Run }).catch((e: unknown) => e);
     expect(exitCodeOf(err)).toBe(1);
     expect((err as Error).message).toMatch(/connection refused/);

@@ -15,14 +15,17 @@ const corpus: Record<string, string> = {
   'HTTP/1.0, framed by the close': 'HTTP/1.0 200 OK\r\nX-A: 1\r\n\r\nabc',
   'HTTP/1.1 framed by the close': ok('X-A: 1\r\n'),
   'a 100 Continue first': `HTTP/1.1 100 Continue\r\n\r\n${ok('Content-Length: 3\r\n')}`,
-  'repeated fields joined, set-cookie a list': ok('X-A: 1\r\nX-A: 2\r\nSet-Cookie: a=1\r\nSet-Cookie: b=2\r\nContent-Length: 3\r\n'),
+  'repeated fields joined, set-cookie a list': ok(
+    'X-A: 1\r\nX-A: 2\r\nSet-Cookie: a=1\r\nSet-Cookie: b=2\r\nContent-Length: 3\r\n',
+  ),
   'tabs and spaces around a value': ok('X-A:\t 1 \t\r\nContent-Length: 3\r\n'),
   'obs-text in a value': ok('X-A: caf\xe9\r\nContent-Length: 3\r\n'),
   chunked: chunked('3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n'),
   'chunk extensions': chunked('3;a=b\r\nabc\r\n0\r\n\r\n'),
   trailers: chunked('3\r\nabc\r\n0\r\nX-T: 1\r\nX-U: 2\r\n\r\n'),
   'chunked last of two codings': 'HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n',
-  'chunked not last: framed by the close': 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\n\r\n3\r\nabc\r\n0\r\n\r\n',
+  'chunked not last: framed by the close':
+    'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\n\r\n3\r\nabc\r\n0\r\n\r\n',
   '204 without a body': 'HTTP/1.1 204 No Content\r\nX-A: 1\r\n\r\n',
   // what Node refuses
   'a folded field line': ok('X-A: 1\r\n content-length: 3\r\nContent-Length: 3\r\n'),
@@ -34,7 +37,8 @@ const corpus: Record<string, string> = {
   'a field name with parentheses': ok('X(A): 1\r\nContent-Length: 3\r\n'),
   'a control character in a value': ok('X-A: a\x01b\r\nContent-Length: 3\r\n'),
   'a bare CR in a value': ok('X-A: a\rb\r\nContent-Length: 3\r\n'),
-  'Transfer-Encoding with Content-Length': 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n3\r\nabc\r\n0\r\n\r\n',
+  'Transfer-Encoding with Content-Length':
+    'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n3\r\nabc\r\n0\r\n\r\n',
   'Transfer-Encoding identity with Content-Length': ok('Transfer-Encoding: identity\r\nContent-Length: 3\r\n'),
   'two different Content-Lengths': ok('Content-Length: 3\r\nContent-Length: 4\r\n'),
   // (One Content-Length repeated with the same value is read, as RFC 9112 6.3 allows, where Node refuses it:
@@ -69,7 +73,14 @@ function byNode(raw: string): Promise<Read> {
       const req = get({ host: '127.0.0.1', port, path: '/', agent: false, maxHeaderSize: 64 << 10 }, (res) => {
         const parts: Buffer[] = [];
         res.on('data', (c: Buffer) => parts.push(c));
-        res.on('end', () => done({ refused: false, status: res.statusCode!, headers: { ...res.headers }, body: Buffer.concat(parts).toString('latin1') }));
+        res.on('end', () =>
+          done({
+            refused: false,
+            status: res.statusCode!,
+            headers: { ...res.headers },
+            body: Buffer.concat(parts).toString('latin1'),
+          }),
+        );
         res.on('error', () => done({ refused: true }));
       });
       req.on('error', () => done({ refused: true }));
@@ -83,7 +94,11 @@ function byReader(raw: string, step: number): Read {
   let head: { status: number; headers: Record<string, unknown> } | null = null;
   const body: Buffer[] = [];
   let ended = false;
-  const reader = new AnswerReader({ head: (h) => (head = { status: h.status, headers: { ...h.headers } }), body: (b) => body.push(Buffer.from(b)), end: () => (ended = true) });
+  const reader = new AnswerReader({
+    head: (h) => (head = { status: h.status, headers: { ...h.headers } }),
+    body: (b) => body.push(Buffer.from(b)),
+    end: () => (ended = true),
+  });
   try {
     for (let at = 0; at < bytes.length && !reader.done; at += step) reader.feed(bytes.subarray(at, at + step));
     if (!reader.done) reader.closed();
@@ -112,7 +127,9 @@ describe("the HTTP/1.1 reader, against Node's parser", () => {
 
   it('ends the connection after an answer framed by its close, as one whose codings do not end in chunked', () => {
     let keepAlive: boolean | undefined;
-    new AnswerReader({ head: (h) => (keepAlive = h.keepAlive), body: () => {}, end: () => {} }).feed(Buffer.from(corpus['chunked not last: framed by the close']!, 'latin1'));
+    new AnswerReader({ head: (h) => (keepAlive = h.keepAlive), body: () => {}, end: () => {} }).feed(
+      Buffer.from(corpus['chunked not last: framed by the close']!, 'latin1'),
+    );
     expect(keepAlive).toBe(false);
   });
 });

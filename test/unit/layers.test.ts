@@ -11,7 +11,9 @@ function importsOf(dir: string): Array<{ file: string; target: string }> {
   for (const entry of readdirSync(join(SRC, dir), { withFileTypes: true, recursive: true })) {
     if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
     const file = join(entry.parentPath, entry.name);
-    for (const m of readFileSync(file, 'utf8').matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+'([^']+)'|import\('([^']+)'\)/g)) {
+    for (const m of readFileSync(file, 'utf8').matchAll(
+      /(?:^|\n)\s*(?:import|export)[^'"]*?from\s+'([^']+)'|import\('([^']+)'\)/g,
+    )) {
       const spec = (m[1] ?? m[2])!;
       const target = spec.startsWith('.') ? relative(SRC, resolve(entry.parentPath, spec)) : spec;
       out.push({ file: relative(SRC, file), target });
@@ -24,7 +26,9 @@ describe('arrows', () => {
   it('the web console imports only itself, the contract, preact and htm', () => {
     const all = importsOf('console');
     expect(all.length).toBeGreaterThan(20); // the check reads the imports (main.ts alone has eight)
-    const bad = all.filter(({ target }) => !/^(console|contract)\//.test(target) && !/^(preact|htm)(\/|$)/.test(target));
+    const bad = all.filter(
+      ({ target }) => !/^(console|contract)\//.test(target) && !/^(preact|htm)(\/|$)/.test(target),
+    );
     expect(bad).toEqual([]);
   });
 
@@ -36,7 +40,9 @@ describe('arrows', () => {
   });
 
   it('the client never imports the sandbox but where a command starts it', () => {
-    const bad = ['api', 'ui', 'config', 'watch', 'app-spec', 'artifacts', 'webhooks'].flatMap((d) => importsOf(d)).filter(({ target }) => target.startsWith('sandbox/'));
+    const bad = ['api', 'ui', 'config', 'watch', 'app-spec', 'artifacts', 'webhooks']
+      .flatMap((d) => importsOf(d))
+      .filter(({ target }) => target.startsWith('sandbox/'));
     expect(bad).toEqual([]);
   });
 });

@@ -18,5 +18,6 @@ it('refuses a folder outside it: .., an absolute path elsewhere, a link that lea
   const root = mkdtempSync(join(tmpdir(), 'orc-mcp-root-'));
   mkdirSync(join(root, 'in'));
   symlinkSync(tmpdir(), join(root, 'in', 'out'));
-  for (const dir of ['..', '../elsewhere', tmpdir(), 'in/out/x']) expect(() => folderInside(root, dir), dir).toThrow(/is outside/);
+  for (const dir of ['..', '../elsewhere', tmpdir(), 'in/out/x'])
+    expect(() => folderInside(root, dir), dir).toThrow(/is outside/);
 });

@@ -10,7 +10,9 @@ describe('isAlive', () => {
     // The child exits a moment after its shell has become `sleep 30`, which never reaps it.
     const parent = spawn('sh', ['-c', 'sleep 0.3 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
-      const pid = Number(await new Promise<string>((r) => parent.stdout!.once('data', (c: Buffer) => r(c.toString().trim()))));
+      const pid = Number(
+        await new Promise<string>((r) => parent.stdout!.once('data', (c: Buffer) => r(c.toString().trim()))),
+      );
       const state = () => {
         const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
         return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);

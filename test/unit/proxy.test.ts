@@ -9,12 +9,21 @@ const u = (s: string) => new URL(s);
 describe('proxyFor', () => {
   it('takes https_proxy for https and http_proxy for http, lowercase before uppercase', () => {
     const env = { https_proxy: 'http://lower:1', HTTPS_PROXY: 'http://upper:2', HTTP_PROXY: 'http://127.0.0.1:3' };
-    expect(proxyFor(u('https://api.example.com'), env)).toMatchObject({ from: 'https_proxy', url: u('http://lower:1') });
-    expect(proxyFor(u('http://127.0.0.1:4010'), env)).toMatchObject({ from: 'HTTP_PROXY', url: u('http://127.0.0.1:3') });
+    expect(proxyFor(u('https://api.example.com'), env)).toMatchObject({
+      from: 'https_proxy',
+      url: u('http://lower:1'),
+    });
+    expect(proxyFor(u('http://127.0.0.1:4010'), env)).toMatchObject({
+      from: 'HTTP_PROXY',
+      url: u('http://127.0.0.1:3'),
+    });
   });
 
   it('falls back to http_proxy for https when no https one is set; with neither, goes direct', () => {
-    expect(proxyFor(u('https://api.example.com'), { HTTP_PROXY: 'proxy.corp:3128' })).toMatchObject({ from: 'HTTP_PROXY', url: u('http://proxy.corp:3128') });
+    expect(proxyFor(u('https://api.example.com'), { HTTP_PROXY: 'proxy.corp:3128' })).toMatchObject({
+      from: 'HTTP_PROXY',
+      url: u('http://proxy.corp:3128'),
+    });
     expect(proxyFor(u('https://api.example.com'), {})).toBeNull();
     expect(proxyFor(u('http://127.0.0.1:4010'), { HTTPS_PROXY: 'http://127.0.0.1:3' })).toBeNull();
   });
@@ -28,7 +37,9 @@ describe('proxyFor', () => {
 
   it('refuses a variable that is not an http(s) proxy URL with exit 4, naming it, its password hidden', () => {
     expect(() => proxyFor(u('https://a.example'), { HTTPS_PROXY: 'http://u:pw@[x' })).toThrow(ConfigError);
-    expect(() => proxyFor(u('https://a.example'), { HTTPS_PROXY: 'http://u:pw@[x' })).toThrow(/^HTTPS_PROXY is not a proxy URL: "http:\/\/u:…@\[x"$/);
+    expect(() => proxyFor(u('https://a.example'), { HTTPS_PROXY: 'http://u:pw@[x' })).toThrow(
+      /^HTTPS_PROXY is not a proxy URL: "http:\/\/u:…@\[x"$/,
+    );
     expect(() => proxyFor(u('https://a.example'), { HTTPS_PROXY: 'socks5://127.0.0.1:1080' })).toThrow(/not socks5:/);
   });
 });

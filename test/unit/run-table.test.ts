@@ -9,7 +9,10 @@ const record = (id: string, seq: number, status = 'accepted') => ({ seq, run: { 
 it('reads a whole record from the database once, keeps the last thousand, and lists from memory alone', () => {
   const db = new Map<string, RunRecord>();
   const reads: string[] = [];
-  const table = new RunTable((id) => (reads.push(id), db.get(id)), () => true);
+  const table = new RunTable(
+    (id) => (reads.push(id), db.get(id)),
+    () => true,
+  );
   for (let i = 1; i <= 1500; i++) {
     db.set(`run_${i}`, record(`run_${i}`, i));
     table.index(`run_${i}`, i, db.get(`run_${i}`)!.run);
@@ -33,7 +36,10 @@ it('does not keep a record read inside a transaction', () => {
   const db = new Map([['run_1', record('run_1', 1)]]);
   let inTransaction = true;
   let reads = 0;
-  const table = new RunTable(() => (reads++, db.get('run_1')), () => !inTransaction);
+  const table = new RunTable(
+    () => (reads++, db.get('run_1')),
+    () => !inTransaction,
+  );
   table.index('run_1', 1, db.get('run_1')!.run);
   table.get('run_1');
   table.get('run_1');

@@ -6,7 +6,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32, inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { completeIpa, ipaBytes, ipaLayout, ipaSha256, parseRange, screenshotPng, type IpaLayout } from '../../src/sandbox/files.js';
+import {
+  completeIpa,
+  ipaBytes,
+  ipaLayout,
+  ipaSha256,
+  parseRange,
+  screenshotPng,
+  type IpaLayout,
+} from '../../src/sandbox/files.js';
 import { magicWords, nameFromText, scorecardFor } from '../../src/sandbox/generate.js';
 import { applyMergePatch as mergePatch, diffMergePatch } from '../../src/contract/merge-patch.js';
 import { compareStages } from '../../src/contract/events.js';
@@ -24,7 +32,11 @@ describe('JSON merge patch (RFC 7396 appendix A)', () => {
     [{ a: 'c' }, { a: ['b'] }, { a: ['b'] }],
     [{ a: { b: 'c' } }, { a: { b: 'd', c: null } }, { a: { b: 'd' } }],
     [{ a: [{ b: 'c' }] }, { a: [1] }, { a: [1] }],
-    [['a', 'b'], ['c', 'd'], ['c', 'd']],
+    [
+      ['a', 'b'],
+      ['c', 'd'],
+      ['c', 'd'],
+    ],
     [{ a: 'b' }, ['c'], ['c']],
     [{ e: null }, { a: 1 }, { e: null, a: 1 }],
     [[1, 2], { a: 'b', c: null }, { a: 'b' }],
@@ -37,9 +49,20 @@ describe('JSON merge patch (RFC 7396 appendix A)', () => {
 describe('diffMergePatch', () => {
   it('gives the patch that turns one spec into another', () => {
     const before = { name: 'A', tagline: 't', brand: { palette: ['#000000'], voice: 'calm' }, features: ['x'] };
-    const after = { name: 'B', brand: { palette: ['#000000'], voice: 'bold', typeface: 'Inter' }, features: ['x', 'y'], extra: 1 };
+    const after = {
+      name: 'B',
+      brand: { palette: ['#000000'], voice: 'bold', typeface: 'Inter' },
+      features: ['x', 'y'],
+      extra: 1,
+    };
     const patch = diffMergePatch(before, after);
-    expect(patch).toEqual({ tagline: null, name: 'B', brand: { voice: 'bold', typeface: 'Inter' }, features: ['x', 'y'], extra: 1 });
+    expect(patch).toEqual({
+      tagline: null,
+      name: 'B',
+      brand: { voice: 'bold', typeface: 'Inter' },
+      features: ['x', 'y'],
+      extra: 1,
+    });
     expect(mergePatch(before, patch)).toEqual(after);
     expect(diffMergePatch(before, structuredClone(before))).toEqual({});
   });
@@ -104,7 +127,11 @@ describe('binary artifacts', () => {
     expect((await whole(layout, from, from + 99_999)).equals(bytes.subarray(from, from + 100_000))).toBe(true);
     // the same inputs give the same bytes; another run's label gives other bytes
     expect(await ipaSha256(layout)).toBe(createHash('sha256').update(bytes).digest('hex'));
-    expect(await ipaSha256(await completeIpa(ipaLayout({ name: 'Trail Log', bundle_id: 'com.example.traillog' }, 'other', 3)))).not.toBe(await ipaSha256(layout));
+    expect(
+      await ipaSha256(
+        await completeIpa(ipaLayout({ name: 'Trail Log', bundle_id: 'com.example.traillog' }, 'other', 3)),
+      ),
+    ).not.toBe(await ipaSha256(layout));
   });
 });
 
@@ -127,12 +154,27 @@ describe('generated content', () => {
   });
 
   it('orders stages by their number, whatever their names', () => {
-    expect(['10_extra', '02_concept', '09_review', '01_intake'].sort(compareStages)).toEqual(['01_intake', '02_concept', '09_review', '10_extra']);
+    expect(['10_extra', '02_concept', '09_review', '01_intake'].sort(compareStages)).toEqual([
+      '01_intake',
+      '02_concept',
+      '09_review',
+      '10_extra',
+    ]);
   });
 });
 
 describe('the request journal', () => {
-  const request = (n: number) => ({ type: 'request' as const, at: Date.UTC(2026, 0, 1, 0, 0, n), method: 'GET', path: `/v1/runs/run_${n}`, status: 200, ms: 1, request_id: `req_${n}`, idempotency_key: null, fault: null });
+  const request = (n: number) => ({
+    type: 'request' as const,
+    at: Date.UTC(2026, 0, 1, 0, 0, n),
+    method: 'GET',
+    path: `/v1/runs/run_${n}`,
+    status: 200,
+    ms: 1,
+    request_id: `req_${n}`,
+    idempotency_key: null,
+    fault: null,
+  });
 
   it('keeps the last `size` entries in order, numbered from the start, their times in ISO 8601', () => {
     const j = new Journal(3);
@@ -165,8 +207,19 @@ describe('the request journal', () => {
 
 describe('deliveries on disk', () => {
   const delivery = (over: Partial<DeliveryRecord> = {}): DeliveryRecord => ({
-    seq: 1, id: 'dlv_1', webhook_id: 'wh_1', event_id: 'evt_1', event_type: 'run.created', body: '{"id":"evt_1","type":"run.created","data":{"note":"a \\"quoted\\" word"}}',
-    status: 'pending', attempts: 0, max_attempts: 8, last_status_code: null, next_attempt_at: '2026-11-24T00:00:00.000Z', created_at: '2026-11-24T00:00:00.000Z', ...over,
+    seq: 1,
+    id: 'dlv_1',
+    webhook_id: 'wh_1',
+    event_id: 'evt_1',
+    event_type: 'run.created',
+    body: '{"id":"evt_1","type":"run.created","data":{"note":"a \\"quoted\\" word"}}',
+    status: 'pending',
+    attempts: 0,
+    max_attempts: 8,
+    last_status_code: null,
+    next_attempt_at: '2026-11-24T00:00:00.000Z',
+    created_at: '2026-11-24T00:00:00.000Z',
+    ...over,
   });
 
   it('keep the body posted and the latest attempt across a restart; a record written by an older orc reads the same', async () => {
@@ -175,16 +228,29 @@ describe('deliveries on disk', () => {
     first.saveDelivery(delivery());
     first.saveDelivery(delivery({ attempts: 1, last_status_code: 500, next_attempt_at: '2026-11-24T00:00:01.000Z' }));
     // an older orc kept the body inside the record, and no event column
-    const old = delivery({ seq: 2, id: 'dlv_2', body: '{"id":"evt_2"}', status: 'succeeded', attempts: 1, last_status_code: 200 });
-    (first as unknown as { db: { prepare(sql: string): { run(...a: unknown[]): void } } }).db.prepare('INSERT INTO deliveries (seq, id, body) VALUES (?, ?, ?)').run(2, 'dlv_2', JSON.stringify(old));
+    const old = delivery({
+      seq: 2,
+      id: 'dlv_2',
+      body: '{"id":"evt_2"}',
+      status: 'succeeded',
+      attempts: 1,
+      last_status_code: 200,
+    });
+    (first as unknown as { db: { prepare(sql: string): { run(...a: unknown[]): void } } }).db
+      .prepare('INSERT INTO deliveries (seq, id, body) VALUES (?, ?, ?)')
+      .run(2, 'dlv_2', JSON.stringify(old));
     first.close();
     const again = await Store.open(path);
-    expect(again.deliveries.get('dlv_1')).toEqual(delivery({ attempts: 1, last_status_code: 500, next_attempt_at: '2026-11-24T00:00:01.000Z' }));
+    expect(again.deliveries.get('dlv_1')).toEqual(
+      delivery({ attempts: 1, last_status_code: 500, next_attempt_at: '2026-11-24T00:00:01.000Z' }),
+    );
     expect(again.deliveries.get('dlv_2')).toEqual(old);
     again.close();
   });
 
-  type Raw = { db: { prepare(sql: string): { run(...a: unknown[]): void; get(...a: unknown[]): Record<string, unknown> } } };
+  type Raw = {
+    db: { prepare(sql: string): { run(...a: unknown[]): void; get(...a: unknown[]): Record<string, unknown> } };
+  };
 
   it("write an event's body once for all its deliveries, and every delivery reads it back after a restart", async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'orc-store-')), 'sandbox.db');
@@ -192,18 +258,42 @@ describe('deliveries on disk', () => {
     first.transaction(() => {
       for (let n = 1; n <= 3; n++) first.saveDelivery(delivery({ seq: n, id: `dlv_${n}`, webhook_id: `wh_${n}` }));
     });
-    first.saveDelivery(delivery({ seq: 2, id: 'dlv_2', webhook_id: 'wh_2', status: 'succeeded', attempts: 1, last_status_code: 204, next_attempt_at: null }));
+    first.saveDelivery(
+      delivery({
+        seq: 2,
+        id: 'dlv_2',
+        webhook_id: 'wh_2',
+        status: 'succeeded',
+        attempts: 1,
+        last_status_code: 204,
+        next_attempt_at: null,
+      }),
+    );
     const raw = (first as unknown as Raw).db;
     expect(raw.prepare('SELECT count(*) AS n FROM delivery_events').get().n).toBe(1);
-    expect(raw.prepare("SELECT count(*) AS n FROM deliveries WHERE event IS NOT NULL OR body LIKE '%note%'").get().n).toBe(0);
+    expect(
+      raw.prepare("SELECT count(*) AS n FROM deliveries WHERE event IS NOT NULL OR body LIKE '%note%'").get().n,
+    ).toBe(0);
     // a delivery written by the orc before this one: the body in the delivery's own event column
     const before = delivery({ seq: 4, id: 'dlv_4', event_id: 'evt_4', body: '{"id":"evt_4"}' });
     const { body: beforeBody, ...beforeRecord } = before;
-    raw.prepare('INSERT INTO deliveries (seq, id, body, event) VALUES (?, ?, ?, ?)').run(4, 'dlv_4', JSON.stringify(beforeRecord), beforeBody);
+    raw
+      .prepare('INSERT INTO deliveries (seq, id, body, event) VALUES (?, ?, ?, ?)')
+      .run(4, 'dlv_4', JSON.stringify(beforeRecord), beforeBody);
     first.close();
     const again = await Store.open(path);
     expect(again.deliveries.get('dlv_1')).toEqual(delivery());
-    expect(again.deliveries.get('dlv_2')).toEqual(delivery({ seq: 2, id: 'dlv_2', webhook_id: 'wh_2', status: 'succeeded', attempts: 1, last_status_code: 204, next_attempt_at: null }));
+    expect(again.deliveries.get('dlv_2')).toEqual(
+      delivery({
+        seq: 2,
+        id: 'dlv_2',
+        webhook_id: 'wh_2',
+        status: 'succeeded',
+        attempts: 1,
+        last_status_code: 204,
+        next_attempt_at: null,
+      }),
+    );
     expect(again.deliveries.get('dlv_3')?.body).toBe(delivery().body);
     expect(again.deliveries.get('dlv_4')).toEqual(before);
     // a reset forgets the events with the deliveries; the same delivery taken in again (a snapshot restored
@@ -218,7 +308,7 @@ describe('deliveries on disk', () => {
     third.close();
   });
 
-  it("write the event again when the transaction that wrote it first was rolled back", async () => {
+  it('write the event again when the transaction that wrote it first was rolled back', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'orc-store-')), 'sandbox.db');
     const first = await Store.open(path);
     first.failWrite = (op) => op === 'putWebhook';

@@ -31,14 +31,23 @@ describe('sanitize', () => {
 describe('parseServiceJson: the boundary where service text enters orc', () => {
   it('sanitises every string value and key, however deep, and says that it did', () => {
     const seen: { dirty?: boolean } = {};
-    const body = JSON.stringify({ name: 'a\u001b]0;x\u0007b', list: [{ 'k\u001b[2J': 'c\u009b31md' }], n: 1, ok: true, none: null });
+    const body = JSON.stringify({
+      name: 'a\u001b]0;x\u0007b',
+      list: [{ 'k\u001b[2J': 'c\u009b31md' }],
+      n: 1,
+      ok: true,
+      none: null,
+    });
     expect(parseServiceJson(body, seen)).toEqual({ name: 'ab', list: [{ k: 'cd' }], n: 1, ok: true, none: null });
     expect(seen.dirty).toBe(true);
   });
 
   it('leaves clean JSON as it is (newlines in a value kept), and not dirty', () => {
     const seen: { dirty?: boolean } = {};
-    expect(parseServiceJson('{"a":"line\\nnext \\\\u ü","b":[1,2]}', seen)).toEqual({ a: 'line\nnext \\u ü', b: [1, 2] });
+    expect(parseServiceJson('{"a":"line\\nnext \\\\u ü","b":[1,2]}', seen)).toEqual({
+      a: 'line\nnext \\u ü',
+      b: [1, 2],
+    });
     expect(seen.dirty).toBeUndefined();
   });
 });

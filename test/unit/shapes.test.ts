@@ -2,7 +2,14 @@
 // `orc watch`, every error): each must say yes exactly where its schema does, on every input.
 import { expect, it } from 'vitest';
 import { Artifact, ArtifactManifest, ErrorEnvelope, Event, Run, pageOf } from '../../src/contract/schemas.js';
-import { errorEnvelope, isArtifact, isArtifactManifest, isPageOf, isPlainEvent, isRun } from '../../src/contract/shapes.js';
+import {
+  errorEnvelope,
+  isArtifact,
+  isArtifactManifest,
+  isPageOf,
+  isPlainEvent,
+  isRun,
+} from '../../src/contract/shapes.js';
 
 const values = ['s', '', 3, 0, true, null, [], {}, ['x'], { a: 1 }, undefined];
 let seed = 7;
@@ -19,7 +26,17 @@ function mutate(base: Record<string, unknown>, keys: string[]): unknown {
   return JSON.parse(JSON.stringify(out));
 }
 
-const run = { id: 'run_1', mode: 'idea', status: 'running', stage: '01_intake', gate_pending: null, app_id: null, created_at: '2026-11-24T10:00:00Z', updated_at: '2026-11-24T10:00:01Z', extra: 1 };
+const run = {
+  id: 'run_1',
+  mode: 'idea',
+  status: 'running',
+  stage: '01_intake',
+  gate_pending: null,
+  app_id: null,
+  created_at: '2026-11-24T10:00:00Z',
+  updated_at: '2026-11-24T10:00:01Z',
+  extra: 1,
+};
 
 it('isRun says yes exactly where the Run schema does', () => {
   expect(isRun(run)).toBe(true);
@@ -36,15 +53,28 @@ it('a page of runs: the same answers as pageOf(Run)', () => {
   const schema = pageOf(Run);
   expect(check(page)).toBe(true);
   for (let i = 0; i < 2000; i++) {
-    const json = mutate({ ...page, data: pick([[run], [], [run, mutate(run, Object.keys(run))], 'x', null]) }, ['data', 'next_cursor', 'has_more']);
+    const json = mutate({ ...page, data: pick([[run], [], [run, mutate(run, Object.keys(run))], 'x', null]) }, [
+      'data',
+      'next_cursor',
+      'has_more',
+    ]);
     expect(check(json), JSON.stringify(json)).toBe(schema.safeParse(json).success);
   }
 });
 
 it('errorEnvelope reads exactly the envelopes the schema takes, with the same fields', () => {
-  const error = { type: 'invalid_request_error', code: 'run_not_found', message: 'no run', field: 'id', request_id: 'req_1' };
+  const error = {
+    type: 'invalid_request_error',
+    code: 'run_not_found',
+    message: 'no run',
+    field: 'id',
+    request_id: 'req_1',
+  };
   for (let i = 0; i < 3000; i++) {
-    const json = pick([mutate({ error: mutate(error, Object.keys(error)) }, ['error', 'other']), mutate(error, Object.keys(error))]);
+    const json = pick([
+      mutate({ error: mutate(error, Object.keys(error)) }, ['error', 'other']),
+      mutate(error, Object.keys(error)),
+    ]);
     const parsed = ErrorEnvelope.safeParse(json);
     const fast = errorEnvelope(json);
     expect(fast !== null, JSON.stringify(json)).toBe(parsed.success);
@@ -56,20 +86,52 @@ it('errorEnvelope reads exactly the envelopes the schema takes, with the same fi
 });
 
 it('a plain event passes the Event schema as it is (the rest go to the schema)', () => {
-  const event = { id: 'evt_1', type: 'log', created_at: '2026-11-24T10:00:00Z', run_id: 'run_1', data: { stage: '01_intake', level: 'info', message: 'hi' } };
+  const event = {
+    id: 'evt_1',
+    type: 'log',
+    created_at: '2026-11-24T10:00:00Z',
+    run_id: 'run_1',
+    data: { stage: '01_intake', level: 'info', message: 'hi' },
+  };
   for (let i = 0; i < 3000; i++) {
-    const json = mutate({ ...event, data: mutate(event.data, ['stage', 'percent', 'passed', 'score', 'error', 'other']) }, Object.keys(event));
+    const json = mutate(
+      { ...event, data: mutate(event.data, ['stage', 'percent', 'passed', 'score', 'error', 'other']) },
+      Object.keys(event),
+    );
     if (isPlainEvent(json)) expect(Event.safeParse(json)).toMatchObject({ success: true, data: json });
   }
 });
 
 it('the artifact manifest and one kind: the same answers as their schemas', () => {
-  const entry = { kind: 'ipa', status: 'ready', content_type: 'application/octet-stream', size: 10, sha256: 'ab', files: 1, updated_at: '2026-11-24T10:00:00Z' };
-  const file = { name: 'A.ipa', content_type: 'application/octet-stream', size: 10, sha256: 'ab', url: 'http://127.0.0.1/f', expires_at: '2026-11-24T10:05:00Z' };
+  const entry = {
+    kind: 'ipa',
+    status: 'ready',
+    content_type: 'application/octet-stream',
+    size: 10,
+    sha256: 'ab',
+    files: 1,
+    updated_at: '2026-11-24T10:00:00Z',
+  };
+  const file = {
+    name: 'A.ipa',
+    content_type: 'application/octet-stream',
+    size: 10,
+    sha256: 'ab',
+    url: 'http://127.0.0.1/f',
+    expires_at: '2026-11-24T10:05:00Z',
+  };
   for (let i = 0; i < 3000; i++) {
     const manifest = mutate({ data: pick([[entry], [mutate(entry, Object.keys(entry))], [], 'x']) }, ['data', 'other']);
     expect(isArtifactManifest(manifest), JSON.stringify(manifest)).toBe(ArtifactManifest.safeParse(manifest).success);
-    const kind = mutate({ kind: 'ipa', files: pick([[file], [mutate(file, Object.keys(file))], [], null]), content_type: 'application/json', content: { a: 1 } }, ['kind', 'files', 'content_type', 'content']);
+    const kind = mutate(
+      {
+        kind: 'ipa',
+        files: pick([[file], [mutate(file, Object.keys(file))], [], null]),
+        content_type: 'application/json',
+        content: { a: 1 },
+      },
+      ['kind', 'files', 'content_type', 'content'],
+    );
     expect(isArtifact(kind), JSON.stringify(kind)).toBe(Artifact.safeParse(kind).success);
   }
 });

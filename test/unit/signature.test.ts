@@ -1,6 +1,11 @@
 // Webhook signatures as receivers check them: format, tolerance, rotation, tampering.
 import { describe, expect, it } from 'vitest';
-import { computeSignature, parseSignatureHeader, signatureHeader, verifySignature } from '../../src/contract/signature.js';
+import {
+  computeSignature,
+  parseSignatureHeader,
+  signatureHeader,
+  verifySignature,
+} from '../../src/contract/signature.js';
 
 const secret = 'whsec_test_secret';
 const body = '{"id":"evt_1","type":"run.created","data":{}}';
@@ -15,7 +20,9 @@ describe('webhook signatures', () => {
 
   it('matches a known vector', () => {
     // printf '1795340400.hello' | openssl dgst -sha256 -hmac key
-    expect(computeSignature('key', 1795340400, 'hello')).toBe('7fc8c985b653eeffa32447c63b88331fcd3900a6c0a045da06182db3a86beb85');
+    expect(computeSignature('key', 1795340400, 'hello')).toBe(
+      '7fc8c985b653eeffa32447c63b88331fcd3900a6c0a045da06182db3a86beb85',
+    );
   });
 
   it('accepts any one of several v1 (secret rotation)', () => {
@@ -23,14 +30,23 @@ describe('webhook signatures', () => {
     expect(header.split(',')).toHaveLength(3);
     expect(verifySignature(secret, header, body, { nowMs: now }).ok).toBe(true);
     expect(verifySignature('whsec_old', header, body, { nowMs: now }).ok).toBe(true);
-    expect(verifySignature('whsec_other', header, body, { nowMs: now })).toMatchObject({ ok: false, reason: 'no_matching_signature' });
+    expect(verifySignature('whsec_other', header, body, { nowMs: now })).toMatchObject({
+      ok: false,
+      reason: 'no_matching_signature',
+    });
   });
 
   it('refuses a timestamp more than 300 s away, either side', () => {
     const header = signatureHeader(secret, body, now);
     expect(verifySignature(secret, header, body, { nowMs: now + 300_000 }).ok).toBe(true);
-    expect(verifySignature(secret, header, body, { nowMs: now + 301_000 })).toMatchObject({ ok: false, reason: 'timestamp_outside_tolerance' });
-    expect(verifySignature(secret, header, body, { nowMs: now - 301_000 })).toMatchObject({ ok: false, reason: 'timestamp_outside_tolerance' });
+    expect(verifySignature(secret, header, body, { nowMs: now + 301_000 })).toMatchObject({
+      ok: false,
+      reason: 'timestamp_outside_tolerance',
+    });
+    expect(verifySignature(secret, header, body, { nowMs: now - 301_000 })).toMatchObject({
+      ok: false,
+      reason: 'timestamp_outside_tolerance',
+    });
   });
 
   it('refuses a changed body, a missing or malformed header', () => {
@@ -51,6 +67,10 @@ describe('an empty secret', () => {
     const body = '{"id":"evt_1"}';
     const now = 1_700_000_000_000;
     const header = signatureHeader('', body, now);
-    expect(verifySignature('', header, body, { nowMs: now })).toEqual({ ok: false, reason: 'no_secret', message: expect.stringContaining('no secret') });
+    expect(verifySignature('', header, body, { nowMs: now })).toEqual({
+      ok: false,
+      reason: 'no_secret',
+      message: expect.stringContaining('no secret'),
+    });
   });
 });

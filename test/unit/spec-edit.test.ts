@@ -20,7 +20,10 @@ describe('the merge patch of an edit', () => {
     const patch = specPatch(before, after);
     expect(patch).toEqual({ toString: null, constructor: null, brand: { hasOwnProperty: null }, valueOf: { x: 1 } });
     expect(Object.keys(patch)).toEqual(['toString', 'constructor', 'brand', 'valueOf']);
-    expect(specPatch({ name: 'A' }, { name: 'A', constructor: { a: 1 }, isPrototypeOf: 'p' })).toEqual({ constructor: { a: 1 }, isPrototypeOf: 'p' });
+    expect(specPatch({ name: 'A' }, { name: 'A', constructor: { a: 1 }, isPrototypeOf: 'p' })).toEqual({
+      constructor: { a: 1 },
+      isPrototypeOf: 'p',
+    });
   });
 
   it('reads an edited document: comments ignored, empty means cancel, an emptied field goes, duplicates refused', async () => {
@@ -35,7 +38,8 @@ describe('the merge patch of an edit', () => {
   });
 
   it('keeps a # line inside a block scalar: only comments go, and the YAML library says which lines are', async () => {
-    const text = '# orc header\n#\nname: A # a comment\ndescription: |\n  # Heading\n  Some text.\n  # Another\n# trailing\n';
+    const text =
+      '# orc header\n#\nname: A # a comment\ndescription: |\n  # Heading\n  Some text.\n  # Another\n# trailing\n';
     const parsed = await parseDocument(text, 'yaml');
     expect(parsed).toEqual({ kind: 'spec', spec: { name: 'A', description: '# Heading\nSome text.\n# Another\n' } });
   });
@@ -107,7 +111,15 @@ describe('file names from the service', () => {
 
 describe('the lock on a spec', () => {
   const apiWith = (status: string, final: string) =>
-    ({ runs: { retrieve: async () => ({ status }) }, gates: { list: async () => [{ name: 'idea', state: 'approved' }, { name: 'final', state: final }] } }) as never;
+    ({
+      runs: { retrieve: async () => ({ status }) },
+      gates: {
+        list: async () => [
+          { name: 'idea', state: 'approved' },
+          { name: 'final', state: final },
+        ],
+      },
+    }) as never;
   it('says why: the run ended, or its final gate was approved while it still runs', async () => {
     const { lockReason } = await import('../../src/commands/spec/editor-loop.js');
     expect(await lockReason(apiWith('awaiting_approval', 'pending'), 'run_1')).toBeNull();

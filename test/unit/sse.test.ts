@@ -12,7 +12,11 @@ import { until } from '../helpers/until.js';
 
 const parse = (chunks: string[]) => {
   const got: Array<SseMessage | { comment: string } | { retry: number }> = [];
-  const p = new SseParser({ message: (m) => got.push(m), comment: (c) => got.push({ comment: c }), retry: (ms) => got.push({ retry: ms }) });
+  const p = new SseParser({
+    message: (m) => got.push(m),
+    comment: (c) => got.push({ comment: c }),
+    retry: (ms) => got.push({ retry: ms }),
+  });
   for (const c of chunks) p.feed(Buffer.from(c));
   return got;
 };
@@ -35,7 +39,12 @@ describe('the parser', () => {
     const bom = Buffer.from('\ufeff');
     const got: SseMessage[] = [];
     const p = new SseParser({ message: (m) => got.push(m) });
-    for (const b of [bom.subarray(0, 1), bom.subarray(1, 2), Buffer.concat([bom.subarray(2), Buffer.from('id: 1\ndata: x\n\n')])]) p.feed(b);
+    for (const b of [
+      bom.subarray(0, 1),
+      bom.subarray(1, 2),
+      Buffer.concat([bom.subarray(2), Buffer.from('id: 1\ndata: x\n\n')]),
+    ])
+      p.feed(b);
     expect(got).toEqual([first]);
     // A second mark is the name of a field orc does not know, so that message has no data.
     expect(parse(['\ufeff\ufeffdata: x\n\ndata: y\n\n'])).toEqual([{ id: null, event: 'message', data: 'y' }]);
@@ -86,10 +95,20 @@ describe('the reader', () => {
       res.end(event(2, 'run.accepted', { app_id: '1' }) + `: resumed after ${req.headers['last-event-id']}\n\n`);
     });
     const clock = new FakeClock({ autoMs: 5_000 });
-    const http = new HttpClient({ baseUrl: server.url, apiKey: 'sk_test_x1234567', userAgent: 't', clock, random: () => 0 });
+    const http = new HttpClient({
+      baseUrl: server.url,
+      apiKey: 'sk_test_x1234567',
+      userAgent: 't',
+      clock,
+      random: () => 0,
+    });
     const items: StreamItem[] = [];
     const reading = (async () => {
-      for await (const item of readEventStream(http, '/v1/runs/run_1/events', { idleMs: 45_000, maxReconnects: 3, what: 'the stream' })) {
+      for await (const item of readEventStream(http, '/v1/runs/run_1/events', {
+        idleMs: 45_000,
+        maxReconnects: 3,
+        what: 'the stream',
+      })) {
         items.push(item);
         if (item.kind === 'messages' && item.messages.some((m) => m.id === '2')) return;
       }
@@ -113,9 +132,19 @@ describe('the reader', () => {
       if (n === 1) res.end(event(1, 'run.created', { mode: 'idea' }) + `data: ${'x'.repeat(1024 * 1024 + 10)}\n\n`);
       else res.end(event(2, 'run.accepted', { app_id: '1' }));
     });
-    const http = new HttpClient({ baseUrl: server.url, apiKey: 'sk_test_x1234567', userAgent: 't', clock: new FakeClock({ autoMs: 5_000 }), random: () => 0 });
+    const http = new HttpClient({
+      baseUrl: server.url,
+      apiKey: 'sk_test_x1234567',
+      userAgent: 't',
+      clock: new FakeClock({ autoMs: 5_000 }),
+      random: () => 0,
+    });
     const items: StreamItem[] = [];
-    for await (const item of readEventStream(http, '/v1/runs/run_1/events', { idleMs: 45_000, maxReconnects: 3, what: 'the stream' })) {
+    for await (const item of readEventStream(http, '/v1/runs/run_1/events', {
+      idleMs: 45_000,
+      maxReconnects: 3,
+      what: 'the stream',
+    })) {
       items.push(item);
       if (item.kind === 'messages' && item.messages.some((m) => m.id === '2')) break;
     }
@@ -128,19 +157,42 @@ describe('the reader', () => {
 describe('a stream that is over (204 No Content)', () => {
   it('ends the reader: no error, no reconnect', async () => {
     server = await handServer((_req, res) => res.writeHead(204).end());
-    const http = new HttpClient({ baseUrl: server.url, apiKey: 'sk_test_x1234567', userAgent: 't', clock: new FakeClock({ autoMs: 5_000 }), random: () => 0 });
+    const http = new HttpClient({
+      baseUrl: server.url,
+      apiKey: 'sk_test_x1234567',
+      userAgent: 't',
+      clock: new FakeClock({ autoMs: 5_000 }),
+      random: () => 0,
+    });
     const items: StreamItem[] = [];
-    for await (const item of readEventStream(http, '/v1/runs/run_1/events', { lastEventId: '9', idleMs: 45_000, maxReconnects: 3, what: 'the stream' })) items.push(item);
+    for await (const item of readEventStream(http, '/v1/runs/run_1/events', {
+      lastEventId: '9',
+      idleMs: 45_000,
+      maxReconnects: 3,
+      what: 'the stream',
+    }))
+      items.push(item);
     expect(items).toEqual([]);
     expect(server.seen).toHaveLength(1);
   });
 
-  it('ends the watch with the run\'s outcome, asked of the run, without falling back to polling', async () => {
+  it("ends the watch with the run's outcome, asked of the run, without falling back to polling", async () => {
     server = await handServer((req, res) => {
       if (req.url!.endsWith('/events')) return void res.writeHead(204).end();
-      json(res, 200, { id: 'run_1', mode: 'idea', status: 'accepted', stage: '10_submit', gate_pending: null, app_id: '42', created_at: '2026-11-22T10:00:00.000Z', updated_at: '2026-11-22T11:00:00.000Z' });
+      json(res, 200, {
+        id: 'run_1',
+        mode: 'idea',
+        status: 'accepted',
+        stage: '10_submit',
+        gate_pending: null,
+        app_id: '42',
+        created_at: '2026-11-22T10:00:00.000Z',
+        updated_at: '2026-11-22T11:00:00.000Z',
+      });
     });
-    const api = new Api(new HttpClient({ baseUrl: server.url, apiKey: 'sk_test_x1234567', userAgent: 't', clock: new FakeClock() }));
+    const api = new Api(
+      new HttpClient({ baseUrl: server.url, apiKey: 'sk_test_x1234567', userAgent: 't', clock: new FakeClock() }),
+    );
     const seen: WatchEvent[] = [];
     for await (const ev of watchRun(api, 'run_1', { afterSeq: 9 })) seen.push(ev);
     expect(seen.map((e) => e.kind)).toEqual(['ended']);
@@ -152,12 +204,20 @@ describe('the watch engine', () => {
   it('shows an event whose data has a field of an unexpected type, and keeps the field as it came', async () => {
     server = await handServer((_req, res) => {
       sse(res);
-      res.end(event(1, 'run.stage_changed', { stage: '05_build', percent: 'fifty' }) + event(2, 'run.accepted', { app_id: '1' }));
+      res.end(
+        event(1, 'run.stage_changed', { stage: '05_build', percent: 'fifty' }) +
+          event(2, 'run.accepted', { app_id: '1' }),
+      );
     });
-    const api = new Api(new HttpClient({ baseUrl: server.url, apiKey: 'sk_test_x1234567', userAgent: 't', clock: new FakeClock() }));
+    const api = new Api(
+      new HttpClient({ baseUrl: server.url, apiKey: 'sk_test_x1234567', userAgent: 't', clock: new FakeClock() }),
+    );
     const seen: WatchEvent[] = [];
     for await (const ev of watchRun(api, 'run_1')) seen.push(ev);
-    const stage = seen.find((e) => e.kind === 'event' && e.event.type === 'run.stage_changed') as Extract<WatchEvent, { kind: 'event' }>;
+    const stage = seen.find((e) => e.kind === 'event' && e.event.type === 'run.stage_changed') as Extract<
+      WatchEvent,
+      { kind: 'event' }
+    >;
     expect(stage.event.data.stage).toBe('05_build');
     expect(stage.event.data.percent).toBeUndefined(); // the typed view leaves it out…
     expect((stage.raw as { data: { percent: unknown } }).data.percent).toBe('fifty'); // …what --json prints keeps it
@@ -166,10 +226,26 @@ describe('the watch engine', () => {
 });
 
 it('frames the same messages however the bytes are cut: CR, LF and CRLF line ends, across chunk edges', () => {
-  const pieces = ['data: a', '\n', '\r', '\r\n', 'event: x', 'id: 7', ':keep-alive', 'retry: 5', 'data: é€', 'data', 'field: y'];
+  const pieces = [
+    'data: a',
+    '\n',
+    '\r',
+    '\r\n',
+    'event: x',
+    'id: 7',
+    ':keep-alive',
+    'retry: 5',
+    'data: é€',
+    'data',
+    'field: y',
+  ];
   const read = (buf: Buffer, cut: () => number) => {
     const out: unknown[] = [];
-    const p = new SseParser({ message: (m) => out.push(['message', m]), comment: (c) => out.push(['comment', c]), retry: (n) => out.push(['retry', n]) });
+    const p = new SseParser({
+      message: (m) => out.push(['message', m]),
+      comment: (c) => out.push(['comment', c]),
+      retry: (n) => out.push(['retry', n]),
+    });
     for (let at = 0; at < buf.length; ) {
       const n = cut();
       p.feed(buf.subarray(at, at + n));
@@ -178,7 +254,7 @@ it('frames the same messages however the bytes are cut: CR, LF and CRLF line end
     return out;
   };
   let seed = 7;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   for (let round = 0; round < 500; round++) {
     let text = '';
     for (let i = 0; i < 30; i++) text += pieces[Math.floor(random() * pieces.length)];

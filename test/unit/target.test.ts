@@ -11,13 +11,23 @@ function configWith(profiles: object, active?: string): string {
   writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles, ...(active ? { active_profile: active } : {}) }));
   return dir;
 }
-const prod = { base_url: 'https://api.example.com', test_key: 'sk_test_prod1234', live_key: 'sk_live_prod5678', live_key_in: 'file' };
+const prod = {
+  base_url: 'https://api.example.com',
+  test_key: 'sk_test_prod1234',
+  live_key: 'sk_live_prod5678',
+  live_key_in: 'file',
+};
 
 describe('resolveTarget', () => {
   it('with nothing configured: the built-in sandbox, which orc may start, with the key its data folder will hold', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'orc-empty-'));
     const t = await resolveTarget({}, {}, dir);
-    expect(t).toMatchObject({ profile: 'sandbox', baseUrl: 'http://127.0.0.1:4010', mode: 'test', autoStartSandbox: true });
+    expect(t).toMatchObject({
+      profile: 'sandbox',
+      baseUrl: 'http://127.0.0.1:4010',
+      mode: 'test',
+      autoStartSandbox: true,
+    });
     // the folder's own, not the key every sandbox once shared: the sandbox orc starts there takes the same
     expect(t.key).toMatch(/^sk_test_[0-9a-f]{32}$/);
     expect(readFileSync(join(dir, 'sandbox', 'sandbox.key'), 'utf8').trim()).toBe(t.key);
@@ -26,14 +36,29 @@ describe('resolveTarget', () => {
   });
 
   it('does not start a sandbox when a URL was given', async () => {
-    const t = await resolveTarget({}, { ORC_BASE_URL: 'http://127.0.0.1:5555/' }, mkdtempSync(join(tmpdir(), 'orc-empty-')));
+    const t = await resolveTarget(
+      {},
+      { ORC_BASE_URL: 'http://127.0.0.1:5555/' },
+      mkdtempSync(join(tmpdir(), 'orc-empty-')),
+    );
     expect(t).toMatchObject({ baseUrl: 'http://127.0.0.1:5555', baseUrlFrom: 'env', autoStartSandbox: false });
   });
 
   describe('with a sandbox started from this folder (its record: this live pid)', () => {
     const started = (url: string, extra: object = {}) => {
       const dir = mkdtempSync(join(tmpdir(), 'orc-started-'));
-      writeFileSync(join(dir, 'sandbox.json'), JSON.stringify({ pid: process.pid, url, data: dir, log: null, started_at: '2026-11-22T10:00:00.000Z', detached: true, ...extra }));
+      writeFileSync(
+        join(dir, 'sandbox.json'),
+        JSON.stringify({
+          pid: process.pid,
+          url,
+          data: dir,
+          log: null,
+          started_at: '2026-11-22T10:00:00.000Z',
+          detached: true,
+          ...extra,
+        }),
+      );
       return dir;
     };
 
@@ -57,7 +82,10 @@ describe('resolveTarget', () => {
 
     it('ORC_SANDBOX_PORT names the sandbox to talk to, not the one recorded on another port', async () => {
       const dir = started('http://127.0.0.1:4010');
-      expect(await resolveTarget({}, { ORC_SANDBOX_PORT: '4014' }, dir)).toMatchObject({ baseUrl: 'http://127.0.0.1:4014', autoStartSandbox: true });
+      expect(await resolveTarget({}, { ORC_SANDBOX_PORT: '4014' }, dir)).toMatchObject({
+        baseUrl: 'http://127.0.0.1:4014',
+        autoStartSandbox: true,
+      });
       expect((await resolveTarget({}, { ORC_SANDBOX_PORT: '4010' }, dir)).baseUrl).toBe('http://127.0.0.1:4010');
       expect((await resolveTarget({}, {}, dir)).baseUrl).toBe('http://127.0.0.1:4010');
     });
@@ -65,20 +93,33 @@ describe('resolveTarget', () => {
 
   it('--live takes the live key and the live service', async () => {
     const t = await resolveTarget({ live: true }, {}, configWith({ prod }, 'prod'));
-    expect(t).toMatchObject({ profile: 'prod', mode: 'live', key: 'sk_live_prod5678', baseUrl: 'https://api.example.com', autoStartSandbox: false });
+    expect(t).toMatchObject({
+      profile: 'prod',
+      mode: 'live',
+      key: 'sk_live_prod5678',
+      baseUrl: 'https://api.example.com',
+      autoStartSandbox: false,
+    });
   });
 
   it('orders flag > env > active profile for the profile name', async () => {
     const dir = configWith({ prod, other: { ...prod, base_url: 'https://other.example.com' } }, 'prod');
     expect((await resolveTarget({ live: true }, {}, dir)).profile).toBe('prod');
-    expect((await resolveTarget({ live: true }, { ORC_PROFILE: 'other' }, dir))).toMatchObject({ profile: 'other', baseUrl: 'https://other.example.com' });
+    expect(await resolveTarget({ live: true }, { ORC_PROFILE: 'other' }, dir)).toMatchObject({
+      profile: 'other',
+      baseUrl: 'https://other.example.com',
+    });
     expect((await resolveTarget({ live: true, profile: 'prod' }, { ORC_PROFILE: 'other' }, dir)).profile).toBe('prod');
   });
 
   it.each([
     [{}, { ORC_API_KEY: 'sk_live_x12345678' }, '--live was not given'],
     [{ live: true }, { ORC_API_KEY: 'sk_test_x12345678' }, '--live needs a live key'],
-    [{ live: true, baseUrl: 'http://localhost:4010' }, { ORC_API_KEY: 'sk_live_x12345678' }, 'refusing to send a live key to the sandbox'],
+    [
+      { live: true, baseUrl: 'http://localhost:4010' },
+      { ORC_API_KEY: 'sk_live_x12345678' },
+      'refusing to send a live key to the sandbox',
+    ],
     [{ baseUrl: 'https://api.example.com' }, { ORC_PROFILE: 'sandbox' }, 'test keys are for the sandbox'],
     [{ baseUrl: 'ftp://x' }, {}, 'must be https://'],
     [{ baseUrl: 'https://user:pw@api.example.com' }, {}, 'user name or password'],

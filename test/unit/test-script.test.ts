@@ -21,7 +21,11 @@ describe('npm test', () => {
     const env: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm' };
     delete env.NO_COLOR;
     delete env.FORCE_COLOR;
-    const r = await promisify(execFile)(process.execPath, [vitest, ...vitestArgs(['test/unit/signature.test.ts'], false, env)], { cwd: ROOT, env });
+    const r = await promisify(execFile)(
+      process.execPath,
+      [vitest, ...vitestArgs(['test/unit/signature.test.ts'], false, env)],
+      { cwd: ROOT, env },
+    );
     expect(r.stdout).toContain('passed');
     expect(r.stdout + r.stderr).not.toContain('\u001b[');
   });

@@ -41,7 +41,8 @@ it('the CA signs servers only, and only for the names it serves: path length 0, 
   const wider = sandboxTls(dir, ['other.example.test'], Date.now());
   expect(wider.newCa).toBe(true);
   const ca2 = new X509Certificate(readFileSync(wider.caFile)).raw;
-  for (const n of ['hooks.example.test', 'other.example.test']) expect(at(ca2, [0x82, n.length, ...Buffer.from(n)])).toBeGreaterThan(0);
+  for (const n of ['hooks.example.test', 'other.example.test'])
+    expect(at(ca2, [0x82, n.length, ...Buffer.from(n)])).toBeGreaterThan(0);
 });
 
 it("takes its validity from the clock it is given, not the system's", () => {

@@ -17,7 +17,10 @@ async function renderer() {
   const err = Object.assign(new PassThrough(), { isTTY: true });
   let written = '';
   out.on('data', (c) => (written += String(c)));
-  const io = new IO({ stdin: Object.assign(new PassThrough(), { isTTY: true }), stdout: out, stderr: err }, { json: false, noInput: false, env: {} });
+  const io = new IO(
+    { stdin: Object.assign(new PassThrough(), { isTTY: true }), stdout: out, stderr: err },
+    { json: false, noInput: false, env: {} },
+  );
   const r = new TtyRenderer(io, await loadStyle(io), () => Date.parse('2026-11-22T10:00:05.000Z'));
   return { r, output: () => written };
 }
@@ -31,7 +34,11 @@ describe('TtyRenderer', () => {
     r.handle({ kind: 'event', seq: 1, event: ev('run.stage_changed', { stage: '05_build', percent: 0 }) });
     const drawnBefore = r.stats.frames;
     for (let i = 0; i < 20_000; i++) {
-      r.handle({ kind: 'log', seq: i + 2, event: ev('log', { stage: '05_build', level: 'info', message: `line ${i}` }) });
+      r.handle({
+        kind: 'log',
+        seq: i + 2,
+        event: ev('log', { stage: '05_build', level: 'info', message: `line ${i}` }),
+      });
       if (i % 20 === 0) vi.advanceTimersByTime(1); // 20,000 events over one second
     }
     vi.advanceTimersByTime(100);
@@ -43,12 +50,36 @@ describe('TtyRenderer', () => {
 
   it('keeps finished stages, warnings and the outcome; fits lines; strips escapes; shows the cursor again', async () => {
     const { r, output } = await renderer();
-    r.handle({ kind: 'event', seq: 1, event: ev('run.stage_changed', { stage: '01_intake', percent: 0 }, '2026-11-22T10:00:00.000Z') });
-    r.handle({ kind: 'log', seq: 2, event: ev('log', { stage: '01_intake', level: 'warn', message: 'careful \u001b]0;pwned\u0007now' }) });
-    r.handle({ kind: 'event', seq: 3, event: ev('run.stage_changed', { stage: '02_concept', percent: 0 }, '2026-11-22T10:00:04.000Z') });
-    r.handle({ kind: 'log', seq: 4, event: ev('log', { stage: '02_concept', level: 'info', message: 'x'.repeat(200) }) });
+    r.handle({
+      kind: 'event',
+      seq: 1,
+      event: ev('run.stage_changed', { stage: '01_intake', percent: 0 }, '2026-11-22T10:00:00.000Z'),
+    });
+    r.handle({
+      kind: 'log',
+      seq: 2,
+      event: ev('log', { stage: '01_intake', level: 'warn', message: 'careful \u001b]0;pwned\u0007now' }),
+    });
+    r.handle({
+      kind: 'event',
+      seq: 3,
+      event: ev('run.stage_changed', { stage: '02_concept', percent: 0 }, '2026-11-22T10:00:04.000Z'),
+    });
+    r.handle({
+      kind: 'log',
+      seq: 4,
+      event: ev('log', { stage: '02_concept', level: 'info', message: 'x'.repeat(200) }),
+    });
     vi.advanceTimersByTime(100);
-    r.handle({ kind: 'event', seq: 5, event: ev('run.failed', { stage: '02_concept', error: { code: 'boom', message: 'it broke' } }, '2026-11-22T10:00:05.000Z') });
+    r.handle({
+      kind: 'event',
+      seq: 5,
+      event: ev(
+        'run.failed',
+        { stage: '02_concept', error: { code: 'boom', message: 'it broke' } },
+        '2026-11-22T10:00:05.000Z',
+      ),
+    });
     r.finish();
     const raw = output();
     expect(raw).not.toContain('\u001b]'); // the server's OSC never reaches the terminal
@@ -71,12 +102,32 @@ describe('TtyRenderer, where a gate opens and what stays', () => {
 
   it('ticks the stage a gate follows before drawing the gate; a rejection is "back to" it', async () => {
     const { r, output } = await renderer();
-    r.handle({ kind: 'event', seq: 1, event: ev('run.stage_changed', { stage: '01_intake', percent: 0 }, '2026-11-22T10:00:00.000Z') });
-    r.handle({ kind: 'event', seq: 2, event: ev('run.stage_changed', { stage: '02_concept', percent: 0 }, '2026-11-22T10:00:01.000Z') });
-    r.handle({ kind: 'event', seq: 3, event: ev('run.stage_changed', { stage: '02_concept', percent: 100 }, '2026-11-22T10:00:03.000Z') });
+    r.handle({
+      kind: 'event',
+      seq: 1,
+      event: ev('run.stage_changed', { stage: '01_intake', percent: 0 }, '2026-11-22T10:00:00.000Z'),
+    });
+    r.handle({
+      kind: 'event',
+      seq: 2,
+      event: ev('run.stage_changed', { stage: '02_concept', percent: 0 }, '2026-11-22T10:00:01.000Z'),
+    });
+    r.handle({
+      kind: 'event',
+      seq: 3,
+      event: ev('run.stage_changed', { stage: '02_concept', percent: 100 }, '2026-11-22T10:00:03.000Z'),
+    });
     r.handle({ kind: 'event', seq: 4, event: ev('run.gate_pending', { gate: 'idea' }, '2026-11-22T10:00:03.000Z') });
-    r.handle({ kind: 'event', seq: 5, event: ev('run.gate_resolved', { gate: 'idea', decision: 'rejected' }, '2026-11-22T10:00:04.000Z') });
-    r.handle({ kind: 'event', seq: 6, event: ev('run.stage_changed', { stage: '02_concept', percent: 0 }, '2026-11-22T10:00:04.000Z') });
+    r.handle({
+      kind: 'event',
+      seq: 5,
+      event: ev('run.gate_resolved', { gate: 'idea', decision: 'rejected' }, '2026-11-22T10:00:04.000Z'),
+    });
+    r.handle({
+      kind: 'event',
+      seq: 6,
+      event: ev('run.stage_changed', { stage: '02_concept', percent: 0 }, '2026-11-22T10:00:04.000Z'),
+    });
     r.finish();
     const text = output().replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
     const concept = text.indexOf('✓ 02_concept  2.0s');
@@ -88,9 +139,25 @@ describe('TtyRenderer, where a gate opens and what stays', () => {
 
   it('ticks the scoring stage before its scorecard, and draws that scorecard once', async () => {
     const { r, output } = await renderer();
-    r.handle({ kind: 'event', seq: 1, event: ev('run.stage_changed', { stage: '07_scoring', percent: 0 }, '2026-11-22T10:00:00.000Z') });
-    r.handle({ kind: 'event', seq: 2, event: ev('run.scored', { score: { beauty: 80, harmony: 70, score: 75, total: 100 }, passed: true }, '2026-11-22T10:00:00.000Z') });
-    r.handle({ kind: 'event', seq: 3, event: ev('run.stage_changed', { stage: '07_scoring', percent: 100 }, '2026-11-22T10:00:02.000Z') });
+    r.handle({
+      kind: 'event',
+      seq: 1,
+      event: ev('run.stage_changed', { stage: '07_scoring', percent: 0 }, '2026-11-22T10:00:00.000Z'),
+    });
+    r.handle({
+      kind: 'event',
+      seq: 2,
+      event: ev(
+        'run.scored',
+        { score: { beauty: 80, harmony: 70, score: 75, total: 100 }, passed: true },
+        '2026-11-22T10:00:00.000Z',
+      ),
+    });
+    r.handle({
+      kind: 'event',
+      seq: 3,
+      event: ev('run.stage_changed', { stage: '07_scoring', percent: 100 }, '2026-11-22T10:00:02.000Z'),
+    });
     r.handle({ kind: 'event', seq: 4, event: ev('run.gate_pending', { gate: 'final' }, '2026-11-22T10:00:02.000Z') });
     r.finish();
     const text = output().replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
@@ -101,7 +168,12 @@ describe('TtyRenderer, where a gate opens and what stays', () => {
 
   it('a warning said again after a rework is kept once', async () => {
     const { r, output } = await renderer();
-    const warn = (seq: number) => r.handle({ kind: 'log', seq, event: ev('log', { stage: '05_build', level: 'warn', message: 'keyWindow was deprecated' }) });
+    const warn = (seq: number) =>
+      r.handle({
+        kind: 'log',
+        seq,
+        event: ev('log', { stage: '05_build', level: 'warn', message: 'keyWindow was deprecated' }),
+      });
     r.handle({ kind: 'event', seq: 1, event: ev('run.stage_changed', { stage: '05_build', percent: 0 }) });
     warn(2);
     r.handle({ kind: 'event', seq: 3, event: ev('run.stage_changed', { stage: '06_test', percent: 0 }) });
@@ -118,7 +190,11 @@ describe('TtyRenderer, where a gate opens and what stays', () => {
     const error = `error: Command SwiftCompile failed with a nonzero exit code (AppDelegate.swift:42: cannot find 'Analytics' in scope)`;
     r.handle({ kind: 'event', seq: 1, event: ev('run.stage_changed', { stage: '05_build', percent: 0 }) });
     r.handle({ kind: 'log', seq: 2, event: ev('log', { stage: '05_build', level: 'error', message: error }) });
-    r.handle({ kind: 'event', seq: 3, event: ev('run.failed', { stage: '05_build', error: { code: 'build_failed', message: 'x' } }) });
+    r.handle({
+      kind: 'event',
+      seq: 3,
+      event: ev('run.failed', { stage: '05_build', error: { code: 'build_failed', message: 'x' } }),
+    });
     r.finish();
     const text = output().replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
     expect(text).toContain(`✗ 05_build  ${error}`);

@@ -13,7 +13,13 @@ function io(tty: boolean, env: NodeJS.ProcessEnv = {}, flags: { json?: boolean; 
   const stdin = Object.assign(new PassThrough(), { isTTY: tty });
   const chunks: string[] = [];
   out.on('data', (c) => chunks.push(String(c)));
-  return { io: new IO({ stdin, stdout: out, stderr: err }, { json: flags.json ?? false, noInput: flags.noInput ?? false, env }), stdout: () => chunks.join('') };
+  return {
+    io: new IO(
+      { stdin, stdout: out, stderr: err },
+      { json: flags.json ?? false, noInput: flags.noInput ?? false, env },
+    ),
+    stdout: () => chunks.join(''),
+  };
 }
 
 describe('IO', () => {
@@ -41,7 +47,9 @@ describe('renderTable', () => {
   const rows = [['run_1', 'A rather long name that will not fit in a narrow terminal', 'running']];
 
   it('joins cells with tabs for pipes, whatever the width', () => {
-    expect(renderTable(cols, rows, { tty: false, width: 20 })).toEqual(['run_1\tA rather long name that will not fit in a narrow terminal\trunning']);
+    expect(renderTable(cols, rows, { tty: false, width: 20 })).toEqual([
+      'run_1\tA rather long name that will not fit in a narrow terminal\trunning',
+    ]);
   });
 
   it('aligns columns and shortens the flexible one to fit the terminal', () => {
@@ -54,7 +62,9 @@ describe('renderTable', () => {
   });
 
   it('sanitises cells', () => {
-    expect(renderTable(cols, [['run_1\u001b[2J', 'x\ny', 'ok']], { tty: false, width: 80 })).toEqual(['run_1\tx y\tok']);
+    expect(renderTable(cols, [['run_1\u001b[2J', 'x\ny', 'ok']], { tty: false, width: 80 })).toEqual([
+      'run_1\tx y\tok',
+    ]);
   });
 });
 
@@ -82,7 +92,17 @@ describe('narrow terminals', () => {
     const { renderTable } = await import('../../src/ui/table.js');
     const rows = [['run_8fJ2kQabcdef', 'awaiting_approval', '07_scoring', 'final', '2026-11-22T10:00:00.000Z']];
     for (const width of [80, 40, 30]) {
-      const lines = renderTable([{ header: 'ID' }, { header: 'STATUS' }, { header: 'STAGE', flexible: true }, { header: 'GATE' }, { header: 'CREATED', flexible: true }], rows, { tty: true, width });
+      const lines = renderTable(
+        [
+          { header: 'ID' },
+          { header: 'STATUS' },
+          { header: 'STAGE', flexible: true },
+          { header: 'GATE' },
+          { header: 'CREATED', flexible: true },
+        ],
+        rows,
+        { tty: true, width },
+      );
       for (const l of lines) expect([...l].length, `width ${width}: ${l}`).toBeLessThanOrEqual(width);
       expect(lines[1]).toContain('run_8fJ2kQabcdef'.slice(0, Math.min(16, width))); // the id keeps its width first
     }
@@ -95,11 +115,38 @@ describe('narrow terminals', () => {
     let out = '';
     const stdout = Object.assign(new PassThrough(), { isTTY: true, columns: 30 });
     stdout.on('data', (c: Buffer) => (out += c.toString()));
-    const io = new IO({ stdin: Object.assign(new PassThrough(), { isTTY: true }), stdout, stderr: Object.assign(new PassThrough(), { isTTY: true, columns: 30 }) }, { json: false, noInput: false, env: {} });
+    const io = new IO(
+      {
+        stdin: Object.assign(new PassThrough(), { isTTY: true }),
+        stdout,
+        stderr: Object.assign(new PassThrough(), { isTTY: true, columns: 30 }),
+      },
+      { json: false, noInput: false, env: {} },
+    );
     const plain = (s: string) => s;
-    const r = new TtyRenderer(io, { bold: plain, dim: plain, red: plain, green: plain, yellow: plain, cyan: plain, status: plain, alarm: plain, swatch: (_h, l) => l });
+    const r = new TtyRenderer(io, {
+      bold: plain,
+      dim: plain,
+      red: plain,
+      green: plain,
+      yellow: plain,
+      cyan: plain,
+      status: plain,
+      alarm: plain,
+      swatch: (_h, l) => l,
+    });
     const url = 'https://apps.apple.com/app/id1234567890123';
-    r.handle({ kind: 'event', seq: 1, event: { id: 'e', type: 'run.accepted', created_at: '2026-11-22T10:00:00.000Z', run_id: 'run_1', data: { app_id: '1234567890123', app_store_url: url } } });
+    r.handle({
+      kind: 'event',
+      seq: 1,
+      event: {
+        id: 'e',
+        type: 'run.accepted',
+        created_at: '2026-11-22T10:00:00.000Z',
+        run_id: 'run_1',
+        data: { app_id: '1234567890123', app_store_url: url },
+      },
+    });
     r.finish();
     expect(out).toContain(url);
   });
@@ -109,7 +156,15 @@ describe('widths in terminal columns', () => {
   it('lines up a table whose cells hold CJK and emoji, which take two columns each', async () => {
     const { renderTable } = await import('../../src/ui/table.js');
     const { displayWidth } = await import('../../src/ui/width.js');
-    const lines = renderTable([{ header: 'ID' }, { header: 'NAME' }, { header: 'STATUS' }], [['run_1', '日本語アプリ', 'running'], ['run_2', 'Plain', 'accepted'], ['run_3', 'Run 🏃🏽 club', 'failed']], { tty: true, width: 80 });
+    const lines = renderTable(
+      [{ header: 'ID' }, { header: 'NAME' }, { header: 'STATUS' }],
+      [
+        ['run_1', '日本語アプリ', 'running'],
+        ['run_2', 'Plain', 'accepted'],
+        ['run_3', 'Run 🏃🏽 club', 'failed'],
+      ],
+      { tty: true, width: 80 },
+    );
     const statusAt = lines.map((l) => displayWidth(l.slice(0, l.search(/running|accepted|failed|STATUS/))));
     expect(new Set(statusAt).size).toBe(1); // every STATUS cell starts in the same column
   });
@@ -130,7 +185,16 @@ describe('widths in terminal columns', () => {
 
 it('every character measured without the Unicode tables takes the one column string-width gives it', async () => {
   const { default: stringWidth } = await import('string-width');
-  const ranges: Array<[number, number]> = [[0x20, 0x7e], [0xa1, 0xac], [0xae, 0x2ff], [0x2010, 0x2027], [0x2030, 0x205e], [0x2190, 0x21ff], [0x2500, 0x25fc], [0x2713, 0x2718]];
+  const ranges: Array<[number, number]> = [
+    [0x20, 0x7e],
+    [0xa1, 0xac],
+    [0xae, 0x2ff],
+    [0x2010, 0x2027],
+    [0x2030, 0x205e],
+    [0x2190, 0x21ff],
+    [0x2500, 0x25fc],
+    [0x2713, 0x2718],
+  ];
   for (const [from, to] of ranges) {
     for (let cp = from; cp <= to; cp++) {
       const ch = String.fromCodePoint(cp);
@@ -140,21 +204,39 @@ it('every character measured without the Unicode tables takes the one column str
     }
   }
   // Just outside them, or with a mark that combines: the table's answer.
-  for (const s of ['\u00ad', '\u25fd', '\u2705', 'e\u0301', '\u2028', '日本']) expect(displayWidth(s), JSON.stringify(s)).toBe(stringWidth(s));
+  for (const s of ['\u00ad', '\u25fd', '\u2705', 'e\u0301', '\u2028', '日本'])
+    expect(displayWidth(s), JSON.stringify(s)).toBe(stringWidth(s));
 });
 
 it('the bundled string-width, its tables made when first called (scripts/bundle-options.mjs), measures as the package does', async () => {
   const { readdirSync, readFileSync } = await import('node:fs');
   const dir = new URL('../../dist/chunks/', import.meta.url);
-  const chunk = readdirSync(dir).find((f) => f.endsWith('.js') && readFileSync(new URL(f, dir), 'utf8').includes('function makeTables()'));
+  const chunk = readdirSync(dir).find(
+    (f) => f.endsWith('.js') && readFileSync(new URL(f, dir), 'utf8').includes('function makeTables()'),
+  );
   expect(chunk, 'the build makes string-width lazy').toBeDefined();
   const bundled = (await import(new URL(chunk!, dir).href)) as { stringWidth: (s: string) => number };
   const { default: stringWidth } = await import('string-width');
-  for (const s of ['plain', '日本語アプリ', 'Run 🏃🏽 club', 'e\u0301', '👨‍👩‍👧', '\u001b[31mred\u001b[0m', '', '1\u20e3', '한국어']) expect(bundled.stringWidth(s), JSON.stringify(s)).toBe(stringWidth(s));
+  for (const s of [
+    'plain',
+    '日本語アプリ',
+    'Run 🏃🏽 club',
+    'e\u0301',
+    '👨‍👩‍👧',
+    '\u001b[31mred\u001b[0m',
+    '',
+    '1\u20e3',
+    '한국어',
+  ])
+    expect(bundled.stringWidth(s), JSON.stringify(s)).toBe(stringWidth(s));
 });
 
 it('a fault says "1 time", not "1 times" (orc sandbox fault list and the console share the words)', async () => {
   const { faultEffects } = await import('../../src/contract/sandbox-control.js');
   expect(faultEffects({ route: 'GET /v1/runs', status: 500, times: 1 })).toEqual(['status 500', '1 time']);
-  expect(faultEffects({ route: 'GET /v1/runs', latency_ms: 300, times: 3, probability: 0.5 })).toEqual(['latency 300 ms', '3 times', 'p 0.5']);
+  expect(faultEffects({ route: 'GET /v1/runs', latency_ms: 300, times: 3, probability: 0.5 })).toEqual([
+    'latency 300 ms',
+    '3 times',
+    'p 0.5',
+  ]);
 });

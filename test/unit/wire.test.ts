@@ -35,7 +35,8 @@ async function writeApart(socket: Socket, pieces: Array<string | Buffer>, end = 
   if (end) socket.end();
 }
 
-const get = (url: URL, headers: Record<string, string> = {}) => wireGet({ url, headers, signal: new AbortController().signal, connectTimeoutMs: 5000 });
+const get = (url: URL, headers: Record<string, string> = {}) =>
+  wireGet({ url, headers, signal: new AbortController().signal, connectTimeoutMs: 5000 });
 
 async function drained(url: URL): Promise<{ status: number; bytes: Buffer; headers: Record<string, unknown> }> {
   const answer = await get(url);
@@ -51,8 +52,18 @@ describe('wireGet', () => {
     let seen = '';
     const url = await serve((head, s) => {
       seen = head;
-      const whole = Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\nX-Request-Id: req_1\r\nSet-Cookie: a=1\r\nSet-Cookie: b=2\r\n\r\n`), body]);
-      void writeApart(s, [whole.subarray(0, 10), whole.subarray(10, 60), whole.subarray(60, 5000), whole.subarray(5000)]);
+      const whole = Buffer.concat([
+        Buffer.from(
+          `HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\nX-Request-Id: req_1\r\nSet-Cookie: a=1\r\nSet-Cookie: b=2\r\n\r\n`,
+        ),
+        body,
+      ]);
+      void writeApart(s, [
+        whole.subarray(0, 10),
+        whole.subarray(10, 60),
+        whole.subarray(60, 5000),
+        whole.subarray(5000),
+      ]);
     });
     const r = await drained(url);
     expect(seen).toMatch(/^GET \/files\/x\.ipa\?signature=abc HTTP\/1\.1\r\n/);
@@ -67,22 +78,33 @@ describe('wireGet', () => {
     const url = await serve((_h, s) => {
       const a = body.subarray(0, 30_000);
       const b = body.subarray(30_000);
-      void writeApart(s, [
-        'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n7',
-        `530;ext=1\r\n`,
-        a.subarray(0, 100),
-        Buffer.concat([a.subarray(100), Buffer.from('\r')]),
-        `\n${b.length.toString(16)}\r\n`,
-        Buffer.concat([b, Buffer.from('\r\n0\r\nX-Trailer: 1\r\n')]),
-        '\r\n',
-      ], false);
+      void writeApart(
+        s,
+        [
+          'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n7',
+          `530;ext=1\r\n`,
+          a.subarray(0, 100),
+          Buffer.concat([a.subarray(100), Buffer.from('\r')]),
+          `\n${b.length.toString(16)}\r\n`,
+          Buffer.concat([b, Buffer.from('\r\n0\r\nX-Trailer: 1\r\n')]),
+          '\r\n',
+        ],
+        false,
+      );
     });
     const r = await drained(url);
     expect(r.bytes.equals(body)).toBe(true);
   });
 
   it('reads to the close when the answer has no framing; skips a 100 Continue before the answer', async () => {
-    const url = await serve((_h, s) => void writeApart(s, ['HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 206 Partial Content\r\nContent-Range: bytes 5-9/10\r\n\r\n', body.subarray(0, 40_000), body.subarray(40_000)]));
+    const url = await serve(
+      (_h, s) =>
+        void writeApart(s, [
+          'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 206 Partial Content\r\nContent-Range: bytes 5-9/10\r\n\r\n',
+          body.subarray(0, 40_000),
+          body.subarray(40_000),
+        ]),
+    );
     const r = await drained(url);
     expect(r.status).toBe(206);
     expect(r.headers['content-range']).toBe('bytes 5-9/10');
@@ -90,7 +112,10 @@ describe('wireGet', () => {
   });
 
   it('a body cut short is a broken connection (ECONNRESET), with the bytes before it delivered', async () => {
-    const url = await serve((_h, s) => void writeApart(s, [`HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\n\r\n`, body.subarray(0, 1000)]));
+    const url = await serve(
+      (_h, s) =>
+        void writeApart(s, [`HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\n\r\n`, body.subarray(0, 1000)]),
+    );
     const answer = await get(url);
     let got = 0;
     const err = await answer.body.drainInto((b) => void (got += b.length)).catch((e: NodeJS.ErrnoException) => e);
@@ -100,21 +125,38 @@ describe('wireGet', () => {
   });
 
   it("an error thrown by the writer stops the reading and is the download's error, as it was thrown", async () => {
-    const url = await serve((_h, s) => void writeApart(s, [`HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\n\r\n`, body.subarray(0, 1000), body.subarray(1000)]));
+    const url = await serve(
+      (_h, s) =>
+        void writeApart(s, [
+          `HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\n\r\n`,
+          body.subarray(0, 1000),
+          body.subarray(1000),
+        ]),
+    );
     const answer = await get(url);
     const full = Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
     let calls = 0;
-    const err = await answer.body.drainInto(() => {
-      calls++;
-      throw full;
-    }).catch((e: unknown) => e);
+    const err = await answer.body
+      .drainInto(() => {
+        calls++;
+        throw full;
+      })
+      .catch((e: unknown) => e);
     expect(err).toBe(full);
     expect(calls).toBe(1);
   });
 
   it('an error answer is read by iteration (a copy of each piece), and then the body is complete', async () => {
-    const text = JSON.stringify({ error: { type: 'invalid_request_error', code: 'signed_url_expired', message: 'expired' } });
-    const url = await serve((_h, s) => void writeApart(s, [`HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\nContent-Length: ${text.length}\r\n\r\n${text.slice(0, 20)}`, text.slice(20)]));
+    const text = JSON.stringify({
+      error: { type: 'invalid_request_error', code: 'signed_url_expired', message: 'expired' },
+    });
+    const url = await serve(
+      (_h, s) =>
+        void writeApart(s, [
+          `HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\nContent-Length: ${text.length}\r\n\r\n${text.slice(0, 20)}`,
+          text.slice(20),
+        ]),
+    );
     const answer = await get(url);
     let read = '';
     for await (const c of answer.body) read += c.toString();
@@ -142,17 +184,23 @@ describe('wireGet', () => {
   it('refuses an answer that is not HTTP, and a chunk size that is not hexadecimal', async () => {
     const notHttp = await serve((_h, s) => void writeApart(s, ['SSH-2.0-OpenSSH\r\n\r\n']));
     await expect(get(notHttp)).rejects.toMatchObject({ code: 'HPE_INVALID' });
-    const badChunk = await serve((_h, s) => void writeApart(s, ['HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n']));
+    const badChunk = await serve(
+      (_h, s) => void writeApart(s, ['HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n']),
+    );
     const answer = await get(badChunk);
     await expect(answer.body.drainInto(() => {})).rejects.toMatchObject({ code: 'HPE_INVALID' });
   });
 
   it('refuses a Content-Length that is not one number (as Node does), and takes a repeated one (as RFC 9112 6.3 allows)', async () => {
     for (const length of ['abc', '5, 6']) {
-      const bad = await serve((_h, s) => void writeApart(s, [`HTTP/1.1 200 OK\r\nContent-Length: ${length}\r\n\r\nhello`]));
+      const bad = await serve(
+        (_h, s) => void writeApart(s, [`HTTP/1.1 200 OK\r\nContent-Length: ${length}\r\n\r\nhello`]),
+      );
       await expect(get(bad)).rejects.toMatchObject({ code: 'HPE_INVALID' });
     }
-    const repeated = await serve((_h, s) => void writeApart(s, ['HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\nhello'], false));
+    const repeated = await serve(
+      (_h, s) => void writeApart(s, ['HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\nhello'], false),
+    );
     expect((await drained(repeated)).bytes.toString()).toBe('hello');
   });
 

@@ -8,11 +8,23 @@ export class Artifacts {
   constructor(private readonly http: HttpClient) {}
 
   async manifest(runId: string) {
-    return (await this.http.json({ method: 'GET', target: path`/v1/runs/${runId}/artifacts`, schema: (s) => s.ArtifactManifest, quick: isArtifactManifest })).data;
+    return (
+      await this.http.json({
+        method: 'GET',
+        target: path`/v1/runs/${runId}/artifacts`,
+        schema: (s) => s.ArtifactManifest,
+        quick: isArtifactManifest,
+      })
+    ).data;
   }
 
   retrieve(runId: string, kind: string) {
-    return this.http.json({ method: 'GET', target: path`/v1/runs/${runId}/artifacts/${kind}`, schema: (s) => s.Artifact, quick: isArtifact });
+    return this.http.json({
+      method: 'GET',
+      target: path`/v1/runs/${runId}/artifacts/${kind}`,
+      schema: (s) => s.Artifact,
+      quick: isArtifact,
+    });
   }
 
   /** One file behind its signed URL: no key, from byte `from` on. */

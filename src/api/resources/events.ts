@@ -7,6 +7,10 @@ export class Events {
   constructor(private readonly http: HttpClient) {}
 
   stream(runId: string, opts: Omit<StreamOptions, 'what' | 'resumeHint'>) {
-    return readEventStream(this.http, path`/v1/runs/${runId}/events`, { ...opts, what: `the event stream of ${runId}`, resumeHint: `The run goes on; watch again with \`orc watch ${runId}\`.` });
+    return readEventStream(this.http, path`/v1/runs/${runId}/events`, {
+      ...opts,
+      what: `the event stream of ${runId}`,
+      resumeHint: `The run goes on; watch again with \`orc watch ${runId}\`.`,
+    });
   }
 }

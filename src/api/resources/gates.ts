@@ -7,14 +7,25 @@ export class Gates {
   constructor(private readonly http: HttpClient) {}
 
   async list(runId: string): Promise<Gate[]> {
-    return (await this.http.json({ method: 'GET', target: path`/v1/runs/${runId}/gates`, schema: (s) => s.GateList })).data;
+    return (await this.http.json({ method: 'GET', target: path`/v1/runs/${runId}/gates`, schema: (s) => s.GateList }))
+      .data;
   }
 
   approve(runId: string, gate: string, notes?: string) {
-    return this.http.json({ method: 'POST', target: path`/v1/runs/${runId}/gates/${gate}` + ':approve', schema: (s) => s.GateDecision, ...(notes ? { body: { notes } } : {}) });
+    return this.http.json({
+      method: 'POST',
+      target: path`/v1/runs/${runId}/gates/${gate}` + ':approve',
+      schema: (s) => s.GateDecision,
+      ...(notes ? { body: { notes } } : {}),
+    });
   }
 
   reject(runId: string, gate: string, notes: string) {
-    return this.http.json({ method: 'POST', target: path`/v1/runs/${runId}/gates/${gate}` + ':reject', body: { notes }, schema: (s) => s.GateDecision });
+    return this.http.json({
+      method: 'POST',
+      target: path`/v1/runs/${runId}/gates/${gate}` + ':reject',
+      body: { notes },
+      schema: (s) => s.GateDecision,
+    });
   }
 }

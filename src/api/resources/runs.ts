@@ -18,7 +18,10 @@ export class Runs {
   constructor(private readonly http: HttpClient) {}
 
   /** The run, and whether the service replayed an earlier create with the same Idempotency-Key. */
-  async create(params: RunCreateParams, { idempotencyKey }: { idempotencyKey?: string } = {}): Promise<Run & { replayed?: boolean }> {
+  async create(
+    params: RunCreateParams,
+    { idempotencyKey }: { idempotencyKey?: string } = {},
+  ): Promise<Run & { replayed?: boolean }> {
     let replayed = false;
     const run = await this.http.json({
       method: 'POST',
@@ -39,7 +42,13 @@ export class Runs {
   }
 
   list(query: RunListQuery = {}): Promise<Page<Run>> {
-    return this.http.json({ method: 'GET', target: '/v1/runs', query: { ...query }, schema: (s) => s.pageOf(s.Run) as never, quick: isRunPage });
+    return this.http.json({
+      method: 'GET',
+      target: '/v1/runs',
+      query: { ...query },
+      schema: (s) => s.pageOf(s.Run) as never,
+      quick: isRunPage,
+    });
   }
 
   listAll(query: Omit<RunListQuery, 'cursor'> = {}): AsyncGenerator<Run> {

@@ -11,6 +11,12 @@ export class Spec {
   }
 
   update(runId: string, patch: Record<string, unknown>): Promise<AppSpec> {
-    return this.http.json({ method: 'PATCH', target: path`/v1/runs/${runId}/spec`, body: patch, contentType: 'application/merge-patch+json', schema: (s) => s.AppSpec });
+    return this.http.json({
+      method: 'PATCH',
+      target: path`/v1/runs/${runId}/spec`,
+      body: patch,
+      contentType: 'application/merge-patch+json',
+      schema: (s) => s.AppSpec,
+    });
   }
 }

@@ -13,7 +13,12 @@ export class Webhooks {
   /** `retries`: attempts after the first (the client's default when absent); a caller that checks again
    * on its own schedule (the listener's keeper) asks for 0. */
   retrieve(id: string, { retries }: { retries?: number } = {}) {
-    return this.http.json({ method: 'GET', target: path`/v1/webhooks/${id}`, schema: (s) => s.Webhook, ...(retries !== undefined ? { retries } : {}) });
+    return this.http.json({
+      method: 'GET',
+      target: path`/v1/webhooks/${id}`,
+      schema: (s) => s.Webhook,
+      ...(retries !== undefined ? { retries } : {}),
+    });
   }
 
   list(query: { limit?: number; cursor?: string } = {}) {
@@ -33,6 +38,10 @@ export class Webhooks {
   }
 
   redeliver(id: string, deliveryId: string) {
-    return this.http.json({ method: 'POST', target: path`/v1/webhooks/${id}/deliveries/${deliveryId}` + ':redeliver', schema: (s) => s.Delivery });
+    return this.http.json({
+      method: 'POST',
+      target: path`/v1/webhooks/${id}/deliveries/${deliveryId}` + ':redeliver',
+      schema: (s) => s.Delivery,
+    });
   }
 }

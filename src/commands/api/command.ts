@@ -12,11 +12,17 @@ export const api = command({
   args: [arg.optionalWord('method', { complete: METHODS }), arg.optionalWord('path')],
   flags: {
     data: flag.string('json|@file|-', 'the request body: JSON text, @file, or - for stdin', { complete: 'files' }),
-    field: flag.multi('key=value', 'a field of a JSON body (dotted keys nest; true, false, null and numbers are typed); on GET, a query parameter; repeatable', { short: 'f' }),
+    field: flag.multi(
+      'key=value',
+      'a field of a JSON body (dotted keys nest; true, false, null and numbers are typed); on GET, a query parameter; repeatable',
+      { short: 'f' },
+    ),
     header: flag.multi('Name: value', 'a request header; repeatable', { short: 'H' }),
     paginate: flag.bool('follow next_cursor and print one JSON array of every item of every page'),
     include: flag.bool('print the status line and headers on stderr first'),
-    openapi: flag.bool('print the OpenAPI 3.1 document of the service (made from the contract orc speaks; nothing is sent)'),
+    openapi: flag.bool(
+      'print the OpenAPI 3.1 document of the service (made from the contract orc speaks; nothing is sent)',
+    ),
   },
   examples: [
     'orc api /v1/runs',

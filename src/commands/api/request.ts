@@ -21,7 +21,8 @@ export default async function request(ctx: Context, args: Args, flags: FlagsOf<t
   // `orc api /v1/runs`, as `gh api` is typed: a first word that is a path (no method holds a /) is a GET of it.
   const [methodRaw, pathRaw] = args[1] === undefined && args[0]?.includes('/') ? ['GET', args[0]] : args;
   if (flags.openapi) {
-    if (methodRaw !== undefined) throw new UsageError('--openapi prints the document and sends nothing: it takes no method or path');
+    if (methodRaw !== undefined)
+      throw new UsageError('--openapi prints the document and sends nothing: it takes no method or path');
     const { openApiDocument } = await import('../../contract/openapi.js');
     io.writeJson(openApiDocument(ctx.version));
     return 0;
@@ -31,9 +32,11 @@ export default async function request(ctx: Context, args: Args, flags: FlagsOf<t
     throw Object.assign(new UsageError(usage), { field: '<path>' });
   }
   const method = methodRaw.toUpperCase();
-  if (!(METHODS as readonly string[]).includes(method)) throw new UsageError(`<method>: ${JSON.stringify(methodRaw)} is not one of ${METHODS.join(', ')}`);
+  if (!(METHODS as readonly string[]).includes(method))
+    throw new UsageError(`<method>: ${JSON.stringify(methodRaw)} is not one of ${METHODS.join(', ')}`);
   const headers = parseHeaders(flags.header);
-  if (flags.data !== undefined && flags.field.length) throw new UsageError('--data and -f/--field both give the body; use one');
+  if (flags.data !== undefined && flags.field.length)
+    throw new UsageError('--data and -f/--field both give the body; use one');
   if (flags.paginate && method !== 'GET') throw new UsageError('--paginate follows the pages of a GET');
   const fields = flags.field.map(parseField);
   const query: Record<string, string> = {};
@@ -67,9 +70,14 @@ export default async function request(ctx: Context, args: Args, flags: FlagsOf<t
       if (flags.include) include(ctx, answer);
       if (answer.status < 200 || answer.status >= 300) return failed(ctx, method, path, answer);
       const page = parseJson(answer.text) as { data?: unknown; next_cursor?: unknown; has_more?: unknown } | undefined;
-      if (!page || !Array.isArray(page.data)) throw new RetoldError(`${method} ${path} is not a list: its answer has no "data" array to follow`, EXIT.usage);
+      if (!page || !Array.isArray(page.data))
+        throw new RetoldError(`${method} ${path} is not a list: its answer has no "data" array to follow`, EXIT.usage);
       items.push(...page.data);
-      cursor = walk.next(page.data.length, page.has_more !== false, typeof page.next_cursor === 'string' ? page.next_cursor : null);
+      cursor = walk.next(
+        page.data.length,
+        page.has_more !== false,
+        typeof page.next_cursor === 'string' ? page.next_cursor : null,
+      );
     } while (cursor);
     io.writeJson(items);
     return 0;
@@ -80,10 +88,11 @@ export default async function request(ctx: Context, args: Args, flags: FlagsOf<t
   if (answer.status < 200 || answer.status >= 300) return failed(ctx, method, path, answer);
   if (answer.text === '') return 0;
   const json = parseJson(answer.text);
-  if (io.filter && json !== undefined) return io.writeJson(json), 0;
+  if (io.filter && json !== undefined) return (io.writeJson(json), 0);
   // At a terminal every byte from the service goes through the sanitiser (JSON formatted first); piped, the
   // body is passed on byte-exact.
-  if (io.stdoutIsTTY) io.out(sanitize(json !== undefined && !io.json ? JSON.stringify(json, null, 2) : answer.text.replace(/\n$/, '')));
+  if (io.stdoutIsTTY)
+    io.out(sanitize(json !== undefined && !io.json ? JSON.stringify(json, null, 2) : answer.text.replace(/\n$/, '')));
   else io.streams.stdout.write(answer.text.endsWith('\n') ? answer.text : `${answer.text}\n`);
   return 0;
 }
@@ -95,7 +104,13 @@ function failed(ctx: Context, method: string, path: string, answer: Answer): nev
   const shown = json !== undefined ? JSON.stringify(json, null, 2) : answer.text;
   if (shown) ctx.io.streams.stderr.write(`${sanitize(shown)}\n`);
   const code = (json as { error?: { code?: unknown } } | undefined)?.error?.code;
-  const what = [`HTTP ${answer.status}`, typeof code === 'string' ? code : null, answer.requestId ? `request id ${answer.requestId}` : null].filter(Boolean).join(', ');
+  const what = [
+    `HTTP ${answer.status}`,
+    typeof code === 'string' ? code : null,
+    answer.requestId ? `request id ${answer.requestId}` : null,
+  ]
+    .filter(Boolean)
+    .join(', ');
   throw new RefusedError(`${method} ${sanitizeLine(path)} answered ${sanitizeLine(what)}`);
 }
 
@@ -110,7 +125,8 @@ function include(ctx: Context, answer: Answer): void {
 /** A path on the service, or an absolute URL of the service's own origin: the key goes nowhere else. */
 function targetOf(raw: string, baseUrl: string): string {
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f\s]/.test(raw)) throw new UsageError(`<path>: ${JSON.stringify(raw)} holds spaces or control characters; percent-encode them`);
+  if (/[\u0000-\u001f\u007f\s]/.test(raw))
+    throw new UsageError(`<path>: ${JSON.stringify(raw)} holds spaces or control characters; percent-encode them`);
   if (/^[a-z][a-z0-9+.-]*:/i.test(raw)) {
     let url: URL;
     try {
@@ -119,7 +135,11 @@ function targetOf(raw: string, baseUrl: string): string {
       throw new UsageError(`<path>: ${JSON.stringify(raw)} is not a URL`);
     }
     const base = new URL(baseUrl);
-    if (url.origin !== base.origin) throw new UsageError(`<path>: ${url.origin} is not the service's address (${base.origin}); orc sends your key only there, so nothing was sent`, 'Give a path (/v1/runs) or a URL of the service itself.');
+    if (url.origin !== base.origin)
+      throw new UsageError(
+        `<path>: ${url.origin} is not the service's address (${base.origin}); orc sends your key only there, so nothing was sent`,
+        'Give a path (/v1/runs) or a URL of the service itself.',
+      );
     return url.href;
   }
   return raw.startsWith('/') ? raw : `/${raw}`;
@@ -131,10 +151,15 @@ function parseHeaders(list: string[]): Record<string, string> {
     const colon = h.indexOf(':');
     const name = colon > 0 ? h.slice(0, colon).trim() : '';
     const value = colon > 0 ? h.slice(colon + 1).trim() : '';
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new UsageError(`--header ${JSON.stringify(h)}: write it as 'Name: value'`);
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
+      throw new UsageError(`--header ${JSON.stringify(h)}: write it as 'Name: value'`);
     // eslint-disable-next-line no-control-regex
-    if (/[\u0000-\u001f\u007f]/.test(value)) throw new UsageError(`--header ${name}: the value holds control characters`);
-    if (OWN_HEADERS.has(name.toLowerCase())) throw new UsageError(`--header ${name}: orc sets this one itself${name.toLowerCase() === 'authorization' ? ' (the key comes from the profile, --profile or ORC_API_KEY)' : ''}`);
+    if (/[\u0000-\u001f\u007f]/.test(value))
+      throw new UsageError(`--header ${name}: the value holds control characters`);
+    if (OWN_HEADERS.has(name.toLowerCase()))
+      throw new UsageError(
+        `--header ${name}: orc sets this one itself${name.toLowerCase() === 'authorization' ? ' (the key comes from the profile, --profile or ORC_API_KEY)' : ''}`,
+      );
     out[name.toLowerCase()] = value;
   }
   return out;
@@ -153,11 +178,21 @@ function parseField(text: string): Field {
   if (eq <= 0) throw new UsageError(`-f ${JSON.stringify(text)}: write it as key=value (idea.pitch="A habit tracker")`);
   const key = text.slice(0, eq);
   const path = key.split('.');
-  if (path.some((p) => p === '')) throw new UsageError(`-f ${JSON.stringify(text)}: a key is names joined by dots, with no empty part`);
+  if (path.some((p) => p === ''))
+    throw new UsageError(`-f ${JSON.stringify(text)}: a key is names joined by dots, with no empty part`);
   const bad = path.find((p) => p === '__proto__' || p === 'constructor' || p === 'prototype');
   if (bad) throw new UsageError(`-f ${key}: the key ${JSON.stringify(bad)} is not allowed`);
   const raw = text.slice(eq + 1);
-  const value = raw === 'true' ? true : raw === 'false' ? false : raw === 'null' ? null : /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(raw) ? Number(raw) : raw;
+  const value =
+    raw === 'true'
+      ? true
+      : raw === 'false'
+        ? false
+        : raw === 'null'
+          ? null
+          : /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(raw)
+            ? Number(raw)
+            : raw;
   return { key, path, raw, value };
 }
 
@@ -174,7 +209,8 @@ function nest(fields: Field[]): Record<string, unknown> {
         return;
       }
       if (here === undefined) node[part] = {};
-      else if (here === null || typeof here !== 'object') throw new UsageError(`-f ${f.key}: ${f.path.slice(0, i + 1).join('.')} is already a value, not an object`);
+      else if (here === null || typeof here !== 'object')
+        throw new UsageError(`-f ${f.key}: ${f.path.slice(0, i + 1).join('.')} is already a value, not an object`);
       node = node[part] as Record<string, unknown>;
     });
   }

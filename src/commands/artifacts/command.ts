@@ -7,7 +7,10 @@ export const list = command({
   summary: 'The artifacts of a run: kind, status, size, files, sha256',
   json: 'the manifest: an array of { kind, status, content_type, size, sha256, files, updated_at }',
   args: [arg.id('run', { complete: 'runs' })],
-  examples: ['orc artifacts list run_8fJ2kQ', 'orc artifacts list run_8fJ2kQ --json | jq \'.[] | select(.status == "ready") | .kind\''],
+  examples: [
+    'orc artifacts list run_8fJ2kQ',
+    'orc artifacts list run_8fJ2kQ --json | jq \'.[] | select(.status == "ready") | .kind\'',
+  ],
 });
 
 export const pull = command({
@@ -19,12 +22,20 @@ export const pull = command({
     dir: flag.string('dir', 'where to put them (default: ./<run id>/)', { complete: 'files' }),
     concurrency: flag.int('n', 'files downloaded at a time', { min: 1, max: 32, default: 4 }),
   },
-  examples: ['orc artifacts pull run_8fJ2kQ', 'orc artifacts pull run_8fJ2kQ ipa --dir build/', 'orc artifacts pull run_8fJ2kQ screenshots metadata --json'],
+  examples: [
+    'orc artifacts pull run_8fJ2kQ',
+    'orc artifacts pull run_8fJ2kQ ipa --dir build/',
+    'orc artifacts pull run_8fJ2kQ screenshots metadata --json',
+  ],
 });
 
 export default command({
   name: 'artifacts',
   summary: 'List and download what a run produced',
-  examples: ['orc artifacts list run_8fJ2kQ', 'orc artifacts pull run_8fJ2kQ', 'orc artifacts pull run_8fJ2kQ ipa --dir build/'],
+  examples: [
+    'orc artifacts list run_8fJ2kQ',
+    'orc artifacts pull run_8fJ2kQ',
+    'orc artifacts pull run_8fJ2kQ ipa --dir build/',
+  ],
   subcommands: [handled(list, () => import('./list.js')), handled(pull, () => import('./pull.js'))],
 });

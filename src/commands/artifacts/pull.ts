@@ -17,7 +17,11 @@ import { ARTIFACT_KINDS } from '../../contract/events.js';
 const REDRAW_MS = 100;
 const SPEED_WINDOW_MS = 3000;
 
-export default async function pull(ctx: Context, [given, named]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
+export default async function pull(
+  ctx: Context,
+  [given, named]: ArgsOf<typeof spec>,
+  flags: FlagsOf<typeof spec>,
+): Promise<number> {
   // `orc artifacts pull screenshots`: a kind where the run would be means the run was left out.
   const kindFirst = given !== undefined && (ARTIFACT_KINDS as readonly string[]).includes(given);
   const kinds = kindFirst ? [given!, ...named] : named;
@@ -43,14 +47,19 @@ export default async function pull(ctx: Context, [given, named]: ArgsOf<typeof s
           if (view) view.done(f);
           else if (!io.json) io.out([f.state, shown(f.path), String(f.size), f.sha256].join('\t'));
         },
-        failed: (f) => (view ? view.failed(f) : io.warn(`orc: ✗ ${sanitizeLine(f.kind)}/${sanitizeLine(f.name)}: ${sanitizeLine(f.error)}`)),
+        failed: (f) =>
+          view
+            ? view.failed(f)
+            : io.warn(`orc: ✗ ${sanitizeLine(f.kind)}/${sanitizeLine(f.name)}: ${sanitizeLine(f.error)}`),
         notice: (line) => (view ? view.note(line) : io.info(`orc: ${sanitizeLine(line)}`)),
       },
     );
   } catch (err) {
     view?.close(err instanceof InterruptedError);
     if (err instanceof InterruptedError) {
-      throw new InterruptedError(`interrupted; finished files are in place, and the partial files stay in .orc-partial/ so the next \`orc artifacts pull ${runId}\` resumes them`);
+      throw new InterruptedError(
+        `interrupted; finished files are in place, and the partial files stay in .orc-partial/ so the next \`orc artifacts pull ${runId}\` resumes them`,
+      );
     }
     throw err;
   }
@@ -61,20 +70,39 @@ export default async function pull(ctx: Context, [given, named]: ArgsOf<typeof s
     io.writeJson({
       run: runId,
       dir: outcome.dir,
-      files: files.map((f) => ({ kind: f.kind, name: f.name, path: f.path, size: f.size, sha256: f.sha256, state: f.state })),
+      files: files.map((f) => ({
+        kind: f.kind,
+        name: f.name,
+        path: f.path,
+        size: f.size,
+        sha256: f.sha256,
+        state: f.state,
+      })),
       pending,
       failed: failed.map((f) => ({ kind: f.kind, name: f.name, path: f.path, error: f.error })),
     });
   }
-  if (pending.length) io.info(`Not ready yet, not pulled: ${pending.map(sanitizeLine).join(', ')}. Pull them later with \`orc artifacts pull ${runId} ${pending.map(sanitizeLine).join(' ')}\`.`);
+  if (pending.length)
+    io.info(
+      `Not ready yet, not pulled: ${pending.map(sanitizeLine).join(', ')}. Pull them later with \`orc artifacts pull ${runId} ${pending.map(sanitizeLine).join(' ')}\`.`,
+    );
   const count = (s: PulledFile['state']) => files.filter((f) => f.state === s).length;
   const total = files.reduce((n, f) => n + f.size, 0);
   // With nothing pulled no folder was made: no line names one.
   if (!io.json && (files.length || failed.length)) {
-    const parts = [`${count('downloaded')} downloaded`, count('resumed') ? `${count('resumed')} resumed` : '', count('present') ? `${count('present')} already present` : ''].filter(Boolean);
-    io.info(`${files.length} file${files.length === 1 ? '' : 's'} in ${shown(outcome.dir)}/ (${formatBytes(total)}): ${parts.join(', ')}`);
+    const parts = [
+      `${count('downloaded')} downloaded`,
+      count('resumed') ? `${count('resumed')} resumed` : '',
+      count('present') ? `${count('present')} already present` : '',
+    ].filter(Boolean);
+    io.info(
+      `${files.length} file${files.length === 1 ? '' : 's'} in ${shown(outcome.dir)}/ (${formatBytes(total)}): ${parts.join(', ')}`,
+    );
   }
-  if (failed.length) throw new FailedError(`${failed.length} file${failed.length === 1 ? '' : 's'} could not be pulled: ${failed.map((f) => `${f.kind}/${f.name}`).join(', ')}`);
+  if (failed.length)
+    throw new FailedError(
+      `${failed.length} file${failed.length === 1 ? '' : 's'} could not be pulled: ${failed.map((f) => `${f.kind}/${f.name}`).join(', ')}`,
+    );
   if (files.length === 0 && !pending.length) io.info(`Run ${runId} has no artifacts to pull.`);
   return 0;
 }
@@ -127,12 +155,17 @@ class LiveView {
     if (this.planned.has(f.path)) this.finishedBytes += f.size;
     this.finishedFiles++;
     const state = f.state === 'present' ? this.style.dim('already present') : f.state;
-    this.region.print([`${this.style.green('✓')} ${this.shown(f.path)}  ${formatBytes(f.size)}  ${state}`], { frame: this.lines() });
+    this.region.print([`${this.style.green('✓')} ${this.shown(f.path)}  ${formatBytes(f.size)}  ${state}`], {
+      frame: this.lines(),
+    });
   }
 
   failed(f: FailedFile): void {
     if (f.path) this.active.delete(f.path);
-    this.region.print([`${this.style.red('✗')} ${sanitizeLine(f.kind)}/${sanitizeLine(f.name)}: ${sanitizeLine(f.error)}`], { frame: this.lines() });
+    this.region.print(
+      [`${this.style.red('✗')} ${sanitizeLine(f.kind)}/${sanitizeLine(f.name)}: ${sanitizeLine(f.error)}`],
+      { frame: this.lines() },
+    );
   }
 
   note(line: string): void {
@@ -168,13 +201,19 @@ class LiveView {
       const speed = speedOf(a.samples, a.bytes);
       doing += a.bytes;
       const pct = a.file.size ? Math.floor((a.bytes / a.file.size) * 100) : 100;
-      lines.push(`  ${this.shown(a.file.path)}  ${formatBytes(a.bytes)} / ${formatBytes(a.file.size)}  ${pct}%  ${formatBytes(speed)}/s  ETA ${formatEta(speed > 0 ? (a.file.size - a.bytes) / speed : null)}`);
+      lines.push(
+        `  ${this.shown(a.file.path)}  ${formatBytes(a.bytes)} / ${formatBytes(a.file.size)}  ${pct}%  ${formatBytes(speed)}/s  ETA ${formatEta(speed > 0 ? (a.file.size - a.bytes) / speed : null)}`,
+      );
     }
     const all = this.finishedBytes + doing;
     const speed = speedOf(this.totalSamples, all);
     const left = Math.max(0, this.plannedBytes - all);
     const of = this.plannedBytes ? ` / ${formatBytes(this.plannedBytes)}` : '';
-    lines.push(this.style.bold(`  total  ${this.finishedFiles} done, ${this.active.size} downloading  ${formatBytes(all)}${of}  ${formatBytes(speed)}/s  ETA ${formatEta(speed > 0 && this.active.size ? left / speed : null)}`));
+    lines.push(
+      this.style.bold(
+        `  total  ${this.finishedFiles} done, ${this.active.size} downloading  ${formatBytes(all)}${of}  ${formatBytes(speed)}/s  ETA ${formatEta(speed > 0 && this.active.size ? left / speed : null)}`,
+      ),
+    );
     return lines;
   }
 }

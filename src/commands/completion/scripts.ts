@@ -29,11 +29,20 @@ interface Level {
   args: Arg[];
 }
 
-const isDynamic = (c: unknown): c is DynamicValues => c === 'runs' || c === 'gated-runs' || c === 'webhooks' || c === 'profiles';
-const argOf = (a: ArgSpec): Arg => ({ choices: Array.isArray(a.complete) ? a.complete : [], dynamic: isDynamic(a.complete) ? a.complete : undefined, variadic: Boolean(a.variadic) });
+const isDynamic = (c: unknown): c is DynamicValues =>
+  c === 'runs' || c === 'gated-runs' || c === 'webhooks' || c === 'profiles';
+const argOf = (a: ArgSpec): Arg => ({
+  choices: Array.isArray(a.complete) ? a.complete : [],
+  dynamic: isDynamic(a.complete) ? a.complete : undefined,
+  variadic: Boolean(a.variadic),
+});
 
 function flagOf(key: string, spec: FlagSpec): Flag {
-  const choices = Array.isArray(spec.complete) ? spec.complete : spec.type === 'choice' || spec.type === 'list' ? spec.choices : [];
+  const choices = Array.isArray(spec.complete)
+    ? spec.complete
+    : spec.type === 'choice' || spec.type === 'list'
+      ? spec.choices
+      : [];
   return {
     long: longName(key, spec),
     ...(spec.short ? { short: `-${spec.short}` } : {}),
@@ -45,20 +54,48 @@ function flagOf(key: string, spec: FlagSpec): Flag {
   };
 }
 
-const flagsOf = (flags: Record<string, FlagSpec> | undefined) => Object.entries(flags ?? {}).filter(([, s]) => !s.hidden).map(([k, s]) => flagOf(k, s));
+const flagsOf = (flags: Record<string, FlagSpec> | undefined) =>
+  Object.entries(flags ?? {})
+    .filter(([, s]) => !s.hidden)
+    .map(([k, s]) => flagOf(k, s));
 
-export function completionModel(commands: readonly CommandSpec[], globals: Record<string, FlagSpec>): { levels: Level[]; flags: Flag[] } {
+export function completionModel(
+  commands: readonly CommandSpec[],
+  globals: Record<string, FlagSpec>,
+): { levels: Level[]; flags: Flag[] } {
   const levels: Level[] = [];
   const all = new Map<string, Flag>();
   const globalFlags = flagsOf(globals);
-  const help: Flag = { long: '--help', short: '-h', takesValue: false, choices: [], files: false, description: 'show help' };
+  const help: Flag = {
+    long: '--help',
+    short: '-h',
+    takesValue: false,
+    choices: [],
+    files: false,
+    description: 'show help',
+  };
   const visit = (path: string, specs: readonly CommandSpec[] | undefined, own: Flag[], args: Arg[]) => {
     const flags = [...own, ...globalFlags, help];
     for (const f of flags) all.set(f.long, f);
     levels.push({ path, subcommands: (specs ?? []).map((c) => ({ name: c.name, summary: c.summary })), flags, args });
-    for (const c of specs ?? []) visit(path ? `${path} ${c.name}` : c.name, c.subcommands, flagsOf(c.flags), (c.args ?? []).map(argOf));
+    for (const c of specs ?? [])
+      visit(path ? `${path} ${c.name}` : c.name, c.subcommands, flagsOf(c.flags), (c.args ?? []).map(argOf));
   };
-  visit('', commands, [{ long: '--version', short: '-V', takesValue: false, choices: [], files: false, description: 'print the version' }], []);
+  visit(
+    '',
+    commands,
+    [
+      {
+        long: '--version',
+        short: '-V',
+        takesValue: false,
+        choices: [],
+        files: false,
+        description: 'print the version',
+      },
+    ],
+    [],
+  );
   return { levels, flags: [...all.values()] };
 }
 
@@ -66,26 +103,48 @@ const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** The flags whose values complete, per command path: one flag name may mean different values in two commands (--status). */
 function valuesByPath(levels: Level[]): Array<{ path: string; flag: Flag }> {
-  return levels.flatMap((l) => l.flags.filter((f) => f.takesValue && (f.choices.length > 0 || f.files || f.dynamic)).map((flag) => ({ path: l.path, flag })));
+  return levels.flatMap((l) =>
+    l.flags
+      .filter((f) => f.takesValue && (f.choices.length > 0 || f.files || f.dynamic))
+      .map((flag) => ({ path: l.path, flag })),
+  );
 }
 const words = (xs: string[]) => xs.join(' ');
 
 /** `path|n` case labels for the positional arguments of each command (a variadic one: ten more places). */
 function argsByPath(levels: Level[]): Array<{ label: string; arg: Arg }> {
   return levels.flatMap((l) =>
-    l.args.flatMap((arg, i) => (arg.variadic ? Array.from({ length: 10 }, (_, k) => i + k) : [i]).map((n) => ({ label: `${l.path}|${n}`, arg }))),
+    l.args.flatMap((arg, i) =>
+      (arg.variadic ? Array.from({ length: 10 }, (_, k) => i + k) : [i]).map((n) => ({ label: `${l.path}|${n}`, arg })),
+    ),
   );
 }
 
 type Values = { choices: readonly string[]; files?: boolean; dynamic?: DynamicValues | undefined };
 const bashValues = (v: Values) =>
-  v.dynamic ? `_orc_dynamic ${v.dynamic}` : v.choices.length ? `COMPREPLY=($(compgen -W ${sq(words([...v.choices]))} -- "$cur"))` : v.files ? 'COMPREPLY=($(compgen -f -- "$cur"))' : 'COMPREPLY=()';
-const zshValues = (v: Values) => (v.dynamic ? `_orc_dynamic ${v.dynamic}` : v.choices.length ? `compadd -- ${v.choices.map(sq).join(' ')}` : v.files ? '_files' : ':');
+  v.dynamic
+    ? `_orc_dynamic ${v.dynamic}`
+    : v.choices.length
+      ? `COMPREPLY=($(compgen -W ${sq(words([...v.choices]))} -- "$cur"))`
+      : v.files
+        ? 'COMPREPLY=($(compgen -f -- "$cur"))'
+        : 'COMPREPLY=()';
+const zshValues = (v: Values) =>
+  v.dynamic
+    ? `_orc_dynamic ${v.dynamic}`
+    : v.choices.length
+      ? `compadd -- ${v.choices.map(sq).join(' ')}`
+      : v.files
+        ? '_files'
+        : ':';
 
 export function bashScript(commands: readonly CommandSpec[], globals: Record<string, FlagSpec>): string {
   const { levels, flags } = completionModel(commands, globals);
   const valued = flags.filter((f) => f.takesValue);
-  const paths = levels.filter((l) => l.path).map((l) => `${sq(l.path)}`).join('|');
+  const paths = levels
+    .filter((l) => l.path)
+    .map((l) => `${sq(l.path)}`)
+    .join('|');
   return `# bash completion for orc. Generated by \`orc completion bash\`; do not edit.
 # Load it with: source <(orc completion bash)
 _orc_dynamic() {
@@ -126,7 +185,10 @@ ${argsByPath(levels)
   fi
   case "$prev" in
 ${valued
-  .map((f) => `    ${f.long}) ${f.choices.length ? `COMPREPLY=($(compgen -W ${sq(words([...f.choices]))} -- "$cur"))` : f.files ? 'COMPREPLY=($(compgen -f -- "$cur"))' : 'COMPREPLY=()'}; return ;;`)
+  .map(
+    (f) =>
+      `    ${f.long}) ${f.choices.length ? `COMPREPLY=($(compgen -W ${sq(words([...f.choices]))} -- "$cur"))` : f.files ? 'COMPREPLY=($(compgen -f -- "$cur"))' : 'COMPREPLY=()'}; return ;;`,
+  )
   .join('\n')}
   esac
   local subs flags
@@ -142,7 +204,10 @@ complete -F _orc orc
 export function zshScript(commands: readonly CommandSpec[], globals: Record<string, FlagSpec>): string {
   const { levels, flags } = completionModel(commands, globals);
   const valued = flags.filter((f) => f.takesValue);
-  const paths = levels.filter((l) => l.path).map((l) => `${sq(l.path)}`).join('|');
+  const paths = levels
+    .filter((l) => l.path)
+    .map((l) => `${sq(l.path)}`)
+    .join('|');
   const arr = (xs: string[]) => `(${xs.map(sq).join(' ')})`;
   return `#compdef orc
 # zsh completion for orc. Generated by \`orc completion zsh\`; do not edit.
@@ -229,7 +294,10 @@ export function fishScript(commands: readonly CommandSpec[], globals: Record<str
     '        end',
     '        if test $inpath = 1',
     '            set -l cand (string join " " $path $t)',
-    `            if contains -- "$cand" ${levels.filter((l) => l.path).map((l) => sq(l.path)).join(' ')}`,
+    `            if contains -- "$cand" ${levels
+      .filter((l) => l.path)
+      .map((l) => sq(l.path))
+      .join(' ')}`,
     '                set path $path $t',
     '                continue',
     '            end',
@@ -254,7 +322,12 @@ export function fishScript(commands: readonly CommandSpec[], globals: Record<str
     'end',
     'complete -c orc -f',
   ];
-  const fishValues = (v: Values) => (v.dynamic ? ` -a ${sq(`(command orc __complete ${v.dynamic} 2>/dev/null)`)}` : v.choices.length ? ` -a ${sq(v.choices.join(' '))}` : '');
+  const fishValues = (v: Values) =>
+    v.dynamic
+      ? ` -a ${sq(`(command orc __complete ${v.dynamic} 2>/dev/null)`)}`
+      : v.choices.length
+        ? ` -a ${sq(v.choices.join(' '))}`
+        : '';
   for (const l of levels) {
     const at = `-n ${sq(`__orc_at ${sq(l.path)}`)}`;
     for (const c of l.subcommands) lines.push(`complete -c orc ${at} -a ${sq(c.name)} -d ${sq(c.summary)}`);
@@ -264,8 +337,16 @@ export function fishScript(commands: readonly CommandSpec[], globals: Record<str
       if (values) lines.push(`complete -c orc -n ${when}${values}`);
     });
     for (const f of l.flags) {
-      const value = f.takesValue ? (f.dynamic || f.choices.length ? ` -x${fishValues(f)}` : f.files ? ' -r -F' : ' -x') : '';
-      lines.push(`complete -c orc ${at} -l ${f.long.slice(2)}${f.short ? ` -s ${f.short.slice(1)}` : ''}${value} -d ${sq(f.description)}`);
+      const value = f.takesValue
+        ? f.dynamic || f.choices.length
+          ? ` -x${fishValues(f)}`
+          : f.files
+            ? ' -r -F'
+            : ' -x'
+        : '';
+      lines.push(
+        `complete -c orc ${at} -l ${f.long.slice(2)}${f.short ? ` -s ${f.short.slice(1)}` : ''}${value} -d ${sq(f.description)}`,
+      );
     }
   }
   return `${lines.join('\n')}\n`;

@@ -53,30 +53,71 @@ export default async function doctor(ctx: Context): Promise<number> {
 function nodeCheck(): Check {
   const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
   const recent = major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1]);
-  if (!recent) return { id: 'node', status: 'fail', message: `Node ${process.versions.node} runs orc; it needs ${MIN_NODE.join('.')} or newer`, fix: 'npm install (brings Node 24 into node_modules), or install a current Node' };
-  return { id: 'node', status: 'pass', message: `Node ${process.versions.node}${major % 2 === 1 ? ' (an odd, short-lived release)' : ''}` };
+  if (!recent)
+    return {
+      id: 'node',
+      status: 'fail',
+      message: `Node ${process.versions.node} runs orc; it needs ${MIN_NODE.join('.')} or newer`,
+      fix: 'npm install (brings Node 24 into node_modules), or install a current Node',
+    };
+  return {
+    id: 'node',
+    status: 'pass',
+    message: `Node ${process.versions.node}${major % 2 === 1 ? ' (an odd, short-lived release)' : ''}`,
+  };
 }
 
 function configChecks(ctx: Context): Check[] {
   const dir = ctx.configDir;
-  if (!existsSync(dir)) return [{ id: 'config', status: 'pass', message: `config folder ${dir} (not made yet: nothing is configured, the built-in sandbox profile is used)` }];
+  if (!existsSync(dir))
+    return [
+      {
+        id: 'config',
+        status: 'pass',
+        message: `config folder ${dir} (not made yet: nothing is configured, the built-in sandbox profile is used)`,
+      },
+    ];
   const s = statSync(dir);
-  if (!s.isDirectory()) return [{ id: 'config', status: 'fail', message: `config folder ${dir} is a file`, fix: `move it away, or set ORC_CONFIG_DIR to a folder` }];
+  if (!s.isDirectory())
+    return [
+      {
+        id: 'config',
+        status: 'fail',
+        message: `config folder ${dir} is a file`,
+        fix: `move it away, or set ORC_CONFIG_DIR to a folder`,
+      },
+    ];
   const out: Check[] = [];
   const loose = s.mode & 0o077;
   out.push(
     loose
-      ? { id: 'config', status: 'warn', message: `config folder ${dir} is mode ${(s.mode & 0o777).toString(8)}: others can look in it`, fix: `chmod 700 ${dir}` }
+      ? {
+          id: 'config',
+          status: 'warn',
+          message: `config folder ${dir} is mode ${(s.mode & 0o777).toString(8)}: others can look in it`,
+          fix: `chmod 700 ${dir}`,
+        }
       : { id: 'config', status: 'pass', message: `config folder ${dir} (mode 700)` },
   );
   const file = join(dir, 'config.json');
   if (existsSync(file)) {
     const f = statSync(file);
-    if (f.mode & 0o077) out.push({ id: 'config-file', status: 'fail', message: `${file} is mode ${(f.mode & 0o777).toString(8)}: it may hold keys others can read`, fix: `chmod 600 ${file}` });
+    if (f.mode & 0o077)
+      out.push({
+        id: 'config-file',
+        status: 'fail',
+        message: `${file} is mode ${(f.mode & 0o777).toString(8)}: it may hold keys others can read`,
+        fix: `chmod 600 ${file}`,
+      });
     try {
       JSON.parse(readFileSync(file, 'utf8'));
     } catch (err) {
-      out.push({ id: 'config-file', status: 'fail', message: `${file} is not valid JSON (${(err as Error).message})`, fix: `fix it, or move it away and add the profiles again` });
+      out.push({
+        id: 'config-file',
+        status: 'fail',
+        message: `${file} is not valid JSON (${(err as Error).message})`,
+        fix: `fix it, or move it away and add the profiles again`,
+      });
     }
   }
   return out;
@@ -87,51 +128,122 @@ async function serviceChecks(ctx: Context): Promise<Check[]> {
   try {
     target = await ctx.target();
   } catch (err) {
-    if (err instanceof Problem) return [{ id: 'profile', status: 'fail', message: err.message, fix: err.hint ?? 'orc profile list' }];
+    if (err instanceof Problem)
+      return [{ id: 'profile', status: 'fail', message: err.message, fix: err.hint ?? 'orc profile list' }];
     throw err;
   }
   const out: Check[] = [];
   const liveInFile = await liveKeyInFile(ctx, target.profile);
-  const where = { 'built-in': 'built in', env: 'ORC_API_KEY', profile: target.mode === 'live' && !liveInFile ? 'the OS keychain' : 'the config file' }[target.keyFrom];
-  out.push({ id: 'profile', status: 'pass', message: `profile ${target.profile} (from ${target.profileFrom}) → ${target.baseUrl}, ${target.mode} key from ${where}` });
-  if (liveInFile) out.push({ id: 'keychain', status: 'warn', message: `the live key of ${target.profile} is in the config file (0600), not an OS keychain`, fix: 'on a desktop with a keychain: orc profile add <name> --with-key again; ORC_NO_KEYCHAIN keeps it in the file on purpose' });
+  const where = {
+    'built-in': 'built in',
+    env: 'ORC_API_KEY',
+    profile: target.mode === 'live' && !liveInFile ? 'the OS keychain' : 'the config file',
+  }[target.keyFrom];
+  out.push({
+    id: 'profile',
+    status: 'pass',
+    message: `profile ${target.profile} (from ${target.profileFrom}) → ${target.baseUrl}, ${target.mode} key from ${where}`,
+  });
+  if (liveInFile)
+    out.push({
+      id: 'keychain',
+      status: 'warn',
+      message: `the live key of ${target.profile} is in the config file (0600), not an OS keychain`,
+      fix: 'on a desktop with a keychain: orc profile add <name> --with-key again; ORC_NO_KEYCHAIN keeps it in the file on purpose',
+    });
 
   // The way there: direct or through which proxy, and the CA file trusted besides the system's.
   const { proxyFor, redactProxy } = await import('../../api/proxy.js');
   try {
     const proxy = proxyFor(new URL(target.baseUrl), ctx.env);
-    const ca = target.caFile ? `; trusting the CAs in ${target.caFile} too` : ctx.env.NODE_EXTRA_CA_CERTS ? `; trusting the CAs in ${ctx.env.NODE_EXTRA_CA_CERTS} (NODE_EXTRA_CA_CERTS) too` : '';
-    out.push({ id: 'network', status: 'pass', message: `${proxy ? `through the proxy ${redactProxy(proxy.url)} (from ${proxy.from})` : 'direct, no proxy'}${ca}` });
+    const ca = target.caFile
+      ? `; trusting the CAs in ${target.caFile} too`
+      : ctx.env.NODE_EXTRA_CA_CERTS
+        ? `; trusting the CAs in ${ctx.env.NODE_EXTRA_CA_CERTS} (NODE_EXTRA_CA_CERTS) too`
+        : '';
+    out.push({
+      id: 'network',
+      status: 'pass',
+      message: `${proxy ? `through the proxy ${redactProxy(proxy.url)} (from ${proxy.from})` : 'direct, no proxy'}${ca}`,
+    });
   } catch (err) {
     if (!(err instanceof Problem)) throw err;
-    out.push({ id: 'network', status: 'fail', message: err.message, fix: err.hint ?? 'fix or unset the proxy variable' });
+    out.push({
+      id: 'network',
+      status: 'fail',
+      message: err.message,
+      fix: err.hint ?? 'fix or unset the proxy variable',
+    });
     return out;
   }
 
   const { createApi, ApiError, ApiConnectionError, UntrustedCertificateError } = await import('../../api/index.js');
-  const api = createApi({ baseUrl: target.baseUrl, apiKey: target.key, userAgent: `orc/${ctx.version} doctor`, clock: ctx.clock, maxRetries: 0, deadlineMs: 5000, attemptTimeoutMs: 5000, env: ctx.env, ...(target.caFile ? { caFile: target.caFile } : {}) });
+  const api = createApi({
+    baseUrl: target.baseUrl,
+    apiKey: target.key,
+    userAgent: `orc/${ctx.version} doctor`,
+    clock: ctx.clock,
+    maxRetries: 0,
+    deadlineMs: 5000,
+    attemptTimeoutMs: 5000,
+    env: ctx.env,
+    ...(target.caFile ? { caFile: target.caFile } : {}),
+  });
   const started = performance.now();
   try {
     await api.runs.list({ limit: 1 });
     const ms = Math.round(performance.now() - started);
-    out.push({ id: 'service', status: ms > 2000 ? 'warn' : 'pass', message: `${target.baseUrl} answers (${ms} ms)${ms > 2000 ? ': slow' : ''}` });
+    out.push({
+      id: 'service',
+      status: ms > 2000 ? 'warn' : 'pass',
+      message: `${target.baseUrl} answers (${ms} ms)${ms > 2000 ? ': slow' : ''}`,
+    });
     out.push({ id: 'key', status: 'pass', message: `the ${target.mode} key ${redactKey(target.key)} is accepted` });
     // A sandbox says so, with its clock and how to steer it (a service has no /_sandbox/).
     if (target.mode === 'test') {
-      const clock = await api.http.json({ method: 'GET', target: '/_sandbox/clock', schema: z.object({ mode: z.string() }), retries: 0 }).catch(() => null);
-      if (clock) out.push({ id: 'sandbox', status: 'pass', message: `it is an orc sandbox, on ${clock.mode === 'manual' ? 'a manual clock (orc sandbox advance moves it)' : 'real time'}; steer it for tests with orc sandbox clock|advance|trigger|fault|reset|export|exec|logs (orc help steering)` });
+      const clock = await api.http
+        .json({ method: 'GET', target: '/_sandbox/clock', schema: z.object({ mode: z.string() }), retries: 0 })
+        .catch(() => null);
+      if (clock)
+        out.push({
+          id: 'sandbox',
+          status: 'pass',
+          message: `it is an orc sandbox, on ${clock.mode === 'manual' ? 'a manual clock (orc sandbox advance moves it)' : 'real time'}; steer it for tests with orc sandbox clock|advance|trigger|fault|reset|export|exec|logs (orc help steering)`,
+        });
     }
   } catch (err) {
     if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
-      out.push({ id: 'service', status: 'pass', message: `${target.baseUrl} answers (${Math.round(performance.now() - started)} ms)` });
-      const fix = target.keyFrom === 'env' ? 'unset ORC_API_KEY, or set it to a key the service accepts' : `orc profile add ${target.profile} --with-key (with a key from your dashboard)`;
+      out.push({
+        id: 'service',
+        status: 'pass',
+        message: `${target.baseUrl} answers (${Math.round(performance.now() - started)} ms)`,
+      });
+      const fix =
+        target.keyFrom === 'env'
+          ? 'unset ORC_API_KEY, or set it to a key the service accepts'
+          : `orc profile add ${target.profile} --with-key (with a key from your dashboard)`;
       out.push({ id: 'key', status: 'fail', message: `the key is refused: ${err.message}`, fix });
     } else if (err instanceof UntrustedCertificateError) {
-      out.push({ id: 'service', status: 'fail', message: err.message.replace(/; nothing was sent$/, ''), fix: err.hint ?? '' });
+      out.push({
+        id: 'service',
+        status: 'fail',
+        message: err.message.replace(/; nothing was sent$/, ''),
+        fix: err.hint ?? '',
+      });
     } else if (err instanceof ApiConnectionError && target.autoStartSandbox) {
-      out.push({ id: 'service', status: 'warn', message: `no sandbox answers at ${target.baseUrl} (orc starts one when a command needs it)`, fix: 'orc sandbox start --detach' });
+      out.push({
+        id: 'service',
+        status: 'warn',
+        message: `no sandbox answers at ${target.baseUrl} (orc starts one when a command needs it)`,
+        fix: 'orc sandbox start --detach',
+      });
     } else if (err instanceof Problem) {
-      out.push({ id: 'service', status: 'fail', message: `${target.baseUrl} does not answer as the service: ${err.message}`, fix: 'check the address (orc profile show), your network, or the service status' });
+      out.push({
+        id: 'service',
+        status: 'fail',
+        message: `${target.baseUrl} does not answer as the service: ${err.message}`,
+        fix: 'check the address (orc profile show), your network, or the service status',
+      });
     } else throw err;
   } finally {
     void api.http.close();
@@ -164,21 +276,41 @@ export function completionCheck(env: NodeJS.ProcessEnv): Check {
   const xdgData = env.XDG_DATA_HOME || join(home, '.local', 'share');
   switch (shell) {
     case 'bash':
-      return any([join(xdgData, 'bash-completion', 'completions', 'orc'), '/etc/bash_completion.d/orc']) || mentions([join(home, '.bashrc'), join(home, '.bash_profile')])
+      return any([join(xdgData, 'bash-completion', 'completions', 'orc'), '/etc/bash_completion.d/orc']) ||
+        mentions([join(home, '.bashrc'), join(home, '.bash_profile')])
         ? { id: 'completion', status: 'pass', message: 'bash completion is set up' }
-        : { id: 'completion', status: 'warn', message: 'bash completion is not set up', fix: "echo 'source <(orc completion bash)' >> ~/.bashrc" };
+        : {
+            id: 'completion',
+            status: 'warn',
+            message: 'bash completion is not set up',
+            fix: "echo 'source <(orc completion bash)' >> ~/.bashrc",
+          };
     case 'zsh': {
       const dirs = (env.FPATH ?? '').split(':').filter(Boolean);
       return any(dirs.map((d) => join(d, '_orc'))) || mentions([join(env.ZDOTDIR ?? home, '.zshrc')])
         ? { id: 'completion', status: 'pass', message: 'zsh completion is set up' }
-        : { id: 'completion', status: 'warn', message: 'zsh completion is not set up', fix: 'orc completion zsh > "${fpath[1]}/_orc", then start a new shell' };
+        : {
+            id: 'completion',
+            status: 'warn',
+            message: 'zsh completion is not set up',
+            fix: 'orc completion zsh > "${fpath[1]}/_orc", then start a new shell',
+          };
     }
     case 'fish':
       return any([join(env.XDG_CONFIG_HOME || join(home, '.config'), 'fish', 'completions', 'orc.fish')])
         ? { id: 'completion', status: 'pass', message: 'fish completion is set up' }
-        : { id: 'completion', status: 'warn', message: 'fish completion is not set up', fix: 'orc completion fish > ~/.config/fish/completions/orc.fish' };
+        : {
+            id: 'completion',
+            status: 'warn',
+            message: 'fish completion is not set up',
+            fix: 'orc completion fish > ~/.config/fish/completions/orc.fish',
+          };
     default:
-      return { id: 'completion', status: 'warn', message: `no completion for this shell (${shell || 'SHELL is not set'}); orc completes in bash, zsh and fish` };
+      return {
+        id: 'completion',
+        status: 'warn',
+        message: `no completion for this shell (${shell || 'SHELL is not set'}); orc completes in bash, zsh and fish`,
+      };
   }
 }
 
@@ -188,10 +320,16 @@ export function pathCheck(env: NodeJS.ProcessEnv): Check {
     const file = join(dir, 'orc');
     try {
       const s = statSync(file);
-      if (s.isFile() && s.mode & constants.S_IXUSR) return { id: 'path', status: 'pass', message: `orc is on the PATH (${file})` };
+      if (s.isFile() && s.mode & constants.S_IXUSR)
+        return { id: 'path', status: 'pass', message: `orc is on the PATH (${file})` };
     } catch {
       // not here
     }
   }
-  return { id: 'path', status: 'warn', message: 'orc is not on the PATH (npx orc works, at about 0.5 s a call)', fix: 'npm link (in the checkout), or npm install -g .' };
+  return {
+    id: 'path',
+    status: 'warn',
+    message: 'orc is not on the PATH (npx orc works, at about 0.5 s a call)',
+    fix: 'npm link (in the checkout), or npm install -g .',
+  };
 }

@@ -33,12 +33,23 @@ export const reject = command({
     notes: flag.string('text', 'why, and what to change (required; at a terminal your editor opens without it)'),
     notesFile: notesFlags.notesFile,
   },
-  examples: ['orc gate reject run_8fJ2kQ brand --notes "Warmer palette, less corporate"', 'orc gate reject run_8fJ2kQ final --notes-file review.md'],
+  examples: [
+    'orc gate reject run_8fJ2kQ brand --notes "Warmer palette, less corporate"',
+    'orc gate reject run_8fJ2kQ final --notes-file review.md',
+  ],
 });
 
 export default command({
   name: 'gate',
   summary: 'List and decide the approval gates of a run',
-  examples: ['orc gate list run_8fJ2kQ', 'orc gate approve run_8fJ2kQ idea', 'orc gate reject run_8fJ2kQ brand --notes "Warmer palette"'],
-  subcommands: [handled(list, () => import('./list.js')), handled(approve, () => import('./approve.js')), handled(reject, () => import('./reject.js'))],
+  examples: [
+    'orc gate list run_8fJ2kQ',
+    'orc gate approve run_8fJ2kQ idea',
+    'orc gate reject run_8fJ2kQ brand --notes "Warmer palette"',
+  ],
+  subcommands: [
+    handled(list, () => import('./list.js')),
+    handled(approve, () => import('./approve.js')),
+    handled(reject, () => import('./reject.js')),
+  ],
 });

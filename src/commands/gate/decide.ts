@@ -14,14 +14,28 @@ export interface DecideFlags {
   notesFile?: string;
 }
 
-export async function decide(ctx: Context, runId: string, gate: string, decision: 'approve' | 'reject', flags: DecideFlags): Promise<number> {
+export async function decide(
+  ctx: Context,
+  runId: string,
+  gate: string,
+  decision: 'approve' | 'reject',
+  flags: DecideFlags,
+): Promise<number> {
   // The three gates are the contract's: a slip is refused here, before anything is asked or sent.
   if (!(GATE_NAMES as readonly string[]).includes(gate))
-    throw Object.assign(new UsageError(`<gate>: unknown gate ${JSON.stringify(gate)}${didYouMean(gate, GATE_NAMES)} (one of ${GATE_NAMES.join(', ')}); nothing was sent`), { field: '<gate>' });
+    throw Object.assign(
+      new UsageError(
+        `<gate>: unknown gate ${JSON.stringify(gate)}${didYouMean(gate, GATE_NAMES)} (one of ${GATE_NAMES.join(', ')}); nothing was sent`,
+      ),
+      { field: '<gate>' },
+    );
   const notes = await readNotes(ctx, gate, flags, decision === 'reject');
   const api = await ctx.api();
   try {
-    const result = decision === 'approve' ? await api.gates.approve(runId, gate, notes) : await api.gates.reject(runId, gate, notes!);
+    const result =
+      decision === 'approve'
+        ? await api.gates.approve(runId, gate, notes)
+        : await api.gates.reject(runId, gate, notes!);
     if (ctx.io.json) ctx.io.writeJson(result);
     else {
       ctx.io.out(`gate ${oneLine(result.gate.name)} ${oneLine(result.gate.state)}`);
@@ -41,12 +55,20 @@ export async function explainNotPending(api: Api, runId: string, gate: string, e
     // A run that has ended has no gate to decide, whatever state its gates were left in: say that first.
     const run = await api.runs.retrieve(runId).catch(() => null);
     if (run && TERMINAL_STATUSES.has(run.status))
-      return new RetoldError(`run ${runId} is ${oneLine(run.status)}; its gates can no longer be decided`, exitCodeOf(err), err.hint);
+      return new RetoldError(
+        `run ${runId} is ${oneLine(run.status)}; its gates can no longer be decided`,
+        exitCodeOf(err),
+        err.hint,
+      );
   }
   if (err.code !== 'gate_not_pending') return err;
   const actual = (await api.gates.list(runId).catch(() => [])).find((g) => g.name === gate);
   if (!actual) return err;
   const when = actual.decided_at ? ` on ${actual.decided_at}` : '';
   const what = actual.state === 'waiting' ? 'not reached yet (waiting)' : `${actual.state}${when}`;
-  return new RetoldError(`gate ${gate} of ${runId} is ${oneLine(what)}, not pending${actual.notes ? `; notes: ${oneLine(orDash(actual.notes))}` : ''}`, exitCodeOf(err), err.hint);
+  return new RetoldError(
+    `gate ${gate} of ${runId} is ${oneLine(what)}, not pending${actual.notes ? `; notes: ${oneLine(orDash(actual.notes))}` : ''}`,
+    exitCodeOf(err),
+    err.hint,
+  );
 }

@@ -14,7 +14,10 @@ export default async function list(ctx: Context, [runId]: ArgsOf<typeof spec>): 
     columns: [
       { header: 'GATE', cell: (g) => g.name },
       { header: 'STATE', cell: (g) => g.state, status: true },
-      { header: 'DECIDED', cell: (g, tty) => (g.decided_at ? (tty ? relativeTime(g.decided_at, ctx.clock.now()) : g.decided_at) : '—') },
+      {
+        header: 'DECIDED',
+        cell: (g, tty) => (g.decided_at ? (tty ? relativeTime(g.decided_at, ctx.clock.now()) : g.decided_at) : '—'),
+      },
       { header: 'NOTES', flexible: true, cell: (g) => orDash(g.notes) },
     ],
   });

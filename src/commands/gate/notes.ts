@@ -4,14 +4,26 @@ import { UsageError } from '../../errors.js';
 import { cleanNotes, editText } from '../../ui/editor.js';
 import { readInput } from '../input.js';
 
-export async function readNotes(ctx: Context, gate: string, flags: { notes?: string; notesFile?: string }, required: boolean): Promise<string | undefined> {
-  if (flags.notes !== undefined && flags.notesFile !== undefined) throw new UsageError('--notes and --notes-file do not go together');
+export async function readNotes(
+  ctx: Context,
+  gate: string,
+  flags: { notes?: string; notesFile?: string },
+  required: boolean,
+): Promise<string | undefined> {
+  if (flags.notes !== undefined && flags.notesFile !== undefined)
+    throw new UsageError('--notes and --notes-file do not go together');
   let notes: string | undefined;
   if (flags.notes !== undefined) notes = flags.notes;
   else if (flags.notesFile !== undefined) {
     notes = await readInput(ctx, flags.notesFile, `--notes-file ${flags.notesFile}`);
   } else if (required && ctx.io.canPrompt) {
-    notes = cleanNotes(editText(ctx.env, `\n# Why is the ${gate} gate rejected? The run goes back with these notes.\n# Lines starting with # are ignored; an empty note sends nothing.\n`, `${gate}-notes.md`));
+    notes = cleanNotes(
+      editText(
+        ctx.env,
+        `\n# Why is the ${gate} gate rejected? The run goes back with these notes.\n# Lines starting with # are ignored; an empty note sends nothing.\n`,
+        `${gate}-notes.md`,
+      ),
+    );
   } else if (required) {
     throw new UsageError(`rejecting needs notes: --notes "…" or --notes-file <file|->`);
   }

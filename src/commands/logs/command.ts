@@ -11,7 +11,12 @@ export const logs = command({
     stage: flag.string('stage', 'only the lines of this stage (05_build)'),
     failed: flag.bool('only the failing stage, then the error (like gh run view --log-failed)'),
   },
-  examples: ['orc logs run_8fJ2kQ', 'orc logs run_8fJ2kQ --failed', 'orc logs run_8fJ2kQ --stage 05_build --json', 'orc logs run_8fJ2kQ --follow'],
+  examples: [
+    'orc logs run_8fJ2kQ',
+    'orc logs run_8fJ2kQ --failed',
+    'orc logs run_8fJ2kQ --stage 05_build --json',
+    'orc logs run_8fJ2kQ --follow',
+  ],
   more:
     'Without --follow, a run still moving prints the history its stream replays, then stops once the stream ' +
     'has been quiet for half a second. A --stage the run never reached and never will (it has ended, or is ' +

@@ -24,7 +24,11 @@ interface Line {
 /** Without --follow, a run still moving: its replayed history is taken to be over after this much quiet. */
 const QUIET_MS = 500;
 
-export default async function show(ctx: Context, [given]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
+export default async function show(
+  ctx: Context,
+  [given]: ArgsOf<typeof spec>,
+  flags: FlagsOf<typeof spec>,
+): Promise<number> {
   const runId = given ?? (await pickRun(ctx, 'any', 'logs')).id;
   const api = await ctx.api();
   api.http.deadlinePerRequest();
@@ -46,7 +50,8 @@ export default async function show(ctx: Context, [given]: ArgsOf<typeof spec>, f
 
   const print = (l: Line) => {
     if (ctx.io.json) return void ctx.io.streams.stdout.write(ctx.io.jsonLine(l));
-    const level = l.level === 'error' ? style.red('ERROR') : l.level === 'warn' ? style.yellow('WARN ') : style.dim('info ');
+    const level =
+      l.level === 'error' ? style.red('ERROR') : l.level === 'warn' ? style.yellow('WARN ') : style.dim('info ');
     ctx.io.out(`${style.dim(oneLine(l.ts.slice(11, 19)))}  ${oneLine(l.stage)}  ${level}  ${oneLine(l.message)}`);
   };
   const kept: Line[] = [];
@@ -63,7 +68,14 @@ export default async function show(ctx: Context, [given]: ArgsOf<typeof spec>, f
       if (ev.kind === 'log') {
         const d = ev.event.data;
         if (d.stage) stages.add(d.stage);
-        const line: Line = { type: 'log', seq: ev.seq, stage: d.stage ?? '', level: d.level ?? 'info', message: d.message ?? '', ts: d.ts ?? ev.event.created_at };
+        const line: Line = {
+          type: 'log',
+          seq: ev.seq,
+          stage: d.stage ?? '',
+          level: d.level ?? 'info',
+          message: d.message ?? '',
+          ts: d.ts ?? ev.event.created_at,
+        };
         if (flags.stage !== undefined && line.stage !== flags.stage) continue;
         count++;
         // --failed shows the failing stage, known only at the end.
@@ -90,11 +102,17 @@ export default async function show(ctx: Context, [given]: ArgsOf<typeof spec>, f
     for (const l of kept) if (l.stage === stage) print(l);
     const error = failed.event.data.error;
     if (ctx.io.json) ctx.io.streams.stdout.write(ctx.io.jsonLine(failed.raw));
-    else ctx.io.out(`${style.red('failed')} at ${oneLine(stage ?? '?')}: ${error ? `${oneLine(error.code)}: ${oneLine(error.message)}` : 'no error was given'}`);
+    else
+      ctx.io.out(
+        `${style.red('failed')} at ${oneLine(stage ?? '?')}: ${error ? `${oneLine(error.code)}: ${oneLine(error.message)}` : 'no error was given'}`,
+      );
     return EXIT.ok;
   }
   if (count === 0 && flags.stage !== undefined) neverThere(runId, flags.stage, status, stages);
-  if (count === 0) ctx.io.info(`orc: no log lines${flags.stage !== undefined ? ` in stage ${oneLine(flags.stage)}` : ''} yet (${runId} is ${oneLine(status)})`);
+  if (count === 0)
+    ctx.io.info(
+      `orc: no log lines${flags.stage !== undefined ? ` in stage ${oneLine(flags.stage)}` : ''} yet (${runId} is ${oneLine(status)})`,
+    );
   return EXIT.ok;
 }
 

@@ -14,11 +14,23 @@ export const mcp = command({
   flags: {
     readOnly: flag.bool('offer only the tools that read (no create, cancel, decide, update or download)'),
     tools: flag.string('name,name', 'offer only these tools (see the list below)'),
-    sandboxTools: flag.bool("also offer the sandbox's controls an agent's tests need: advance_clock, trigger_event, reset_sandbox"),
-    root: flag.string('dir', 'the folder pull_artifacts may write into, and below (default: the folder the server runs in)'),
-    yesLiveDecisions: flag.bool('with --live: let the agent approve and reject gates without asking a person (by default they ask through MCP elicitation, and are refused where the client cannot ask)'),
+    sandboxTools: flag.bool(
+      "also offer the sandbox's controls an agent's tests need: advance_clock, trigger_event, reset_sandbox",
+    ),
+    root: flag.string(
+      'dir',
+      'the folder pull_artifacts may write into, and below (default: the folder the server runs in)',
+    ),
+    yesLiveDecisions: flag.bool(
+      'with --live: let the agent approve and reject gates without asking a person (by default they ask through MCP elicitation, and are refused where the client cannot ask)',
+    ),
   },
-  examples: ['orc mcp', 'orc mcp --read-only', 'orc mcp --tools list_runs,get_run,wait_for_run,approve_gate', 'orc mcp --live --profile prod --tools list_runs,get_run,wait_for_run'],
+  examples: [
+    'orc mcp',
+    'orc mcp --read-only',
+    'orc mcp --tools list_runs,get_run,wait_for_run,approve_gate',
+    'orc mcp --live --profile prod --tools list_runs,get_run,wait_for_run',
+  ],
   more: `Add orc to an MCP client (Claude Desktop, Cursor, VS Code…) in its configuration:
 
 ${MCP_CONFIG}

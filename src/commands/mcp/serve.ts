@@ -11,28 +11,62 @@ const LIVE_GUARDED = ['cancel_run', 'reject_gate'];
 /** The SDK's stdio transport's read buffer (STDIO_DEFAULT_MAX_BUFFER_SIZE). */
 const STDIO_LIMIT_MIB = 10;
 
-export default async function serve(ctx: Context, _args: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
-  const [{ createServer, toolDefs, sandboxToolDefs }, { StdioServerTransport }] = await Promise.all([import('../../mcp/server.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
+export default async function serve(
+  ctx: Context,
+  _args: ArgsOf<typeof spec>,
+  flags: FlagsOf<typeof spec>,
+): Promise<number> {
+  const [{ createServer, toolDefs, sandboxToolDefs }, { StdioServerTransport }] = await Promise.all([
+    import('../../mcp/server.js'),
+    import('@modelcontextprotocol/sdk/server/stdio.js'),
+  ]);
   const target = await ctx.target();
-  if (flags.sandboxTools && target.mode === 'live') throw new UsageError('--sandbox-tools steer the sandbox (test mode); they never go with --live');
+  if (flags.sandboxTools && target.mode === 'live')
+    throw new UsageError('--sandbox-tools steer the sandbox (test mode); they never go with --live');
   const api = await ctx.api(); // (no request yet: the client is made, nothing is sent)
   const root = resolve(flags.root ?? '.');
-  if (!statSync(root, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--root: ${root} is not a folder`);
+  if (!statSync(root, { throwIfNoEntry: false })?.isDirectory())
+    throw new UsageError(`--root: ${root} is not a folder`);
   const all = [...toolDefs(api, ctx.clock, root), ...(flags.sandboxTools ? sandboxToolDefs(api) : [])];
   const names = all.map((t) => t.name);
-  const named = flags.tools === undefined ? null : [...new Set(flags.tools.split(',').map((t) => t.trim()).filter(Boolean))];
+  const named =
+    flags.tools === undefined
+      ? null
+      : [
+          ...new Set(
+            flags.tools
+              .split(',')
+              .map((t) => t.trim())
+              .filter(Boolean),
+          ),
+        ];
   if (named) {
     const unknown = named.filter((t) => !names.includes(t));
-    if (unknown.length || named.length === 0) throw new UsageError(`--tools: ${unknown.length ? `unknown ${unknown.map((t) => JSON.stringify(t)).join(', ')}` : 'name at least one'}; the tools: ${names.join(', ')}`);
+    if (unknown.length || named.length === 0)
+      throw new UsageError(
+        `--tools: ${unknown.length ? `unknown ${unknown.map((t) => JSON.stringify(t)).join(', ')}` : 'name at least one'}; the tools: ${names.join(', ')}`,
+      );
   }
   let tools = named ? all.filter((t) => named.includes(t.name)) : all;
   if (flags.readOnly) tools = tools.filter((t) => t.annotations.readOnlyHint);
   // A live server does not cancel or reject unless it was told to, by name.
   if (target.mode === 'live') tools = tools.filter((t) => !LIVE_GUARDED.includes(t.name) || named?.includes(t.name));
-  if (tools.length === 0) throw new UsageError('no tools left to offer: --read-only keeps only reads, and none of --tools is one');
-  if (flags.yesLiveDecisions && target.mode !== 'live') throw new UsageError('--yes-live-decisions goes with --live: in test mode the agent decides gates without asking anyway');
-  const server = createServer({ api, version: ctx.version, tools, askHuman: target.mode === 'live' && !flags.yesLiveDecisions });
-  const transport = new StdioServerTransport(ctx.io.streams.stdin as NodeJS.ReadStream, ctx.io.streams.stdout as NodeJS.WriteStream);
+  if (tools.length === 0)
+    throw new UsageError('no tools left to offer: --read-only keeps only reads, and none of --tools is one');
+  if (flags.yesLiveDecisions && target.mode !== 'live')
+    throw new UsageError(
+      '--yes-live-decisions goes with --live: in test mode the agent decides gates without asking anyway',
+    );
+  const server = createServer({
+    api,
+    version: ctx.version,
+    tools,
+    askHuman: target.mode === 'live' && !flags.yesLiveDecisions,
+  });
+  const transport = new StdioServerTransport(
+    ctx.io.streams.stdin as NodeJS.ReadStream,
+    ctx.io.streams.stdout as NodeJS.WriteStream,
+  );
   // The SDK's transport closes itself when one request line outgrows its buffer (10 MiB): that is no
   // client hanging up, so it is said, and orc exits 1, rather than ending as if all were well.
   let overflow: Error | null = null;
@@ -44,9 +78,15 @@ export default async function serve(ctx: Context, _args: ArgsOf<typeof spec>, fl
     ctx.io.streams.stdin.once?.('end', () => resolve());
   });
   await server.connect(transport);
-  ctx.io.info(`orc mcp: serving ${tools.length} tools on stdio (${target.mode} key, ${target.baseUrl}); stop with Ctrl-C or by closing stdin`);
+  ctx.io.info(
+    `orc mcp: serving ${tools.length} tools on stdio (${target.mode} key, ${target.baseUrl}); stop with Ctrl-C or by closing stdin`,
+  );
   await closed;
   await server.close().catch(() => {});
-  if (overflow) throw new EnvironmentError(`orc mcp stopped: a request line was larger than the ${STDIO_LIMIT_MIB} MiB the MCP transport reads (${(overflow as Error).message})`, 'Send smaller requests; the server has to be started again.');
+  if (overflow)
+    throw new EnvironmentError(
+      `orc mcp stopped: a request line was larger than the ${STDIO_LIMIT_MIB} MiB the MCP transport reads (${(overflow as Error).message})`,
+      'Send smaller requests; the server has to be started again.',
+    );
   return 0;
 }

@@ -7,20 +7,34 @@ import { STANDALONE } from '../../assets.js';
 import { keyMode, redactKey } from '../../contract/keys.js';
 import { baseUrlProblem, normalizeBaseUrl } from '../../config/target.js';
 import { keychainDelete, keychainSet, liveKeyAccount } from '../../config/keychain.js';
-import { BUILT_IN_PROFILE, configFile, readConfig, updateConfig, validProfileName, type StoredProfile } from '../../config/profiles.js';
+import {
+  BUILT_IN_PROFILE,
+  configFile,
+  readConfig,
+  updateConfig,
+  validProfileName,
+  type StoredProfile,
+} from '../../config/profiles.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
 import type { add as spec } from './command.js';
 import { profileViews } from './view.js';
 
-export default async function add(ctx: Context, [name]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
-  if (!validProfileName(name!)) throw new UsageError(`profile name ${JSON.stringify(name)}: use letters, digits, '.', '_' or '-' (up to 40)`);
-  if (name === BUILT_IN_PROFILE) throw new UsageError(`"${BUILT_IN_PROFILE}" is the built-in profile of the local sandbox; choose another name`);
+export default async function add(
+  ctx: Context,
+  [name]: ArgsOf<typeof spec>,
+  flags: FlagsOf<typeof spec>,
+): Promise<number> {
+  if (!validProfileName(name!))
+    throw new UsageError(`profile name ${JSON.stringify(name)}: use letters, digits, '.', '_' or '-' (up to 40)`);
+  if (name === BUILT_IN_PROFILE)
+    throw new UsageError(`"${BUILT_IN_PROFILE}" is the built-in profile of the local sandbox; choose another name`);
   const existing = readConfig(ctx.configDir).profiles[name!];
 
   let baseUrl = flags.baseUrl ?? existing?.base_url;
-  if (!baseUrl && ctx.io.canPrompt) baseUrl = await (await ctx.prompter()).input('Base URL of the service (https://…)', { required: true });
+  if (!baseUrl && ctx.io.canPrompt)
+    baseUrl = await (await ctx.prompter()).input('Base URL of the service (https://…)', { required: true });
   if (!baseUrl) throw new UsageError('missing --base-url: the address of the service, https://…');
   const problem = baseUrlProblem(baseUrl);
   if (problem) throw new UsageError(`--base-url: ${problem}`);
@@ -31,7 +45,10 @@ export default async function add(ctx: Context, [name]: ArgsOf<typeof spec>, fla
   const keys: { test?: string; live?: string } = {};
   if (flags.withKey) {
     const text = await ctx.io.readStdin();
-    for (const line of text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean)) {
+    for (const line of text
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .filter(Boolean)) {
       const mode = keyMode(line);
       if (!mode) throw new UsageError('--with-key: each line on stdin must be a key starting sk_test_ or sk_live_');
       if (keys[mode]) throw new UsageError(`--with-key: two ${mode} keys on stdin; give one of each at most`);
@@ -48,12 +65,20 @@ export default async function add(ctx: Context, [name]: ArgsOf<typeof spec>, fla
         const other = keyMode(v);
         return `${other ? `that is a ${other} key` : 'that is not a key'}: a ${mode} key starts sk_${mode}_ (Enter to ${existing ? 'keep' : 'skip'})`;
       };
-      const entered = (await prompter.password(`${mode === 'test' ? 'Test' : 'Live'} key (sk_${mode}_…; Enter to ${existing ? 'keep' : 'skip'})`, { validate })).trim();
+      const entered = (
+        await prompter.password(
+          `${mode === 'test' ? 'Test' : 'Live'} key (sk_${mode}_…; Enter to ${existing ? 'keep' : 'skip'})`,
+          { validate },
+        )
+      ).trim();
       if (!entered) continue;
       keys[mode] = entered;
     }
   } else if (!existing || (flags.baseUrl === undefined && caFile === undefined)) {
-    throw new UsageError('give the keys on stdin with --with-key (one a line), or run this at a terminal to be asked', 'Keys are never taken as arguments: they would show in `ps`.');
+    throw new UsageError(
+      'give the keys on stdin with --with-key (one a line), or run this at a terminal to be asked',
+      'Keys are never taken as arguments: they would show in `ps`.',
+    );
   }
   if (!existing && !keys.test && !keys.live) throw new UsageError('a new profile needs at least one key');
 
@@ -82,7 +107,9 @@ export default async function add(ctx: Context, [name]: ArgsOf<typeof spec>, fla
   const view = (await profileViews(config, false, ctx.configDir, ctx.env)).find((v) => v.name === name)!;
   if (ctx.io.json) ctx.io.writeJson(view);
   else {
-    ctx.io.info(`${existing ? 'Updated' : 'Saved'} profile ${name} (${baseUrl})${becameActive ? '; it is now the active profile' : ''}.`);
+    ctx.io.info(
+      `${existing ? 'Updated' : 'Saved'} profile ${name} (${baseUrl})${becameActive ? '; it is now the active profile' : ''}.`,
+    );
     if (keys.test) ctx.io.info(`  test key ${redactKey(keys.test)} in ${configFile(ctx.configDir)}`);
     if (keys.live && liveIn === 'keychain') ctx.io.info(`  live key ${redactKey(keys.live)} in the system keychain`);
     if (caFile) ctx.io.info(`  trusting the CA certificates in ${caFile}, besides the system's`);
@@ -107,7 +134,10 @@ function readCaFile(path: string): string {
   try {
     pem = readFileSync(abs, 'utf8');
   } catch (err) {
-    throw Object.assign(new UsageError(`--ca-file: cannot read ${abs}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`), { field: '--ca-file' });
+    throw Object.assign(
+      new UsageError(`--ca-file: cannot read ${abs}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`),
+      { field: '--ca-file' },
+    );
   }
   try {
     new X509Certificate(pem);

@@ -9,13 +9,32 @@ export const add = command({
   flags: {
     baseUrl: flag.string('url', 'the service address (https://…)'),
     withKey: flag.bool('read the key(s) from stdin, one a line (sk_test_… and/or sk_live_…)'),
-    caFile: flag.string('pem', 'trust the CA certificates in this PEM file for this profile, besides the system\'s ("" to stop)', { complete: 'files' }),
+    caFile: flag.string(
+      'pem',
+      'trust the CA certificates in this PEM file for this profile, besides the system\'s ("" to stop)',
+      { complete: 'files' },
+    ),
   },
-  examples: ['orc profile add prod --base-url https://api.example.com', 'orc profile add staging --base-url https://staging.example.com --ca-file ./company-ca.pem', 'printf "%s\\n" "$TEST_KEY" "$LIVE_KEY" | orc profile add ci --base-url https://api.example.com --with-key'],
+  examples: [
+    'orc profile add prod --base-url https://api.example.com',
+    'orc profile add staging --base-url https://staging.example.com --ca-file ./company-ca.pem',
+    'printf "%s\\n" "$TEST_KEY" "$LIVE_KEY" | orc profile add ci --base-url https://api.example.com --with-key',
+  ],
 });
 
-export const list = command({ name: 'list', summary: 'List profiles (keys redacted)', json: 'an array of profiles, keys redacted, and where each key is kept', examples: ['orc profile list', 'orc profile list --json'] });
-export const use = command({ name: 'use', summary: 'Make a profile the active one', json: '{ active_profile }', args: [arg.word('name', { complete: 'profiles' })], examples: ['orc profile use prod', 'orc profile use sandbox'] });
+export const list = command({
+  name: 'list',
+  summary: 'List profiles (keys redacted)',
+  json: 'an array of profiles, keys redacted, and where each key is kept',
+  examples: ['orc profile list', 'orc profile list --json'],
+});
+export const use = command({
+  name: 'use',
+  summary: 'Make a profile the active one',
+  json: '{ active_profile }',
+  args: [arg.word('name', { complete: 'profiles' })],
+  examples: ['orc profile use prod', 'orc profile use sandbox'],
+});
 export const show = command({
   name: 'show',
   summary: 'Show a profile and where each key is kept',

@@ -11,8 +11,17 @@ export default async function list(ctx: Context): Promise<number> {
     ctx.io.writeJson(views);
     return 0;
   }
-  const rows = views.map((v) => [`${v.active ? '* ' : '  '}${v.name}`, v.base_url, orDash(v.test_key), v.live_key ? `${v.live_key} (${v.live_key_in})` : '—']);
-  for (const line of renderTable([{ header: '  NAME' }, { header: 'BASE URL', flexible: true }, { header: 'TEST KEY' }, { header: 'LIVE KEY' }], rows, { tty: ctx.io.stdoutIsTTY, width: ctx.io.columns }))
+  const rows = views.map((v) => [
+    `${v.active ? '* ' : '  '}${v.name}`,
+    v.base_url,
+    orDash(v.test_key),
+    v.live_key ? `${v.live_key} (${v.live_key_in})` : '—',
+  ]);
+  for (const line of renderTable(
+    [{ header: '  NAME' }, { header: 'BASE URL', flexible: true }, { header: 'TEST KEY' }, { header: 'LIVE KEY' }],
+    rows,
+    { tty: ctx.io.stdoutIsTTY, width: ctx.io.columns },
+  ))
     ctx.io.out(line);
   return 0;
 }

@@ -7,14 +7,28 @@ import { ConfigError, InterruptedError, UsageError } from '../../errors.js';
 import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
 import type { remove as spec } from './command.js';
 
-export default async function remove(ctx: Context, [name]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
+export default async function remove(
+  ctx: Context,
+  [name]: ArgsOf<typeof spec>,
+  flags: FlagsOf<typeof spec>,
+): Promise<number> {
   if (name === BUILT_IN_PROFILE) throw new UsageError('the built-in sandbox profile cannot be removed');
   const profile = readConfig(ctx.configDir).profiles[name!];
   if (!profile) throw new ConfigError(`no profile named ${JSON.stringify(name)}`, 'See `orc profile list`.');
   if (!flags.yes) {
-    if (!ctx.io.canPrompt) throw new UsageError(`removing profile ${name} needs --yes when no one can be asked`, `orc profile remove ${name} --yes`);
-    const keys = [profile.test_key ? 'its test key' : '', profile.live_key || profile.live_key_in === 'keychain' ? 'its live key' : ''].filter(Boolean).join(' and ');
-    if (!(await (await ctx.prompter()).confirm(`Remove profile ${name}${keys ? ` with ${keys}` : ''}?`, false))) throw new InterruptedError(`not removed: ${name} stays`);
+    if (!ctx.io.canPrompt)
+      throw new UsageError(
+        `removing profile ${name} needs --yes when no one can be asked`,
+        `orc profile remove ${name} --yes`,
+      );
+    const keys = [
+      profile.test_key ? 'its test key' : '',
+      profile.live_key || profile.live_key_in === 'keychain' ? 'its live key' : '',
+    ]
+      .filter(Boolean)
+      .join(' and ');
+    if (!(await (await ctx.prompter()).confirm(`Remove profile ${name}${keys ? ` with ${keys}` : ''}?`, false)))
+      throw new InterruptedError(`not removed: ${name} stays`);
   }
   if (profile.live_key_in === 'keychain') await keychainDelete(liveKeyAccount(name!));
   let wasActive = false;

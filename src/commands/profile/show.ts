@@ -14,7 +14,10 @@ export default async function show(ctx: Context, [name]: string[]): Promise<numb
     ctx.io.writeJson({ ...view, config_file: configFile(ctx.configDir) });
     return 0;
   }
-  const where = (k: string | null, inWhat: string | null) => (k ? `${k}  (${inWhat === 'config file' ? configFile(ctx.configDir) : inWhat === 'keychain' ? 'system keychain' : inWhat})` : '—');
+  const where = (k: string | null, inWhat: string | null) =>
+    k
+      ? `${k}  (${inWhat === 'config file' ? configFile(ctx.configDir) : inWhat === 'keychain' ? 'system keychain' : inWhat})`
+      : '—';
   ctx.io.out(`name      ${view.name}${view.active ? '  (active)' : ''}${view.built_in ? '  (built-in)' : ''}`);
   ctx.io.out(`base url  ${orDash(view.base_url)}`);
   ctx.io.out(`test key  ${where(view.test_key, view.test_key_in)}`);

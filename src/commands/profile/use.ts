@@ -5,7 +5,10 @@ import { ConfigError } from '../../errors.js';
 
 export default async function use(ctx: Context, [name]: string[]): Promise<number> {
   if (name !== BUILT_IN_PROFILE && !readConfig(ctx.configDir).profiles[name!])
-    throw new ConfigError(`no profile named ${JSON.stringify(name)}`, 'See `orc profile list`, or add it with `orc profile add`.');
+    throw new ConfigError(
+      `no profile named ${JSON.stringify(name)}`,
+      'See `orc profile list`, or add it with `orc profile add`.',
+    );
   await updateConfig(ctx.configDir, (c) => {
     c.active_profile = name!;
   });

@@ -19,19 +19,37 @@ export interface ProfileView {
   ca_file: string | null;
 }
 
-export async function profileViews(config: ConfigFile, readKeychain: boolean, configDir: string, env: NodeJS.ProcessEnv): Promise<ProfileView[]> {
+export async function profileViews(
+  config: ConfigFile,
+  readKeychain: boolean,
+  configDir: string,
+  env: NodeJS.ProcessEnv,
+): Promise<ProfileView[]> {
   const active = config.active_profile ?? BUILT_IN_PROFILE;
   const views: ProfileView[] = [];
   if (!config.profiles[BUILT_IN_PROFILE]) {
     // As resolveTarget sees it: the sandbox this config folder started, else the default address.
     const state = readState(configDir);
     const running = state && isAlive(state.pid) ? state : null;
-    views.push({ name: BUILT_IN_PROFILE, active: active === BUILT_IN_PROFILE, built_in: true, base_url: running?.url ?? defaultSandboxUrl(env), test_key: redactKey(running?.api_key ?? SANDBOX_DEFAULT_KEY), test_key_in: 'built-in', live_key: null, live_key_in: null, ca_file: running?.ca_file ?? null });
+    views.push({
+      name: BUILT_IN_PROFILE,
+      active: active === BUILT_IN_PROFILE,
+      built_in: true,
+      base_url: running?.url ?? defaultSandboxUrl(env),
+      test_key: redactKey(running?.api_key ?? SANDBOX_DEFAULT_KEY),
+      test_key_in: 'built-in',
+      live_key: null,
+      live_key_in: null,
+      ca_file: running?.ca_file ?? null,
+    });
   }
   for (const [name, p] of Object.entries(config.profiles)) {
     let live: string | null = null;
     if (p.live_key_in === 'file' && p.live_key) live = redactKey(p.live_key);
-    if (p.live_key_in === 'keychain') live = readKeychain ? ((await keychainGet(liveKeyAccount(name)).then((k) => (k ? redactKey(k) : null))) ?? 'sk_live_…') : 'sk_live_…';
+    if (p.live_key_in === 'keychain')
+      live = readKeychain
+        ? ((await keychainGet(liveKeyAccount(name)).then((k) => (k ? redactKey(k) : null))) ?? 'sk_live_…')
+        : 'sk_live_…';
     views.push({
       name,
       active: active === name,

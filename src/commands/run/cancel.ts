@@ -5,7 +5,11 @@ import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
 import type { cancel as spec } from './command.js';
 import { printRun } from './show.js';
 
-export default async function cancel(ctx: Context, [id]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
+export default async function cancel(
+  ctx: Context,
+  [id]: ArgsOf<typeof spec>,
+  flags: FlagsOf<typeof spec>,
+): Promise<number> {
   const target = await ctx.target();
   if (target.mode === 'live' && !flags.yes) {
     if (!ctx.io.canPrompt) throw new UsageError(`canceling live run ${id} needs --yes when no one can be asked`);

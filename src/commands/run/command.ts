@@ -12,8 +12,16 @@ export const create = command({
     mode: flag.choice('mode', ['idea', 'ship'], 'idea or ship (default: ship with --source, else idea)'),
     pitch: flag.string('text', 'idea mode: what the app is'),
     audience: flag.string('text', 'idea mode: who it is for'),
-    monetization: flag.choice('model', MONETIZATION_VALUES, 'idea mode: free, paid, freemium, subscription, ads or in_app_purchases'),
-    source: flag.string('repo-url|spec.json|-', 'ship mode: a repository URL, an App Spec file, or - for either on stdin', { complete: 'files' }),
+    monetization: flag.choice(
+      'model',
+      MONETIZATION_VALUES,
+      'idea mode: free, paid, freemium, subscription, ads or in_app_purchases',
+    ),
+    source: flag.string(
+      'repo-url|spec.json|-',
+      'ship mode: a repository URL, an App Spec file, or - for either on stdin',
+      { complete: 'files' },
+    ),
     idempotencyKey: flag.string('key', 'your own key for this create (default: a new UUID, reused on every retry)'),
     watch: flag.bool('then watch it, as `orc watch` does (its flags below apply)'),
     ...FOLLOW_FLAGS,
@@ -40,9 +48,16 @@ export const list = command({
   flags: {
     status: flag.choice('status', RUN_STATUSES, 'only runs with this status'),
     ...LIST_FLAGS,
-    watch: flag.bool('redraw the list as the runs change, until Ctrl-C (at a terminal; scripts: orc watch --all --json)'),
+    watch: flag.bool(
+      'redraw the list as the runs change, until Ctrl-C (at a terminal; scripts: orc watch --all --json)',
+    ),
   },
-  examples: ['orc run list', 'orc run list --status awaiting_approval', 'orc run list --all --json | jq length', 'orc run list --watch'],
+  examples: [
+    'orc run list',
+    'orc run list --status awaiting_approval',
+    'orc run list --all --json | jq length',
+    'orc run list --watch',
+  ],
 });
 
 export const cancel = command({
@@ -57,7 +72,11 @@ export const cancel = command({
 export default command({
   name: 'run',
   summary: 'Create, read, list and cancel runs',
-  examples: ['orc run create --pitch "A habit tracker" --audience runners --monetization freemium --watch', 'orc run list --status awaiting_approval', 'orc run get run_8fJ2kQ --json'],
+  examples: [
+    'orc run create --pitch "A habit tracker" --audience runners --monetization freemium --watch',
+    'orc run list --status awaiting_approval',
+    'orc run get run_8fJ2kQ --json',
+  ],
   subcommands: [
     handled(create, () => import('./create.js')),
     handled(get, () => import('./get.js')),

@@ -39,11 +39,14 @@ export default async function create(ctx: Context, _args: [], flags: CreateFlags
     run = await api.runs.create(params, flags.idempotencyKey ? { idempotencyKey: flags.idempotencyKey } : {});
   } catch (err) {
     const flag = err instanceof ApiError && err.field ? flagForField(err.field) : undefined;
-    if (err instanceof ApiError && flag) throw new RetoldError(`${err.field} (${flag}): ${err.message}`, exitCodeOf(err), err.hint);
+    if (err instanceof ApiError && flag)
+      throw new RetoldError(`${err.field} (${flag}): ${err.message}`, exitCodeOf(err), err.hint);
     throw err;
   }
   // A replayed create (the same Idempotency-Key as an earlier one) made nothing new: say so, not "Created".
-  const what = run.replayed ? `${run.id} already existed (created earlier with the same idempotency key; nothing new was made)` : `Created ${run.id}`;
+  const what = run.replayed
+    ? `${run.id} already existed (created earlier with the same idempotency key; nothing new was made)`
+    : `Created ${run.id}`;
   if (followModule) {
     // Under --json the stream of events is the output (every envelope carries run_id).
     if (!ctx.io.json) ctx.io.info(`${what}; watching it (Ctrl-C stops watching, the run goes on).`);
@@ -58,26 +61,46 @@ export async function buildParams(ctx: Context, flags: CreateFlags): Promise<Run
   const mode = flags.mode ?? (flags.source !== undefined ? 'ship' : 'idea');
   let params: unknown;
   if (mode === 'idea') {
-    if (flags.source !== undefined) throw new UsageError('--source is for ship mode; an idea run takes --pitch, --audience and --monetization');
-    const idea: { pitch?: string | undefined; audience?: string | undefined; monetization?: string | undefined } = { pitch: flags.pitch, audience: flags.audience, monetization: flags.monetization };
+    if (flags.source !== undefined)
+      throw new UsageError('--source is for ship mode; an idea run takes --pitch, --audience and --monetization');
+    const idea: { pitch?: string | undefined; audience?: string | undefined; monetization?: string | undefined } = {
+      pitch: flags.pitch,
+      audience: flags.audience,
+      monetization: flags.monetization,
+    };
     const missing = (['pitch', 'audience', 'monetization'] as const).filter((k) => !idea[k]?.trim());
     if (missing.length && !ctx.io.canPrompt)
-      throw new UsageError(`missing ${missing.map((k) => `--${k}`).join(', ')}: an idea run needs a pitch, an audience and a monetization`, `Monetization is one of ${MONETIZATION_VALUES.join(', ')}.`);
+      throw new UsageError(
+        `missing ${missing.map((k) => `--${k}`).join(', ')}: an idea run needs a pitch, an audience and a monetization`,
+        `Monetization is one of ${MONETIZATION_VALUES.join(', ')}.`,
+      );
     if (missing.length) {
       const prompter = await ctx.prompter();
       if (!idea.pitch?.trim()) idea.pitch = await prompter.input('Pitch: what is the app?', { required: true });
       if (!idea.audience?.trim()) idea.audience = await prompter.input('Audience: who is it for?', { required: true });
-      if (!idea.monetization?.trim()) idea.monetization = await prompter.select('Monetization', MONETIZATION_VALUES.map((value) => ({ value })));
+      if (!idea.monetization?.trim())
+        idea.monetization = await prompter.select(
+          'Monetization',
+          MONETIZATION_VALUES.map((value) => ({ value })),
+        );
     }
     if (!(MONETIZATION_VALUES as readonly string[]).includes(idea.monetization!))
-      throw new UsageError(`--monetization must be one of ${MONETIZATION_VALUES.join(', ')}, not ${JSON.stringify(idea.monetization)}`);
+      throw new UsageError(
+        `--monetization must be one of ${MONETIZATION_VALUES.join(', ')}, not ${JSON.stringify(idea.monetization)}`,
+      );
     params = { mode, idea };
   } else {
     for (const k of ['pitch', 'audience', 'monetization'] as const)
       if (flags[k] !== undefined) throw new UsageError(`--${k} is for idea mode; a ship run takes --source`);
     let source = flags.source;
-    if (source === undefined && ctx.io.canPrompt) source = await (await ctx.prompter()).input('Source: a repository URL, or the path of an App Spec (JSON)', { required: true });
-    if (source === undefined) throw new UsageError('missing --source: a ship run needs a repository URL, a spec.json path, or - for a spec on stdin');
+    if (source === undefined && ctx.io.canPrompt)
+      source = await (await ctx.prompter()).input('Source: a repository URL, or the path of an App Spec (JSON)', {
+        required: true,
+      });
+    if (source === undefined)
+      throw new UsageError(
+        'missing --source: a ship run needs a repository URL, a spec.json path, or - for a spec on stdin',
+      );
     params = { mode, source: await readSource(ctx, source) };
   }
   useEnglishMessages();
@@ -85,7 +108,9 @@ export async function buildParams(ctx: Context, flags: CreateFlags): Promise<Run
   if (!parsed.success) {
     const { field, message } = describeIssue(parsed.error.issues, params);
     const flag = flagForField(field);
-    throw Object.assign(new UsageError(flag ? `${flag} (${field}): ${message}` : `${field || 'input'}: ${message}`), { field: flag ?? field });
+    throw Object.assign(new UsageError(flag ? `${flag} (${field}): ${message}` : `${field || 'input'}: ${message}`), {
+      field: flag ?? field,
+    });
   }
   return parsed.data;
 }
@@ -103,11 +128,15 @@ async function readSource(ctx: Context, source: string): Promise<string | Record
     try {
       text = readFileSync(source, 'utf8');
     } catch (err) {
-      throw new UsageError(`--source: cannot read ${source}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      throw new UsageError(
+        `--source: cannot read ${source}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
     }
     from = source;
   } else {
-    throw new UsageError(`--source: ${JSON.stringify(source)} is neither a repository URL (https://… or git@…:…) nor a file`);
+    throw new UsageError(
+      `--source: ${JSON.stringify(source)} is neither a repository URL (https://… or git@…:…) nor a file`,
+    );
   }
   const trimmed = text.trim();
   if (from === 'stdin' && REPO_URL.test(trimmed)) return trimmed;
@@ -117,6 +146,7 @@ async function readSource(ctx: Context, source: string): Promise<string | Record
   } catch (err) {
     throw new UsageError(`--source: ${from} is not JSON: ${(err as Error).message}`);
   }
-  if (spec === null || typeof spec !== 'object' || Array.isArray(spec)) throw new UsageError(`--source: the App Spec in ${from} must be a JSON object`);
+  if (spec === null || typeof spec !== 'object' || Array.isArray(spec))
+    throw new UsageError(`--source: the App Spec in ${from} must be a JSON object`);
   return spec as Record<string, unknown>;
 }

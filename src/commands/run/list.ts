@@ -19,7 +19,11 @@ export default async function list(ctx: Context, _args: [], flags: FlagsOf<typeo
     { header: 'STATUS', cell: (r) => r.status, status: true },
     { header: 'STAGE', flexible: true, cell: (r) => r.stage },
     { header: 'GATE', cell: (r) => orDash(r.gate_pending) },
-    { header: 'CREATED', flexible: true, cell: (r, tty) => (tty ? relativeTime(r.created_at, ctx.clock.now()) : r.created_at) },
+    {
+      header: 'CREATED',
+      flexible: true,
+      cell: (r, tty) => (tty ? relativeTime(r.created_at, ctx.clock.now()) : r.created_at),
+    },
   ];
   const max = listLimit(flags);
   const items = () => api.runs.listAll({ status: flags.status, limit: pageSize(max, flags.all) });
@@ -41,7 +45,10 @@ type Items = () => AsyncIterable<Run>;
 async function watchList(ctx: Context, max: number, items: Items, columns: Columns): Promise<number> {
   const io = ctx.io;
   if (io.json || !io.interactiveOutput || io.accessible)
-    throw new UsageError('--watch redraws the list at a terminal', 'For a script or a screen reader: `orc watch --all` (a line per change; --json for NDJSON).');
+    throw new UsageError(
+      '--watch redraws the list at a terminal',
+      'For a script or a screen reader: `orc watch --all` (a line per change; --json for NDJSON).',
+    );
   const { LiveRegion } = await import('../../ui/live-region.js');
   const region = new LiveRegion(io.streams.stdout, () => io.columns);
   try {
@@ -52,7 +59,11 @@ async function watchList(ctx: Context, max: number, items: Items, columns: Colum
         if (runs.length >= max) break;
       }
       const when = new Date(ctx.clock.now()).toTimeString().slice(0, 8);
-      region.render([...(runs.length ? await listLines(io, runs, columns) : ['No runs yet.']), '', `${runs.length} run${runs.length === 1 ? '' : 's'} · read at ${when} · every 2 s · Ctrl-C to stop`]);
+      region.render([
+        ...(runs.length ? await listLines(io, runs, columns) : ['No runs yet.']),
+        '',
+        `${runs.length} run${runs.length === 1 ? '' : 's'} · read at ${when} · every 2 s · Ctrl-C to stop`,
+      ]);
       await sleep(ctx.clock, REDRAW_MS, ctx.signal).catch(() => {});
     }
   } finally {

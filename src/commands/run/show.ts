@@ -10,7 +10,8 @@ export async function printRun(ctx: Context, run: Run): Promise<void> {
   const style = await loadStyle(ctx.io);
   const s = (v: unknown) => oneLine(orDash(v as string | null | undefined));
   // At a terminal the time and how long ago; piped, the ISO time alone (as `run list` prints it).
-  const when = (iso: string) => (ctx.io.stdoutIsTTY && !Number.isNaN(Date.parse(iso)) ? `${s(iso)} (${relativeTime(iso, ctx.clock.now())})` : s(iso));
+  const when = (iso: string) =>
+    ctx.io.stdoutIsTTY && !Number.isNaN(Date.parse(iso)) ? `${s(iso)} (${relativeTime(iso, ctx.clock.now())})` : s(iso);
   const rows: Array<[string, string]> = [
     ['id', style.bold(s(run.id))],
     ['status', style.status(s(run.status))],

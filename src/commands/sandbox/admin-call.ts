@@ -9,29 +9,46 @@ import type { Answer, HttpClient } from '../../api/http.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 
-export async function adminCall<T = Record<string, unknown>>(ctx: Context, method: string, path: string, body?: unknown): Promise<T> {
+export async function adminCall<T = Record<string, unknown>>(
+  ctx: Context,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<T> {
   const req = { method, target: path, ...(body !== undefined ? { body } : {}), schema: z.unknown() };
   return toSandbox(ctx, path, async (http) => (await http.json(req)) as T);
 }
 
 /** A GET of an admin route whose answer `consume` reads as it arrives (the export: no cap on its size);
  * a body cut off is tried again from the start when `retry` says so. */
-export function adminStream<T>(ctx: Context, path: string, retry: boolean, consume: (a: Answer) => Promise<T>): Promise<T> {
+export function adminStream<T>(
+  ctx: Context,
+  path: string,
+  retry: boolean,
+  consume: (a: Answer) => Promise<T>,
+): Promise<T> {
   const req = { method: 'GET', target: path, deadline: false, ...(retry ? {} : { retries: 0 }) };
   return toSandbox(ctx, path, (http) => http.exchange(req, consume));
 }
 
 async function toSandbox<T>(ctx: Context, path: string, call: (http: HttpClient) => Promise<T>): Promise<T> {
   const target = await ctx.target();
-  if (target.mode === 'live') throw new UsageError('the sandbox controls are for the sandbox (test mode); they never go to a live service');
+  if (target.mode === 'live')
+    throw new UsageError('the sandbox controls are for the sandbox (test mode); they never go to a live service');
   const api = await ctx.api();
   try {
     return await call(api.http);
   } catch (err) {
     // A 404 that names a missing thing (run_not_found, fault_not_found, …) is the sandbox answering; any other
     // 404 (route_not_found, or a code a sandbox never gives) means the route is not there.
-    if (err instanceof ApiError && err.status === 404 && (err.code === 'route_not_found' || !err.code.endsWith('_not_found'))) {
-      throw new UsageError(`${target.baseUrl} is not an orc sandbox: it has no ${path}; the sandbox controls work only against \`orc sandbox\``);
+    if (
+      err instanceof ApiError &&
+      err.status === 404 &&
+      (err.code === 'route_not_found' || !err.code.endsWith('_not_found'))
+    ) {
+      throw new UsageError(
+        `${target.baseUrl} is not an orc sandbox: it has no ${path}; the sandbox controls work only against \`orc sandbox\``,
+      );
     }
     throw err;
   }

@@ -8,12 +8,30 @@ import { oneLine } from '../../ui/sanitize.js';
 import { adminCall, clockLine } from './admin-call.js';
 import type { advance as spec } from './command.js';
 
-export default async function advance(ctx: Context, [run]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
-  if (flags.by === undefined && flags.to === undefined) throw new UsageError('give --by <duration>, or a run and --to <stage|gate:NAME|end>');
-  if (flags.to !== undefined && run === undefined) throw new UsageError('--to moves one run: orc sandbox advance <run> --to …');
+export default async function advance(
+  ctx: Context,
+  [run]: ArgsOf<typeof spec>,
+  flags: FlagsOf<typeof spec>,
+): Promise<number> {
+  if (flags.by === undefined && flags.to === undefined)
+    throw new UsageError('give --by <duration>, or a run and --to <stage|gate:NAME|end>');
+  if (flags.to !== undefined && run === undefined)
+    throw new UsageError('--to moves one run: orc sandbox advance <run> --to …');
   const by = flags.by === undefined ? undefined : parseDuration(flags.by);
-  if (by === null) throw new UsageError(`--by must be a duration (90s, 15m, 3h, 2d, or plain seconds), not ${JSON.stringify(flags.by)}`);
-  const out = await adminCall<{ mode: string; now: string; next_due: string | null; runs: unknown[]; fired?: number; run?: { id: string; status: string; stage: string; gate_pending: string | null }; reached?: boolean; ticks?: number }>(ctx, 'POST', '/_sandbox/clock/advance', {
+  if (by === null)
+    throw new UsageError(
+      `--by must be a duration (90s, 15m, 3h, 2d, or plain seconds), not ${JSON.stringify(flags.by)}`,
+    );
+  const out = await adminCall<{
+    mode: string;
+    now: string;
+    next_due: string | null;
+    runs: unknown[];
+    fired?: number;
+    run?: { id: string; status: string; stage: string; gate_pending: string | null };
+    reached?: boolean;
+    ticks?: number;
+  }>(ctx, 'POST', '/_sandbox/clock/advance', {
     ...(run !== undefined ? { run } : {}),
     ...(by !== undefined ? { by } : {}),
     ...(flags.to !== undefined ? { to: flags.to } : {}),
@@ -21,12 +39,19 @@ export default async function advance(ctx: Context, [run]: ArgsOf<typeof spec>, 
   if (ctx.io.json) ctx.io.writeJson(out);
   else if (out.run) {
     const r = out.run;
-    ctx.io.out([r.id, r.status, r.stage, r.gate_pending ? `gate ${r.gate_pending}` : ''].map(oneLine).join('\t').trimEnd());
-    ctx.io.info(`${oneLine(r.id)} moved ${out.ticks} tick${out.ticks === 1 ? '' : 's'}; now ${oneLine(r.status)} at ${oneLine(r.stage)}`);
+    ctx.io.out(
+      [r.id, r.status, r.stage, r.gate_pending ? `gate ${r.gate_pending}` : ''].map(oneLine).join('\t').trimEnd(),
+    );
+    ctx.io.info(
+      `${oneLine(r.id)} moved ${out.ticks} tick${out.ticks === 1 ? '' : 's'}; now ${oneLine(r.status)} at ${oneLine(r.stage)}`,
+    );
   } else {
     ctx.io.out(oneLine(clockLine(out)));
     ctx.io.info(`fired ${out.fired ?? 0} timer${out.fired === 1 ? '' : 's'}`);
   }
-  if (out.reached === false) throw new RefusedError(`${out.run!.id} did not reach ${flags.to}: it is ${out.run!.status} at ${out.run!.stage}${out.run!.gate_pending ? `, waiting at gate ${out.run!.gate_pending}` : ''}`);
+  if (out.reached === false)
+    throw new RefusedError(
+      `${out.run!.id} did not reach ${flags.to}: it is ${out.run!.status} at ${out.run!.stage}${out.run!.gate_pending ? `, waiting at gate ${out.run!.gate_pending}` : ''}`,
+    );
   return 0;
 }

@@ -12,8 +12,11 @@ interface ClockView {
 
 export default async function clock(ctx: Context): Promise<number> {
   const c = await adminCall<ClockView>(ctx, 'GET', '/_sandbox/clock');
-  if (ctx.io.json) return ctx.io.writeJson(c), 0;
+  if (ctx.io.json) return (ctx.io.writeJson(c), 0);
   ctx.io.out(oneLine(clockLine(c)));
-  for (const r of c.runs) ctx.io.out([r.id, r.status, r.stage, r.gate_pending ? `gate ${r.gate_pending}` : ''].map(oneLine).join('\t').trimEnd());
+  for (const r of c.runs)
+    ctx.io.out(
+      [r.id, r.status, r.stage, r.gate_pending ? `gate ${r.gate_pending}` : ''].map(oneLine).join('\t').trimEnd(),
+    );
   return 0;
 }

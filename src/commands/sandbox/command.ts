@@ -12,28 +12,52 @@ export const start = command({
   flags: {
     host: flag.string(host.value, host.description, { default: host.default }),
     port: flag.int(port.value, port.description, port),
-    apiKey: flag.string('key', 'the test key the sandbox accepts (sk_test_…; default: ORC_SANDBOX_API_KEY, else its own: its data folder\'s, or a new one in memory)'),
+    apiKey: flag.string(
+      'key',
+      "the test key the sandbox accepts (sk_test_…; default: ORC_SANDBOX_API_KEY, else its own: its data folder's, or a new one in memory)",
+    ),
     stageMs: flag.int(stageMs.value, stageMs.description, stageMs),
     signedUrlTtl: flag.int(signedUrlTtl.value, signedUrlTtl.description, signedUrlTtl),
     retryBaseMs: flag.int(retryBaseMs.value, retryBaseMs.description, retryBaseMs),
     rateLimit: flag.int(rateLimit.value, rateLimit.description, rateLimit),
     seed: flag.int(seed.value, seed.description, seed),
     ipaMib: flag.int(ipaMib.value, ipaMib.description, ipaMib),
-    dataDir: flag.string('dir', 'folder of the sandbox database (default: <config folder>/sandbox)', { complete: 'files' }),
+    dataDir: flag.string('dir', 'folder of the sandbox database (default: <config folder>/sandbox)', {
+      complete: 'files',
+    }),
     memory: flag.bool('keep state in memory only; nothing survives a restart'),
     detach: flag.bool('run in the background; pid and log in the config folder'),
     journalSize: flag.int(journalSize.value, journalSize.description, journalSize),
     keepaliveMs: flag.int(keepaliveMs.value, keepaliveMs.description, keepaliveMs),
-    clock: flag.choice('mode', ['real', 'manual'], 'real: time flows; manual: it stands still until `orc sandbox advance`', { default: 'real' }),
-    import: flag.string('file', 'start from a snapshot made by `orc sandbox export` (into memory or a fresh data folder)', { complete: 'files' }),
+    clock: flag.choice(
+      'mode',
+      ['real', 'manual'],
+      'real: time flows; manual: it stands still until `orc sandbox advance`',
+      { default: 'real' },
+    ),
+    import: flag.string(
+      'file',
+      'start from a snapshot made by `orc sandbox export` (into memory or a fresh data folder)',
+      { complete: 'files' },
+    ),
     verbose: flag.bool('a line per request and webhook delivery on stderr'),
-    tls: flag.bool('serve https with a certificate of its own, signed by a private CA kept in the data folder (its path printed; trust it with NODE_EXTRA_CA_CERTS or a profile\'s --ca-file)'),
-    standInLive: flag.bool('with --tls: stand in for the live service, also accepting the live key in ORC_SANDBOX_LIVE_KEY, to try a live profile end to end'),
+    tls: flag.bool(
+      "serve https with a certificate of its own, signed by a private CA kept in the data folder (its path printed; trust it with NODE_EXTRA_CA_CERTS or a profile's --ca-file)",
+    ),
+    standInLive: flag.bool(
+      'with --tls: stand in for the live service, also accepting the live key in ORC_SANDBOX_LIVE_KEY, to try a live profile end to end',
+    ),
   },
-  examples: ['orc sandbox start', 'orc sandbox start --detach --stage-ms 500', 'orc sandbox start --tls --detach', 'orc sandbox start --port 0 --memory --clock manual --stage-ms 3h'],
+  examples: [
+    'orc sandbox start',
+    'orc sandbox start --detach --stage-ms 500',
+    'orc sandbox start --tls --detach',
+    'orc sandbox start --port 0 --memory --clock manual --stage-ms 3h',
+  ],
 });
 
-const control = 'Against the sandbox the profile (or --base-url) points at; refused (exit 2) against a service that is not a sandbox.';
+const control =
+  'Against the sandbox the profile (or --base-url) points at; refused (exit 2) against a service that is not a sandbox.';
 
 export const clock = command({
   name: 'clock',
@@ -52,13 +76,18 @@ export const advance = command({
     by: flag.string('duration', 'how far: 90s, 15m, 3h, 2d, or plain seconds'),
     to: flag.string('point', 'with a run: a stage (05_build), gate:NAME (approving the gates before it) or end'),
   },
-  examples: ['orc sandbox advance --by 1d', 'orc sandbox advance run_8fJ2kQ --to gate:final', 'orc sandbox advance run_8fJ2kQ --by 3h'],
+  examples: [
+    'orc sandbox advance --by 1d',
+    'orc sandbox advance run_8fJ2kQ --to gate:final',
+    'orc sandbox advance run_8fJ2kQ --by 3h',
+  ],
   more: control,
 });
 
 export const trigger = command({
   name: 'trigger',
-  summary: 'Make the sandbox produce an event for real (a run driven there; a new fixture run without --run); prints the run id',
+  summary:
+    'Make the sandbox produce an event for real (a run driven there; a new fixture run without --run); prints the run id',
   json: '{ run, event }',
   args: [arg.word('event-kind', { complete: EVENT_KINDS })],
   flags: {
@@ -69,13 +98,17 @@ export const trigger = command({
     reason: flag.string('text', 'run.rejected: the reason; run.gate_resolved: reject with these notes'),
     notPassed: flag.bool('run.scored: a scorecard that does not pass'),
   },
-  examples: ['orc sandbox trigger run.failed --stage 06_qa --error "qa_failed: crash on launch"', 'orc sandbox trigger run.gate_pending --gate final --json', 'orc sandbox trigger run.accepted'],
+  examples: [
+    'orc sandbox trigger run.failed --stage 06_qa --error "qa_failed: crash on launch"',
+    'orc sandbox trigger run.gate_pending --gate final --json',
+    'orc sandbox trigger run.accepted',
+  ],
   more: control,
 });
 
 export const faultAdd = command({
   name: 'add',
-  summary: 'Inject a fault into the sandbox\'s own answers (or its webhook deliveries)',
+  summary: "Inject a fault into the sandbox's own answers (or its webhook deliveries)",
   json: 'the fault: { id, route | webhook, status, latency_ms, reset, cut_after, times, probability, seed, applied }',
   flags: {
     route: flag.string('METHOD /path', "the requests it takes: 'POST /v1/runs', 'GET /v1/runs/{run}/events'"),
@@ -88,17 +121,46 @@ export const faultAdd = command({
     probability: flag.string('p', 'only with this chance, 0 to 1'),
     seed: flag.int('n', 'the seed of the chance (the same seed, the same requests hit)', { min: 0 }),
   },
-  examples: ["orc sandbox fault add --route 'POST /v1/runs' --status 503 --times 1", "orc sandbox fault add --route 'GET /v1/runs/{run}/events' --cut-after 3", "orc sandbox fault add --route 'GET /v1/runs' --latency 2s --probability 0.5 --seed 7"],
+  examples: [
+    "orc sandbox fault add --route 'POST /v1/runs' --status 503 --times 1",
+    "orc sandbox fault add --route 'GET /v1/runs/{run}/events' --cut-after 3",
+    "orc sandbox fault add --route 'GET /v1/runs' --latency 2s --probability 0.5 --seed 7",
+  ],
   more: control,
 });
-export const faultList = command({ name: 'list', summary: 'List the faults and how often each was applied', json: 'an array of faults', examples: ['orc sandbox fault list'] });
-export const faultRemove = command({ name: 'remove', summary: 'Remove a fault', json: '{ id, removed: true }', args: [arg.word('id')], examples: ['orc sandbox fault remove flt_1'] });
-export const faultClear = command({ name: 'clear', summary: 'Remove every fault', json: '{ cleared: true }', examples: ['orc sandbox fault clear'] });
+export const faultList = command({
+  name: 'list',
+  summary: 'List the faults and how often each was applied',
+  json: 'an array of faults',
+  examples: ['orc sandbox fault list'],
+});
+export const faultRemove = command({
+  name: 'remove',
+  summary: 'Remove a fault',
+  json: '{ id, removed: true }',
+  args: [arg.word('id')],
+  examples: ['orc sandbox fault remove flt_1'],
+});
+export const faultClear = command({
+  name: 'clear',
+  summary: 'Remove every fault',
+  json: '{ cleared: true }',
+  examples: ['orc sandbox fault clear'],
+});
 export const fault = command({
   name: 'fault',
   summary: "Inject faults into the sandbox's answers, for testing a client's retries",
-  examples: ["orc sandbox fault add --route 'POST /v1/runs' --status 503 --times 1", 'orc sandbox fault list', 'orc sandbox fault clear'],
-  subcommands: [handled(faultAdd, () => import('./fault.js').then((m) => ({ default: m.add }))), handled(faultList, () => import('./fault.js').then((m) => ({ default: m.list }))), handled(faultRemove, () => import('./fault.js').then((m) => ({ default: m.remove }))), handled(faultClear, () => import('./fault.js').then((m) => ({ default: m.clear })))],
+  examples: [
+    "orc sandbox fault add --route 'POST /v1/runs' --status 503 --times 1",
+    'orc sandbox fault list',
+    'orc sandbox fault clear',
+  ],
+  subcommands: [
+    handled(faultAdd, () => import('./fault.js').then((m) => ({ default: m.add }))),
+    handled(faultList, () => import('./fault.js').then((m) => ({ default: m.list }))),
+    handled(faultRemove, () => import('./fault.js').then((m) => ({ default: m.remove }))),
+    handled(faultClear, () => import('./fault.js').then((m) => ({ default: m.clear }))),
+  ],
 });
 
 export const reset = command({
@@ -112,7 +174,8 @@ export const reset = command({
 
 export const exportCmd = command({
   name: 'export',
-  summary: 'Write a consistent snapshot of the sandbox to a file (atomically, as it arrives), or to stdout with -, for `sandbox start --import`',
+  summary:
+    'Write a consistent snapshot of the sandbox to a file (atomically, as it arrives), or to stdout with -, for `sandbox start --import`',
   json: '{ file, runs, webhooks, deliveries } (with -, stdout is the snapshot itself)',
   args: [arg.word('file')],
   examples: ['orc sandbox export fixtures/two-runs.json', 'orc sandbox export - | gzip > snapshot.json.gz'],
@@ -121,8 +184,9 @@ export const exportCmd = command({
 
 export const exec = command({
   name: 'exec',
-  summary: 'Run a command against a fresh in-memory sandbox on a free port, then stop it; exits with the command\'s status',
-  json: 'none: the command\'s own output',
+  summary:
+    "Run a command against a fresh in-memory sandbox on a free port, then stop it; exits with the command's status",
+  json: "none: the command's own output",
   args: [arg.rest('command')],
   flags: {
     stageMs: flag.int(stageMs.value, stageMs.description, stageMs),
@@ -130,19 +194,30 @@ export const exec = command({
     rateLimit: flag.int(rateLimit.value, rateLimit.description, rateLimit),
     seed: flag.int(seed.value, seed.description, seed),
     ipaMib: flag.int(ipaMib.value, ipaMib.description, ipaMib),
-    clock: flag.choice('mode', ['real', 'manual'], 'real: time flows; manual: it stands still until advanced', { default: 'real' }),
+    clock: flag.choice('mode', ['real', 'manual'], 'real: time flows; manual: it stands still until advanced', {
+      default: 'real',
+    }),
     import: flag.string('file', 'start from a snapshot', { complete: 'files' }),
   },
-  examples: ['orc sandbox exec -- npm test', 'orc sandbox exec --stage-ms 50 -- ./ci/e2e.sh', 'orc sandbox exec --import fixtures/two-runs.json -- node check.js'],
+  examples: [
+    'orc sandbox exec -- npm test',
+    'orc sandbox exec --stage-ms 50 -- ./ci/e2e.sh',
+    'orc sandbox exec --import fixtures/two-runs.json -- node check.js',
+  ],
   more: 'The command gets ORC_BASE_URL and ORC_SANDBOX_URL (the sandbox) and ORC_API_KEY (its test key) in its environment.',
 });
 
 export const logs = command({
   name: 'logs',
-  summary: 'Show the requests the sandbox answered and its webhook delivery attempts (the last 1,000, or --journal-size)',
+  summary:
+    'Show the requests the sandbox answered and its webhook delivery attempts (the last 1,000, or --journal-size)',
   json: 'an array of entries; with --follow, NDJSON: { seq, at, type: request|delivery, … }',
   flags: { follow: flag.bool('keep printing new entries until Ctrl-C', { short: 'f' }) },
-  examples: ['orc sandbox logs', 'orc sandbox logs --follow', 'orc sandbox logs --json | jq ".[] | select(.status >= 500)"'],
+  examples: [
+    'orc sandbox logs',
+    'orc sandbox logs --follow',
+    'orc sandbox logs --json | jq ".[] | select(.status >= 500)"',
+  ],
   more: control,
 });
 
@@ -162,7 +237,12 @@ export const consoleCmd = command({
   more: `The link works once, within 10 minutes, and becomes a session cookie in that browser; the key never reaches the page. ${control}`,
 });
 
-export const stop = command({ name: 'stop', summary: 'Stop the background sandbox', json: '{ stopped, pid, url } | { stopped: false, running: false[, stale, pid] }', examples: ['orc sandbox stop', 'orc sandbox stop --json'] });
+export const stop = command({
+  name: 'stop',
+  summary: 'Stop the background sandbox',
+  json: '{ stopped, pid, url } | { stopped: false, running: false[, stale, pid] }',
+  examples: ['orc sandbox stop', 'orc sandbox stop --json'],
+});
 
 export default command({
   name: 'sandbox',

@@ -9,16 +9,23 @@ import type { consoleCmd as spec } from './command.js';
 
 export default async function openConsole(ctx: Context, _args: [], flags: FlagsOf<typeof spec>): Promise<number> {
   const { url, expires_at } = await adminCall<{ url: string; expires_at: string }>(ctx, 'POST', '/_sandbox/console');
-  if (ctx.io.json) return ctx.io.writeJson({ url, expires_at }), 0;
+  if (ctx.io.json) return (ctx.io.writeJson({ url, expires_at }), 0);
   ctx.io.out(oneLine(url));
-  if (flags.open && ctx.io.interactiveOutput && (await openBrowser(ctx.env, url))) ctx.io.info('opened in your browser; the link works once, within 10 minutes');
+  if (flags.open && ctx.io.interactiveOutput && (await openBrowser(ctx.env, url)))
+    ctx.io.info('opened in your browser; the link works once, within 10 minutes');
   else ctx.io.info('open it in a browser: it works once, within 10 minutes');
   return 0;
 }
 
 /** $BROWSER, else the platform's opener; false when there is none. Never waits for the browser. */
 function openBrowser(env: NodeJS.ProcessEnv, url: string): Promise<boolean> {
-  const [cmd, ...args] = env.BROWSER ? [env.BROWSER, url] : process.platform === 'darwin' ? ['open', url] : process.platform === 'win32' ? ['cmd', '/c', 'start', '""', url] : ['xdg-open', url];
+  const [cmd, ...args] = env.BROWSER
+    ? [env.BROWSER, url]
+    : process.platform === 'darwin'
+      ? ['open', url]
+      : process.platform === 'win32'
+        ? ['cmd', '/c', 'start', '""', url]
+        : ['xdg-open', url];
   return new Promise((resolve) => {
     const child = spawn(cmd!, args, { stdio: 'ignore', detached: true, env });
     child.once('error', () => resolve(false));

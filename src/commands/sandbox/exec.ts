@@ -10,7 +10,11 @@ import { EnvironmentError, UsageError } from '../../errors.js';
 import type { exec as spec } from './command.js';
 import { steering } from './start.js';
 
-export default async function exec(ctx: Context, [command]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
+export default async function exec(
+  ctx: Context,
+  [command]: ArgsOf<typeof spec>,
+  flags: FlagsOf<typeof spec>,
+): Promise<number> {
   const argv = command ?? [];
   if (argv.length === 0) throw new UsageError('give the command to run after --: orc sandbox exec -- npm test');
   const { startSandbox } = await import('../../sandbox/server.js');
@@ -37,10 +41,15 @@ export default async function exec(ctx: Context, [command]: ArgsOf<typeof spec>,
       env: { ...ctx.env, ORC_BASE_URL: sandbox.url, ORC_SANDBOX_URL: sandbox.url, ORC_API_KEY: apiKey },
     });
     // Ctrl-C reaches the command from the terminal; other stop signals are passed on to it.
-    const pass = () => void (ctx.signal.reason !== 'SIGINT' && child.kill((ctx.signal.reason as NodeJS.Signals | undefined) ?? 'SIGTERM'));
+    const pass = () =>
+      void (
+        ctx.signal.reason !== 'SIGINT' && child.kill((ctx.signal.reason as NodeJS.Signals | undefined) ?? 'SIGTERM')
+      );
     ctx.signal.addEventListener('abort', pass, { once: true });
     const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
-      child.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'ENOENT' ? new EnvironmentError(`cannot run ${argv[0]}: no such command`) : err));
+      child.once('error', (err: NodeJS.ErrnoException) =>
+        reject(err.code === 'ENOENT' ? new EnvironmentError(`cannot run ${argv[0]}: no such command`) : err),
+      );
       child.once('exit', (c, s) => resolve([c, s]));
     });
     ctx.signal.removeEventListener('abort', pass);

@@ -27,7 +27,8 @@ export default async function exportSnapshot(ctx: Context, [file]: ArgsOf<typeof
   });
   const summary = { file: path, ...counts };
   if (ctx.io.json) ctx.io.writeJson(summary);
-  else ctx.io.info(`wrote ${path}: ${summary.runs} runs, ${summary.webhooks} webhooks, ${summary.deliveries} deliveries`);
+  else
+    ctx.io.info(`wrote ${path}: ${summary.runs} runs, ${summary.webhooks} webhooks, ${summary.deliveries} deliveries`);
   return 0;
 }
 

@@ -9,16 +9,20 @@ import { adminCall } from './admin-call.js';
 import type { faultAdd, faultRemove } from './command.js';
 
 const describe = (f: Fault) =>
-  [f.id, f.route ?? `webhook ${f.webhook}`, ...faultEffects(f), `applied ${f.applied}`]
-    .map(oneLine)
-    .join('\t');
+  [f.id, f.route ?? `webhook ${f.webhook}`, ...faultEffects(f), `applied ${f.applied}`].map(oneLine).join('\t');
 
 export async function add(ctx: Context, _args: [], flags: FlagsOf<typeof faultAdd>): Promise<number> {
-  if (!flags.route === !flags.webhook) throw new UsageError('give --route \'METHOD /path\' or --webhook <id> (one of them)');
-  const latency = flags.latency === undefined ? undefined : parseDuration(flags.latency.replace(/ms$/, '').trim() === flags.latency ? flags.latency : flags.latency);
-  if (latency === null) throw new UsageError(`--latency must be a duration (300ms, 2s), not ${JSON.stringify(flags.latency)}`);
+  if (!flags.route === !flags.webhook)
+    throw new UsageError("give --route 'METHOD /path' or --webhook <id> (one of them)");
+  const latency =
+    flags.latency === undefined
+      ? undefined
+      : parseDuration(flags.latency.replace(/ms$/, '').trim() === flags.latency ? flags.latency : flags.latency);
+  if (latency === null)
+    throw new UsageError(`--latency must be a duration (300ms, 2s), not ${JSON.stringify(flags.latency)}`);
   const probability = flags.probability === undefined ? undefined : Number(flags.probability);
-  if (probability !== undefined && !(probability >= 0 && probability <= 1)) throw new UsageError(`--probability must be a number from 0 to 1, not ${JSON.stringify(flags.probability)}`);
+  if (probability !== undefined && !(probability >= 0 && probability <= 1))
+    throw new UsageError(`--probability must be a number from 0 to 1, not ${JSON.stringify(flags.probability)}`);
   const f = await adminCall<Fault>(ctx, 'POST', '/_sandbox/faults', {
     ...(flags.route ? { route: flags.route } : {}),
     ...(flags.webhook ? { webhook: flags.webhook } : {}),
@@ -30,7 +34,7 @@ export async function add(ctx: Context, _args: [], flags: FlagsOf<typeof faultAd
     ...(probability !== undefined ? { probability } : {}),
     ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
   });
-  if (ctx.io.json) return ctx.io.writeJson(f), 0;
+  if (ctx.io.json) return (ctx.io.writeJson(f), 0);
   ctx.io.out(oneLine(f.id));
   ctx.io.info(`added: ${describe(f)}`);
   return 0;
@@ -38,7 +42,7 @@ export async function add(ctx: Context, _args: [], flags: FlagsOf<typeof faultAd
 
 export async function list(ctx: Context): Promise<number> {
   const { data } = await adminCall<{ data: Fault[] }>(ctx, 'GET', '/_sandbox/faults');
-  if (ctx.io.json) return ctx.io.writeJson(data), 0;
+  if (ctx.io.json) return (ctx.io.writeJson(data), 0);
   for (const f of data) ctx.io.out(describe(f));
   if (data.length === 0) ctx.io.info('no faults');
   return 0;
@@ -46,14 +50,14 @@ export async function list(ctx: Context): Promise<number> {
 
 export async function remove(ctx: Context, [id]: ArgsOf<typeof faultRemove>): Promise<number> {
   const out = await adminCall(ctx, 'DELETE', `/_sandbox/faults/${encodeURIComponent(id)}`);
-  if (ctx.io.json) return ctx.io.writeJson(out), 0;
+  if (ctx.io.json) return (ctx.io.writeJson(out), 0);
   ctx.io.info(`removed ${id}`);
   return 0;
 }
 
 export async function clear(ctx: Context): Promise<number> {
   const out = await adminCall(ctx, 'DELETE', '/_sandbox/faults');
-  if (ctx.io.json) return ctx.io.writeJson(out), 0;
+  if (ctx.io.json) return (ctx.io.writeJson(out), 0);
   ctx.io.info('every fault removed');
   return 0;
 }

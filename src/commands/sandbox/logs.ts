@@ -19,9 +19,10 @@ export function entryLine(e: Entry): string {
 
 export default async function logs(ctx: Context, _args: [], flags: FlagsOf<typeof spec>): Promise<number> {
   const { data } = await adminCall<{ data: Entry[]; last: number }>(ctx, 'GET', '/_sandbox/logs');
-  const print = (e: Entry) => (ctx.io.json && flags.follow ? ctx.io.streams.stdout.write(ctx.io.jsonLine(e)) : ctx.io.out(entryLine(e)));
+  const print = (e: Entry) =>
+    ctx.io.json && flags.follow ? ctx.io.streams.stdout.write(ctx.io.jsonLine(e)) : ctx.io.out(entryLine(e));
   if (!flags.follow) {
-    if (ctx.io.json) return ctx.io.writeJson(data), 0;
+    if (ctx.io.json) return (ctx.io.writeJson(data), 0);
     for (const e of data) print(e);
     return 0;
   }
@@ -30,10 +31,20 @@ export default async function logs(ctx: Context, _args: [], flags: FlagsOf<typeo
   const api = await ctx.api();
   const { SseParser } = await import('../../api/sse.js');
   let last = data.at(-1)?.seq ?? 0;
-  const answer = await api.http.send({ method: 'GET', target: '/_sandbox/logs', query: { follow: 1, after: last }, headers: { accept: 'text/event-stream' }, deadline: false, bodyTimeoutMs: 0, signal: ctx.signal }).catch((err: unknown) => {
-    if (ctx.signal.aborted) return null;
-    throw err;
-  });
+  const answer = await api.http
+    .send({
+      method: 'GET',
+      target: '/_sandbox/logs',
+      query: { follow: 1, after: last },
+      headers: { accept: 'text/event-stream' },
+      deadline: false,
+      bodyTimeoutMs: 0,
+      signal: ctx.signal,
+    })
+    .catch((err: unknown) => {
+      if (ctx.signal.aborted) return null;
+      throw err;
+    });
   if (!answer) return 130;
   const parser = new SseParser({
     message: (m) => {

@@ -8,7 +8,8 @@ import type { reset as spec } from './command.js';
 export default async function reset(ctx: Context, _args: [], flags: FlagsOf<typeof spec>): Promise<number> {
   if (!flags.yes) {
     if (!ctx.io.canPrompt) throw new UsageError('reset empties the sandbox: it needs --yes when no one can be asked');
-    if (!(await (await ctx.prompter()).confirm('Empty the sandbox (every run, webhook, delivery and fault)?', false))) throw new InterruptedError('not reset');
+    if (!(await (await ctx.prompter()).confirm('Empty the sandbox (every run, webhook, delivery and fault)?', false)))
+      throw new InterruptedError('not reset');
   }
   const out = await adminCall(ctx, 'POST', '/_sandbox/reset');
   if (ctx.io.json) ctx.io.writeJson(out);

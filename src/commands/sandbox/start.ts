@@ -2,7 +2,15 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { spawnDetached } from '../../config/sandbox-launcher.js';
-import { isTestKey, liveSandbox, logPath, readState, removeState, sandboxKey, writeState } from '../../config/sandbox-state.js';
+import {
+  isTestKey,
+  liveSandbox,
+  logPath,
+  readState,
+  removeState,
+  sandboxKey,
+  writeState,
+} from '../../config/sandbox-state.js';
 import { isLoopbackHost, redactKey } from '../../contract/keys.js';
 import type { Context } from '../../context.js';
 import { EnvironmentError, UsageError } from '../../errors.js';
@@ -16,34 +24,70 @@ import type { start as spec } from './command.js';
 type StartFlags = FlagsOf<typeof spec>;
 
 /** Checks what the flag kinds cannot, before anything starts, naming the flag at fault. */
-export function sandboxOptions(flags: StartFlags, configDir: string, env: NodeJS.ProcessEnv): Omit<SandboxOptions, 'version' | 'log' | 'clock' | 'bodyTimeoutMs' | 'headersTimeoutMs' | 'maxEventStreams' | 'tls' | 'apiKey'> & { apiKey: string | null; dataDir: string | null; tlsDir: string | null } {
+export function sandboxOptions(
+  flags: StartFlags,
+  configDir: string,
+  env: NodeJS.ProcessEnv,
+): Omit<
+  SandboxOptions,
+  'version' | 'log' | 'clock' | 'bodyTimeoutMs' | 'headersTimeoutMs' | 'maxEventStreams' | 'tls' | 'apiKey'
+> & { apiKey: string | null; dataDir: string | null; tlsDir: string | null } {
   // No key given: the sandbox's own (sandboxKey), which no one else on the machine knows.
   const apiKey = flags.apiKey ?? env.ORC_SANDBOX_API_KEY ?? null;
   const from = flags.apiKey !== undefined ? '--api-key' : 'ORC_SANDBOX_API_KEY';
   if (apiKey !== null && !isTestKey(apiKey))
-    throw new UsageError(apiKey.startsWith('sk_live_') ? `${from}: the sandbox takes a test key (sk_test_…), never a live key` : `${from} must look like sk_test_<letters, digits or _>`);
-  if (flags.memory && flags.dataDir) throw new UsageError('--memory and --data-dir do not go together: --memory keeps nothing on disk');
+    throw new UsageError(
+      apiKey.startsWith('sk_live_')
+        ? `${from}: the sandbox takes a test key (sk_test_…), never a live key`
+        : `${from} must look like sk_test_<letters, digits or _>`,
+    );
+  if (flags.memory && flags.dataDir)
+    throw new UsageError('--memory and --data-dir do not go together: --memory keeps nothing on disk');
   const host = flags.host.trim();
   if (!host) throw new UsageError('--host must not be empty');
   const dataDir = flags.memory ? null : resolve(flags.dataDir ?? join(configDir, 'sandbox'));
   let liveKey: string | undefined;
   if (flags.standInLive) {
-    if (!flags.tls) throw Object.assign(new UsageError('--stand-in-live needs --tls: a live key travels only over TLS'), { field: '--stand-in-live' });
+    if (!flags.tls)
+      throw Object.assign(new UsageError('--stand-in-live needs --tls: a live key travels only over TLS'), {
+        field: '--stand-in-live',
+      });
     liveKey = env.ORC_SANDBOX_LIVE_KEY?.trim();
-    if (!liveKey) throw Object.assign(new UsageError('--stand-in-live: set ORC_SANDBOX_LIVE_KEY to the live key the stand-in accepts (in the environment, never in argv)'), { field: '--stand-in-live' });
-    if (!/^sk_live_[A-Za-z0-9_]{4,}$/.test(liveKey)) throw Object.assign(new UsageError('ORC_SANDBOX_LIVE_KEY must look like sk_live_<letters, digits or _>'), { field: '--stand-in-live' });
+    if (!liveKey)
+      throw Object.assign(
+        new UsageError(
+          '--stand-in-live: set ORC_SANDBOX_LIVE_KEY to the live key the stand-in accepts (in the environment, never in argv)',
+        ),
+        { field: '--stand-in-live' },
+      );
+    if (!/^sk_live_[A-Za-z0-9_]{4,}$/.test(liveKey))
+      throw Object.assign(new UsageError('ORC_SANDBOX_LIVE_KEY must look like sk_live_<letters, digits or _>'), {
+        field: '--stand-in-live',
+      });
   }
   // Each knob's flag is its option, by the same name (src/contract/sandbox-knobs.ts).
-  const knobs = Object.fromEntries(KNOB_NAMES.map((k) => [k, flags[k]])) as { [K in (typeof KNOB_NAMES)[number]]: StartFlags[K] };
+  const knobs = Object.fromEntries(KNOB_NAMES.map((k) => [k, flags[k]])) as {
+    [K in (typeof KNOB_NAMES)[number]]: StartFlags[K];
+  };
   // The CA lives in the data folder; a sandbox in memory keeps it in the config folder, to be trusted once.
   const tlsDir = flags.tls ? join(dataDir ?? configDir, 'tls') : null;
-  return { ...knobs, host, apiKey, dataDir, dataPath: dataDir ? join(dataDir, 'sandbox.db') : ':memory:', tlsDir, ...(liveKey ? { liveKey } : {}) };
+  return {
+    ...knobs,
+    host,
+    apiKey,
+    dataDir,
+    dataPath: dataDir ? join(dataDir, 'sandbox.db') : ':memory:',
+    tlsDir,
+    ...(liveKey ? { liveKey } : {}),
+  };
 }
 
 export default async function start(ctx: Context, _args: [], flags: StartFlags): Promise<number> {
   const given = sandboxOptions(flags, ctx.configDir, ctx.env);
   if (!isLoopbackHost(given.host))
-    ctx.io.warn(`listening on ${given.host}, not loopback: anyone who can reach this address can use the sandbox with its test key`);
+    ctx.io.warn(
+      `listening on ${given.host}, not loopback: anyone who can reach this address can use the sandbox with its test key`,
+    );
   // A snapshot to import is read and checked before anything is made (the background one reads its own).
   const steer = flags.detach ? null : await steering(flags.clock, flags.import, ctx.clock);
   if (given.dataDir) prepareDataDir(given.dataDir);
@@ -52,10 +96,18 @@ export default async function start(ctx: Context, _args: [], flags: StartFlags):
 
   const young = capYoungGeneration();
   const { startSandbox } = await import('../../sandbox/server.js');
-  const tls = opts.tlsDir ? (await import('../../sandbox/tls.js')).sandboxTls(opts.tlsDir, [opts.host], ctx.clock.now()) : null;
+  const tls = opts.tlsDir
+    ? (await import('../../sandbox/tls.js')).sandboxTls(opts.tlsDir, [opts.host], ctx.clock.now())
+    : null;
   let sandbox;
   try {
-    sandbox = await startSandbox({ ...opts, ...(tls ? { tls } : {}), ...steer, version: ctx.version, log: (line) => ctx.io.info(line) });
+    sandbox = await startSandbox({
+      ...opts,
+      ...(tls ? { tls } : {}),
+      ...steer,
+      version: ctx.version,
+      log: (line) => ctx.io.info(line),
+    });
   } catch (err) {
     throw explainStartError(err, opts);
   } finally {
@@ -80,15 +132,40 @@ export default async function start(ctx: Context, _args: [], flags: StartFlags):
   // Record this sandbox for `status` and `stop`, unless another one already holds the record.
   const recorded = !others;
   if (recorded)
-    await writeState(ctx.configDir, { pid: process.pid, url: sandbox.url, data: opts.dataPath, log: process.send ? logPath(ctx.configDir) : null, started_at: new Date(ctx.clock.now()).toISOString(), detached: Boolean(process.send), api_key: opts.apiKey, pid_started: processStartTime(process.pid), ...(tls ? { ca_file: tls.caFile } : {}) });
+    await writeState(ctx.configDir, {
+      pid: process.pid,
+      url: sandbox.url,
+      data: opts.dataPath,
+      log: process.send ? logPath(ctx.configDir) : null,
+      started_at: new Date(ctx.clock.now()).toISOString(),
+      detached: Boolean(process.send),
+      api_key: opts.apiKey,
+      pid_started: processStartTime(process.pid),
+      ...(tls ? { ca_file: tls.caFile } : {}),
+    });
   // The one line a script waits for (CONTRACT.md); under --json, one JSON line instead.
-  if (ctx.io.json) ctx.io.streams.stdout.write(ctx.io.jsonLine({ listening: true, url: sandbox.url, pid: process.pid, data: opts.dataPath, ...(tls ? { ca_file: tls.caFile } : {}) }));
+  if (ctx.io.json)
+    ctx.io.streams.stdout.write(
+      ctx.io.jsonLine({
+        listening: true,
+        url: sandbox.url,
+        pid: process.pid,
+        data: opts.dataPath,
+        ...(tls ? { ca_file: tls.caFile } : {}),
+      }),
+    );
   else ctx.io.out(`listening on ${sandbox.url}`);
   // The key is shown redacted here and in the log: the log is a file others may be shown.
   const where = opts.dataDir ? `data in ${opts.dataPath}` : 'in memory';
   ctx.io.info(`test key ${redactKey(opts.apiKey)} · ${where} · stage ${stageWords(opts.stageMs)} · Ctrl-C to stop`);
-  if (tls?.newCa) ctx.io.info(`a new CA was made for this sandbox's names (${tls.caFile}): a client that trusted the one before trusts this one anew`);
-  if (tls) ctx.io.info(`${trustLine(tls.caFile)}${opts.liveKey ? ' · standing in for the live service: the live key in ORC_SANDBOX_LIVE_KEY is accepted too' : ''}`);
+  if (tls?.newCa)
+    ctx.io.info(
+      `a new CA was made for this sandbox's names (${tls.caFile}): a client that trusted the one before trusts this one anew`,
+    );
+  if (tls)
+    ctx.io.info(
+      `${trustLine(tls.caFile)}${opts.liveKey ? ' · standing in for the live service: the live key in ORC_SANDBOX_LIVE_KEY is accepted too' : ''}`,
+    );
   ctx.io.info(`web console: ${sandbox.consoleLink()} (works once; \`orc sandbox console\` gives another)`);
   process.send?.({ type: 'listening', url: sandbox.url });
 
@@ -109,7 +186,10 @@ function ownKey(dataDir: string | null): string {
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     const why = e.code === 'ERR_SANDBOX_KEY' ? e.message : (e.code ?? e.message);
-    throw new EnvironmentError(`cannot keep the sandbox's key in ${dataDir}: ${why}`, 'Give it a key with --api-key or ORC_SANDBOX_API_KEY, or use --memory.');
+    throw new EnvironmentError(
+      `cannot keep the sandbox's key in ${dataDir}: ${why}`,
+      'Give it a key with --api-key or ORC_SANDBOX_API_KEY, or use --memory.',
+    );
   }
 }
 
@@ -120,29 +200,60 @@ function prepareDataDir(dir: string): void {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     accessSync(dir, constants.W_OK);
   } catch (err) {
-    throw new EnvironmentError(`cannot write the sandbox data folder ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'Choose another with --data-dir, or use --memory.');
+    throw new EnvironmentError(
+      `cannot write the sandbox data folder ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      'Choose another with --data-dir, or use --memory.',
+    );
   }
 }
 
 function explainStartError(err: unknown, opts: { host: string; port: number; dataPath: string }): Error {
   const code = (err as NodeJS.ErrnoException).code;
-  if (code === 'ERR_SANDBOX_NOT_EMPTY') return new EnvironmentError((err as Error).message, 'Import into --memory, or into a new --data-dir.');
-  if (code === 'ERR_SANDBOX_LOCKED') return new EnvironmentError((err as Error).message, 'Stop that one (`orc sandbox stop`), use it as it is, or give this one another --data-dir (or --memory).');
-  if (code === 'ERR_SANDBOX_CORRUPT') return new EnvironmentError((err as Error).message, 'Move the folder away to start afresh, or use another --data-dir (or --memory).');
-  if (code === 'ERR_SANDBOX_NO_SQLITE') return new EnvironmentError((err as Error).message, 'Use the Node that `npm install` put in node_modules/.bin (npx orc …), or any Node 22.13+.');
+  if (code === 'ERR_SANDBOX_NOT_EMPTY')
+    return new EnvironmentError((err as Error).message, 'Import into --memory, or into a new --data-dir.');
+  if (code === 'ERR_SANDBOX_LOCKED')
+    return new EnvironmentError(
+      (err as Error).message,
+      'Stop that one (`orc sandbox stop`), use it as it is, or give this one another --data-dir (or --memory).',
+    );
+  if (code === 'ERR_SANDBOX_CORRUPT')
+    return new EnvironmentError(
+      (err as Error).message,
+      'Move the folder away to start afresh, or use another --data-dir (or --memory).',
+    );
+  if (code === 'ERR_SANDBOX_NO_SQLITE')
+    return new EnvironmentError(
+      (err as Error).message,
+      'Use the Node that `npm install` put in node_modules/.bin (npx orc …), or any Node 22.13+.',
+    );
   if (code === 'EADDRINUSE')
-    return new EnvironmentError(`port ${opts.port} on ${opts.host} is already in use`, 'Is a sandbox already running? See `orc sandbox status`, or pick another with --port (0 picks a free one).');
-  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return new EnvironmentError(`cannot listen on ${opts.host}: no such local address`);
-  if (code === 'EACCES') return new EnvironmentError(`not allowed to listen on ${opts.host}:${opts.port}`, 'Ports below 1024 need privileges; pick another with --port.');
+    return new EnvironmentError(
+      `port ${opts.port} on ${opts.host} is already in use`,
+      'Is a sandbox already running? See `orc sandbox status`, or pick another with --port (0 picks a free one).',
+    );
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+    return new EnvironmentError(`cannot listen on ${opts.host}: no such local address`);
+  if (code === 'EACCES')
+    return new EnvironmentError(
+      `not allowed to listen on ${opts.host}:${opts.port}`,
+      'Ports below 1024 need privileges; pick another with --port.',
+    );
   if (code?.startsWith('ERR_SQLITE') || /sqlite|database/i.test((err as Error).message))
-    return new EnvironmentError(`cannot open the sandbox database ${opts.dataPath}: ${(err as Error).message}`, 'Choose another folder with --data-dir, or use --memory.');
+    return new EnvironmentError(
+      `cannot open the sandbox database ${opts.dataPath}: ${(err as Error).message}`,
+      'Choose another folder with --data-dir, or use --memory.',
+    );
   return err as Error;
 }
 
 /** Starts the same command in the background and returns once it listens (or says why it could not). */
 async function detach(ctx: Context, flags: StartFlags, apiKey: string): Promise<number> {
   const running = await liveSandbox(ctx.configDir);
-  if (running) throw new EnvironmentError(`a sandbox is already running at ${running.url} (pid ${running.pid})`, 'Stop it with `orc sandbox stop`, or use it as it is.');
+  if (running)
+    throw new EnvironmentError(
+      `a sandbox is already running at ${running.url} (pid ${running.pid})`,
+      'Stop it with `orc sandbox stop`, or use it as it is.',
+    );
   const url = await spawnDetached(
     { configDir: ctx.configDir, env: ctx.env, launcher: ctx.launcher },
     {
@@ -158,7 +269,16 @@ async function detach(ctx: Context, flags: StartFlags, apiKey: string): Promise<
   );
   // The same fields as a foreground start's line (pid, data), from the record the sandbox wrote for itself.
   const state = readState(ctx.configDir);
-  if (ctx.io.json) ctx.io.writeJson({ listening: true, url, pid: state?.pid ?? null, data: state?.data ?? null, detached: true, log: logPath(ctx.configDir), ...(state?.ca_file ? { ca_file: state.ca_file } : {}) });
+  if (ctx.io.json)
+    ctx.io.writeJson({
+      listening: true,
+      url,
+      pid: state?.pid ?? null,
+      data: state?.data ?? null,
+      detached: true,
+      log: logPath(ctx.configDir),
+      ...(state?.ca_file ? { ca_file: state.ca_file } : {}),
+    });
   else ctx.io.out(`listening on ${url}`);
   ctx.io.info(`sandbox running in the background; log: ${logPath(ctx.configDir)}; stop it with \`orc sandbox stop\``);
   if (state?.ca_file) ctx.io.info(trustLine(state.ca_file));
@@ -202,7 +322,9 @@ export async function steering(mode: string, importFile: string | undefined, rea
     try {
       text = readFileSync(importFile, 'utf8');
     } catch (err) {
-      throw new UsageError(`--import ${importFile}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+      throw new UsageError(
+        `--import ${importFile}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`,
+      );
     }
     try {
       importSnapshot = readSnapshot(text);
@@ -211,8 +333,15 @@ export async function steering(mode: string, importFile: string | undefined, rea
     }
   }
   // A steered clock starts no earlier than the snapshot was taken, so the imported timestamps never lie ahead.
-  const start = Math.max(real.now(), Date.parse(String((importSnapshot as { exported_at?: unknown } | undefined)?.exported_at ?? '')) || 0);
-  return { clock: mode === 'manual' ? new ManualClock(start) : real, ioClock: real, ...(importSnapshot ? { importSnapshot } : {}) };
+  const start = Math.max(
+    real.now(),
+    Date.parse(String((importSnapshot as { exported_at?: unknown } | undefined)?.exported_at ?? '')) || 0,
+  );
+  return {
+    clock: mode === 'manual' ? new ManualClock(start) : real,
+    ioClock: real,
+    ...(importSnapshot ? { importSnapshot } : {}),
+  };
 }
 
 /** A stage's length as a person reads it: `300 ms` for the quick ones tests use, else `4 s`, `3 h`. */

@@ -7,7 +7,9 @@ import { liveSandbox } from '../../config/sandbox-state.js';
 export default async function status(ctx: Context): Promise<number> {
   const state = await liveSandbox(ctx.configDir);
   // The record holds the sandbox's test key; status shows it only redacted.
-  const shown = state ? { running: true, ...state, api_key: state.api_key ? redactKey(state.api_key) : undefined } : { running: false };
+  const shown = state
+    ? { running: true, ...state, api_key: state.api_key ? redactKey(state.api_key) : undefined }
+    : { running: false };
   if (ctx.io.json) ctx.io.writeJson(shown);
   else if (state) ctx.io.out(`running\t${state.url}\tpid ${state.pid}\tsince ${state.started_at}\t${state.data}`);
   else ctx.io.out('not running');

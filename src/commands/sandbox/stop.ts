@@ -16,7 +16,9 @@ export default async function stop(ctx: Context): Promise<number> {
   if (!(await isRecordedSandbox(state))) {
     removeState(ctx.configDir, state.pid);
     if (ctx.io.json) ctx.io.writeJson({ stopped: false, running: false, stale: true, pid: state.pid });
-    ctx.io.info(`no sandbox is running: the record named pid ${state.pid}, which is now another process (left alone); the stale record was removed`);
+    ctx.io.info(
+      `no sandbox is running: the record named pid ${state.pid}, which is now another process (left alone); the stale record was removed`,
+    );
     return 0;
   }
   process.kill(state.pid, 'SIGTERM');

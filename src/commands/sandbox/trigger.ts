@@ -8,9 +8,17 @@ import { oneLine } from '../../ui/sanitize.js';
 import { adminCall } from './admin-call.js';
 import type { trigger as spec } from './command.js';
 
-export default async function trigger(ctx: Context, [kind]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
-  if (!(EVENT_KINDS as readonly string[]).includes(kind)) throw new UsageError(`<event-kind> must be one of ${EVENT_KINDS.join(', ')}, not ${JSON.stringify(kind)}`);
-  const out = await adminCall<{ run: { id: string; status: string; stage: string }; event: { id: string; type: string } }>(ctx, 'POST', '/_sandbox/trigger', {
+export default async function trigger(
+  ctx: Context,
+  [kind]: ArgsOf<typeof spec>,
+  flags: FlagsOf<typeof spec>,
+): Promise<number> {
+  if (!(EVENT_KINDS as readonly string[]).includes(kind))
+    throw new UsageError(`<event-kind> must be one of ${EVENT_KINDS.join(', ')}, not ${JSON.stringify(kind)}`);
+  const out = await adminCall<{
+    run: { id: string; status: string; stage: string };
+    event: { id: string; type: string };
+  }>(ctx, 'POST', '/_sandbox/trigger', {
     kind,
     ...(flags.run !== undefined ? { run: flags.run } : {}),
     ...(flags.stage !== undefined ? { stage: flags.stage } : {}),
@@ -19,8 +27,10 @@ export default async function trigger(ctx: Context, [kind]: ArgsOf<typeof spec>,
     ...(flags.reason !== undefined ? { reason: flags.reason } : {}),
     ...(flags.notPassed ? { passed: false } : {}),
   });
-  if (ctx.io.json) return ctx.io.writeJson(out), 0;
+  if (ctx.io.json) return (ctx.io.writeJson(out), 0);
   ctx.io.out(oneLine(out.run.id));
-  ctx.io.info(`${oneLine(out.event.type)} (${oneLine(out.event.id)}): ${oneLine(out.run.id)} is ${oneLine(out.run.status)} at ${oneLine(out.run.stage)}`);
+  ctx.io.info(
+    `${oneLine(out.event.type)} (${oneLine(out.event.id)}): ${oneLine(out.run.id)} is ${oneLine(out.run.status)} at ${oneLine(out.run.stage)}`,
+  );
   return 0;
 }

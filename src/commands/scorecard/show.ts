@@ -19,20 +19,24 @@ export default async function show(ctx: Context, [given]: ArgsOf<typeof spec>): 
   } catch (err) {
     if (err instanceof ApiError && err.code === 'scorecard_not_ready') {
       const run = await api.runs.retrieve(runId);
-      throw new RefusedError(`run ${runId} has not been scored yet: it is ${run.status} at stage ${run.stage}`, `The scorecard comes when the run is scored (the run.scored event); \`orc watch ${runId}\` follows the run there.`);
+      throw new RefusedError(
+        `run ${runId} has not been scored yet: it is ${run.status} at stage ${run.stage}`,
+        `The scorecard comes when the run is scored (the run.scored event); \`orc watch ${runId}\` follows the run there.`,
+      );
     }
     throw err;
   }
-  if (ctx.io.json) return ctx.io.writeJson(card), 0;
+  if (ctx.io.json) return (ctx.io.writeJson(card), 0);
   const style = await loadStyle(ctx.io);
   const io = ctx.io;
   for (const line of scoreBars(style, card.score, card.passed)) io.out(line);
   io.out('');
   io.out(`${style.bold('Pre-flight')} ${card.preflight.passed ? style.green('passed') : style.red('failed')}`);
   const checks = sortedChecks(card.preflight.checks);
-  if (checks.length === 0) return io.out('  (no checks)'), 0;
+  if (checks.length === 0) return (io.out('  (no checks)'), 0);
   const mark = (s: string) => (s === 'fail' ? '✗ fail' : s === 'warn' ? '! warn' : s === 'pass' ? '✓ pass' : s);
-  const paint = (s: string) => (s.endsWith('fail') ? style.red(s) : s.endsWith('warn') ? style.yellow(s) : s.endsWith('pass') ? style.green(s) : s);
+  const paint = (s: string) =>
+    s.endsWith('fail') ? style.red(s) : s.endsWith('warn') ? style.yellow(s) : s.endsWith('pass') ? style.green(s) : s;
   const rows = checks.map((c) => [mark(c.status), c.title, c.detail ?? '']);
   // The same aligned layout piped as at a terminal (no colour there): a scorecard is read, not parsed. Only a
   // terminal's width cuts DETAIL; piped, nothing is cut.

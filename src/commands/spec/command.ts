@@ -10,7 +10,11 @@ export const get = command({
   json: 'the App Spec',
   args: [arg.id('run', { complete: 'runs' })],
   flags: { format },
-  examples: ['orc spec get run_8fJ2kQ', 'orc spec get run_8fJ2kQ --format json > spec.json', 'orc spec get run_8fJ2kQ --json | jq .brand.palette'],
+  examples: [
+    'orc spec get run_8fJ2kQ',
+    'orc spec get run_8fJ2kQ --format json > spec.json',
+    'orc spec get run_8fJ2kQ --json | jq .brand.palette',
+  ],
 });
 
 export const edit = command({
@@ -36,6 +40,10 @@ export const edit = command({
 export default command({
   name: 'spec',
   summary: 'Read and edit the App Spec of a run',
-  examples: ['orc spec get run_8fJ2kQ', 'orc spec edit run_8fJ2kQ', 'orc spec edit run_8fJ2kQ --set tagline="Run every day"'],
+  examples: [
+    'orc spec get run_8fJ2kQ',
+    'orc spec edit run_8fJ2kQ',
+    'orc spec edit run_8fJ2kQ --set tagline="Run every day"',
+  ],
   subcommands: [handled(get, () => import('./get.js')), handled(edit, () => import('./edit.js'))],
 });

@@ -13,7 +13,11 @@ import { AppSpecInput } from '../../contract/schemas.js';
 import { closest } from '../../suggest.js';
 import { pickRun } from '../pick.js';
 
-export default async function edit(ctx: Context, [given]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
+export default async function edit(
+  ctx: Context,
+  [given]: ArgsOf<typeof spec>,
+  flags: FlagsOf<typeof spec>,
+): Promise<number> {
   const io = ctx.io;
   const runId = given ?? (await pickRun(ctx, 'moving', 'spec edit')).id;
   const byFlags = flags.set.length > 0 || flags.unset.length > 0 || flags.file !== undefined;
@@ -51,7 +55,13 @@ export default async function edit(ctx: Context, [given]: ArgsOf<typeof spec>, f
     const top = s.path[0]!;
     if (known.includes(top) || Object.hasOwn(before, top)) continue;
     const near = closest(top, known);
-    if (near) throw Object.assign(new UsageError(`${s.shown}: the App Spec has no field ${JSON.stringify(top)}; did you mean ${near}? Nothing was sent.`), { field: '--set' });
+    if (near)
+      throw Object.assign(
+        new UsageError(
+          `${s.shown}: the App Spec has no field ${JSON.stringify(top)}; did you mean ${near}? Nothing was sent.`,
+        ),
+        { field: '--set' },
+      );
   }
   for (const s of sets) setPath(after, s.path, s.value, s.shown);
   for (const u of unsets) unsetPath(after, u.path, u.shown);
@@ -85,6 +95,7 @@ export default async function edit(ctx: Context, [given]: ArgsOf<typeof spec>, f
 async function readPatch(ctx: Context, source: string): Promise<Spec> {
   const label = `--file ${source}`;
   const value = parseJsonInput(await readInput(ctx, source, label), label);
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`${label}: a merge patch must be a JSON object`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new UsageError(`${label}: a merge patch must be a JSON object`);
   return value as Spec;
 }

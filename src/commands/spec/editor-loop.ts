@@ -14,15 +14,33 @@ import { Problem as Explained } from '../../problem.js';
 import { editorCommand, openEditor } from '../../ui/editor.js';
 import { sanitizeLine } from '../../ui/sanitize.js';
 import { loadStyle } from '../../ui/style.js';
-import { bodyOf, diffHunks, editorBody, editorDocument, formatSpec, lineDiff, parseDocument, patchPaths, specJsonSchema, specPatch, type Problem, type Spec, type SpecFormat } from '../../app-spec/document.js';
+import {
+  bodyOf,
+  diffHunks,
+  editorBody,
+  editorDocument,
+  formatSpec,
+  lineDiff,
+  parseDocument,
+  patchPaths,
+  specJsonSchema,
+  specPatch,
+  type Problem,
+  type Spec,
+  type SpecFormat,
+} from '../../app-spec/document.js';
 
-export type EditOutcome = { kind: 'updated'; spec: Spec; patch: Spec } | { kind: 'unchanged' } | { kind: 'declined'; kept: string };
+export type EditOutcome =
+  | { kind: 'updated'; spec: Spec; patch: Spec }
+  | { kind: 'unchanged' }
+  | { kind: 'declined'; kept: string };
 
 /** Why the spec of this run can no longer change, or null while it can (CONTRACT.md, App Spec). */
 export async function lockReason(api: Api, runId: string): Promise<string | null> {
   const [run, gates] = await Promise.all([api.runs.retrieve(runId), api.gates.list(runId)]);
   if (TERMINAL_STATUSES.has(run.status)) return `the run is ${run.status}`;
-  if (gates.find((g) => g.name === 'final')?.state === 'approved') return 'its final gate was approved: the app is being built for release';
+  if (gates.find((g) => g.name === 'final')?.state === 'approved')
+    return 'its final gate was approved: the app is being built for release';
   return null;
 }
 
@@ -50,7 +68,10 @@ export async function editInEditor(ctx: Context, api: Api, runId: string, o: Edi
   const io = ctx.io;
   const atTerminal = io.canPrompt;
   if (!atTerminal && !editorCommand(ctx.env, false)) {
-    throw new UsageError('no editor to open: set VISUAL or EDITOR, or change the spec with --set, --unset or --file', 'Example: orc spec edit run_8fJ2kQ --set name=Stride');
+    throw new UsageError(
+      'no editor to open: set VISUAL or EDITOR, or change the spec with --set, --unset or --file',
+      'Example: orc spec edit run_8fJ2kQ --set name=Stride',
+    );
   }
   await assertEditable(api, runId);
   const before = (await api.spec.retrieve(runId)) as Spec;
@@ -88,7 +109,14 @@ export async function editInEditor(ctx: Context, api: Api, runId: string, o: Edi
       if (atTerminal && !o.yes) {
         await showDiff(ctx, before, parsed.spec, o.format);
         const prompter = await ctx.prompter();
-        if (!(await prompter.confirm(`Send this change to run ${runId}?`, true, o.signal ? { signal: o.signal } : undefined))) return { kind: 'declined', kept: keep() };
+        if (
+          !(await prompter.confirm(
+            `Send this change to run ${runId}?`,
+            true,
+            o.signal ? { signal: o.signal } : undefined,
+          ))
+        )
+          return { kind: 'declined', kept: keep() };
       }
       try {
         const spec = (await api.spec.update(runId, patch)) as Spec;
@@ -111,7 +139,8 @@ export async function editInEditor(ctx: Context, api: Api, runId: string, o: Edi
     }
     // No edit is ever lost: the file stays, and the error says where.
     const where = `Your edit is kept in ${keep()}`;
-    if (err instanceof Explained) throw new RetoldError(err.message, exitCodeOf(err), err.hint ? `${err.hint}\n${where}` : where);
+    if (err instanceof Explained)
+      throw new RetoldError(err.message, exitCodeOf(err), err.hint ? `${err.hint}\n${where}` : where);
     io.info(`orc: ${where}`);
     throw err;
   }
@@ -128,7 +157,15 @@ export async function showDiff(ctx: Context, before: Spec, after: Spec, format: 
   const [a, b] = await Promise.all([formatSpec(before, format), formatSpec(after, format)]);
   for (const d of diffHunks(lineDiff(a, b))) {
     const line = sanitizeLine(d.line);
-    ctx.io.info(d.op === '-' ? style.red(`- ${line}`) : d.op === '+' ? style.green(`+ ${line}`) : d.op === '…' ? style.dim('  …') : style.dim(`  ${line}`));
+    ctx.io.info(
+      d.op === '-'
+        ? style.red(`- ${line}`)
+        : d.op === '+'
+          ? style.green(`+ ${line}`)
+          : d.op === '…'
+            ? style.dim('  …')
+            : style.dim(`  ${line}`),
+    );
   }
 }
 

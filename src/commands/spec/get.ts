@@ -4,10 +4,14 @@ import { formatSpec } from '../../app-spec/document.js';
 import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
 import type { get as spec } from './command.js';
 
-export default async function get(ctx: Context, [runId]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
+export default async function get(
+  ctx: Context,
+  [runId]: ArgsOf<typeof spec>,
+  flags: FlagsOf<typeof spec>,
+): Promise<number> {
   const api = await ctx.api();
   const value = await api.spec.retrieve(runId);
-  if (ctx.io.json) return ctx.io.writeJson(value), 0;
+  if (ctx.io.json) return (ctx.io.writeJson(value), 0);
   // The spec's text was sanitised where it entered orc (ui/sanitize.ts parseServiceJson).
   ctx.io.streams.stdout.write(await formatSpec(value, flags.format));
   return 0;

@@ -7,7 +7,8 @@ export async function finalGateDoubt(api: Api, runId: string): Promise<string | 
   const card = await api.runs.scorecard(runId).catch(() => null);
   if (!card) return null;
   const failed = card.preflight.checks.filter((c) => c.status === 'fail').map((c) => c.id);
-  if (!card.passed && failed.length) return `the scorecard did not pass (${card.score.score}/${card.score.total}) and pre-flight checks failed (${failed.join(', ')})`;
+  if (!card.passed && failed.length)
+    return `the scorecard did not pass (${card.score.score}/${card.score.total}) and pre-flight checks failed (${failed.join(', ')})`;
   if (!card.passed) return `the scorecard did not pass (${card.score.score}/${card.score.total})`;
   if (failed.length || !card.preflight.passed) return `pre-flight checks failed (${failed.join(', ') || 'pre-flight'})`;
   return null;

@@ -23,19 +23,30 @@ const NEXT_STEPS: Record<string, (run: string) => string[]> = {
 
 /** What the flag kinds cannot check alone: how the flags go together, and whether anyone can be asked. */
 export function parseFollowFlags(ctx: Context, flags: FollowFlags): { policy: Policy; approve: Set<string> } {
-  if (flags.untilGate && flags.onGate && flags.onGate !== 'exit') throw new UsageError('--until-gate stops at the first pending gate; it does not go with --on-gate prompt or wait');
+  if (flags.untilGate && flags.onGate && flags.onGate !== 'exit')
+    throw new UsageError('--until-gate stops at the first pending gate; it does not go with --on-gate prompt or wait');
   // A bounded wait is for scripts and agents: a gate no one was told to approve ends it (unless told otherwise).
-  const policy: Policy = flags.untilGate || (flags.maxWait !== undefined && !flags.onGate) ? 'exit' : ((flags.onGate as Policy | undefined) ?? (ctx.io.canPrompt ? 'prompt' : 'wait'));
-  if (policy === 'prompt' && !ctx.io.canPrompt) throw new UsageError('--on-gate prompt needs a terminal (and no --json, --no-input or CI); use wait or exit');
+  const policy: Policy =
+    flags.untilGate || (flags.maxWait !== undefined && !flags.onGate)
+      ? 'exit'
+      : ((flags.onGate as Policy | undefined) ?? (ctx.io.canPrompt ? 'prompt' : 'wait'));
+  if (policy === 'prompt' && !ctx.io.canPrompt)
+    throw new UsageError('--on-gate prompt needs a terminal (and no --json, --no-input or CI); use wait or exit');
   return { policy, approve: new Set(flags.approve ?? []) };
 }
 
 /** How long a stream may stay silent and how many reconnects are tried (ORC_WATCH_IDLE_TIMEOUT, ORC_WATCH_RECONNECTS). */
 export function streamKnobs(ctx: Context): { idleTimeoutMs: number; maxReconnects: number } {
   const idleS = Number(ctx.env.ORC_WATCH_IDLE_TIMEOUT ?? 45);
-  if (!(idleS > 0)) throw new UsageError(`ORC_WATCH_IDLE_TIMEOUT must be a number of seconds above 0, not ${JSON.stringify(ctx.env.ORC_WATCH_IDLE_TIMEOUT)}`);
+  if (!(idleS > 0))
+    throw new UsageError(
+      `ORC_WATCH_IDLE_TIMEOUT must be a number of seconds above 0, not ${JSON.stringify(ctx.env.ORC_WATCH_IDLE_TIMEOUT)}`,
+    );
   const reconnects = Number(ctx.env.ORC_WATCH_RECONNECTS ?? 8);
-  if (!Number.isInteger(reconnects) || reconnects < 0) throw new UsageError(`ORC_WATCH_RECONNECTS must be a whole number, not ${JSON.stringify(ctx.env.ORC_WATCH_RECONNECTS)}`);
+  if (!Number.isInteger(reconnects) || reconnects < 0)
+    throw new UsageError(
+      `ORC_WATCH_RECONNECTS must be a whole number, not ${JSON.stringify(ctx.env.ORC_WATCH_RECONNECTS)}`,
+    );
   return { idleTimeoutMs: idleS * 1000, maxReconnects: reconnects };
 }
 
@@ -132,8 +143,11 @@ export async function follow(ctx: Context, runId: string, flags: FollowFlags): P
     }
     const waitingAt = desk.waitingAt(runId);
     if (interrupted && waitingAt) {
-      ctx.io.info(`orc: stopped watching; ${runId} waits at gate ${waitingAt}. Decide it with \`orc gate approve ${runId} ${waitingAt}\` or \`orc gate reject ${runId} ${waitingAt} --notes …\`, or watch again with \`orc watch ${runId}\`.`);
-    } else if (interrupted) ctx.io.info(`orc: stopped watching; ${runId} goes on. Watch it again with \`orc watch ${runId}\`.`);
+      ctx.io.info(
+        `orc: stopped watching; ${runId} waits at gate ${waitingAt}. Decide it with \`orc gate approve ${runId} ${waitingAt}\` or \`orc gate reject ${runId} ${waitingAt} --notes …\`, or watch again with \`orc watch ${runId}\`.`,
+      );
+    } else if (interrupted)
+      ctx.io.info(`orc: stopped watching; ${runId} goes on. Watch it again with \`orc watch ${runId}\`.`);
     return interrupted ? EXIT.interrupted : EXIT.ok;
   } finally {
     cancelMaxWait();
@@ -146,9 +160,14 @@ export async function follow(ctx: Context, runId: string, flags: FollowFlags): P
   async function ranOut(): Promise<number> {
     renderer.finish({ keepFrame: true });
     const run = await api.runs.retrieve(runId);
-    if (ctx.io.json) ctx.io.streams.stdout.write(ctx.io.jsonLine({ type: 'orc.max_wait', run_id: runId, max_wait_s: flags.maxWait, run }));
+    if (ctx.io.json)
+      ctx.io.streams.stdout.write(
+        ctx.io.jsonLine({ type: 'orc.max_wait', run_id: runId, max_wait_s: flags.maxWait, run }),
+      );
     const where = run.gate_pending ? `waits at gate ${run.gate_pending}` : `is ${run.status} at ${run.stage}`;
-    ctx.io.info(`orc: stopped after --max-wait ${flags.maxWait} s; ${runId} ${where} and goes on. Watch it again with \`orc watch ${runId} --max-wait …\`.`);
+    ctx.io.info(
+      `orc: stopped after --max-wait ${flags.maxWait} s; ${runId} ${where} and goes on. Watch it again with \`orc watch ${runId} --max-wait …\`.`,
+    );
     return EXIT.timedOut;
   }
 }

@@ -35,7 +35,8 @@ export async function decideAtPrompt(
   // A final gate whose scorecard did not pass (or whose pre-flight failed): approving is not the default.
   const doubt = gate === 'final' ? await finalGateDoubt(api, runId) : null;
   for (;;) {
-    if (showSummary) for (const line of await gateSummary(api, runId, gate, style, ctx.io.columns, scoresShown)) say(line);
+    if (showSummary)
+      for (const line of await gateSummary(api, runId, gate, style, ctx.io.columns, scoresShown)) say(line);
     if (showSummary && doubt) say(style.yellow(`  Careful: ${doubt}.`));
     showSummary = false;
     const approveChoice = { value: 'approve' as const, name: doubt ? 'Approve anyway (asks to confirm)' : 'Approve' };
@@ -70,7 +71,13 @@ export async function decideAtPrompt(
           const notes =
             choice === 'reject'
               ? (await prompter.input('Notes for the rejection (why, and what to change)', { signal })).trim()
-              : cleanNotes(editText(ctx.env, `\n# Why is the ${gate} gate rejected? Lines starting with # are ignored.\n`, `${gate}-notes.md`));
+              : cleanNotes(
+                  editText(
+                    ctx.env,
+                    `\n# Why is the ${gate} gate rejected? Lines starting with # are ignored.\n`,
+                    `${gate}-notes.md`,
+                  ),
+                );
           if (!notes) {
             say(style.yellow('The notes are empty: nothing was sent. The gate is still pending.'));
             continue;
@@ -141,7 +148,10 @@ export async function gateSummary(
   const spec = await api.spec.retrieve(runId);
   if (gate === 'brand') {
     // Swatches a line at a time, as many as the terminal holds: a code never wraps in the middle.
-    const items = (spec.brand?.palette ?? []).map((hex) => ({ text: style.swatch(hex, oneLine(hex)), width: displayWidth(`     ${oneLine(hex)}`) }));
+    const items = (spec.brand?.palette ?? []).map((hex) => ({
+      text: style.swatch(hex, oneLine(hex)),
+      width: displayWidth(`     ${oneLine(hex)}`),
+    }));
     const rows: string[][] = [[]];
     let used = 12;
     for (const item of items) {

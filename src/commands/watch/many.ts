@@ -26,7 +26,8 @@ export async function followMany(ctx: Context, given: string[], all: boolean, fl
   let ids = [...new Set(given)];
   if (all) {
     const moving: Run[] = [];
-    for (const status of ['running', 'awaiting_approval'] as const) for await (const r of api.runs.listAll({ status, limit: 100 })) moving.push(r);
+    for (const status of ['running', 'awaiting_approval'] as const)
+      for await (const r of api.runs.listAll({ status, limit: 100 })) moving.push(r);
     ids = [...new Set([...ids, ...moving.sort((a, b) => b.created_at.localeCompare(a.created_at)).map((r) => r.id)])];
     if (ids.length === 0) {
       io.info('orc: no run is moving; nothing to watch');
@@ -113,7 +114,12 @@ export async function followMany(ctx: Context, given: string[], all: boolean, fl
       [EXIT.timedOut, 'still going when --max-wait ran out'],
       [EXIT.failure, 'lost'],
     ] as const;
-    io.info(`orc: ${parts.map(([c, w]) => (by(c).length ? `${by(c).length} ${w}` : '')).filter(Boolean).join(', ')}`);
+    io.info(
+      `orc: ${parts
+        .map(([c, w]) => (by(c).length ? `${by(c).length} ${w}` : ''))
+        .filter(Boolean)
+        .join(', ')}`,
+    );
   }
   return code;
 }

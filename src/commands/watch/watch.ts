@@ -5,7 +5,11 @@ import type { watch as spec } from './command.js';
 import { pickRun } from '../pick.js';
 import { follow } from './follow.js';
 
-export default async function watch(ctx: Context, [runs]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
+export default async function watch(
+  ctx: Context,
+  [runs]: ArgsOf<typeof spec>,
+  flags: FlagsOf<typeof spec>,
+): Promise<number> {
   if (flags.all || runs.length > 1) return (await import('./many.js')).followMany(ctx, runs, Boolean(flags.all), flags);
   return follow(ctx, runs[0] ?? (await pickRun(ctx, 'moving', 'watch')).id, flags);
 }

@@ -6,11 +6,16 @@ import { printList } from '../../ui/list.js';
 import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
 import type { deliveries as spec } from './command.js';
 
-export default async function deliveries(ctx: Context, [id]: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
+export default async function deliveries(
+  ctx: Context,
+  [id]: ArgsOf<typeof spec>,
+  flags: FlagsOf<typeof spec>,
+): Promise<number> {
   const api = await ctx.api();
   const items: Delivery[] = [];
   for await (const d of api.webhooks.deliveries(id)) if (!flags.status || d.status === flags.status) items.push(d);
-  const when = (iso: string | null, tty: boolean) => (iso === null ? '—' : tty ? relativeTime(iso, ctx.clock.now()) : iso);
+  const when = (iso: string | null, tty: boolean) =>
+    iso === null ? '—' : tty ? relativeTime(iso, ctx.clock.now()) : iso;
   await printList<Delivery>(ctx.io, {
     items,
     empty: flags.status ? `Webhook ${id} has no ${flags.status} deliveries.` : `Webhook ${id} has no deliveries yet.`,

@@ -7,7 +7,7 @@ import { printWebhook } from './show.js';
 export default async function get(ctx: Context, [id]: ArgsOf<typeof spec>): Promise<number> {
   const api = await ctx.api();
   const w = await api.webhooks.retrieve(id);
-  if (ctx.io.json) return ctx.io.writeJson(w), 0;
+  if (ctx.io.json) return (ctx.io.writeJson(w), 0);
   await printWebhook(ctx, w);
   return 0;
 }

@@ -7,7 +7,9 @@ import type { redeliver as spec } from './command.js';
 export default async function redeliver(ctx: Context, [id, deliveryId]: ArgsOf<typeof spec>): Promise<number> {
   const api = await ctx.api();
   const d = await api.webhooks.redeliver(id, deliveryId);
-  if (ctx.io.json) return ctx.io.writeJson(d), 0;
-  ctx.io.info(`✓ delivery ${oneLine(d.id)} (${oneLine(d.event_type)}) queued again; \`orc webhook deliveries ${id}\` shows how it goes`);
+  if (ctx.io.json) return (ctx.io.writeJson(d), 0);
+  ctx.io.info(
+    `✓ delivery ${oneLine(d.id)} (${oneLine(d.event_type)}) queued again; \`orc webhook deliveries ${id}\` shows how it goes`,
+  );
   return 0;
 }

@@ -9,7 +9,10 @@ import { loadStyle } from '../../ui/style.js';
 export async function printWebhook(ctx: Context, w: Webhook): Promise<void> {
   const style = await loadStyle(ctx.io);
   const s = (v: unknown) => oneLine(String(v ?? '—'));
-  const when = ctx.io.stdoutIsTTY && !Number.isNaN(Date.parse(w.created_at)) ? `${s(w.created_at)} (${relativeTime(w.created_at, ctx.clock.now())})` : s(w.created_at);
+  const when =
+    ctx.io.stdoutIsTTY && !Number.isNaN(Date.parse(w.created_at))
+      ? `${s(w.created_at)} (${relativeTime(w.created_at, ctx.clock.now())})`
+      : s(w.created_at);
   const rows: Array<[string, string]> = [
     ['id', style.bold(s(w.id))],
     ['url', s(w.url)],

@@ -8,10 +8,23 @@ import { readInput, readInputBytes } from '../input.js';
 import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
 import type { verify as spec } from './command.js';
 
-export default async function verify(ctx: Context, _args: ArgsOf<typeof spec>, flags: FlagsOf<typeof spec>): Promise<number> {
-  const missing = [flags.secret === undefined && '--secret', flags.header === undefined && '--header', flags.payloadFile === undefined && '--payload-file'].filter(Boolean);
-  if (missing.length) throw new UsageError(`${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} required`, "Example: orc webhook verify --secret - --header 't=…,v1=…' --payload-file body.json < secret.txt");
-  if (flags.secret === '-' && flags.payloadFile === '-') throw new UsageError('--secret and --payload-file cannot both read stdin; put one of them in a file');
+export default async function verify(
+  ctx: Context,
+  _args: ArgsOf<typeof spec>,
+  flags: FlagsOf<typeof spec>,
+): Promise<number> {
+  const missing = [
+    flags.secret === undefined && '--secret',
+    flags.header === undefined && '--header',
+    flags.payloadFile === undefined && '--payload-file',
+  ].filter(Boolean);
+  if (missing.length)
+    throw new UsageError(
+      `${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} required`,
+      "Example: orc webhook verify --secret - --header 't=…,v1=…' --payload-file body.json < secret.txt",
+    );
+  if (flags.secret === '-' && flags.payloadFile === '-')
+    throw new UsageError('--secret and --payload-file cannot both read stdin; put one of them in a file');
   const secret = flags.secret === '-' ? (await readInput(ctx, '-', '--secret -')).trim() : flags.secret!;
   if (!secret) throw new UsageError('--secret is empty');
   const payload = await readInputBytes(ctx, flags.payloadFile!, `--payload-file ${flags.payloadFile}`);
@@ -21,16 +34,27 @@ export default async function verify(ctx: Context, _args: ArgsOf<typeof spec>, f
   const parsed = parseSignatureHeader(header);
   if (result.ok) {
     const at = new Date(result.timestamp * 1000).toISOString();
-    if (ctx.io.json) ctx.io.writeJson({ valid: true, timestamp: result.timestamp, signed_at: at, age_s: Math.floor(nowMs / 1000) - result.timestamp });
-    else ctx.io.info(`✓ valid: signed with this secret at ${at} (${describeAge(Math.floor(nowMs / 1000) - result.timestamp)})`);
+    if (ctx.io.json)
+      ctx.io.writeJson({
+        valid: true,
+        timestamp: result.timestamp,
+        signed_at: at,
+        age_s: Math.floor(nowMs / 1000) - result.timestamp,
+      });
+    else
+      ctx.io.info(
+        `✓ valid: signed with this secret at ${at} (${describeAge(Math.floor(nowMs / 1000) - result.timestamp)})`,
+      );
     return 0;
   }
   let reason: string;
-  if (result.reason === 'malformed') reason = 'the header is malformed: it needs t=<unix seconds> and at least one v1=<64 hex digits>, comma-separated';
+  if (result.reason === 'malformed')
+    reason = 'the header is malformed: it needs t=<unix seconds> and at least one v1=<64 hex digits>, comma-separated';
   else if (result.reason === 'timestamp_outside_tolerance') {
     const age = Math.floor(nowMs / 1000) - parsed!.timestamp;
     reason = `the signature's time is ${describeAge(age)}, ${Math.abs(age) - flags.tolerance} s outside the tolerance of ${flags.tolerance} s (replaying an old capture? give --now ${parsed!.timestamp})`;
-  } else reason = `no signature for this secret: none of the ${parsed!.signatures.length} v1 value${parsed!.signatures.length === 1 ? '' : 's'} matches this secret and payload (a different secret, or a body changed on the way: verify the raw bytes as received)`;
+  } else
+    reason = `no signature for this secret: none of the ${parsed!.signatures.length} v1 value${parsed!.signatures.length === 1 ? '' : 's'} matches this secret and payload (a different secret, or a body changed on the way: verify the raw bytes as received)`;
   if (ctx.io.json) ctx.io.writeJson({ valid: false, reason: result.reason, message: reason });
   throw new RefusedError(`invalid signature: ${reason}`);
 }

@@ -16,7 +16,9 @@ export function describeEvent(e: Event): string {
     case 'run.gate_resolved':
       return `gate ${s(d.gate)} ${s(d.decision)}`;
     case 'run.scored':
-      return d.score ? `scored ${d.score.score}/${d.score.total} (beauty ${d.score.beauty}, harmony ${d.score.harmony}), ${d.passed ? 'passed' : 'did not pass'}` : 'scored';
+      return d.score
+        ? `scored ${d.score.score}/${d.score.total} (beauty ${d.score.beauty}, harmony ${d.score.harmony}), ${d.passed ? 'passed' : 'did not pass'}`
+        : 'scored';
     case 'run.accepted':
       return `accepted: app ${s(d.app_id)}${d.app_store_url ? ` ${s(d.app_store_url)}` : ''}`;
     case 'run.rejected':

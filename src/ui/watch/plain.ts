@@ -20,13 +20,19 @@ export class PlainRenderer implements WatchRenderer {
     if (this.opts.accessible && (ev.kind === 'event' || ev.kind === 'log')) return this.say(ev);
     switch (ev.kind) {
       case 'event':
-        return this.io.out(`${oneLine(ev.event.created_at)} ${oneLine(ev.event.type)} ${describeEvent(ev.event)}${ev.synthetic ? ' (polled)' : ''}`);
+        return this.io.out(
+          `${oneLine(ev.event.created_at)} ${oneLine(ev.event.type)} ${describeEvent(ev.event)}${ev.synthetic ? ' (polled)' : ''}`,
+        );
       case 'log': {
         const d = ev.event.data;
-        return this.io.out(`${oneLine(d.ts ?? ev.event.created_at)} log ${oneLine(d.level ?? 'info')} ${oneLine(d.stage ?? '')} ${oneLine(d.message ?? '')}`);
+        return this.io.out(
+          `${oneLine(d.ts ?? ev.event.created_at)} log ${oneLine(d.level ?? 'info')} ${oneLine(d.stage ?? '')} ${oneLine(d.message ?? '')}`,
+        );
       }
       case 'reconnecting':
-        return this.io.info(`orc: ${ev.reason}; reconnecting in ${(ev.delayMs / 1000).toFixed(1)} s (attempt ${ev.attempt})`);
+        return this.io.info(
+          `orc: ${ev.reason}; reconnecting in ${(ev.delayMs / 1000).toFixed(1)} s (attempt ${ev.attempt})`,
+        );
       case 'connected':
         if (ev.reconnected) this.io.info(`orc: reconnected; resuming after event ${ev.resumedAfter}`);
         return;

@@ -105,7 +105,8 @@ export class TtyRenderer implements WatchRenderer {
           if (this.stage) {
             if (compareStages(next, this.stage) > 0) this.tick(this.style.green('✓'), at);
             else this.print([this.style.yellow(`↺ back to ${oneLine(next)}`)]);
-          } else if (this.ticked && compareStages(next, this.ticked) <= 0) this.print([this.style.yellow(`↺ back to ${oneLine(next)}`)]);
+          } else if (this.ticked && compareStages(next, this.ticked) <= 0)
+            this.print([this.style.yellow(`↺ back to ${oneLine(next)}`)]);
           this.stage = next;
           this.stageStart = at;
         }
@@ -138,7 +139,14 @@ export class TtyRenderer implements WatchRenderer {
         this.stage = null;
         this.waiting = null;
         // The outcome (with the app store URL) is never cut to the width: it may wrap, it must stay whole.
-        this.print([ok ? this.style.green(this.style.bold(describeEvent(e))) : this.style.red(this.style.bold(describeEvent(e)))], { whole: true });
+        this.print(
+          [
+            ok
+              ? this.style.green(this.style.bold(describeEvent(e)))
+              : this.style.red(this.style.bold(describeEvent(e))),
+          ],
+          { whole: true },
+        );
         break;
       }
       case 'run.created':
@@ -187,7 +195,11 @@ export class TtyRenderer implements WatchRenderer {
     // goes, and the warnings and errors stay on screen after the run.
     this.region.close({ keep: Boolean(opts.keepFrame) });
     // Whole, not cut to the width: the build error is what the person needs to read (it may wrap).
-    if (!opts.keepFrame && this.notable.length) this.region.print(this.notable.map((n) => this.paint(n)), { whole: true });
+    if (!opts.keepFrame && this.notable.length)
+      this.region.print(
+        this.notable.map((n) => this.paint(n)),
+        { whole: true },
+      );
   }
 
   /** Restores the cursor if the process is interrupted. */
@@ -216,7 +228,9 @@ export class TtyRenderer implements WatchRenderer {
       const width = 24;
       const filled = Math.round((Math.max(0, Math.min(100, this.percent)) / 100) * width);
       const bar = `${this.style.cyan('█'.repeat(filled))}${this.style.dim('░'.repeat(width - filled))}`;
-      lines.push(`${this.style.cyan('▸')} ${this.style.bold(oneLine(this.stage))}  ${bar} ${String(this.percent).padStart(3)}%  ${this.style.dim(duration(this.now() - this.stageStart))}`);
+      lines.push(
+        `${this.style.cyan('▸')} ${this.style.bold(oneLine(this.stage))}  ${bar} ${String(this.percent).padStart(3)}%  ${this.style.dim(duration(this.now() - this.stageStart))}`,
+      );
     }
     if (this.waiting) lines.push(this.style.yellow(`  waiting on gate ${oneLine(this.waiting)}`));
     for (const n of this.notable) lines.push(`  ${this.paint(n)}`);
