@@ -5,7 +5,7 @@
 // nothing else it needs at run time (no dependency tree to resolve, audit or break), and one compile-cached
 // chunk loads faster than a package's many files. The one exception is the OS keychain's native module
 // (@napi-rs/keyring), which nothing in JavaScript can replace: an optional dependency, loaded if present.
-// jq's WebAssembly goes beside the bundle as dist/jq.wasm (src/assets.ts finds it).
+// jq's WebAssembly goes beside the bundle as dist/jq.wasm (src/lib/assets.ts finds it).
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

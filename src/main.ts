@@ -42,8 +42,8 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
     );
     return 0;
   }
-  // Shell completion asks for run ids and the like: answered without the command table (src/complete.ts).
-  if (argv[0] === '__complete') return (await import('./complete.js')).complete(argv.slice(1), opts);
+  // Shell completion asks for run ids and the like: answered without the command table (src/cli/complete.ts).
+  if (argv[0] === '__complete') return (await import('./cli/complete.js')).complete(argv.slice(1), opts);
   // A plain command line runs without commander (src/cli/fast.ts); help, errors and the rest go through it.
   const direct = await (await import('./cli/fast.js')).runDirect(argv, opts);
   if (direct !== null) return direct;

@@ -26,34 +26,6 @@ export const MAX_JSON_BYTES = 64 * 1024 * 1024;
 /** The most of an error answer orc reads. */
 export const MAX_ERROR_BYTES = 1024 * 1024;
 
-export const STATUS_TEXT: Record<number, string> = {
-  200: 'OK',
-  201: 'Created',
-  204: 'No Content',
-  206: 'Partial Content',
-  301: 'Moved Permanently',
-  302: 'Found',
-  303: 'See Other',
-  307: 'Temporary Redirect',
-  308: 'Permanent Redirect',
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  408: 'Request Timeout',
-  409: 'Conflict',
-  413: 'Content Too Large',
-  415: 'Unsupported Media Type',
-  416: 'Range Not Satisfiable',
-  422: 'Unprocessable Content',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  502: 'Bad Gateway',
-  503: 'Service Unavailable',
-  504: 'Gateway Timeout',
-};
-
 export interface RawResponse {
   statusCode: number;
   headers: Record<string, string | string[] | undefined>;

@@ -1,9 +1,9 @@
 // What can go wrong talking to the service, as typed errors. They say what happened; what it means for the
-// exit code is the CLI's to decide (src/errors.ts, exitCodeOf).
-import { Problem } from '../problem.js';
+// exit code is the CLI's to decide (src/exit/errors.ts, exitCodeOf).
+import { Problem } from '../lib/problem.js';
 import { errorEnvelope } from '../contract/shapes.js';
-import { STATUS_TEXT } from './answer.js';
-import { parseServiceJson } from '../ui/sanitize.js';
+import { STATUS_TEXT } from '../lib/http1.js';
+import { parseServiceJson } from '../lib/sanitize.js';
 
 export interface ApiErrorInit {
   status: number;
@@ -35,6 +35,10 @@ export class ApiError extends Problem {
 
 /** No answer at all: refused, reset, timed out, DNS. */
 export class ApiConnectionError extends Problem {}
+
+/** A setting of the client's own that cannot be used (a proxy variable that is not a URL, an unreadable CA
+ * file): found before anything is sent, and fixed by the person, not by waiting. */
+export class ClientSettingError extends Problem {}
 
 /** A refused connection to this machine: nothing listens there, most likely a sandbox that is not running. */
 export function nothingListens(url: URL): ApiConnectionError {

@@ -5,7 +5,7 @@
 // decided by one rule: the redirect rule here, the retry policy (retry.ts), the answer's reading and caps
 // (answer.ts), the errors (errors.ts). It knows HTTP and the contract, nothing of terminals.
 import type { ZodMiniType } from 'zod/mini';
-import { systemClock, sleep, type Clock } from '../clock.js';
+import { systemClock, sleep, type Clock } from '../lib/clock.js';
 import { isLoopbackHost, redactKey } from '../contract/keys.js';
 import { isPageOf } from '../contract/shapes.js';
 
@@ -15,11 +15,10 @@ export type SchemaRef<T> = ZodMiniType<T> | ((s: Schemas) => ZodMiniType<T>);
 let schemas: Promise<Schemas> | undefined;
 /** contract/schemas.ts and zod, loaded once, on demand. */
 export const loadSchemas = (): Promise<Schemas> => (schemas ??= import('../contract/schemas.js'));
-import { formatDuration } from '../duration.js';
+import { formatDuration } from '../lib/duration.js';
 import {
   MAX_ERROR_BYTES,
   MAX_JSON_BYTES,
-  STATUS_TEXT,
   drain,
   readText,
   toAnswer,
@@ -34,19 +33,21 @@ import {
   RetryLaterError,
   UnexpectedResponseError,
   UnsafeRequestError,
+  ClientSettingError,
   networkFailure,
   nothingListens,
   parseError,
   requestLine,
   untrustedCertificate,
 } from './errors.js';
-import { OrcError } from '../errors.js';
 import { PageWalk } from './pages.js';
-import { parseServiceJson } from '../ui/sanitize.js';
+import { parseServiceJson } from '../lib/sanitize.js';
 import { IDEMPOTENT_METHODS, RETRYABLE_NETWORK, RetryPolicy, parseRetryAfter } from './retry.js';
 import { Transport } from './transport.js';
 
-export { MAX_JSON_BYTES, STATUS_TEXT, readText, type Answer, type ResponseBody } from './answer.js';
+export { MAX_JSON_BYTES, readText, type Answer, type ResponseBody } from './answer.js';
+import { STATUS_TEXT } from '../lib/http1.js';
+export { STATUS_TEXT };
 export { describeNetwork, parseError, requestLine } from './errors.js';
 export { parseRetryAfter } from './retry.js';
 
@@ -349,7 +350,7 @@ export class HttpClient {
       silence.end();
       // A certificate orc does not trust is a configuration to fix, not a network to wait out.
       if (CERTIFICATE_CODES.has((err as NodeJS.ErrnoException)?.code ?? '')) throw untrustedCertificate(plan.url, err);
-      if (err instanceof OrcError) throw err; // the transport's own (a proxy variable that is not a URL, an unreadable CA file)
+      if (err instanceof ClientSettingError) throw err; // the transport's own (a proxy variable that is not a URL, an unreadable CA file)
       return { kind: 'broken', failure: networkFailure(err, silence.fired, this.opts.attemptTimeoutMs) };
     }
     const status = answer.status;

@@ -9,7 +9,7 @@
 // this lets a local debugging proxy see the sandbox's traffic.) An https request travels in a CONNECT
 // tunnel: the proxy sees the host name, never the key.
 import { isLoopbackHost } from '../contract/keys.js';
-import { ConfigError } from '../errors.js';
+import { ClientSettingError } from './errors.js';
 
 export interface ProxyChoice {
   /** The proxy's URL, credentials and all (for the agent; never printed). */
@@ -42,13 +42,13 @@ export function proxyFor(target: URL, env: NodeJS.ProcessEnv): ProxyChoice | nul
     // `proxy.example.com:3128`, as curl takes it, is http://proxy.example.com:3128.
     url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `http://${raw}`);
   } catch {
-    throw new ConfigError(
+    throw new ClientSettingError(
       `${from} is not a proxy URL: ${JSON.stringify(redactProxy(raw))}`,
       `Set it to http://host:port (or https://host:port), or unset it.`,
     );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new ConfigError(
+    throw new ClientSettingError(
       `${from}: orc speaks to http and https proxies, not ${url.protocol}//`,
       'Set it to http://host:port (or https://host:port), or unset it.',
     );

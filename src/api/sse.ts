@@ -2,8 +2,8 @@
 // known exactly and capped), and a reader that keeps a stream alive: it resumes after the last id with
 // Last-Event-ID, honours `retry:`, backs off with jitter, and counts the stream silent when no complete
 // message or comment came for a while, however many bytes trickled in.
-import { sleep, type Clock } from '../clock.js';
-import { formatDuration } from '../duration.js';
+import { sleep, type Clock } from '../lib/clock.js';
+import { formatDuration } from '../lib/duration.js';
 import { ApiConnectionError, ApiError, NotAnEventStreamError, StreamLostError } from './errors.js';
 
 export { NotAnEventStreamError, StreamLostError };

@@ -10,7 +10,7 @@
 import type { ClientRequest, IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Agent } from 'node:http';
 import { Readable } from 'node:stream';
-import { ConfigError } from '../errors.js';
+import { ClientSettingError } from './errors.js';
 import { proxyConfigured, proxyFor, redactProxy, type ProxyChoice } from './proxy.js';
 import { certificatesWith } from './trust.js';
 
@@ -126,13 +126,13 @@ export class Transport {
     try {
       pem = fs.readFileSync(this.opts.caFile, 'utf8');
     } catch (err) {
-      throw new ConfigError(
+      throw new ClientSettingError(
         `cannot read the CA file ${this.opts.caFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
         'Fix the path with `orc profile add <name> --ca-file <pem>`.',
       );
     }
     if (!pem.includes('-----BEGIN CERTIFICATE-----'))
-      throw new ConfigError(`the CA file ${this.opts.caFile} holds no PEM certificate`);
+      throw new ClientSettingError(`the CA file ${this.opts.caFile} holds no PEM certificate`);
     return (this.ca = certificatesWith(pem));
   }
 

@@ -3,10 +3,10 @@
 // complete and check it. Read back, checked locally, and turned into the smallest merge patch.
 import * as z from 'zod/mini';
 import { MAX_BODY_BYTES, MAX_DEPTH, forbiddenKey, valueDepth } from '../contract/limits.js';
-import { diffMergePatch } from '../contract/merge-patch.js';
+import { diffMergePatch } from '../lib/merge-patch.js';
 import { describeIssue } from '../contract/issues.js';
 import { AppSpecInput } from '../contract/schemas.js';
-import { cjs } from '../interop.js';
+import { cjs } from '../lib/interop.js';
 
 export type SpecFormat = 'yaml' | 'json';
 export const SPEC_FORMATS = ['yaml', 'json'] as const;

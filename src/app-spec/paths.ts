@@ -1,5 +1,5 @@
 // `--set path=value` and `--unset path` on a copy of the spec: dotted paths, numbers index into lists.
-import { UsageError } from '../errors.js';
+import { UsageError } from '../exit/errors.js';
 
 type Container = Record<string, unknown> | unknown[];
 

@@ -3,7 +3,7 @@
 // from the service can reach), renamed into place only once its sha256 matches the manifest, and never past
 // its declared size. A connection dropped mid-file resumes with Range in the same pull, a later pull resumes
 // from the partial file, an expired signed URL is fetched anew, and a file already there with the right
-// digest is left alone. Every file is written through src/disk.ts: nothing orc did not write is removed or
+// digest is left alone. Every file is written through src/artifacts/disk.ts: nothing orc did not write is removed or
 // written through. Names from the service are never trusted as paths. The key never goes to a signed URL
 // (the client's download is keyless).
 import type { Hash } from 'node:crypto';
@@ -11,12 +11,12 @@ import type { FileHandle } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { ApiError, type Api } from '../api/index.js';
 import type { ResponseBody } from '../api/answer.js';
-import { sleep, type Clock } from '../clock.js';
+import { sleep, type Clock } from '../lib/clock.js';
 import { ARTIFACT_KINDS, JSON_ARTIFACT_KINDS } from '../contract/events.js';
 import type { ArtifactEntry, ArtifactFile } from '../contract/schemas.js';
-import { EXIT, FailedError, InterruptedError, OrcError, RefusedError, UsageError } from '../errors.js';
-import { flatMemory } from '../memory.js';
-import { didYouMean } from '../suggest.js';
+import { EXIT, FailedError, InterruptedError, OrcError, RefusedError, UsageError } from '../exit/errors.js';
+import { flatMemory } from '../lib/memory.js';
+import { didYouMean } from '../lib/suggest.js';
 import {
   PARTIAL_DIR,
   CollisionError,
@@ -32,7 +32,7 @@ import {
   ownDir,
   placeFile,
   tidyPartials,
-} from '../disk.js';
+} from './disk.js';
 
 export type FileState = 'downloaded' | 'resumed' | 'present';
 

@@ -2,14 +2,14 @@
 // anything unusual) or the direct reader of plain command lines (fast.ts). Flags are checked as their
 // specs declare, the handler is loaded and run in a context of its own, and a failure becomes its report
 // and exit code. No commander here: the direct path must not load it.
-import type { Clock } from '../clock.js';
-import { createContext } from '../context.js';
-import { EXIT, InterruptedError } from '../errors.js';
+import type { Clock } from '../lib/clock.js';
+import { createContext } from '../commands/context.js';
+import { EXIT, InterruptedError } from '../exit/errors.js';
 import type { Streams } from '../ui/io.js';
-import { GLOBAL_FLAGS } from './globals.js';
+import { GLOBAL_FLAGS } from '../commands/globals.js';
 import { report } from './report.js';
-import * as spec from './spec.js';
-import type { CommandSpec } from './spec.js';
+import * as spec from '../commands/define.js';
+import type { CommandSpec } from '../commands/define.js';
 
 export interface RunOptions extends Partial<Streams> {
   env?: NodeJS.ProcessEnv;

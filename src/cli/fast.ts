@@ -7,8 +7,8 @@
 // says "not mine". test/unit/fast-path.test.ts holds it to commander's reading of thousands of lines.
 import { NOUNS } from '../commands/index.js';
 import { execute, failed, wantsJson, type RunOptions } from './execute.js';
-import { GLOBAL_FLAGS } from './globals.js';
-import { kebab, type CommandSpec, type FlagSpec } from './spec.js';
+import { GLOBAL_FLAGS } from '../commands/globals.js';
+import { kebab, type CommandSpec, type FlagSpec } from '../commands/define.js';
 
 /** How one typed flag reads: its key, whether it takes a value, the value it sets when it takes none. */
 interface Typed {

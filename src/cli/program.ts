@@ -4,12 +4,12 @@
 // one static graph bundles into fewer chunks than five import()s (each chunk a module for Node to load).
 import { Command, CommanderError, Option } from 'commander';
 import { NOUNS } from '../commands/index.js';
-import * as spec from './spec.js';
-import { GLOBAL_FLAGS } from './globals.js';
-import type { CommandSpec, FlagSpec } from './spec.js';
-import { EXIT, UsageError } from '../errors.js';
-import { VERSION } from '../version.js';
-import { closest, didYouMean } from '../suggest.js';
+import * as spec from '../commands/define.js';
+import { GLOBAL_FLAGS } from '../commands/globals.js';
+import type { CommandSpec, FlagSpec } from '../commands/define.js';
+import { EXIT, UsageError } from '../exit/errors.js';
+import { VERSION } from '../lib/version.js';
+import { closest, didYouMean } from '../lib/suggest.js';
 import { report } from './report.js';
 import { execute, failed, wantsJson, type RunOptions } from './execute.js';
 
@@ -23,7 +23,7 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
   const json = wantsJson(argv);
   // `orc help exit-codes`: a topic (src/help/topics.ts), as text or, with --json, as data.
   const wantsHelp = argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h');
-  const help = wantsHelp ? await import('./topics.js') : null;
+  const help = wantsHelp ? await import('../commands/topics.js') : null;
   const topics = help?.TOPICS ?? [];
   const topic = argv[0] === 'help' ? topics.find((t) => t.name === argv[1]) : undefined;
   if (help && topic) {

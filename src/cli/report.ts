@@ -20,10 +20,10 @@ import {
   RefusedError,
   UsageError,
   exitCodeOf,
-} from '../errors.js';
-import { Problem } from '../problem.js';
+} from '../exit/errors.js';
+import { Problem } from '../lib/problem.js';
 import { escapeControls } from '../ui/io.js';
-import { sanitize } from '../ui/sanitize.js';
+import { sanitize } from '../lib/sanitize.js';
 
 export interface ErrorReport {
   type: string;

@@ -1,6 +1,6 @@
 // The nouns of orc, and nothing else: each one's commands, flags and help live in <noun>/command.ts,
 // loaded only when that noun is used (`orc --help` needs just these names and summaries).
-import type { CommandSpec } from '../cli/spec.js';
+import type { CommandSpec } from './define.js';
 
 export interface Noun {
   name: string;

@@ -1,8 +1,8 @@
 // What a flag reads from a file or, with `-`, from stdin; and JSON given by the user, checked by the
 // service's own limits (nesting, forbidden keys) before anything is sent. Errors name the flag (exit 2).
-import type { Context } from '../context.js';
+import type { Context } from './context.js';
 import { MAX_DEPTH, forbiddenKey, nestingDepth } from '../contract/limits.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../exit/errors.js';
 
 /** The bytes of `source` (a path, or `-` for stdin); `label` is how errors name it (`--file patch.json`). */
 export async function readInputBytes(ctx: Context, source: string, label: string): Promise<Buffer> {

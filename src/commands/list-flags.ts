@@ -1,6 +1,6 @@
 // The flags of every list command: how many items, or all of them.
-import { flag } from '../cli/spec.js';
-import { UsageError } from '../errors.js';
+import { flag } from './define.js';
+import { UsageError } from '../exit/errors.js';
 
 /** How many a list shows when neither --limit nor --all is given. */
 export const DEFAULT_LIMIT = 20;

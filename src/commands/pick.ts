@@ -1,11 +1,11 @@
 // A run left out of the command line: at a terminal, the runs that fit are offered newest first (as
 // `gh run watch` does); without one it is exit 2 naming the missing argument.
-import type { Context } from '../context.js';
+import type { Context } from './context.js';
 import type { Run } from '../contract/schemas.js';
 import { TERMINAL_STATUSES } from '../contract/events.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../exit/errors.js';
 import { relativeTime } from '../ui/format.js';
-import { oneLine } from '../ui/sanitize.js';
+import { oneLine } from '../lib/sanitize.js';
 
 /** Which runs a command can act on. */
 export type Fit = 'moving' | 'gated' | 'ended' | 'any';

@@ -4,8 +4,8 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { constants } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError } from '../errors.js';
-import { isAlive } from '../pid.js';
+import { ConfigError } from '../exit/errors.js';
+import { isAlive } from '../lib/pid.js';
 
 let loading: Promise<typeof import('conf').default> | undefined;
 

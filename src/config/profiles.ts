@@ -3,7 +3,7 @@
 // writes go through conf, which writes atomically with the file mode we ask for.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../exit/errors.js';
 
 export interface StoredProfile {
   base_url: string;

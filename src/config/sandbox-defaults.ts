@@ -1,7 +1,7 @@
 // Where the built-in `sandbox` profile looks when no sandbox is recorded, and starts one when nothing
 // answers there (its key: its data folder's own, sandbox-state.ts): 127.0.0.1, port ORC_SANDBOX_PORT or 4010.
 import { KNOBS } from '../contract/sandbox-knobs.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../exit/errors.js';
 
 export const DEFAULT_SANDBOX_PORT = KNOBS.port.default;
 

@@ -3,9 +3,9 @@
 // (which `ps` shows to every user of the machine).
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
-import { STANDALONE } from '../assets.js';
+import { STANDALONE } from '../lib/assets.js';
 import { KNOB_NAMES, type KnobName } from '../contract/sandbox-knobs.js';
-import { EnvironmentError } from '../errors.js';
+import { EnvironmentError } from '../exit/errors.js';
 import { logPath } from './sandbox-state.js';
 
 export interface LaunchFrom {

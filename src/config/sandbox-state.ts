@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { certificatesWith } from '../api/trust.js';
-import { isAlive, processStartTime } from '../pid.js';
+import { isAlive, processStartTime } from '../lib/pid.js';
 
 export interface SandboxState {
   pid: number;
@@ -14,7 +14,7 @@ export interface SandboxState {
   detached: boolean;
   /** The test key it accepts (the file is 0600 in a 0700 folder). */
   api_key?: string;
-  /** When its process started (src/pid.ts): with the pid, proof that a process is this sandbox. */
+  /** When its process started (src/lib/pid.ts): with the pid, proof that a process is this sandbox. */
   pid_started?: string | null;
   /** With --tls: the CA that signed its certificate, which orc trusts for this sandbox. */
   ca_file?: string;

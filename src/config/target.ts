@@ -2,10 +2,10 @@
 // rules that keep keys safe (a live key never goes to a sandbox, a test key never to the live service).
 import { defaultSandboxUrl } from './sandbox-defaults.js';
 import { SANDBOX_DEFAULT_KEY, isLoopbackHost, keyMode, redactKey, type KeyMode } from '../contract/keys.js';
-import { ConfigError, UsageError } from '../errors.js';
+import { ConfigError, UsageError } from '../exit/errors.js';
 import { BUILT_IN_PROFILE, readConfig, type StoredProfile } from './profiles.js';
 import { keychainGet, liveKeyAccount } from './keychain.js';
-import { isAlive } from '../pid.js';
+import { isAlive } from '../lib/pid.js';
 import { autoStartedSandboxKey, readState } from './sandbox-state.js';
 
 export interface TargetFlags {

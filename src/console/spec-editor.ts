@@ -4,7 +4,7 @@
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { MONETIZATION_VALUES } from '../contract/events.js';
-import { diffMergePatch } from '../contract/merge-patch.js';
+import { diffMergePatch } from '../lib/merge-patch.js';
 import { ApiError, api, type Run } from './api.js';
 import { Swatches } from './gate.js';
 import { clean } from './text.js';

@@ -4,7 +4,6 @@
 // these ~45 schemas cost 14 ms at every start; mini builds them in a fraction of that.
 import * as z from 'zod/mini';
 import { EVENT_KINDS, GATE_NAMES, MONETIZATION_VALUES } from './events.js';
-import { isPlainEvent } from './shapes.js';
 
 /**
  * A schema built on first use. Building all of these costs about 6 ms, paid by every command that loads
@@ -321,9 +320,8 @@ export type WebhookCreateParams = z.infer<typeof WebhookCreateParams>;
  */
 export function readEvent(json: unknown): Event | null {
   if (json === null || typeof json !== 'object') return null;
-  // The shape nearly every event has, checked by hand: a stream of thousands of log lines need not go
-  // through zod (and a copy of each) one by one. Anything else takes the full path below.
-  if (isPlainEvent(json)) return json;
+  // The shape nearly every event has is checked by hand before this (shapes.ts isPlainEvent, in the watch
+  // engine): a stream of thousands of log lines need not go through zod one by one.
   const envelope = json as Record<string, unknown>;
   let data: Record<string, unknown> =
     envelope.data !== null && typeof envelope.data === 'object' && !Array.isArray(envelope.data)

@@ -12,7 +12,7 @@ import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import * as z from 'zod';
 import { ApiError, type Api } from '../api/index.js';
 import { watchRun } from '../watch/engine.js';
-import { systemClock, type Clock } from '../clock.js';
+import { systemClock, type Clock } from '../lib/clock.js';
 import {
   ARTIFACT_KINDS,
   EVENT_KINDS,
@@ -22,7 +22,7 @@ import {
   TERMINAL_STATUSES,
 } from '../contract/events.js';
 import type { RunCreateParams } from '../contract/schemas.js';
-import { Problem } from '../problem.js';
+import { Problem } from '../lib/problem.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -407,7 +407,7 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
       },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       run: async (a, extra) => {
-        const dir = folderInside(root, a.dir); // (made by the pull engine, through src/disk.ts)
+        const dir = folderInside(root, a.dir); // (made by the pull engine, through src/artifacts/disk.ts)
         const { pullArtifacts } = await import('../artifacts/pull.js');
         const outcome = await pullArtifacts(api, a.run_id, {
           kinds: a.kinds ?? [],

@@ -15,9 +15,9 @@
 //                                             runs list); `event: sandbox.reset` after a reset
 //   POST   /_sandbox/console                  { url, expires_at }: a one-time link to the web console
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { LAST_TIME, type Clock } from '../clock.js';
+import { LAST_TIME, type Clock } from '../lib/clock.js';
 import { EVENT_KINDS, GATE_NAMES, TERMINAL_STATUSES } from '../contract/events.js';
-import { parseDuration } from '../duration.js';
+import { parseDuration } from '../lib/duration.js';
 import { Faults, type Journal } from './control.js';
 import type { ConsoleDoor } from './console.js';
 import { Failure } from './failure.js';

@@ -1,7 +1,7 @@
 // Reading a request body within the limits of CONTRACT.md: 1 MiB, 30 s from the headers, JSON nesting
 // at most 64 levels, and no `__proto__`, `constructor` or `prototype` key anywhere.
 import type { IncomingMessage } from 'node:http';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../lib/clock.js';
 import { MAX_DEPTH, forbiddenKey, nestingDepth } from '../contract/limits.js';
 import { Failure } from './failure.js';
 

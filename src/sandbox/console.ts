@@ -16,10 +16,10 @@
 // port cannot get, and no answer to the cookie alone ever holds it.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { STANDALONE, asset, assetNames } from '../assets.js';
+import { STANDALONE, asset, assetNames } from '../lib/assets.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../lib/clock.js';
 import { Failure } from './failure.js';
 
 const TOKEN_TTL_MS = 10 * 60_000;

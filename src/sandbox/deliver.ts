@@ -4,10 +4,10 @@
 // that was half the sandbox's time, and the deliveries fell behind the events. Here a request is one
 // buffer and one write, and an answer is read for its status and framing and dropped, from a buffer every
 // connection shares (the reading is synchronous). It speaks what a webhook needs: HTTP/1.1 POST, answers
-// framed by Content-Length, chunked, or the connection's close (read by contract/http1.ts, as orc's downloads
+// framed by Content-Length, chunked, or the connection's close (read by lib/http1.ts, as orc's downloads
 // are); one request at a time on a connection.
 import { connect as netConnect, type Socket } from 'node:net';
-import { AnswerReader, broken } from '../contract/http1.js';
+import { AnswerReader, broken } from '../lib/http1.js';
 
 export interface PostTarget {
   https: boolean;

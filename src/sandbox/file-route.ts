@@ -1,8 +1,8 @@
 // The signed file URLs: a file of a binary artifact, checked (signature, expiry), streamed from its
 // generator a slice at a time, with Range, never held whole in memory.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Clock } from '../clock.js';
-import { flatMemory } from '../memory.js';
+import type { Clock } from '../lib/clock.js';
+import { flatMemory } from '../lib/memory.js';
 import type { Artifacts } from './artifacts.js';
 import { Failure } from './failure.js';
 import { parseRange } from './files.js';

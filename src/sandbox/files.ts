@@ -2,7 +2,7 @@
 // deterministic generators and streamed, never held whole; signed URLs and Range.
 import { createCipheriv, createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { crc32, createDeflate } from 'node:zlib';
-import { flatMemory } from '../memory.js';
+import { flatMemory } from '../lib/memory.js';
 
 /** What a file is, computed once when its artifact became ready and kept with the run. */
 export interface FileMeta {

@@ -3,7 +3,7 @@
 // the change it reports, so a replay after a crash tells the truth. A request whose body never arrives
 // (408) or fails releases its key.
 import { hash } from 'node:crypto';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../lib/clock.js';
 import { Failure } from './failure.js';
 import type { Store } from './store.js';
 

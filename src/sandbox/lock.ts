@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { DatabaseSync } from 'node:sqlite';
 import { dirname, join } from 'node:path';
-import { isAlive } from '../pid.js';
+import { isAlive } from '../lib/pid.js';
 import { privateFile } from './store.js';
 
 /** Lock files this process holds: a second sandbox in the same process is refused too. */

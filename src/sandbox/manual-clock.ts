@@ -1,7 +1,7 @@
 // The sandbox's clock when time is steered (`orc sandbox start --clock manual`): it stands still until
 // advanced, then fires every timer that falls due, in order, each at its own time, including the timers
 // those set on the way. Virtual time never goes backwards.
-import { LAST_TIME, type Clock } from '../clock.js';
+import { LAST_TIME, type Clock } from '../lib/clock.js';
 
 interface Timer {
   at: number;

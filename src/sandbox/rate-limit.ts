@@ -1,5 +1,5 @@
 // Requests per second per key (a fixed one-second window), with the X-RateLimit-* headers on every answer.
-import type { Clock } from '../clock.js';
+import type { Clock } from '../lib/clock.js';
 import { Failure } from './failure.js';
 
 export class RateLimiter {

@@ -3,7 +3,7 @@
 // layer and PATCH and POST with their body read (server.ts); it only turns a call into the service's answer.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ZodMiniType } from 'zod/mini';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../lib/clock.js';
 import { RUN_STATUSES } from '../contract/events.js';
 import { ApproveParams, RejectParams, RunCreateParams } from '../contract/schemas.js';
 import type { Artifacts } from './artifacts.js';

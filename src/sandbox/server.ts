@@ -4,9 +4,9 @@
 import { randomBytes } from 'node:crypto';
 import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { sleep, systemClock, type Clock } from '../clock.js';
+import { sleep, systemClock, type Clock } from '../lib/clock.js';
 import { SANDBOX_DEFAULT_KEY, redactKey } from '../contract/keys.js';
-import { useEnglishMessages } from '../contract/messages.js';
+import { useEnglishMessages } from '../lib/zod-messages.js';
 import { KNOBS } from '../contract/sandbox-knobs.js';
 import { Artifacts } from './artifacts.js';
 import { readJsonBody } from './body.js';

@@ -3,9 +3,9 @@
 // of the run's record and handed to the store, which swaps it into memory only once it has committed:
 // a change that could not be written leaves no trace, in lists, streams or the pipeline.
 import { randomBytes } from 'node:crypto';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../lib/clock.js';
 import { GATE_NAMES, TERMINAL_EVENTS, TERMINAL_STATUSES, type GateName } from '../contract/events.js';
-import { applyMergePatch } from '../contract/merge-patch.js';
+import { applyMergePatch } from '../lib/merge-patch.js';
 import { AppSpecInput, type Gate, type RunCreateParams } from '../contract/schemas.js';
 import { describedMeta } from './artifacts.js';
 import { Failure, failureFromZod } from './failure.js';

@@ -2,7 +2,7 @@
 // event as it happens. Events committed together (one pipeline tick) reach each watcher in one write,
 // encoded once. The writing itself (head, keep-alives, the bound on a slow reader) is sse-writer.ts's.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../lib/clock.js';
 import type { SandboxService } from './service.js';
 import { isTerminal } from './service.js';
 import { SseWriter, STREAM_BACKLOG_BYTES, type SseStream } from './sse-writer.js';

@@ -1,7 +1,7 @@
 // The one writer of every event stream the sandbox serves (runs' events, the firehose, the journal): the
 // head, keep-alives, a bound on what a reader may leave unread, and a cut that lets what was written go first.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { every, type Clock } from '../clock.js';
+import { every, type Clock } from '../lib/clock.js';
 
 /** How far behind (bytes written but not yet taken by the client, past what the OS buffers) a reader may
  * fall before it is dropped: a reader that never reads costs at most this much memory. */

@@ -3,7 +3,7 @@
 // a few deliveries in flight at most, so a hanging receiver only delays itself, never its neighbours.
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import { isoNow, type Clock } from '../clock.js';
+import { isoNow, type Clock } from '../lib/clock.js';
 import { EVENT_KINDS, LOG_EVENT } from '../contract/events.js';
 import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../contract/signature.js';
 import { isLoopbackHost } from '../contract/keys.js';

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../exit/errors.js';
 
 export function editText(env: NodeJS.ProcessEnv, initial: string, fileName: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'orc-edit-'));

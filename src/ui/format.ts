@@ -1,6 +1,6 @@
 // Small formatting for people: relative times, absent values.
-import { formatDuration } from '../duration.js';
-import { sanitizeLine } from './sanitize.js';
+import { formatDuration } from '../lib/duration.js';
+import { sanitizeLine } from '../lib/sanitize.js';
 
 export function relativeTime(iso: string | null | undefined, now = Date.now()): string {
   if (!iso) return '—';

@@ -1,6 +1,6 @@
 // The one object that owns stdin, stdout and stderr and knows what is a terminal.
 // stdout carries data only; messages, warnings and progress go to stderr.
-import { sanitize } from './sanitize.js';
+import { sanitize } from '../lib/sanitize.js';
 import { ioPaint } from './style.js';
 
 export interface Streams {

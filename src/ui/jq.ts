@@ -1,8 +1,8 @@
 // `--jq <expression>`: the JSON a command prints, through jq itself (jq 1.8, compiled to WebAssembly by the
 // jq-wasm package: the real language, not a subset), strings printed raw as `jq -r` does. Loaded only when
 // the flag is given. A bad expression is exit 2 with jq's own message, before anything is sent.
-import { asset } from '../assets.js';
-import { UsageError } from '../errors.js';
+import { asset } from '../lib/assets.js';
+import { UsageError } from '../exit/errors.js';
 
 export type JsonFilter = (value: unknown) => string;
 

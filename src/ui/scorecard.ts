@@ -1,7 +1,7 @@
 // The scorecard for people: beauty, harmony and score as bars, passed or not, then the pre-flight checks,
 // failures first. The watch view, the gate prompt and `orc scorecard` draw it from here.
 import type { Scorecard } from '../contract/schemas.js';
-import { oneLine } from './sanitize.js';
+import { oneLine } from '../lib/sanitize.js';
 import type { Style } from './style.js';
 
 export function scoreBars(

@@ -1,7 +1,6 @@
 // Colour for people at a terminal, in one place: chalk (loaded only when colour is on) for what commands
 // draw, and three fixed SGR pairs for IO's own lines (debug, warning, error), which must not wait for a
 // module to load.
-import type { IO } from './io.js';
 
 /** The colours IO's lines use, as plain escape pairs (no load): on only when `on`. */
 export function ioPaint(on: boolean): { dim(s: string): string; yellow(s: string): string; red(s: string): string } {
@@ -37,7 +36,8 @@ const PLAIN: Style = {
   swatch: (_hex, label) => label,
 };
 
-export async function loadStyle(io: IO): Promise<Style> {
+/** The style of a terminal that takes colour (`io.color`), else plain. */
+export async function loadStyle(io: { readonly color: boolean }): Promise<Style> {
   if (!io.color) return PLAIN;
   const { Chalk } = await import('chalk');
   const c = new Chalk({ level: 1 });

@@ -1,5 +1,5 @@
 // Tables: aligned and fitted to the terminal for people, tab-separated lines for pipes.
-import { sanitizeLine } from './sanitize.js';
+import { sanitizeLine } from '../lib/sanitize.js';
 import { clipVisible, displayWidth, fitColumns } from './width.js';
 
 export interface Column {

@@ -1,13 +1,13 @@
 // The watch engine: a run's events as typed values (connected, reconnecting, polling, event, log,
 // gate_pending, ended), whatever the network does. Renderers only draw what this yields.
-import { sleep } from '../clock.js';
+import { sleep } from '../lib/clock.js';
 import { LOG_EVENT, TERMINAL_EVENTS, TERMINAL_STATUSES } from '../contract/events.js';
 import type { Event, Run } from '../contract/schemas.js';
 import { isPlainEvent } from '../contract/shapes.js';
 import { loadSchemas } from '../api/http.js';
 import type { Api } from '../api/index.js';
 import { NotAnEventStreamError } from '../api/sse.js';
-import { parseServiceJson } from '../ui/sanitize.js';
+import { parseServiceJson } from '../lib/sanitize.js';
 
 export type WatchEvent =
   | { kind: 'connected'; resumedAfter: number; reconnected: boolean }

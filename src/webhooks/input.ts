@@ -3,8 +3,8 @@
 import { EVENT_KINDS } from '../contract/events.js';
 import type { WebhookCreateParams } from '../contract/schemas.js';
 import { isLoopbackHost } from '../contract/keys.js';
-import { UsageError } from '../errors.js';
-import { closest } from '../suggest.js';
+import { UsageError } from '../exit/errors.js';
+import { closest } from '../lib/suggest.js';
 
 export function checkWebhookUrl(text: string, flag = '--url'): string {
   let url: URL;

@@ -10,13 +10,13 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { ApiError, type Api } from '../api/index.js';
-import { sleep, type Clock } from '../clock.js';
+import { sleep, type Clock } from '../lib/clock.js';
 import type { WebhookCreateParams } from '../contract/schemas.js';
 import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, verifySignature } from '../contract/signature.js';
 import { writeJsonFile } from '../config/json-file.js';
-import { EnvironmentError, FailedError } from '../errors.js';
-import { isAlive as alive } from '../pid.js';
-import { parseServiceJson } from '../ui/sanitize.js';
+import { EnvironmentError, FailedError } from '../exit/errors.js';
+import { isAlive as alive } from '../lib/pid.js';
+import { parseServiceJson } from '../lib/sanitize.js';
 
 const MAX_BODY = 1 << 20;
 const FORWARD_ATTEMPTS = 4;

@@ -4,8 +4,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EXIT, EXIT_CODES } from '../../src/errors.js';
-import { ENVIRONMENT, MAGIC_WORDS, TOPICS } from '../../src/cli/topics.js';
+import { EXIT, EXIT_CODES } from '../../src/exit/errors.js';
+import { ENVIRONMENT, MAGIC_WORDS, TOPICS } from '../../src/commands/topics.js';
 import { magicWords } from '../../src/sandbox/generate.js';
 import { runOrc } from '../helpers/run.js';
 
@@ -98,7 +98,7 @@ describe('orc help', () => {
   });
 
   it('every command that runs says what --json prints, in its help and in orc help json', async () => {
-    const { leafCommands } = await import('../../src/cli/topics.js');
+    const { leafCommands } = await import('../../src/commands/topics.js');
     const all = await leafCommands();
     expect(all.length).toBeGreaterThan(30);
     for (const c of all) expect(c.json, c.path).toMatch(/\S/);

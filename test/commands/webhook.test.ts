@@ -334,7 +334,7 @@ describe('webhook listen before its webhook is registered', () => {
     const { handServer, json } = await import('../helpers/server.js');
     const { createApi } = await import('../../src/api/index.js');
     const { listen } = await import('../../src/webhooks/listen.js');
-    const { systemClock } = await import('../../src/clock.js');
+    const { systemClock } = await import('../../src/lib/clock.js');
     const forged: number[] = [];
     const shown: string[] = [];
     const fake = await handServer((req, res) => {

@@ -2,7 +2,7 @@
 // reach for prototypes, clients that vanish, and methods a route does not have.
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyMergePatch } from '../../src/contract/merge-patch.js';
+import { applyMergePatch } from '../../src/lib/merge-patch.js';
 import { KEY, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { until } from '../helpers/until.js';
 

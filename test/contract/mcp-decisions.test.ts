@@ -6,7 +6,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApi } from '../../src/api/index.js';
-import { systemClock } from '../../src/clock.js';
+import { systemClock } from '../../src/lib/clock.js';
 import { createServer, toolDefs } from '../../src/mcp/server.js';
 import { KEY, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/server.js';
 import { ManualClock } from '../../src/sandbox/manual-clock.js';
-import { systemClock } from '../../src/clock.js';
+import { systemClock } from '../../src/lib/clock.js';
 import { readSnapshot } from '../../src/sandbox/admin.js';
 import { driveToEnd, quickClock, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { until } from '../helpers/until.js';

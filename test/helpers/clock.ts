@@ -1,6 +1,6 @@
 // A clock the test moves: timers fire when it is advanced, never on their own (unless told to for short
 // waits), so backoff, Retry-After, deadlines and idle timeouts are tested without waiting them out.
-import type { Clock } from '../../src/clock.js';
+import type { Clock } from '../../src/lib/clock.js';
 
 interface Timer {
   at: number;

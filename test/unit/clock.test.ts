@@ -1,7 +1,7 @@
 // The real clock's timers: a wait longer than a Node timer can hold (2^31 ms, about 24.8 days) is waited out,
 // not fired at once (a fault's latency of 30d, a stage of 200d on the sandbox).
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { systemClock } from '../../src/clock.js';
+import { systemClock } from '../../src/lib/clock.js';
 
 afterEach(() => {
   vi.useRealTimers();

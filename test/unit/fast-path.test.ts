@@ -3,10 +3,10 @@
 // checked on lines made from every command's spec, plain and broken, the command itself not run.
 import { Writable } from 'node:stream';
 import { beforeAll, expect, it } from 'vitest';
-import type { CommandSpec, FlagSpec } from '../../src/cli/spec.js';
+import type { CommandSpec, FlagSpec } from '../../src/commands/define.js';
 
-import * as spec from '../../src/cli/spec.js';
-import { GLOBAL_FLAGS } from '../../src/cli/globals.js';
+import * as spec from '../../src/commands/define.js';
+import { GLOBAL_FLAGS } from '../../src/commands/globals.js';
 import { run as viaCommander } from '../../src/cli/program.js';
 import { runDirect } from '../../src/cli/fast.js';
 import { allCommands } from '../../src/commands/index.js';

@@ -2,7 +2,7 @@
 // and redirects, against servers of the test's own, on a clock the test moves.
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/api/http.js';
-import { exitCodeOf } from '../../src/errors.js';
+import { exitCodeOf } from '../../src/exit/errors.js';
 import { Run } from '../../src/contract/schemas.js';
 import { FakeClock } from '../helpers/clock.js';
 import { runOrc } from '../helpers/run.js';

@@ -1,10 +1,10 @@
-// The HTTP/1.1 answer reader (src/contract/http1.ts) against Node's own parser (llhttp, through node:http's
+// The HTTP/1.1 answer reader (src/lib/http1.ts) against Node's own parser (llhttp, through node:http's
 // client on a real socket), answer by answer over a corpus of valid and invalid answers: each is refused by
 // both or read by both alike (status, fields, body), whether it is fed whole or a byte at a time.
 import { get } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { AnswerReader } from '../../src/contract/http1.js';
+import { AnswerReader } from '../../src/lib/http1.js';
 
 const ok = (head: string, body = 'abc') => `HTTP/1.1 200 OK\r\n${head}\r\n${body}`;
 const chunked = (lines: string) => `HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${lines}`;

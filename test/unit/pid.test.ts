@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { isAlive, processStartTime } from '../../src/pid.js';
+import { isAlive, processStartTime } from '../../src/lib/pid.js';
 import { until } from '../helpers/until.js';
 
 describe('isAlive', () => {

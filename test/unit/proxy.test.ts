@@ -2,7 +2,7 @@
 // orc's rule that a plain-http request (the key in clear) only goes through a proxy on this machine.
 import { describe, expect, it } from 'vitest';
 import { bypassed, proxyFor, redactProxy } from '../../src/api/proxy.js';
-import { ConfigError } from '../../src/errors.js';
+import { EXIT, exitCodeOf } from '../../src/exit/errors.js';
 
 const u = (s: string) => new URL(s);
 
@@ -36,7 +36,14 @@ describe('proxyFor', () => {
   });
 
   it('refuses a variable that is not an http(s) proxy URL with exit 4, naming it, its password hidden', () => {
-    expect(() => proxyFor(u('https://a.example'), { HTTPS_PROXY: 'http://u:pw@[x' })).toThrow(ConfigError);
+    const err = (() => {
+      try {
+        proxyFor(u('https://a.example'), { HTTPS_PROXY: 'http://u:pw@[x' });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(exitCodeOf(err)).toBe(EXIT.auth); // the api's own problem, which the one exit-code map makes 4
     expect(() => proxyFor(u('https://a.example'), { HTTPS_PROXY: 'http://u:pw@[x' })).toThrow(
       /^HTTPS_PROXY is not a proxy URL: "http:\/\/u:…@\[x"$/,
     );

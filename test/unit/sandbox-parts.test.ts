@@ -16,7 +16,7 @@ import {
   type IpaLayout,
 } from '../../src/sandbox/files.js';
 import { magicWords, nameFromText, scorecardFor } from '../../src/sandbox/generate.js';
-import { applyMergePatch as mergePatch, diffMergePatch } from '../../src/contract/merge-patch.js';
+import { applyMergePatch as mergePatch, diffMergePatch } from '../../src/lib/merge-patch.js';
 import { compareStages } from '../../src/contract/events.js';
 import { Journal } from '../../src/sandbox/control.js';
 import { ManualClock } from '../../src/sandbox/manual-clock.js';

@@ -1,6 +1,6 @@
 // Server text must not drive the terminal: escape sequences and controls are removed, text is kept.
 import { describe, expect, it } from 'vitest';
-import { parseServiceJson, sanitize, sanitizeLine } from '../../src/ui/sanitize.js';
+import { parseServiceJson, sanitize, sanitizeLine } from '../../src/lib/sanitize.js';
 
 describe('sanitize', () => {
   it.each([

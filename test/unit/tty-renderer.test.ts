@@ -4,7 +4,7 @@ import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Event } from '../../src/contract/schemas.js';
 import { IO } from '../../src/ui/io.js';
-import { parseServiceJson } from '../../src/ui/sanitize.js';
+import { parseServiceJson } from '../../src/lib/sanitize.js';
 import { loadStyle } from '../../src/ui/style.js';
 import { TtyRenderer } from '../../src/ui/watch/tty.js';
 

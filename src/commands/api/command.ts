@@ -1,7 +1,7 @@
 // `orc api [METHOD] <path|url>` (GET when the method is left out): any request to the service with the
 // profile's key, retries and limits,
 // through the one request path, the way `gh api` works.
-import { arg, command, flag, handled } from '../../cli/spec.js';
+import { arg, command, flag, handled } from '../define.js';
 
 export const METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'HEAD'] as const;
 

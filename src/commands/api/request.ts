@@ -3,11 +3,11 @@
 // came (formatted and sanitised at a terminal); a non-2xx answer goes to stderr with exit 3.
 import { STATUS_TEXT } from '../../api/http.js';
 import { PageWalk } from '../../api/pages.js';
-import type { Context } from '../../context.js';
-import { EXIT, RefusedError, RetoldError, UsageError } from '../../errors.js';
-import { sanitize, sanitizeLine } from '../../ui/sanitize.js';
+import type { Context } from '../context.js';
+import { EXIT, RefusedError, RetoldError, UsageError } from '../../exit/errors.js';
+import { sanitize, sanitizeLine } from '../../lib/sanitize.js';
 import { parseJsonInput, readInput } from '../input.js';
-import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
+import type { ArgsOf, FlagsOf } from '../define.js';
 import { METHODS, type api as spec } from './command.js';
 
 /** Headers orc owns: the key comes from the profile, the framing from the body. */

@@ -1,6 +1,6 @@
 // `orc artifacts …`: what a run produced, listed, and pulled to disk.
 import { ARTIFACT_KINDS } from '../../contract/events.js';
-import { arg, command, flag, handled } from '../../cli/spec.js';
+import { arg, command, flag, handled } from '../define.js';
 
 export const list = command({
   name: 'list',

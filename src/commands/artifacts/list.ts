@@ -1,10 +1,10 @@
 // `orc artifacts list <run>`: one line per kind.
 import { JSON_ARTIFACT_KINDS } from '../../contract/events.js';
 import type { ArtifactEntry } from '../../contract/schemas.js';
-import type { Context } from '../../context.js';
+import type { Context } from '../context.js';
 import { formatBytes } from '../../ui/format.js';
 import { printList } from '../../ui/list.js';
-import type { ArgsOf } from '../../cli/spec.js';
+import type { ArgsOf } from '../define.js';
 import type { list as spec } from './command.js';
 
 export default async function list(ctx: Context, [runId]: ArgsOf<typeof spec>): Promise<number> {

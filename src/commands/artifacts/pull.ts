@@ -3,13 +3,13 @@
 // per finished file; --json, one document of every file. Ctrl-C keeps the partial files (in <dir>/.orc-partial/) and exits 130.
 import { relative } from 'node:path';
 import { checkKinds, pullArtifacts, type FailedFile, type PullFile, type PulledFile } from '../../artifacts/pull.js';
-import type { Context } from '../../context.js';
-import { FailedError, InterruptedError } from '../../errors.js';
+import type { Context } from '../context.js';
+import { FailedError, InterruptedError } from '../../exit/errors.js';
 import { formatBytes, formatEta } from '../../ui/format.js';
 import { LiveRegion } from '../../ui/live-region.js';
-import { sanitizeLine } from '../../ui/sanitize.js';
+import { sanitizeLine } from '../../lib/sanitize.js';
 import { loadStyle, type Style } from '../../ui/style.js';
-import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
+import type { ArgsOf, FlagsOf } from '../define.js';
 import type { pull as spec } from './command.js';
 import { pickRun } from '../pick.js';
 import { ARTIFACT_KINDS } from '../../contract/events.js';

@@ -1,5 +1,5 @@
 // `orc completion <shell>`.
-import { arg, command, handled } from '../../cli/spec.js';
+import { arg, command, handled } from '../define.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 

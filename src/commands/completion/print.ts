@@ -1,10 +1,10 @@
 // `orc completion <shell>`: the completion script for bash, zsh or fish, on stdout.
-import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
-import { GLOBAL_FLAGS } from '../../cli/globals.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../../exit/errors.js';
+import { GLOBAL_FLAGS } from '../globals.js';
 import { allCommands } from '../index.js';
-import { TOPICS } from '../../cli/topics.js';
-import { arg, type ArgsOf, type CommandSpec } from '../../cli/spec.js';
+import { TOPICS } from '../topics.js';
+import { arg, type ArgsOf, type CommandSpec } from '../define.js';
 import type { completion as spec } from './command.js';
 import { bashScript, fishScript, zshScript } from './scripts.js';
 

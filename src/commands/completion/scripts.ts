@@ -2,8 +2,8 @@
 // the commands and flags orc has. They complete commands, subcommands, flags, the values of flags and
 // arguments that take one of a few (--on-gate, --status, a gate name, an artifact kind…) or a file, and
 // values that live on the service or in the config (run ids, webhook ids, profile names), which they ask
-// of `orc __complete <source>` (src/complete.ts: fast, silent, never starts anything).
-import { longName, type ArgSpec, type CommandSpec, type DynamicValues, type FlagSpec } from '../../cli/spec.js';
+// of `orc __complete <source>` (src/cli/complete.ts: fast, silent, never starts anything).
+import { longName, type ArgSpec, type CommandSpec, type DynamicValues, type FlagSpec } from '../define.js';
 
 interface Flag {
   long: string;

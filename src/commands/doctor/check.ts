@@ -5,11 +5,11 @@ import { constants, existsSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import * as z from 'zod/mini';
-import type { Context } from '../../context.js';
+import type { Context } from '../context.js';
 import { redactKey } from '../../contract/keys.js';
-import { FailedError } from '../../errors.js';
-import { Problem } from '../../problem.js';
-import { sanitizeLine } from '../../ui/sanitize.js';
+import { FailedError } from '../../exit/errors.js';
+import { Problem } from '../../lib/problem.js';
+import { sanitizeLine } from '../../lib/sanitize.js';
 import { loadStyle } from '../../ui/style.js';
 
 export type Status = 'pass' | 'warn' | 'fail';

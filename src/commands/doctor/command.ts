@@ -1,5 +1,5 @@
 // `orc doctor`: Node, the config folder, the profile and its keys, the service and the key, completion, PATH.
-import { command, handled } from '../../cli/spec.js';
+import { command, handled } from '../define.js';
 
 export const doctor = command({
   name: 'doctor',

@@ -1,8 +1,8 @@
 // `orc gate approve <run> <gate>`
-import type { Context } from '../../context.js';
-import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
+import type { Context } from '../context.js';
+import type { ArgsOf, FlagsOf } from '../define.js';
 import type { approve as spec } from './command.js';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../exit/errors.js';
 import { pickRun } from '../pick.js';
 import { decide } from './decide.js';
 

@@ -1,6 +1,6 @@
 // `orc gate …`: the approval gates of a run, listed and decided.
 import { GATE_NAMES } from '../../contract/events.js';
-import { arg, command, flag, handled } from '../../cli/spec.js';
+import { arg, command, flag, handled } from '../define.js';
 
 const notesFlags = {
   notes: flag.string('text', 'notes kept with the decision'),

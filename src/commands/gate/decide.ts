@@ -2,12 +2,12 @@
 import { ApiError } from '../../api/errors.js';
 import type { Api } from '../../api/index.js';
 import { GATE_NAMES, TERMINAL_STATUSES } from '../../contract/events.js';
-import type { Context } from '../../context.js';
-import { RetoldError, UsageError, exitCodeOf } from '../../errors.js';
+import type { Context } from '../context.js';
+import { RetoldError, UsageError, exitCodeOf } from '../../exit/errors.js';
 import { orDash } from '../../ui/format.js';
-import { oneLine } from '../../ui/sanitize.js';
+import { oneLine } from '../../lib/sanitize.js';
 import { readNotes } from './notes.js';
-import { didYouMean } from '../../suggest.js';
+import { didYouMean } from '../../lib/suggest.js';
 
 export interface DecideFlags {
   notes?: string;

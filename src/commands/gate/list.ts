@@ -1,9 +1,9 @@
 // `orc gate list <run>`: the three gates, their state, when decided, and the notes.
 import type { Gate } from '../../contract/schemas.js';
-import type { Context } from '../../context.js';
+import type { Context } from '../context.js';
 import { orDash, relativeTime } from '../../ui/format.js';
 import { printList } from '../../ui/list.js';
-import type { ArgsOf } from '../../cli/spec.js';
+import type { ArgsOf } from '../define.js';
 import type { list as spec } from './command.js';
 
 export default async function list(ctx: Context, [runId]: ArgsOf<typeof spec>): Promise<number> {

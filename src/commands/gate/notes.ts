@@ -1,6 +1,6 @@
 // Notes for a gate decision: --notes, --notes-file (or - for stdin), or, at a terminal, the editor.
-import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../../exit/errors.js';
 import { cleanNotes, editText } from '../../ui/editor.js';
 import { readInput } from '../input.js';
 

@@ -1,5 +1,5 @@
 // `orc logs <run>`: every build and QA log line of a run, from its event stream's history (or as it goes).
-import { arg, command, flag, handled } from '../../cli/spec.js';
+import { arg, command, flag, handled } from '../define.js';
 
 export const logs = command({
   name: 'logs',

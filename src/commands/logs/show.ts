@@ -1,11 +1,11 @@
 // `orc logs <run>`: the run's log lines from its event stream (the watch engine: reconnects and all), whole
 // (nothing cut, as the live view must), by stage, or the failing stage and its error. Text or NDJSON.
-import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
+import type { ArgsOf, FlagsOf } from '../define.js';
 import { compareStages, TERMINAL_STATUSES } from '../../contract/events.js';
 import type { Event } from '../../contract/schemas.js';
-import type { Context } from '../../context.js';
-import { EXIT, UsageError } from '../../errors.js';
-import { oneLine } from '../../ui/sanitize.js';
+import type { Context } from '../context.js';
+import { EXIT, UsageError } from '../../exit/errors.js';
+import { oneLine } from '../../lib/sanitize.js';
 import { loadStyle } from '../../ui/style.js';
 import { watchRun } from '../../watch/engine.js';
 import type { logs as spec } from './command.js';

@@ -1,5 +1,5 @@
 // `orc mcp`: orc as a Model Context Protocol server on stdio, for agents (src/mcp/server.ts).
-import { command, flag, handled } from '../../cli/spec.js';
+import { command, flag, handled } from '../define.js';
 
 export const MCP_CONFIG = `{
   "mcpServers": {

@@ -2,9 +2,9 @@
 // client closes them. stdout is the protocol's alone: every message of orc's goes to stderr.
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Context } from '../../context.js';
-import { EnvironmentError, UsageError } from '../../errors.js';
-import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
+import type { Context } from '../context.js';
+import { EnvironmentError, UsageError } from '../../exit/errors.js';
+import type { ArgsOf, FlagsOf } from '../define.js';
 import type { mcp as spec } from './command.js';
 
 const LIVE_GUARDED = ['cancel_run', 'reject_gate'];

@@ -3,7 +3,7 @@
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { STANDALONE } from '../../assets.js';
+import { STANDALONE } from '../../lib/assets.js';
 import { keyMode, redactKey } from '../../contract/keys.js';
 import { baseUrlProblem, normalizeBaseUrl } from '../../config/target.js';
 import { keychainDelete, keychainSet, liveKeyAccount } from '../../config/keychain.js';
@@ -15,9 +15,9 @@ import {
   validProfileName,
   type StoredProfile,
 } from '../../config/profiles.js';
-import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
-import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../../exit/errors.js';
+import type { ArgsOf, FlagsOf } from '../define.js';
 import type { add as spec } from './command.js';
 import { profileViews } from './view.js';
 

@@ -1,5 +1,5 @@
 // `orc profile …`: base URLs with their test and live keys.
-import { arg, command, flag, handled } from '../../cli/spec.js';
+import { arg, command, flag, handled } from '../define.js';
 
 export const add = command({
   name: 'add',

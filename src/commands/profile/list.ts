@@ -1,6 +1,6 @@
 // `orc profile list`: every profile, the built-in sandbox one included; keys redacted.
 import { readConfig } from '../../config/profiles.js';
-import type { Context } from '../../context.js';
+import type { Context } from '../context.js';
 import { orDash } from '../../ui/format.js';
 import { renderTable } from '../../ui/table.js';
 import { profileViews } from './view.js';

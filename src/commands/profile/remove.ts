@@ -2,9 +2,9 @@
 // terminal; without one it needs --yes (as webhook remove): a live key removed is a key to find again.
 import { keychainDelete, liveKeyAccount } from '../../config/keychain.js';
 import { BUILT_IN_PROFILE, readConfig, updateConfig } from '../../config/profiles.js';
-import type { Context } from '../../context.js';
-import { ConfigError, InterruptedError, UsageError } from '../../errors.js';
-import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
+import type { Context } from '../context.js';
+import { ConfigError, InterruptedError, UsageError } from '../../exit/errors.js';
+import type { ArgsOf, FlagsOf } from '../define.js';
 import type { remove as spec } from './command.js';
 
 export default async function remove(

@@ -1,7 +1,7 @@
 // `orc profile show [name]`: one profile (default: the one commands would use now), and where its keys live.
 import { configFile, readConfig } from '../../config/profiles.js';
-import type { Context } from '../../context.js';
-import { ConfigError } from '../../errors.js';
+import type { Context } from '../context.js';
+import { ConfigError } from '../../exit/errors.js';
 import { orDash } from '../../ui/format.js';
 import { profileViews } from './view.js';
 

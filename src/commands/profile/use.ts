@@ -1,7 +1,7 @@
 // `orc profile use <name>`: the profile commands use when no flag or variable says otherwise.
 import { BUILT_IN_PROFILE, readConfig, updateConfig } from '../../config/profiles.js';
-import type { Context } from '../../context.js';
-import { ConfigError } from '../../errors.js';
+import type { Context } from '../context.js';
+import { ConfigError } from '../../exit/errors.js';
 
 export default async function use(ctx: Context, [name]: string[]): Promise<number> {
   if (name !== BUILT_IN_PROFILE && !readConfig(ctx.configDir).profiles[name!])

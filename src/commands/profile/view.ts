@@ -4,7 +4,7 @@ import { defaultSandboxUrl } from '../../config/sandbox-defaults.js';
 import { keychainGet, liveKeyAccount } from '../../config/keychain.js';
 import { BUILT_IN_PROFILE, type ConfigFile } from '../../config/profiles.js';
 import { readState } from '../../config/sandbox-state.js';
-import { isAlive } from '../../pid.js';
+import { isAlive } from '../../lib/pid.js';
 
 export interface ProfileView {
   name: string;

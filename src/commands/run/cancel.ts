@@ -1,7 +1,7 @@
 // `orc run cancel <id>`: asks first when it is a live run and someone is there to ask.
-import type { Context } from '../../context.js';
-import { InterruptedError, UsageError } from '../../errors.js';
-import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
+import type { Context } from '../context.js';
+import { InterruptedError, UsageError } from '../../exit/errors.js';
+import type { ArgsOf, FlagsOf } from '../define.js';
 import type { cancel as spec } from './command.js';
 import { printRun } from './show.js';
 

@@ -2,7 +2,7 @@
 import { MONETIZATION_VALUES, RUN_STATUSES } from '../../contract/events.js';
 import { FOLLOW_FLAGS } from '../watch/flags.js';
 import { LIST_FLAGS } from '../list-flags.js';
-import { arg, command, flag, handled } from '../../cli/spec.js';
+import { arg, command, flag, handled } from '../define.js';
 
 export const create = command({
   name: 'create',

@@ -1,12 +1,12 @@
 // `orc run create`: a run from an idea (pitch, audience, monetization) or from source (a repo URL or an App Spec).
 import { existsSync, readFileSync } from 'node:fs';
 import { MONETIZATION_VALUES } from '../../contract/events.js';
-import { useEnglishMessages } from '../../contract/messages.js';
+import { useEnglishMessages } from '../../lib/zod-messages.js';
 import { REPO_URL, RunCreateParams } from '../../contract/schemas.js';
-import type { Context } from '../../context.js';
+import type { Context } from '../context.js';
 import { ApiError } from '../../api/errors.js';
-import { RetoldError, UsageError, exitCodeOf } from '../../errors.js';
-import type { FlagsOf } from '../../cli/spec.js';
+import { RetoldError, UsageError, exitCodeOf } from '../../exit/errors.js';
+import type { FlagsOf } from '../define.js';
 import type { create as spec } from './command.js';
 import { printRun } from './show.js';
 import { describeIssue } from '../../contract/issues.js';

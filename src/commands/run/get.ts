@@ -1,6 +1,6 @@
 // `orc run get <id>`: one run.
-import type { Context } from '../../context.js';
-import type { ArgsOf } from '../../cli/spec.js';
+import type { Context } from '../context.js';
+import type { ArgsOf } from '../define.js';
 import type { get as spec } from './command.js';
 import { printRun } from './show.js';
 

@@ -1,11 +1,11 @@
 // `orc run list`: newest first; a table for people, tab-separated lines for pipes, an array under --json.
 import type { Run } from '../../contract/schemas.js';
-import type { Context } from '../../context.js';
+import type { Context } from '../context.js';
 import { orDash, relativeTime } from '../../ui/format.js';
 import { listLines, pageSize, printList, type ListColumn } from '../../ui/list.js';
-import { sleep } from '../../clock.js';
-import { EXIT, UsageError } from '../../errors.js';
-import type { FlagsOf } from '../../cli/spec.js';
+import { sleep } from '../../lib/clock.js';
+import { EXIT, UsageError } from '../../exit/errors.js';
+import type { FlagsOf } from '../define.js';
 import type { list as spec } from './command.js';
 import { listLimit } from '../list-flags.js';
 

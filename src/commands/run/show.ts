@@ -1,8 +1,8 @@
 // How a run looks to a person: one field a line, values from the service sanitised.
 import type { Run } from '../../contract/schemas.js';
-import type { Context } from '../../context.js';
+import type { Context } from '../context.js';
 import { orDash, relativeTime } from '../../ui/format.js';
-import { oneLine } from '../../ui/sanitize.js';
+import { oneLine } from '../../lib/sanitize.js';
 import { loadStyle } from '../../ui/style.js';
 
 export async function printRun(ctx: Context, run: Run): Promise<void> {

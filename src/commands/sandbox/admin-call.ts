@@ -6,8 +6,8 @@
 import * as z from 'zod/mini';
 import { ApiError } from '../../api/errors.js';
 import type { Answer, HttpClient } from '../../api/http.js';
-import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../../exit/errors.js';
 
 export async function adminCall<T = Record<string, unknown>>(
   ctx: Context,

@@ -1,10 +1,10 @@
 // `orc sandbox advance [<run>] [--by <duration>] [--to <stage>|gate:<name>|end]`: moves the sandbox's
 // time, or one run alone, firing what falls due in order.
-import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
-import type { Context } from '../../context.js';
-import { parseDuration } from '../../duration.js';
-import { RefusedError, UsageError } from '../../errors.js';
-import { oneLine } from '../../ui/sanitize.js';
+import type { ArgsOf, FlagsOf } from '../define.js';
+import type { Context } from '../context.js';
+import { parseDuration } from '../../lib/duration.js';
+import { RefusedError, UsageError } from '../../exit/errors.js';
+import { oneLine } from '../../lib/sanitize.js';
 import { adminCall, clockLine } from './admin-call.js';
 import type { advance as spec } from './command.js';
 

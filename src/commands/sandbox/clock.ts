@@ -1,6 +1,6 @@
 // `orc sandbox clock`: the virtual time, the mode, and the runs still moving.
-import type { Context } from '../../context.js';
-import { oneLine } from '../../ui/sanitize.js';
+import type { Context } from '../context.js';
+import { oneLine } from '../../lib/sanitize.js';
 import { adminCall, clockLine } from './admin-call.js';
 
 interface ClockView {

@@ -1,5 +1,5 @@
 // `orc sandbox …`: the local emulator of the service.
-import { arg, command, flag, handled } from '../../cli/spec.js';
+import { arg, command, flag, handled } from '../define.js';
 import { EVENT_KINDS, GATE_NAMES } from '../../contract/events.js';
 import { KNOBS as K } from '../../contract/sandbox-knobs.js';
 

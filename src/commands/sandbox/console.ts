@@ -1,9 +1,9 @@
 // `orc sandbox console`: a one-time link to the sandbox's web console, opened in the browser at a terminal.
 // The link trades itself for a session cookie on first use; the key never reaches the browser.
 import { spawn } from 'node:child_process';
-import type { FlagsOf } from '../../cli/spec.js';
-import type { Context } from '../../context.js';
-import { oneLine } from '../../ui/sanitize.js';
+import type { FlagsOf } from '../define.js';
+import type { Context } from '../context.js';
+import { oneLine } from '../../lib/sanitize.js';
 import { adminCall } from './admin-call.js';
 import type { consoleCmd as spec } from './command.js';
 

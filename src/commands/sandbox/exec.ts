@@ -3,10 +3,10 @@
 // the command's status: one line for a CI job.
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
-import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
+import type { ArgsOf, FlagsOf } from '../define.js';
 import { newTestKey } from '../../config/sandbox-state.js';
-import type { Context } from '../../context.js';
-import { EnvironmentError, UsageError } from '../../errors.js';
+import type { Context } from '../context.js';
+import { EnvironmentError, UsageError } from '../../exit/errors.js';
 import type { exec as spec } from './command.js';
 import { steering } from './start.js';
 
@@ -17,7 +17,7 @@ export default async function exec(
 ): Promise<number> {
   const argv = command ?? [];
   if (argv.length === 0) throw new UsageError('give the command to run after --: orc sandbox exec -- npm test');
-  const { startSandbox } = await import('../../sandbox/server.js');
+  const { startSandbox } = await import('../../sandbox/index.js');
   // its own key, known only to the command it runs
   const apiKey = newTestKey();
   const sandbox = await startSandbox({

@@ -5,9 +5,9 @@ import { randomBytes } from 'node:crypto';
 import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Answer } from '../../api/http.js';
-import type { ArgsOf } from '../../cli/spec.js';
-import type { Context } from '../../context.js';
-import { diskError, isDiskFailure } from '../../disk.js';
+import type { ArgsOf } from '../define.js';
+import type { Context } from '../context.js';
+import { diskError, isDiskFailure } from '../../artifacts/disk.js';
 import { adminStream } from './admin-call.js';
 import type { exportCmd as spec } from './command.js';
 

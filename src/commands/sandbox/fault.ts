@@ -1,9 +1,9 @@
 // `orc sandbox fault add|list|remove|clear`: faults the sandbox injects into its own answers.
-import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
-import type { Context } from '../../context.js';
-import { parseDuration } from '../../duration.js';
-import { UsageError } from '../../errors.js';
-import { oneLine } from '../../ui/sanitize.js';
+import type { ArgsOf, FlagsOf } from '../define.js';
+import type { Context } from '../context.js';
+import { parseDuration } from '../../lib/duration.js';
+import { UsageError } from '../../exit/errors.js';
+import { oneLine } from '../../lib/sanitize.js';
 import { faultEffects, type Fault } from '../../contract/sandbox-control.js';
 import { adminCall } from './admin-call.js';
 import type { faultAdd, faultRemove } from './command.js';

@@ -1,8 +1,8 @@
 // `orc sandbox logs [--follow]`: the requests the sandbox answered and its webhook delivery attempts.
-import type { FlagsOf } from '../../cli/spec.js';
-import type { Context } from '../../context.js';
-import { FailedError } from '../../errors.js';
-import { oneLine, parseServiceJson } from '../../ui/sanitize.js';
+import type { FlagsOf } from '../define.js';
+import type { Context } from '../context.js';
+import { FailedError } from '../../exit/errors.js';
+import { oneLine, parseServiceJson } from '../../lib/sanitize.js';
 import type { JournalEntry as Entry } from '../../contract/sandbox-control.js';
 import { adminCall } from './admin-call.js';
 import type { logs as spec } from './command.js';

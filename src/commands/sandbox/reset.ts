@@ -1,7 +1,7 @@
 // `orc sandbox reset`: an empty sandbox (runs, webhooks, deliveries, faults), the key and knobs kept.
-import type { FlagsOf } from '../../cli/spec.js';
-import type { Context } from '../../context.js';
-import { InterruptedError, UsageError } from '../../errors.js';
+import type { FlagsOf } from '../define.js';
+import type { Context } from '../context.js';
+import { InterruptedError, UsageError } from '../../exit/errors.js';
 import { adminCall } from './admin-call.js';
 import type { reset as spec } from './command.js';
 

@@ -12,13 +12,13 @@ import {
   writeState,
 } from '../../config/sandbox-state.js';
 import { isLoopbackHost, redactKey } from '../../contract/keys.js';
-import type { Context } from '../../context.js';
-import { EnvironmentError, UsageError } from '../../errors.js';
-import { formatDuration } from '../../duration.js';
-import { processStartTime } from '../../pid.js';
+import type { Context } from '../context.js';
+import { EnvironmentError, UsageError } from '../../exit/errors.js';
+import { formatDuration } from '../../lib/duration.js';
+import { processStartTime } from '../../lib/pid.js';
 import { KNOB_NAMES } from '../../contract/sandbox-knobs.js';
-import type { SandboxOptions } from '../../sandbox/server.js';
-import type { FlagsOf } from '../../cli/spec.js';
+import type { SandboxOptions } from '../../sandbox/index.js';
+import type { FlagsOf } from '../define.js';
 import type { start as spec } from './command.js';
 
 type StartFlags = FlagsOf<typeof spec>;
@@ -95,9 +95,9 @@ export default async function start(ctx: Context, _args: [], flags: StartFlags):
   if (flags.detach || !steer) return detach(ctx, flags, opts.apiKey);
 
   const young = capYoungGeneration();
-  const { startSandbox } = await import('../../sandbox/server.js');
+  const { startSandbox } = await import('../../sandbox/index.js');
   const tls = opts.tlsDir
-    ? (await import('../../sandbox/tls.js')).sandboxTls(opts.tlsDir, [opts.host], ctx.clock.now())
+    ? (await import('../../sandbox/index.js')).sandboxTls(opts.tlsDir, [opts.host], ctx.clock.now())
     : null;
   let sandbox;
   try {
@@ -312,11 +312,11 @@ function capYoungGeneration(capMb = 32): { loaded(): void } {
   };
 }
 
-export async function steering(mode: string, importFile: string | undefined, real: import('../../clock.js').Clock) {
-  const { ManualClock } = await import('../../sandbox/manual-clock.js');
+export async function steering(mode: string, importFile: string | undefined, real: import('../../lib/clock.js').Clock) {
+  const { ManualClock } = await import('../../sandbox/index.js');
   let importSnapshot;
   if (importFile !== undefined) {
-    const { readSnapshot } = await import('../../sandbox/admin.js');
+    const { readSnapshot } = await import('../../sandbox/index.js');
     const { readFileSync } = await import('node:fs');
     let text: string;
     try {

@@ -1,7 +1,7 @@
 // `orc sandbox status`: is a sandbox started from this config folder running, and where.
-import type { Context } from '../../context.js';
+import type { Context } from '../context.js';
 import { redactKey } from '../../contract/keys.js';
-import { EXIT } from '../../errors.js';
+import { EXIT } from '../../exit/errors.js';
 import { liveSandbox } from '../../config/sandbox-state.js';
 
 export default async function status(ctx: Context): Promise<number> {

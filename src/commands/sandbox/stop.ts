@@ -1,8 +1,8 @@
 // `orc sandbox stop`: ends the sandbox recorded in this config folder, gracefully, then for sure.
-import type { Context } from '../../context.js';
-import { EnvironmentError } from '../../errors.js';
+import type { Context } from '../context.js';
+import { EnvironmentError } from '../../exit/errors.js';
 import { isRecordedSandbox, readState, removeState } from '../../config/sandbox-state.js';
-import { isAlive } from '../../pid.js';
+import { isAlive } from '../../lib/pid.js';
 
 export default async function stop(ctx: Context): Promise<number> {
   const state = readState(ctx.configDir);

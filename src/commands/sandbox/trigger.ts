@@ -1,10 +1,10 @@
 // `orc sandbox trigger <event-kind>`: the sandbox produces that event for real (the pipeline, the stream,
 // signed webhooks); without --run, on a new fixture run. The run id goes to stdout.
-import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
+import type { ArgsOf, FlagsOf } from '../define.js';
 import { EVENT_KINDS } from '../../contract/events.js';
-import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
-import { oneLine } from '../../ui/sanitize.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../../exit/errors.js';
+import { oneLine } from '../../lib/sanitize.js';
 import { adminCall } from './admin-call.js';
 import type { trigger as spec } from './command.js';
 

@@ -1,5 +1,5 @@
 // `orc scorecard <run>`: how the app scored, and its pre-flight checks.
-import { arg, command, handled } from '../../cli/spec.js';
+import { arg, command, handled } from '../define.js';
 
 export const scorecard = command({
   name: 'scorecard',

@@ -1,12 +1,12 @@
 // `orc scorecard <run>`: the bars (beauty, harmony, score/total, passed or not), then the pre-flight checks
 // as a table, failures first. Piped, the same layout as plain text; --json, the scorecard document.
 import { ApiError } from '../../api/index.js';
-import type { Context } from '../../context.js';
-import { RefusedError } from '../../errors.js';
+import type { Context } from '../context.js';
+import { RefusedError } from '../../exit/errors.js';
 import { scoreBars, sortedChecks } from '../../ui/scorecard.js';
 import { loadStyle } from '../../ui/style.js';
 import { renderTable } from '../../ui/table.js';
-import type { ArgsOf } from '../../cli/spec.js';
+import type { ArgsOf } from '../define.js';
 import type { scorecard as spec } from './command.js';
 import { pickRun } from '../pick.js';
 

@@ -1,6 +1,6 @@
 // `orc spec …`: a run's App Spec, read as YAML or JSON, and edited the way `kubectl edit` works.
 import { SPEC_FORMATS } from '../../app-spec/document.js';
-import { arg, command, flag, handled } from '../../cli/spec.js';
+import { arg, command, flag, handled } from '../define.js';
 
 const format = flag.choice('format', SPEC_FORMATS, 'yaml (for people) or json', { default: 'yaml' });
 

@@ -1,16 +1,16 @@
 // `orc spec edit <run>`: in the editor (src/spec/edit.ts), or without one: --set, --unset, --file, --dry-run.
-import type { Context } from '../../context.js';
+import type { Context } from '../context.js';
 import { ApiError } from '../../api/index.js';
-import { applyMergePatch } from '../../contract/merge-patch.js';
-import { UsageError } from '../../errors.js';
+import { applyMergePatch } from '../../lib/merge-patch.js';
+import { UsageError } from '../../exit/errors.js';
 import { checkSpec, specPatch, type Spec } from '../../app-spec/document.js';
 import { assertEditable, changedFields, describe, editInEditor, refusal, showDiff } from './editor-loop.js';
 import { parseAssignment, setPath, splitPath, unsetPath } from '../../app-spec/paths.js';
 import { parseJsonInput, readInput } from '../input.js';
-import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
+import type { ArgsOf, FlagsOf } from '../define.js';
 import type { edit as spec } from './command.js';
 import { AppSpecInput } from '../../contract/schemas.js';
-import { closest } from '../../suggest.js';
+import { closest } from '../../lib/suggest.js';
 import { pickRun } from '../pick.js';
 
 export default async function edit(

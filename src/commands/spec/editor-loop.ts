@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ApiError, type Api } from '../../api/index.js';
 import { TERMINAL_STATUSES } from '../../contract/events.js';
-import type { Context } from '../../context.js';
-import { exitCodeOf, OrcError, RefusedError, RetoldError, UsageError } from '../../errors.js';
-import { Problem as Explained } from '../../problem.js';
+import type { Context } from '../context.js';
+import { exitCodeOf, OrcError, RefusedError, RetoldError, UsageError } from '../../exit/errors.js';
+import { Problem as Explained } from '../../lib/problem.js';
 import { editorCommand, openEditor } from '../../ui/editor.js';
-import { sanitizeLine } from '../../ui/sanitize.js';
+import { sanitizeLine } from '../../lib/sanitize.js';
 import { loadStyle } from '../../ui/style.js';
 import {
   bodyOf,

@@ -1,5 +1,5 @@
 // `orc watch <run>`: the live view of a run, with its gates decided right there.
-import { arg, command, flag, handled } from '../../cli/spec.js';
+import { arg, command, flag, handled } from '../define.js';
 import { FOLLOW_FLAGS } from './flags.js';
 
 export const watch = command({

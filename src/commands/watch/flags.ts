@@ -1,6 +1,6 @@
 // How `watch` and `run create --watch` treat gates.
 import { GATE_NAMES } from '../../contract/events.js';
-import { flag } from '../../cli/spec.js';
+import { flag } from '../define.js';
 
 export const FOLLOW_FLAGS = {
   onGate: flag.choice(

@@ -3,12 +3,12 @@
 // 6 a gate pending with no one to ask, 7 --max-wait ran out first, 1 the stream lost for good, 130 Ctrl-C.
 import type { Api } from '../../api/index.js';
 import { watchRunBatched, type WatchEvent } from '../../watch/engine.js';
-import type { Context } from '../../context.js';
-import { EXIT, UsageError } from '../../errors.js';
+import type { Context } from '../context.js';
+import { EXIT, UsageError } from '../../exit/errors.js';
 import { loadStyle } from '../../ui/style.js';
 import { describeEvent } from '../../ui/watch/describe.js';
 import type { WatchRenderer } from '../../ui/watch/types.js';
-import type { FlagValues } from '../../cli/spec.js';
+import type { FlagValues } from '../define.js';
 import type { FOLLOW_FLAGS } from './flags.js';
 import { GateDesk, type Policy } from './gates.js';
 

@@ -2,11 +2,11 @@
 // leave it pending, or stop watching.
 import { ApiError } from '../../api/errors.js';
 import type { Api } from '../../api/index.js';
-import type { Context } from '../../context.js';
-import { exitCodeOf } from '../../errors.js';
-import { Problem } from '../../problem.js';
+import type { Context } from '../context.js';
+import { exitCodeOf } from '../../exit/errors.js';
+import { Problem } from '../../lib/problem.js';
 import { cleanNotes, editText } from '../../ui/editor.js';
-import { oneLine, sanitizeLine } from '../../ui/sanitize.js';
+import { oneLine, sanitizeLine } from '../../lib/sanitize.js';
 import { loadStyle, type Style } from '../../ui/style.js';
 import { scorecardLines } from '../../ui/scorecard.js';
 import { displayWidth } from '../../ui/width.js';

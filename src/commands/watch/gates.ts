@@ -3,7 +3,7 @@
 // background while the events keep coming; a question is withdrawn when its gate is decided elsewhere or its
 // run ends, and Ctrl-C at a question stops the whole watch (exit 130), the runs going on.
 import type { Api } from '../../api/index.js';
-import type { Context } from '../../context.js';
+import type { Context } from '../context.js';
 import { ApiError } from '../../api/errors.js';
 
 export type Policy = 'prompt' | 'wait' | 'exit';

@@ -4,9 +4,9 @@
 // run is approved (--approve), asked about in turn (one prompt at a time), waited on, or ends the watch
 // (exit 6), as for one run. The exit code is the worst outcome among the runs.
 import type { Run } from '../../contract/schemas.js';
-import type { Context } from '../../context.js';
-import { EXIT } from '../../errors.js';
-import { sanitizeLine } from '../../ui/sanitize.js';
+import type { Context } from '../context.js';
+import { EXIT } from '../../exit/errors.js';
+import { sanitizeLine } from '../../lib/sanitize.js';
 import { loadStyle } from '../../ui/style.js';
 import { ManyRenderer } from '../../ui/watch/many.js';
 import { watchRun } from '../../watch/engine.js';

@@ -1,6 +1,6 @@
 // `orc watch <run>`: the live view of a run, with its gates decided right there.
-import type { Context } from '../../context.js';
-import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
+import type { Context } from '../context.js';
+import type { ArgsOf, FlagsOf } from '../define.js';
 import type { watch as spec } from './command.js';
 import { pickRun } from '../pick.js';
 import { follow } from './follow.js';

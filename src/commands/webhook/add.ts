@@ -1,9 +1,9 @@
 // `orc webhook add --url … --events …`: both checked before anything is sent; the secret is shown once.
-import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
-import { oneLine } from '../../ui/sanitize.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../../exit/errors.js';
+import { oneLine } from '../../lib/sanitize.js';
 import { checkEventKinds, checkWebhookUrl } from '../../webhooks/input.js';
-import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
+import type { ArgsOf, FlagsOf } from '../define.js';
 import type { add as spec } from './command.js';
 import { printWebhook } from './show.js';
 

@@ -1,7 +1,7 @@
 // `orc webhook …`: webhooks registered, read, removed; their deliveries; signatures checked offline; and a
 // local listener that forwards the service's events to an app on this machine.
 import { EVENT_KINDS } from '../../contract/events.js';
-import { arg, command, flag, handled } from '../../cli/spec.js';
+import { arg, command, flag, handled } from '../define.js';
 
 const EVENTS_VALUE = 'kind,kind|*';
 const eventsHelp = `event kinds, comma-separated, or * for all (${EVENT_KINDS.join(', ')})`;

@@ -1,9 +1,9 @@
 // `orc webhook deliveries <id> [--status …]`: each delivery's event, state, attempts, last answer and next try.
 import type { Delivery } from '../../contract/schemas.js';
-import type { Context } from '../../context.js';
+import type { Context } from '../context.js';
 import { relativeTime } from '../../ui/format.js';
 import { printList } from '../../ui/list.js';
-import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
+import type { ArgsOf, FlagsOf } from '../define.js';
 import type { deliveries as spec } from './command.js';
 
 export default async function deliveries(

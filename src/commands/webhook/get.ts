@@ -1,6 +1,6 @@
 // `orc webhook get <id>`: one webhook; the service never shows its secret again.
-import type { Context } from '../../context.js';
-import type { ArgsOf } from '../../cli/spec.js';
+import type { Context } from '../context.js';
+import type { ArgsOf } from '../define.js';
 import type { get as spec } from './command.js';
 import { printWebhook } from './show.js';
 

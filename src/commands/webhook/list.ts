@@ -1,6 +1,6 @@
 // `orc webhook list`: every webhook, across pages; never a secret.
 import type { Webhook } from '../../contract/schemas.js';
-import type { Context } from '../../context.js';
+import type { Context } from '../context.js';
 import { relativeTime } from '../../ui/format.js';
 import { printList } from '../../ui/list.js';
 

@@ -2,13 +2,13 @@
 // A line per event on stdout (`--> run.gate_pending run_… idea`), NDJSON with --json; the app's answers
 // (`<-- 500 POST http://localhost:3000/hooks [evt_…]`) and everything else on stderr.
 import { isLoopbackHost } from '../../contract/keys.js';
-import type { Context } from '../../context.js';
-import { InterruptedError, UsageError } from '../../errors.js';
-import { oneLine } from '../../ui/sanitize.js';
+import type { Context } from '../context.js';
+import { InterruptedError, UsageError } from '../../exit/errors.js';
+import { oneLine } from '../../lib/sanitize.js';
 import { loadStyle } from '../../ui/style.js';
 import { checkEventKinds, checkWebhookUrl } from '../../webhooks/input.js';
 import { listen as runListener, type ReceivedEvent } from '../../webhooks/listen.js';
-import { parseSeconds, type ArgsOf, type FlagsOf } from '../../cli/spec.js';
+import { parseSeconds, type ArgsOf, type FlagsOf } from '../define.js';
 import type { listen as spec } from './command.js';
 
 export default async function listen(

@@ -1,7 +1,7 @@
 // `orc webhook redeliver <id> <delivery>`: queued again, its retries starting afresh.
-import type { Context } from '../../context.js';
-import { oneLine } from '../../ui/sanitize.js';
-import type { ArgsOf } from '../../cli/spec.js';
+import type { Context } from '../context.js';
+import { oneLine } from '../../lib/sanitize.js';
+import type { ArgsOf } from '../define.js';
 import type { redeliver as spec } from './command.js';
 
 export default async function redeliver(ctx: Context, [id, deliveryId]: ArgsOf<typeof spec>): Promise<number> {

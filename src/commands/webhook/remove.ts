@@ -1,8 +1,8 @@
 // `orc webhook remove <id>`: asks first at a terminal; without one it needs --yes, as removing is for good.
-import type { Context } from '../../context.js';
-import { InterruptedError, UsageError } from '../../errors.js';
-import { oneLine } from '../../ui/sanitize.js';
-import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
+import type { Context } from '../context.js';
+import { InterruptedError, UsageError } from '../../exit/errors.js';
+import { oneLine } from '../../lib/sanitize.js';
+import type { ArgsOf, FlagsOf } from '../define.js';
 import type { remove as spec } from './command.js';
 
 export default async function remove(

@@ -1,9 +1,9 @@
 // A webhook for people: one field a line (its text came sanitised from the JSON body layer); the secret only when
 // the service has just made it.
 import type { Webhook } from '../../contract/schemas.js';
-import type { Context } from '../../context.js';
+import type { Context } from '../context.js';
 import { relativeTime } from '../../ui/format.js';
-import { oneLine } from '../../ui/sanitize.js';
+import { oneLine } from '../../lib/sanitize.js';
 import { loadStyle } from '../../ui/style.js';
 
 export async function printWebhook(ctx: Context, w: Webhook): Promise<void> {

@@ -1,11 +1,11 @@
 // `orc webhook verify`: a delivery's signature checked offline, with the sandbox's own signature code.
 // Exit 0 when valid; exit 3 with the reason when not (malformed header, no v1 for this secret, a time
 // outside the tolerance and by how much). The secret may come on stdin (`-`), out of the process list.
-import type { Context } from '../../context.js';
+import type { Context } from '../context.js';
 import { parseSignatureHeader, verifySignature } from '../../contract/signature.js';
-import { RefusedError, UsageError } from '../../errors.js';
+import { RefusedError, UsageError } from '../../exit/errors.js';
 import { readInput, readInputBytes } from '../input.js';
-import type { ArgsOf, FlagsOf } from '../../cli/spec.js';
+import type { ArgsOf, FlagsOf } from '../define.js';
 import type { verify as spec } from './command.js';
 
 export default async function verify(

@@ -1,7 +1,7 @@
 // One line of words for a run event, shared by the plain and terminal renderers (its text was sanitised where it
-// entered orc: the watch engine reads events through ui/sanitize.ts parseServiceJson).
+// entered orc: the watch engine reads events through lib/sanitize.ts parseServiceJson).
 import type { Event } from '../../contract/schemas.js';
-import { oneLine } from '../sanitize.js';
+import { oneLine } from '../../lib/sanitize.js';
 
 export function describeEvent(e: Event): string {
   const d = e.data;

@@ -5,7 +5,7 @@ import { TERMINAL_STATUSES } from '../../contract/events.js';
 import type { WatchEvent } from '../../watch/engine.js';
 import type { IO } from '../io.js';
 import type { LiveRegion } from '../live-region.js';
-import { oneLine } from '../sanitize.js';
+import { oneLine } from '../../lib/sanitize.js';
 import type { Style } from '../style.js';
 import { describeEvent } from './describe.js';
 

@@ -3,7 +3,7 @@
 // each tenth, the events said in words without a timestamp.
 import type { WatchEvent } from '../../watch/engine.js';
 import type { IO } from '../io.js';
-import { oneLine } from '../sanitize.js';
+import { oneLine } from '../../lib/sanitize.js';
 import { describeEvent } from './describe.js';
 import type { WatchRenderer } from './types.js';
 

@@ -1,15 +1,15 @@
 // At a terminal: finished stages with ticks and durations stay in the scrollback; below them a live region
 // (current stage with a bar, percent and elapsed time, the last log lines dimmed, warnings and errors kept)
 // is redrawn at most 20 times a second however fast events come. The drawing itself is ui/live-region.ts.
-import { formatDuration } from '../../duration.js';
+import { formatDuration } from '../../lib/duration.js';
 import type { WatchEvent } from '../../watch/engine.js';
 import { compareStages } from '../../contract/events.js';
 import type { Event } from '../../contract/schemas.js';
 import type { IO } from '../io.js';
 import { LiveRegion } from '../live-region.js';
-// Service text comes sanitised (ui/sanitize.ts parseServiceJson, where it enters orc): only what came another
+// Service text comes sanitised (lib/sanitize.ts parseServiceJson, where it enters orc): only what came another
 // way (a connection's reason, which may quote a header) is sanitised here.
-import { oneLine, sanitizeLine } from '../sanitize.js';
+import { oneLine, sanitizeLine } from '../../lib/sanitize.js';
 import type { Style } from '../style.js';
 import { scoreBars } from '../scorecard.js';
 import { describeEvent } from './describe.js';

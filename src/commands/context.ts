@@ -2,14 +2,14 @@
 // lazily the resolved target (profile, URL, key), the API client and the prompter. Nothing here exits.
 // The target and the client are what nearly every command asks for: imported statically (this module is
 // loaded on demand, by the program), which bundles into fewer chunks for Node to load than import()s do.
-import { createApi, type Api } from './api/index.js';
-import { sleep, systemClock, type Clock } from './clock.js';
-import type { GlobalFlagValues } from './cli/spec.js';
-import { configDir } from './config/paths.js';
-import { resolveTarget, type Target } from './config/target.js';
-import { IO, type Streams } from './ui/io.js';
-import type { Prompter } from './ui/prompt.js';
-import { VERSION } from './version.js';
+import { createApi, type Api } from '../api/index.js';
+import { sleep, systemClock, type Clock } from '../lib/clock.js';
+import type { GlobalFlagValues } from './globals.js';
+import { configDir } from '../config/paths.js';
+import { resolveTarget, type Target } from '../config/target.js';
+import { IO, type Streams } from '../ui/io.js';
+import type { Prompter } from '../ui/prompt.js';
+import { VERSION } from '../lib/version.js';
 
 export type GlobalFlags = Partial<GlobalFlagValues>;
 
@@ -76,17 +76,17 @@ export function createContext(
     async retell(err) {
       const t = target ? await target.catch(() => null) : null;
       if (!t?.autoStartSandbox) return err;
-      const { ApiError, UnexpectedResponseError } = await import('./api/errors.js');
+      const { ApiError, UnexpectedResponseError } = await import('../api/errors.js');
       if (!(err instanceof UnexpectedResponseError || (err instanceof ApiError && !err.requestId))) return err;
       // The sandbox answers /healthz with its pid; anything else at its address is another program. Asked
       // without the client (no key goes to that program again, no retry is wanted), over https trusting the
       // CA of a sandbox started with --tls, as the client does.
-      const { healthz } = await import('./config/sandbox-state.js');
+      const { healthz } = await import('../config/sandbox-state.js');
       const ours = typeof (await healthz(t.baseUrl, 2_000, t.caFile))?.pid === 'number';
       if (ours) return err;
       const port = new URL(t.baseUrl).port;
       const other = Number(port) + 1;
-      const { EnvironmentError } = await import('./errors.js');
+      const { EnvironmentError } = await import('../exit/errors.js');
       return new EnvironmentError(
         `something other than the orc sandbox answers at ${t.baseUrl} (${(err as Error).message.split('\n')[0]})`,
         `Stop what listens on port ${port}, or give the sandbox another port: \`ORC_SANDBOX_PORT=${other} orc …\` (orc then starts and uses a sandbox there), or \`orc sandbox start --detach --port ${other}\` with ORC_BASE_URL=http://127.0.0.1:${other}.`,
@@ -112,7 +112,7 @@ export function createContext(
         const t = await ctx.target();
         const where = ` · profile ${t.profile} · ${t.baseUrl}`;
         if (t.mode === 'live') {
-          const style = await import('./ui/style.js').then((m) => m.loadStyle(io));
+          const style = await import('../ui/style.js').then((m) => m.loadStyle(io));
           tell(io, flags, 'notice', `LIVE${where}`, `${style.alarm('LIVE')}${where}`);
         }
         return createApi({
@@ -131,9 +131,9 @@ export function createContext(
       return api;
     },
     prompter() {
-      prompter ??= import('./ui/prompt.js').then(async (m) =>
+      prompter ??= import('../ui/prompt.js').then(async (m) =>
         io.accessible
-          ? (await import('./ui/line-prompt.js')).createLinePrompter(io, m.createPrompter(io))
+          ? (await import('../ui/line-prompt.js')).createLinePrompter(io, m.createPrompter(io))
           : m.createPrompter(io),
       );
       return prompter;
@@ -150,7 +150,7 @@ function tell(io: IO, flags: GlobalFlags, kind: 'notice' | 'debug', line: string
 
 /** Whether the sandbox at `url` answers before `ms` have passed, asked every 100 ms. */
 async function answersWithin(url: string, ms: number, clock: Clock): Promise<boolean> {
-  const { answers } = await import('./config/sandbox-state.js');
+  const { answers } = await import('../config/sandbox-state.js');
   const deadline = clock.now() + ms;
   for (;;) {
     if (await answers(url, 1000)) return true;
@@ -162,9 +162,9 @@ async function answersWithin(url: string, ms: number, clock: Clock): Promise<boo
 /** With nothing configured and nothing answering, orc starts the local sandbox and says so. */
 async function startLocalSandbox(ctx: Context): Promise<boolean> {
   const [{ spawnDetached }, { startSpinner }, { defaultSandboxPort }] = await Promise.all([
-    import('./config/sandbox-launcher.js'),
-    import('./ui/spinner.js'),
-    import('./config/sandbox-defaults.js'),
+    import('../config/sandbox-launcher.js'),
+    import('../ui/spinner.js'),
+    import('../config/sandbox-defaults.js'),
   ]);
   const spinner = await startSpinner(
     ctx.io,

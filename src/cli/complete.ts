@@ -4,7 +4,7 @@
 // the sandbox, retries, or writes a word to stderr: whatever goes wrong, the shell just gets nothing.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RunOptions } from './cli/execute.js';
+import type { RunOptions } from './execute.js';
 
 const BUDGET_MS = 300;
 const FRESH_MS = 20_000;
@@ -42,10 +42,10 @@ export async function complete(args: string[], opts: RunOptions = {}): Promise<n
 }
 
 async function itemsOf(source: string | undefined, env: NodeJS.ProcessEnv): Promise<Item[]> {
-  const { configDir } = await import('./config/paths.js');
+  const { configDir } = await import('../config/paths.js');
   const dir = configDir(env);
   if (source === 'profiles') {
-    const { readConfig, BUILT_IN_PROFILE } = await import('./config/profiles.js');
+    const { readConfig, BUILT_IN_PROFILE } = await import('../config/profiles.js');
     const config = readConfig(dir);
     const names = Object.entries(config.profiles).map(([name, p]) => ({ value: name, description: p.base_url }));
     return config.profiles[BUILT_IN_PROFILE]
@@ -53,7 +53,7 @@ async function itemsOf(source: string | undefined, env: NodeJS.ProcessEnv): Prom
       : [{ value: BUILT_IN_PROFILE, description: 'the local sandbox (built in)' }, ...names];
   }
   if (source !== 'runs' && source !== 'gated-runs' && source !== 'webhooks') return [];
-  const { resolveTarget } = await import('./config/target.js');
+  const { resolveTarget } = await import('../config/target.js');
   const target = await resolveTarget({}, env, dir);
   const cacheFile = join(dir, 'cache', `completion-${source}.json`);
   const cached = readCache(cacheFile, target.baseUrl);
@@ -65,7 +65,7 @@ async function itemsOf(source: string | undefined, env: NodeJS.ProcessEnv): Prom
   });
   gaveUp.catch(() => {});
   try {
-    const { createApi } = await import('./api/index.js');
+    const { createApi } = await import('../api/index.js');
     const api = createApi({
       baseUrl: target.baseUrl,
       apiKey: target.key,

@@ -1,6 +1,6 @@
 // The base of every error orc explains to a person: a message and, often, a next step. It knows nothing of
 // exit codes: the HTTP client and the sandbox raise problems of their own kinds, and the CLI alone decides
-// what each one means for the exit code (src/errors.ts, exitCodeOf).
+// what each one means for the exit code (src/exit/errors.ts, exitCodeOf).
 export class Problem extends Error {
   constructor(
     message: string,

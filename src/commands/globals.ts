@@ -1,5 +1,5 @@
 // The flags every command takes, declared once: main.ts, help, completion and the context all read this.
-import { flag } from './spec.js';
+import { flag, type FlagValues } from './flags.js';
 
 export const GLOBAL_FLAGS = {
   json: flag.bool('print one JSON document on stdout (for scripts)'),
@@ -21,3 +21,5 @@ export const GLOBAL_FLAGS = {
   }),
   debug: flag.bool('show the HTTP exchange on stderr (keys redacted)'),
 } as const;
+
+export type GlobalFlagValues = FlagValues<typeof GLOBAL_FLAGS>;

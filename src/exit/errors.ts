@@ -1,8 +1,9 @@
 // Typed errors and the exit codes of CONTRACT.md, once: the table below is what `orc help exit-codes` and
 // the README show, and EXIT is made from it. Commands throw these errors; the HTTP client and the sandbox
-// throw problems of their own (src/problem.ts), which exitCodeOf maps here. Only main.ts exits.
+// throw problems of their own (src/lib/problem.ts), which exitCodeOf maps here. Only main.ts exits.
 import {
   ApiConnectionError,
+  ClientSettingError,
   ApiError,
   InvalidIdError,
   NotAnEventStreamError,
@@ -11,8 +12,8 @@ import {
   UnexpectedResponseError,
   UnsafeRequestError,
   UntrustedCertificateError,
-} from './api/errors.js';
-import { Problem } from './problem.js';
+} from '../api/errors.js';
+import { Problem } from '../lib/problem.js';
 
 export interface ExitCodeEntry {
   name: string;
@@ -104,6 +105,7 @@ export function exitCodeOf(err: unknown): number {
     return err.status >= 400 && err.status < 500 ? EXIT.refused : EXIT.failure;
   }
   if (err instanceof InvalidIdError) return EXIT.usage;
+  if (err instanceof ClientSettingError) return EXIT.auth; // configuration, as ConfigError
   if (err instanceof RetryLaterError) return EXIT.refused;
   if (err instanceof UnsafeRequestError || err instanceof UntrustedCertificateError) return EXIT.auth;
   if (

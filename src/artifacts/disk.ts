@@ -8,7 +8,7 @@
 import { constants, type Stats } from 'node:fs';
 import { lstat, mkdir, open, rename, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join, parse, resolve } from 'node:path';
-import { EXIT, OrcError } from './errors.js';
+import { EXIT, OrcError } from '../exit/errors.js';
 
 /** Where a pull keeps what it has not finished, inside the folder it writes. */
 export const PARTIAL_DIR = '.orc-partial';

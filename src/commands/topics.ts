@@ -2,7 +2,7 @@
 // prints it, and the README's sections between `<!-- topic:NAME -->` markers are made from it
 // (`npm run docs`; a test keeps them the same).
 import { EVENT_KINDS } from '../contract/events.js';
-import { EXIT_CODES } from '../errors.js';
+import { EXIT_CODES } from '../exit/errors.js';
 import artifacts from '../../docs/topics/artifacts.md?raw';
 import profiles from '../../docs/topics/profiles.md?raw';
 import steering from '../../docs/topics/steering.md?raw';
@@ -242,9 +242,9 @@ export interface LeafCommand {
 
 /** Every command that runs (not the groups), from the command specs, in the order `orc --help` lists them. */
 export async function leafCommands(): Promise<LeafCommand[]> {
-  const [{ NOUNS }, spec] = await Promise.all([import('../commands/index.js'), import('./spec.js')]);
+  const [{ NOUNS }, spec] = await Promise.all([import('./index.js'), import('./define.js')]);
   const out: LeafCommand[] = [];
-  const walk = (c: import('./spec.js').CommandSpec, prefix: string[]) => {
+  const walk = (c: import('./define.js').CommandSpec, prefix: string[]) => {
     const path = [...prefix, c.name];
     if (c.subcommands) return c.subcommands.forEach((sub) => walk(sub, path));
     const args = (c.args ?? []).map((a) => spec.usageLine(a));

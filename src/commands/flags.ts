@@ -1,12 +1,9 @@
-// A command is plain data: name, help, positional arguments and flags, each flag with its kind (a
-// boolean, a string, a whole number in a range, one of a few values, a list of them, seconds, an id).
-// The kind is declared once, here: it decides how the value is checked (with an error naming the flag),
-// what type the handler receives (inferred, so renaming a flag breaks the build), and what shell
-// completion offers. Handlers are loaded only when their command runs.
+// The kinds of flag and argument a command declares, and how each value is checked: the one place that
+// decides how a flag is parsed (with an error naming it), what type its handler receives, and what shell
+// completion offers. commands/define.ts puts them together into commands.
 import { idProblem } from '../contract/ids.js';
-import { parseDuration } from '../duration.js';
-import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
+import { parseDuration } from '../lib/duration.js';
+import { UsageError } from '../exit/errors.js';
 
 interface FlagBase {
   description: string;
@@ -96,39 +93,6 @@ export interface ArgSpec {
 export type DynamicValues = 'runs' | 'gated-runs' | 'webhooks' | 'profiles';
 type ArgValue<A> = A extends { variadic: true } ? string[] : A extends { required: true } ? string : string | undefined;
 export type ArgValues<A extends readonly ArgSpec[]> = { -readonly [I in keyof A]: ArgValue<A[I]> };
-
-export interface CommandSpec<F extends Flags = Flags, A extends readonly ArgSpec[] = readonly ArgSpec[]> {
-  name: string;
-  summary: string;
-  args?: A;
-  flags?: F;
-  /** What `--json` prints (a command that runs, not a group of them): shown in its help and in `orc help json`. */
-  json?: string;
-  /** Two or three real examples, shown at the end of --help. */
-  examples: readonly string[];
-  /** More help after the examples (`orc mcp --help`: a client's configuration). */
-  more?: string;
-  load?: () => Promise<{ default: (ctx: Context, args: never, flags: never) => Promise<number | void> }>;
-  subcommands?: readonly CommandSpec[];
-}
-
-/** Gives a spec its handler. Kept apart from `command()` so that a handler typed by its spec (`FlagsOf<typeof
- * spec>`) does not make the spec's type depend on itself. */
-export function handled<S extends CommandSpec>(spec: S, load: NonNullable<CommandSpec['load']>): S {
-  return { ...spec, load };
-}
-
-/** Checks nothing at run time; keeps the literal types of the flags and arguments for the handler. */
-export function command<const F extends Flags, const A extends readonly ArgSpec[] = []>(
-  spec: CommandSpec<F, A>,
-): CommandSpec<F, A> {
-  return spec;
-}
-
-/** What a handler receives: its own flags and the global ones, typed from the spec. */
-export type FlagsOf<S> = S extends CommandSpec<infer F, readonly ArgSpec[]> ? FlagValues<F> & GlobalFlagValues : never;
-export type ArgsOf<S> = S extends CommandSpec<Flags, infer A> ? ArgValues<A> : never;
-export type GlobalFlagValues = FlagValues<typeof import('./globals.js').GLOBAL_FLAGS>;
 
 // ---------- constructors ----------
 
