@@ -26,6 +26,8 @@ for (const file of FILES) {
   else writeFileSync(url, after);
 }
 if (stale.length) {
-  console.error(`not current with the command specs and src/commands/topics.ts: ${stale.join(', ')}; run \`npm run docs\``);
+  console.error(
+    `not current with the command specs and src/commands/topics.ts: ${stale.join(', ')}; run \`npm run docs\``,
+  );
   process.exit(1);
 }
