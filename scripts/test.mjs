@@ -1,7 +1,7 @@
 // `npm test`: the build first (the end-to-end tests run dist/), then the type check and every test at
 // once. The type check needs a core for about two seconds; the tests wait on processes, sockets and
 // terminals as much as they compute, so running both together costs no test its time. Arguments go to
-// vitest (`npm test -- test/unit`). Exit 1 if either fails; the type errors are printed after the tests.
+// vitest (`npm test -- test/lib`). Exit 1 if either fails; the type errors are printed after the tests.
 import { spawn } from 'node:child_process';
 
 const bin = (name) => new URL(`../node_modules/.bin/${name}`, import.meta.url).pathname;

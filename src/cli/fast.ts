@@ -4,7 +4,7 @@
 // number) run the command without commander, whose loading, command tree and parse cost every command
 // some 6 ms. Anything else (help, a word it does not know, a flag out of place, a value that looks like a
 // flag, `--`) is left to commander (program.ts), which explains it: this reader never says no, it only
-// says "not mine". test/unit/fast-path.test.ts holds it to commander's reading of thousands of lines.
+// says "not mine". test/cli/fast.test.ts holds it to commander's reading of thousands of lines.
 import { NOUNS } from '../commands/index.js';
 import { execute, failed, wantsJson, type RunOptions } from './execute.js';
 import { GLOBAL_FLAGS } from '../commands/globals.js';

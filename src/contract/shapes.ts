@@ -2,7 +2,7 @@
 // envelope need no zod at all (its core is some 180 KB that every command loaded, ~4 ms at each start).
 // Each check accepts exactly what its zod schema in schemas.ts accepts for the common case, and says
 // false otherwise: the caller then loads the schema, which has the last word (and the words for what is
-// wrong). test/unit/shapes.test.ts holds the two to the same answers.
+// wrong). test/contract/shapes.test.ts holds the two to the same answers.
 import type { Artifact, ArtifactEntry, ArtifactFile, Event, Run } from './schemas.js';
 
 type Json = Record<string, unknown>;

@@ -2,7 +2,7 @@
 // connection's close), for the two readers that skip Node's http client: orc's downloads (api/wire.ts),
 // which hand the body on, and the sandbox's webhook poster (sandbox/deliver.ts), which drops it. Bytes are
 // fed as they are read; the body's bytes come out as views of what was fed, valid during the call only.
-// It refuses what Node's own parser (llhttp, strict) refuses, as test/unit/http1.test.ts checks answer by
+// It refuses what Node's own parser (llhttp, strict) refuses, as test/lib/http1.test.ts checks answer by
 // answer against it: a folded line, space before a colon, a line without one, a name or value with bytes a
 // field may not hold, a bare LF, Transfer-Encoding with Content-Length, and more trailer than a head may hold.
 import type { IncomingHttpHeaders } from 'node:http';

@@ -1,6 +1,6 @@
 // The sandbox as the rest of orc sees it: the one module of this folder that code outside it imports
 // (`orc sandbox start` and `exec` start it, with its certificates, a steered clock, an imported snapshot).
-// Everything else here is the sandbox's own; test/unit/layers.test.ts holds the CLI to this door.
+// Everything else here is the sandbox's own; test/layers.test.ts holds the CLI to this door.
 export { startSandbox, type RunningSandbox, type SandboxOptions } from './server.js';
 export { sandboxTls, type SandboxTls } from './tls.js';
 export { ManualClock } from './manual-clock.js';

@@ -10,8 +10,8 @@ const ROOT = resolve(import.meta.dirname, '../..');
 
 describe('npm test', () => {
   it('asks vitest for no colour into a pipe, unless colour was asked for; at a terminal leaves it be', () => {
-    expect(vitestArgs(['test/unit'], false, { TERM: 'xterm' })).toEqual(['run', '--no-color', 'test/unit']);
-    expect(vitestArgs(['test/unit'], true, { TERM: 'xterm' })).toEqual(['run', 'test/unit']);
+    expect(vitestArgs(['test/lib'], false, { TERM: 'xterm' })).toEqual(['run', '--no-color', 'test/lib']);
+    expect(vitestArgs(['test/lib'], true, { TERM: 'xterm' })).toEqual(['run', 'test/lib']);
     expect(vitestArgs([], false, { FORCE_COLOR: '1' })).toEqual(['run']);
     expect(vitestArgs(['--color'], false, {})).toEqual(['run', '--color']);
   });
@@ -23,7 +23,7 @@ describe('npm test', () => {
     delete env.FORCE_COLOR;
     const r = await promisify(execFile)(
       process.execPath,
-      [vitest, ...vitestArgs(['test/unit/signature.test.ts'], false, env)],
+      [vitest, ...vitestArgs(['test/contract/signature.test.ts'], false, env)],
       { cwd: ROOT, env },
     );
     expect(r.stdout).toContain('passed');

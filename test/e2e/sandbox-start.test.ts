@@ -21,7 +21,7 @@ const post = (url: string, path: string, body: unknown) =>
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 describe('orc, the program', () => {
-  it('prints its version, and help with examples (the help of every command is checked in process, in test/commands/cli.test.ts)', async () => {
+  it('prints its version, and help with examples (the help of every command is checked in process, in test/cli/program.test.ts)', async () => {
     const [v, help, ...subs] = await Promise.all([
       orc(['--version']),
       orc(['--help']),

@@ -2,11 +2,11 @@
 // lines fitted to the width, the cursor given back.
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Event } from '../../src/contract/schemas.js';
-import { IO } from '../../src/ui/io.js';
-import { parseServiceJson } from '../../src/lib/sanitize.js';
-import { loadStyle } from '../../src/ui/style.js';
-import { TtyRenderer } from '../../src/ui/watch/tty.js';
+import type { Event } from '../../../src/contract/schemas.js';
+import { IO } from '../../../src/ui/io.js';
+import { parseServiceJson } from '../../../src/lib/sanitize.js';
+import { loadStyle } from '../../../src/ui/style.js';
+import { TtyRenderer } from '../../../src/ui/watch/tty.js';
 
 /** An event as the engine hands it over: read from the service's JSON through the boundary that sanitises it. */
 const ev = (type: string, data: Record<string, unknown>, at = '2026-11-22T10:00:00.000Z'): Event =>

@@ -2,11 +2,11 @@
 // (an allow-list: a new arrow is a decision, written here and in the doc's table, which this test keeps
 // equal), the CLI reaches the sandbox only through sandbox/index.ts, and no module imports itself back
 // through others (a cycle of static imports, types included; a lazy `import()` is a one-way door).
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const SRC = resolve(import.meta.dirname, '../../src');
+const SRC = resolve(import.meta.dirname, '../src');
 
 /** Row: a folder of src/ ("." for the entry files at its top); the folders it may import besides itself. */
 const ALLOWED: Record<string, readonly string[]> = {
@@ -169,5 +169,31 @@ describe('arrows', () => {
   it('docs/architecture.md draws this matrix', () => {
     const doc = readFileSync(resolve(SRC, '../docs/architecture.md'), 'utf8');
     expect(doc).toContain(table());
+  });
+});
+
+describe('the tests mirror src/', () => {
+  const TEST = resolve(import.meta.dirname);
+  const tests = readdirSync(TEST, { recursive: true, encoding: 'utf8' }).filter(
+    (f) => f.endsWith('.test.ts') && !f.startsWith('bench/') && !f.startsWith('helpers/'),
+  );
+
+  it('a test file sits in the folder of src/ its subject is in (end-to-end ones in test/e2e)', () => {
+    expect(tests.length).toBeGreaterThan(60);
+    const astray = tests.filter((f) => {
+      const dir = f.split('/').slice(0, -1).join('/');
+      if (dir === '' || dir === 'e2e' || dir === 'scripts') return false; // the whole tree; the built orc; scripts/
+      return !existsSync(join(SRC, dir));
+    });
+    expect(astray).toEqual([]);
+  });
+
+  it('no file name is used twice', () => {
+    const seen = new Map<string, string[]>();
+    for (const f of tests) {
+      const name = f.split('/').at(-1)!;
+      seen.set(name, [...(seen.get(name) ?? []), f]);
+    }
+    expect([...seen.values()].filter((paths) => paths.length > 1)).toEqual([]);
   });
 });
