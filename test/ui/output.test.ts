@@ -210,7 +210,7 @@ it('every character measured without the Unicode tables takes the one column str
 
 it('the bundled string-width, its tables made when first called (scripts/bundle-options.mjs), measures as the package does', async () => {
   const { readdirSync, readFileSync } = await import('node:fs');
-  const dir = new URL('../../dist/chunks', import.meta.url);
+  const dir = new URL('../../dist/chunks/', import.meta.url);
   const chunk = readdirSync(dir).find(
     (f) => f.endsWith('.js') && readFileSync(new URL(f, dir), 'utf8').includes('function makeTables()'),
   );
