@@ -21,7 +21,7 @@ import { Idempotency, type Answer } from './idempotency.js';
 import { lockDataFolder } from './lock.js';
 import { clockNotBefore } from './manual-clock.js';
 import { RateLimiter } from './rate-limit.js';
-import { Router, segments, type Route } from './router.js';
+import { Router, segments, type Route, type RouteMatch } from './router.js';
 import { apiRoutes, type Call, type Handler } from './routes.js';
 import { SandboxService } from './service.js';
 import { SseHub } from './sse-hub.js';
@@ -148,76 +148,314 @@ export async function startSandbox(partial: Partial<SandboxOptions> = {}): Promi
 }
 
 async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbox> {
-  const { clock, log } = opts;
-  const io = opts.ioClock ?? clock;
-  const service = new SandboxService(store, { stageMs: opts.stageMs, seed: opts.seed, clock, log });
-  // The router is made below; a fault is only added once the sandbox answers.
-  const faults = new Faults((method, segments) => {
-    const found = router.match(method, segments);
-    return found !== null && 'handler' in found;
-  });
-  const journal = new Journal(opts.journalSize);
-  const iso = () => new Date(clock.now()).toISOString();
-  const dispatcher = new WebhookDispatcher(store, {
-    retryBaseMs: opts.retryBaseMs,
-    userAgent: `orc-sandbox/${opts.version}`,
-    clock,
-    ioClock: io,
-    log,
-    faultFor: (webhookId) => faults.forDelivery(webhookId),
-    onAttempt: (a) => journal.add({ type: 'delivery', at: clock.now(), ...a }),
-  });
-  const artifacts = new Artifacts(
-    store.meta('file_secret', () => randomBytes(32).toString('hex')),
-    opts.signedUrlTtl,
-    opts.ipaMib,
-  );
-  const hub = new SseHub(service, opts.keepaliveMs, io, opts.streamBacklogBytes);
-  const limiter = new RateLimiter(opts.rateLimit, io);
-  const idempotency = new Idempotency(store, clock);
-  const reqPrefix = randomBytes(4).toString('hex');
-  let reqCounter = 0;
-  let draining = false;
-  service.onEvent(dispatcher.onEvent);
-  const describer = new Describer(store, artifacts, service, log);
-  service.onStageComplete((runId) => describer.describe(runId));
-  const scheme = opts.tls ? 'https' : 'http';
-  const ownHost = ownHosts(opts.host, () => port, opts.tls?.cert);
-  const door = new ConsoleDoor({
-    io,
-    dir: opts.consoleDir === undefined ? defaultConsoleDir() : opts.consoleDir,
-    ownHost,
-    port: () => port,
-    scheme,
-  });
-  const api = apiRoutes({ service, dispatcher, artifacts, hub, clock, maxEventStreams: opts.maxEventStreams, origin });
-  const controls = adminRoutes({ clock, io, service, dispatcher, hub, store, faults, journal, door });
-  // The one table every request is routed by: what the sandbox serves (the health check, the console's
-  // page, signed files), the admin API and the service's API.
-  const router = new Router<Entry>([
-    { method: 'GET', pattern: '/healthz', handler: { area: 'health' } },
-    ...(['GET', 'HEAD'] as const).flatMap(
-      (method): Array<Route<Entry>> => [
-        { method, pattern: '/console', handler: { area: 'console' } },
-        { method, pattern: '/console/{page*}', handler: { area: 'console' } },
-        { method, pattern: '/files/{file*}', handler: { area: 'files' } },
-      ],
-    ),
-    ...controls.map((r) => ({ ...r, handler: { area: 'admin' as const, handler: r.handler } })),
-    ...api.map((r) => ({ ...r, handler: { area: 'api' as const, handler: r.handler } })),
-  ]);
-  function authenticate(req: IncomingMessage, method: string): string {
+  const front = new Front(opts, store);
+  await front.open();
+  return front.running();
+}
+
+/** One request on its way through the front: what it asked, and the headers its answer will carry. */
+interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: Headers;
+  /** The injected fault that answered it, for the journal. */
+  faultId: string | null;
+}
+
+/** The sandbox's parts and its node:http server: it accepts connections, routes each request through the
+ * one table (health, console, files, admin, API), and drains and closes them on shutdown. */
+class Front {
+  private readonly clock: Clock;
+  /** The network's timers (opts.ioClock), real time even when the service's clock is steered. */
+  private readonly io: Clock;
+  private readonly service: SandboxService;
+  private readonly faults: Faults;
+  private readonly journal: Journal;
+  private readonly dispatcher: WebhookDispatcher;
+  private readonly artifacts: Artifacts;
+  private readonly hub: SseHub;
+  private readonly limiter: RateLimiter;
+  private readonly idempotency: Idempotency;
+  private readonly describer: Describer;
+  private readonly scheme: 'http' | 'https';
+  private readonly ownHost: ReturnType<typeof ownHosts>;
+  private readonly door: ConsoleDoor;
+  private readonly router: Router<Entry>;
+  private readonly reqPrefix = randomBytes(4).toString('hex');
+  private reqCounter = 0;
+  private draining = false;
+  private server: Server | null = null;
+  private port = 0;
+  private readonly sockets = new Set<Socket>();
+  private closing: Promise<void> | null = null;
+
+  constructor(
+    private readonly opts: SandboxOptions,
+    private readonly store: Store,
+  ) {
+    const { clock, log } = opts;
+    const io = opts.ioClock ?? clock;
+    this.clock = clock;
+    this.io = io;
+    this.service = new SandboxService(store, { stageMs: opts.stageMs, seed: opts.seed, clock, log });
+    // A fault is only added once the sandbox answers, when the router below is made.
+    this.faults = new Faults((method, segments) => {
+      const found = this.router.match(method, segments);
+      return found !== null && 'handler' in found;
+    });
+    this.journal = new Journal(opts.journalSize);
+    this.dispatcher = new WebhookDispatcher(store, {
+      retryBaseMs: opts.retryBaseMs,
+      userAgent: `orc-sandbox/${opts.version}`,
+      clock,
+      ioClock: io,
+      log,
+      faultFor: (webhookId) => this.faults.forDelivery(webhookId),
+      onAttempt: (a) => this.journal.add({ type: 'delivery', at: clock.now(), ...a }),
+    });
+    this.artifacts = new Artifacts(
+      store.meta('file_secret', () => randomBytes(32).toString('hex')),
+      opts.signedUrlTtl,
+      opts.ipaMib,
+    );
+    this.hub = new SseHub(this.service, opts.keepaliveMs, io, opts.streamBacklogBytes);
+    this.limiter = new RateLimiter(opts.rateLimit, io);
+    this.idempotency = new Idempotency(store, clock);
+    this.service.onEvent(this.dispatcher.onEvent);
+    this.describer = new Describer(store, this.artifacts, this.service, log);
+    this.service.onStageComplete((runId) => this.describer.describe(runId));
+    this.scheme = opts.tls ? 'https' : 'http';
+    this.ownHost = ownHosts(opts.host, () => this.port, opts.tls?.cert);
+    this.door = new ConsoleDoor({
+      io,
+      dir: opts.consoleDir === undefined ? defaultConsoleDir() : opts.consoleDir,
+      ownHost: this.ownHost,
+      port: () => this.port,
+      scheme: this.scheme,
+    });
+    this.router = this.routeTable();
+  }
+
+  /** The one table every request is routed by: what the sandbox serves (the health check, the console's
+   * page, signed files), the admin API and the service's API. */
+  private routeTable(): Router<Entry> {
+    const { clock, io, service, dispatcher, artifacts, hub, store, faults, journal, door } = this;
+    const origin = (req: IncomingMessage) => this.origin(req);
+    const api = apiRoutes({
+      service,
+      dispatcher,
+      artifacts,
+      hub,
+      clock,
+      maxEventStreams: this.opts.maxEventStreams,
+      origin,
+    });
+    const controls = adminRoutes({ clock, io, service, dispatcher, hub, store, faults, journal, door });
+    return new Router<Entry>([
+      { method: 'GET', pattern: '/healthz', handler: { area: 'health' } },
+      ...(['GET', 'HEAD'] as const).flatMap(
+        (method): Array<Route<Entry>> => [
+          { method, pattern: '/console', handler: { area: 'console' } },
+          { method, pattern: '/console/{page*}', handler: { area: 'console' } },
+          { method, pattern: '/files/{file*}', handler: { area: 'files' } },
+        ],
+      ),
+      ...controls.map((r) => ({ ...r, handler: { area: 'admin' as const, handler: r.handler } })),
+      ...api.map((r) => ({ ...r, handler: { area: 'api' as const, handler: r.handler } })),
+    ]);
+  }
+
+  /** Listens, then starts the service's clockwork and describes what was left undescribed. */
+  async open(): Promise<void> {
+    const server = this.createServer();
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.opts.port, this.opts.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    this.port = (server.address() as AddressInfo).port;
+    this.service.start();
+    this.dispatcher.start();
+    // The runs whose binary artifacts were left undescribed when the sandbox last stopped (found by the store
+    // as it started: not every record read to look).
+    for (const id of this.store.undescribedAtStart) this.describer.describe(id);
+    // (and those of an imported snapshot: the describer skips what is described already)
+    for (const rec of this.opts.importSnapshot?.runs ?? []) this.describer.describe(rec.run.id);
+  }
+
+  // Connections are reaped: one idle between requests after 5 s, one that has not sent its headers within
+  // headersTimeoutMs (a silent or half-sent request), and a request whose body outlasts our own 408. Node
+  // looks at them every connectionsCheckingInterval. An event stream, its request whole, is not affected.
+  private createServer(): Server {
+    const { opts } = this;
+    const serverOptions = {
+      keepAliveTimeout: 5_000,
+      headersTimeout: opts.headersTimeoutMs,
+      requestTimeout: opts.headersTimeoutMs + opts.bodyTimeoutMs + 5_000,
+      connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(opts.headersTimeoutMs / 4))),
+    };
+    const handle = (req: IncomingMessage, res: ServerResponse) => void this.handle(req, res);
+    const server: Server = opts.tls
+      ? (process.getBuiltinModule('node:https') as typeof import('node:https')).createServer(
+          { ...serverOptions, cert: opts.tls.cert, key: opts.tls.key },
+          handle,
+        )
+      : createServer(serverOptions, handle);
+    // https: a client that gives up during the handshake (it does not trust the certificate) is not an error.
+    server.on('tlsClientError', (_err: Error, socket: Socket) => socket.destroy());
+    server.on('connection', (s: Socket) => this.accept(s));
+    server.on('clientError', answerUnparsable);
+    return server;
+  }
+
+  /** Every connection is known, so a shutdown can end the ones still open after its grace. */
+  private accept(socket: Socket): void {
+    this.sockets.add(socket);
+    socket.on('close', () => this.sockets.delete(socket));
+  }
+
+  /** What startSandbox hands out. */
+  running(): RunningSandbox {
+    const { opts, port, service, store, hub, journal, clock, door } = this;
+    const hostForUrl = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+    return {
+      url: `${this.scheme}://${hostForUrl}:${port}`,
+      host: opts.host,
+      port,
+      service,
+      store,
+      openStreams: () => hub.size,
+      streams: () => hub.writer.stats(),
+      journal,
+      clock,
+      consoleLink: () => door.mint(`${hostForUrl}:${port}`).url,
+      close: () => (this.closing ??= this.drain()),
+    };
+  }
+
+  /** Shutdown: new requests and bodies still arriving are refused, the clockwork stops, idle connections go
+   * at once and busy ones after 2 s, then the store closes. */
+  private async drain(): Promise<void> {
+    this.draining = true;
+    this.describer.stop();
+    this.service.stop();
+    this.dispatcher.stop();
+    this.hub.close();
+    const server = this.server!;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const cancelForce = this.io.timer(2_000, () => {
+      for (const s of this.sockets) s.destroy();
+    });
+    await closed;
+    cancelForce();
+    this.store.close();
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const x = this.exchange(req, res);
+    this.opts.onRequest?.(x.method, x.path);
+    this.journalWhenAnswered(x);
+    try {
+      await this.route(x);
+    } catch (err) {
+      // A client that went away mid-request is one line in the log, never a stack.
+      // (req.destroyed alone says nothing: a request whose body was read whole is destroyed too.)
+      if (!(err instanceof Failure) && (isDisconnect(err) || req.socket.destroyed || res.destroyed)) {
+        this.opts.log(`sandbox: a client dropped its request (${x.method} ${x.path})`);
+        return;
+      }
+      sendError(res, err, x.headers, this.opts.log);
+    }
+  }
+
+  private exchange(req: IncomingMessage, res: ServerResponse): Exchange {
+    const headers: Headers = ['X-Request-Id', `req_${this.reqPrefix}${(++this.reqCounter).toString(36)}`];
+    const raw = originForm(req);
+    const qi = raw.indexOf('?');
+    const path = qi < 0 ? raw : raw.slice(0, qi);
+    const query = qi < 0 ? NO_QUERY : new URLSearchParams(raw.slice(qi + 1));
+    return { req, res, method: req.method ?? 'GET', path, query, headers, faultId: null };
+  }
+
+  /** The journal: every request but the journal's own and the health check, once it is answered. */
+  private journalWhenAnswered(x: Exchange): void {
+    const { journal, io, clock } = this;
+    if (journal.size === 0 || x.path === '/healthz' || x.path === '/_sandbox/logs') return;
+    const started = io.now();
+    x.res.once('close', () =>
+      journal.add({
+        type: 'request',
+        at: clock.now(),
+        method: x.method,
+        path: x.path,
+        status: x.res.statusCode,
+        ms: io.now() - started,
+        request_id: x.headers[1]!,
+        idempotency_key: (x.req.headers['idempotency-key'] as string | undefined) ?? null,
+        fault: x.faultId,
+      }),
+    );
+  }
+
+  private async route(x: Exchange): Promise<void> {
+    const { req, res, method, path, query, headers } = x;
+    if (this.draining) throw shuttingDown();
+    if (!this.router.knows(method)) throw new Failure('method_not_implemented', `no route takes the method ${method}`);
+    const parts = segments(path);
+    const match = this.router.match(method, parts);
+    const area = match && 'handler' in match ? match.handler.area : null;
+    if (area === 'health')
+      return sendJson(res, 200, JSON.stringify({ ok: true, version: this.opts.version, pid: process.pid }), headers);
+    if (area === 'console') return this.door.serve(req, res, method, path, query);
+    if (area === 'files') {
+      this.limiter.take(headers, `ip:${req.socket.remoteAddress}`);
+      const { artifacts, store, clock } = this;
+      return await serveFile({ artifacts, store, clock }, req, res, path, parts.slice(1), query, headers);
+    }
+    // A path that needs no key (the console, the files) tells its methods without one.
+    const keyless = (h: Entry) => h.area !== 'api' && h.area !== 'admin';
+    if (match && 'allow' in match && match.handlers.every(keyless)) notAllowed(method, path, match.allow);
+    const key = this.keyOf(x);
+    if (!match) throw new Failure('route_not_found', `no route ${method} ${path}`);
+    if ('allow' in match) notAllowed(method, path, match.allow);
+    const entry = match.handler;
+    if (entry.area === 'admin') return this.admin(x, key, entry.handler, match.params);
+    if (entry.area === 'api') return this.api(x, key, entry.handler, match);
+  }
+
+  /** The request's key, counted by the rate limit; a request refused for its key is counted by its address. */
+  private keyOf(x: Exchange): string {
+    let key: string;
+    try {
+      key = this.authenticate(x.req, x.method);
+    } catch (err) {
+      this.limiter.take(x.headers, `ip:${x.req.socket.remoteAddress}`);
+      throw err;
+    }
+    this.limiter.take(x.headers, key);
+    return key;
+  }
+
+  private authenticate(req: IncomingMessage, method: string): string {
+    const { opts } = this;
     // A DNS-rebinding page, or a client that names another host, is refused before any key is looked at.
     // (Any port: a reverse proxy on this machine keeps the Host it was sent, and the signed file URLs built
     // from it lead back through that proxy; a rebinding page cannot name a loopback host.)
-    if (!ownHost(req.headers.host, true))
+    if (!this.ownHost(req.headers.host, true))
       throw new Failure(
         'cross_origin_refused',
         `the sandbox answers only at its own address, not at ${JSON.stringify(req.headers.host ?? '')}`,
       );
     const header = req.headers.authorization;
     // The web console's page: its session cookie stands for the key, which the browser never sees.
-    if (!header && door.session(req, method)) return opts.apiKey;
+    if (!header && this.door.session(req, method)) return opts.apiKey;
     if (!header) throw new Failure('missing_api_key', 'no API key: send Authorization: Bearer sk_test_…');
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!m) throw new Failure('invalid_api_key', 'the Authorization header must be Bearer <key>');
@@ -229,201 +467,75 @@ async function listen(opts: SandboxOptions, store: Store): Promise<RunningSandbo
     return key;
   }
 
+  private async admin(x: Exchange, key: string, handler: AdminHandler, params: Record<string, string>) {
+    const { req, res, query, headers } = x;
+    // Steering is test mode's (CONTRACT.md): a stand-in for the live service takes no control by its live key.
+    if (key !== this.opts.apiKey)
+      throw new Failure('live_key_in_sandbox', 'the sandbox controls take the test key only');
+    // (an admin route that streams, the export, writes its own head: the common headers go on it too)
+    setHeaders(res, headers);
+    const out = await handler({ req, res, params, query, body: () => this.readBody(req) });
+    if (out) sendJson(res, out.status, JSON.stringify(out.value), headers);
+  }
+
+  private async api(x: Exchange, key: string, handler: Handler, match: RouteMatch<Entry>): Promise<void> {
+    const { req, res, method, path, query, headers } = x;
+    // An injected fault answers before the service does: nothing it would have done is done.
+    const fault = this.faults.forRequest(method, path);
+    let cutAfter: number | undefined;
+    if (fault) {
+      x.faultId = fault.id;
+      if (fault.latency_ms) await sleep(this.io, fault.latency_ms);
+      if (fault.reset) return void req.socket.destroy();
+      if (fault.status !== undefined) throw Faults.failure(fault);
+      cutAfter = fault.cut_after;
+    }
+    const call: Call = {
+      req,
+      res,
+      params: match.params,
+      query,
+      body: undefined,
+      ...(cutAfter !== undefined ? { cutAfter } : {}),
+    };
+    if (method === 'POST') {
+      const header = req.headers['idempotency-key'];
+      const answer = await this.idempotency.run(
+        key,
+        Array.isArray(header) ? header[0] : header,
+        `${method} ${path}`,
+        () => this.readBody(req),
+        (body) => handler({ ...call, body }) as Answer,
+      );
+      if (answer.replayed) headers.push('Idempotent-Replayed', 'true');
+      return sendJson(res, answer.status, answer.body, headers);
+    }
+    if (method === 'PATCH') call.body = await this.readBody(req);
+    // A route that streams writes its own head: it gets the common headers set on the response first.
+    if (match.stream) setHeaders(res, headers);
+    const answer = handler(call);
+    if (answer) sendJson(res, answer.status, answer.body, headers);
+  }
+
   /** A body that finishes arriving after shutdown began is refused whole, never half-applied. */
-  async function readBody(req: IncomingMessage): Promise<unknown> {
-    const body = await readJsonBody(req, opts.bodyTimeoutMs, io);
-    // (Connection: close, so the client's keep-alive does not hold the shutdown up.)
-    if (draining) throw new Failure('unavailable', 'the sandbox is shutting down', undefined, { Connection: 'close' });
+  private async readBody(req: IncomingMessage): Promise<unknown> {
+    const body = await readJsonBody(req, this.opts.bodyTimeoutMs, this.io);
+    if (this.draining) throw shuttingDown();
     return body;
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const headers: Headers = ['X-Request-Id', `req_${reqPrefix}${(++reqCounter).toString(36)}`];
-    const raw = originForm(req);
-    const qi = raw.indexOf('?');
-    const path = qi < 0 ? raw : raw.slice(0, qi);
-    const query = qi < 0 ? NO_QUERY : new URLSearchParams(raw.slice(qi + 1));
-    const method = req.method ?? 'GET';
-    opts.onRequest?.(method, path);
-    // The journal: every request but the journal's own and the health check, once it is answered.
-    let faultId: string | null = null;
-    if (journal.size > 0 && path !== '/healthz' && path !== '/_sandbox/logs') {
-      const started = io.now();
-      res.once('close', () =>
-        journal.add({
-          type: 'request',
-          at: clock.now(),
-          method,
-          path,
-          status: res.statusCode,
-          ms: io.now() - started,
-          request_id: headers[1]!,
-          idempotency_key: (req.headers['idempotency-key'] as string | undefined) ?? null,
-          fault: faultId,
-        }),
-      );
-    }
-    try {
-      if (draining)
-        throw new Failure('unavailable', 'the sandbox is shutting down', undefined, { Connection: 'close' });
-      if (!router.knows(method)) throw new Failure('method_not_implemented', `no route takes the method ${method}`);
-      const parts = segments(path);
-      const match = router.match(method, parts);
-      const area = match && 'handler' in match ? match.handler.area : null;
-      if (area === 'health')
-        return sendJson(res, 200, JSON.stringify({ ok: true, version: opts.version, pid: process.pid }), headers);
-      if (area === 'console') return door.serve(req, res, method, path, query);
-      if (area === 'files') {
-        limiter.take(headers, `ip:${req.socket.remoteAddress}`);
-        return await serveFile({ artifacts, store, clock }, req, res, path, parts.slice(1), query, headers);
-      }
-      // A path that needs no key (the console, the files) tells its methods without one.
-      const keyless = (h: Entry) => h.area !== 'api' && h.area !== 'admin';
-      if (match && 'allow' in match && match.handlers.every(keyless)) notAllowed(method, path, match.allow);
-      let key: string;
-      try {
-        key = authenticate(req, method);
-      } catch (err) {
-        limiter.take(headers, `ip:${req.socket.remoteAddress}`);
-        throw err;
-      }
-      limiter.take(headers, key);
-      if (!match) throw new Failure('route_not_found', `no route ${method} ${path}`);
-      if ('allow' in match) notAllowed(method, path, match.allow);
-      const entry = match.handler;
-      if (entry.area === 'admin') {
-        // Steering is test mode's (CONTRACT.md): a stand-in for the live service takes no control by its live key.
-        if (key !== opts.apiKey)
-          throw new Failure('live_key_in_sandbox', 'the sandbox controls take the test key only');
-        // (an admin route that streams, the export, writes its own head: the common headers go on it too)
-        for (let i = 0; i < headers.length; i += 2) res.setHeader(headers[i]!, headers[i + 1]!);
-        const out = await entry.handler({ req, res, params: match.params, query, body: () => readBody(req) });
-        if (out) sendJson(res, out.status, JSON.stringify(out.value), headers);
-        return;
-      }
-      if (entry.area !== 'api') return;
-      // An injected fault answers before the service does: nothing it would have done is done.
-      const fault = faults.forRequest(method, path);
-      let cutAfter: number | undefined;
-      if (fault) {
-        faultId = fault.id;
-        if (fault.latency_ms) await sleep(io, fault.latency_ms);
-        if (fault.reset) return void req.socket.destroy();
-        if (fault.status !== undefined) throw Faults.failure(fault);
-        cutAfter = fault.cut_after;
-      }
-      const handler = entry.handler;
-      const call: Call = {
-        req,
-        res,
-        params: match.params,
-        query,
-        body: undefined,
-        ...(cutAfter !== undefined ? { cutAfter } : {}),
-      };
-      if (method === 'POST') {
-        const header = req.headers['idempotency-key'];
-        const answer = await idempotency.run(
-          key,
-          Array.isArray(header) ? header[0] : header,
-          `${method} ${path}`,
-          () => readBody(req),
-          (body) => handler({ ...call, body }) as Answer,
-        );
-        if (answer.replayed) headers.push('Idempotent-Replayed', 'true');
-        return sendJson(res, answer.status, answer.body, headers);
-      }
-      if (method === 'PATCH') call.body = await readBody(req);
-      // A route that streams writes its own head: it gets the common headers set on the response first.
-      if (match.stream) for (let i = 0; i < headers.length; i += 2) res.setHeader(headers[i]!, headers[i + 1]!);
-      const answer = handler(call);
-      if (answer) sendJson(res, answer.status, answer.body, headers);
-    } catch (err) {
-      // A client that went away mid-request is one line in the log, never a stack.
-      // (req.destroyed alone says nothing: a request whose body was read whole is destroyed too.)
-      if (!(err instanceof Failure) && (isDisconnect(err) || req.socket.destroyed || res.destroyed)) {
-        opts.log(`sandbox: a client dropped its request (${method} ${path})`);
-        return;
-      }
-      sendError(res, err, headers, log);
-    }
+  private origin(req: IncomingMessage): string {
+    return `${this.scheme}://${req.headers.host ?? `${this.opts.host}:${this.port}`}`;
   }
+}
 
-  function origin(req: IncomingMessage): string {
-    return `${scheme}://${req.headers.host ?? `${opts.host}:${port}`}`;
-  }
+// (Connection: close, so the client's keep-alive does not hold the shutdown up.)
+const shuttingDown = () =>
+  new Failure('unavailable', 'the sandbox is shutting down', undefined, { Connection: 'close' });
 
-  // Connections are reaped: one idle between requests after 5 s, one that has not sent its headers within
-  // headersTimeoutMs (a silent or half-sent request), and a request whose body outlasts our own 408. Node
-  // looks at them every connectionsCheckingInterval. An event stream, its request whole, is not affected.
-  const serverOptions = {
-    keepAliveTimeout: 5_000,
-    headersTimeout: opts.headersTimeoutMs,
-    requestTimeout: opts.headersTimeoutMs + opts.bodyTimeoutMs + 5_000,
-    connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(opts.headersTimeoutMs / 4))),
-  };
-  const server: Server = opts.tls
-    ? (process.getBuiltinModule('node:https') as typeof import('node:https')).createServer(
-        { ...serverOptions, cert: opts.tls.cert, key: opts.tls.key },
-        (req, res) => void handle(req, res),
-      )
-    : createServer(serverOptions, (req, res) => void handle(req, res));
-  // https: a client that gives up during the handshake (it does not trust the certificate) is not an error.
-  server.on('tlsClientError', (_err: Error, socket: Socket) => socket.destroy());
-  const sockets = new Set<Socket>();
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  server.on('clientError', answerUnparsable);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, opts.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  service.start();
-  dispatcher.start();
-  // The runs whose binary artifacts were left undescribed when the sandbox last stopped (found by the store
-  // as it started: not every record read to look).
-  for (const id of store.undescribedAtStart) describer.describe(id);
-  // (and those of an imported snapshot: the describer skips what is described already)
-  for (const rec of opts.importSnapshot?.runs ?? []) describer.describe(rec.run.id);
-  const hostForUrl = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
-
-  let closing: Promise<void> | null = null;
-  return {
-    url: `${scheme}://${hostForUrl}:${port}`,
-    host: opts.host,
-    port,
-    service,
-    store,
-    openStreams: () => hub.size,
-    streams: () => hub.writer.stats(),
-    journal,
-    clock,
-    consoleLink: () => door.mint(`${hostForUrl}:${port}`).url,
-    close() {
-      closing ??= (async () => {
-        draining = true;
-        describer.stop();
-        service.stop();
-        dispatcher.stop();
-        hub.close();
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeIdleConnections();
-        const cancelForce = io.timer(2_000, () => {
-          for (const s of sockets) s.destroy();
-        });
-        await closed;
-        cancelForce();
-        store.close();
-      })();
-      return closing;
-    },
-  };
+/** The common headers set on a response whose route writes its own head. */
+function setHeaders(res: ServerResponse, headers: Headers): void {
+  for (let i = 0; i < headers.length; i += 2) res.setHeader(headers[i]!, headers[i + 1]!);
 }
 
 function notAllowed(method: string, path: string, allow: string[]): never {
