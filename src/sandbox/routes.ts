@@ -51,23 +51,75 @@ export const json = (status: number, value: unknown): Answer => {
   return { status, body };
 };
 
-export function apiRoutes({
-  service,
-  dispatcher,
-  artifacts,
-  hub,
-  clock,
-  maxEventStreams,
-  origin,
-}: RouteParts): Array<Route<Handler>> {
-  const parse = <T>(schema: ZodMiniType<T>, body: unknown): T => {
-    const parsed = schema.safeParse(body ?? {});
-    if (!parsed.success) throw failureFromZod(parsed.error, body ?? {});
-    return parsed.data;
+export function apiRoutes(parts: RouteParts): Array<Route<Handler>> {
+  const h = new ApiHandlers(parts);
+  // Every route the sandbox answers. POSTs go through the idempotency layer; PATCH and POST read a body.
+  return [
+    { method: 'GET', pattern: '/v1/runs', handler: h.listRuns },
+    { method: 'POST', pattern: '/v1/runs', handler: h.createRun },
+    { method: 'GET', pattern: '/v1/runs/{run}', handler: h.getRun },
+    { method: 'POST', pattern: '/v1/runs/{run}/cancel', handler: h.cancel },
+    { method: 'GET', pattern: '/v1/runs/{run}/spec', handler: h.getSpec },
+    { method: 'PATCH', pattern: '/v1/runs/{run}/spec', handler: h.patchSpec },
+    { method: 'GET', pattern: '/v1/runs/{run}/gates', handler: h.listGates },
+    { method: 'POST', pattern: '/v1/runs/{run}/gates/{gate}:approve', handler: h.decide('approved') },
+    { method: 'POST', pattern: '/v1/runs/{run}/gates/{gate}:reject', handler: h.decide('rejected') },
+    { method: 'GET', pattern: '/v1/runs/{run}/scorecard', handler: h.scorecard },
+    { method: 'GET', pattern: '/v1/runs/{run}/artifacts', handler: h.manifest },
+    { method: 'GET', pattern: '/v1/runs/{run}/artifacts/{kind}', handler: h.artifact },
+    { method: 'GET', pattern: '/v1/runs/{run}/events', stream: true, handler: h.events },
+    { method: 'GET', pattern: '/v1/webhooks', handler: h.listWebhooks },
+    { method: 'POST', pattern: '/v1/webhooks', handler: h.createWebhook },
+    { method: 'GET', pattern: '/v1/webhooks/{webhook}', handler: h.getWebhook },
+    { method: 'DELETE', pattern: '/v1/webhooks/{webhook}', handler: h.deleteWebhook },
+    { method: 'GET', pattern: '/v1/webhooks/{webhook}/deliveries', handler: h.listDeliveries },
+    { method: 'POST', pattern: '/v1/webhooks/{webhook}/deliveries/{delivery}:redeliver', handler: h.redeliver },
+  ];
+}
+
+const parse = <T>(schema: ZodMiniType<T>, body: unknown): T => {
+  const parsed = schema.safeParse(body ?? {});
+  if (!parsed.success) throw failureFromZod(parsed.error, body ?? {});
+  return parsed.data;
+};
+
+/** The API's handlers, one per route, over the parts they work with. */
+class ApiHandlers {
+  constructor(private readonly parts: RouteParts) {}
+
+  listRuns: Handler = ({ query }) => {
+    const { service } = this.parts;
+    const status = query.get('status');
+    if (status !== null && !(RUN_STATUSES as readonly string[]).includes(status))
+      throw new Failure('invalid_value', `status must be one of ${RUN_STATUSES.join(', ')}`, 'status');
+    return json(
+      200,
+      page(status === null ? service.allRuns() : service.listRuns(status), query, (rec) => rec.run),
+    );
   };
-  const decide =
+
+  createRun: Handler = ({ body }) => json(201, this.parts.service.createRun(parse(RunCreateParams, body)).run);
+
+  getRun: Handler = ({ params }) => json(200, this.parts.service.getRun(params.run!).run);
+
+  cancel: Handler = ({ params }) => json(200, this.parts.service.cancel(params.run!).run);
+
+  getSpec: Handler = ({ params }) => json(200, this.parts.service.getRun(params.run!).spec);
+
+  patchSpec: Handler = ({ req, params, body }) => {
+    const rec = this.parts.service.getRun(params.run!);
+    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (type !== 'application/merge-patch+json' && type !== 'application/json')
+      throw new Failure('unsupported_media_type', 'send the patch as application/merge-patch+json');
+    return json(200, this.parts.service.patchSpec(rec.run.id, body).spec);
+  };
+
+  listGates: Handler = ({ params }) => json(200, { data: Object.values(this.parts.service.getRun(params.run!).gates) });
+
+  decide =
     (decision: 'approved' | 'rejected'): Handler =>
     ({ params, body }) => {
+      const { service } = this.parts;
       service.getRun(params.run!);
       let notes: string | null = null;
       if (decision === 'rejected') notes = parse(RejectParams, body).notes;
@@ -75,135 +127,56 @@ export function apiRoutes({
       return json(200, service.decide(params.run!, params.gate!, decision, notes));
     };
 
-  // Every route the sandbox answers. POSTs go through the idempotency layer; PATCH and POST read a body.
-  const routes: Array<Route<Handler>> = [
-    { method: 'GET', pattern: '/v1/runs', handler: ({ query }) => json(200, listRuns(query)) },
-    {
-      method: 'POST',
-      pattern: '/v1/runs',
-      handler: ({ body }) => json(201, service.createRun(parse(RunCreateParams, body)).run),
-    },
-    { method: 'GET', pattern: '/v1/runs/{run}', handler: ({ params }) => json(200, service.getRun(params.run!).run) },
-    {
-      method: 'POST',
-      pattern: '/v1/runs/{run}/cancel',
-      handler: ({ params }) => json(200, service.cancel(params.run!).run),
-    },
-    {
-      method: 'GET',
-      pattern: '/v1/runs/{run}/spec',
-      handler: ({ params }) => json(200, service.getRun(params.run!).spec),
-    },
-    {
-      method: 'PATCH',
-      pattern: '/v1/runs/{run}/spec',
-      handler: ({ req, params, body }) => {
-        const rec = service.getRun(params.run!);
-        const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-        if (type !== 'application/merge-patch+json' && type !== 'application/json')
-          throw new Failure('unsupported_media_type', 'send the patch as application/merge-patch+json');
-        return json(200, service.patchSpec(rec.run.id, body).spec);
-      },
-    },
-    {
-      method: 'GET',
-      pattern: '/v1/runs/{run}/gates',
-      handler: ({ params }) => json(200, { data: Object.values(service.getRun(params.run!).gates) }),
-    },
-    { method: 'POST', pattern: '/v1/runs/{run}/gates/{gate}:approve', handler: decide('approved') },
-    { method: 'POST', pattern: '/v1/runs/{run}/gates/{gate}:reject', handler: decide('rejected') },
-    {
-      method: 'GET',
-      pattern: '/v1/runs/{run}/scorecard',
-      handler: ({ params }) => {
-        const rec = service.getRun(params.run!);
-        if (!rec.scorecard)
-          throw new Failure(
-            'scorecard_not_ready',
-            `run ${rec.run.id} has not been scored yet (stage ${rec.run.stage})`,
-          );
-        return json(200, rec.scorecard);
-      },
-    },
-    {
-      method: 'GET',
-      pattern: '/v1/runs/{run}/artifacts',
-      handler: ({ params }) => json(200, { data: artifacts.manifest(service.getRun(params.run!)) }),
-    },
-    {
-      method: 'GET',
-      pattern: '/v1/runs/{run}/artifacts/{kind}',
-      handler: ({ req, params }) =>
-        json(200, artifacts.artifact(service.getRun(params.run!), params.kind!, origin(req), clock.now())),
-    },
-    {
-      method: 'GET',
-      pattern: '/v1/runs/{run}/events',
-      stream: true,
-      handler: ({ req, res, params, query, cutAfter }) => {
-        const rec = service.getRun(params.run!);
-        if (hub.size >= maxEventStreams)
-          throw new Failure(
-            'unavailable',
-            `${maxEventStreams} event streams are open, the most this sandbox serves; retry shortly`,
-            undefined,
-            { 'Retry-After': '5' },
-          );
-        hub.open(
-          req,
-          res,
-          rec,
-          (req.headers['last-event-id'] as string | undefined) ?? query.get('last_event_id'),
-          cutAfter,
-        );
-      },
-    },
-    {
-      method: 'GET',
-      pattern: '/v1/webhooks',
-      handler: ({ query }) => json(200, page(dispatcher.list(), query, webhookView)),
-    },
-    {
-      method: 'POST',
-      pattern: '/v1/webhooks',
-      handler: ({ body }) => {
-        const w = dispatcher.register(body ?? {});
-        return json(201, { ...webhookView(w), secret: w.secret });
-      },
-    },
-    {
-      method: 'GET',
-      pattern: '/v1/webhooks/{webhook}',
-      handler: ({ params }) => json(200, webhookView(dispatcher.get(params.webhook!))),
-    },
-    {
-      method: 'DELETE',
-      pattern: '/v1/webhooks/{webhook}',
-      handler: ({ params }) => {
-        const w = dispatcher.get(params.webhook!);
-        dispatcher.remove(w.id);
-        return json(200, { id: w.id, deleted: true });
-      },
-    },
-    {
-      method: 'GET',
-      pattern: '/v1/webhooks/{webhook}/deliveries',
-      handler: ({ params, query }) =>
-        json(200, page(dispatcher.deliveryList(dispatcher.get(params.webhook!).id), query, deliveryView)),
-    },
-    {
-      method: 'POST',
-      pattern: '/v1/webhooks/{webhook}/deliveries/{delivery}:redeliver',
-      handler: ({ params }) => json(200, deliveryView(dispatcher.redeliver(params.webhook!, params.delivery!))),
-    },
-  ];
+  scorecard: Handler = ({ params }) => {
+    const rec = this.parts.service.getRun(params.run!);
+    if (!rec.scorecard)
+      throw new Failure('scorecard_not_ready', `run ${rec.run.id} has not been scored yet (stage ${rec.run.stage})`);
+    return json(200, rec.scorecard);
+  };
 
-  function listRuns(query: URLSearchParams) {
-    const status = query.get('status');
-    if (status !== null && !(RUN_STATUSES as readonly string[]).includes(status))
-      throw new Failure('invalid_value', `status must be one of ${RUN_STATUSES.join(', ')}`, 'status');
-    return page(status === null ? service.allRuns() : service.listRuns(status), query, (rec) => rec.run);
-  }
+  manifest: Handler = ({ params }) =>
+    json(200, { data: this.parts.artifacts.manifest(this.parts.service.getRun(params.run!)) });
 
-  return routes;
+  artifact: Handler = ({ req, params }) => {
+    const { service, artifacts, origin, clock } = this.parts;
+    return json(200, artifacts.artifact(service.getRun(params.run!), params.kind!, origin(req), clock.now()));
+  };
+
+  events: Handler = ({ req, res, params, query, cutAfter }) => {
+    const { service, hub, maxEventStreams } = this.parts;
+    const rec = service.getRun(params.run!);
+    if (hub.size >= maxEventStreams)
+      throw new Failure(
+        'unavailable',
+        `${maxEventStreams} event streams are open, the most this sandbox serves; retry shortly`,
+        undefined,
+        { 'Retry-After': '5' },
+      );
+    const lastEventId = (req.headers['last-event-id'] as string | undefined) ?? query.get('last_event_id');
+    hub.open(req, res, rec, lastEventId, cutAfter);
+  };
+
+  listWebhooks: Handler = ({ query }) => json(200, page(this.parts.dispatcher.list(), query, webhookView));
+
+  createWebhook: Handler = ({ body }) => {
+    const w = this.parts.dispatcher.register(body ?? {});
+    return json(201, { ...webhookView(w), secret: w.secret });
+  };
+
+  getWebhook: Handler = ({ params }) => json(200, webhookView(this.parts.dispatcher.get(params.webhook!)));
+
+  deleteWebhook: Handler = ({ params }) => {
+    const { dispatcher } = this.parts;
+    const w = dispatcher.get(params.webhook!);
+    dispatcher.remove(w.id);
+    return json(200, { id: w.id, deleted: true });
+  };
+
+  listDeliveries: Handler = ({ params, query }) => {
+    const { dispatcher } = this.parts;
+    return json(200, page(dispatcher.deliveryList(dispatcher.get(params.webhook!).id), query, deliveryView));
+  };
+
+  redeliver: Handler = ({ params }) =>
+    json(200, deliveryView(this.parts.dispatcher.redeliver(params.webhook!, params.delivery!)));
 }
