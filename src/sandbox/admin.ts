@@ -94,20 +94,21 @@ export type AdminHandler = (call: AdminCall) => Promise<Json | void> | Json | vo
 
 /** The admin API as routes of the sandbox's one table (server.ts). */
 export function adminRoutes(parts: AdminParts): Array<Route<AdminHandler>> {
-  const { clock, service, faults, journal, store } = parts;
+  const { faults } = parts;
+  const ok = (value: unknown): Json => ({ status: 200, value });
   return [
-    { method: 'GET', pattern: '/_sandbox/clock', handler: () => ({ status: 200, value: clockView(parts) }) },
+    { method: 'GET', pattern: '/_sandbox/clock', handler: () => ok(clockView(parts)) },
     {
       method: 'POST',
       pattern: '/_sandbox/clock/advance',
-      handler: async ({ body }) => ({ status: 200, value: await advance(parts, object(await body())) }),
+      handler: async ({ body }) => ok(await advance(parts, object(await body()))),
     },
     {
       method: 'POST',
       pattern: '/_sandbox/trigger',
-      handler: async ({ body }) => ({ status: 200, value: await trigger(parts, object(await body())) }),
+      handler: async ({ body }) => ok(await trigger(parts, object(await body()))),
     },
-    { method: 'GET', pattern: '/_sandbox/faults', handler: () => ({ status: 200, value: { data: faults.list() } }) },
+    { method: 'GET', pattern: '/_sandbox/faults', handler: () => ok({ data: faults.list() }) },
     {
       method: 'POST',
       pattern: '/_sandbox/faults',
@@ -118,39 +119,16 @@ export function adminRoutes(parts: AdminParts): Array<Route<AdminHandler>> {
       pattern: '/_sandbox/faults',
       handler: () => {
         faults.clear();
-        return { status: 200, value: { cleared: true } };
+        return ok({ cleared: true });
       },
     },
     {
       method: 'DELETE',
       pattern: '/_sandbox/faults/{id}',
-      handler: ({ params }) => {
-        if (!faults.remove(params.id!)) throw new Failure('fault_not_found', `no fault ${params.id}`, 'id');
-        return { status: 200, value: { id: params.id, removed: true } };
-      },
+      handler: ({ params }) => ok(removeFault(faults, params.id!)),
     },
-    {
-      method: 'POST',
-      pattern: '/_sandbox/reset',
-      handler: () => {
-        service.forgetRuns();
-        parts.dispatcher.reset();
-        parts.hub.closeAll();
-        store.clearAll();
-        faults.clear();
-        return { status: 200, value: { reset: true } };
-      },
-    },
-    {
-      method: 'GET',
-      pattern: '/_sandbox/export',
-      handler: ({ res }) =>
-        writeSnapshot(
-          res,
-          { format: SNAPSHOT_FORMAT, schema: SNAPSHOT_SCHEMA, exported_at: new Date(clock.now()).toISOString() },
-          store.snapshotAt(),
-        ),
-    },
+    { method: 'POST', pattern: '/_sandbox/reset', handler: () => ok(reset(parts)) },
+    { method: 'GET', pattern: '/_sandbox/export', handler: ({ res }) => exportSnapshot(parts, res) },
     {
       method: 'POST',
       pattern: '/_sandbox/console',
@@ -161,8 +139,28 @@ export function adminRoutes(parts: AdminParts): Array<Route<AdminHandler>> {
       pattern: '/_sandbox/events',
       handler: ({ req, res, query }) => parts.hub.openFirehose(req, res, query.get('logs') === '1'),
     },
-    { method: 'GET', pattern: '/_sandbox/logs', handler: (call) => logs(journal, parts.hub, call) },
+    { method: 'GET', pattern: '/_sandbox/logs', handler: (call) => logs(parts.journal, parts.hub, call) },
   ];
+}
+
+function removeFault(faults: Faults, id: string) {
+  if (!faults.remove(id)) throw new Failure('fault_not_found', `no fault ${id}`, 'id');
+  return { id, removed: true };
+}
+
+/** Empties runs, webhooks, deliveries and faults; the key and the knobs stay. */
+function reset({ service, dispatcher, hub, store, faults }: AdminParts) {
+  service.forgetRuns();
+  dispatcher.reset();
+  hub.closeAll();
+  store.clearAll();
+  faults.clear();
+  return { reset: true };
+}
+
+function exportSnapshot({ clock, store }: AdminParts, res: ServerResponse) {
+  const head = { format: SNAPSHOT_FORMAT, schema: SNAPSHOT_SCHEMA, exported_at: new Date(clock.now()).toISOString() };
+  return writeSnapshot(res, head, store.snapshotAt());
 }
 
 function logs(journal: Journal, hub: SseHub, { req, res, query }: AdminCall): Json | void {
@@ -298,6 +296,32 @@ function targetAs(to: string, field: string): (rec: RunRecord) => boolean {
 
 async function trigger(parts: AdminParts, b: Record<string, unknown>) {
   const { service } = parts;
+  // Everything is checked before a fixture run is made: a refused trigger leaves nothing behind.
+  const asked = triggerAsked(service, b);
+  const id = (b.run !== undefined ? service.getRun(String(b.run)) : fixtureRun(service, asked.kind, b)).run.id;
+  await produce(service, id, asked, b);
+  const done = service.getRun(id);
+  const event = service
+    .eventsOf(id)
+    .filter((e) => e.type === asked.kind)
+    .at(-1);
+  if (!event)
+    throw new Failure(
+      'run_not_active',
+      `run ${id} is ${done.run.status} at ${done.run.stage}: it cannot produce ${asked.kind} now`,
+      'run',
+    );
+  return { run: done.run, event: JSON.parse(event.json) };
+}
+
+/** What a trigger asks for, checked: the event kind, the gate it names, the stage it drives a run to. */
+interface TriggerAsked {
+  kind: string;
+  gate: string;
+  until: ((rec: RunRecord) => boolean) | undefined;
+}
+
+function triggerAsked(service: SandboxService, b: Record<string, unknown>): TriggerAsked {
   const kind = String(b.kind ?? '');
   if (!(EVENT_KINDS as readonly string[]).includes(kind))
     throw new Failure('invalid_value', `kind must be one of ${EVENT_KINDS.join(', ')}`, 'kind');
@@ -307,7 +331,6 @@ async function trigger(parts: AdminParts, b: Record<string, unknown>) {
       throw new Failure('invalid_value', `gate must be one of ${GATE_NAMES.join(', ')}`, 'gate');
     return g;
   };
-  // Everything is checked before a fixture run is made: a refused trigger leaves nothing behind.
   const gate = kind === 'run.gate_pending' || kind === 'run.gate_resolved' ? gateOf(b.gate ?? b.stage) : 'idea';
   const stage =
     kind === 'run.failed' ? String(b.stage ?? '05_build') : b.stage !== undefined ? String(b.stage) : undefined;
@@ -325,19 +348,25 @@ async function trigger(parts: AdminParts, b: Record<string, unknown>) {
         'run',
       );
   }
+  return { kind, gate, until };
+}
+
+/** A run made for the trigger; `#lowscore` in its pitch makes it score below the bar (run.scored, passed: false). */
+function fixtureRun(service: SandboxService, kind: string, b: Record<string, unknown>): RunRecord {
   const lowscore = kind === 'run.scored' && b.passed === false;
-  const rec =
-    b.run !== undefined
-      ? service.getRun(String(b.run))
-      : service.createRun({
-          mode: 'idea',
-          idea: {
-            pitch: `A fixture run for ${kind}${lowscore ? ' #lowscore' : ''}`,
-            audience: 'testers',
-            monetization: 'free',
-          },
-        } as never);
-  const id = rec.run.id;
+  return service.createRun({
+    mode: 'idea',
+    idea: {
+      pitch: `A fixture run for ${kind}${lowscore ? ' #lowscore' : ''}`,
+      audience: 'testers',
+      monetization: 'free',
+    },
+  } as never);
+}
+
+/** Drives the run through the pipeline until it makes the event asked for. */
+async function produce(service: SandboxService, id: string, asked: TriggerAsked, b: Record<string, unknown>) {
+  const { kind, gate, until } = asked;
   const step = (to: (r: RunRecord) => boolean) => service.stepRun(id, { until: to, approve: true });
   switch (kind) {
     case 'run.created':
@@ -365,30 +394,21 @@ async function trigger(parts: AdminParts, b: Record<string, unknown>) {
       await step(target('09_review'));
       service.rejectRun(id, b.reason ? String(b.reason) : 'App review found a guideline issue (triggered)');
       break;
-    case 'run.failed': {
+    case 'run.failed':
       await step(until!);
-      const text = b.error ? String(b.error) : 'build_failed: the build failed (triggered)';
-      const colon = text.indexOf(':');
-      service.failRun(
-        id,
-        colon > 0
-          ? { code: text.slice(0, colon).trim(), message: text.slice(colon + 1).trim() }
-          : { code: 'triggered', message: text },
-      );
+      service.failRun(id, triggeredError(b.error));
       break;
-    }
     case 'run.canceled':
       service.cancel(id);
       break;
   }
-  const done = service.getRun(id);
-  const events = service.eventsOf(id).filter((e) => e.type === kind);
-  const event = events.at(-1);
-  if (!event)
-    throw new Failure(
-      'run_not_active',
-      `run ${id} is ${done.run.status} at ${done.run.stage}: it cannot produce ${kind} now`,
-      'run',
-    );
-  return { run: done.run, event: JSON.parse(event.json) };
+}
+
+/** `error` as `code: message`, or a message alone under the code `triggered`. */
+function triggeredError(error: unknown): { code: string; message: string } {
+  const text = error ? String(error) : 'build_failed: the build failed (triggered)';
+  const colon = text.indexOf(':');
+  return colon > 0
+    ? { code: text.slice(0, colon).trim(), message: text.slice(colon + 1).trim() }
+    : { code: 'triggered', message: text };
 }
