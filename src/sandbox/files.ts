@@ -34,6 +34,8 @@ function rgb(hex: string): [number, number, number] {
   return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
 }
 
+type Rgb = [number, number, number];
+
 /** An App Store sized (1290x2796) phone screen: status bar, header, cards, tab bar in the run's palette.
  * Deflated on libuv's threads, so making one does not hold up the event loop. */
 export async function screenshotPng(
@@ -42,62 +44,88 @@ export async function screenshotPng(
   width = 1290,
   height = 2796,
 ): Promise<Buffer> {
-  const colors = (palette.length ? palette : ['#3366CC', '#5588EE', '#22AA88', '#114477', '#F5F5F7']).map(rgb);
-  const c = (i: number) => colors[i % colors.length]!;
-  const bg = c(4);
-  const stride = 1 + width * 3;
-  const rowCache = new Map<string, Buffer>();
-  const row = (spans: Array<[number, number, [number, number, number]]>, fill: [number, number, number]) => {
+  const screen = new PhoneScreen(palette, screenIndex, width, height);
+  const idat = await deflateRows(function* () {
+    for (let y = 0; y < height; y++) yield screen.row(y);
+  });
+  return pngFile(width, height, idat);
+}
+
+/** The rows of one screen, each made once per distinct look (most rows repeat the one above). */
+class PhoneScreen {
+  private readonly colors: Rgb[];
+  private readonly stride: number;
+  private readonly rowCache = new Map<string, Buffer>();
+  private readonly cards: number;
+  private readonly cardTop = 620;
+  private readonly cardH: number;
+
+  constructor(
+    palette: readonly string[],
+    private readonly screenIndex: number,
+    private readonly width: number,
+    private readonly height: number,
+  ) {
+    this.colors = (palette.length ? palette : ['#3366CC', '#5588EE', '#22AA88', '#114477', '#F5F5F7']).map(rgb);
+    this.stride = 1 + width * 3;
+    this.cards = 2 + (screenIndex % 3);
+    this.cardH = Math.floor((height - this.cardTop - 260) / this.cards) - 40;
+  }
+
+  private c(i: number): Rgb {
+    return this.colors[i % this.colors.length]!;
+  }
+
+  /** Row y: the status bar, the header, the tab bar, or the cards on the background. */
+  row(y: number): Buffer {
+    const { screenIndex, width, height, cardTop, cardH, cards } = this;
+    if (y < 140) return this.paint([], this.c(3));
+    if (y < 560) return this.paint([[80, 80 + 200 + screenIndex * 60, this.c(4)]], this.c(0));
+    if (y >= height - 200) return this.paint(this.tabs(), this.c(4));
+    const k = Math.floor((y - cardTop) / (cardH + 40));
+    const within = (y - cardTop) % (cardH + 40);
+    if (y >= cardTop && k < cards && within < cardH)
+      return this.paint(
+        [
+          [80, width - 80, this.c(1 + ((k + screenIndex) % 2))],
+          [120, 120 + 160, this.c(0)],
+        ],
+        this.c(4),
+      );
+    return this.paint([], this.c(4));
+  }
+
+  /** The tab bar's four tabs, the screen's own one lit. */
+  private tabs(): Array<[number, number, Rgb]> {
+    return Array.from({ length: 4 }, (_, i): [number, number, Rgb] => [
+      160 + i * 270,
+      240 + i * 270,
+      i === this.screenIndex % 4 ? this.c(0) : this.c(3),
+    ]);
+  }
+
+  /** A row (its PNG filter byte, then pixels) of `fill` with the spans painted over it. */
+  private paint(spans: Array<[number, number, Rgb]>, fill: Rgb): Buffer {
     const key = JSON.stringify([spans, fill]);
-    let r = rowCache.get(key);
+    let r = this.rowCache.get(key);
     if (!r) {
-      r = Buffer.alloc(stride);
-      for (let x = 0; x < width; x++) r.set(fill, 1 + x * 3);
+      r = Buffer.alloc(this.stride);
+      for (let x = 0; x < this.width; x++) r.set(fill, 1 + x * 3);
       for (const [x0, x1, col] of spans) for (let x = x0; x < x1; x++) r.set(col, 1 + x * 3);
-      rowCache.set(key, r);
+      this.rowCache.set(key, r);
     }
     return r;
-  };
-  // Rows go to the deflater in batches as they are made: the 10.8 MB raw image never exists whole.
+  }
+}
+
+/** Rows go to the deflater in batches as they are made: the 10.8 MB raw image never exists whole. */
+async function deflateRows(rows: () => Iterable<Buffer>): Promise<Buffer> {
   const z = createDeflate();
   const compressed: Buffer[] = [];
   z.on('data', (c: Buffer) => compressed.push(c));
   const ended = new Promise<void>((resolve, reject) => (z.once('end', resolve), z.once('error', reject)));
   let batch: Buffer[] = [];
-  const cards = 2 + (screenIndex % 3);
-  const cardTop = 620;
-  const cardH = Math.floor((height - cardTop - 260) / cards) - 40;
-  for (let y = 0; y < height; y++) {
-    let r: Buffer;
-    if (y < 140) r = row([], c(3));
-    else if (y < 560) r = row([[80, 80 + 200 + screenIndex * 60, c(4)]], c(0));
-    else if (y >= height - 200)
-      r = row(
-        Array.from(
-          { length: 4 },
-          (_, i) =>
-            [160 + i * 270, 240 + i * 270, i === screenIndex % 4 ? c(0) : c(3)] as [
-              number,
-              number,
-              [number, number, number],
-            ],
-        ),
-        c(4),
-      );
-    else {
-      const k = Math.floor((y - cardTop) / (cardH + 40));
-      const within = (y - cardTop) % (cardH + 40);
-      r =
-        y >= cardTop && k < cards && within < cardH
-          ? row(
-              [
-                [80, width - 80, c(1 + ((k + screenIndex) % 2))],
-                [120, 120 + 160, c(0)],
-              ],
-              bg,
-            )
-          : row([], bg);
-    }
+  for (const r of rows()) {
     batch.push(r);
     if (batch.length === 64) {
       if (!z.write(Buffer.concat(batch))) await new Promise((resolve) => z.once('drain', resolve));
@@ -106,11 +134,14 @@ export async function screenshotPng(
   }
   z.end(Buffer.concat(batch));
   await ended;
+  return Buffer.concat(compressed);
+}
+
+function pngFile(width: number, height: number, idat: Buffer): Buffer {
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
   ihdr.set([8, 2, 0, 0, 0], 8); // 8-bit RGB, no interlace
-  const idat = Buffer.concat(compressed);
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
     chunk('IHDR', ihdr),
