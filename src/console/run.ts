@@ -1,7 +1,7 @@
 // One run, live: its stage timeline from the run's own event stream (history replayed, then as it
 // happens), the log, the pending gate with what is being decided, the App Spec, artifacts and outcome.
 import { html } from 'htm/preact';
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useReducer, useRef, useState } from 'preact/hooks';
 import { compareStages } from '../contract/events.js';
 import { api, stream, type Envelope, type Run } from './api.js';
 import { Artifacts } from './artifacts.js';
@@ -36,137 +36,158 @@ interface Outcome {
 const MAX_LOG = 5_000;
 const TERMINAL = new Set(['accepted', 'rejected', 'failed', 'canceled']);
 
-export function RunPage({ id }: { id: string }) {
-  const [run, setRun] = useState<Run | null>(null);
-  const [gates, setGates] = useState<Gate[]>([]);
-  const [error, setError] = useState<unknown>(null);
-  const [spans, setSpans] = useState<StageSpan[]>([]);
-  const [log, setLog] = useState<LogLine[]>([]);
-  const [outcome, setOutcome] = useState<Outcome | null>(null);
-  const [version, setVersion] = useState(0);
-  const [live, setLive] = useState<'connecting' | 'live' | 'ended'>('connecting');
-  const [canceling, setCanceling] = useState(false);
-  const [cancelError, setCancelError] = useState<unknown>(null);
-  // The App Spec, once for the whole page: the gate panel and the spec section show the same one, so a
-  // saved edit shows at the gate at once (the panel kept its own copy, as it was, until a reload).
+/** What the page knows of the run: read from /v1, and what its event stream said. */
+interface RunView {
+  run: Run | null;
+  gates: Gate[];
+  error: unknown;
+  spans: StageSpan[];
+  log: LogLine[];
+  outcome: Outcome | null;
+  live: 'connecting' | 'live' | 'ended';
+}
+
+type RunAction =
+  | { type: 'read'; run: Run; gates: Gate[] }
+  | { type: 'failed'; error: unknown }
+  | { type: 'restart' }
+  | { type: 'stage'; ev: Envelope<{ stage?: string; percent?: number }> }
+  | { type: 'end'; ev: Envelope }
+  | { type: 'log'; lines: LogLine[] }
+  | { type: 'connection'; open: boolean }
+  | { type: 'canceled'; run: Run };
+
+const NO_RUN: RunView = { run: null, gates: [], error: null, spans: [], log: [], outcome: null, live: 'connecting' };
+
+function runView(s: RunView, a: RunAction): RunView {
+  switch (a.type) {
+    case 'read':
+      return { ...s, run: a.run, gates: a.gates, error: null };
+    case 'failed':
+      return { ...s, error: a.error };
+    case 'restart':
+      return { ...s, spans: [], log: [], outcome: null };
+    case 'stage':
+      return { ...s, spans: stageChanged(s.spans, a.ev) };
+    case 'end':
+      return { ...s, outcome: { type: a.ev.type, data: a.ev.data }, spans: runEnded(s.spans, a.ev), live: 'ended' };
+    case 'log': {
+      const log =
+        s.log.length + a.lines.length > MAX_LOG ? [...s.log, ...a.lines].slice(-MAX_LOG) : [...s.log, ...a.lines];
+      return { ...s, log };
+    }
+    case 'connection':
+      return { ...s, live: s.live === 'ended' ? s.live : a.open ? 'live' : 'connecting' };
+    case 'canceled':
+      return { ...s, run: a.run };
+  }
+}
+
+/** A stage event: the span it continues, or a new one (a new pass when the stage was seen before). */
+function stageChanged(prev: StageSpan[], ev: Envelope<{ stage?: string; percent?: number }>): StageSpan[] {
+  const stage = String(ev.data.stage ?? '');
+  const at = Date.parse(ev.created_at);
+  const percent = Number(ev.data.percent ?? 0);
+  const last = prev.at(-1);
+  if (last && last.stage === stage && last.end === null) return [...prev.slice(0, -1), { ...last, percent }];
+  const closed = last && last.end === null ? [...prev.slice(0, -1), { ...last, end: at }] : prev;
+  return [...closed, { stage, start: at, end: null, percent, pass: prev.filter((s) => s.stage === stage).length + 1 }];
+}
+
+/** The run's end closes its open span: finished, or stopped where it failed or was canceled. */
+function runEnded(prev: StageSpan[], ev: Envelope): StageSpan[] {
+  const last = prev.at(-1);
+  if (!last || last.end !== null) return prev;
+  const stopped = ev.type === 'run.failed' ? 'failed' : ev.type === 'run.canceled' ? 'canceled' : undefined;
+  return [
+    ...prev.slice(0, -1),
+    { ...last, end: Date.parse(ev.created_at), ...(stopped ? { stopped } : { percent: 100 }) },
+  ];
+}
+
+/** Follows the run: reads it (again, soon after each event), and its event stream into the view. Returns
+ * how to stop. */
+function followRun(id: string, path: string, dispatch: (a: RunAction) => void): () => void {
+  let stopped = false;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const refresh = () => {
+    timer = null;
+    Promise.all([api<Run>('GET', path), api<{ data: Gate[] }>('GET', `${path}/gates`)])
+      .then(([run, g]) => !stopped && dispatch({ type: 'read', run, gates: g.data }))
+      .catch((error) => !stopped && dispatch({ type: 'failed', error }));
+  };
+  const soon = () => (timer ??= setTimeout(refresh, 80));
+  refresh();
+  dispatch({ type: 'restart' });
+  const log = logLines((lines) => dispatch({ type: 'log', lines }));
+  const onEnd = (ev: Envelope) => {
+    dispatch({ type: 'end', ev });
+    announce(`${id} ${ev.type.slice(4)}`);
+    close();
+    soon();
+  };
+  const close = stream(
+    `${path}/events`,
+    {
+      'run.created': soon,
+      'run.stage_changed': (ev: Envelope<{ stage?: string; percent?: number }>) => {
+        dispatch({ type: 'stage', ev });
+        soon();
+      },
+      'run.gate_pending': (ev: Envelope<{ gate?: string }>) => {
+        announce(`gate ${String(ev.data.gate)} is waiting for a decision`);
+        soon();
+      },
+      'run.gate_resolved': soon,
+      'run.scored': soon,
+      'run.accepted': onEnd,
+      'run.rejected': onEnd,
+      'run.failed': onEnd,
+      'run.canceled': onEnd,
+      log: log.add,
+    },
+    (open) => !stopped && dispatch({ type: 'connection', open }),
+  );
+  return () => {
+    stopped = true;
+    close();
+    if (timer) clearTimeout(timer);
+    log.stop();
+  };
+}
+
+/** The stream's log events as lines, numbered; the lines of a replay arrive by the hundred: drawn together. */
+function logLines(flush: (lines: LogLine[]) => void) {
+  let n = 0;
+  const buffer: LogLine[] = [];
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  return {
+    add(ev: Envelope<{ stage?: string; level?: string; message?: string; ts?: string }>) {
+      buffer.push({
+        n: ++n,
+        stage: String(ev.data.stage ?? ''),
+        level: String(ev.data.level ?? 'info'),
+        message: String(ev.data.message ?? ''),
+        ts: String(ev.data.ts ?? ev.created_at),
+      });
+      timer ??= setTimeout(() => {
+        timer = null;
+        flush(buffer.splice(0));
+      }, 50);
+    },
+    stop() {
+      if (timer) clearTimeout(timer);
+    },
+  };
+}
+
+/** The App Spec, once for the whole page: the gate panel and the spec section show the same one, so a saved
+ * edit shows at the gate at once. Read again whenever `state` changes. */
+function useSpec(path: string, id: string, state: string, hasRun: boolean) {
   const [spec, setSpec] = useState<Spec | null>(null);
   const [specError, setSpecError] = useState<unknown>(null);
-  const path = `/v1/runs/${encodeURIComponent(id)}`;
-
   useEffect(() => {
-    document.title = `${id} · orc console`;
-  }, [id]);
-
-  useEffect(() => {
-    let stopped = false;
-    let timer: ReturnType<typeof setTimeout> | null = null;
-    const refresh = () => {
-      timer = null;
-      Promise.all([api<Run>('GET', path), api<{ data: Gate[] }>('GET', `${path}/gates`)])
-        .then(([r, g]) => {
-          if (stopped) return;
-          setRun(r);
-          setGates(g.data);
-          setError(null);
-        })
-        .catch((e) => !stopped && setError(e));
-    };
-    const soon = () => (timer ??= setTimeout(refresh, 80));
-    refresh();
-    setSpans([]);
-    setLog([]);
-    setOutcome(null);
-    let n = 0;
-    const logBuffer: LogLine[] = [];
-    let logTimer: ReturnType<typeof setTimeout> | null = null;
-    const onStage = (ev: Envelope<{ stage?: string; percent?: number }>) => {
-      const stage = String(ev.data.stage ?? '');
-      const at = Date.parse(ev.created_at);
-      const percent = Number(ev.data.percent ?? 0);
-      setSpans((prev) => {
-        const last = prev.at(-1);
-        if (last && last.stage === stage && last.end === null) return [...prev.slice(0, -1), { ...last, percent }];
-        const closed = last && last.end === null ? [...prev.slice(0, -1), { ...last, end: at }] : prev;
-        return [
-          ...closed,
-          { stage, start: at, end: null, percent, pass: prev.filter((s) => s.stage === stage).length + 1 },
-        ];
-      });
-      soon();
-    };
-    const onEnd = (ev: Envelope) => {
-      setOutcome({ type: ev.type, data: ev.data as Record<string, any> });
-      setSpans((prev) => {
-        const last = prev.at(-1);
-        if (!last || last.end !== null) return prev;
-        const stopped = ev.type === 'run.failed' ? 'failed' : ev.type === 'run.canceled' ? 'canceled' : undefined;
-        return [
-          ...prev.slice(0, -1),
-          { ...last, end: Date.parse(ev.created_at), ...(stopped ? { stopped } : { percent: 100 }) },
-        ];
-      });
-      announce(`${id} ${ev.type.slice(4)}`);
-      setLive('ended');
-      close();
-      soon();
-    };
-    const close = stream(
-      `${path}/events`,
-      {
-        'run.created': soon,
-        'run.stage_changed': onStage,
-        'run.gate_pending': (ev: Envelope<{ gate?: string }>) => {
-          announce(`gate ${String(ev.data.gate)} is waiting for a decision`);
-          soon();
-        },
-        'run.gate_resolved': soon,
-        'run.scored': soon,
-        'run.accepted': onEnd,
-        'run.rejected': onEnd,
-        'run.failed': onEnd,
-        'run.canceled': onEnd,
-        log: (ev: Envelope<{ stage?: string; level?: string; message?: string; ts?: string }>) => {
-          logBuffer.push({
-            n: ++n,
-            stage: String(ev.data.stage ?? ''),
-            level: String(ev.data.level ?? 'info'),
-            message: String(ev.data.message ?? ''),
-            ts: String(ev.data.ts ?? ev.created_at),
-          });
-          // Lines of a replay arrive by the hundred: drawn together.
-          logTimer ??= setTimeout(() => {
-            logTimer = null;
-            const add = logBuffer.splice(0);
-            setLog((prev) =>
-              prev.length + add.length > MAX_LOG ? [...prev, ...add].slice(-MAX_LOG) : [...prev, ...add],
-            );
-          }, 50);
-        },
-      },
-      (open) => !stopped && setLive((s) => (s === 'ended' ? s : open ? 'live' : 'connecting')),
-    );
-    return () => {
-      stopped = true;
-      close();
-      if (timer) clearTimeout(timer);
-      if (logTimer) clearTimeout(logTimer);
-    };
-  }, [id]);
-
-  const cancel = async () => {
-    setCanceling(false);
-    try {
-      setRun(await api<Run>('POST', `${path}/cancel`));
-      announce(`${id} canceled`);
-    } catch (e) {
-      setCancelError(e);
-    }
-  };
-
-  // What the spec and artifacts are read again on: the run moving on, or a decision taken here.
-  const state = run ? `${run.status}|${run.stage}|${run.gate_pending}|${version}` : '';
-  useEffect(() => {
-    if (!run) return;
+    if (!hasRun) return;
     let stale = false;
     api<Spec>('GET', `${path}/spec`).then(
       (s) => !stale && (setSpec(s), setSpecError(null)),
@@ -176,6 +197,38 @@ export function RunPage({ id }: { id: string }) {
       stale = true;
     };
   }, [id, state]);
+  return { spec, specError, setSpec };
+}
+
+/** Canceling the run: asked first (`asking`), then sent; a refusal is kept to show. */
+function useCancel(path: string, id: string, dispatch: (a: RunAction) => void) {
+  const [asking, setAsking] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const confirm = async () => {
+    setAsking(false);
+    try {
+      dispatch({ type: 'canceled', run: await api<Run>('POST', `${path}/cancel`) });
+      announce(`${id} canceled`);
+    } catch (e) {
+      setError(e);
+    }
+  };
+  return { asking, ask: () => setAsking(true), dismiss: () => setAsking(false), confirm, error };
+}
+
+export function RunPage({ id }: { id: string }) {
+  const path = `/v1/runs/${encodeURIComponent(id)}`;
+  const [view, dispatch] = useReducer(runView, NO_RUN);
+  const [version, setVersion] = useState(0);
+  const { run, gates, error, spans, log, outcome, live } = view;
+  useEffect(() => {
+    document.title = `${id} · orc console`;
+  }, [id]);
+  useEffect(() => followRun(id, path, dispatch), [id]);
+  const cancel = useCancel(path, id, dispatch);
+  // What the spec and artifacts are read again on: the run moving on, or a decision taken here.
+  const state = run ? `${run.status}|${run.stage}|${run.gate_pending}|${version}` : '';
+  const { spec, specError, setSpec } = useSpec(path, id, state, run !== null);
 
   if (!run)
     return html`<h1 tabindex="-1">${clean(id)}</h1><${ErrorNote} error=${error} />${error ? html`<p><${Link} href="/console/">Back to the runs</${Link}></p>` : html`<p>Loading…</p>`}`;
@@ -185,16 +238,10 @@ export function RunPage({ id }: { id: string }) {
   return html`
     <p class="crumbs"><${Link} href="/console/">Runs</${Link}> / <span>${clean(run.id)}</span></p>
     <h1 tabindex="-1">${clean(run.id)}</h1>
-    <dl class="facts">
-      <div><dt>Status</dt><dd><${Status} status=${run.status} /></dd></div>
-      <div><dt>Stage</dt><dd>${clean(run.stage)}</dd></div>
-      <div><dt>Mode</dt><dd>${clean(run.mode)}</dd></div>
-      <div><dt>Created</dt><dd><${Time} iso=${run.created_at} /></dd></div>
-      <div><dt>Stream</dt><dd>${live === 'live' ? '● live' : live === 'ended' ? 'ended' : '○ connecting…'}</dd></div>
-    </dl>
+    <${RunFacts} run=${run} live=${live} />
     <${ErrorNote} error=${error} />
-    ${!terminal ? html`<p><button type="button" class="danger" onClick=${() => setCanceling(true)}>Cancel run</button></p><${ErrorNote} error=${cancelError} />` : null}
-    <${Confirm} open=${canceling} title="Cancel this run?" confirm="Cancel run" danger=${true} onConfirm=${cancel} onCancel=${() => setCanceling(false)}>
+    ${!terminal ? html`<p><button type="button" class="danger" onClick=${cancel.ask}>Cancel run</button></p><${ErrorNote} error=${cancel.error} />` : null}
+    <${Confirm} open=${cancel.asking} title="Cancel this run?" confirm="Cancel run" danger=${true} onConfirm=${cancel.confirm} onCancel=${cancel.dismiss}>
       <p>${clean(run.id)} stops where it is and cannot be resumed.</p>
     </${Confirm}>
     ${outcome || terminal ? html`<${OutcomeView} run=${run} outcome=${outcome} />` : null}
@@ -210,6 +257,16 @@ export function RunPage({ id }: { id: string }) {
       <h2 id="log-h">Log</h2>
       <${LogView} lines=${log} />
     </section>`;
+}
+
+function RunFacts({ run, live }: { run: Run; live: RunView['live'] }) {
+  return html`<dl class="facts">
+      <div><dt>Status</dt><dd><${Status} status=${run.status} /></dd></div>
+      <div><dt>Stage</dt><dd>${clean(run.stage)}</dd></div>
+      <div><dt>Mode</dt><dd>${clean(run.mode)}</dd></div>
+      <div><dt>Created</dt><dd><${Time} iso=${run.created_at} /></dd></div>
+      <div><dt>Stream</dt><dd>${live === 'live' ? '● live' : live === 'ended' ? 'ended' : '○ connecting…'}</dd></div>
+    </dl>`;
 }
 
 function Timeline({ spans, run }: { spans: StageSpan[]; run: Run }) {
