@@ -66,6 +66,30 @@ export function SpecEditor({
   loadError: unknown;
   onSaved: (spec: Spec) => void;
 }) {
+  const edit = useSpecEdit(run, spec, onSaved);
+  const editable = run.status === 'running' || run.status === 'awaiting_approval';
+  return html`<section aria-labelledby="spec-h">
+    <h2 id="spec-h">App Spec</h2>
+    <${ErrorNote} error=${loadError} />
+    ${!spec ? html`<p>Loading…</p>` : null}
+    ${
+      spec && !edit.editing
+        ? html`<div>
+          ${edit.saved ? html`<p class="saved" role="status">✓ App Spec saved</p>` : null}
+          <${SpecView} spec=${spec} />
+          ${editable ? html`<button type="button" onClick=${edit.start}>Edit App Spec</button>` : html`<p class="muted">The App Spec can no longer be changed (${clean(run.status)}).</p>`}
+        </div>`
+        : null
+    }
+    ${spec && edit.editing ? html`<${SpecForm} edit=${edit} />` : null}
+  </section>`;
+}
+
+type SpecEdit = ReturnType<typeof useSpecEdit>;
+
+/** An edit of the App Spec: started from the page's spec, drafted in the form or as JSON, saved as a merge
+ * patch of the difference. */
+function useSpecEdit(run: Run, spec: Spec | null, onSaved: (spec: Spec) => void) {
   // What the edit started from: the patch is the difference from it, even if the page's spec moves meanwhile.
   const [base0, setBase0] = useState<Spec | null>(null);
   const [saved, setSaved] = useState(false);
@@ -75,9 +99,6 @@ export function SpecEditor({
   const [editing, setEditing] = useState(false);
   const [error, setError] = useState<ApiError | Error | null>(null);
   const [saving, setSaving] = useState(false);
-  const base = `/v1/runs/${encodeURIComponent(run.id)}/spec`;
-
-  const editable = run.status === 'running' || run.status === 'awaiting_approval';
   const start = () => {
     setBase0(spec);
     setSaved(false);
@@ -88,30 +109,17 @@ export function SpecEditor({
   };
   const switchMode = (next: 'form' | 'json') => {
     if (next === mode) return;
+    const parsed = next === 'json' ? null : parsedJson(text);
+    if (parsed instanceof Error) return setError(parsed);
     if (next === 'json') setText(JSON.stringify(draft, null, 2));
-    else {
-      try {
-        setDraft(JSON.parse(text));
-      } catch (e) {
-        setError(new Error(`The JSON does not parse: ${(e as Error).message}`));
-        return;
-      }
-    }
+    else setDraft(parsed as Spec);
     setError(null);
     setMode(next);
   };
   const save = async (e: Event) => {
     e.preventDefault();
-    let edited: Spec;
-    try {
-      edited = mode === 'json' ? JSON.parse(text) : draft!;
-    } catch (err) {
-      setError(new Error(`The JSON does not parse: ${(err as Error).message}`));
-      return;
-    }
-    if (edited === null || typeof edited !== 'object' || Array.isArray(edited))
-      return setError(new Error('The App Spec must be a JSON object.'));
-    const patch = diffMergePatch(base0!, edited);
+    const patch = editedPatch(base0!, mode === 'json' ? parsedJson(text) : draft!);
+    if (patch instanceof Error) return setError(patch);
     if (Object.keys(patch).length === 0) {
       setEditing(false);
       announce('nothing changed');
@@ -119,8 +127,9 @@ export function SpecEditor({
     }
     setSaving(true);
     try {
-      const next = await api<Spec>('PATCH', base, patch, 'application/merge-patch+json');
-      onSaved(next);
+      onSaved(
+        await api<Spec>('PATCH', `/v1/runs/${encodeURIComponent(run.id)}/spec`, patch, 'application/merge-patch+json'),
+      );
       setEditing(false);
       setError(null);
       setSaved(true);
@@ -133,45 +142,49 @@ export function SpecEditor({
       setSaving(false);
     }
   };
+  const discard = () => (setEditing(false), setError(null));
+  return { saved, draft, setDraft, text, setText, mode, editing, error, saving, start, switchMode, save, discard };
+}
 
+/** The JSON editor's text parsed, or why it does not parse. */
+function parsedJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    return new Error(`The JSON does not parse: ${(e as Error).message}`);
+  }
+}
+
+/** The edited spec's difference from where the edit started, as a merge patch; or why there is none. */
+function editedPatch(base0: Spec, edited: unknown): Record<string, unknown> | Error {
+  if (edited instanceof Error) return edited;
+  if (edited === null || typeof edited !== 'object' || Array.isArray(edited))
+    return new Error('The App Spec must be a JSON object.');
+  return diffMergePatch(base0, edited as Spec);
+}
+
+function SpecForm({ edit }: { edit: SpecEdit }) {
+  const { mode, draft, text, error, saving } = edit;
   const apiErr = error instanceof ApiError ? error : null;
   const errField = mode === 'form' ? fieldOf(apiErr?.field ?? null) : undefined;
-  return html`<section aria-labelledby="spec-h">
-    <h2 id="spec-h">App Spec</h2>
-    <${ErrorNote} error=${loadError} />
-    ${!spec ? html`<p>Loading…</p>` : null}
-    ${
-      spec && !editing
-        ? html`<div>
-          ${saved ? html`<p class="saved" role="status">✓ App Spec saved</p>` : null}
-          <${SpecView} spec=${spec} />
-          ${editable ? html`<button type="button" onClick=${start}>Edit App Spec</button>` : html`<p class="muted">The App Spec can no longer be changed (${clean(run.status)}).</p>`}
-        </div>`
-        : null
-    }
-    ${
-      spec && editing
-        ? html`<form class="spec-form" onSubmit=${save} novalidate>
+  return html`<form class="spec-form" onSubmit=${edit.save} novalidate>
           <div class="tabs" role="group" aria-label="Edit as">
-            <button type="button" aria-pressed=${mode === 'form'} onClick=${() => switchMode('form')}>Form</button>
-            <button type="button" aria-pressed=${mode === 'json'} onClick=${() => switchMode('json')}>JSON</button>
+            <button type="button" aria-pressed=${mode === 'form'} onClick=${() => edit.switchMode('form')}>Form</button>
+            <button type="button" aria-pressed=${mode === 'json'} onClick=${() => edit.switchMode('json')}>JSON</button>
           </div>
-          ${mode === 'form' ? FIELDS.map((f) => html`<${Field} key=${f.key} def=${f} spec=${draft!} error=${errField === f ? apiErr!.message : null} onChange=${(v: unknown) => setDraft(set(draft!, f.path, v))} />`) : null}
+          ${mode === 'form' ? FIELDS.map((f) => html`<${Field} key=${f.key} def=${f} spec=${draft!} error=${errField === f ? apiErr!.message : null} onChange=${(v: unknown) => edit.setDraft(set(draft!, f.path, v))} />`) : null}
           ${
             mode === 'json'
               ? html`<label for="spec-json">App Spec (JSON)</label>
-                <textarea id="spec-json" class="code" rows="18" spellcheck="false" value=${text} aria-invalid=${error ? 'true' : undefined} aria-describedby=${error ? 'spec-error' : undefined} onInput=${(e: Event) => setText((e.target as HTMLTextAreaElement).value)}></textarea>`
+                <textarea id="spec-json" class="code" rows="18" spellcheck="false" value=${text} aria-invalid=${error ? 'true' : undefined} aria-describedby=${error ? 'spec-error' : undefined} onInput=${(e: Event) => edit.setText((e.target as HTMLTextAreaElement).value)}></textarea>`
               : null
           }
           ${error && !errField ? html`<p id="spec-error" class="field-error" role="alert">${apiErr?.field ? html`<code>${clean(apiErr.field)}</code>: ` : ''}${clean(error.message)}</p>` : null}
           <div class="actions">
             <button type="submit" class="primary" disabled=${saving}>Save App Spec</button>
-            <button type="button" onClick=${() => (setEditing(false), setError(null))}>Discard changes</button>
+            <button type="button" onClick=${edit.discard}>Discard changes</button>
           </div>
-        </form>`
-        : null
-    }
-  </section>`;
+        </form>`;
 }
 
 function Field({
