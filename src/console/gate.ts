@@ -33,58 +33,27 @@ export function GatePanel({
   spec: Spec | null;
   onDecided: () => void;
 }) {
-  const [scorecard, setScorecard] = useState<Scorecard | null>(null);
+  const scorecard = useFinalScorecard(run, gate);
   const [notes, setNotes] = useState('');
   const [notesError, setNotesError] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const notesRef = useRef<HTMLTextAreaElement>(null);
-  const base = `/v1/runs/${encodeURIComponent(run.id)}`;
-
-  useEffect(() => {
-    if (gate.name === 'final') api<Scorecard>('GET', `${base}/scorecard`).then(setScorecard, () => setScorecard(null));
-  }, [run.id, gate.name]);
-
-  const decide = async (decision: 'approve' | 'reject') => {
+  const refuseNotes = (message: string) => {
+    setNotesError(message);
+    notesRef.current?.focus();
+  };
+  const decision = useDecision(run, gate, notes, refuseNotes, onDecided);
+  const { busy, error } = decision;
+  const decide = (d: 'approve' | 'reject') => {
     setConfirming(false);
-    setBusy(true);
-    setError(null);
-    try {
-      const body = decision === 'reject' || notes.trim() ? { notes: notes.trim() } : {};
-      await api('POST', `${base}/gates/${encodeURIComponent(gate.name)}:${decision}`, body);
-      announce(`gate ${gate.name} ${decision === 'approve' ? 'approved' : 'rejected'}`);
-      onDecided();
-    } catch (e) {
-      setError(
-        e instanceof ApiError && e.code === 'gate_not_pending'
-          ? new ApiError(
-              e.status,
-              e.code,
-              `The ${gate.name} gate is no longer waiting: it was decided elsewhere.`,
-              null,
-              e.requestId,
-            )
-          : e,
-      );
-      if (e instanceof ApiError && e.field === 'notes') {
-        setNotesError(e.message);
-        notesRef.current?.focus();
-      }
-    } finally {
-      setBusy(false);
-    }
+    return decision.decide(d);
   };
   const approve = () => {
     if (gate.name === 'final' && scorecard && !scorecard.passed) setConfirming(true);
     else void decide('approve');
   };
   const reject = () => {
-    if (!notes.trim()) {
-      setNotesError('Notes are needed to reject: say what should change.');
-      notesRef.current?.focus();
-      return;
-    }
+    if (!notes.trim()) return refuseNotes('Notes are needed to reject: say what should change.');
     void decide('reject');
   };
 
@@ -109,6 +78,54 @@ export function GatePanel({
       <p>Score ${scorecard?.score.score} of ${scorecard?.score.total}; pre-flight ${scorecard?.preflight.passed ? 'passed' : 'did not pass'}. Approving sends the app to app store review as it is.</p>
     </${Confirm}>
   </section>`;
+}
+
+/** The scorecard a final gate decides on (none for the other gates, or while it loads). */
+function useFinalScorecard(run: Run, gate: Gate): Scorecard | null {
+  const [scorecard, setScorecard] = useState<Scorecard | null>(null);
+  useEffect(() => {
+    if (gate.name === 'final')
+      api<Scorecard>('GET', `/v1/runs/${encodeURIComponent(run.id)}/scorecard`).then(setScorecard, () =>
+        setScorecard(null),
+      );
+  }, [run.id, gate.name]);
+  return scorecard;
+}
+
+/** Sending the decision: busy while it goes, the refusal kept to show (a refusal of the notes at the notes). */
+function useDecision(
+  run: Run,
+  gate: Gate,
+  notes: string,
+  refuseNotes: (message: string) => void,
+  onDecided: () => void,
+) {
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const decide = async (decision: 'approve' | 'reject') => {
+    setBusy(true);
+    setError(null);
+    try {
+      const body = decision === 'reject' || notes.trim() ? { notes: notes.trim() } : {};
+      const path = `/v1/runs/${encodeURIComponent(run.id)}/gates/${encodeURIComponent(gate.name)}:${decision}`;
+      await api('POST', path, body);
+      announce(`gate ${gate.name} ${decision === 'approve' ? 'approved' : 'rejected'}`);
+      onDecided();
+    } catch (e) {
+      setError(decidedElsewhere(e, gate));
+      if (e instanceof ApiError && e.field === 'notes') refuseNotes(e.message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, decide };
+}
+
+/** A gate no longer pending was decided by someone else meanwhile: said so, in place of the bare code. */
+function decidedElsewhere(e: unknown, gate: Gate): unknown {
+  if (!(e instanceof ApiError) || e.code !== 'gate_not_pending') return e;
+  const message = `The ${gate.name} gate is no longer waiting: it was decided elsewhere.`;
+  return new ApiError(e.status, e.code, message, null, e.requestId);
 }
 
 function IdeaSummary({ spec }: { spec: Spec | null }) {
