@@ -127,68 +127,12 @@ function Trigger({ onDone }: { onDone: () => void }) {
 }
 
 function Faults() {
-  const [faults, setFaults] = useState<Fault[] | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const load = () =>
-    api<{ data: Fault[] }>('GET', '/_sandbox/faults').then((f) => (setFaults(f.data), setError(null)), setError);
-  useEffect(() => {
-    void load();
-  }, []);
-  const add = async (e: Event) => {
-    e.preventDefault();
-    const form = e.target as HTMLFormElement;
-    const b: Record<string, unknown> = formBody(form);
-    for (const k of ['status', 'latency_ms', 'cut_after', 'times', 'probability', 'seed'])
-      if (typeof b[k] === 'string') b[k] = Number(b[k]);
-    // (The checkbox is not named `reset`: that name would hide the form's own reset().)
-    if (b.drop === 'on') b.reset = true;
-    delete b.drop;
-    try {
-      const f = await api<Fault>('POST', '/_sandbox/faults', b);
-      form.reset();
-      announce(`fault ${f.id} added`);
-      await load();
-    } catch (err) {
-      setError(err);
-    }
-  };
-  const remove = async (id: string) => {
-    try {
-      await api('DELETE', `/_sandbox/faults/${encodeURIComponent(id)}`);
-      announce(`fault ${id} removed`);
-      await load();
-    } catch (err) {
-      setError(err);
-    }
-  };
-  const clear = async () => {
-    try {
-      await api('DELETE', '/_sandbox/faults');
-      announce('every fault removed');
-      await load();
-    } catch (err) {
-      setError(err);
-    }
-  };
+  const { faults, error, add, remove, clear } = useFaults();
   return html`<section class="card" aria-labelledby="faults-h">
     <h2 id="faults-h">Faults</h2>
     <${ErrorNote} error=${error} />
     ${faults && faults.length === 0 ? html`<p>No faults: the sandbox answers as the service would.</p>` : null}
-    ${
-      faults && faults.length
-        ? html`<table>
-          <thead><tr><th scope="col">Fault</th><th scope="col">Takes</th><th scope="col">Does</th><th scope="col">Applied</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-          <tbody>${faults.map(
-            (
-              f,
-            ) => html`<tr key=${f.id}><th scope="row">${clean(f.id)}</th><td>${clean(f.route ?? `webhook ${f.webhook}`)}</td>
-              <td>${faultEffects(f).map(clean).join(', ')}</td>
-              <td>${f.applied}</td><td><button type="button" onClick=${() => void remove(f.id)}>Remove<span class="visually-hidden"> ${clean(f.id)}</span></button></td></tr>`,
-          )}</tbody>
-        </table>
-        <p><button type="button" onClick=${() => void clear()}>Remove every fault</button></p>`
-        : null
-    }
+    ${faults && faults.length ? html`<${FaultTable} faults=${faults} remove=${remove} clear=${clear} />` : null}
     <form onSubmit=${add} class="inline-form" aria-labelledby="fault-add-h">
       <h3 id="fault-add-h">Add a fault</h3>
       <div class="field"><label for="fl-route">Route</label><input id="fl-route" name="route" placeholder="POST /v1/runs" /></div>
@@ -202,6 +146,79 @@ function Faults() {
       <button type="submit">Add fault</button>
     </form>
   </section>`;
+}
+
+/** The faults, read again after each change made here; a refused change is kept to show. */
+function useFaults() {
+  const [faults, setFaults] = useState<Fault[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const load = () =>
+    api<{ data: Fault[] }>('GET', '/_sandbox/faults').then((f) => (setFaults(f.data), setError(null)), setError);
+  useEffect(() => {
+    void load();
+  }, []);
+  /** One change: sent, said, and the list read again. */
+  const change = async (send: () => Promise<unknown>) => {
+    try {
+      await send();
+      await load();
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const add = (e: Event) => {
+    e.preventDefault();
+    const form = e.target as HTMLFormElement;
+    return change(async () => {
+      const f = await api<Fault>('POST', '/_sandbox/faults', faultBody(form));
+      form.reset();
+      announce(`fault ${f.id} added`);
+    });
+  };
+  const remove = (id: string) =>
+    change(async () => {
+      await api('DELETE', `/_sandbox/faults/${encodeURIComponent(id)}`);
+      announce(`fault ${id} removed`);
+    });
+  const clear = () =>
+    change(async () => {
+      await api('DELETE', '/_sandbox/faults');
+      announce('every fault removed');
+    });
+  return { faults, error, add, remove, clear };
+}
+
+/** The add form as a fault: its numbers as numbers, its checkbox as `reset`. */
+function faultBody(form: HTMLFormElement): Record<string, unknown> {
+  const b: Record<string, unknown> = formBody(form);
+  for (const k of ['status', 'latency_ms', 'cut_after', 'times', 'probability', 'seed'])
+    if (typeof b[k] === 'string') b[k] = Number(b[k]);
+  // (The checkbox is not named `reset`: that name would hide the form's own reset().)
+  if (b.drop === 'on') b.reset = true;
+  delete b.drop;
+  return b;
+}
+
+function FaultTable({
+  faults,
+  remove,
+  clear,
+}: {
+  faults: Fault[];
+  remove: (id: string) => Promise<void>;
+  clear: () => Promise<void>;
+}) {
+  return html`<table>
+          <thead><tr><th scope="col">Fault</th><th scope="col">Takes</th><th scope="col">Does</th><th scope="col">Applied</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+          <tbody>${faults.map(
+            (
+              f,
+            ) => html`<tr key=${f.id}><th scope="row">${clean(f.id)}</th><td>${clean(f.route ?? `webhook ${f.webhook}`)}</td>
+              <td>${faultEffects(f).map(clean).join(', ')}</td>
+              <td>${f.applied}</td><td><button type="button" onClick=${() => void remove(f.id)}>Remove<span class="visually-hidden"> ${clean(f.id)}</span></button></td></tr>`,
+          )}</tbody>
+        </table>
+        <p><button type="button" onClick=${() => void clear()}>Remove every fault</button></p>`;
 }
 
 function Reset({ onDone }: { onDone: () => void }) {
