@@ -34,41 +34,7 @@ function sameOrigin(url: string): string | null {
 }
 
 export function Artifacts({ run, version }: { run: Run; version: string }) {
-  const [manifest, setManifest] = useState<Entry[] | null>(null);
-  const [files, setFiles] = useState<Record<string, FileRef[]>>({});
-  const [json, setJson] = useState<Record<string, string>>({});
-  const [error, setError] = useState<unknown>(null);
-  const base = `/v1/runs/${encodeURIComponent(run.id)}/artifacts`;
-
-  useEffect(() => {
-    let stopped = false;
-    api<{ data: Entry[] }>('GET', base)
-      .then(async (m) => {
-        if (stopped) return;
-        setManifest(m.data);
-        setError(null);
-        for (const e of m.data) {
-          if (e.status !== 'ready') continue;
-          const a = await api<{ files?: FileRef[]; content?: unknown }>(
-            'GET',
-            `${base}/${encodeURIComponent(e.kind)}`,
-          ).catch(() => null);
-          if (stopped || !a) continue;
-          if (a.files) setFiles((f) => ({ ...f, [e.kind]: a.files! }));
-          else if (a.content !== undefined) {
-            const href = URL.createObjectURL(
-              new Blob([JSON.stringify(a.content, null, 2)], { type: 'application/json' }),
-            );
-            setJson((j) => ({ ...j, [e.kind]: href }));
-          }
-        }
-      })
-      .catch((e) => !stopped && setError(e));
-    return () => {
-      stopped = true;
-    };
-  }, [run.id, version]);
-
+  const { manifest, files, json, error } = useArtifacts(run, version);
   const shots = files.screenshots ?? [];
   return html`<section aria-labelledby="artifacts-h">
     <h2 id="artifacts-h">Artifacts</h2>
@@ -86,9 +52,20 @@ export function Artifacts({ run, version }: { run: Run; version: string }) {
         : null
     }
     ${manifest === null ? html`<p>Loading…</p>` : null}
-    ${
-      manifest && manifest.length
-        ? html`<table class="artifacts">
+    ${manifest && manifest.length ? html`<${ArtifactTable} manifest=${manifest} files=${files} json=${json} />` : null}
+  </section>`;
+}
+
+function ArtifactTable({
+  manifest,
+  files,
+  json,
+}: {
+  manifest: Entry[];
+  files: Record<string, FileRef[]>;
+  json: Record<string, string>;
+}) {
+  return html`<table class="artifacts">
           <thead><tr><th scope="col">Kind</th><th scope="col">State</th><th scope="col">Size</th><th scope="col">Download</th></tr></thead>
           <tbody>
             ${manifest.map(
@@ -109,8 +86,48 @@ export function Artifacts({ run, version }: { run: Run; version: string }) {
               </tr>`,
             )}
           </tbody>
-        </table>`
-        : null
-    }
-  </section>`;
+        </table>`;
+}
+
+/** The run's manifest, and for each ready artifact its files (binaries) or its content as a file made here
+ * (JSON kinds); read again when `version` changes. */
+function useArtifacts(run: Run, version: string) {
+  const [manifest, setManifest] = useState<Entry[] | null>(null);
+  const [files, setFiles] = useState<Record<string, FileRef[]>>({});
+  const [json, setJson] = useState<Record<string, string>>({});
+  const [error, setError] = useState<unknown>(null);
+  const base = `/v1/runs/${encodeURIComponent(run.id)}/artifacts`;
+
+  useEffect(() => {
+    let stopped = false;
+    const readEach = async (entries: Entry[]) => {
+      for (const e of entries) {
+        if (e.status !== 'ready') continue;
+        const a = await api<{ files?: FileRef[]; content?: unknown }>(
+          'GET',
+          `${base}/${encodeURIComponent(e.kind)}`,
+        ).catch(() => null);
+        if (stopped || !a) continue;
+        if (a.files) setFiles((f) => ({ ...f, [e.kind]: a.files! }));
+        else if (a.content !== undefined) setJson((j) => ({ ...j, [e.kind]: jsonFile(a.content) }));
+      }
+    };
+    api<{ data: Entry[] }>('GET', base)
+      .then(async (m) => {
+        if (stopped) return;
+        setManifest(m.data);
+        setError(null);
+        await readEach(m.data);
+      })
+      .catch((e) => !stopped && setError(e));
+    return () => {
+      stopped = true;
+    };
+  }, [run.id, version]);
+  return { manifest, files, json, error };
+}
+
+/** A JSON artifact's content as a file the page can offer for download. */
+function jsonFile(content: unknown): string {
+  return URL.createObjectURL(new Blob([JSON.stringify(content, null, 2)], { type: 'application/json' }));
 }
