@@ -27,46 +27,13 @@ interface Delivery {
 }
 
 export function WebhooksPage() {
-  const [hooks, setHooks] = useState<Webhook[] | null>(null);
-  const [error, setError] = useState<unknown>(null);
   const [created, setCreated] = useState<Webhook | null>(null);
-  const [removing, setRemoving] = useState<Webhook | null>(null);
   const [open, setOpen] = useState<string | null>(null);
-  const load = () =>
-    api<Page<Webhook>>('GET', `/v1/webhooks${query({ limit: 100 })}`).then(
-      (p) => (setHooks(p.data), setError(null)),
-      setError,
-    );
-  useEffect(() => {
-    document.title = 'Webhooks · orc console';
-    void load();
-  }, []);
-  const remove = async () => {
-    const hook = removing!;
-    setRemoving(null);
-    try {
-      await api('DELETE', `/v1/webhooks/${encodeURIComponent(hook.id)}`);
-      announce(`webhook ${hook.id} removed`);
-      if (open === hook.id) setOpen(null);
-      await load();
-    } catch (e) {
-      setError(e);
-    }
-  };
+  const { hooks, error, load, removing, setRemoving, remove } = useWebhooks((id) => open === id && setOpen(null));
   return html`
     <h1 tabindex="-1">Webhooks</h1>
     <${AddWebhook} onCreated=${(w: Webhook) => (setCreated(w), void load())} />
-    ${
-      created?.secret
-        ? html`<div class="secret" role="status">
-          <h2>Webhook ${clean(created.id)} added</h2>
-          <p>Its signing secret is shown <strong>this once</strong>; keep it where your receiver can read it:</p>
-          <p><label for="secret">Signing secret</label> <input id="secret" class="code" readonly value=${clean(created.secret)} size="48" onFocus=${(e: Event) => (e.target as HTMLInputElement).select()} />
-          <button type="button" onClick=${() => void navigator.clipboard?.writeText(created.secret!).then(() => announce('secret copied'))}>Copy</button>
-          <button type="button" onClick=${() => setCreated(null)}>Done, hide it</button></p>
-        </div>`
-        : null
-    }
+    ${created?.secret ? html`<${SecretOnce} created=${created} hide=${() => setCreated(null)} />` : null}
     <${ErrorNote} error=${error} />
     <h2>Registered</h2>
     ${hooks === null && !error ? html`<p>Loading…</p>` : null}
@@ -97,6 +64,46 @@ export function WebhooksPage() {
     <${Confirm} open=${removing !== null} title="Remove this webhook?" confirm="Remove" danger=${true} onConfirm=${remove} onCancel=${() => setRemoving(null)}>
       <p>${clean(removing?.id)} (${clean(removing?.url)}) gets no more deliveries.</p>
     </${Confirm}>`;
+}
+
+/** The webhooks, and removing one (asked first: `removing` is the one being asked about). */
+function useWebhooks(onRemoved: (id: string) => void) {
+  const [hooks, setHooks] = useState<Webhook[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [removing, setRemoving] = useState<Webhook | null>(null);
+  const load = () =>
+    api<Page<Webhook>>('GET', `/v1/webhooks${query({ limit: 100 })}`).then(
+      (p) => (setHooks(p.data), setError(null)),
+      setError,
+    );
+  useEffect(() => {
+    document.title = 'Webhooks · orc console';
+    void load();
+  }, []);
+  const remove = async () => {
+    const hook = removing!;
+    setRemoving(null);
+    try {
+      await api('DELETE', `/v1/webhooks/${encodeURIComponent(hook.id)}`);
+      announce(`webhook ${hook.id} removed`);
+      onRemoved(hook.id);
+      await load();
+    } catch (e) {
+      setError(e);
+    }
+  };
+  return { hooks, error, load, removing, setRemoving, remove };
+}
+
+/** A new webhook's signing secret, shown this once. */
+function SecretOnce({ created, hide }: { created: Webhook; hide: () => void }) {
+  return html`<div class="secret" role="status">
+          <h2>Webhook ${clean(created.id)} added</h2>
+          <p>Its signing secret is shown <strong>this once</strong>; keep it where your receiver can read it:</p>
+          <p><label for="secret">Signing secret</label> <input id="secret" class="code" readonly value=${clean(created.secret)} size="48" onFocus=${(e: Event) => (e.target as HTMLInputElement).select()} />
+          <button type="button" onClick=${() => void navigator.clipboard?.writeText(created.secret!).then(() => announce('secret copied'))}>Copy</button>
+          <button type="button" onClick=${hide}>Done, hide it</button></p>
+        </div>`;
 }
 
 function AddWebhook({ onCreated }: { onCreated: (w: Webhook) => void }) {
