@@ -1,6 +1,8 @@
 // The console's one way to the service: the public /v1 API and the sandbox's /_sandbox/ control API, with
 // the session cookie (sent by the browser) and the session's token, sent on every request. The key never
 // reaches here.
+import type { ErrorBody } from '../contract/errors.js';
+
 const csrf = sessionToken();
 
 /** The token came once, in the fragment of the login's redirect (never in an answer a cookie alone gets):
@@ -61,7 +63,8 @@ export async function api<T = unknown>(
     // not JSON: said below
   }
   if (!res.ok) {
-    const e = (json as { error?: { code?: string; message?: string; field?: string } } | null)?.error;
+    // (whatever came: each part of the envelope is checked for as it is used)
+    const e = (json as { error?: Partial<ErrorBody> } | null)?.error;
     if (res.status === 401) onSessionEnded();
     throw new ApiError(
       res.status,
@@ -72,13 +75,6 @@ export async function api<T = unknown>(
     );
   }
   return json as T;
-}
-
-/** A page of a list (CONTRACT.md, "Pages"). */
-export interface Page<T> {
-  data: T[];
-  next_cursor: string | null;
-  has_more: boolean;
 }
 
 export function query(params: Record<string, string | number | null | undefined>): string {
@@ -112,21 +108,5 @@ export function stream(
   return () => source.close();
 }
 
-export interface Run {
-  id: string;
-  mode: string;
-  status: string;
-  stage: string;
-  gate_pending: string | null;
-  app_id: string | null;
-  created_at: string;
-  updated_at?: string;
-}
-
-export interface Envelope<D = Record<string, unknown>> {
-  id: string;
-  type: string;
-  created_at: string;
-  run_id: string;
-  data: D;
-}
+/** The type a schema of src/contract reads, as z.infer gives it (zod itself stays out of the page). */
+export type Shape<S extends { _zod: { output: unknown } }> = S['_zod']['output'];

@@ -2,26 +2,10 @@
 // URL, JSON kinds as a file made in the page).
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, type Run } from './api.js';
+import type { Artifact, ArtifactEntry, ArtifactFile, Run } from '../contract/schemas.js';
+import { api } from './api.js';
 import { bytes, clean } from './text.js';
 import { ErrorNote } from './ui.js';
-
-interface Entry {
-  kind: string;
-  status: string;
-  content_type: string;
-  size: number | null;
-  sha256: string | null;
-  files: number;
-}
-
-interface FileRef {
-  name: string;
-  content_type: string;
-  size: number;
-  sha256: string;
-  url: string;
-}
 
 /** A signed URL of this same service, and nothing else, is followed. */
 function sameOrigin(url: string): string | null {
@@ -61,8 +45,8 @@ function ArtifactTable({
   files,
   json,
 }: {
-  manifest: Entry[];
-  files: Record<string, FileRef[]>;
+  manifest: ArtifactEntry[];
+  files: Record<string, ArtifactFile[]>;
   json: Record<string, string>;
 }) {
   return html`<table class="artifacts">
@@ -92,27 +76,25 @@ function ArtifactTable({
 /** The run's manifest, and for each ready artifact its files (binaries) or its content as a file made here
  * (JSON kinds); read again when `version` changes. */
 function useArtifacts(run: Run, version: string) {
-  const [manifest, setManifest] = useState<Entry[] | null>(null);
-  const [files, setFiles] = useState<Record<string, FileRef[]>>({});
+  const [manifest, setManifest] = useState<ArtifactEntry[] | null>(null);
+  const [files, setFiles] = useState<Record<string, ArtifactFile[]>>({});
   const [json, setJson] = useState<Record<string, string>>({});
   const [error, setError] = useState<unknown>(null);
   const base = `/v1/runs/${encodeURIComponent(run.id)}/artifacts`;
 
   useEffect(() => {
     let stopped = false;
-    const readEach = async (entries: Entry[]) => {
+    const readEach = async (entries: ArtifactEntry[]) => {
       for (const e of entries) {
         if (e.status !== 'ready') continue;
-        const a = await api<{ files?: FileRef[]; content?: unknown }>(
-          'GET',
-          `${base}/${encodeURIComponent(e.kind)}`,
-        ).catch(() => null);
+        const a = await api<Artifact>('GET', `${base}/${encodeURIComponent(e.kind)}`).catch(() => null);
         if (stopped || !a) continue;
-        if (a.files) setFiles((f) => ({ ...f, [e.kind]: a.files! }));
-        else if (a.content !== undefined) setJson((j) => ({ ...j, [e.kind]: jsonFile(a.content) }));
+        const { files, content } = a as { files?: ArtifactFile[]; content?: unknown };
+        if (files) setFiles((f) => ({ ...f, [e.kind]: files }));
+        else if (content !== undefined) setJson((j) => ({ ...j, [e.kind]: jsonFile(content) }));
       }
     };
-    api<{ data: Entry[] }>('GET', base)
+    api<{ data: ArtifactEntry[] }>('GET', base)
       .then(async (m) => {
         if (stopped) return;
         setManifest(m.data);

@@ -2,24 +2,10 @@
 // notes never reject (as in the CLI); approving a final gate whose scorecard did not pass asks first.
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, api, type Run } from './api.js';
+import type { AppSpec, Gate, Run, Scorecard } from '../contract/schemas.js';
+import { ApiError, api } from './api.js';
 import { clean } from './text.js';
 import { Confirm, ErrorNote, announce } from './ui.js';
-
-export interface Gate {
-  name: string;
-  state: string;
-  decided_at: string | null;
-  notes: string | null;
-}
-
-export interface Scorecard {
-  score: { beauty: number; harmony: number; score: number; total: number };
-  passed: boolean;
-  preflight: { passed: boolean; checks: Array<{ id: string; title: string; status: string; detail: string }> };
-}
-
-export type Spec = Record<string, any>;
 
 /** `spec`: the run page's App Spec (one for the page), null while it loads. */
 export function GatePanel({
@@ -30,7 +16,7 @@ export function GatePanel({
 }: {
   run: Run;
   gate: Gate;
-  spec: Spec | null;
+  spec: AppSpec | null;
   onDecided: () => void;
 }) {
   const scorecard = useFinalScorecard(run, gate);
@@ -128,7 +114,7 @@ function decidedElsewhere(e: unknown, gate: Gate): unknown {
   return new ApiError(e.status, e.code, message, null, e.requestId);
 }
 
-function IdeaSummary({ spec }: { spec: Spec | null }) {
+function IdeaSummary({ spec }: { spec: AppSpec | null }) {
   if (!spec) return html`<p>Loading the idea…</p>`;
   const list = (v: unknown) => (Array.isArray(v) ? v.map(clean).join(', ') : clean(v));
   return html`<dl class="summary">
@@ -151,7 +137,7 @@ export function Swatches({ palette }: { palette: unknown }) {
   </ul>`;
 }
 
-function BrandSummary({ spec }: { spec: Spec | null }) {
+function BrandSummary({ spec }: { spec: AppSpec | null }) {
   if (!spec) return html`<p>Loading the brand…</p>`;
   const brand = (spec.brand ?? {}) as Record<string, unknown>;
   return html`<div class="brand-view">

@@ -3,9 +3,10 @@
 import { html } from 'htm/preact';
 import { useEffect, useMemo, useReducer, useRef, useState } from 'preact/hooks';
 import { compareStages } from '../contract/events.js';
-import { api, stream, type Envelope, type Run } from './api.js';
+import type { AppSpec, Event, Gate, Run } from '../contract/schemas.js';
+import { api, stream } from './api.js';
 import { Artifacts } from './artifacts.js';
-import { GatePanel, type Gate, type Spec } from './gate.js';
+import { GatePanel } from './gate.js';
 import { SpecEditor } from './spec-editor.js';
 import { clean, duration } from './text.js';
 import { Confirm, ErrorNote, Link, Status, Time, announce } from './ui.js';
@@ -28,10 +29,8 @@ interface LogLine {
   ts: string;
 }
 
-interface Outcome {
-  type: string;
-  data: Record<string, any>;
-}
+/** The event the run ended with. */
+type Outcome = Pick<Event, 'type' | 'data'>;
 
 const MAX_LOG = 5_000;
 const TERMINAL = new Set(['accepted', 'rejected', 'failed', 'canceled']);
@@ -51,8 +50,8 @@ type RunAction =
   | { type: 'read'; run: Run; gates: Gate[] }
   | { type: 'failed'; error: unknown }
   | { type: 'restart' }
-  | { type: 'stage'; ev: Envelope<{ stage?: string; percent?: number }> }
-  | { type: 'end'; ev: Envelope }
+  | { type: 'stage'; ev: Event }
+  | { type: 'end'; ev: Event }
   | { type: 'log'; lines: LogLine[] }
   | { type: 'connection'; open: boolean }
   | { type: 'canceled'; run: Run };
@@ -84,7 +83,7 @@ function runView(s: RunView, a: RunAction): RunView {
 }
 
 /** A stage event: the span it continues, or a new one (a new pass when the stage was seen before). */
-function stageChanged(prev: StageSpan[], ev: Envelope<{ stage?: string; percent?: number }>): StageSpan[] {
+function stageChanged(prev: StageSpan[], ev: Event): StageSpan[] {
   const stage = String(ev.data.stage ?? '');
   const at = Date.parse(ev.created_at);
   const percent = Number(ev.data.percent ?? 0);
@@ -95,7 +94,7 @@ function stageChanged(prev: StageSpan[], ev: Envelope<{ stage?: string; percent?
 }
 
 /** The run's end closes its open span: finished, or stopped where it failed or was canceled. */
-function runEnded(prev: StageSpan[], ev: Envelope): StageSpan[] {
+function runEnded(prev: StageSpan[], ev: Event): StageSpan[] {
   const last = prev.at(-1);
   if (!last || last.end !== null) return prev;
   const stopped = ev.type === 'run.failed' ? 'failed' : ev.type === 'run.canceled' ? 'canceled' : undefined;
@@ -120,7 +119,7 @@ function followRun(id: string, path: string, dispatch: (a: RunAction) => void): 
   refresh();
   dispatch({ type: 'restart' });
   const log = logLines((lines) => dispatch({ type: 'log', lines }));
-  const onEnd = (ev: Envelope) => {
+  const onEnd = (ev: Event) => {
     dispatch({ type: 'end', ev });
     announce(`${id} ${ev.type.slice(4)}`);
     close();
@@ -130,11 +129,11 @@ function followRun(id: string, path: string, dispatch: (a: RunAction) => void): 
     `${path}/events`,
     {
       'run.created': soon,
-      'run.stage_changed': (ev: Envelope<{ stage?: string; percent?: number }>) => {
+      'run.stage_changed': (ev: Event) => {
         dispatch({ type: 'stage', ev });
         soon();
       },
-      'run.gate_pending': (ev: Envelope<{ gate?: string }>) => {
+      'run.gate_pending': (ev: Event) => {
         announce(`gate ${String(ev.data.gate)} is waiting for a decision`);
         soon();
       },
@@ -162,7 +161,7 @@ function logLines(flush: (lines: LogLine[]) => void) {
   const buffer: LogLine[] = [];
   let timer: ReturnType<typeof setTimeout> | null = null;
   return {
-    add(ev: Envelope<{ stage?: string; level?: string; message?: string; ts?: string }>) {
+    add(ev: Event) {
       buffer.push({
         n: ++n,
         stage: String(ev.data.stage ?? ''),
@@ -184,12 +183,12 @@ function logLines(flush: (lines: LogLine[]) => void) {
 /** The App Spec, once for the whole page: the gate panel and the spec section show the same one, so a saved
  * edit shows at the gate at once. Read again whenever `state` changes. */
 function useSpec(path: string, id: string, state: string, hasRun: boolean) {
-  const [spec, setSpec] = useState<Spec | null>(null);
+  const [spec, setSpec] = useState<AppSpec | null>(null);
   const [specError, setSpecError] = useState<unknown>(null);
   useEffect(() => {
     if (!hasRun) return;
     let stale = false;
-    api<Spec>('GET', `${path}/spec`).then(
+    api<AppSpec>('GET', `${path}/spec`).then(
       (s) => !stale && (setSpec(s), setSpecError(null)),
       (e) => !stale && setSpecError(e),
     );
@@ -307,7 +306,7 @@ function GateList({ gates }: { gates: Gate[] }) {
 }
 
 function OutcomeView({ run, outcome }: { run: Run; outcome: Outcome | null }) {
-  const d = outcome?.data ?? {};
+  const d: Event['data'] = outcome?.data ?? {};
   if (run.status === 'accepted') {
     const url = typeof d.app_store_url === 'string' && /^https:\/\//.test(d.app_store_url) ? d.app_store_url : null;
     return html`<section class="outcome ok" aria-labelledby="outcome-h"><h2 id="outcome-h">✓ Accepted</h2>

@@ -3,7 +3,8 @@
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { RUN_STATUSES } from '../contract/events.js';
-import { api, query, stream, type Envelope, type Page, type Run } from './api.js';
+import type { Event, Page, Run } from '../contract/schemas.js';
+import { api, query, stream } from './api.js';
 import { clean } from './text.js';
 import { ErrorNote, Link, Status, Time, announce, navigate, useNow } from './ui.js';
 
@@ -100,7 +101,7 @@ function useRunsPage(status: string, cursor: string | null) {
       if (stopped) return;
       setPage((p) => (p ? { ...p, data: withFresh(p.data, fresh, status, cursor) } : p));
     };
-    const changed = (ev: Envelope) => {
+    const changed = (ev: Event) => {
       if (ev.type !== 'run.created' && !rows.current.some((r) => r.id === ev.run_id)) return;
       dirty.add(ev.run_id);
       timer ??= setTimeout(() => void flush(), 16);

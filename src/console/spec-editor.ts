@@ -4,13 +4,12 @@
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { MONETIZATION_VALUES } from '../contract/events.js';
+import type { AppSpec, Run } from '../contract/schemas.js';
 import { diffMergePatch } from '../lib/merge-patch.js';
-import { ApiError, api, type Run } from './api.js';
+import { ApiError, api } from './api.js';
 import { Swatches } from './gate.js';
 import { clean } from './text.js';
 import { ErrorNote, announce } from './ui.js';
-
-type Spec = Record<string, any>;
 
 interface FieldDef {
   key: string;
@@ -34,11 +33,11 @@ const FIELDS: FieldDef[] = [
   { key: 'voice', label: 'Voice', kind: 'text', path: 'brand.voice' },
 ];
 
-function get(spec: Spec, path: string): unknown {
+function get(spec: AppSpec, path: string): unknown {
   return path.split('.').reduce<any>((v, k) => (v && typeof v === 'object' ? v[k] : undefined), spec);
 }
 
-function set(spec: Spec, path: string, value: unknown): Spec {
+function set(spec: AppSpec, path: string, value: unknown): AppSpec {
   const keys = path.split('.');
   const out = structuredClone(spec);
   let v: any = out;
@@ -62,9 +61,9 @@ export function SpecEditor({
   onSaved,
 }: {
   run: Run;
-  spec: Spec | null;
+  spec: AppSpec | null;
   loadError: unknown;
-  onSaved: (spec: Spec) => void;
+  onSaved: (spec: AppSpec) => void;
 }) {
   const edit = useSpecEdit(run, spec, onSaved);
   const editable = run.status === 'running' || run.status === 'awaiting_approval';
@@ -89,11 +88,11 @@ type SpecEdit = ReturnType<typeof useSpecEdit>;
 
 /** An edit of the App Spec: started from the page's spec, drafted in the form or as JSON, saved as a merge
  * patch of the difference. */
-function useSpecEdit(run: Run, spec: Spec | null, onSaved: (spec: Spec) => void) {
+function useSpecEdit(run: Run, spec: AppSpec | null, onSaved: (spec: AppSpec) => void) {
   // What the edit started from: the patch is the difference from it, even if the page's spec moves meanwhile.
-  const [base0, setBase0] = useState<Spec | null>(null);
+  const [base0, setBase0] = useState<AppSpec | null>(null);
   const [saved, setSaved] = useState(false);
-  const [draft, setDraft] = useState<Spec | null>(null);
+  const [draft, setDraft] = useState<AppSpec | null>(null);
   const [text, setText] = useState('');
   const [mode, setMode] = useState<'form' | 'json'>('form');
   const [editing, setEditing] = useState(false);
@@ -112,7 +111,7 @@ function useSpecEdit(run: Run, spec: Spec | null, onSaved: (spec: Spec) => void)
     const parsed = next === 'json' ? null : parsedJson(text);
     if (parsed instanceof Error) return setError(parsed);
     if (next === 'json') setText(JSON.stringify(draft, null, 2));
-    else setDraft(parsed as Spec);
+    else setDraft(parsed as AppSpec);
     setError(null);
     setMode(next);
   };
@@ -128,7 +127,12 @@ function useSpecEdit(run: Run, spec: Spec | null, onSaved: (spec: Spec) => void)
     setSaving(true);
     try {
       onSaved(
-        await api<Spec>('PATCH', `/v1/runs/${encodeURIComponent(run.id)}/spec`, patch, 'application/merge-patch+json'),
+        await api<AppSpec>(
+          'PATCH',
+          `/v1/runs/${encodeURIComponent(run.id)}/spec`,
+          patch,
+          'application/merge-patch+json',
+        ),
       );
       setEditing(false);
       setError(null);
@@ -156,11 +160,11 @@ function parsedJson(text: string): unknown {
 }
 
 /** The edited spec's difference from where the edit started, as a merge patch; or why there is none. */
-function editedPatch(base0: Spec, edited: unknown): Record<string, unknown> | Error {
+function editedPatch(base0: AppSpec, edited: unknown): Record<string, unknown> | Error {
   if (edited instanceof Error) return edited;
   if (edited === null || typeof edited !== 'object' || Array.isArray(edited))
     return new Error('The App Spec must be a JSON object.');
-  return diffMergePatch(base0, edited as Spec);
+  return diffMergePatch(base0, edited as AppSpec);
 }
 
 function SpecForm({ edit }: { edit: SpecEdit }) {
@@ -194,7 +198,7 @@ function Field({
   onChange,
 }: {
   def: FieldDef;
-  spec: Spec;
+  spec: AppSpec;
   error: string | null;
   onChange: (v: unknown) => void;
 }) {
@@ -241,7 +245,7 @@ function Field({
   return html`<div class="field"><label for=${id}>${def.label}</label>${input}${errorLine}</div>`;
 }
 
-function SpecView({ spec }: { spec: Spec }) {
+function SpecView({ spec }: { spec: AppSpec }) {
   const rows = FIELDS.map((f) => [f.label.replace(/ \(.*\)$/, ''), get(spec, f.path), f] as const).filter(
     ([, v]) => v !== undefined && v !== null,
   );

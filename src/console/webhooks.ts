@@ -2,37 +2,21 @@
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { EVENT_KINDS } from '../contract/events.js';
-import { ApiError, api, query, type Page } from './api.js';
+import type { Delivery, Page, Webhook, WebhookWithSecret } from '../contract/schemas.js';
+import { ApiError, api, query, type Shape } from './api.js';
 import { clean } from './text.js';
 import { Confirm, ErrorNote, Time, UrlText, announce } from './ui.js';
 
-interface Webhook {
-  id: string;
-  url: string;
-  events: string[];
-  status: string;
-  created_at: string;
-  secret?: string;
-}
-
-interface Delivery {
-  id: string;
-  event_id: string;
-  event_type: string;
-  status: string;
-  attempts: number;
-  last_status_code: number | null;
-  next_attempt_at: string | null;
-  created_at: string;
-}
+/** A webhook as its creation answers it: with its signing secret, shown this once. */
+type NewWebhook = Shape<typeof WebhookWithSecret>;
 
 export function WebhooksPage() {
-  const [created, setCreated] = useState<Webhook | null>(null);
+  const [created, setCreated] = useState<NewWebhook | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const { hooks, error, load, removing, setRemoving, remove } = useWebhooks((id) => open === id && setOpen(null));
   return html`
     <h1 tabindex="-1">Webhooks</h1>
-    <${AddWebhook} onCreated=${(w: Webhook) => (setCreated(w), void load())} />
+    <${AddWebhook} onCreated=${(w: NewWebhook) => (setCreated(w), void load())} />
     ${created?.secret ? html`<${SecretOnce} created=${created} hide=${() => setCreated(null)} />` : null}
     <${ErrorNote} error=${error} />
     <h2>Registered</h2>
@@ -96,17 +80,17 @@ function useWebhooks(onRemoved: (id: string) => void) {
 }
 
 /** A new webhook's signing secret, shown this once. */
-function SecretOnce({ created, hide }: { created: Webhook; hide: () => void }) {
+function SecretOnce({ created, hide }: { created: NewWebhook; hide: () => void }) {
   return html`<div class="secret" role="status">
           <h2>Webhook ${clean(created.id)} added</h2>
           <p>Its signing secret is shown <strong>this once</strong>; keep it where your receiver can read it:</p>
           <p><label for="secret">Signing secret</label> <input id="secret" class="code" readonly value=${clean(created.secret)} size="48" onFocus=${(e: Event) => (e.target as HTMLInputElement).select()} />
-          <button type="button" onClick=${() => void navigator.clipboard?.writeText(created.secret!).then(() => announce('secret copied'))}>Copy</button>
+          <button type="button" onClick=${() => void navigator.clipboard?.writeText(created.secret).then(() => announce('secret copied'))}>Copy</button>
           <button type="button" onClick=${hide}>Done, hide it</button></p>
         </div>`;
 }
 
-function AddWebhook({ onCreated }: { onCreated: (w: Webhook) => void }) {
+function AddWebhook({ onCreated }: { onCreated: (w: NewWebhook) => void }) {
   const [url, setUrl] = useState('');
   const [all, setAll] = useState(true);
   const [kinds, setKinds] = useState<string[]>([]);
@@ -114,7 +98,7 @@ function AddWebhook({ onCreated }: { onCreated: (w: Webhook) => void }) {
   const submit = async (e: Event) => {
     e.preventDefault();
     try {
-      const w = await api<Webhook>('POST', '/v1/webhooks', { url: url.trim(), events: all ? ['*'] : kinds });
+      const w = await api<NewWebhook>('POST', '/v1/webhooks', { url: url.trim(), events: all ? ['*'] : kinds });
       setUrl('');
       setError(null);
       onCreated(w);
