@@ -42,7 +42,7 @@ import {
 } from './errors.js';
 import { PageWalk } from './pages.js';
 import { parseServiceJson } from '../lib/sanitize.js';
-import { IDEMPOTENT_METHODS, RETRYABLE_NETWORK, RetryPolicy, parseRetryAfter } from './retry.js';
+import { IDEMPOTENT_METHODS, RETRYABLE_NETWORK, RetryPolicy, parseRetryAfter, type Retry } from './retry.js';
 import { Transport } from './transport.js';
 
 export { MAX_JSON_BYTES, readText, type Answer, type ResponseBody } from './answer.js';
@@ -127,11 +127,10 @@ interface Plan {
 }
 
 /** How one attempt ended. */
-type Outcome<T> =
-  | { kind: 'result'; value: T }
-  | { kind: 'redirect'; to: URL }
-  | { kind: 'error-answer'; answer: Answer; text: string; error: ApiError; retryAfterS: number | null }
-  | { kind: 'broken'; failure: { code: string; message: string } };
+type Outcome<T> = { kind: 'result'; value: T } | { kind: 'redirect'; to: URL } | ErrorAnswer | Broken;
+type ErrorAnswer = { kind: 'error-answer'; answer: Answer; text: string; error: ApiError; retryAfterS: number | null };
+type Failure = { code: string; message: string };
+type Broken = { kind: 'broken'; failure: Failure };
 
 export class HttpClient {
   readonly base: URL;
@@ -202,77 +201,80 @@ export class HttpClient {
       for (let attempt = 0; ; attempt++) {
         scope.throwIfCut(plan.url);
         const outcome = await this.attempt(plan, attempt, req, scope, consume);
-        switch (outcome.kind) {
-          case 'result':
-            return outcome.value;
-          case 'redirect':
-            if (++redirects > MAX_REDIRECTS) throw new ApiConnectionError(`too many redirects from ${plan.url.origin}`);
-            plan.url = outcome.to;
-            attempt--;
-            continue;
-          case 'error-answer': {
-            const { answer, error, retryAfterS } = outcome;
-            if (this.retry.tooLong(retryAfterS)) {
-              const at = new Date(this.clock.now() + retryAfterS! * 1000);
-              throw new RetryLaterError(
-                `${error.message}: the service asks to retry in ${formatDuration(retryAfterS! * 1000)}, after ${at.toISOString()}`,
-                requestLine(answer.requestId),
-              );
-            }
-            if (
-              !this.retry.shouldRetryStatus(answer.status, error.code, plan.idempotent) ||
-              attempt >= plan.maxRetries
-            ) {
-              if (!req.anyStatus) throw error;
-              return await consume(withText(answer, outcome.text)); // the answer as it came, to the caller
-            }
-            await this.wait(
-              this.retry.wait(attempt, retryAfterS),
-              `${answer.status} ${error.code}`,
-              attempt,
-              plan.maxRetries,
-              scope.signal,
-            );
-            continue;
-          }
-          case 'broken': {
-            // No answer, or it broke off: the deadline and the caller win over any retry.
-            scope.throwIfCut(plan.url);
-            const { failure } = outcome;
-            this.opts.debug?.(`! ${failure.code}: ${failure.message}`);
-            if (failure.code === 'ECONNREFUSED' && !this.refusedOnce && this.opts.onConnectionRefused) {
-              this.refusedOnce = true;
-              if (await this.opts.onConnectionRefused()) {
-                attempt--;
-                continue;
-              }
-            }
-            // A refused connection: on this machine, nothing listens (a sandbox not running), said at once with
-            // the command that starts one; elsewhere, tried twice more quickly (0.2 s, 0.4 s), not with the
-            // full backoff: a service that refuses is not starting up where a wait would see it.
-            const brief = failure.code === 'ECONNREFUSED';
-            if (brief && isLoopbackHost(plan.url.hostname)) throw nothingListens(plan.url);
-            const limit = brief ? Math.min(plan.maxRetries, 2) : plan.maxRetries;
-            if (this.retry.shouldRetryNetwork(failure.code, plan.idempotent) && attempt < limit) {
-              await this.wait(
-                brief ? 200 * 2 ** attempt : this.retry.wait(attempt),
-                failure.message,
-                attempt,
-                limit,
-                scope.signal,
-              );
-              continue;
-            }
-            throw new ApiConnectionError(
-              `cannot reach ${plan.url.origin}: ${failure.message}`,
-              attempt > 0 ? `Tried ${attempt + 1} times.` : undefined,
-            );
-          }
+        if (outcome.kind === 'result') return outcome.value;
+        if (outcome.kind === 'redirect') {
+          if (++redirects > MAX_REDIRECTS) throw new ApiConnectionError(`too many redirects from ${plan.url.origin}`);
+          plan.url = outcome.to;
+          attempt--;
+          continue;
         }
+        if (outcome.kind === 'error-answer') {
+          const retry = this.afterAnswer(plan, attempt, outcome, req.anyStatus ?? false);
+          if (!retry) return await consume(withText(outcome.answer, outcome.text)); // the answer as it came
+          await this.wait(retry, `${outcome.answer.status} ${outcome.error.code}`, attempt, scope.signal);
+          continue;
+        }
+        const retry = await this.afterBroken(plan, attempt, outcome.failure, scope);
+        if (retry === 'now') attempt--;
+        else await this.wait(retry, outcome.failure.message, attempt, scope.signal);
       }
     } finally {
       scope.end();
     }
+  }
+
+  /**
+   * After an error answer: the retry the policy grants; else the answer's error thrown, or (for a caller that
+   * takes any status) null, the answer being final. A Retry-After longer than orc waits out fails at once.
+   */
+  private afterAnswer(plan: Plan, attempt: number, outcome: ErrorAnswer, anyStatus: boolean): Retry | null {
+    const { answer, error, retryAfterS } = outcome;
+    if (this.retry.tooLong(retryAfterS)) {
+      const at = new Date(this.clock.now() + retryAfterS! * 1000);
+      throw new RetryLaterError(
+        `${error.message}: the service asks to retry in ${formatDuration(retryAfterS! * 1000)}, after ${at.toISOString()}`,
+        requestLine(answer.requestId),
+      );
+    }
+    const retry = this.retry.afterAnswer(
+      { status: answer.status, code: error.code, retryAfterS },
+      plan.idempotent,
+      attempt,
+      plan.maxRetries,
+    );
+    if (retry || anyStatus) return retry;
+    throw error;
+  }
+
+  /**
+   * After no answer, or one that broke off: the retry the policy grants, or 'now' when the sandbox was just
+   * started; else the failure thrown. The deadline and the caller win over any retry. A refused connection on
+   * this machine is said at once with the command that starts a sandbox: nothing listens there.
+   */
+  private async afterBroken(
+    plan: Plan,
+    attempt: number,
+    failure: Failure,
+    scope: RequestScope,
+  ): Promise<Retry | 'now'> {
+    scope.throwIfCut(plan.url);
+    this.opts.debug?.(`! ${failure.code}: ${failure.message}`);
+    const refused = failure.code === 'ECONNREFUSED';
+    if (refused && (await this.sandboxStarted())) return 'now';
+    if (refused && isLoopbackHost(plan.url.hostname)) throw nothingListens(plan.url);
+    const retry = this.retry.afterBroken(failure.code, plan.idempotent, attempt, plan.maxRetries);
+    if (retry) return retry;
+    throw new ApiConnectionError(
+      `cannot reach ${plan.url.origin}: ${failure.message}`,
+      attempt > 0 ? `Tried ${attempt + 1} times.` : undefined,
+    );
+  }
+
+  /** The first refused connection asks once whether a sandbox was started for it (then: try again now). */
+  private async sandboxStarted(): Promise<boolean> {
+    if (this.refusedOnce || !this.opts.onConnectionRefused) return false;
+    this.refusedOnce = true;
+    return this.opts.onConnectionRefused();
   }
 
   /** The request as it will be sent: the key rules checked, the body encoded, what may be retried. */
@@ -304,14 +306,8 @@ export class HttpClient {
     return this.deadlineAt;
   }
 
-  /** One attempt, cut by silence past the attempt timeout, and by the whole request's end. */
-  private async attempt<T>(
-    plan: Plan,
-    attempt: number,
-    req: SendOptions,
-    scope: RequestScope,
-    consume: (answer: Answer) => Promise<T>,
-  ): Promise<Outcome<T>> {
+  /** The headers of one attempt: the key (never to a signed URL), the body's type, the retry count. */
+  private headers(plan: Plan, req: SendOptions, attempt: number): Record<string, string> {
     const headers: Record<string, string> = {
       'user-agent': this.opts.userAgent,
       accept: 'application/json',
@@ -322,11 +318,45 @@ export class HttpClient {
       ...(attempt > 0 ? { 'x-orc-retry-count': String(attempt) } : {}),
     };
     if (!plan.auth) delete headers.authorization; // a caller's header never smuggles the key to a signed URL
-    this.debugRequest(plan.method, plan.url, headers, plan.body?.debug);
+    return headers;
+  }
 
+  /** One attempt, cut by silence past the attempt timeout, and by the whole request's end. */
+  private async attempt<T>(
+    plan: Plan,
+    attempt: number,
+    req: SendOptions,
+    scope: RequestScope,
+    consume: (answer: Answer) => Promise<T>,
+  ): Promise<Outcome<T>> {
+    const headers = this.headers(plan, req, attempt);
+    this.debugRequest(plan.method, plan.url, headers, plan.body?.debug);
     const silence = new AttemptTimer(this.clock, scope.signal, req.signal);
     const started = this.clock.now();
-    let answer: Answer;
+    const opened = await this.open(plan, headers, req, silence);
+    if ('kind' in opened) return opened;
+    const answer = opened;
+    const status = answer.status;
+    if (status >= 300 && status < 400 && status !== 304) {
+      await drain(answer.body);
+      silence.end();
+      this.debugResponse(status, this.clock.now() - started, answer.headers, '');
+      return { kind: 'redirect', to: this.redirectTarget(plan, answer) };
+    }
+    if (status >= 200 && status < 300) {
+      this.debugResponse(status, this.clock.now() - started, answer.headers, '');
+      return this.consumed(answer, consume, silence, scope);
+    }
+    return this.errorAnswer(answer, silence, started);
+  }
+
+  /** The request sent and its answer's head come, its body's silence timed; or how the connection failed. */
+  private async open(
+    plan: Plan,
+    headers: Record<string, string>,
+    req: SendOptions,
+    silence: AttemptTimer,
+  ): Promise<Answer | Broken> {
     silence.arm(this.opts.attemptTimeoutMs);
     try {
       const res = await this.transport.request({
@@ -338,7 +368,7 @@ export class HttpClient {
         ...(req.wire ? { wire: true } : {}),
       });
       const bodyTimeout = plan.bodyTimeoutMs;
-      answer = toAnswer(
+      const answer = toAnswer(
         res as unknown as RawResponse,
         plan.url,
         bodyTimeout > 0 ? () => silence.arm(bodyTimeout) : () => {},
@@ -346,6 +376,7 @@ export class HttpClient {
       );
       if (bodyTimeout > 0) silence.arm(bodyTimeout);
       else silence.disarm();
+      return answer;
     } catch (err) {
       silence.end();
       // A certificate orc does not trust is a configuration to fix, not a network to wait out.
@@ -353,31 +384,31 @@ export class HttpClient {
       if (err instanceof ClientSettingError) throw err; // the transport's own (a proxy variable that is not a URL, an unreadable CA file)
       return { kind: 'broken', failure: networkFailure(err, silence.fired, this.opts.attemptTimeoutMs) };
     }
-    const status = answer.status;
+  }
 
-    if (status >= 300 && status < 400 && status !== 304) {
-      await drain(answer.body);
+  /** A 2xx answer handed to the caller, whose failure to read it over the network counts as a broken attempt. */
+  private async consumed<T>(
+    answer: Answer,
+    consume: (answer: Answer) => Promise<T>,
+    silence: AttemptTimer,
+    scope: RequestScope,
+  ): Promise<Outcome<T>> {
+    try {
+      // A streamed body keeps its silence timer and its link to the caller: not ended here.
+      return { kind: 'result', value: await consume(answer) };
+    } catch (err) {
       silence.end();
-      this.debugResponse(status, this.clock.now() - started, answer.headers, '');
-      return { kind: 'redirect', to: this.redirectTarget(plan, answer) };
+      if (!isNetworkish(err) && !silence.fired && !scope.signal.aborted) throw err;
+      const failure = networkFailure(err, silence.fired, this.opts.attemptTimeoutMs);
+      return {
+        kind: 'broken',
+        failure: { ...failure, message: `the connection broke while reading the answer (${failure.message})` },
+      };
     }
+  }
 
-    if (status >= 200 && status < 300) {
-      this.debugResponse(status, this.clock.now() - started, answer.headers, '');
-      try {
-        // A streamed body keeps its silence timer and its link to the caller: not ended here.
-        return { kind: 'result', value: await consume(answer) };
-      } catch (err) {
-        silence.end();
-        if (!isNetworkish(err) && !silence.fired && !scope.signal.aborted) throw err;
-        const failure = networkFailure(err, silence.fired, this.opts.attemptTimeoutMs);
-        return {
-          kind: 'broken',
-          failure: { ...failure, message: `the connection broke while reading the answer (${failure.message})` },
-        };
-      }
-    }
-
+  /** A 4xx or 5xx: its body read (capped) into the error it says, with its Retry-After. */
+  private async errorAnswer(answer: Answer, silence: AttemptTimer, started: number): Promise<ErrorAnswer | Broken> {
     let text: string;
     try {
       text = await readText(answer.body, MAX_ERROR_BYTES, true);
@@ -386,8 +417,8 @@ export class HttpClient {
       return { kind: 'broken', failure: networkFailure(err, silence.fired, this.opts.attemptTimeoutMs) };
     }
     silence.end();
-    this.debugResponse(status, this.clock.now() - started, answer.headers, text);
-    const error = parseError(status, text, answer.header('content-type'), answer.requestId);
+    this.debugResponse(answer.status, this.clock.now() - started, answer.headers, text);
+    const error = parseError(answer.status, text, answer.header('content-type'), answer.requestId);
     return {
       kind: 'error-answer',
       answer,
@@ -535,9 +566,10 @@ export class HttpClient {
     assertSafe(url);
   }
 
-  private async wait(ms: number, why: string, attempt: number, maxRetries: number, signal: AbortSignal): Promise<void> {
-    this.opts.notice?.(`${why}; retrying in ${formatDuration(ms)} (attempt ${attempt + 2} of ${maxRetries + 1})`);
-    await sleep(this.clock, ms, signal);
+  private async wait(retry: Retry, why: string, attempt: number, signal: AbortSignal): Promise<void> {
+    const { waitMs, retries } = retry;
+    this.opts.notice?.(`${why}; retrying in ${formatDuration(waitMs)} (attempt ${attempt + 2} of ${retries + 1})`);
+    await sleep(this.clock, waitMs, signal);
   }
 
   private debugRequest(method: string, url: URL, headers: Record<string, string>, body: string | undefined): void {

@@ -1,10 +1,12 @@
 // Server-sent events, read by orc itself: a parser that frames messages on bytes (so a message's size is
 // known exactly and capped), and a reader that keeps a stream alive: it resumes after the last id with
-// Last-Event-ID, honours `retry:`, backs off with jitter, and counts the stream silent when no complete
-// message or comment came for a while, however many bytes trickled in.
+// Last-Event-ID, honours `retry:`, backs off with jitter (the one curve, src/lib/backoff.ts), and counts the
+// stream silent when no complete message or comment came for a while, however many bytes trickled in.
 import { sleep, type Clock } from '../lib/clock.js';
 import { formatDuration } from '../lib/duration.js';
+import { backoff, type Curve } from '../lib/backoff.js';
 import { ApiConnectionError, ApiError, NotAnEventStreamError, StreamLostError } from './errors.js';
+import { retriesStatus } from './retry.js';
 
 export { NotAnEventStreamError, StreamLostError };
 import type { Answer, HttpClient } from './http.js';
@@ -154,6 +156,18 @@ export interface StreamOptions {
   resumeHint?: string;
 }
 
+/** How a stream reconnects: from the service's `retry:` (2 s until it says) up, doubling with failures in a
+ * row, at most 30 s, less up to a quarter at random. */
+const RECONNECT_CURVE: Curve = { baseMs: 500, capMs: 30_000, jitter: 0.25 };
+
+/** What a stream keeps across its connections: where to resume, the service's `retry:`, failures in a row. */
+class StreamState {
+  retryMs = 2_000;
+  failures = 0;
+  opened = 0;
+  constructor(public lastId: string | null) {}
+}
+
 /** An event stream that outlives dropped connections. Stops when the caller stops iterating or aborts, or
  * when the service answers 204 (the stream is over). */
 export async function* readEventStream(
@@ -161,113 +175,195 @@ export async function* readEventStream(
   target: string,
   opts: StreamOptions,
 ): AsyncGenerator<StreamItem> {
-  const clock: Clock = http.clock;
-  const random = opts.random ?? Math.random;
-  let lastId = opts.lastEventId ?? null;
-  let retryMs = 2_000;
-  let failures = 0;
-  let opened = 0;
-
+  const state = new StreamState(opts.lastEventId ?? null);
   for (;;) {
     if (opts.signal?.aborted) return;
-    const controller = new AbortController();
-    const onAbort = () => controller.abort();
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-    let reason = 'the stream ended';
-    let answer: Answer | null = null;
+    const connection = new Connection(opts.signal);
+    let reason: string | null;
     try {
-      try {
-        answer = await http.send({
-          method: 'GET',
-          target,
-          headers: { accept: 'text/event-stream', ...(lastId ? { 'last-event-id': lastId } : {}) },
-          signal: controller.signal,
-          retries: 0,
-          deadline: false,
-          bodyTimeoutMs: 0,
-        });
-      } catch (err) {
-        if (opts.signal?.aborted) return;
-        if (err instanceof ApiError && [404, 405, 406, 415, 501].includes(err.status) && err.code.startsWith('http_'))
-          throw new NotAnEventStreamError(`the event stream is not available here (${err.status})`);
-        if (err instanceof ApiError && err.status < 500 && ![408, 429].includes(err.status)) throw err;
-        if (!(err instanceof ApiError) && !(err instanceof ApiConnectionError)) throw err;
-        reason = err.message;
-      }
+      const opened = await connect(http, target, state.lastId, connection.signal, opts.signal);
+      if (opened === null) return;
       // 204: the service has nothing more to send (WHATWG: an EventSource stops): the stream is over.
-      if (answer?.status === 204) return void answer.body.destroy();
-      if (answer) {
-        const type = answer.header('content-type') ?? '';
-        if (!type.startsWith('text/event-stream')) {
-          answer.body.destroy();
-          throw new NotAnEventStreamError(
-            `the service answered ${type || 'without a content type'} instead of an event stream`,
-          );
-        }
-        yield { kind: 'open', resumedAfter: lastId, reconnected: opened++ > 0 };
-        let ready: SseMessage[] = [];
-        let progressed = false;
-        const parser = new SseParser({
-          message: (m) => {
-            ready.push(m);
-            progressed = true;
-          },
-          comment: () => {
-            progressed = true;
-          },
-          retry: (ms) => {
-            retryMs = ms;
-          },
-        });
-        // The silence clock runs only while orc waits on the network, never while its consumer holds it
-        // (a prompt), and only complete messages or comments reset it.
-        let idleFired = false;
-        let cancelIdle = () => {};
-        const armIdle = () => {
-          cancelIdle();
-          cancelIdle = clock.timer(opts.idleMs, () => {
-            idleFired = true;
-            controller.abort();
-          });
-        };
-        try {
-          armIdle();
-          for await (const chunk of answer.body) {
-            progressed = false;
-            parser.feed(chunk);
-            if (!progressed) continue; // bytes, but nothing whole: the silence clock keeps running
-            cancelIdle();
-            failures = 0;
-            if (ready.length) {
-              const messages = ready;
-              ready = [];
-              for (const m of messages) if (m.id !== null) lastId = m.id;
-              yield { kind: 'messages', messages };
-            }
-            armIdle();
-          }
-          reason = 'the stream closed';
-        } catch (err) {
-          if (opts.signal?.aborted) return;
-          if (err instanceof SseTooLargeError) reason = `the service sent ${err.message}; dropped the connection`;
-          else
-            reason = idleFired
-              ? `nothing arrived for ${formatDuration(opts.idleMs)}`
-              : `the stream broke (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
-        } finally {
-          cancelIdle();
-          answer.body.destroy();
-        }
+      if (typeof opened !== 'string' && opened.status === 204) return void opened.body.destroy();
+      if (typeof opened === 'string') reason = opened;
+      else {
+        assertEventStream(opened);
+        yield { kind: 'open', resumedAfter: state.lastId, reconnected: state.opened++ > 0 };
+        reason = yield* readConnection(opened, state, connection, opts, http.clock);
+        if (reason === null) return;
       }
     } finally {
-      opts.signal?.removeEventListener('abort', onAbort);
+      connection.end();
     }
-    failures++;
-    if (failures > opts.maxReconnects)
-      throw new StreamLostError(`lost ${opts.what}: ${reason} (${failures} attempts in a row)`, opts.resumeHint);
-    // The service's retry: is the floor; failures in a row back off exponentially from there, with jitter.
-    const delay = Math.min(Math.max(retryMs, 500 * 2 ** (failures - 1)), 30_000) * (1 - 0.25 * random());
-    yield { kind: 'reconnecting', attempt: failures, delayMs: Math.round(delay), reason };
-    await sleep(clock, delay, opts.signal);
+    const { item, delay } = nextConnection(state, reason, opts);
+    yield item;
+    await sleep(http.clock, delay, opts.signal);
   }
+}
+
+/** One connection's signal: aborted by the caller's, or by the stream's own silence rule. */
+class Connection {
+  private readonly controller = new AbortController();
+  private readonly onAbort = () => this.controller.abort();
+
+  constructor(private readonly caller: AbortSignal | undefined) {
+    caller?.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  abort(): void {
+    this.controller.abort();
+  }
+
+  end(): void {
+    this.caller?.removeEventListener('abort', this.onAbort);
+  }
+}
+
+/**
+ * The stream asked for, resuming after `lastId`: its answer; or why it failed, when that is worth another
+ * connection (the one retry policy, for a GET); or null when the caller stopped it. An endpoint that is not
+ * a stream, or a refusal, is thrown.
+ */
+async function connect(
+  http: HttpClient,
+  target: string,
+  lastId: string | null,
+  signal: AbortSignal,
+  caller: AbortSignal | undefined,
+): Promise<Answer | string | null> {
+  try {
+    return await http.send({
+      method: 'GET',
+      target,
+      headers: { accept: 'text/event-stream', ...(lastId ? { 'last-event-id': lastId } : {}) },
+      signal,
+      retries: 0,
+      deadline: false,
+      bodyTimeoutMs: 0,
+    });
+  } catch (err) {
+    if (caller?.aborted) return null;
+    if (err instanceof ApiError && [404, 405, 406, 415, 501].includes(err.status) && err.code.startsWith('http_'))
+      throw new NotAnEventStreamError(`the event stream is not available here (${err.status})`);
+    if (err instanceof ApiError && !retriesStatus(err.status, err.code, true)) throw err;
+    if (!(err instanceof ApiError) && !(err instanceof ApiConnectionError)) throw err;
+    return err.message;
+  }
+}
+
+function assertEventStream(answer: Answer): void {
+  const type = answer.header('content-type') ?? '';
+  if (type.startsWith('text/event-stream')) return;
+  answer.body.destroy();
+  throw new NotAnEventStreamError(
+    `the service answered ${type || 'without a content type'} instead of an event stream`,
+  );
+}
+
+/**
+ * The messages of one connection, a batch per read that completed any, until it ends: then why it ended, or
+ * null when the caller stopped it. The silence clock runs only while orc waits on the network, never while
+ * its consumer holds it (a prompt), and only complete messages or comments reset it.
+ */
+async function* readConnection(
+  answer: Answer,
+  state: StreamState,
+  connection: Connection,
+  opts: StreamOptions,
+  clock: Clock,
+): AsyncGenerator<StreamItem, string | null> {
+  const inbox = new Inbox(state);
+  const idle = new IdleTimer(clock, opts.idleMs, () => connection.abort());
+  try {
+    idle.arm();
+    for await (const chunk of answer.body) {
+      if (!inbox.feed(chunk)) continue; // bytes, but nothing whole: the silence clock keeps running
+      idle.cancel();
+      state.failures = 0;
+      const messages = inbox.take();
+      if (messages.length) yield { kind: 'messages', messages };
+      idle.arm();
+    }
+    return 'the stream closed';
+  } catch (err) {
+    if (opts.signal?.aborted) return null;
+    if (err instanceof SseTooLargeError) return `the service sent ${err.message}; dropped the connection`;
+    return idle.fired
+      ? `nothing arrived for ${formatDuration(opts.idleMs)}`
+      : `the stream broke (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
+  } finally {
+    idle.cancel();
+    answer.body.destroy();
+  }
+}
+
+/** The parser of one connection and the messages it completed, not yet handed on. */
+class Inbox {
+  private ready: SseMessage[] = [];
+  private progressed = false;
+  private readonly parser: SseParser;
+
+  constructor(private readonly state: StreamState) {
+    this.parser = new SseParser({
+      message: (m) => {
+        this.ready.push(m);
+        this.progressed = true;
+      },
+      comment: () => {
+        this.progressed = true;
+      },
+      retry: (ms) => {
+        state.retryMs = ms;
+      },
+    });
+  }
+
+  /** Whether these bytes completed a message or a comment. */
+  feed(chunk: Buffer): boolean {
+    this.progressed = false;
+    this.parser.feed(chunk);
+    return this.progressed;
+  }
+
+  /** The messages completed so far, the last id among them kept to resume after. */
+  take(): SseMessage[] {
+    const messages = this.ready;
+    this.ready = [];
+    for (const m of messages) if (m.id !== null) this.state.lastId = m.id;
+    return messages;
+  }
+}
+
+/** The stream's silence rule: `ms` without a whole message or comment counts as a dropped connection. */
+class IdleTimer {
+  fired = false;
+  cancel = () => {};
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly ms: number,
+    private readonly onFire: () => void,
+  ) {}
+
+  arm(): void {
+    this.cancel();
+    this.cancel = this.clock.timer(this.ms, () => {
+      this.fired = true;
+      this.onFire();
+    });
+  }
+}
+
+/** One more failure in a row: the stream lost for good past the limit, else the wait before the next connection. */
+function nextConnection(state: StreamState, reason: string, opts: StreamOptions): { item: StreamItem; delay: number } {
+  state.failures++;
+  if (state.failures > opts.maxReconnects)
+    throw new StreamLostError(`lost ${opts.what}: ${reason} (${state.failures} attempts in a row)`, opts.resumeHint);
+  // The service's retry: is the floor; failures in a row back off exponentially from there, with jitter.
+  const delay = backoff(state.failures - 1, { ...RECONNECT_CURVE, floorMs: state.retryMs }, opts.random ?? Math.random);
+  return { item: { kind: 'reconnecting', attempt: state.failures, delayMs: Math.round(delay), reason }, delay };
 }

@@ -15,6 +15,7 @@ import { sleep, type Clock } from '../lib/clock.js';
 import { ARTIFACT_KINDS, JSON_ARTIFACT_KINDS } from '../contract/events.js';
 import type { ArtifactEntry, ArtifactFile } from '../contract/schemas.js';
 import { EXIT, FailedError, InterruptedError, OrcError, RefusedError, UsageError } from '../exit/errors.js';
+import { backoff, type Curve } from '../lib/backoff.js';
 import { flatMemory } from '../lib/memory.js';
 import { didYouMean } from '../lib/suggest.js';
 import {
@@ -104,6 +105,9 @@ const createHash = (algorithm: 'sha256'): Hash =>
   (process.getBuiltinModule('node:crypto') as typeof import('node:crypto')).createHash(algorithm);
 
 const ATTEMPTS = 6;
+/** A download that broke off resumes sooner than a request is retried (0.25 s doubling to 4 s, no jitter):
+ * the service was answering a moment ago; the exchange below has already retried what never answered. */
+const RESUME_CURVE: Curve = { baseMs: 250, capMs: 4000 };
 const READ_BUFFER = 1 << 20;
 
 /** The kinds a pull takes, checked before anything is sent: an unknown one is a usage error listing the six. */
@@ -452,7 +456,7 @@ async function downloadFile(
         );
       resumed = resumed || have > 0;
       ev.notice?.(`${file.kind}/${file.name}: ${(err as Error).message}; resuming from byte ${have}`);
-      await sleep(o.clock, Math.min(250 * 2 ** (failures - 1), 4000), o.signal);
+      await sleep(o.clock, backoff(failures - 1, RESUME_CURVE), o.signal);
     }
   }
   const digest = hash.digest('hex');
