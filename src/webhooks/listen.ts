@@ -1,7 +1,8 @@
 // `orc webhook listen`: a local receiver with a webhook registered at it for as long as it runs.
 // Every delivery's signature is checked (an invalid one is answered 400), each is answered 2xx at once,
 // duplicates (at-least-once delivery) are dropped by event id, and each verified event is reported and,
-// with a forward URL, POSTed to the user's app with its original body and headers, retried with backoff.
+// with a forward URL, POSTed to the user's app with its original body and headers, retried as the one
+// retry policy says (src/api/retry.ts).
 // The webhook is removed when the listener stops; one left by a listener that was killed is removed by
 // the next. A periodic check says when the service is unreachable and ends the listener (exit 1) when its
 // webhook cannot be kept registered.
@@ -10,11 +11,13 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { ApiError, type Api } from '../api/index.js';
+import { RETRY_CURVE, retriesNetwork, retriesStatus } from '../api/retry.js';
 import { sleep, type Clock } from '../lib/clock.js';
 import type { WebhookCreateParams } from '../contract/schemas.js';
 import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, verifySignature } from '../contract/signature.js';
 import { writeJsonFile } from '../config/json-file.js';
 import { EnvironmentError, FailedError } from '../exit/errors.js';
+import { backoff } from '../lib/backoff.js';
 import { isAlive as alive } from '../lib/pid.js';
 import { parseServiceJson } from '../lib/sanitize.js';
 
@@ -154,80 +157,99 @@ class Receiver {
       return;
     }
     if (!this.secret) {
-      res
-        .writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' })
-        .end(JSON.stringify({ error: { code: 'not_ready', message: 'this listener has no webhook secret yet' } }));
+      refuse(res, 503, 'not_ready', 'this listener has no webhook secret yet', { 'retry-after': '1' });
       req.resume();
       return;
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const c of req as AsyncIterable<Buffer>) {
-      size += c.length;
-      if (size > MAX_BODY) {
-        res.writeHead(413).end();
-        req.destroy();
-        return;
-      }
-      chunks.push(c);
-    }
-    const body = Buffer.concat(chunks);
+    const body = await readBody(req, res);
+    if (!body) return;
     const header = req.headers[SIGNATURE_HEADER];
     const deliveryId = (req.headers[DELIVERY_ID_HEADER] as string | undefined) ?? null;
     const check = verifySignature(this.secret, Array.isArray(header) ? header[0] : header, body, {
       nowMs: this.clock.now(),
     });
     if (!check.ok) {
-      res
-        .writeHead(400, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ error: { code: 'invalid_signature', message: check.message } }));
+      refuse(res, 400, 'invalid_signature', check.message);
       ev.invalid(check.message, deliveryId);
       return;
     }
-    let event: ReceivedEvent;
-    try {
-      // The event as shown: its text cleaned where it enters orc, like every answer of the service (the
-      // verified body itself is forwarded as it came).
-      const parsed = parseServiceJson(body.toString('utf8')) as Partial<ReceivedEvent>;
-      if (typeof parsed.id !== 'string' || typeof parsed.type !== 'string') throw new Error('no id or type');
-      event = {
-        id: parsed.id,
-        type: parsed.type,
-        run_id: String(parsed.run_id ?? ''),
-        data: (parsed.data as Record<string, unknown>) ?? {},
-        deliveryId,
-      };
-    } catch {
-      res
-        .writeHead(400, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ error: { code: 'invalid_event', message: 'the body is not an event envelope' } }));
+    const event = parseEvent(body, deliveryId);
+    if (!event) {
+      refuse(res, 400, 'invalid_event', 'the body is not an event envelope');
       ev.invalid('a correctly signed body that is not an event envelope', deliveryId);
       return;
     }
     // Answered at once: the service's 10 s limit never depends on the app behind.
     res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
-    if (this.seen.has(event.id)) {
-      ev.duplicate(event);
-      return;
-    }
-    this.seen.add(event.id);
-    if (this.seen.size > SEEN_LIMIT) this.seen.delete(this.seen.values().next().value!);
+    if (!this.firstSight(event.id)) return void ev.duplicate(event);
     ev.event(body.toString('utf8'), event);
-    if (this.forwarder) {
-      const headers: Record<string, string> = {
-        'content-type': 'application/json',
-        'user-agent': 'orc-webhook-listen',
-      };
-      for (const name of [SIGNATURE_HEADER, DELIVERY_ID_HEADER]) {
-        const v = req.headers[name];
-        if (typeof v === 'string') headers[name] = v;
-      }
-      this.forwarder.enqueue(body, headers, event);
-    }
+    this.forwarder?.enqueue(body, forwardedHeaders(req), event);
+  }
+
+  /** Whether this event id is new (then remembered, the oldest forgotten past the limit). */
+  private firstSight(id: string): boolean {
+    if (this.seen.has(id)) return false;
+    this.seen.add(id);
+    if (this.seen.size > SEEN_LIMIT) this.seen.delete(this.seen.values().next().value!);
+    return true;
   }
 }
 
-/** Hands verified events to the user's app, one at a time in the order received, retrying a 5xx or a network error with backoff. */
+function refuse(res: ServerResponse, status: number, code: string, message: string, headers = {}): void {
+  res
+    .writeHead(status, { 'content-type': 'application/json', ...headers })
+    .end(JSON.stringify({ error: { code, message } }));
+}
+
+/** A delivery's body, up to 1 MiB; past that it is answered 413 and dropped (null). */
+async function readBody(req: IncomingMessage, res: ServerResponse): Promise<Buffer | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of req as AsyncIterable<Buffer>) {
+    size += c.length;
+    if (size > MAX_BODY) {
+      res.writeHead(413).end();
+      req.destroy();
+      return null;
+    }
+    chunks.push(c);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** The event of a verified body, or null when it is not an event envelope. Its text is cleaned where it
+ * enters orc, like every answer of the service (the verified body itself is forwarded as it came). */
+function parseEvent(body: Buffer, deliveryId: string | null): ReceivedEvent | null {
+  try {
+    const parsed = parseServiceJson(body.toString('utf8')) as Partial<ReceivedEvent>;
+    if (typeof parsed.id !== 'string' || typeof parsed.type !== 'string') return null;
+    return {
+      id: parsed.id,
+      type: parsed.type,
+      run_id: String(parsed.run_id ?? ''),
+      data: (parsed.data as Record<string, unknown>) ?? {},
+      deliveryId,
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** The headers the app gets: the delivery's signature and id, as the service sent them. */
+function forwardedHeaders(req: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'orc-webhook-listen' };
+  for (const name of [SIGNATURE_HEADER, DELIVERY_ID_HEADER]) {
+    const v = req.headers[name];
+    if (typeof v === 'string') headers[name] = v;
+  }
+  return headers;
+}
+
+/**
+ * Hands verified events to the user's app, one at a time in the order received. A failed attempt is tried
+ * again as the one retry policy says (src/api/retry.ts: a delivery is idempotent, the app dedupes it by its
+ * event id), on the policy's curve.
+ */
 class Forwarder {
   private readonly queue: Array<() => Promise<void>> = [];
   private running: Promise<void> | null = null;
@@ -258,30 +280,35 @@ class Forwarder {
 
   private async forward(body: Buffer, headers: Record<string, string>, event: ReceivedEvent): Promise<void> {
     for (let attempt = 1; attempt <= FORWARD_ATTEMPTS; attempt++) {
-      const final = attempt === FORWARD_ATTEMPTS || this.signal.aborted;
-      let result: ForwardResult;
-      try {
-        const res = await fetch(this.target, {
-          method: 'POST',
-          body,
-          headers,
-          redirect: 'manual',
-          signal: AbortSignal.any([AbortSignal.timeout(FORWARD_TIMEOUT_MS), this.signal]),
-        });
-        const text = res.status >= 300 ? await res.text().catch(() => '') : (await res.body?.cancel(), '');
-        const ok = res.status >= 200 && res.status < 300;
-        result = { status: res.status, detail: firstLines(text), attempt, final: ok || final || res.status < 500 };
-      } catch (err) {
-        const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-        const why =
-          (err as Error).name === 'TimeoutError'
-            ? `no answer within ${FORWARD_TIMEOUT_MS / 1000} s`
-            : (cause?.code ?? cause?.message ?? (err as Error).message);
-        result = { status: null, detail: why, attempt, final };
-      }
+      const result = await this.post(body, headers, attempt);
       this.ev.forwarded(event, result);
       if (result.final) return;
-      await sleep(this.clock, 500 * 2 ** (attempt - 1), this.signal).catch(() => {});
+      await sleep(this.clock, backoff(attempt - 1, RETRY_CURVE), this.signal).catch(() => {});
+    }
+  }
+
+  /** One attempt: the app's answer or the network's failure, final unless the retry policy grants another. */
+  private async post(body: Buffer, headers: Record<string, string>, attempt: number): Promise<ForwardResult> {
+    const last = attempt === FORWARD_ATTEMPTS || this.signal.aborted;
+    try {
+      const res = await fetch(this.target, {
+        method: 'POST',
+        body,
+        headers,
+        redirect: 'manual',
+        signal: AbortSignal.any([AbortSignal.timeout(FORWARD_TIMEOUT_MS), this.signal]),
+      });
+      const text = res.status >= 300 ? await res.text().catch(() => '') : (await res.body?.cancel(), '');
+      const final = last || !retriesStatus(res.status, '', true);
+      return { status: res.status, detail: firstLines(text), attempt, final };
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      const timedOut = (err as Error).name === 'TimeoutError';
+      const code = timedOut ? 'ORC_ATTEMPT_TIMEOUT' : (cause?.code ?? '');
+      const why = timedOut
+        ? `no answer within ${FORWARD_TIMEOUT_MS / 1000} s`
+        : (cause?.code ?? cause?.message ?? (err as Error).message);
+      return { status: null, detail: why, attempt, final: last || !retriesNetwork(code, true) };
     }
   }
 }

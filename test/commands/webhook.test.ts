@@ -461,3 +461,72 @@ describe('webhook listen stopped after a long listen', () => {
     expect(outcome).toEqual({ removed: true });
   });
 });
+
+describe('webhook listen --forward-to, retried by the one retry policy', () => {
+  it('forwards again when the app answers 429 (busy), as a 5xx; a 400 is final at once', async () => {
+    const { handServer, json } = await import('../helpers/server.js');
+    const { createApi } = await import('../../src/api/index.js');
+    const { listen } = await import('../../src/webhooks/listen.js');
+    const { FakeClock } = await import('../helpers/clock.js');
+    const { signatureHeader } = await import('../../src/contract/signature.js');
+    const clock = new FakeClock({ autoMs: 10_000 });
+    const answers = [429, 200, 400];
+    const app = await handServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(answers.shift() ?? 200).end('app says'));
+    });
+    const fake = await handServer((req, res) => {
+      if (req.method === 'POST')
+        return json(res, 201, {
+          id: 'wh_fwd',
+          url: 'http://127.0.0.1/x',
+          events: ['*'],
+          secret: 'whsec_fwd',
+          created_at: '2026-01-01T00:00:00Z',
+          status: 'enabled',
+        });
+      if (req.method === 'DELETE') return json(res, 200, { id: 'wh_fwd', deleted: true });
+      json(res, 200, { data: [], has_more: false, next_cursor: null });
+    });
+    const deliver = async (url: string, id: string) => {
+      const body = JSON.stringify({ id, type: 'run.accepted', run_id: 'run_x', data: {} });
+      const headers = { 'content-type': 'application/json', 'x-service-signature': signatureHeader('whsec_fwd', body) };
+      expect((await fetch(url, { method: 'POST', headers, body })).status).toBe(200);
+    };
+    const stop = new AbortController();
+    const results: Array<[string, number | null, number, boolean]> = [];
+    const api = createApi({ baseUrl: fake.url, apiKey: 'sk_test_hand_0123456789abcdef', userAgent: 'test', clock });
+    const running = listen(
+      api,
+      {
+        host: '127.0.0.1',
+        port: 0,
+        events: ['*'] as never,
+        forwardTo: `${app.url}/hook`,
+        configDir: mkdtempSync(join(tmpdir(), 'orc-listen-')),
+        baseUrl: fake.url,
+        clock,
+        signal: stop.signal,
+        checkMs: 3_600_000,
+        unreachableMs: 7_200_000,
+      },
+      {
+        ready: ({ localUrl }) => void deliver(localUrl, 'evt_busy').then(() => deliver(localUrl, 'evt_bad')),
+        event: () => {},
+        duplicate: () => {},
+        invalid: () => {},
+        forwarded: (e, r) => results.push([e.id, r.status, r.attempt, r.final]),
+        notice: () => {},
+      },
+    );
+    await until(() => results.some(([id]) => id === 'evt_bad'), 'the second event forwarded (after the first)');
+    stop.abort();
+    await running;
+    await Promise.all([app.close(), fake.close()]);
+    expect(results).toEqual([
+      ['evt_busy', 429, 1, false],
+      ['evt_busy', 200, 2, true],
+      ['evt_bad', 400, 1, true],
+    ]);
+  });
+});
