@@ -10,7 +10,7 @@ import type { Hash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { ApiError, type Api } from '../api/index.js';
-import type { ResponseBody } from '../api/answer.js';
+import type { Answer, ResponseBody } from '../api/answer.js';
 import { sleep, type Clock } from '../lib/clock.js';
 import { ARTIFACT_KINDS, JSON_ARTIFACT_KINDS } from '../contract/events.js';
 import type { ArtifactEntry, ArtifactFile } from '../contract/schemas.js';
@@ -130,29 +130,45 @@ export async function pullArtifacts(
   o: PullOptions,
   ev: PullEvents = {},
 ): Promise<PullOutcome> {
-  const kinds = checkKinds(o.kinds);
-  const manifest = await api.artifacts.manifest(runId);
-  const byKind = new Map<string, ArtifactEntry>(manifest.map((e) => [e.kind, e]));
-  let wanted: string[];
-  let pending: string[] = [];
-  if (kinds.length) {
-    const notReady = kinds.filter((k) => byKind.get(k)?.status !== 'ready');
-    if (notReady.length) {
-      const what = notReady.map((k) => `${k} (${byKind.get(k)?.status ?? 'not listed'})`).join(', ');
-      throw new RefusedError(
-        `not ready yet in run ${runId}: ${what}; nothing was pulled`,
-        `\`orc artifacts list ${runId}\` shows what is ready.`,
-      );
-    }
-    wanted = kinds;
-  } else {
-    wanted = manifest.filter((e) => e.status === 'ready').map((e) => e.kind);
-    pending = manifest.filter((e) => e.status !== 'ready').map((e) => e.kind);
-  }
-
+  const { wanted, pending } = await chooseKinds(api, runId, checkKinds(o.kinds));
   const dir = resolve(o.dir);
   // Nothing to pull: nothing is made on disk (not even the folder).
   if (!wanted.length) return { dir, files: [], failed: [], pending };
+  await prepareDir(dir);
+  const pull = new Pull(api, runId, dir, o, ev);
+  // Whatever happens, the partial folders a pull made are removed if it left nothing in them.
+  try {
+    const jobs = await pull.plan(wanted);
+    await pull.download(jobs);
+    return { dir, files: pull.files, failed: pull.failed, pending };
+  } finally {
+    await tidyPartials(dir, pull.partialKinds);
+  }
+}
+
+/** The kinds to pull: those named, every one of them ready (else refused, nothing pulled); or every ready one,
+ * the others pending. */
+async function chooseKinds(api: Api, runId: string, kinds: string[]): Promise<{ wanted: string[]; pending: string[] }> {
+  const manifest = await api.artifacts.manifest(runId);
+  if (!kinds.length)
+    return {
+      wanted: manifest.filter((e) => e.status === 'ready').map((e) => e.kind),
+      pending: manifest.filter((e) => e.status !== 'ready').map((e) => e.kind),
+    };
+  const byKind = new Map<string, ArtifactEntry>(manifest.map((e) => [e.kind, e]));
+  const notReady = kinds.filter((k) => byKind.get(k)?.status !== 'ready');
+  if (notReady.length) {
+    const what = notReady.map((k) => `${k} (${byKind.get(k)?.status ?? 'not listed'})`).join(', ');
+    throw new RefusedError(
+      `not ready yet in run ${runId}: ${what}; nothing was pulled`,
+      `\`orc artifacts list ${runId}\` shows what is ready.`,
+    );
+  }
+  return { wanted: kinds, pending: [] };
+}
+
+/** The folder pulled into, made, and its partial folder orc's own (not a file or a link of someone else's). */
+async function prepareDir(dir: string): Promise<void> {
   const partials = join(dir, PARTIAL_DIR);
   try {
     await makeDir(dir);
@@ -165,127 +181,144 @@ export async function pullArtifacts(
   } catch (err) {
     throw isDiskFailure(err) ? diskError(err, dir) : err;
   }
-  // Whatever happens, the partial folders a pull made are removed if it left nothing in them.
-  const partialKinds = new Set<string>();
-  try {
-    const files: PulledFile[] = [];
-    const failed: FailedFile[] = [];
-    const fail = (f: FailedFile) => {
-      failed.push(f);
-      ev.failed?.(f);
-    };
+}
 
-    // The JSON kinds come inline: each is written whole (formatted) to <dir>/<kind>.json.
-    // The file kinds are listed first (one request each), then downloaded several at a time.
-    const jobs: Array<{ file: PullFile; url: string; partial: string }> = [];
+/** A file of a binary kind to download: where it goes, from where, through which partial file. */
+interface Job {
+  file: PullFile;
+  url: string;
+  partial: string;
+}
+
+/**
+ * One pull: planned kind by kind (the JSON kinds come inline and are written whole, formatted, to
+ * <dir>/<kind>.json; the file kinds are listed, one request each), then the files downloaded several at a
+ * time. What was pulled and what failed are collected as they happen.
+ */
+class Pull {
+  readonly files: PulledFile[] = [];
+  readonly failed: FailedFile[] = [];
+  /** The kinds whose partial folder this pull made (or used). */
+  readonly partialKinds = new Set<string>();
+  private readonly partials: string;
+
+  constructor(
+    private readonly api: Api,
+    private readonly runId: string,
+    private readonly dir: string,
+    private readonly o: PullOptions,
+    private readonly ev: PullEvents,
+  ) {
+    this.partials = join(dir, PARTIAL_DIR);
+  }
+
+  private done(file: PulledFile): void {
+    this.files.push(file);
+    this.ev.done?.(file);
+  }
+
+  private fail(file: FailedFile): void {
+    this.failed.push(file);
+    this.ev.failed?.(file);
+  }
+
+  /** Every kind's JSON written, and the files of the others to download. */
+  async plan(wanted: string[]): Promise<Job[]> {
+    const jobs: Job[] = [];
     try {
       for (const kind of wanted) {
-        abortIfAsked(o.signal);
-        if (JSON_ARTIFACT_KINDS.has(kind)) {
-          const art = await api.artifacts.retrieve(runId, kind);
-          const content = (art as { content?: unknown }).content ?? art;
-          try {
-            const done = await writeJsonKind(dir, kind, content, o.keep ?? false);
-            files.push(done);
-            ev.done?.(done);
-          } catch (err) {
-            if (!(err instanceof CollisionError)) throw err;
-            fail({ kind, name: `${kind}.json`, path: join(dir, `${kind}.json`), error: err.message });
-          }
-          continue;
-        }
-        const art = await api.artifacts.retrieve(runId, kind);
-        const list = filesOf(art);
-        const kindDir = join(dir, kind);
-        if (list.length && !(await ownDir(kindDir))) {
-          for (const f of list)
-            fail({
-              kind,
-              name: f.name,
-              path: null,
-              error: `${kindDir} is not a folder (a file or a link of yours stands there); it was left as it is and the files of ${kind} were not written`,
-            });
-          continue;
-        }
-        if (list.length && !(await ownDir(join(partials, kind)))) {
-          throw new DiskError(
-            `cannot write to ${dir}: ${join(partials, kind)} is not a folder of orc's`,
-            'Move it away, or choose another folder with --dir.',
-          );
-        }
-        partialKinds.add(kind);
-        const taken = new Set<string>();
-        for (const f of list) {
-          const name = safeFileName(f.name);
-          if (!name) {
-            fail({
-              kind,
-              name: f.name,
-              path: null,
-              error: `the service sent a file name that is not safe to use as a path (${JSON.stringify(f.name)}); it was not written`,
-            });
-            continue;
-          }
-          if (taken.has(name)) {
-            fail({
-              kind,
-              name: f.name,
-              path: null,
-              error: `two files of ${kind} are both named ${JSON.stringify(name)}; the second was not written`,
-            });
-            continue;
-          }
-          taken.add(name);
-          const path = join(kindDir, name);
-          if (!resolve(path).startsWith(kindDir + sep)) {
-            fail({
-              kind,
-              name: f.name,
-              path: null,
-              error: `the file name ${JSON.stringify(f.name)} would leave ${kindDir}; it was not written`,
-            });
-            continue;
-          }
-          jobs.push({
-            file: { kind, name: f.name, path, size: f.size, sha256: f.sha256 },
-            url: f.url,
-            partial: join(partials, kind, name),
-          });
-        }
+        abortIfAsked(this.o.signal);
+        if (JSON_ARTIFACT_KINDS.has(kind)) await this.pullJsonKind(kind);
+        else jobs.push(...(await this.listFiles(kind)));
       }
     } catch (err) {
-      throw isDiskFailure(err) ? diskError(err, dir) : err;
+      throw isDiskFailure(err) ? diskError(err, this.dir) : err;
     }
+    this.ev.plan?.(jobs.map((j) => j.file));
+    return jobs;
+  }
 
-    ev.plan?.(jobs.map((j) => j.file));
+  private async pullJsonKind(kind: string): Promise<void> {
+    const art = await this.api.artifacts.retrieve(this.runId, kind);
+    const content = (art as { content?: unknown }).content ?? art;
+    try {
+      this.done(await writeJsonKind(this.dir, kind, content, this.o.keep ?? false));
+    } catch (err) {
+      if (!(err instanceof CollisionError)) throw err;
+      this.fail({ kind, name: `${kind}.json`, path: join(this.dir, `${kind}.json`), error: err.message });
+    }
+  }
+
+  /** The files of a binary kind, each with a safe path in the kind's folder (the others failed, saying why). */
+  private async listFiles(kind: string): Promise<Job[]> {
+    const list = filesOf(await this.api.artifacts.retrieve(this.runId, kind));
+    const kindDir = join(this.dir, kind);
+    if (list.length && !(await ownDir(kindDir))) {
+      const error = `${kindDir} is not a folder (a file or a link of yours stands there); it was left as it is and the files of ${kind} were not written`;
+      for (const f of list) this.fail({ kind, name: f.name, path: null, error });
+      return [];
+    }
+    if (list.length && !(await ownDir(join(this.partials, kind)))) {
+      throw new DiskError(
+        `cannot write to ${this.dir}: ${join(this.partials, kind)} is not a folder of orc's`,
+        'Move it away, or choose another folder with --dir.',
+      );
+    }
+    this.partialKinds.add(kind);
+    const taken = new Set<string>();
+    const jobs: Job[] = [];
+    for (const f of list) {
+      const name = safeFileName(f.name);
+      const refused = unusableName(f.name, name, taken, kind, kindDir);
+      if (refused) {
+        this.fail({ kind, name: f.name, path: null, error: refused });
+        continue;
+      }
+      taken.add(name!);
+      const file = { kind, name: f.name, path: join(kindDir, name!), size: f.size, sha256: f.sha256 };
+      jobs.push({ file, url: f.url, partial: join(this.partials, kind, name!) });
+    }
+    return jobs;
+  }
+
+  /** The files downloaded, several at a time. A failure of the disk (full, gone read-only) ends the pull:
+   * every other file would meet it too. */
+  async download(jobs: Job[]): Promise<void> {
     const queue = [...jobs];
     const passed = flatMemory();
-    // A failure of the disk (full, gone read-only) ends the pull: every other file would meet it too.
     let fatal: DiskError | null = null;
     const worker = async () => {
-      for (let job = queue.shift(); job && !fatal; job = queue.shift()) {
-        if (o.signal.aborted) return;
+      for (let job = queue.shift(); job && !fatal && !this.o.signal.aborted; job = queue.shift()) {
         try {
-          const done = await downloadFile(api, runId, job.file, job.url, job.partial, o, ev, passed);
-          files.push(done);
-          ev.done?.(done);
+          this.done(await downloadFile(this.api, this.runId, job, this.o, this.ev, passed));
         } catch (err) {
-          if (o.signal.aborted) return;
-          if (isDiskFailure(err)) {
-            fatal ??= diskError(err, dir);
-            return;
-          }
-          fail({ kind: job.file.kind, name: job.file.name, path: job.file.path, error: (err as Error).message });
+          if (this.o.signal.aborted) return;
+          if (!isDiskFailure(err))
+            this.fail({ kind: job.file.kind, name: job.file.name, path: job.file.path, error: (err as Error).message });
+          else fatal ??= diskError(err, this.dir);
         }
       }
     };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(o.concurrency, jobs.length)) }, worker));
-    abortIfAsked(o.signal);
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(this.o.concurrency, jobs.length)) }, worker));
+    abortIfAsked(this.o.signal);
     if (fatal) throw fatal;
-    return { dir, files, failed, pending };
-  } finally {
-    await tidyPartials(dir, partialKinds);
   }
+}
+
+/** Why a file's name from the service cannot be used (`name`: it made safe), or null when it can. */
+function unusableName(
+  given: string,
+  name: string | null,
+  taken: Set<string>,
+  kind: string,
+  kindDir: string,
+): string | null {
+  if (!name)
+    return `the service sent a file name that is not safe to use as a path (${JSON.stringify(given)}); it was not written`;
+  if (taken.has(name)) return `two files of ${kind} are both named ${JSON.stringify(name)}; the second was not written`;
+  if (!resolve(join(kindDir, name)).startsWith(kindDir + sep))
+    return `the file name ${JSON.stringify(given)} would leave ${kindDir}; it was not written`;
+  return null;
 }
 
 /**
@@ -356,16 +389,44 @@ class OversizeError extends OrcError {
 async function downloadFile(
   api: Api,
   runId: string,
-  file: PullFile,
-  firstUrl: string,
-  part: string,
+  job: Job,
   o: PullOptions,
   ev: PullEvents,
   passed: (bytes: number) => void,
 ): Promise<PulledFile> {
+  const { file, partial } = job;
+  const present = await alreadyThere(file, o.keep ?? false);
+  if (present) return present;
+  const download = await Download.resume(api, runId, job, o, ev, passed);
+  ev.start?.(file, download.have);
+  // (An empty file still needs its partial made: the loop runs until the partial holds every byte.)
+  while (download.have < file.size || !download.exists) {
+    abortIfAsked(o.signal);
+    try {
+      await download.attempt();
+    } catch (err) {
+      await download.failed(err);
+    }
+  }
+  const digest = download.hash.digest('hex');
+  if (file.sha256 && digest !== file.sha256) {
+    await dropPartial(partial);
+    throw new DigestMismatchError(
+      `${file.kind}/${file.name}: the sha256 of the download (${digest.slice(0, 12)}…) does not match the manifest (${file.sha256.slice(0, 12)}…); the file was not kept`,
+    );
+  }
+  await placeFile(partial, file.path, `${file.kind}/${file.name}`);
+  return { ...file, sha256: digest, state: download.resumed ? 'resumed' : 'downloaded' };
+}
+
+/**
+ * What stands at the file's path: nothing, or a file to replace (null); the same file already (present);
+ * else refused before a byte is fetched (a folder or a link, whose final rename would be refused anyway, or
+ * any other file when the pull keeps what is there).
+ */
+async function alreadyThere(file: PullFile, keep: boolean): Promise<PulledFile | null> {
   const there = await lstatOrNull(file.path);
   if (there && !there.isFile()) {
-    // Refused before a byte is fetched: the final rename would be refused anyway.
     const what = there.isDirectory()
       ? 'a folder'
       : there.isSymbolicLink()
@@ -375,99 +436,133 @@ async function downloadFile(
       `${what} of yours stands at ${file.path}; it was left as it is and this file was not written (move it away, or pull into another --dir)`,
     );
   }
-  // Already there with the right digest: nothing to do.
   if (there && there.size === file.size && file.sha256) {
     const digest = (await hashFile(file.path))?.hash.digest('hex');
     if (digest === file.sha256) return { ...file, sha256: digest, state: 'present' };
   }
-  if (there && o.keep) throw new CollisionError(KEPT(file.path));
-  let started = await hashFile(part);
-  if (started && started.size > file.size) {
-    await dropPartial(part);
-    started = null;
-  }
-  let have = started?.size ?? 0;
-  let hash = started?.hash ?? createHash('sha256');
-  let exists = started !== null;
-  let resumed = have > 0;
-  let url = firstUrl;
-  let failures = 0;
+  if (there && keep) throw new CollisionError(KEPT(file.path));
+  return null;
+}
+
+/**
+ * One file's download into its partial file, attempt after attempt: each asks for the rest (Range) and
+ * appends it; a failure is resumed from the bytes kept, an expired URL fetched anew, and a server that
+ * ignores Range starts over. Each kind of failure counts toward the same limit of attempts.
+ */
+class Download {
   /** The most of the file ever held: only a failure past it is progress (a start over from zero is none). */
-  let furthest = have;
-  ev.start?.(file, have);
-  // (An empty file still needs its partial made: the loop runs until the partial holds every byte.)
-  while (have < file.size || !exists) {
-    abortIfAsked(o.signal);
-    try {
-      const answer = await api.artifacts.file(url, { from: have, signal: o.signal, idleMs: o.idleMs ?? 30_000 });
-      if (have > 0 && (answer.status !== 206 || !answer.header('content-range')?.startsWith(`bytes ${have}-`))) {
-        // The server sent the whole file (or another range) instead of the rest: start over. That counts as
-        // a failed attempt: a server that ignores Range and cuts every body short would otherwise loop forever.
-        answer.body.destroy();
-        await dropPartial(part);
-        exists = false;
-        have = 0;
-        hash = createHash('sha256');
-        if (++failures > ATTEMPTS) {
-          const why = 'the connection broke off, and the service ignores Range, so it cannot resume';
-          throw new FailedError(`${file.kind}/${file.name}: the download kept failing (${why}); nothing was kept`);
-        }
-        continue;
-      }
-      const fh = exists ? await appendPartial(part) : await createPartial(part);
-      exists = true;
-      await appendBody(
-        fh,
-        answer.body,
-        hash,
-        file.size - have,
-        (n) => {
-          have += n; // (not inside the optional call below: without a listener its arguments are never evaluated)
-          ev.progress?.(file, have);
-        },
-        passed,
-      );
-      if (have < file.size)
-        throw Object.assign(new Error(`the connection closed at ${have} of ${file.size} bytes`), {
-          code: 'ERR_SHORT_BODY',
-        });
-    } catch (err) {
-      if (o.signal.aborted) throw new InterruptedError();
-      if (err instanceof OversizeError) {
-        await dropPartial(part);
-        throw new FailedError(
-          `${file.kind}/${file.name}: the service sent more than the ${file.size} bytes the manifest declares; the file was not kept`,
-        );
-      }
-      if (err instanceof ApiError && err.code === 'signed_url_expired') {
-        // Signed URLs expire: ask for the kind again and go on with a fresh one.
-        url = await freshUrl(api, runId, file);
-        ev.notice?.(`${file.kind}/${file.name}: the signed URL expired; continuing with a fresh one`);
-        if (++failures > ATTEMPTS) throw err;
-        continue;
-      }
-      if (err instanceof ApiError || isDiskFailure(err)) throw err;
-      // A failure past the furthest point yet starts the count anew.
-      failures = have > furthest ? 1 : failures + 1;
-      furthest = Math.max(furthest, have);
-      if (failures > ATTEMPTS)
-        throw new FailedError(
-          `${file.kind}/${file.name}: the download kept failing (${(err as Error).message}); the ${have} bytes so far are kept for the next pull`,
-        );
-      resumed = resumed || have > 0;
-      ev.notice?.(`${file.kind}/${file.name}: ${(err as Error).message}; resuming from byte ${have}`);
-      await sleep(o.clock, backoff(failures - 1, RESUME_CURVE), o.signal);
+  private furthest: number;
+  private failures = 0;
+  private url: string;
+
+  private constructor(
+    private readonly api: Api,
+    private readonly runId: string,
+    private readonly job: Job,
+    private readonly o: PullOptions,
+    private readonly ev: PullEvents,
+    private readonly passed: (bytes: number) => void,
+    /** Bytes in the partial file, all hashed into `hash`. */
+    public have: number,
+    public hash: Hash,
+    /** The partial file is there (an empty one counts). */
+    public exists: boolean,
+    public resumed: boolean,
+  ) {
+    this.furthest = have;
+    this.url = job.url;
+  }
+
+  /** The download, picking up what a partial file of an earlier pull holds (dropped if longer than the file). */
+  static async resume(
+    api: Api,
+    runId: string,
+    job: Job,
+    o: PullOptions,
+    ev: PullEvents,
+    passed: (bytes: number) => void,
+  ): Promise<Download> {
+    let started = await hashFile(job.partial);
+    if (started && started.size > job.file.size) {
+      await dropPartial(job.partial);
+      started = null;
+    }
+    const have = started?.size ?? 0;
+    const hash = started?.hash ?? createHash('sha256');
+    return new Download(api, runId, job, o, ev, passed, have, hash, started !== null, have > 0);
+  }
+
+  /** One request for the rest of the file, appended to the partial file; a body cut short is an error. */
+  async attempt(): Promise<void> {
+    const { file, partial } = this.job;
+    const { o, ev } = this;
+    const answer = await this.api.artifacts.file(this.url, {
+      from: this.have,
+      signal: o.signal,
+      idleMs: o.idleMs ?? 30_000,
+    });
+    if (this.have > 0 && (answer.status !== 206 || !answer.header('content-range')?.startsWith(`bytes ${this.have}-`)))
+      return this.startOver(answer);
+    const fh = this.exists ? await appendPartial(partial) : await createPartial(partial);
+    this.exists = true;
+    const onBytes = (n: number) => {
+      this.have += n; // (not inside the optional call below: without a listener its arguments are never evaluated)
+      ev.progress?.(file, this.have);
+    };
+    await appendBody(fh, answer.body, this.hash, file.size - this.have, onBytes, this.passed);
+    if (this.have < file.size)
+      throw Object.assign(new Error(`the connection closed at ${this.have} of ${file.size} bytes`), {
+        code: 'ERR_SHORT_BODY',
+      });
+  }
+
+  /**
+   * The server sent the whole file (or another range) instead of the rest: start over. That counts as a
+   * failed attempt: a server that ignores Range and cuts every body short would otherwise loop forever.
+   */
+  private async startOver(answer: Answer): Promise<void> {
+    const { file, partial } = this.job;
+    answer.body.destroy();
+    await dropPartial(partial);
+    this.exists = false;
+    this.have = 0;
+    this.hash = createHash('sha256');
+    if (++this.failures > ATTEMPTS) {
+      const why = 'the connection broke off, and the service ignores Range, so it cannot resume';
+      throw new FailedError(`${file.kind}/${file.name}: the download kept failing (${why}); nothing was kept`);
     }
   }
-  const digest = hash.digest('hex');
-  if (file.sha256 && digest !== file.sha256) {
-    await dropPartial(part);
-    throw new DigestMismatchError(
-      `${file.kind}/${file.name}: the sha256 of the download (${digest.slice(0, 12)}…) does not match the manifest (${file.sha256.slice(0, 12)}…); the file was not kept`,
-    );
+
+  /** After a failed attempt: the next one made ready (a fresh URL, a wait), or the file failed for good. */
+  async failed(err: unknown): Promise<void> {
+    const { file, partial } = this.job;
+    const { o, ev } = this;
+    if (o.signal.aborted) throw new InterruptedError();
+    if (err instanceof OversizeError) {
+      await dropPartial(partial);
+      throw new FailedError(
+        `${file.kind}/${file.name}: the service sent more than the ${file.size} bytes the manifest declares; the file was not kept`,
+      );
+    }
+    if (err instanceof ApiError && err.code === 'signed_url_expired') {
+      // Signed URLs expire: ask for the kind again and go on with a fresh one.
+      this.url = await freshUrl(this.api, this.runId, file);
+      ev.notice?.(`${file.kind}/${file.name}: the signed URL expired; continuing with a fresh one`);
+      if (++this.failures > ATTEMPTS) throw err;
+      return;
+    }
+    if (err instanceof ApiError || isDiskFailure(err)) throw err;
+    // A failure past the furthest point yet starts the count anew.
+    this.failures = this.have > this.furthest ? 1 : this.failures + 1;
+    this.furthest = Math.max(this.furthest, this.have);
+    if (this.failures > ATTEMPTS)
+      throw new FailedError(
+        `${file.kind}/${file.name}: the download kept failing (${(err as Error).message}); the ${this.have} bytes so far are kept for the next pull`,
+      );
+    this.resumed = this.resumed || this.have > 0;
+    ev.notice?.(`${file.kind}/${file.name}: ${(err as Error).message}; resuming from byte ${this.have}`);
+    await sleep(o.clock, backoff(this.failures - 1, RESUME_CURVE), o.signal);
   }
-  await placeFile(part, file.path, `${file.kind}/${file.name}`);
-  return { ...file, sha256: digest, state: resumed ? 'resumed' : 'downloaded' };
 }
 
 /**
@@ -492,66 +587,111 @@ async function appendBody(
   onBytes: (n: number) => void,
   passed: (bytes: number) => void,
 ): Promise<number> {
-  let total = 0;
-  if (body.drainInto) {
-    const { writeSync } = process.getBuiltinModule('node:fs') as typeof import('node:fs');
-    // Small pieces (TLS hands on a record, 16 KiB, at a time) are gathered and written and hashed together,
-    // up to a mebibyte, at the end of the turn that read them: a write and an update each cost about as much
-    // for 16 KiB as for 1 MiB, and a slow download still shows (and keeps) every piece as it comes.
-    const staged = Buffer.allocUnsafe(READ_BUFFER);
-    let held = 0;
-    let settled = false;
-    let flushQueued = false;
-    const put = (bytes: Uint8Array) => {
-      // On disk first, then hashed and counted: the digest never counts a byte the file lacks.
-      for (let at = 0; at < bytes.length; ) at += writeSync(fh.fd, bytes, at, Math.min(WRITE_PIECE, bytes.length - at));
-      hash.update(bytes);
-      total += bytes.length;
-      onBytes(bytes.length);
-    };
-    const flush = () => {
-      if (held === 0) return;
-      const n = held;
-      held = 0;
-      put(staged.subarray(0, n));
-    };
-    const flushLater = () => {
-      if (flushQueued) return;
-      flushQueued = true;
-      setImmediate(() => {
-        flushQueued = false;
-        if (settled) return;
-        try {
-          flush();
-        } catch (err) {
-          body.destroy(err as Error);
-        }
-      });
-    };
-    try {
-      await body.drainInto((bytes) => {
-        const fits = total + held + bytes.length <= room;
-        const part = fits ? bytes : bytes.subarray(0, room - total - held);
-        if (held + part.length > staged.length) flush();
-        if (part.length >= staged.length / 4 && held === 0) put(part);
-        else {
-          staged.set(part, held);
-          held += part.length;
-          flushLater();
-        }
-        if (!fits) throw new OversizeError('more than declared');
-      });
-      flush();
-    } catch (err) {
-      // What came before a failure is kept (and counted), for the resume.
-      if (!(err instanceof OversizeError) && !isDiskFailure(err)) flush();
-      throw err;
-    } finally {
-      settled = true;
-      await fh.close();
-    }
-    return total;
+  if (body.drainInto) return appendFromSocket(fh, body, hash, room, onBytes);
+  return appendFromStream(fh, body, hash, room, onBytes, passed);
+}
+
+/** A body read off the socket, written and hashed in the socket's own buffer (see Staging). */
+async function appendFromSocket(
+  fh: FileHandle,
+  body: ResponseBody,
+  hash: Hash,
+  room: number,
+  onBytes: (n: number) => void,
+): Promise<number> {
+  const staging = new Staging(fh.fd, hash, room, onBytes, body);
+  try {
+    await body.drainInto!((bytes) => staging.take(bytes));
+    staging.flush();
+  } catch (err) {
+    // What came before a failure is kept (and counted), for the resume.
+    if (!(err instanceof OversizeError) && !isDiskFailure(err)) staging.flush();
+    throw err;
+  } finally {
+    staging.settled = true;
+    await fh.close();
   }
+  return staging.total;
+}
+
+/**
+ * Small pieces (TLS hands on a record, 16 KiB, at a time) gathered and written and hashed together, up to
+ * a mebibyte, at the end of the turn that read them: a write and an update each cost about as much for
+ * 16 KiB as for 1 MiB, and a slow download still shows (and keeps) every piece as it comes.
+ */
+class Staging {
+  private readonly staged = Buffer.allocUnsafe(READ_BUFFER);
+  private held = 0;
+  private flushQueued = false;
+  private readonly writeSync = (process.getBuiltinModule('node:fs') as typeof import('node:fs')).writeSync;
+  /** The download is over: a flush still queued does nothing. */
+  settled = false;
+  /** Bytes written (and hashed and counted). */
+  total = 0;
+
+  constructor(
+    private readonly fd: number,
+    private readonly hash: Hash,
+    private readonly room: number,
+    private readonly onBytes: (n: number) => void,
+    private readonly body: ResponseBody,
+  ) {}
+
+  /** Bytes off the socket: staged, or written at once when large; past the room, an OversizeError. */
+  take(bytes: Uint8Array): void {
+    const fits = this.total + this.held + bytes.length <= this.room;
+    const part = fits ? bytes : bytes.subarray(0, this.room - this.total - this.held);
+    if (this.held + part.length > this.staged.length) this.flush();
+    if (part.length >= this.staged.length / 4 && this.held === 0) this.put(part);
+    else {
+      this.staged.set(part, this.held);
+      this.held += part.length;
+      this.flushLater();
+    }
+    if (!fits) throw new OversizeError('more than declared');
+  }
+
+  flush(): void {
+    if (this.held === 0) return;
+    const n = this.held;
+    this.held = 0;
+    this.put(this.staged.subarray(0, n));
+  }
+
+  /** On disk first, then hashed and counted: the digest never counts a byte the file lacks. */
+  private put(bytes: Uint8Array): void {
+    for (let at = 0; at < bytes.length; )
+      at += this.writeSync(this.fd, bytes, at, Math.min(WRITE_PIECE, bytes.length - at));
+    this.hash.update(bytes);
+    this.total += bytes.length;
+    this.onBytes(bytes.length);
+  }
+
+  private flushLater(): void {
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    setImmediate(() => {
+      this.flushQueued = false;
+      if (this.settled) return;
+      try {
+        this.flush();
+      } catch (err) {
+        this.body.destroy(err as Error);
+      }
+    });
+  }
+}
+
+/** Any other body (through a proxy): by a write stream, waiting for the disk when it falls behind. */
+async function appendFromStream(
+  fh: FileHandle,
+  body: ResponseBody,
+  hash: Hash,
+  room: number,
+  onBytes: (n: number) => void,
+  passed: (bytes: number) => void,
+): Promise<number> {
+  let total = 0;
   const out = fh.createWriteStream({ highWaterMark: READ_BUFFER });
   let writeError: Error | null = null;
   const failed = new Promise<void>((resolve) => out.once('error', (err) => resolve(void (writeError = err))));
