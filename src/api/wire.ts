@@ -134,84 +134,117 @@ export class WireBody implements AsyncIterable<Buffer> {
 
 /** One GET on a connection of its own; the answer once its head has come. */
 export function wireGet(req: WireRequest): Promise<WireAnswer> {
-  return new Promise<WireAnswer>((resolve, reject) => {
-    const { url } = req;
-    const https = url.protocol === 'https:';
-    const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-    const port = Number(url.port) || (https ? 443 : 80);
-    const buffer = Buffer.allocUnsafe(BUFFER);
-    const onread = { buffer, callback: (n: number) => (read(buffer.subarray(0, n)), true) };
-    const socket: Socket = https
-      ? (process.getBuiltinModule('node:tls') as typeof import('node:tls')).connect({
-          host,
-          port,
-          ...(isIP(host) ? {} : { servername: host }),
-          ...(req.ca ? { ca: req.ca } : {}),
-          ALPNProtocols: ['http/1.1'],
-          onread,
-        } as import('node:tls').ConnectionOptions)
-      : netConnect({ host, port, onread });
+  let head: string;
+  try {
+    head = requestHead(req.url, req.headers);
+  } catch (err) {
+    return Promise.reject(err as Error);
+  }
+  return new Promise<WireAnswer>((resolve, reject) => new WireGet(req, resolve, reject).send(head));
+}
 
-    let body: WireBody | null = null;
-    let failed = false;
-    const answer = new AnswerReader({
+/** The request's head, or an error when a header would split it. */
+function requestHead(url: URL, headers: Record<string, string>): string {
+  let head = `GET ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`;
+  for (const [name, value] of Object.entries(headers)) {
+    if (/[\r\n]/.test(name + value)) throw new Error(`the header ${name} holds a line break`);
+    head += `${name}: ${value}\r\n`;
+  }
+  return `${head}connection: close\r\n\r\n`;
+}
+
+/**
+ * One wire GET in flight: its socket (reading into one reused buffer), the answer's reader, the connect
+ * timeout and the caller's abort; the answer resolved at its head, every later failure handed to its body.
+ */
+class WireGet {
+  private readonly socket: Socket;
+  private readonly answer: AnswerReader;
+  private readonly timer: NodeJS.Timeout;
+  private body: WireBody | null = null;
+  private failed = false;
+  private readonly abort = () =>
+    this.socket.destroy(
+      Object.assign(new Error('The operation was aborted'), { name: 'AbortError', code: 'ABORT_ERR' }),
+    );
+
+  constructor(
+    private readonly req: WireRequest,
+    private readonly resolve: (answer: WireAnswer) => void,
+    private readonly reject: (err: Error) => void,
+  ) {
+    const https = req.url.protocol === 'https:';
+    this.socket = connect(req, (bytes) => this.read(bytes));
+    this.answer = new AnswerReader({
       head: ({ status, headers }) => {
-        body = new WireBody(socket);
-        resolve({ statusCode: status, headers, body });
+        this.body = new WireBody(this.socket);
+        this.resolve({ statusCode: status, headers, body: this.body });
       },
-      body: (bytes) => body!.push(bytes),
+      body: (bytes) => this.body!.push(bytes),
       end: () => {
-        body!.finish();
-        socket.destroy();
+        this.body!.finish();
+        this.socket.destroy();
       },
     });
-
-    const abort = () =>
-      socket.destroy(Object.assign(new Error('The operation was aborted'), { name: 'AbortError', code: 'ABORT_ERR' }));
-    if (req.signal.aborted) abort();
-    req.signal.addEventListener('abort', abort, { once: true });
-    const timer = setTimeout(
-      () => socket.destroy(Object.assign(new Error('timed out connecting'), { code: 'UND_ERR_CONNECT_TIMEOUT' })),
+    if (req.signal.aborted) this.abort();
+    req.signal.addEventListener('abort', this.abort, { once: true });
+    this.timer = setTimeout(
+      () => this.socket.destroy(Object.assign(new Error('timed out connecting'), { code: 'UND_ERR_CONNECT_TIMEOUT' })),
       req.connectTimeoutMs,
     );
-    timer.unref();
-    socket.once(https ? 'secureConnect' : 'connect', () => clearTimeout(timer));
+    this.timer.unref();
+    this.socket.once(https ? 'secureConnect' : 'connect', () => clearTimeout(this.timer));
+    this.socket.on('error', (err) => this.fail(err));
+    this.socket.on('close', () => this.closed());
+  }
 
-    const fail = (err: Error) => {
-      failed = true;
-      if (body) body.fail(err);
-      else reject(err);
-    };
-    socket.on('error', (err) => fail(err));
-    socket.on('close', () => {
-      clearTimeout(timer);
-      req.signal.removeEventListener('abort', abort);
-      if (!failed && !answer.closed())
-        fail(
-          Object.assign(new Error(body ? 'the answer broke off' : 'the connection closed before an answer'), {
-            code: 'ECONNRESET',
-          }),
-        );
-    });
+  send(head: string): void {
+    this.socket.write(head);
+  }
 
-    const read = (bytes: Uint8Array) => {
-      if (failed || answer.done) return;
-      try {
-        // (bytes after the answer's end are not read: the connection is closed at its end)
-        answer.feed(bytes);
-      } catch (err) {
-        // The reader's own error (a full disk, more bytes than declared: handed on as it is) or an answer
-        // that breaks HTTP.
-        fail(err as Error);
-        socket.destroy();
-      }
-    };
-
-    let request = `GET ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`;
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (/[\r\n]/.test(name + value)) return reject(new Error(`the header ${name} holds a line break`));
-      request += `${name}: ${value}\r\n`;
+  private read(bytes: Uint8Array): void {
+    if (this.failed || this.answer.done) return;
+    try {
+      // (bytes after the answer's end are not read: the connection is closed at its end)
+      this.answer.feed(bytes);
+    } catch (err) {
+      // The reader's own error (a full disk, more bytes than declared: handed on as it is) or an answer
+      // that breaks HTTP.
+      this.fail(err as Error);
+      this.socket.destroy();
     }
-    socket.write(`${request}connection: close\r\n\r\n`);
-  });
+  }
+
+  private fail(err: Error): void {
+    this.failed = true;
+    if (this.body) this.body.fail(err);
+    else this.reject(err);
+  }
+
+  private closed(): void {
+    clearTimeout(this.timer);
+    this.req.signal.removeEventListener('abort', this.abort);
+    if (this.failed || this.answer.closed()) return;
+    const what = this.body ? 'the answer broke off' : 'the connection closed before an answer';
+    this.fail(Object.assign(new Error(what), { code: 'ECONNRESET' }));
+  }
+}
+
+/** The socket, reading into one buffer of its own that `read` is shown a view of (net's `onread`). */
+function connect(req: WireRequest, read: (bytes: Uint8Array) => void): Socket {
+  const { url } = req;
+  const https = url.protocol === 'https:';
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  const port = Number(url.port) || (https ? 443 : 80);
+  const buffer = Buffer.allocUnsafe(BUFFER);
+  const onread = { buffer, callback: (n: number) => (read(buffer.subarray(0, n)), true) };
+  if (!https) return netConnect({ host, port, onread });
+  return (process.getBuiltinModule('node:tls') as typeof import('node:tls')).connect({
+    host,
+    port,
+    ...(isIP(host) ? {} : { servername: host }),
+    ...(req.ca ? { ca: req.ca } : {}),
+    ALPNProtocols: ['http/1.1'],
+    onread,
+  } as import('node:tls').ConnectionOptions);
 }

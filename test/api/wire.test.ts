@@ -214,4 +214,14 @@ describe('wireGet', () => {
     stop.abort();
     await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
   });
+
+  it('refuses a header with a line break before connecting: no connection is left open behind the refusal', async () => {
+    let connections = 0;
+    const url = await serve((_head, socket) => socket.end('HTTP/1.1 204 No Content\r\n\r\n'));
+    servers[servers.length - 1]!.on('connection', () => connections++);
+    await expect(get(url, { 'x-smuggled': 'a\r\nhost: elsewhere' })).rejects.toThrow('holds a line break');
+    const answer = await get(url);
+    expect(answer.statusCode).toBe(204);
+    expect(connections).toBe(1);
+  });
 });
