@@ -2,7 +2,6 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { certificatesWith } from '../api/trust.js';
 import { isAlive, processStartTime } from '../lib/pid.js';
 
 export interface SandboxState {
@@ -116,36 +115,47 @@ export async function answers(url: string, timeoutMs = 1500, caFile?: string): P
   return (await healthz(url, timeoutMs, caFile)) !== null;
 }
 
-/** What the sandbox at `url` says of itself on /healthz ({ ok, version, pid }), or null if nothing answers
- * so. Over https, its CA (the one --tls made) is trusted besides the system's. */
-export function healthz(url: string, timeoutMs: number, caFile?: string): Promise<{ pid?: unknown } | null> {
-  const target = new URL('/healthz', url);
-  const https = target.protocol === 'https:';
-  const mod = (
-    https ? process.getBuiltinModule('node:https') : process.getBuiltinModule('node:http')
-  ) as typeof import('node:https');
-  let ca: string[] | undefined;
-  if (https && caFile) {
-    try {
-      ca = certificatesWith(readFileSync(caFile, 'utf8'));
-    } catch {
-      return Promise.resolve(null);
-    }
-  }
-  return new Promise((resolve) => {
-    const req = mod.get(target, { signal: AbortSignal.timeout(timeoutMs), ...(ca ? { ca } : {}) }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c.length + text.length > 65_536 ? '' : c));
-      res.on('end', () => {
-        try {
-          resolve(res.statusCode === 200 ? ((JSON.parse(text) as { pid?: unknown }) ?? {}) : null);
-        } catch {
-          resolve(null);
-        }
-      });
-      res.on('error', () => resolve(null));
-    });
-    req.on('error', () => resolve(null));
+/**
+ * What the sandbox at `url` says of itself on /healthz ({ ok, version, pid }), or null if nothing answers
+ * so within `timeoutMs`. Asked through the client's one exchange (src/api/http.ts): keyless, once (no retry),
+ * never through a proxy; over https its CA (the one --tls made) trusted besides the system's, as by every
+ * request to that sandbox.
+ */
+export async function healthz(url: string, timeoutMs: number, caFile?: string): Promise<{ pid?: unknown } | null> {
+  const [{ HttpClient, readText }, { VERSION }] = await Promise.all([
+    import('../api/http.js'),
+    import('../lib/version.js'),
+  ]);
+  const http = new HttpClient({
+    baseUrl: url,
+    apiKey: '',
+    userAgent: `orc/${VERSION} node/${process.versions.node}`,
+    connectTimeoutMs: timeoutMs,
+    attemptTimeoutMs: timeoutMs,
+    ...(caFile ? { caFile } : {}),
   });
+  try {
+    return await http.exchange(
+      {
+        method: 'GET',
+        target: new URL('/healthz', url).href,
+        auth: false,
+        retries: 0,
+        deadline: false,
+        bodyTimeoutMs: 0,
+        signal: AbortSignal.timeout(timeoutMs),
+      },
+      async (answer) =>
+        answer.status === 200
+          ? ((JSON.parse(await readText(answer.body, HEALTHZ_MAX_BYTES)) as { pid?: unknown }) ?? {})
+          : null,
+    );
+  } catch {
+    return null;
+  } finally {
+    await http.close();
+  }
 }
+
+/** What a sandbox says on /healthz is a few dozen bytes: a longer answer is not one. */
+const HEALTHZ_MAX_BYTES = 65_536;
