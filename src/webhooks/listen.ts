@@ -11,7 +11,9 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { ApiError, type Api } from '../api/index.js';
+import { MAX_ERROR_BYTES, readText } from '../api/answer.js';
 import { RETRY_CURVE, retriesNetwork, retriesStatus } from '../api/retry.js';
+import { Transport } from '../api/transport.js';
 import { sleep, type Clock } from '../lib/clock.js';
 import type { WebhookCreateParams } from '../contract/schemas.js';
 import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, verifySignature } from '../contract/signature.js';
@@ -110,6 +112,7 @@ export async function listen(api: Api, o: ListenOptions, ev: ListenEvents): Prom
     server.closeAllConnections();
     // What is being forwarded gets a moment to finish, then the webhook goes.
     await Promise.race([forwarder?.drain(), sleep(o.clock, 2000)]).catch(() => {});
+    forwarder?.close();
     removed = await keeper.unregister();
   }
   return { removed };
@@ -253,13 +256,18 @@ function forwardedHeaders(req: IncomingMessage): Record<string, string> {
 class Forwarder {
   private readonly queue: Array<() => Promise<void>> = [];
   private running: Promise<void> | null = null;
+  private readonly target: URL;
+  /** The client's own transport (node:http/https with keep-alive), never through a proxy: the app is local. */
+  private readonly transport = new Transport({ connectTimeoutMs: FORWARD_TIMEOUT_MS });
 
   constructor(
-    private readonly target: string,
+    target: string,
     private readonly clock: Clock,
     private readonly signal: AbortSignal,
     private readonly ev: ListenEvents,
-  ) {}
+  ) {
+    this.target = new URL(target);
+  }
 
   enqueue(body: Buffer, headers: Record<string, string>, event: ReceivedEvent): void {
     this.queue.push(() => this.forward(body, headers, event));
@@ -290,26 +298,29 @@ class Forwarder {
   /** One attempt: the app's answer or the network's failure, final unless the retry policy grants another. */
   private async post(body: Buffer, headers: Record<string, string>, attempt: number): Promise<ForwardResult> {
     const last = attempt === FORWARD_ATTEMPTS || this.signal.aborted;
+    const timeout = AbortSignal.timeout(FORWARD_TIMEOUT_MS);
     try {
-      const res = await fetch(this.target, {
+      const res = await this.transport.request({
+        url: this.target,
         method: 'POST',
-        body,
         headers,
-        redirect: 'manual',
-        signal: AbortSignal.any([AbortSignal.timeout(FORWARD_TIMEOUT_MS), this.signal]),
+        body,
+        signal: AbortSignal.any([timeout, this.signal]),
       });
-      const text = res.status >= 300 ? await res.text().catch(() => '') : (await res.body?.cancel(), '');
-      const final = last || !retriesStatus(res.status, '', true);
-      return { status: res.status, detail: firstLines(text), attempt, final };
+      const status = res.statusCode;
+      const text = status >= 300 ? await readText(res.body, MAX_ERROR_BYTES, true).catch(() => '') : '';
+      if (status < 300) res.body.resume();
+      return { status, detail: firstLines(text), attempt, final: last || !retriesStatus(status, '', true) };
     } catch (err) {
-      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      const timedOut = (err as Error).name === 'TimeoutError';
-      const code = timedOut ? 'ORC_ATTEMPT_TIMEOUT' : (cause?.code ?? '');
-      const why = timedOut
-        ? `no answer within ${FORWARD_TIMEOUT_MS / 1000} s`
-        : (cause?.code ?? cause?.message ?? (err as Error).message);
+      const code = timeout.aborted ? 'ORC_ATTEMPT_TIMEOUT' : ((err as NodeJS.ErrnoException).code ?? '');
+      const why = timeout.aborted ? `no answer within ${FORWARD_TIMEOUT_MS / 1000} s` : code || (err as Error).message;
       return { status: null, detail: why, attempt, final: last || !retriesNetwork(code, true) };
     }
+  }
+
+  /** Its connections closed (the listener stops). */
+  close(): void {
+    this.transport.close();
   }
 }
 

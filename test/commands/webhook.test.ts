@@ -462,71 +462,90 @@ describe('webhook listen stopped after a long listen', () => {
   });
 });
 
+/** A listener forwarding to `appUrl`, each of `ids` delivered to it in turn: what it reported of each
+ * forward, [event id, status, attempt, final], once the last event's forward is final. */
+async function forwarded(appUrl: string, ids: string[]): Promise<Array<[string, number | null, number, boolean]>> {
+  const { handServer, json } = await import('../helpers/server.js');
+  const { createApi } = await import('../../src/api/index.js');
+  const { listen } = await import('../../src/webhooks/listen.js');
+  const { FakeClock } = await import('../helpers/clock.js');
+  const { signatureHeader } = await import('../../src/contract/signature.js');
+  const clock = new FakeClock({ autoMs: 10_000 });
+  const fake = await handServer((req, res) => {
+    if (req.method === 'POST')
+      return json(res, 201, {
+        id: 'wh_fwd',
+        url: 'http://127.0.0.1/x',
+        events: ['*'],
+        secret: 'whsec_fwd',
+        created_at: '2026-01-01T00:00:00Z',
+        status: 'enabled',
+      });
+    if (req.method === 'DELETE') return json(res, 200, { id: 'wh_fwd', deleted: true });
+    json(res, 200, { data: [], has_more: false, next_cursor: null });
+  });
+  const deliver = async (url: string) => {
+    for (const id of ids) {
+      const body = JSON.stringify({ id, type: 'run.accepted', run_id: 'run_x', data: {} });
+      const headers = { 'content-type': 'application/json', 'x-service-signature': signatureHeader('whsec_fwd', body) };
+      expect((await fetch(url, { method: 'POST', headers, body })).status).toBe(200);
+    }
+  };
+  const stop = new AbortController();
+  const results: Array<[string, number | null, number, boolean]> = [];
+  const api = createApi({ baseUrl: fake.url, apiKey: 'sk_test_hand_0123456789abcdef', userAgent: 'test', clock });
+  const running = listen(
+    api,
+    {
+      host: '127.0.0.1',
+      port: 0,
+      events: ['*'] as never,
+      forwardTo: `${appUrl}/hook`,
+      configDir: mkdtempSync(join(tmpdir(), 'orc-listen-')),
+      baseUrl: fake.url,
+      clock,
+      signal: stop.signal,
+      checkMs: 3_600_000,
+      unreachableMs: 7_200_000,
+    },
+    {
+      ready: ({ localUrl }) => void deliver(localUrl),
+      event: () => {},
+      duplicate: () => {},
+      invalid: () => {},
+      forwarded: (e, r) => results.push([e.id, r.status, r.attempt, r.final]),
+      notice: () => {},
+    },
+  );
+  await until(() => results.some(([id, , , final]) => id === ids.at(-1) && final), 'the last event forwarded');
+  stop.abort();
+  await running;
+  await fake.close();
+  return results;
+}
+
 describe('webhook listen --forward-to, retried by the one retry policy', () => {
   it('forwards again when the app answers 429 (busy), as a 5xx; a 400 is final at once', async () => {
-    const { handServer, json } = await import('../helpers/server.js');
-    const { createApi } = await import('../../src/api/index.js');
-    const { listen } = await import('../../src/webhooks/listen.js');
-    const { FakeClock } = await import('../helpers/clock.js');
-    const { signatureHeader } = await import('../../src/contract/signature.js');
-    const clock = new FakeClock({ autoMs: 10_000 });
+    const { handServer } = await import('../helpers/server.js');
     const answers = [429, 200, 400];
     const app = await handServer((req, res) => {
       req.resume();
       req.on('end', () => res.writeHead(answers.shift() ?? 200).end('app says'));
     });
-    const fake = await handServer((req, res) => {
-      if (req.method === 'POST')
-        return json(res, 201, {
-          id: 'wh_fwd',
-          url: 'http://127.0.0.1/x',
-          events: ['*'],
-          secret: 'whsec_fwd',
-          created_at: '2026-01-01T00:00:00Z',
-          status: 'enabled',
-        });
-      if (req.method === 'DELETE') return json(res, 200, { id: 'wh_fwd', deleted: true });
-      json(res, 200, { data: [], has_more: false, next_cursor: null });
-    });
-    const deliver = async (url: string, id: string) => {
-      const body = JSON.stringify({ id, type: 'run.accepted', run_id: 'run_x', data: {} });
-      const headers = { 'content-type': 'application/json', 'x-service-signature': signatureHeader('whsec_fwd', body) };
-      expect((await fetch(url, { method: 'POST', headers, body })).status).toBe(200);
-    };
-    const stop = new AbortController();
-    const results: Array<[string, number | null, number, boolean]> = [];
-    const api = createApi({ baseUrl: fake.url, apiKey: 'sk_test_hand_0123456789abcdef', userAgent: 'test', clock });
-    const running = listen(
-      api,
-      {
-        host: '127.0.0.1',
-        port: 0,
-        events: ['*'] as never,
-        forwardTo: `${app.url}/hook`,
-        configDir: mkdtempSync(join(tmpdir(), 'orc-listen-')),
-        baseUrl: fake.url,
-        clock,
-        signal: stop.signal,
-        checkMs: 3_600_000,
-        unreachableMs: 7_200_000,
-      },
-      {
-        ready: ({ localUrl }) => void deliver(localUrl, 'evt_busy').then(() => deliver(localUrl, 'evt_bad')),
-        event: () => {},
-        duplicate: () => {},
-        invalid: () => {},
-        forwarded: (e, r) => results.push([e.id, r.status, r.attempt, r.final]),
-        notice: () => {},
-      },
-    );
-    await until(() => results.some(([id]) => id === 'evt_bad'), 'the second event forwarded (after the first)');
-    stop.abort();
-    await running;
-    await Promise.all([app.close(), fake.close()]);
+    const results = await forwarded(app.url, ['evt_busy', 'evt_bad']);
+    await app.close();
     expect(results).toEqual([
       ['evt_busy', 429, 1, false],
       ['evt_busy', 200, 2, true],
       ['evt_bad', 400, 1, true],
     ]);
+  });
+
+  it('tries an app that refuses the connection four times in all, each attempt reported', async () => {
+    const { handServer } = await import('../helpers/server.js');
+    const gone = await handServer(() => {});
+    await gone.close();
+    const results = await forwarded(gone.url, ['evt_nobody']);
+    expect(results).toEqual([1, 2, 3, 4].map((n) => ['evt_nobody', null, n, n === 4]));
   });
 });
