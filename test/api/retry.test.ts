@@ -1,33 +1,9 @@
-// The one retry policy (src/api/retry.ts) and the one backoff curve under it (src/lib/backoff.ts), as
-// numbers: which failures are tried again, how many times, after how long. The exchange, the event stream
-// and the webhook forwarder all ask this policy; their tests (http, sse, webhook) check they do.
+// The one retry policy (src/api/retry.ts), as numbers: which failures are tried again, how many times, after
+// how long (its curve: test/lib/backoff.test.ts). The exchange, the event stream and the webhook forwarder
+// all ask this policy; their tests (api/http, api/sse, commands/webhook) check they do.
 import { describe, expect, it } from 'vitest';
 import { backoff } from '../../src/lib/backoff.js';
 import { RETRY_CURVE, RetryPolicy, parseRetryAfter, retriesNetwork, retriesStatus } from '../../src/api/retry.js';
-
-describe('the backoff curve', () => {
-  it('doubles from its base up to its cap, and holds a floor however early the attempt', () => {
-    const curve = { baseMs: 500, capMs: 8000 };
-    expect([0, 1, 2, 3, 4, 5, 9].map((n) => backoff(n, curve))).toEqual([500, 1000, 2000, 4000, 8000, 8000, 8000]);
-    expect([0, 1, 2, 3].map((n) => backoff(n, { ...curve, floorMs: 2000 }))).toEqual([2000, 2000, 2000, 4000]);
-  });
-
-  it('takes off at most its jitter share at random, and nothing without jitter', () => {
-    const curve = { baseMs: 1000, capMs: 8000, jitter: 0.25 };
-    expect(backoff(0, curve, () => 0)).toBe(1000);
-    expect(backoff(0, curve, () => 0.5)).toBe(875);
-    expect(backoff(0, curve, () => 1)).toBe(750);
-    expect(backoff(3, curve, () => 1)).toBe(6000);
-    expect(backoff(0, { baseMs: 1000, capMs: 8000 }, () => 1)).toBe(1000);
-  });
-
-  it('is the request curve: min(0.5 s · 2^n, 8 s) less up to a quarter (docs/guide.md)', () => {
-    expect([0, 1, 2, 3, 4, 5].map((n) => backoff(n, RETRY_CURVE, () => 0))).toEqual([
-      500, 1000, 2000, 4000, 8000, 8000,
-    ]);
-    expect(backoff(4, RETRY_CURVE, () => 1)).toBe(6000);
-  });
-});
 
 describe('which failures are tried again', () => {
   it('an idempotent request on 408, 429, 5xx and 409 idempotency_key_in_use; a POST without a key on 429 and 503', () => {
@@ -49,6 +25,13 @@ describe('which failures are tried again', () => {
 });
 
 describe('the retry policy', () => {
+  it('is the request curve: min(0.5 s · 2^n, 8 s) less up to a quarter (docs/guide.md)', () => {
+    expect([0, 1, 2, 3, 4, 5].map((n) => backoff(n, RETRY_CURVE, () => 0))).toEqual([
+      500, 1000, 2000, 4000, 8000, 8000,
+    ]);
+    expect(backoff(4, RETRY_CURVE, () => 1)).toBe(6000);
+  });
+
   const policy = new RetryPolicy({ maxRetries: 4, maxRetryAfterS: 30, random: () => 0 });
   const answer = (status: number, retryAfterS: number | null = null) => ({ status, code: 'x', retryAfterS });
 

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { expect, it } from 'vitest';
 
-const SRC = join(import.meta.dirname, '../../src');
+const SRC = join(import.meta.dirname, '../src');
 const SPEAKS_HTTP = ['api', 'webhooks', 'sandbox', 'console'];
 const NETWORK = /'node:(?:http|https|net|tls)'|\bfetch\(/;
 
