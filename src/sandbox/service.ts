@@ -2,6 +2,7 @@
 // translates requests into these calls and Failures into error envelopes. Every change is made on a copy
 // of the run's record and handed to the store, which swaps it into memory only once it has committed:
 // a change that could not be written leaves no trace, in lists, streams or the pipeline.
+import { backoff } from '../lib/backoff.js';
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../lib/clock.js';
 import { GATE_NAMES, TERMINAL_EVENTS, TERMINAL_STATUSES, type GateName } from '../contract/events.js';
@@ -605,7 +606,7 @@ export class SandboxService {
         // again with backoff (the database busy for a while must not stop a run for good).
         const failures = (this.tickFailures.get(runId) ?? 0) + 1;
         this.tickFailures.set(runId, failures);
-        const retryMs = Math.min(TICK_RETRY_MS * 2 ** (failures - 1), TICK_RETRY_MAX_MS);
+        const retryMs = backoff(failures - 1, { baseMs: TICK_RETRY_MS, capMs: TICK_RETRY_MAX_MS });
         this.opts.log(
           `sandbox: run ${runId} could not advance (${(err as Error).message}); trying again in ${retryMs} ms`,
         );

@@ -1,6 +1,7 @@
 // Webhook registrations and the dispatcher: signed, at-least-once deliveries with exponential backoff
 // and jitter, run off the request path so a slow or dead receiver never slows the API. Each webhook has
 // a few deliveries in flight at most, so a hanging receiver only delays itself, never its neighbours.
+import { backoff } from '../lib/backoff.js';
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { isoNow, type Clock } from '../lib/clock.js';
@@ -645,9 +646,10 @@ export class WebhookDispatcher {
           const attempts = current.attempts + 1;
           const ok = status !== null && status >= 200 && status < 300;
           const exhausted = attempts >= current.max_attempts;
-          // Exponential backoff with equal jitter: base·2^(n-1), the upper half of it randomised; n counts this round.
-          const backoff = this.opts.retryBaseMs * 2 ** (attempts - (current.round_base ?? 0) - 1);
-          const delay = backoff / 2 + Math.random() * (backoff / 2);
+          // The one backoff curve with equal jitter: base·2^(n-1), the upper half of it randomised; n counts
+          // this round.
+          const round = attempts - (current.round_base ?? 0) - 1;
+          const delay = backoff(round, { baseMs: this.opts.retryBaseMs, capMs: Number.POSITIVE_INFINITY, jitter: 0.5 });
           const nextAt = ok || exhausted ? null : isoNow(this.opts.clock, delay);
           this.store.saveDelivery({
             ...current,
