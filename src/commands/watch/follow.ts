@@ -2,7 +2,7 @@
 // stopped at, and the outcome as an exit code (CONTRACT.md): 0 accepted, 5 rejected/failed/canceled,
 // 6 a gate pending with no one to ask, 7 --max-wait ran out first, 1 the stream lost for good, 130 Ctrl-C.
 import type { Api } from '../../api/index.js';
-import { watchRunBatched, type WatchEvent } from '../../watch/engine.js';
+import { watchRunBatched, type WatchEvent, type WatchItem } from '../../watch/engine.js';
 import type { Context } from '../context.js';
 import { EXIT, UsageError } from '../../exit/errors.js';
 import { loadStyle } from '../../ui/style.js';
@@ -10,7 +10,8 @@ import { describeEvent } from '../../ui/watch/describe.js';
 import type { WatchRenderer } from '../../ui/watch/types.js';
 import type { FlagValues } from '../define.js';
 import type { FOLLOW_FLAGS } from './flags.js';
-import { GateDesk, type Policy } from './gates.js';
+import type { GateDesk, Policy } from './gates.js';
+import { WatchSession } from './session.js';
 
 export type FollowFlags = FlagValues<typeof FOLLOW_FLAGS>;
 
@@ -50,11 +51,6 @@ export function streamKnobs(ctx: Context): { idleTimeoutMs: number; maxReconnect
   return { idleTimeoutMs: idleS * 1000, maxReconnects: reconnects };
 }
 
-/** --max-wait: `expire` once the time is up (on the context's clock); the returned function cancels it. */
-export function maxWaitTimer(ctx: Context, flags: FollowFlags, expire: () => void): () => void {
-  return flags.maxWait === undefined ? () => {} : ctx.clock.timer(flags.maxWait * 1000, expire);
-}
-
 /** The terminal view for a person at a terminal, else NDJSON (--json) or plain lines. */
 async function makeRenderer(ctx: Context, drawn: boolean): Promise<WatchRenderer> {
   if (drawn) return new (await import('../../ui/watch/tty.js')).TtyRenderer(ctx.io, await loadStyle(ctx.io));
@@ -63,7 +59,7 @@ async function makeRenderer(ctx: Context, drawn: boolean): Promise<WatchRenderer
 }
 
 export async function follow(ctx: Context, runId: string, flags: FollowFlags): Promise<number> {
-  const { policy, approve } = parseFollowFlags(ctx, flags);
+  const rules = parseFollowFlags(ctx, flags);
   const api = await ctx.api();
   // A watch lasts as long as the run: each request it makes gets the whole --timeout, not what is left.
   api.http.deadlinePerRequest();
@@ -71,95 +67,117 @@ export async function follow(ctx: Context, runId: string, flags: FollowFlags): P
   const drawn = ctx.io.interactiveOutput && !ctx.io.json && !ctx.io.accessible;
   const renderer = await makeRenderer(ctx, drawn);
   const knobs = streamKnobs(ctx);
-  const stop = new AbortController();
-  let interrupted = false;
-  let timedOut = false;
-  const cancelMaxWait = maxWaitTimer(ctx, flags, () => {
-    timedOut = true;
-    stop.abort();
-  });
-  let stoppedAtGate: string | null = null;
-  let promptError: unknown = null;
-  const onSigint = () => {
-    interrupted = true;
-    stop.abort();
-  };
-  ctx.signal.addEventListener('abort', onSigint);
-  const view = {
-    note: (_id: string, text: string) => renderer.note(text),
-    pause: () => renderer.pause(),
-    resume: () => renderer.resume(),
-    drawsScores: drawn,
-  };
-  const desk = new GateDesk(ctx, api, { policy, approve, bell: flags.bell !== false, signal: stop.signal }, view, {
-    stopAt: (_id, gate) => {
-      stoppedAtGate = gate;
-      stop.abort();
-    },
-    interrupt: onSigint,
-    fail: (err) => {
-      promptError = err;
-      stop.abort();
-    },
-  });
+  return new OneRunWatch(ctx, api, runId, flags, rules, renderer, drawn).run(knobs);
+}
 
-  const outcome = (ev: Extract<WatchEvent, { kind: 'ended' }>): number => {
-    renderer.finish();
-    if (!drawn) ctx.io.info(`orc: ${runId} ${describeEvent(ev.event)}`);
+/** One run followed: each event drawn and acted on, then the exit code of how the watch ended. */
+class OneRunWatch {
+  private readonly session: WatchSession;
+  private readonly desk: GateDesk;
+  /** The gate at which "stop watching" was chosen. */
+  private stoppedAtGate: string | null = null;
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly api: Api,
+    private readonly runId: string,
+    private readonly flags: FollowFlags,
+    rules: { policy: Policy; approve: Set<string> },
+    private readonly renderer: WatchRenderer,
+    private readonly drawn: boolean,
+  ) {
+    this.session = new WatchSession(ctx, flags);
+    const view = {
+      note: (_id: string, text: string) => renderer.note(text),
+      pause: () => renderer.pause(),
+      resume: () => renderer.resume(),
+      drawsScores: drawn,
+    };
+    this.desk = this.session.desk(api, rules, view, (_id, gate) => {
+      this.stoppedAtGate = gate;
+      this.session.stopAll();
+    });
+  }
+
+  async run(knobs: { idleTimeoutMs: number; maxReconnects: number }): Promise<number> {
+    try {
+      for await (const ev of watchRunBatched(this.api, this.runId, { signal: this.session.signal, ...knobs })) {
+        const code = await this.onEvent(ev);
+        if (code !== undefined) return code;
+      }
+      return await this.stopped();
+    } finally {
+      this.session.close();
+      this.renderer.finish();
+    }
+  }
+
+  /** An event drawn, and the gate desk told; an exit code when the watch ends here. */
+  private async onEvent(ev: WatchItem): Promise<number | undefined> {
+    if (ev.kind === 'logs') {
+      for (const line of ev.items) this.renderer.handle(line);
+      return undefined;
+    }
+    this.renderer.handle(ev);
+    if (ev.kind === 'event' && ev.event.type === 'run.gate_resolved') {
+      await this.desk.resolved(this.runId, ev.event.data.gate, ev.event.data.decision);
+    }
+    if (ev.kind === 'gate_pending' && (await this.desk.opened(this.runId, ev.gate)) === 'exit') {
+      return this.endAtGate(ev.gate);
+    }
+    if (ev.kind === 'ended') {
+      this.desk.ended(this.runId);
+      return this.outcome(ev);
+    }
+    return undefined;
+  }
+
+  /** --on-gate exit (or --until-gate, --max-wait): the gate is someone else's to decide (exit 6). */
+  private endAtGate(gate: string): number {
+    this.renderer.finish();
+    const { runId } = this;
+    const decide = `\`orc gate approve ${runId} ${gate}\` or \`orc gate reject ${runId} ${gate} --notes …\``;
+    this.ctx.io.info(`orc: gate ${gate} of ${runId} awaits a decision: ${decide}`);
+    return EXIT.gatePending;
+  }
+
+  /** The run ended: how, and what to do next (0 accepted, else 5). */
+  private outcome(ev: Extract<WatchEvent, { kind: 'ended' }>): number {
+    const { ctx, runId } = this;
+    this.renderer.finish();
+    if (!this.drawn) ctx.io.info(`orc: ${runId} ${describeEvent(ev.event)}`);
     // What to do next, as eas build says it (not under --json: a script knows its next step).
     const next = NEXT_STEPS[ev.status]?.(runId);
     if (next && !ctx.io.json) ctx.io.info(`next: ${next.map((c) => `\`${c}\``).join(' · ')}`);
     return ev.status === 'accepted' ? EXIT.ok : EXIT.runEnded;
-  };
+  }
 
-  try {
-    for await (const ev of watchRunBatched(api, runId, { signal: stop.signal, ...knobs })) {
-      if (ev.kind === 'logs') {
-        for (const line of ev.items) renderer.handle(line);
-        continue;
-      }
-      renderer.handle(ev);
-      if (ev.kind === 'event' && ev.event.type === 'run.gate_resolved') {
-        await desk.resolved(runId, ev.event.data.gate, ev.event.data.decision);
-      }
-      if (ev.kind === 'gate_pending' && (await desk.opened(runId, ev.gate)) === 'exit') {
-        renderer.finish();
-        const decide = `\`orc gate approve ${runId} ${ev.gate}\` or \`orc gate reject ${runId} ${ev.gate} --notes …\``;
-        ctx.io.info(`orc: gate ${ev.gate} of ${runId} awaits a decision: ${decide}`);
-        return EXIT.gatePending;
-      }
-      if (ev.kind === 'ended') {
-        desk.ended(runId);
-        return outcome(ev);
-      }
-    }
-    if (promptError && !timedOut) throw promptError;
-    if (timedOut) return await ranOut();
+  /** The stream stopped before the run ended: --max-wait, "stop watching" at a question, or Ctrl-C. */
+  private async stopped(): Promise<number> {
+    const { ctx, runId, session } = this;
+    session.rethrowPromptError();
+    if (session.timedOut) return await this.ranOut();
     // Ctrl-C: the last frame stays on screen, and the run goes on without us.
-    renderer.finish({ keepFrame: interrupted });
-    if (stoppedAtGate) {
-      ctx.io.info(`orc: stopped watching; gate ${stoppedAtGate} of ${runId} still awaits a decision`);
+    this.renderer.finish({ keepFrame: session.interrupted });
+    if (this.stoppedAtGate) {
+      ctx.io.info(`orc: stopped watching; gate ${this.stoppedAtGate} of ${runId} still awaits a decision`);
       return EXIT.gatePending;
     }
-    const waitingAt = desk.waitingAt(runId);
-    if (interrupted && waitingAt) {
+    if (!session.interrupted) return EXIT.ok;
+    const waitingAt = this.desk.waitingAt(runId);
+    if (waitingAt) {
       ctx.io.info(
         `orc: stopped watching; ${runId} waits at gate ${waitingAt}. Decide it with \`orc gate approve ${runId} ${waitingAt}\` or \`orc gate reject ${runId} ${waitingAt} --notes …\`, or watch again with \`orc watch ${runId}\`.`,
       );
-    } else if (interrupted)
-      ctx.io.info(`orc: stopped watching; ${runId} goes on. Watch it again with \`orc watch ${runId}\`.`);
-    return interrupted ? EXIT.interrupted : EXIT.ok;
-  } finally {
-    cancelMaxWait();
-    ctx.signal.removeEventListener('abort', onSigint);
-    stop.abort();
-    renderer.finish();
+    } else ctx.io.info(`orc: stopped watching; ${runId} goes on. Watch it again with \`orc watch ${runId}\`.`);
+    return EXIT.interrupted;
   }
 
   /** --max-wait ran out: where the run is, as a last line under --json, and how to go on (exit 7). */
-  async function ranOut(): Promise<number> {
-    renderer.finish({ keepFrame: true });
-    const run = await api.runs.retrieve(runId);
+  private async ranOut(): Promise<number> {
+    const { ctx, runId, flags } = this;
+    this.renderer.finish({ keepFrame: true });
+    const run = await this.api.runs.retrieve(runId);
     if (ctx.io.json)
       ctx.io.streams.stdout.write(
         ctx.io.jsonLine({ type: 'orc.max_wait', run_id: runId, max_wait_s: flags.maxWait, run }),

@@ -7,6 +7,7 @@ import { exitCodeOf } from '../../exit/errors.js';
 import { Problem } from '../../lib/problem.js';
 import { cleanNotes, editText } from '../../ui/editor.js';
 import { oneLine, sanitizeLine } from '../../lib/sanitize.js';
+import type { Prompter } from '../../ui/prompt.js';
 import { loadStyle, type Style } from '../../ui/style.js';
 import { scorecardLines } from '../../ui/scorecard.js';
 import { displayWidth } from '../../ui/width.js';
@@ -27,105 +28,170 @@ export async function decideAtPrompt(
 ): Promise<PromptOutcome> {
   const style = await loadStyle(ctx.io);
   const prompter = await ctx.prompter();
-  const say = (line = '') => ctx.io.streams.stderr.write(`${line}\n`);
-  let showSummary = true;
-  // Where the cursor starts: the first choice at first; after a decision that failed or was cancelled, the
-  // choice that was being made (never Approve: an Enter meant for something else must not approve).
-  let cursor: Choice | undefined;
   // A final gate whose scorecard did not pass (or whose pre-flight failed): approving is not the default.
   const doubt = gate === 'final' ? await finalGateDoubt(api, runId) : null;
-  for (;;) {
-    if (showSummary)
-      for (const line of await gateSummary(api, runId, gate, style, ctx.io.columns, scoresShown)) say(line);
-    if (showSummary && doubt) say(style.yellow(`  Careful: ${doubt}.`));
-    showSummary = false;
-    const approveChoice = { value: 'approve' as const, name: doubt ? 'Approve anyway (asks to confirm)' : 'Approve' };
-    const choice = await prompter.select<Choice>(
-      `Gate ${gate}: your decision`,
+  return new GateQuestion({ ctx, api, runId, gate, signal, scoresShown }, style, prompter, doubt).ask();
+}
+
+interface Asked {
+  ctx: Context;
+  api: Api;
+  runId: string;
+  gate: string;
+  signal: AbortSignal;
+  scoresShown: boolean;
+}
+
+/** One gate's question, asked until a choice decides it, leaves it, or stops the watch. */
+class GateQuestion {
+  private showSummary = true;
+  // Where the cursor starts: the first choice at first; after a decision that failed or was cancelled, the
+  // choice that was being made (never Approve: an Enter meant for something else must not approve).
+  private cursor: Choice | undefined;
+
+  constructor(
+    private readonly q: Asked,
+    private readonly style: Style,
+    private readonly prompter: Prompter,
+    private readonly doubt: string | null,
+  ) {}
+
+  private say(line = ''): void {
+    this.q.ctx.io.streams.stderr.write(`${line}\n`);
+  }
+
+  async ask(): Promise<PromptOutcome> {
+    for (;;) {
+      if (this.showSummary) await this.summarise();
+      const choice = await this.choose();
+      // Until it succeeds, a decision keeps the cursor; a failed approve goes to "leave it pending".
+      this.cursor = choice === 'approve' ? 'leave' : choice;
+      try {
+        const outcome = await this.act(choice);
+        if (outcome) return outcome;
+      } catch (err) {
+        const outcome = this.refused(err);
+        if (outcome) return outcome;
+      }
+    }
+  }
+
+  private async summarise(): Promise<void> {
+    const { api, runId, gate, ctx, scoresShown } = this.q;
+    for (const line of await gateSummary(api, runId, gate, this.style, ctx.io.columns, scoresShown)) this.say(line);
+    if (this.doubt) this.say(this.style.yellow(`  Careful: ${this.doubt}.`));
+    this.showSummary = false;
+  }
+
+  private choose(): Promise<Choice> {
+    const { doubt } = this;
+    const leave = { value: 'leave' as const, name: 'Leave it pending and keep watching' };
+    return this.prompter.select<Choice>(
+      `Gate ${this.q.gate}: your decision`,
       [
-        ...(doubt ? [{ value: 'leave' as const, name: 'Leave it pending and keep watching' }] : []),
-        approveChoice,
+        ...(doubt ? [leave] : []),
+        { value: 'approve', name: doubt ? 'Approve anyway (asks to confirm)' : 'Approve' },
         { value: 'reject', name: 'Reject, with notes written here' },
         { value: 'reject-editor', name: 'Reject, with notes written in your editor' },
         { value: 'edit-spec', name: 'Edit the App Spec in your editor, then decide' },
         { value: 'show-spec', name: 'Show the whole App Spec' },
-        ...(doubt ? [] : [{ value: 'leave' as const, name: 'Leave it pending and keep watching' }]),
+        ...(doubt ? [] : [leave]),
         { value: 'stop', name: 'Stop watching (the run waits at this gate)' },
       ],
-      { signal, ...(cursor ? { default: cursor } : {}) },
+      { signal: this.q.signal, ...(this.cursor ? { default: this.cursor } : {}) },
     );
-    // Until it succeeds, a decision keeps the cursor; a failed approve goes to "leave it pending".
-    cursor = choice === 'approve' ? 'leave' : choice;
-    try {
-      switch (choice) {
-        case 'approve':
-          if (doubt && !(await prompter.confirm(`Approve the final gate although ${doubt}?`, false, { signal }))) {
-            say('Not approved.');
-            continue;
-          }
-          await api.gates.approve(runId, gate);
-          say(style.green(`✓ approved gate ${gate}`));
-          return 'decided';
-        case 'reject':
-        case 'reject-editor': {
-          const notes =
-            choice === 'reject'
-              ? (await prompter.input('Notes for the rejection (why, and what to change)', { signal })).trim()
-              : cleanNotes(
-                  editText(
-                    ctx.env,
-                    `\n# Why is the ${gate} gate rejected? Lines starting with # are ignored.\n`,
-                    `${gate}-notes.md`,
-                  ),
-                );
-          if (!notes) {
-            say(style.yellow('The notes are empty: nothing was sent. The gate is still pending.'));
-            continue;
-          }
-          await api.gates.reject(runId, gate, notes);
-          say(style.red(`✗ rejected gate ${gate}; the run goes back with your notes`));
-          return 'decided';
-        }
-        case 'edit-spec': {
-          // The same edit as `orc spec edit`: YAML in the editor, checked here, the diff shown and confirmed.
-          const { editInEditor, changedFields } = await import('../spec/editor-loop.js');
-          const outcome = await editInEditor(ctx, api, runId, { format: 'yaml', yes: false, signal });
-          if (outcome.kind === 'unchanged') say('No changes; nothing was sent.');
-          else if (outcome.kind === 'declined') say(`Nothing was sent. Your edit is kept in ${outcome.kept}`);
-          else {
-            say(style.green(`✓ spec updated: ${sanitizeLine(changedFields(outcome.patch))}`));
-            showSummary = true;
-          }
-          continue;
-        }
-        case 'show-spec':
-          say(JSON.stringify(await api.spec.retrieve(runId), null, 2));
-          cursor = undefined; // only looked: the menu starts from the top again
-          continue;
-        case 'leave':
-          say(`Gate ${gate} stays pending; decide later with \`orc gate approve ${runId} ${gate}\`.`);
-          return 'left';
-        case 'stop':
-          return 'stop';
-      }
-    } catch (err) {
-      if (err instanceof ApiError && err.code === 'gate_not_pending') {
-        say(style.yellow(`Gate ${gate} was already decided elsewhere.`));
-        return 'decided';
-      }
-      // A refused edit or decision is said, and the question asked again; anything else ends the watch.
-      if (err instanceof ApiError && err.status < 500) {
-        say(style.yellow(`${err.field ? `${oneLine(err.field)}: ` : ''}${oneLine(err.message)}`));
-        continue;
-      }
-      // Bad input, or a refusal told in orc's words (a locked spec): said, with its hint (where an edit is kept).
-      if (err instanceof Problem && (exitCodeOf(err) === 2 || exitCodeOf(err) === 3)) {
-        say(style.yellow(sanitizeLine(err.message)));
-        if (err.hint) for (const line of err.hint.split('\n')) say(sanitizeLine(line));
-        continue;
-      }
-      throw err;
+  }
+
+  /** The choice carried out: how the question ends, or undefined to ask again. */
+  private async act(choice: Choice): Promise<PromptOutcome | undefined> {
+    const { api, runId, gate } = this.q;
+    switch (choice) {
+      case 'approve':
+        return this.approve();
+      case 'reject':
+      case 'reject-editor':
+        return this.reject(choice);
+      case 'edit-spec':
+        return this.editSpec();
+      case 'show-spec':
+        this.say(JSON.stringify(await api.spec.retrieve(runId), null, 2));
+        this.cursor = undefined; // only looked: the menu starts from the top again
+        return undefined;
+      case 'leave':
+        this.say(`Gate ${gate} stays pending; decide later with \`orc gate approve ${runId} ${gate}\`.`);
+        return 'left';
+      case 'stop':
+        return 'stop';
     }
+  }
+
+  private async approve(): Promise<PromptOutcome | undefined> {
+    const { api, runId, gate, signal } = this.q;
+    const { doubt } = this;
+    if (doubt && !(await this.prompter.confirm(`Approve the final gate although ${doubt}?`, false, { signal }))) {
+      this.say('Not approved.');
+      return undefined;
+    }
+    await api.gates.approve(runId, gate);
+    this.say(this.style.green(`✓ approved gate ${gate}`));
+    return 'decided';
+  }
+
+  private async reject(choice: 'reject' | 'reject-editor'): Promise<PromptOutcome | undefined> {
+    const { ctx, api, runId, gate, signal } = this.q;
+    const notes =
+      choice === 'reject'
+        ? (await this.prompter.input('Notes for the rejection (why, and what to change)', { signal })).trim()
+        : cleanNotes(
+            editText(
+              ctx.env,
+              `\n# Why is the ${gate} gate rejected? Lines starting with # are ignored.\n`,
+              `${gate}-notes.md`,
+            ),
+          );
+    if (!notes) {
+      this.say(this.style.yellow('The notes are empty: nothing was sent. The gate is still pending.'));
+      return undefined;
+    }
+    await api.gates.reject(runId, gate, notes);
+    this.say(this.style.red(`✗ rejected gate ${gate}; the run goes back with your notes`));
+    return 'decided';
+  }
+
+  /** The same edit as `orc spec edit`: YAML in the editor, checked here, the diff shown and confirmed. */
+  private async editSpec(): Promise<undefined> {
+    const { ctx, api, runId, signal } = this.q;
+    const { editInEditor, changedFields } = await import('../spec/editor-loop.js');
+    const outcome = await editInEditor(ctx, api, runId, { format: 'yaml', yes: false, signal });
+    if (outcome.kind === 'unchanged') this.say('No changes; nothing was sent.');
+    else if (outcome.kind === 'declined') this.say(`Nothing was sent. Your edit is kept in ${outcome.kept}`);
+    else {
+      this.say(this.style.green(`✓ spec updated: ${sanitizeLine(changedFields(outcome.patch))}`));
+      this.showSummary = true;
+    }
+    return undefined;
+  }
+
+  /** A choice that failed: 'decided' when someone else decided first, undefined when it is said and asked
+   * again; anything else ends the watch. */
+  private refused(err: unknown): PromptOutcome | undefined {
+    const { style } = this;
+    if (err instanceof ApiError && err.code === 'gate_not_pending') {
+      this.say(style.yellow(`Gate ${this.q.gate} was already decided elsewhere.`));
+      return 'decided';
+    }
+    // A refused edit or decision is said, and the question asked again.
+    if (err instanceof ApiError && err.status < 500) {
+      this.say(style.yellow(`${err.field ? `${oneLine(err.field)}: ` : ''}${oneLine(err.message)}`));
+      return undefined;
+    }
+    // Bad input, or a refusal told in orc's words (a locked spec): said, with its hint (where an edit is kept).
+    if (err instanceof Problem && (exitCodeOf(err) === 2 || exitCodeOf(err) === 3)) {
+      this.say(style.yellow(sanitizeLine(err.message)));
+      if (err.hint) for (const line of err.hint.split('\n')) this.say(sanitizeLine(line));
+      return undefined;
+    }
+    throw err;
   }
 }
 
