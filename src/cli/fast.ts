@@ -95,8 +95,17 @@ export async function runDirect(argv: string[], opts: RunOptions): Promise<numbe
     }
   }
   if (!at || at.subcommands || !at.load) return null;
-  // The positional arguments, in their number: commander says what is missing or too many.
-  const specs = at.args ?? [];
+  const args = argsInOrder(at.args ?? [], positionals);
+  if (!args) return null;
+  try {
+    return await (opts.runParsed ?? execute)(at, args, raw, opts);
+  } catch (err) {
+    return failed(err, wantsJson(argv), opts.stderr ?? process.stderr);
+  }
+}
+
+/** The positional arguments, in their number; null when some are missing or too many (commander says which). */
+function argsInOrder(specs: NonNullable<CommandSpec['args']>, positionals: string[]) {
   const args: Array<string | string[] | undefined> = [];
   let p = 0;
   for (const a of specs) {
@@ -108,10 +117,5 @@ export async function runDirect(argv: string[], opts: RunOptions): Promise<numbe
       args.push(positionals[p++]);
     }
   }
-  if (p < positionals.length) return null;
-  try {
-    return await (opts.runParsed ?? execute)(at, args, raw, opts);
-  } catch (err) {
-    return failed(err, wantsJson(argv), opts.stderr ?? process.stderr);
-  }
+  return p < positionals.length ? null : args;
 }

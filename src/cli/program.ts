@@ -15,6 +15,14 @@ import { execute, failed, wantsJson, type RunOptions } from './execute.js';
 
 export type { RunOptions };
 
+/** What the parse leaves behind: the handler's exit code, and commander's message for a parse error. */
+interface Outcome {
+  exitCode: number;
+  parseError: string | null;
+}
+
+type Help = typeof import('../commands/topics.js');
+
 /** Runs orc and answers its exit code. Tests call this in process with streams, env and a clock of their own. */
 export async function run(argv: string[], opts: RunOptions = {}): Promise<number> {
   const stdout = opts.stdout ?? process.stdout;
@@ -24,18 +32,43 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
   // `orc help exit-codes`: a topic (src/help/topics.ts), as text or, with --json, as data.
   const wantsHelp = argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h');
   const help = wantsHelp ? await import('../commands/topics.js') : null;
-  const topics = help?.TOPICS ?? [];
-  const topic = argv[0] === 'help' ? topics.find((t) => t.name === argv[1]) : undefined;
-  if (help && topic) {
+  if (help && argv[0] === 'help') {
+    const answered = await answerHelp(help, argv, json, stdout, stderr);
+    if (answered !== null) return answered;
+    // `orc help gate approve` is `orc gate approve --help`; `orc help` is `orc --help`.
+    argv = [...argv.slice(1), '--help'];
+  }
+  const outcome: Outcome = { exitCode: EXIT.ok, parseError: null };
+  const program = newProgram(stdout, stderr, json, outcome, help?.TOPICS ?? []);
+  // A coding agent: every help ends with what it needs to run orc without a person (src/cli/agent.ts).
+  const agents = wantsHelp ? await import('./agent.js') : null;
+  const agent = agents?.agentIn(opts.env ?? process.env) ?? null;
+  const forAgents = agent ? agents!.agentHelp(agent) : '';
+  if (forAgents) program.addHelpText('after', forAgents);
+  await defineCommands(program, argv, { forAgents, opts, outcome });
+  return parseAndRun(program, argv, json, stderr, outcome);
+}
+
+/** `orc help <topic>`, `orc help --json`, and `orc help <word>` that names nothing; null for a command's help. */
+async function answerHelp(
+  help: Help,
+  argv: string[],
+  json: boolean,
+  stdout: NodeJS.WritableStream,
+  stderr: NodeJS.WritableStream,
+): Promise<number | null> {
+  const topics = help.TOPICS;
+  const topic = topics.find((t) => t.name === argv[1]);
+  if (topic) {
     if (argv.includes('--json')) stdout.write(`${JSON.stringify(await topic.data(), null, 2)}\n`);
     // (For `npm run docs`: the README's copy of the topic.)
     else if (argv.includes('--markdown')) stdout.write(`${await help.topicMarkdown(topic.name)}\n`);
     else stdout.write(`${(await topic.text()).join('\n')}\n`);
     return EXIT.ok;
   }
-  const helpWords = argv[0] === 'help' ? argv.slice(1).filter((a) => !a.startsWith('-')) : [];
+  const helpWords = argv.slice(1).filter((a) => !a.startsWith('-'));
   // `orc help --json`: the topics and commands as data.
-  if (help && argv[0] === 'help' && helpWords.length === 0 && argv.includes('--json')) {
+  if (helpWords.length === 0 && argv.includes('--json')) {
     const commands = await topics.find((t) => t.name === 'commands')!.data();
     stdout.write(
       `${JSON.stringify({ topics: topics.map((t) => ({ name: t.name, summary: t.summary })), commands }, null, 2)}\n`,
@@ -43,26 +76,23 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
     return EXIT.ok;
   }
   // `orc help <word>` that is neither a topic nor a command: exit 2, with the nearest of either.
-  if (help && helpWords.length > 0 && !NOUNS.some((n) => n.name === helpWords[0])) {
+  if (helpWords.length > 0 && !NOUNS.some((n) => n.name === helpWords[0])) {
     const words = [...topics.map((t) => t.name), ...NOUNS.map((n) => n.name)];
-    return report(
-      Object.assign(
-        new UsageError(
-          `no help topic or command ${JSON.stringify(helpWords[0])}${didYouMean(helpWords[0]!, words)}`,
-          'See `orc help` for the topics and commands.',
-        ),
-        { code: 'unknown_topic' },
-      ),
-      json,
-      stderr,
-      EXIT.usage,
-    );
+    const message = `no help topic or command ${JSON.stringify(helpWords[0])}${didYouMean(helpWords[0]!, words)}`;
+    const err = new UsageError(message, 'See `orc help` for the topics and commands.');
+    return report(Object.assign(err, { code: 'unknown_topic' }), json, stderr, EXIT.usage);
   }
-  // `orc help gate approve` is `orc gate approve --help`; `orc help` is `orc --help`.
-  if (argv[0] === 'help') argv = [...argv.slice(1), '--help'];
+  return null;
+}
 
-  let exitCode: number = EXIT.ok;
-  let parseError: string | null = null;
+/** The root command: orc's description, version, global flags and help text, its output to our streams. */
+function newProgram(
+  stdout: NodeJS.WritableStream,
+  stderr: NodeJS.WritableStream,
+  json: boolean,
+  outcome: Outcome,
+  topics: Help['TOPICS'],
+): Command {
   const program = new Command('orc')
     .description('Drive runs on the Run Orchestration Service, or on its local sandbox')
     .version(VERSION, '-V, --version')
@@ -73,54 +103,39 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
       writeOut: (s) => void stdout.write(s),
       // Under --json stderr carries only the JSON: a group's help written for a missing verb is left out.
       writeErr: (s) => void (json || stderr.write(s)),
-      // Parse errors are told by the catch below, as every failure is (text or JSON).
+      // Parse errors are told by parseAndRun, as every failure is (text or JSON).
       outputError: (str) => {
-        parseError = str.replace(/^error: /, '').trim();
+        outcome.parseError = str.replace(/^error: /, '').trim();
       },
     });
-  const optionOf = (key: string, s: FlagSpec) => {
-    const opt = new Option(spec.commanderFlags(key, s), s.description);
-    const d = spec.defaultOf(s);
-    if (d !== undefined) opt.default(d);
-    if (s.type === 'multi') opt.argParser((v: string, prev: string[] | undefined) => [...(prev ?? []), v]);
-    if (s.hidden) opt.hideHelp();
-    return opt;
-  };
   for (const [key, s] of Object.entries(GLOBAL_FLAGS)) program.addOption(optionOf(key, s));
   program.addHelpText('after', () =>
     topics.length
       ? `\nHelp topics:\n${topics.map((t) => `  orc help ${t.name.padEnd(12)} ${t.summary}`).join('\n')}\n\nExit codes: 0 ok, 1 failure, 2 usage, 3 refused by the service, 4 auth/config, 5 run ended badly, 6 gate pending, 7 --max-wait ran out, 130 interrupted.\nDocs: README.md, docs/`
       : '',
   );
+  return program;
+}
 
-  // A coding agent: every help ends with what it needs to run orc without a person (src/cli/agent.ts).
-  const agents = wantsHelp ? await import('./agent.js') : null;
-  const agent = agents?.agentIn(opts.env ?? process.env) ?? null;
-  const forAgents = agent ? agents!.agentHelp(agent) : '';
-  if (forAgents) program.addHelpText('after', forAgents);
-  const define = (parent: Command, c: CommandSpec) => {
-    const cmd = parent.command(c.name).summary(c.summary).description(c.summary);
-    for (const a of c.args ?? []) cmd.argument(spec.usageLine(a));
-    for (const [key, s] of Object.entries(c.flags ?? {})) cmd.addOption(optionOf(key, s));
-    if (c.examples.length) cmd.addHelpText('after', `\nExamples:\n${c.examples.map((e) => `  $ ${e}`).join('\n')}\n`);
-    if (c.json && !c.subcommands) cmd.addHelpText('after', `\nWith --json: ${c.json}\n`);
-    if (c.more) cmd.addHelpText('after', `\n${c.more}`);
-    if (forAgents && !c.subcommands) cmd.addHelpText('after', forAgents);
-    if (c.subcommands) {
-      for (const sub of c.subcommands) define(cmd, sub);
-      return;
-    }
-    cmd.action(async (...params: unknown[]) => {
-      const self = params[params.length - 1] as Command;
-      // Positional arguments keep their places; an optional one not given stays undefined.
-      const args = params
-        .slice(0, -2)
-        .map((v) => (v === undefined ? undefined : Array.isArray(v) ? v.map(String) : String(v)));
-      exitCode = await (opts.runParsed ?? execute)(c, args, self.optsWithGlobals() as Record<string, unknown>, opts);
-    });
-  };
-  // Only the invoked noun is loaded and built in full; the others are listed by name and summary, which
-  // is all `orc --help` shows. `orc help` builds everything.
+function optionOf(key: string, s: FlagSpec): Option {
+  const opt = new Option(spec.commanderFlags(key, s), s.description);
+  const d = spec.defaultOf(s);
+  if (d !== undefined) opt.default(d);
+  if (s.type === 'multi') opt.argParser((v: string, prev: string[] | undefined) => [...(prev ?? []), v]);
+  if (s.hidden) opt.hideHelp();
+  return opt;
+}
+
+interface Defining {
+  /** The help's words for a coding agent, or ''. */
+  forAgents: string;
+  opts: RunOptions;
+  outcome: Outcome;
+}
+
+/** Only the invoked noun is loaded and built in full; the others are listed by name and summary, which
+ * is all `orc --help` shows. `orc help` builds everything. */
+async function defineCommands(program: Command, argv: string[], d: Defining): Promise<void> {
   const invoked = firstCommandWord(argv, GLOBAL_FLAGS);
   const specs = await Promise.all(
     NOUNS.map((n) =>
@@ -129,31 +144,73 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
   );
   NOUNS.forEach((n, i) => {
     const loaded = specs[i];
-    if (loaded) define(program, loaded);
+    if (loaded) defineCommand(program, loaded, d);
     else program.command(n.name).summary(n.summary).description(n.summary);
   });
+}
 
+/** A command as its spec declares it: arguments, flags, help; a group its subcommands, a verb its handler. */
+function defineCommand(parent: Command, c: CommandSpec, d: Defining): void {
+  const cmd = parent.command(c.name).summary(c.summary).description(c.summary);
+  for (const a of c.args ?? []) cmd.argument(spec.usageLine(a));
+  for (const [key, s] of Object.entries(c.flags ?? {})) cmd.addOption(optionOf(key, s));
+  if (c.examples.length) cmd.addHelpText('after', `\nExamples:\n${c.examples.map((e) => `  $ ${e}`).join('\n')}\n`);
+  if (c.json && !c.subcommands) cmd.addHelpText('after', `\nWith --json: ${c.json}\n`);
+  if (c.more) cmd.addHelpText('after', `\n${c.more}`);
+  if (d.forAgents && !c.subcommands) cmd.addHelpText('after', d.forAgents);
+  if (c.subcommands) {
+    for (const sub of c.subcommands) defineCommand(cmd, sub, d);
+    return;
+  }
+  cmd.action(async (...params: unknown[]) => {
+    const self = params[params.length - 1] as Command;
+    // Positional arguments keep their places; an optional one not given stays undefined.
+    const args = params
+      .slice(0, -2)
+      .map((v) => (v === undefined ? undefined : Array.isArray(v) ? v.map(String) : String(v)));
+    const flags = self.optsWithGlobals() as Record<string, unknown>;
+    d.outcome.exitCode = await (d.opts.runParsed ?? execute)(c, args, flags, d.opts);
+  });
+}
+
+/** Parses argv and runs the command it names; every failure told as text or JSON, and its exit code. */
+async function parseAndRun(
+  program: Command,
+  argv: string[],
+  json: boolean,
+  stderr: NodeJS.WritableStream,
+  outcome: Outcome,
+): Promise<number> {
   try {
     // A command word that is not one (`orc sandbox stat`, `orc help run lsit`): exit 2 with the nearest.
     const unknown = unknownCommand(program, argv, GLOBAL_FLAGS);
     if (unknown) return report(unknown, json, stderr, EXIT.usage);
     await program.parseAsync(argv, { from: 'user' });
-    return exitCode;
+    return outcome.exitCode;
   } catch (err) {
-    if (err instanceof CommanderError) {
-      // --help and --version end here with 0; every parse error is a usage error.
-      if (err.exitCode === 0) return EXIT.ok;
-      // A group without its verb (`orc run`): commander has shown its help on stderr; that is the whole message.
-      const at = walk(program, argv, GLOBAL_FLAGS).at;
-      if (err.code === 'commander.help') return json ? report(missingVerb(at), json, stderr, EXIT.usage) : EXIT.usage;
-      // commander.unknownOption → unknown_option
-      const code = err.code.replace(/^commander\./, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-      let message: string = parseError ?? err.message.replace(/^error: /, '');
-      if (err.code === 'commander.unknownOption') message += flagSuggestion(at, message);
-      return report(Object.assign(new UsageError(message), { code }), json, stderr, EXIT.usage);
-    }
+    if (err instanceof CommanderError) return parseFailure(program, argv, err, json, stderr, outcome.parseError);
     return failed(err, json, stderr);
   }
+}
+
+/** commander's own error: --help and --version end with 0; every parse error is a usage error (exit 2). */
+function parseFailure(
+  program: Command,
+  argv: string[],
+  err: CommanderError,
+  json: boolean,
+  stderr: NodeJS.WritableStream,
+  parseError: string | null,
+): number {
+  if (err.exitCode === 0) return EXIT.ok;
+  // A group without its verb (`orc run`): commander has shown its help on stderr; that is the whole message.
+  const at = walk(program, argv, GLOBAL_FLAGS).at;
+  if (err.code === 'commander.help') return json ? report(missingVerb(at), json, stderr, EXIT.usage) : EXIT.usage;
+  // commander.unknownOption → unknown_option
+  const code = err.code.replace(/^commander\./, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  let message: string = parseError ?? err.message.replace(/^error: /, '');
+  if (err.code === 'commander.unknownOption') message += flagSuggestion(at, message);
+  return report(Object.assign(new UsageError(message), { code }), json, stderr, EXIT.usage);
 }
 
 /** The first word that names no command where one is expected, as a usage error naming the nearest. */
