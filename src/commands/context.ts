@@ -59,39 +59,13 @@ export function createContext(
   let target: Promise<Target> | undefined;
   let api: Promise<Api> | undefined;
   let prompter: Promise<Prompter> | undefined;
-  let stop: { controller: AbortController; handlers: Array<[NodeJS.Signals, () => void]> } | undefined;
+  const stop = new StopSignals();
   const ctx: Context = {
     get signal() {
-      if (!stop) {
-        const controller = new AbortController();
-        const handlers = STOP_SIGNALS.map((s): [NodeJS.Signals, () => void] => [s, () => controller.abort(s)]);
-        for (const [s, fn] of handlers) process.on(s, fn);
-        stop = { controller, handlers };
-      }
-      return stop.controller.signal;
+      return stop.signal;
     },
-    dispose() {
-      for (const [s, fn] of stop?.handlers ?? []) process.off(s, fn);
-    },
-    async retell(err) {
-      const t = target ? await target.catch(() => null) : null;
-      if (!t?.autoStartSandbox) return err;
-      const { ApiError, UnexpectedResponseError } = await import('../api/errors.js');
-      if (!(err instanceof UnexpectedResponseError || (err instanceof ApiError && !err.requestId))) return err;
-      // The sandbox answers /healthz with its pid; anything else at its address is another program. Asked
-      // without the client (no key goes to that program again, no retry is wanted), over https trusting the
-      // CA of a sandbox started with --tls, as the client does.
-      const { healthz } = await import('../config/sandbox-state.js');
-      const ours = typeof (await healthz(t.baseUrl, 2_000, t.caFile))?.pid === 'number';
-      if (ours) return err;
-      const port = new URL(t.baseUrl).port;
-      const other = Number(port) + 1;
-      const { EnvironmentError } = await import('../exit/errors.js');
-      return new EnvironmentError(
-        `something other than the orc sandbox answers at ${t.baseUrl} (${(err as Error).message.split('\n')[0]})`,
-        `Stop what listens on port ${port}, or give the sandbox another port: \`ORC_SANDBOX_PORT=${other} orc …\` (orc then starts and uses a sandbox there), or \`orc sandbox start --detach --port ${other}\` with ORC_BASE_URL=http://127.0.0.1:${other}.`,
-      );
-    },
+    dispose: () => stop.dispose(),
+    retell: async (err) => retell(target ? await target.catch(() => null) : null, err),
     io,
     env,
     clock: extras.clock ?? systemClock,
@@ -108,26 +82,7 @@ export function createContext(
       return target;
     },
     api() {
-      api ??= (async () => {
-        const t = await ctx.target();
-        const where = ` · profile ${t.profile} · ${t.baseUrl}`;
-        if (t.mode === 'live') {
-          const style = await import('../ui/style.js').then((m) => m.loadStyle(io));
-          tell(io, flags, 'notice', `LIVE${where}`, `${style.alarm('LIVE')}${where}`);
-        }
-        return createApi({
-          baseUrl: t.baseUrl,
-          apiKey: t.key,
-          userAgent: `orc/${VERSION} node/${process.versions.node}`,
-          clock: ctx.clock,
-          env,
-          ...(t.caFile ? { caFile: t.caFile } : {}),
-          deadlineMs: Math.round((flags.timeout ?? 120) * 1000),
-          notice: (line) => tell(io, flags, 'notice', line, `orc: ${line}`),
-          ...(flags.debug ? { debug: (line: string) => tell(io, flags, 'debug', line) } : {}),
-          ...(t.autoStartSandbox ? { onConnectionRefused: () => startLocalSandbox(ctx) } : {}),
-        });
-      })();
+      api ??= ctx.target().then((t) => clientFor(ctx, t));
       return api;
     },
     prompter() {
@@ -140,6 +95,67 @@ export function createContext(
     },
   };
   return ctx;
+}
+
+/** The interrupt signals, turned into one AbortSignal: handlers installed when a command first looks at it. */
+class StopSignals {
+  private stop: { controller: AbortController; handlers: Array<[NodeJS.Signals, () => void]> } | undefined;
+
+  get signal(): AbortSignal {
+    if (!this.stop) {
+      const controller = new AbortController();
+      const handlers = STOP_SIGNALS.map((s): [NodeJS.Signals, () => void] => [s, () => controller.abort(s)]);
+      for (const [s, fn] of handlers) process.on(s, fn);
+      this.stop = { controller, handlers };
+    }
+    return this.stop.controller.signal;
+  }
+
+  dispose(): void {
+    for (const [s, fn] of this.stop?.handlers ?? []) process.off(s, fn);
+  }
+}
+
+/** The API client for the target, with the live banner said first, and the sandbox started when none answers. */
+async function clientFor(ctx: Context, t: Target): Promise<Api> {
+  const { io, flags, env } = ctx;
+  const where = ` · profile ${t.profile} · ${t.baseUrl}`;
+  if (t.mode === 'live') {
+    const style = await import('../ui/style.js').then((m) => m.loadStyle(io));
+    tell(io, flags, 'notice', `LIVE${where}`, `${style.alarm('LIVE')}${where}`);
+  }
+  return createApi({
+    baseUrl: t.baseUrl,
+    apiKey: t.key,
+    userAgent: `orc/${VERSION} node/${process.versions.node}`,
+    clock: ctx.clock,
+    env,
+    ...(t.caFile ? { caFile: t.caFile } : {}),
+    deadlineMs: Math.round((flags.timeout ?? 120) * 1000),
+    notice: (line) => tell(io, flags, 'notice', line, `orc: ${line}`),
+    ...(flags.debug ? { debug: (line: string) => tell(io, flags, 'debug', line) } : {}),
+    ...(t.autoStartSandbox ? { onConnectionRefused: () => startLocalSandbox(ctx) } : {}),
+  });
+}
+
+/** A failure against the default sandbox address said better: another program answers where the sandbox should. */
+async function retell(t: Target | null, err: unknown): Promise<unknown> {
+  if (!t?.autoStartSandbox) return err;
+  const { ApiError, UnexpectedResponseError } = await import('../api/errors.js');
+  if (!(err instanceof UnexpectedResponseError || (err instanceof ApiError && !err.requestId))) return err;
+  // The sandbox answers /healthz with its pid; anything else at its address is another program. Asked
+  // without the client (no key goes to that program again, no retry is wanted), over https trusting the
+  // CA of a sandbox started with --tls, as the client does.
+  const { healthz } = await import('../config/sandbox-state.js');
+  const ours = typeof (await healthz(t.baseUrl, 2_000, t.caFile))?.pid === 'number';
+  if (ours) return err;
+  const port = new URL(t.baseUrl).port;
+  const other = Number(port) + 1;
+  const { EnvironmentError } = await import('../exit/errors.js');
+  return new EnvironmentError(
+    `something other than the orc sandbox answers at ${t.baseUrl} (${(err as Error).message.split('\n')[0]})`,
+    `Stop what listens on port ${port}, or give the sandbox another port: \`ORC_SANDBOX_PORT=${other} orc …\` (orc then starts and uses a sandbox there), or \`orc sandbox start --detach --port ${other}\` with ORC_BASE_URL=http://127.0.0.1:${other}.`,
+  );
 }
 
 /** A notice (a retry, the live banner) or a --debug line, on stderr: under --json as a JSON line (IO). */
