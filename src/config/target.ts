@@ -51,36 +51,12 @@ export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, 
       : config.active_profile
         ? [config.active_profile, 'profile']
         : [BUILT_IN_PROFILE, 'built-in'];
-  let stored: StoredProfile;
   const state = readState(configDir);
   const running = state && isAlive(state.pid) ? state : null;
-  if (profile === BUILT_IN_PROFILE && !config.profiles[BUILT_IN_PROFILE]) {
-    // The built-in profile points at the sandbox this config folder started, else the default address; but
-    // ORC_SANDBOX_PORT, when set, names the port, and a sandbox recorded on another port is not that one.
-    const wanted = defaultSandboxUrl(env);
-    const named = !env.ORC_SANDBOX_PORT || sameSandbox(running?.url.replace(/^https:/, 'http:') ?? '', wanted);
-    const ours = running && named ? running : null;
-    // The key goes to the sandbox it belongs to, never to another address: --base-url or ORC_BASE_URL at
-    // another port gets the public default key, not this folder's (a server listening there would keep it).
-    const pointed = flags.baseUrl ?? env.ORC_BASE_URL;
-    const toOurs =
-      ours && (!pointed || sameSandbox(pointed.replace(/^https:/, 'http:'), ours.url.replace(/^https:/, 'http:')));
-    stored = {
-      base_url: ours?.url ?? wanted,
-      test_key: (toOurs ? ours.api_key : undefined) ?? builtInKey(configDir, env, flags),
-    };
-  } else {
-    const found = config.profiles[profile];
-    if (!found) {
-      const where = profileFrom === 'flag' ? '--profile' : profileFrom === 'env' ? 'ORC_PROFILE' : 'the active profile';
-      throw new ConfigError(
-        `no profile named ${JSON.stringify(profile)} (from ${where})`,
-        'See `orc profile list`, or add it with `orc profile add`.',
-      );
-    }
-    stored = found;
-  }
   const builtIn = profile === BUILT_IN_PROFILE && !config.profiles[BUILT_IN_PROFILE];
+  const stored = builtIn
+    ? builtInProfile(running, configDir, env, flags)
+    : namedProfile(config.profiles[profile], profile, profileFrom);
 
   const [rawUrl, baseUrlFrom]: [string, Source] = flags.baseUrl
     ? [flags.baseUrl, 'flag']
@@ -90,6 +66,68 @@ export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, 
   const baseUrl = checkBaseUrl(rawUrl, baseUrlFrom, profile);
 
   const mode: KeyMode = flags.live ? 'live' : 'test';
+  const { key, keyFrom } = await chooseKey(stored, profile, builtIn, mode, env);
+  // The CA of a sandbox this folder started with --tls is trusted for that sandbox's address only, however
+  // orc was pointed at it (the built-in profile, --base-url, ORC_BASE_URL); a profile's own CA file first.
+  const sandboxCa = running?.ca_file && sameSandbox(baseUrl, running.url) ? running.ca_file : undefined;
+  const caFile = stored.ca_file ?? sandboxCa;
+  checkDestination(mode, baseUrl);
+
+  return {
+    profile,
+    profileFrom,
+    baseUrl,
+    baseUrlFrom,
+    mode,
+    key,
+    keyFrom,
+    autoStartSandbox: builtIn && baseUrlFrom === 'built-in',
+    ...(caFile ? { caFile } : {}),
+  };
+}
+
+type Running = ReturnType<typeof readState>;
+
+/** The built-in profile points at the sandbox this config folder started, else the default address; but
+ * ORC_SANDBOX_PORT, when set, names the port, and a sandbox recorded on another port is not that one. */
+function builtInProfile(
+  running: Running,
+  configDir: string,
+  env: NodeJS.ProcessEnv,
+  flags: TargetFlags,
+): StoredProfile {
+  const wanted = defaultSandboxUrl(env);
+  const named = !env.ORC_SANDBOX_PORT || sameSandbox(running?.url.replace(/^https:/, 'http:') ?? '', wanted);
+  const ours = running && named ? running : null;
+  // The key goes to the sandbox it belongs to, never to another address: --base-url or ORC_BASE_URL at
+  // another port gets the public default key, not this folder's (a server listening there would keep it).
+  const pointed = flags.baseUrl ?? env.ORC_BASE_URL;
+  const toOurs =
+    ours && (!pointed || sameSandbox(pointed.replace(/^https:/, 'http:'), ours.url.replace(/^https:/, 'http:')));
+  return {
+    base_url: ours?.url ?? wanted,
+    test_key: (toOurs ? ours.api_key : undefined) ?? builtInKey(configDir, env, flags),
+  };
+}
+
+function namedProfile(found: StoredProfile | undefined, profile: string, profileFrom: Source): StoredProfile {
+  if (found) return found;
+  const where = profileFrom === 'flag' ? '--profile' : profileFrom === 'env' ? 'ORC_PROFILE' : 'the active profile';
+  throw new ConfigError(
+    `no profile named ${JSON.stringify(profile)} (from ${where})`,
+    'See `orc profile list`, or add it with `orc profile add`.',
+  );
+}
+
+/** The key for the mode: ORC_API_KEY, else the profile's (a live one perhaps from the keychain); one there is,
+ * of the mode asked for. */
+async function chooseKey(
+  stored: StoredProfile,
+  profile: string,
+  builtIn: boolean,
+  mode: KeyMode,
+  env: NodeJS.ProcessEnv,
+): Promise<{ key: string; keyFrom: Target['keyFrom'] }> {
   let key: string | undefined;
   let keyFrom: Target['keyFrom'];
   if (env.ORC_API_KEY) {
@@ -116,6 +154,11 @@ export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, 
       `Add one with \`orc profile add ${profile} --with-key\` (the key on stdin), or set ORC_API_KEY.`,
     );
   }
+  checkKeyMode(key, keyFrom, mode);
+  return { key, keyFrom };
+}
+
+function checkKeyMode(key: string, keyFrom: Target['keyFrom'], mode: KeyMode): void {
   const actual = keyMode(key);
   if (!actual)
     throw new ConfigError(
@@ -128,10 +171,10 @@ export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, 
         : `--live needs a live key, but ${keyFrom === 'env' ? 'ORC_API_KEY holds' : 'the key is'} a test key (${redactKey(key)})`,
       actual === 'live' ? 'Add --live to act on the live service on purpose.' : undefined,
     );
-  // The CA of a sandbox this folder started with --tls is trusted for that sandbox's address only, however
-  // orc was pointed at it (the built-in profile, --base-url, ORC_BASE_URL); a profile's own CA file first.
-  const sandboxCa = running?.ca_file && sameSandbox(baseUrl, running.url) ? running.ca_file : undefined;
-  const caFile = stored.ca_file ?? sandboxCa;
+}
+
+/** A live key goes to the live service only, a test key to a sandbox (a loopback address) only. */
+function checkDestination(mode: KeyMode, baseUrl: string): void {
   const host = new URL(baseUrl).hostname;
   const sandbox = isLoopbackHost(host);
   if (mode === 'live' && sandbox)
@@ -144,18 +187,6 @@ export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, 
       `refusing to send a test key to ${host}: test keys are for the sandbox (a loopback address)`,
       'Use --live with a live key for the live service, or point --base-url at a sandbox.',
     );
-
-  return {
-    profile,
-    profileFrom,
-    baseUrl,
-    baseUrlFrom,
-    mode,
-    key,
-    keyFrom,
-    autoStartSandbox: builtIn && baseUrlFrom === 'built-in',
-    ...(caFile ? { caFile } : {}),
-  };
 }
 
 /** Two addresses of one sandbox on this machine: both loopback, same scheme and port (its certificate names
