@@ -1,6 +1,6 @@
 // `orc spec edit <run>`: in the editor (src/spec/edit.ts), or without one: --set, --unset, --file, --dry-run.
 import type { Context } from '../context.js';
-import { ApiError } from '../../api/index.js';
+import { ApiError, type Api } from '../../api/index.js';
 import { applyMergePatch } from '../../lib/merge-patch.js';
 import { UsageError } from '../../exit/errors.js';
 import { checkSpec, specPatch, type Spec } from '../../app-spec/document.js';
@@ -27,42 +27,13 @@ export default async function edit(
   const unsets = flags.unset.map((u) => ({ path: splitPath(u, '--unset'), shown: `--unset ${u}` }));
   const filePatch = flags.file === undefined ? undefined : await readPatch(ctx, flags.file);
   const api = await ctx.api();
-
-  if (!byFlags) {
-    const outcome = await editInEditor(ctx, api, runId, { format: flags.format, yes: Boolean(flags.yes) });
-    if (outcome.kind === 'unchanged') {
-      io.info('No changes; nothing was sent.');
-      if (io.json) io.writeJson({ changed: false });
-      return 0;
-    }
-    if (outcome.kind === 'declined') {
-      io.info(`Nothing was sent. Your edit is kept in ${outcome.kept}`);
-      if (io.json) io.writeJson({ changed: false, kept: outcome.kept });
-      return 0;
-    }
-    io.info(`✓ spec of ${runId} updated: ${changedFields(outcome.patch)}`);
-    if (io.json) io.writeJson(outcome.spec);
-    return 0;
-  }
+  if (!byFlags) return editedInEditor(ctx, api, runId, flags);
 
   await assertEditable(api, runId);
   const before = (await api.spec.retrieve(runId)) as Spec;
   let after = JSON.parse(JSON.stringify(before)) as Spec;
   if (filePatch) after = applyMergePatch(after, filePatch) as Spec;
-  // A field the spec does not have and the schema does not know, one slip from one it knows, is a typo.
-  const known = Object.keys(AppSpecInput.def.shape);
-  for (const s of sets) {
-    const top = s.path[0]!;
-    if (known.includes(top) || Object.hasOwn(before, top)) continue;
-    const near = closest(top, known);
-    if (near)
-      throw Object.assign(
-        new UsageError(
-          `${s.shown}: the App Spec has no field ${JSON.stringify(top)}; did you mean ${near}? Nothing was sent.`,
-        ),
-        { field: '--set' },
-      );
-  }
+  refuseTypos(sets, before);
   for (const s of sets) setPath(after, s.path, s.value, s.shown);
   for (const u of unsets) unsetPath(after, u.path, u.shown);
   const problem = checkSpec(after);
@@ -89,6 +60,42 @@ export default async function edit(
   io.info(`✓ spec of ${runId} updated: ${changedFields(patch)}`);
   if (io.json) io.writeJson(updated);
   return 0;
+}
+
+/** The edit made in the editor, and what came of it. */
+async function editedInEditor(ctx: Context, api: Api, runId: string, flags: FlagsOf<typeof spec>): Promise<number> {
+  const io = ctx.io;
+  const outcome = await editInEditor(ctx, api, runId, { format: flags.format, yes: Boolean(flags.yes) });
+  if (outcome.kind === 'unchanged') {
+    io.info('No changes; nothing was sent.');
+    if (io.json) io.writeJson({ changed: false });
+    return 0;
+  }
+  if (outcome.kind === 'declined') {
+    io.info(`Nothing was sent. Your edit is kept in ${outcome.kept}`);
+    if (io.json) io.writeJson({ changed: false, kept: outcome.kept });
+    return 0;
+  }
+  io.info(`✓ spec of ${runId} updated: ${changedFields(outcome.patch)}`);
+  if (io.json) io.writeJson(outcome.spec);
+  return 0;
+}
+
+/** A field the spec does not have and the schema does not know, one slip from one it knows, is a typo. */
+function refuseTypos(sets: Array<{ path: string[]; shown: string }>, before: Spec): void {
+  const known = Object.keys(AppSpecInput.def.shape);
+  for (const s of sets) {
+    const top = s.path[0]!;
+    if (known.includes(top) || Object.hasOwn(before, top)) continue;
+    const near = closest(top, known);
+    if (near)
+      throw Object.assign(
+        new UsageError(
+          `${s.shown}: the App Spec has no field ${JSON.stringify(top)}; did you mean ${near}? Nothing was sent.`,
+        ),
+        { field: '--set' },
+      );
+  }
 }
 
 /** A merge patch from a file or stdin: a JSON object, within the limits, checked before anything is sent. */

@@ -65,8 +65,7 @@ export interface EditOptions {
 
 /** Opens the editor on the spec until the edit is valid and sent, unchanged, or given up. */
 export async function editInEditor(ctx: Context, api: Api, runId: string, o: EditOptions): Promise<EditOutcome> {
-  const io = ctx.io;
-  const atTerminal = io.canPrompt;
+  const atTerminal = ctx.io.canPrompt;
   if (!atTerminal && !editorCommand(ctx.env, false)) {
     throw new UsageError(
       'no editor to open: set VISUAL or EDITOR, or change the spec with --set, --unset or --file',
@@ -76,77 +75,112 @@ export async function editInEditor(ctx: Context, api: Api, runId: string, o: Edi
   await assertEditable(api, runId);
   const before = (await api.spec.retrieve(runId)) as Spec;
   const dir = mkdtempSync(join(tmpdir(), 'orc-spec-'));
-  const file = join(dir, `${runId}.spec.${o.format === 'yaml' ? 'yaml' : 'jsonc'}`);
   const schemaFile = join(dir, 'app-spec.schema.json');
   writeFileSync(schemaFile, `${JSON.stringify(specJsonSchema(), null, 2)}\n`, { mode: 0o600 });
   const schemaUrl = pathToFileURL(schemaFile).href;
-  let body = await editorBody(before, o.format, schemaUrl);
-  let problems: Problem[] = [];
+  const body = await editorBody(before, o.format, schemaUrl);
+  return new SpecEdit(ctx, api, runId, o, before, dir, schemaUrl, body).run();
+}
+
+/** One edit of a spec: the file in its folder, and what the last try left to say on the next. */
+class SpecEdit {
+  private readonly atTerminal: boolean;
+  private readonly file: string;
+  private problems: Problem[] = [];
   // What stopped the last try; saving the file again unchanged gives up with it (kubectl does the same).
-  let lastError: OrcError | null = null;
-  let edited = false;
-  const keep = (): string => file;
-  try {
-    for (;;) {
-      const shown = editorDocument(body, o.format, { runId, schemaUrl, problems });
-      writeFileSync(file, shown, { mode: 0o600 });
-      openEditor(ctx.env, file);
-      const text = readFileSync(file, 'utf8');
-      if (lastError && text === shown) throw lastError;
-      body = bodyOf(text, o.format);
-      const parsed = await parseDocument(text, o.format);
-      if (parsed.kind === 'empty') return done({ kind: 'unchanged' });
-      if (parsed.kind === 'problem') {
-        edited = true;
-        lastError = new UsageError(`the edited spec is not valid: ${describe(parsed.problem)}; nothing was sent`);
-        if (!atTerminal) throw lastError;
-        problems = [parsed.problem];
-        continue;
-      }
-      const patch = specPatch(before, parsed.spec);
-      if (Object.keys(patch).length === 0) return done({ kind: 'unchanged' });
-      edited = true;
-      if (atTerminal && !o.yes) {
-        await showDiff(ctx, before, parsed.spec, o.format);
-        const prompter = await ctx.prompter();
-        if (
-          !(await prompter.confirm(
-            `Send this change to run ${runId}?`,
-            true,
-            o.signal ? { signal: o.signal } : undefined,
-          ))
-        )
-          return { kind: 'declined', kept: keep() };
-      }
-      try {
-        const spec = (await api.spec.update(runId, patch)) as Spec;
-        return done({ kind: 'updated', spec, patch });
-      } catch (err) {
-        // A field the service refuses: at a terminal the editor opens again with the reason on top.
-        if (err instanceof ApiError && err.status === 400 && atTerminal) {
-          problems = [{ field: err.field, message: err.message }];
-          lastError = refusal(err, runId);
-          continue;
-        }
-        if (err instanceof ApiError && (err.status === 400 || err.code === 'spec_locked')) throw refusal(err, runId);
-        throw err;
-      }
-    }
-  } catch (err) {
-    if (!edited) {
-      rmSync(dir, { recursive: true, force: true });
-      throw err;
-    }
-    // No edit is ever lost: the file stays, and the error says where.
-    const where = `Your edit is kept in ${keep()}`;
-    if (err instanceof Explained)
-      throw new RetoldError(err.message, exitCodeOf(err), err.hint ? `${err.hint}\n${where}` : where);
-    io.info(`orc: ${where}`);
-    throw err;
+  private lastError: OrcError | null = null;
+  private edited = false;
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly api: Api,
+    private readonly runId: string,
+    private readonly o: EditOptions,
+    private readonly before: Spec,
+    private readonly dir: string,
+    private readonly schemaUrl: string,
+    private body: string,
+  ) {
+    this.atTerminal = ctx.io.canPrompt;
+    this.file = join(dir, `${runId}.spec.${o.format === 'yaml' ? 'yaml' : 'jsonc'}`);
   }
 
-  function done(outcome: EditOutcome): EditOutcome {
-    rmSync(dir, { recursive: true, force: true });
+  async run(): Promise<EditOutcome> {
+    try {
+      for (;;) {
+        const outcome = await this.attempt();
+        if (outcome) return outcome;
+      }
+    } catch (err) {
+      throw this.kept(err);
+    }
+  }
+
+  /** The editor opened once: an outcome, or undefined to open it again with the problems on top. */
+  private async attempt(): Promise<EditOutcome | undefined> {
+    const { o, runId, schemaUrl, problems } = this;
+    const shown = editorDocument(this.body, o.format, { runId, schemaUrl, problems });
+    writeFileSync(this.file, shown, { mode: 0o600 });
+    openEditor(this.ctx.env, this.file);
+    const text = readFileSync(this.file, 'utf8');
+    if (this.lastError && text === shown) throw this.lastError;
+    this.body = bodyOf(text, o.format);
+    const parsed = await parseDocument(text, o.format);
+    if (parsed.kind === 'empty') return this.done({ kind: 'unchanged' });
+    if (parsed.kind === 'problem') {
+      this.edited = true;
+      this.lastError = new UsageError(`the edited spec is not valid: ${describe(parsed.problem)}; nothing was sent`);
+      if (!this.atTerminal) throw this.lastError;
+      this.problems = [parsed.problem];
+      return undefined;
+    }
+    const patch = specPatch(this.before, parsed.spec);
+    if (Object.keys(patch).length === 0) return this.done({ kind: 'unchanged' });
+    this.edited = true;
+    if (this.atTerminal && !o.yes && !(await this.confirmed(parsed.spec))) return { kind: 'declined', kept: this.file };
+    return this.send(patch);
+  }
+
+  /** The diff shown, and the change confirmed. */
+  private async confirmed(after: Spec): Promise<boolean> {
+    await showDiff(this.ctx, this.before, after, this.o.format);
+    const prompter = await this.ctx.prompter();
+    const signal = this.o.signal;
+    return prompter.confirm(`Send this change to run ${this.runId}?`, true, signal ? { signal } : undefined);
+  }
+
+  private async send(patch: Spec): Promise<EditOutcome | undefined> {
+    try {
+      const spec = (await this.api.spec.update(this.runId, patch)) as Spec;
+      return this.done({ kind: 'updated', spec, patch });
+    } catch (err) {
+      // A field the service refuses: at a terminal the editor opens again with the reason on top.
+      if (err instanceof ApiError && err.status === 400 && this.atTerminal) {
+        this.problems = [{ field: err.field, message: err.message }];
+        this.lastError = refusal(err, this.runId);
+        return undefined;
+      }
+      if (err instanceof ApiError && (err.status === 400 || err.code === 'spec_locked')) throw refusal(err, this.runId);
+      throw err;
+    }
+  }
+
+  /** The edit given up: nothing made, the folder goes; an edit is never lost: the file stays, and the error
+   * says where. */
+  private kept(err: unknown): unknown {
+    if (!this.edited) {
+      rmSync(this.dir, { recursive: true, force: true });
+      return err;
+    }
+    const where = `Your edit is kept in ${this.file}`;
+    if (err instanceof Explained)
+      return new RetoldError(err.message, exitCodeOf(err), err.hint ? `${err.hint}\n${where}` : where);
+    this.ctx.io.info(`orc: ${where}`);
+    return err;
+  }
+
+  private done(outcome: EditOutcome): EditOutcome {
+    rmSync(this.dir, { recursive: true, force: true });
     return outcome;
   }
 }
