@@ -5,6 +5,8 @@ import { constants, existsSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import * as z from 'zod/mini';
+import type { Api } from '../../api/index.js';
+import type { Target } from '../../config/target.js';
 import type { Context } from '../context.js';
 import { redactKey } from '../../contract/keys.js';
 import { FailedError } from '../../exit/errors.js';
@@ -124,7 +126,7 @@ function configChecks(ctx: Context): Check[] {
 }
 
 async function serviceChecks(ctx: Context): Promise<Check[]> {
-  let target;
+  let target: Target;
   try {
     target = await ctx.target();
   } catch (err) {
@@ -132,6 +134,16 @@ async function serviceChecks(ctx: Context): Promise<Check[]> {
       return [{ id: 'profile', status: 'fail', message: err.message, fix: err.hint ?? 'orc profile list' }];
     throw err;
   }
+  const out = await profileChecks(ctx, target);
+  const network = await networkCheck(ctx, target);
+  out.push(network);
+  if (network.status === 'fail') return out;
+  out.push(...(await reachChecks(ctx, target)));
+  return out;
+}
+
+/** Which profile, address and key, and where the key is kept. */
+async function profileChecks(ctx: Context, target: Target): Promise<Check[]> {
   const out: Check[] = [];
   const liveInFile = await liveKeyInFile(ctx, target.profile);
   const where = {
@@ -151,8 +163,11 @@ async function serviceChecks(ctx: Context): Promise<Check[]> {
       message: `the live key of ${target.profile} is in the config file (0600), not an OS keychain`,
       fix: 'on a desktop with a keychain: orc profile add <name> --with-key again; ORC_NO_KEYCHAIN keeps it in the file on purpose',
     });
+  return out;
+}
 
-  // The way there: direct or through which proxy, and the CA file trusted besides the system's.
+/** The way there: direct or through which proxy, and the CA file trusted besides the system's. */
+async function networkCheck(ctx: Context, target: Target): Promise<Check> {
   const { proxyFor, redactProxy } = await import('../../api/proxy.js');
   try {
     const proxy = proxyFor(new URL(target.baseUrl), ctx.env);
@@ -161,23 +176,20 @@ async function serviceChecks(ctx: Context): Promise<Check[]> {
       : ctx.env.NODE_EXTRA_CA_CERTS
         ? `; trusting the CAs in ${ctx.env.NODE_EXTRA_CA_CERTS} (NODE_EXTRA_CA_CERTS) too`
         : '';
-    out.push({
+    return {
       id: 'network',
       status: 'pass',
       message: `${proxy ? `through the proxy ${redactProxy(proxy.url)} (from ${proxy.from})` : 'direct, no proxy'}${ca}`,
-    });
+    };
   } catch (err) {
     if (!(err instanceof Problem)) throw err;
-    out.push({
-      id: 'network',
-      status: 'fail',
-      message: err.message,
-      fix: err.hint ?? 'fix or unset the proxy variable',
-    });
-    return out;
+    return { id: 'network', status: 'fail', message: err.message, fix: err.hint ?? 'fix or unset the proxy variable' };
   }
+}
 
-  const { createApi, ApiError, ApiConnectionError, UntrustedCertificateError } = await import('../../api/index.js');
+/** Whether the service answers, takes the key, and is a sandbox: one request, no retry. */
+async function reachChecks(ctx: Context, target: Target): Promise<Check[]> {
+  const { createApi } = await import('../../api/index.js');
   const api = createApi({
     baseUrl: target.baseUrl,
     apiKey: target.key,
@@ -193,62 +205,73 @@ async function serviceChecks(ctx: Context): Promise<Check[]> {
   try {
     await api.runs.list({ limit: 1 });
     const ms = Math.round(performance.now() - started);
-    out.push({
-      id: 'service',
-      status: ms > 2000 ? 'warn' : 'pass',
-      message: `${target.baseUrl} answers (${ms} ms)${ms > 2000 ? ': slow' : ''}`,
-    });
-    out.push({ id: 'key', status: 'pass', message: `the ${target.mode} key ${redactKey(target.key)} is accepted` });
-    // A sandbox says so, with its clock and how to steer it (a service has no /_sandbox/).
-    if (target.mode === 'test') {
-      const clock = await api.http
-        .json({ method: 'GET', target: '/_sandbox/clock', schema: z.object({ mode: z.string() }), retries: 0 })
-        .catch(() => null);
-      if (clock)
-        out.push({
-          id: 'sandbox',
-          status: 'pass',
-          message: `it is an orc sandbox, on ${clock.mode === 'manual' ? 'a manual clock (orc sandbox advance moves it)' : 'real time'}; steer it for tests with orc sandbox clock|advance|trigger|fault|reset|export|exec|logs (orc help steering)`,
-        });
-    }
+    const out: Check[] = [
+      {
+        id: 'service',
+        status: ms > 2000 ? 'warn' : 'pass',
+        message: `${target.baseUrl} answers (${ms} ms)${ms > 2000 ? ': slow' : ''}`,
+      },
+      { id: 'key', status: 'pass', message: `the ${target.mode} key ${redactKey(target.key)} is accepted` },
+    ];
+    const sandbox = target.mode === 'test' ? await sandboxCheck(api) : null;
+    if (sandbox) out.push(sandbox);
+    return out;
   } catch (err) {
-    if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
-      out.push({
-        id: 'service',
-        status: 'pass',
-        message: `${target.baseUrl} answers (${Math.round(performance.now() - started)} ms)`,
-      });
-      const fix =
-        target.keyFrom === 'env'
-          ? 'unset ORC_API_KEY, or set it to a key the service accepts'
-          : `orc profile add ${target.profile} --with-key (with a key from your dashboard)`;
-      out.push({ id: 'key', status: 'fail', message: `the key is refused: ${err.message}`, fix });
-    } else if (err instanceof UntrustedCertificateError) {
-      out.push({
-        id: 'service',
-        status: 'fail',
-        message: err.message.replace(/; nothing was sent$/, ''),
-        fix: err.hint ?? '',
-      });
-    } else if (err instanceof ApiConnectionError && target.autoStartSandbox) {
-      out.push({
+    return await unreached(err, target, Math.round(performance.now() - started));
+  } finally {
+    void api.http.close();
+  }
+}
+
+/** A sandbox says so, with its clock and how to steer it (a service has no /_sandbox/). */
+async function sandboxCheck(api: Api): Promise<Check | null> {
+  const clock = await api.http
+    .json({ method: 'GET', target: '/_sandbox/clock', schema: z.object({ mode: z.string() }), retries: 0 })
+    .catch(() => null);
+  if (!clock) return null;
+  return {
+    id: 'sandbox',
+    status: 'pass',
+    message: `it is an orc sandbox, on ${clock.mode === 'manual' ? 'a manual clock (orc sandbox advance moves it)' : 'real time'}; steer it for tests with orc sandbox clock|advance|trigger|fault|reset|export|exec|logs (orc help steering)`,
+  };
+}
+
+/** Why the service did not answer as it should, and what to do. */
+async function unreached(err: unknown, target: Target, ms: number): Promise<Check[]> {
+  const { ApiError, ApiConnectionError, UntrustedCertificateError } = await import('../../api/index.js');
+  if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
+    const fix =
+      target.keyFrom === 'env'
+        ? 'unset ORC_API_KEY, or set it to a key the service accepts'
+        : `orc profile add ${target.profile} --with-key (with a key from your dashboard)`;
+    return [
+      { id: 'service', status: 'pass', message: `${target.baseUrl} answers (${ms} ms)` },
+      { id: 'key', status: 'fail', message: `the key is refused: ${err.message}`, fix },
+    ];
+  }
+  if (err instanceof UntrustedCertificateError)
+    return [
+      { id: 'service', status: 'fail', message: err.message.replace(/; nothing was sent$/, ''), fix: err.hint ?? '' },
+    ];
+  if (err instanceof ApiConnectionError && target.autoStartSandbox)
+    return [
+      {
         id: 'service',
         status: 'warn',
         message: `no sandbox answers at ${target.baseUrl} (orc starts one when a command needs it)`,
         fix: 'orc sandbox start --detach',
-      });
-    } else if (err instanceof Problem) {
-      out.push({
+      },
+    ];
+  if (err instanceof Problem)
+    return [
+      {
         id: 'service',
         status: 'fail',
         message: `${target.baseUrl} does not answer as the service: ${err.message}`,
         fix: 'check the address (orc profile show), your network, or the service status',
-      });
-    } else throw err;
-  } finally {
-    void api.http.close();
-  }
-  return out;
+      },
+    ];
+  throw err;
 }
 
 async function liveKeyInFile(ctx: Context, profile: string): Promise<boolean> {
