@@ -17,7 +17,7 @@ import { EnvironmentError, UsageError } from '../../exit/errors.js';
 import { formatDuration } from '../../lib/duration.js';
 import { processStartTime } from '../../lib/pid.js';
 import { KNOB_NAMES } from '../../contract/sandbox-knobs.js';
-import type { SandboxOptions } from '../../sandbox/index.js';
+import type { RunningSandbox, SandboxOptions, SandboxTls } from '../../sandbox/index.js';
 import type { FlagsOf } from '../define.js';
 import type { start as spec } from './command.js';
 
@@ -94,25 +94,7 @@ export default async function start(ctx: Context, _args: [], flags: StartFlags):
   const opts = { ...given, apiKey: given.apiKey ?? ownKey(given.dataDir) };
   if (flags.detach || !steer) return detach(ctx, flags, opts.apiKey);
 
-  const young = capYoungGeneration();
-  const { startSandbox } = await import('../../sandbox/index.js');
-  const tls = opts.tlsDir
-    ? (await import('../../sandbox/index.js')).sandboxTls(opts.tlsDir, [opts.host], ctx.clock.now())
-    : null;
-  let sandbox;
-  try {
-    sandbox = await startSandbox({
-      ...opts,
-      ...(tls ? { tls } : {}),
-      ...steer,
-      version: ctx.version,
-      log: (line) => ctx.io.info(line),
-    });
-  } catch (err) {
-    throw explainStartError(err, opts);
-  } finally {
-    young.loaded();
-  }
+  const { sandbox, tls } = await launch(ctx, opts, steer);
   if (flags.verbose) {
     const { entryLine } = await import('./logs.js');
     sandbox.journal.follow((e) => ctx.io.info(entryLine(e)));
@@ -128,22 +110,67 @@ export default async function start(ctx: Context, _args: [], flags: StartFlags):
       { once: true },
     ),
   );
-  const others = await liveSandbox(ctx.configDir);
-  // Record this sandbox for `status` and `stop`, unless another one already holds the record.
-  const recorded = !others;
-  if (recorded)
-    await writeState(ctx.configDir, {
-      pid: process.pid,
-      url: sandbox.url,
-      data: opts.dataPath,
-      log: process.send ? logPath(ctx.configDir) : null,
-      started_at: new Date(ctx.clock.now()).toISOString(),
-      detached: Boolean(process.send),
-      api_key: opts.apiKey,
-      pid_started: processStartTime(process.pid),
-      ...(tls ? { ca_file: tls.caFile } : {}),
+  const recorded = await record(ctx, sandbox, opts, tls);
+  announce(ctx, sandbox, opts, tls);
+  process.send?.({ type: 'listening', url: sandbox.url });
+
+  await stopped;
+  await sandbox.close();
+  if (recorded) removeState(ctx.configDir, process.pid);
+  return 0;
+}
+
+type StartOptions = ReturnType<typeof sandboxOptions> & { apiKey: string };
+
+/** The sandbox started in this process, with its certificates under --tls. */
+async function launch(
+  ctx: Context,
+  opts: StartOptions,
+  steer: Awaited<ReturnType<typeof steering>>,
+): Promise<{ sandbox: RunningSandbox; tls: SandboxTls | null }> {
+  const young = capYoungGeneration();
+  const { startSandbox, sandboxTls } = await import('../../sandbox/index.js');
+  const tls = opts.tlsDir ? sandboxTls(opts.tlsDir, [opts.host], ctx.clock.now()) : null;
+  try {
+    const sandbox = await startSandbox({
+      ...opts,
+      ...(tls ? { tls } : {}),
+      ...steer,
+      version: ctx.version,
+      log: (line) => ctx.io.info(line),
     });
-  // The one line a script waits for (CONTRACT.md); under --json, one JSON line instead.
+    return { sandbox, tls };
+  } catch (err) {
+    throw explainStartError(err, opts);
+  } finally {
+    young.loaded();
+  }
+}
+
+/** This sandbox recorded for `status` and `stop`, unless another one already holds the record. */
+async function record(
+  ctx: Context,
+  sandbox: RunningSandbox,
+  opts: StartOptions,
+  tls: SandboxTls | null,
+): Promise<boolean> {
+  if (await liveSandbox(ctx.configDir)) return false;
+  await writeState(ctx.configDir, {
+    pid: process.pid,
+    url: sandbox.url,
+    data: opts.dataPath,
+    log: process.send ? logPath(ctx.configDir) : null,
+    started_at: new Date(ctx.clock.now()).toISOString(),
+    detached: Boolean(process.send),
+    api_key: opts.apiKey,
+    pid_started: processStartTime(process.pid),
+    ...(tls ? { ca_file: tls.caFile } : {}),
+  });
+  return true;
+}
+
+/** The one line a script waits for (CONTRACT.md), under --json one JSON line instead; then the rest on stderr. */
+function announce(ctx: Context, sandbox: RunningSandbox, opts: StartOptions, tls: SandboxTls | null): void {
   if (ctx.io.json)
     ctx.io.streams.stdout.write(
       ctx.io.jsonLine({
@@ -167,12 +194,6 @@ export default async function start(ctx: Context, _args: [], flags: StartFlags):
       `${trustLine(tls.caFile)}${opts.liveKey ? ' · standing in for the live service: the live key in ORC_SANDBOX_LIVE_KEY is accepted too' : ''}`,
     );
   ctx.io.info(`web console: ${sandbox.consoleLink()} (works once; \`orc sandbox console\` gives another)`);
-  process.send?.({ type: 'listening', url: sandbox.url });
-
-  await stopped;
-  await sandbox.close();
-  if (recorded) removeState(ctx.configDir, process.pid);
-  return 0;
 }
 
 /** What a --tls start says of its CA: where it is, and how to trust it. */
