@@ -19,6 +19,7 @@ import {
   GATE_NAMES,
   MONETIZATION_VALUES,
   RUN_STATUSES,
+  type RunStatus,
   TERMINAL_STATUSES,
 } from '../contract/events.js';
 import type { RunCreateParams } from '../contract/schemas.js';
@@ -172,6 +173,7 @@ export function folderInside(root: string, dir: string): string {
 }
 
 /** Every tool orc offers, in the order they are listed. `root`: the folder pull_artifacts writes into. */
+// oxlint-disable-next-line max-lines-per-function -- a data table: the tools, their schemas and handlers
 export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): ToolDef[] {
   const read = { readOnlyHint: true, idempotentHint: true, openWorldHint: false };
   return [
@@ -187,18 +189,7 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
       },
       output: { runs: z.array(runOut), next_cursor: z.string().nullable(), has_more: z.boolean() },
       annotations: read,
-      run: async (a) => {
-        const page = await api.runs.list({ status: a.status, limit: a.limit ?? 20, cursor: a.cursor });
-        const lines = page.data.map(
-          (r) => `${r.id} ${r.status} ${r.stage}${r.gate_pending ? ` (gate ${r.gate_pending} pending)` : ''}`,
-        );
-        return {
-          text: lines.length
-            ? `${lines.join('\n')}${page.has_more ? `\nMore: cursor ${page.next_cursor}` : ''}`
-            : 'No runs.',
-          data: { runs: page.data, next_cursor: page.next_cursor, has_more: page.has_more },
-        };
-      },
+      run: (a) => listRuns(api, a),
     }),
     defineTool({
       name: 'get_run',
@@ -239,19 +230,7 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
       },
       output: { run: runOut, replayed: z.boolean() },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-      run: async (a) => {
-        // The input schema has checked the shape; the service checks the rest (mode against idea or source).
-        const body = {
-          mode: a.mode,
-          ...(a.idea ? { idea: a.idea } : {}),
-          ...(a.source !== undefined ? { source: a.source } : {}),
-        } as RunCreateParams;
-        const run = await api.runs.create(body, { idempotencyKey: a.idempotency_key ?? crypto.randomUUID() });
-        return {
-          text: `${run.replayed ? 'Already created (same idempotency_key)' : 'Created'} ${run.id}: ${run.status} at ${run.stage}.`,
-          data: { run, replayed: Boolean(run.replayed) },
-        };
-      },
+      run: (a) => createRun(api, a),
     }),
     defineTool({
       name: 'cancel_run',
@@ -406,35 +385,7 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
         failed: z.array(z.looseObject({ kind: z.string(), name: z.string(), error: z.string() })),
       },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-      run: async (a, extra) => {
-        const dir = folderInside(root, a.dir); // (made by the pull engine, through src/artifacts/disk.ts)
-        const { pullArtifacts } = await import('../artifacts/pull.js');
-        const outcome = await pullArtifacts(api, a.run_id, {
-          kinds: a.kinds ?? [],
-          dir,
-          concurrency: 4,
-          signal: extra.signal,
-          clock,
-          keep: true,
-        });
-        const files = outcome.files.map((f) => ({
-          kind: f.kind,
-          name: f.name,
-          path: f.path,
-          size: f.size,
-          sha256: f.sha256,
-          state: f.state,
-        }));
-        const text = [
-          `${files.length} file${files.length === 1 ? '' : 's'} in ${outcome.dir}`,
-          ...files.map((f) => `${f.state} ${f.path}`),
-          ...outcome.failed.map((f) => `failed ${f.kind}/${f.name}: ${f.error}`),
-          outcome.pending.length ? `not ready yet: ${outcome.pending.join(', ')}` : '',
-        ]
-          .filter(Boolean)
-          .join('\n');
-        return { text, data: { dir: outcome.dir, files, pending: outcome.pending, failed: outcome.failed } };
-      },
+      run: (a, extra) => pullInto(api, clock, folderInside(root, a.dir), a, extra),
     }),
     defineTool({
       name: 'wait_for_run',
@@ -464,15 +415,80 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
   ];
 }
 
+type ToolAnswer = Promise<{ text: string; data: Record<string, unknown> }>;
+
+/** list_runs: one page, a line per run. */
+async function listRuns(
+  api: Api,
+  a: { status?: RunStatus | undefined; limit?: number | undefined; cursor?: string | undefined },
+): ToolAnswer {
+  const page = await api.runs.list({ status: a.status, limit: a.limit ?? 20, cursor: a.cursor });
+  const lines = page.data.map(
+    (r) => `${r.id} ${r.status} ${r.stage}${r.gate_pending ? ` (gate ${r.gate_pending} pending)` : ''}`,
+  );
+  return {
+    text: lines.length ? `${lines.join('\n')}${page.has_more ? `\nMore: cursor ${page.next_cursor}` : ''}` : 'No runs.',
+    data: { runs: page.data, next_cursor: page.next_cursor, has_more: page.has_more },
+  };
+}
+
+/** create_run: the input schema has checked the shape; the service checks the rest (mode against idea or source). */
+async function createRun(
+  api: Api,
+  a: { mode: string; idea?: object | undefined; source?: unknown; idempotency_key?: string | undefined },
+): ToolAnswer {
+  const body = {
+    mode: a.mode,
+    ...(a.idea ? { idea: a.idea } : {}),
+    ...(a.source !== undefined ? { source: a.source } : {}),
+  } as RunCreateParams;
+  const run = await api.runs.create(body, { idempotencyKey: a.idempotency_key ?? crypto.randomUUID() });
+  return {
+    text: `${run.replayed ? 'Already created (same idempotency_key)' : 'Created'} ${run.id}: ${run.status} at ${run.stage}.`,
+    data: { run, replayed: Boolean(run.replayed) },
+  };
+}
+
+/** pull_artifacts into `dir` (inside the server's root; made by the pull engine, through src/artifacts/disk.ts). */
+async function pullInto(
+  api: Api,
+  clock: Clock,
+  dir: string,
+  a: { run_id: string; kinds?: Array<(typeof ARTIFACT_KINDS)[number]> | undefined },
+  extra: Extra,
+): ToolAnswer {
+  const { pullArtifacts } = await import('../artifacts/pull.js');
+  const outcome = await pullArtifacts(api, a.run_id, {
+    kinds: a.kinds ?? [],
+    dir,
+    concurrency: 4,
+    signal: extra.signal,
+    clock,
+    keep: true,
+  });
+  const files = outcome.files.map((f) => ({
+    kind: f.kind,
+    name: f.name,
+    path: f.path,
+    size: f.size,
+    sha256: f.sha256,
+    state: f.state,
+  }));
+  const text = [
+    `${files.length} file${files.length === 1 ? '' : 's'} in ${outcome.dir}`,
+    ...files.map((f) => `${f.state} ${f.path}`),
+    ...outcome.failed.map((f) => `failed ${f.kind}/${f.name}: ${f.error}`),
+    outcome.pending.length ? `not ready yet: ${outcome.pending.join(', ')}` : '',
+  ]
+    .filter(Boolean)
+    .join('\n');
+  return { text, data: { dir: outcome.dir, files, pending: outcome.pending, failed: outcome.failed } };
+}
+
 /** The sandbox's controls an agent's tests need (`orc mcp --sandbox-tools`): the admin API under /_sandbox/. */
+// oxlint-disable-next-line max-lines-per-function -- a data table: the sandbox's tools and their schemas
 export function sandboxToolDefs(api: Api): ToolDef[] {
-  const admin = async (method: string, path: string, body?: unknown): Promise<Record<string, unknown>> =>
-    (await api.http.json({
-      method,
-      target: path,
-      ...(body !== undefined ? { body } : {}),
-      schema: z.record(z.string(), z.unknown()),
-    })) ?? {};
+  const admin = (method: string, path: string, body?: unknown) => adminCall(api, method, path, body);
   return [
     defineTool({
       name: 'advance_clock',
@@ -492,18 +508,7 @@ export function sandboxToolDefs(api: Api): ToolDef[] {
         run: runOut.optional(),
       },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-      run: async (a) => {
-        const out = await admin('POST', '/_sandbox/clock/advance', {
-          ...(a.by !== undefined ? { by: a.by } : {}),
-          ...(a.run_id !== undefined ? { run: a.run_id } : {}),
-          ...(a.to !== undefined ? { to: a.to } : {}),
-        });
-        const run = out.run as { id: string; status: string; stage: string } | undefined;
-        return {
-          text: run ? `${run.id} is ${run.status} at ${run.stage}.` : `The sandbox clock is at ${String(out.now)}.`,
-          data: out,
-        };
-      },
+      run: (a) => advanceClock(api, a),
     }),
     defineTool({
       name: 'trigger_event',
@@ -543,6 +548,35 @@ export function sandboxToolDefs(api: Api): ToolDef[] {
   ];
 }
 
+/** A call to the sandbox's admin API under /_sandbox/, its answer as an object. */
+async function adminCall(api: Api, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+  return (
+    (await api.http.json({
+      method,
+      target: path,
+      ...(body !== undefined ? { body } : {}),
+      schema: z.record(z.string(), z.unknown()),
+    })) ?? {}
+  );
+}
+
+/** advance_clock: the whole clock, or one run by a duration or to a point. */
+async function advanceClock(
+  api: Api,
+  a: { by?: string | undefined; run_id?: string | undefined; to?: string | undefined },
+): ToolAnswer {
+  const out = await adminCall(api, 'POST', '/_sandbox/clock/advance', {
+    ...(a.by !== undefined ? { by: a.by } : {}),
+    ...(a.run_id !== undefined ? { run: a.run_id } : {}),
+    ...(a.to !== undefined ? { to: a.to } : {}),
+  });
+  const run = out.run as { id: string; status: string; stage: string } | undefined;
+  return {
+    text: run ? `${run.id} is ${run.status} at ${run.stage}.` : `The sandbox clock is at ${String(out.now)}.`,
+    data: out,
+  };
+}
+
 export function createServer(o: McpOptions): McpServer {
   // wait_for_run may run as an MCP task (a client that supports tasks gets its result when it asks, however
   // long the wait); others call it as any tool. The tasks live in memory, as long as the server.
@@ -558,43 +592,52 @@ export function createServer(o: McpOptions): McpServer {
   );
   const byName = new Map(o.tools.map((t) => [t.name, t]));
   const allDefs = new Map(toolDefs(o.api, systemClock).map((t) => [t.name, t]));
+  // The person may decide otherwise than the agent asked: then the other tool does it.
+  const toolNamed = (name: string) => byName.get(name) ?? allDefs.get(name)!;
   for (const t of o.tools) {
-    if (t.name === 'wait_for_run') {
-      registerWaitTask(server, t);
-      continue;
-    }
-    server.registerTool(
-      t.name,
-      {
-        title: t.title,
-        description: t.description,
-        inputSchema: t.input,
-        outputSchema: z.looseObject(t.output),
-        annotations: t.annotations,
-      },
-      async (args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {
-        try {
-          let tool = t;
-          if (o.askHuman && DECISIONS.includes(t.name)) {
-            // The person may decide otherwise than the agent asked: then the other tool does it.
-            const { tool: decided, ...answered } = await askHuman(server, t.name, args);
-            tool = byName.get(decided as string) ?? allDefs.get(decided as string)!;
-            args = answered;
-          }
-          const { text, data } = await tool.run(args, extra);
-          return { content: [{ type: 'text', text }], structuredContent: data };
-        } catch (err) {
-          return toolError(err);
-        }
-      },
-    );
+    if (t.name === 'wait_for_run') registerWaitTask(server, t);
+    else registerTool(server, t, o.askHuman && DECISIONS.includes(t.name) ? toolNamed : null);
   }
-  // Each run, and its spec, as resources an agent (or its user) can read.
+  registerResources(server, o.api);
+  return server;
+}
+
+/** A tool as it is called; with `decidedBy`, a gate decision a person makes first (askHuman), and the tool of
+ * the decision they made does it. */
+function registerTool(server: McpServer, t: ToolDef, decidedBy: ((name: string) => ToolDef) | null): void {
+  server.registerTool(
+    t.name,
+    {
+      title: t.title,
+      description: t.description,
+      inputSchema: t.input,
+      outputSchema: z.looseObject(t.output),
+      annotations: t.annotations,
+    },
+    async (args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {
+      try {
+        let tool = t;
+        if (decidedBy) {
+          const { tool: decided, ...answered } = await askHuman(server, t.name, args);
+          tool = decidedBy(decided as string);
+          args = answered;
+        }
+        const { text, data } = await tool.run(args, extra);
+        return { content: [{ type: 'text', text }], structuredContent: data };
+      } catch (err) {
+        return toolError(err);
+      }
+    },
+  );
+}
+
+/** Each run, and its spec, as resources an agent (or its user) can read. */
+function registerResources(server: McpServer, api: Api): void {
   server.registerResource(
     'run',
     new ResourceTemplate('orc://runs/{id}', {
       list: async () => ({
-        resources: (await o.api.runs.list({ limit: 20 })).data.map((r) => ({
+        resources: (await api.runs.list({ limit: 20 })).data.map((r) => ({
           uri: `orc://runs/${r.id}`,
           name: r.id,
           description: `${r.status} at ${r.stage}`,
@@ -605,7 +648,7 @@ export function createServer(o: McpOptions): McpServer {
     { title: 'A run and its gates', mimeType: 'application/json' },
     async (uri, vars) => {
       const id = String(vars.id);
-      const [run, gates] = await Promise.all([o.api.runs.retrieve(id), o.api.gates.list(id)]);
+      const [run, gates] = await Promise.all([api.runs.retrieve(id), api.gates.list(id)]);
       return {
         contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify({ run, gates }, null, 2) }],
       };
@@ -620,12 +663,11 @@ export function createServer(o: McpOptions): McpServer {
         {
           uri: uri.href,
           mimeType: 'application/json',
-          text: JSON.stringify(await o.api.spec.retrieve(String(vars.id)), null, 2),
+          text: JSON.stringify(await api.spec.retrieve(String(vars.id)), null, 2),
         },
       ],
     }),
   );
-  return server;
 }
 
 /** wait_for_run as a task where the client asks for one (taskSupport optional): the wait runs in the
@@ -680,80 +722,118 @@ function toolError(err: unknown): CallToolResult {
 }
 
 /** Follows the run until a gate waits, it ends, or the time is up; progress as notifications. */
-async function waitForRun(
-  api: Api,
-  clock: Clock,
-  id: string,
-  timeoutMs: number,
-  extra: Extra,
-): Promise<{ text: string; data: Record<string, unknown> }> {
-  const started = clock.now();
-  const token = extra._meta?.progressToken;
-  let progress = 0;
-  const notify = async (message: string) => {
-    if (token === undefined) return;
-    await extra
+function waitForRun(api: Api, clock: Clock, id: string, timeoutMs: number, extra: Extra): ToolAnswer {
+  return new RunWait(api, clock, id, extra).until(timeoutMs);
+}
+
+/** One wait_for_run: where the run stood when asked, and how far its progress has been told. */
+class RunWait {
+  private readonly started: number;
+  private readonly token: string | number | undefined;
+  private progress = 0;
+  private reached = { stage: '', percent: -1 };
+
+  constructor(
+    private readonly api: Api,
+    private readonly clock: Clock,
+    private readonly id: string,
+    private readonly extra: Extra,
+  ) {
+    this.started = clock.now();
+    this.token = extra._meta?.progressToken;
+  }
+
+  async until(timeoutMs: number): ToolAnswer {
+    // Where it stands now: a gate already waiting, or an end, needs no stream.
+    const now = await this.api.runs.retrieve(this.id);
+    if (now.status === 'awaiting_approval' && now.gate_pending) return this.atGate(now.gate_pending);
+    if (TERMINAL_STATUSES.has(now.status)) return this.ended(now);
+    this.reached = { stage: now.stage, percent: -1 };
+    const answer = await this.follow(timeoutMs);
+    return answer ?? this.stoppedWaiting();
+  }
+
+  /** The stream followed until a gate waits or the run ends (an answer), or the time is up (undefined). */
+  private async follow(timeoutMs: number): Promise<Awaited<ToolAnswer> | undefined> {
+    const { api, id, clock, extra } = this;
+    const stop = new AbortController();
+    const onAbort = () => stop.abort();
+    extra.signal.addEventListener('abort', onAbort, { once: true });
+    const cancelTimer = clock.timer(Math.max(0, timeoutMs - (clock.now() - this.started)), () => stop.abort());
+    try {
+      for await (const ev of watchRun(api, id, { signal: stop.signal })) {
+        if (ev.kind === 'event' && ev.event.type === 'run.stage_changed') await this.moved(ev.event.data);
+        if (ev.kind === 'gate_pending') {
+          // The history replays gates decided long ago: only the one the run waits at now counts.
+          const run = await api.runs.retrieve(id);
+          if (run.status === 'awaiting_approval' && run.gate_pending === ev.gate) return this.atGate(ev.gate);
+        }
+        if (ev.kind === 'ended') return this.ended(await api.runs.retrieve(id));
+      }
+    } catch (err) {
+      if (!stop.signal.aborted) throw err;
+    } finally {
+      cancelTimer();
+      extra.signal.removeEventListener('abort', onAbort);
+    }
+    return undefined;
+  }
+
+  /** The stream replays the run's history first: progress is told only as it moves past where the run stood
+   * (stages sort by their number), never back to 01_intake at each call. */
+  private async moved(d: { stage?: string; percent?: number }): Promise<void> {
+    const at = { stage: d.stage ?? '', percent: d.percent ?? 0 };
+    const { reached } = this;
+    if (at.stage > reached.stage || (at.stage === reached.stage && at.percent > reached.percent)) {
+      this.reached = at;
+      await this.notify(`${at.stage} ${at.percent}%`.trim());
+    }
+  }
+
+  private async notify(message: string): Promise<void> {
+    if (this.token === undefined) return;
+    await this.extra
       .sendNotification({
         method: 'notifications/progress',
-        params: { progressToken: token, progress: ++progress, message },
+        params: { progressToken: this.token, progress: ++this.progress, message },
       })
       .catch(() => {});
-  };
-  const atGate = async (gateName: string) => {
+  }
+
+  /** The stream stopped (the time is up, or the client cancelled): where the run is now. */
+  private async stoppedWaiting(): ToolAnswer {
+    const { id, clock, started } = this;
+    const run = await this.api.runs.retrieve(id);
+    if (run.status === 'awaiting_approval' && run.gate_pending) return this.atGate(run.gate_pending);
+    if (TERMINAL_STATUSES.has(run.status)) return this.ended(run);
+    return {
+      text: `${id} is still ${run.status} at ${run.stage} after ${Math.round((clock.now() - started) / 1000)} s; call wait_for_run again to go on waiting.`,
+      data: { outcome: 'timeout', run, waited_ms: clock.now() - started },
+    };
+  }
+
+  private async atGate(gateName: string): ToolAnswer {
+    const { api, id } = this;
     // What is being decided is fetched once (the spec or the scorecard), for the text and the data alike.
     const [run, what] = await Promise.all([api.runs.retrieve(id), deciding(api, id, gateName)]);
     return {
       text: `${id} waits at gate ${gateName} (stage ${run.stage}). ${decidingText(what)}`,
-      data: { outcome: 'gate_pending', gate: gateName, run, deciding: what, waited_ms: clock.now() - started },
+      data: {
+        outcome: 'gate_pending',
+        gate: gateName,
+        run,
+        deciding: what,
+        waited_ms: this.clock.now() - this.started,
+      },
     };
-  };
-  const ended = (run: { status: string; stage: string; app_id?: string | null }) => ({
-    text: `${id} ended ${run.status} at ${run.stage}${run.app_id ? ` (app ${run.app_id})` : ''}.`,
-    data: { outcome: 'ended', status: run.status, run, waited_ms: clock.now() - started },
-  });
-
-  // Where it stands now: a gate already waiting, or an end, needs no stream.
-  const now = await api.runs.retrieve(id);
-  if (now.status === 'awaiting_approval' && now.gate_pending) return atGate(now.gate_pending);
-  if (TERMINAL_STATUSES.has(now.status)) return ended(now);
-
-  let reached = { stage: now.stage, percent: -1 };
-  const stop = new AbortController();
-  const onAbort = () => stop.abort();
-  extra.signal.addEventListener('abort', onAbort, { once: true });
-  const cancelTimer = clock.timer(Math.max(0, timeoutMs - (clock.now() - started)), () => stop.abort());
-  try {
-    for await (const ev of watchRun(api, id, { signal: stop.signal })) {
-      if (ev.kind === 'event' && ev.event.type === 'run.stage_changed') {
-        const d = ev.event.data as { stage?: string; percent?: number };
-        // The stream replays the run's history first: progress is told only as it moves past where the run
-        // stood (stages sort by their number), never back to 01_intake at each call.
-        const at = { stage: d.stage ?? '', percent: d.percent ?? 0 };
-        if (at.stage > reached.stage || (at.stage === reached.stage && at.percent > reached.percent)) {
-          reached = at;
-          await notify(`${at.stage} ${at.percent}%`.trim());
-        }
-      }
-      if (ev.kind === 'gate_pending') {
-        // The history replays gates decided long ago: only the one the run waits at now counts.
-        const run = await api.runs.retrieve(id);
-        if (run.status === 'awaiting_approval' && run.gate_pending === ev.gate) return atGate(ev.gate);
-      }
-      if (ev.kind === 'ended') return ended(await api.runs.retrieve(id));
-    }
-  } catch (err) {
-    if (!stop.signal.aborted) throw err;
-  } finally {
-    cancelTimer();
-    extra.signal.removeEventListener('abort', onAbort);
   }
-  const run = await api.runs.retrieve(id);
-  if (run.status === 'awaiting_approval' && run.gate_pending) return atGate(run.gate_pending);
-  if (TERMINAL_STATUSES.has(run.status)) return ended(run);
-  return {
-    text: `${id} is still ${run.status} at ${run.stage} after ${Math.round((clock.now() - started) / 1000)} s; call wait_for_run again to go on waiting.`,
-    data: { outcome: 'timeout', run, waited_ms: clock.now() - started },
-  };
+
+  private ended(run: { status: string; stage: string; app_id?: string | null }) {
+    return {
+      text: `${this.id} ended ${run.status} at ${run.stage}${run.app_id ? ` (app ${run.app_id})` : ''}.`,
+      data: { outcome: 'ended', status: run.status, run, waited_ms: this.clock.now() - this.started },
+    };
+  }
 }
 
 /** What a gate decides, as data: the idea's summary, the brand, or the scorecard. */

@@ -28,6 +28,35 @@ export default async function serve(
   if (!statSync(root, { throwIfNoEntry: false })?.isDirectory())
     throw new UsageError(`--root: ${root} is not a folder`);
   const all = [...toolDefs(api, ctx.clock, root), ...(flags.sandboxTools ? sandboxToolDefs(api) : [])];
+  const tools = pickTools(all, flags, target.mode);
+  if (flags.yesLiveDecisions && target.mode !== 'live')
+    throw new UsageError(
+      '--yes-live-decisions goes with --live: in test mode the agent decides gates without asking anyway',
+    );
+  const server = createServer({
+    api,
+    version: ctx.version,
+    tools,
+    askHuman: target.mode === 'live' && !flags.yesLiveDecisions,
+  });
+  const transport = new StdioServerTransport(
+    ctx.io.streams.stdin as NodeJS.ReadStream,
+    ctx.io.streams.stdout as NodeJS.WriteStream,
+  );
+  await serveUntilClosed(ctx, server, transport, () =>
+    ctx.io.info(
+      `orc mcp: serving ${tools.length} tools on stdio (${target.mode} key, ${target.baseUrl}); stop with Ctrl-C or by closing stdin`,
+    ),
+  );
+  return 0;
+}
+
+type Tool = ReturnType<ServerModule['toolDefs']>[number];
+type ServerModule = typeof import('../../mcp/server.js');
+
+/** The tools offered: those named by --tools (each a tool there is), the reads only with --read-only, and on a
+ * live key no cancel or reject unless named. */
+function pickTools(all: Tool[], flags: FlagsOf<typeof spec>, mode: string): Tool[] {
   const names = all.map((t) => t.name);
   const named =
     flags.tools === undefined
@@ -50,23 +79,20 @@ export default async function serve(
   let tools = named ? all.filter((t) => named.includes(t.name)) : all;
   if (flags.readOnly) tools = tools.filter((t) => t.annotations.readOnlyHint);
   // A live server does not cancel or reject unless it was told to, by name.
-  if (target.mode === 'live') tools = tools.filter((t) => !LIVE_GUARDED.includes(t.name) || named?.includes(t.name));
+  if (mode === 'live') tools = tools.filter((t) => !LIVE_GUARDED.includes(t.name) || named?.includes(t.name));
   if (tools.length === 0)
     throw new UsageError('no tools left to offer: --read-only keeps only reads, and none of --tools is one');
-  if (flags.yesLiveDecisions && target.mode !== 'live')
-    throw new UsageError(
-      '--yes-live-decisions goes with --live: in test mode the agent decides gates without asking anyway',
-    );
-  const server = createServer({
-    api,
-    version: ctx.version,
-    tools,
-    askHuman: target.mode === 'live' && !flags.yesLiveDecisions,
-  });
-  const transport = new StdioServerTransport(
-    ctx.io.streams.stdin as NodeJS.ReadStream,
-    ctx.io.streams.stdout as NodeJS.WriteStream,
-  );
+  return tools;
+}
+
+/** Serves until the client closes stdin (or the transport closes); a request too large for the transport is
+ * an error, not an end. */
+async function serveUntilClosed(
+  ctx: Context,
+  server: ReturnType<ServerModule['createServer']>,
+  transport: import('@modelcontextprotocol/sdk/server/stdio.js').StdioServerTransport,
+  serving: () => void,
+): Promise<void> {
   // The SDK's transport closes itself when one request line outgrows its buffer (10 MiB): that is no
   // client hanging up, so it is said, and orc exits 1, rather than ending as if all were well.
   let overflow: Error | null = null;
@@ -78,9 +104,7 @@ export default async function serve(
     ctx.io.streams.stdin.once?.('end', () => resolve());
   });
   await server.connect(transport);
-  ctx.io.info(
-    `orc mcp: serving ${tools.length} tools on stdio (${target.mode} key, ${target.baseUrl}); stop with Ctrl-C or by closing stdin`,
-  );
+  serving();
   await closed;
   await server.close().catch(() => {});
   if (overflow)
@@ -88,5 +112,4 @@ export default async function serve(
       `orc mcp stopped: a request line was larger than the ${STDIO_LIMIT_MIB} MiB the MCP transport reads (${(overflow as Error).message})`,
       'Send smaller requests; the server has to be started again.',
     );
-  return 0;
 }
