@@ -33,27 +33,10 @@ export default async function pull(
   const style = await loadStyle(io);
   const shown = (path: string) => sanitizeLine(relative(process.cwd(), path) || '.');
   const view = io.animate && !io.json ? new LiveView(ctx, style, shown) : null;
-  let outcome;
+  const options = { kinds: wanted, dir, concurrency: flags.concurrency, signal: ctx.signal, clock: ctx.clock };
+  let outcome: PullOutcome;
   try {
-    outcome = await pullArtifacts(
-      api,
-      runId,
-      { kinds: wanted, dir, concurrency: flags.concurrency, signal: ctx.signal, clock: ctx.clock },
-      {
-        plan: (planned) => view?.plan(planned),
-        start: (f, from) => view?.start(f, from),
-        progress: (f, bytes) => view?.progress(f, bytes),
-        done: (f) => {
-          if (view) view.done(f);
-          else if (!io.json) io.out([f.state, shown(f.path), String(f.size), f.sha256].join('\t'));
-        },
-        failed: (f) =>
-          view
-            ? view.failed(f)
-            : io.warn(`orc: ✗ ${sanitizeLine(f.kind)}/${sanitizeLine(f.name)}: ${sanitizeLine(f.error)}`),
-        notice: (line) => (view ? view.note(line) : io.info(`orc: ${sanitizeLine(line)}`)),
-      },
-    );
+    outcome = await pullArtifacts(api, runId, options, handlers(ctx, view, shown));
   } catch (err) {
     view?.close(err instanceof InterruptedError);
     if (err instanceof InterruptedError) {
@@ -64,7 +47,35 @@ export default async function pull(
     throw err;
   }
   view?.close(false);
+  return reportPull(ctx, runId, outcome, shown);
+}
 
+type PullOutcome = Awaited<ReturnType<typeof pullArtifacts>>;
+type Handlers = NonNullable<Parameters<typeof pullArtifacts>[3]>;
+
+/** The engine's news drawn in the live view at a terminal, else a line per finished file (none under --json). */
+function handlers(ctx: Context, view: LiveView | null, shown: (path: string) => string): Handlers {
+  const io = ctx.io;
+  return {
+    plan: (planned) => view?.plan(planned),
+    start: (f, from) => view?.start(f, from),
+    progress: (f, bytes) => view?.progress(f, bytes),
+    done: (f) => {
+      if (view) view.done(f);
+      else if (!io.json) io.out([f.state, shown(f.path), String(f.size), f.sha256].join('\t'));
+    },
+    failed: (f) =>
+      view
+        ? view.failed(f)
+        : io.warn(`orc: ✗ ${sanitizeLine(f.kind)}/${sanitizeLine(f.name)}: ${sanitizeLine(f.error)}`),
+    notice: (line) => (view ? view.note(line) : io.info(`orc: ${sanitizeLine(line)}`)),
+  };
+}
+
+/** What was pulled: one JSON document under --json, else a summary line; what is not ready yet; exit 1 when a
+ * file could not be pulled. */
+function reportPull(ctx: Context, runId: string, outcome: PullOutcome, shown: (path: string) => string): number {
+  const io = ctx.io;
   const { files, failed, pending } = outcome;
   if (io.json) {
     io.writeJson({
@@ -86,25 +97,25 @@ export default async function pull(
     io.info(
       `Not ready yet, not pulled: ${pending.map(sanitizeLine).join(', ')}. Pull them later with \`orc artifacts pull ${runId} ${pending.map(sanitizeLine).join(' ')}\`.`,
     );
-  const count = (s: PulledFile['state']) => files.filter((f) => f.state === s).length;
-  const total = files.reduce((n, f) => n + f.size, 0);
   // With nothing pulled no folder was made: no line names one.
-  if (!io.json && (files.length || failed.length)) {
-    const parts = [
-      `${count('downloaded')} downloaded`,
-      count('resumed') ? `${count('resumed')} resumed` : '',
-      count('present') ? `${count('present')} already present` : '',
-    ].filter(Boolean);
-    io.info(
-      `${files.length} file${files.length === 1 ? '' : 's'} in ${shown(outcome.dir)}/ (${formatBytes(total)}): ${parts.join(', ')}`,
-    );
-  }
+  if (!io.json && (files.length || failed.length)) io.info(summaryLine(files, shown(outcome.dir)));
   if (failed.length)
     throw new FailedError(
       `${failed.length} file${failed.length === 1 ? '' : 's'} could not be pulled: ${failed.map((f) => `${f.kind}/${f.name}`).join(', ')}`,
     );
   if (files.length === 0 && !pending.length) io.info(`Run ${runId} has no artifacts to pull.`);
   return 0;
+}
+
+function summaryLine(files: PulledFile[], dir: string): string {
+  const count = (s: PulledFile['state']) => files.filter((f) => f.state === s).length;
+  const total = files.reduce((n, f) => n + f.size, 0);
+  const parts = [
+    `${count('downloaded')} downloaded`,
+    count('resumed') ? `${count('resumed')} resumed` : '',
+    count('present') ? `${count('present')} already present` : '',
+  ].filter(Boolean);
+  return `${files.length} file${files.length === 1 ? '' : 's'} in ${dir}/ (${formatBytes(total)}): ${parts.join(', ')}`;
 }
 
 interface Active {
