@@ -2,12 +2,13 @@
 // (nothing cut, as the live view must), by stage, or the failing stage and its error. Text or NDJSON.
 import type { ArgsOf, FlagsOf } from '../define.js';
 import { compareStages, TERMINAL_STATUSES } from '../../contract/events.js';
-import type { Event } from '../../contract/schemas.js';
+import type { Api } from '../../api/index.js';
+import type { Event, Run } from '../../contract/schemas.js';
 import type { Context } from '../context.js';
 import { EXIT, UsageError } from '../../exit/errors.js';
 import { oneLine } from '../../lib/sanitize.js';
-import { loadStyle } from '../../ui/style.js';
-import { watchRun } from '../../watch/engine.js';
+import { loadStyle, type Style } from '../../ui/style.js';
+import { watchRun, type WatchEvent } from '../../watch/engine.js';
 import type { logs as spec } from './command.js';
 import { pickRun } from '../pick.js';
 import { streamKnobs } from '../watch/follow.js';
@@ -34,72 +35,113 @@ export default async function show(
   api.http.deadlinePerRequest();
   const style = await loadStyle(ctx.io);
   const run = await api.runs.retrieve(runId);
-  const moving = !TERMINAL_STATUSES.has(run.status);
-  const stop = new AbortController();
-  let interrupted = false;
-  const onSigint = () => {
-    interrupted = true;
-    stop.abort();
-  };
-  ctx.signal.addEventListener('abort', onSigint);
-  let cancelQuiet = () => {};
-  const arm = () => {
-    cancelQuiet();
-    if (moving && !flags.follow) cancelQuiet = ctx.clock.timer(QUIET_MS, () => stop.abort());
-  };
-
-  const print = (l: Line) => {
+  const reader = new LogReader(ctx, runId, flags, run, (l: Line) => {
     if (ctx.io.json) return void ctx.io.streams.stdout.write(ctx.io.jsonLine(l));
     const level =
       l.level === 'error' ? style.red('ERROR') : l.level === 'warn' ? style.yellow('WARN ') : style.dim('info ');
     ctx.io.out(`${style.dim(oneLine(l.ts.slice(11, 19)))}  ${oneLine(l.stage)}  ${level}  ${oneLine(l.message)}`);
-  };
-  const kept: Line[] = [];
-  let failed: { event: Event; raw: unknown } | null = null;
-  let status = run.status;
-  let count = 0;
-  // The stages the run has been at, to tell a stage not reached yet from one it never will.
-  const stages = new Set([run.stage]);
-  try {
-    arm();
-    for await (const ev of watchRun(api, runId, { signal: stop.signal, ...streamKnobs(ctx) })) {
-      arm();
-      if (ev.kind === 'event' && ev.event.data.stage) stages.add(ev.event.data.stage);
-      if (ev.kind === 'log') {
-        const d = ev.event.data;
-        if (d.stage) stages.add(d.stage);
-        const line: Line = {
-          type: 'log',
-          seq: ev.seq,
-          stage: d.stage ?? '',
-          level: d.level ?? 'info',
-          message: d.message ?? '',
-          ts: d.ts ?? ev.event.created_at,
-        };
-        if (flags.stage !== undefined && line.stage !== flags.stage) continue;
-        count++;
-        // --failed shows the failing stage, known only at the end.
-        if (flags.failed) kept.push(line);
-        else print(line);
-      }
-      if (ev.kind === 'event' && ev.event.type === 'run.failed') failed = { event: ev.event, raw: ev.raw ?? ev.event };
-      if (ev.kind === 'ended') {
-        status = ev.status;
-        break;
-      }
-    }
-  } finally {
-    cancelQuiet();
-    ctx.signal.removeEventListener('abort', onSigint);
+  });
+  if (!(await reader.read(api))) return EXIT.interrupted;
+  if (flags.failed) return reader.showFailure(style);
+  const { count, status } = reader;
+  if (count === 0 && flags.stage !== undefined) neverThere(runId, flags.stage, status, reader.stages);
+  if (count === 0)
+    ctx.io.info(
+      `orc: no log lines${flags.stage !== undefined ? ` in stage ${oneLine(flags.stage)}` : ''} yet (${runId} is ${oneLine(status)})`,
+    );
+  return EXIT.ok;
+}
+
+/** The run's stream read to its end (or, for a run still moving without --follow, to a quiet moment): the
+ * lines printed as they come, or kept for --failed, and what the stream told of the run. */
+class LogReader {
+  private readonly stop = new AbortController();
+  private readonly moving: boolean;
+  private cancelQuiet = () => {};
+  private readonly kept: Line[] = [];
+  private failed: { event: Event; raw: unknown } | null = null;
+  status: string;
+  count = 0;
+  /** The stages the run has been at, to tell a stage not reached yet from one it never will. */
+  readonly stages: Set<string>;
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly runId: string,
+    private readonly flags: FlagsOf<typeof spec>,
+    run: Run,
+    private readonly print: (l: Line) => void,
+  ) {
+    this.moving = !TERMINAL_STATUSES.has(run.status);
+    this.status = run.status;
+    this.stages = new Set([run.stage]);
   }
-  if (interrupted) return EXIT.interrupted;
-  if (flags.failed) {
+
+  /** Reads the stream; false when Ctrl-C stopped it. */
+  async read(api: Api): Promise<boolean> {
+    let interrupted = false;
+    const onSigint = () => {
+      interrupted = true;
+      this.stop.abort();
+    };
+    this.ctx.signal.addEventListener('abort', onSigint);
+    try {
+      this.arm();
+      for await (const ev of watchRun(api, this.runId, { signal: this.stop.signal, ...streamKnobs(this.ctx) })) {
+        this.arm();
+        if (this.take(ev)) break;
+      }
+    } finally {
+      this.cancelQuiet();
+      this.ctx.signal.removeEventListener('abort', onSigint);
+    }
+    return !interrupted;
+  }
+
+  /** Without --follow, a run still moving: its history is over after a quiet moment. */
+  private arm(): void {
+    this.cancelQuiet();
+    if (this.moving && !this.flags.follow) this.cancelQuiet = this.ctx.clock.timer(QUIET_MS, () => this.stop.abort());
+  }
+
+  /** One event of the stream; true once the run has ended. */
+  private take(ev: WatchEvent): boolean {
+    if (ev.kind === 'event' && ev.event.data.stage) this.stages.add(ev.event.data.stage);
+    if (ev.kind === 'log') this.logLine(ev);
+    if (ev.kind === 'event' && ev.event.type === 'run.failed')
+      this.failed = { event: ev.event, raw: ev.raw ?? ev.event };
+    if (ev.kind !== 'ended') return false;
+    this.status = ev.status;
+    return true;
+  }
+
+  private logLine(ev: Extract<WatchEvent, { kind: 'log' }>): void {
+    const d = ev.event.data;
+    if (d.stage) this.stages.add(d.stage);
+    const line: Line = {
+      type: 'log',
+      seq: ev.seq,
+      stage: d.stage ?? '',
+      level: d.level ?? 'info',
+      message: d.message ?? '',
+      ts: d.ts ?? ev.event.created_at,
+    };
+    if (this.flags.stage !== undefined && line.stage !== this.flags.stage) return;
+    this.count++;
+    // --failed shows the failing stage, known only at the end.
+    if (this.flags.failed) this.kept.push(line);
+    else this.print(line);
+  }
+
+  /** --failed: the failing stage's lines and its error. */
+  showFailure(style: Style): number {
+    const { ctx, failed, kept } = this;
     if (!failed) {
-      ctx.io.info(`orc: ${runId} did not fail (it is ${oneLine(status)}); nothing to show`);
+      ctx.io.info(`orc: ${this.runId} did not fail (it is ${oneLine(this.status)}); nothing to show`);
       return EXIT.ok;
     }
     const stage = failed.event.data.stage ?? kept.at(-1)?.stage;
-    for (const l of kept) if (l.stage === stage) print(l);
+    for (const l of kept) if (l.stage === stage) this.print(l);
     const error = failed.event.data.error;
     if (ctx.io.json) ctx.io.streams.stdout.write(ctx.io.jsonLine(failed.raw));
     else
@@ -108,12 +150,6 @@ export default async function show(
       );
     return EXIT.ok;
   }
-  if (count === 0 && flags.stage !== undefined) neverThere(runId, flags.stage, status, stages);
-  if (count === 0)
-    ctx.io.info(
-      `orc: no log lines${flags.stage !== undefined ? ` in stage ${oneLine(flags.stage)}` : ''} yet (${runId} is ${oneLine(status)})`,
-    );
-  return EXIT.ok;
 }
 
 /** `--stage` names a stage the run has not been at: past its end or behind it, it never will be (exit 2). */
