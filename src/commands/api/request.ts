@@ -38,13 +38,7 @@ export default async function request(ctx: Context, args: Args, flags: FlagsOf<t
   if (flags.data !== undefined && flags.field.length)
     throw new UsageError('--data and -f/--field both give the body; use one');
   if (flags.paginate && method !== 'GET') throw new UsageError('--paginate follows the pages of a GET');
-  const fields = flags.field.map(parseField);
-  const query: Record<string, string> = {};
-  let body: { bytes: string; contentType: string } | undefined;
-  if (fields.length && QUERY_METHODS.has(method)) for (const f of fields) query[f.key] = f.raw;
-  else if (fields.length) body = { bytes: JSON.stringify(nest(fields)), contentType: 'application/json' };
-  if (flags.data !== undefined) body = { bytes: await readData(ctx, flags.data), contentType: 'application/json' };
-  if (body && headers['content-type']) body.contentType = headers['content-type'];
+  const { query, body } = await queryAndBody(ctx, method, flags, headers);
 
   const target = await ctx.target();
   const path = targetOf(pathRaw, target.baseUrl);
@@ -61,40 +55,71 @@ export default async function request(ctx: Context, args: Args, flags: FlagsOf<t
       ...(idempotencyKey ? { idempotencyKey } : {}),
     });
 
-  if (flags.paginate) {
-    const items: unknown[] = [];
-    const walk = new PageWalk(path);
-    let cursor: string | null = null;
-    do {
-      const answer = await send(cursor ? { cursor } : {});
-      if (flags.include) include(ctx, answer);
-      if (answer.status < 200 || answer.status >= 300) return failed(ctx, method, path, answer);
-      const page = parseJson(answer.text) as { data?: unknown; next_cursor?: unknown; has_more?: unknown } | undefined;
-      if (!page || !Array.isArray(page.data))
-        throw new RetoldError(`${method} ${path} is not a list: its answer has no "data" array to follow`, EXIT.usage);
-      items.push(...page.data);
-      cursor = walk.next(
-        page.data.length,
-        page.has_more !== false,
-        typeof page.next_cursor === 'string' ? page.next_cursor : null,
-      );
-    } while (cursor);
-    io.writeJson(items);
-    return 0;
-  }
-
+  if (flags.paginate) return allPages(ctx, send, method, path, flags.include);
   const answer = await send();
   if (flags.include) include(ctx, answer);
   if (answer.status < 200 || answer.status >= 300) return failed(ctx, method, path, answer);
-  if (answer.text === '') return 0;
+  printBody(ctx, answer);
+  return 0;
+}
+
+/** -f fields as the query of a GET, HEAD or DELETE, else as a JSON body; or the body of --data. */
+async function queryAndBody(
+  ctx: Context,
+  method: string,
+  flags: FlagsOf<typeof spec>,
+  headers: Record<string, string>,
+) {
+  const fields = flags.field.map(parseField);
+  const query: Record<string, string> = {};
+  let body: { bytes: string; contentType: string } | undefined;
+  if (fields.length && QUERY_METHODS.has(method)) for (const f of fields) query[f.key] = f.raw;
+  else if (fields.length) body = { bytes: JSON.stringify(nest(fields)), contentType: 'application/json' };
+  if (flags.data !== undefined) body = { bytes: await readData(ctx, flags.data), contentType: 'application/json' };
+  if (body && headers['content-type']) body.contentType = headers['content-type'];
+  return { query, body };
+}
+
+/** --paginate: every page of a list followed, its items written as one JSON array. */
+async function allPages(
+  ctx: Context,
+  send: (extra?: Record<string, string>) => Promise<Answer>,
+  method: string,
+  path: string,
+  includeHeaders: boolean | undefined,
+): Promise<number> {
+  const items: unknown[] = [];
+  const walk = new PageWalk(path);
+  let cursor: string | null = null;
+  do {
+    const answer = await send(cursor ? { cursor } : {});
+    if (includeHeaders) include(ctx, answer);
+    if (answer.status < 200 || answer.status >= 300) return failed(ctx, method, path, answer);
+    const page = parseJson(answer.text) as { data?: unknown; next_cursor?: unknown; has_more?: unknown } | undefined;
+    if (!page || !Array.isArray(page.data))
+      throw new RetoldError(`${method} ${path} is not a list: its answer has no "data" array to follow`, EXIT.usage);
+    items.push(...page.data);
+    cursor = walk.next(
+      page.data.length,
+      page.has_more !== false,
+      typeof page.next_cursor === 'string' ? page.next_cursor : null,
+    );
+  } while (cursor);
+  ctx.io.writeJson(items);
+  return 0;
+}
+
+/** The answer's body on stdout: through --jq, formatted and sanitised at a terminal, byte-exact when piped. */
+function printBody(ctx: Context, answer: Answer): void {
+  const io = ctx.io;
+  if (answer.text === '') return;
   const json = parseJson(answer.text);
-  if (io.filter && json !== undefined) return (io.writeJson(json), 0);
+  if (io.filter && json !== undefined) return void io.writeJson(json);
   // At a terminal every byte from the service goes through the sanitiser (JSON formatted first); piped, the
   // body is passed on byte-exact.
   if (io.stdoutIsTTY)
     io.out(sanitize(json !== undefined && !io.json ? JSON.stringify(json, null, 2) : answer.text.replace(/\n$/, '')));
   else io.streams.stdout.write(answer.text.endsWith('\n') ? answer.text : `${answer.text}\n`);
-  return 0;
 }
 
 type Answer = Awaited<ReturnType<import('../../api/http.js').HttpClient['raw']>>;
