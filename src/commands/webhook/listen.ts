@@ -5,7 +5,7 @@ import { isLoopbackHost } from '../../contract/keys.js';
 import type { Context } from '../context.js';
 import { InterruptedError, UsageError } from '../../exit/errors.js';
 import { oneLine } from '../../lib/sanitize.js';
-import { loadStyle } from '../../ui/style.js';
+import { loadStyle, type Style } from '../../ui/style.js';
 import { checkEventKinds, checkWebhookUrl } from '../../webhooks/input.js';
 import { listen as runListener, type ReceivedEvent } from '../../webhooks/listen.js';
 import { parseSeconds, type ArgsOf, type FlagsOf } from '../define.js';
@@ -17,32 +17,13 @@ export default async function listen(
   flags: FlagsOf<typeof spec>,
 ): Promise<number> {
   const io = ctx.io;
-  const events = checkEventKinds(flags.events ?? '*');
-  const publicUrl = flags.publicUrl === undefined ? undefined : checkWebhookUrl(flags.publicUrl, '--public-url');
-  const forwardTo = flags.forwardTo === undefined ? undefined : checkForwardUrl(flags.forwardTo);
-  const interval = parseSeconds(ctx.env.ORC_LISTEN_CHECK_INTERVAL ?? '30');
-  if (interval === null || interval <= 0)
-    throw new UsageError(
-      `ORC_LISTEN_CHECK_INTERVAL must be a number of seconds, not ${JSON.stringify(ctx.env.ORC_LISTEN_CHECK_INTERVAL)}`,
-    );
+  const { events, publicUrl, forwardTo, interval } = listenInputs(ctx, flags);
   const target = await ctx.target();
-  const serviceHost = new URL(target.baseUrl).hostname;
-  if (!publicUrl && !isLoopbackHost(serviceHost)) {
-    throw new UsageError(
-      `the service at ${target.baseUrl} cannot reach a listener on this machine; give --public-url, the address it can reach (a tunnel to --port)`,
-      'Example: orc webhook listen --port 8787 --public-url https://abc123.tunnel.example/orc-listen',
-    );
-  }
-  if (!publicUrl && !isLoopbackHost(flags.host)) {
-    throw new UsageError(
-      `--host ${flags.host}: the sandbox delivers over plain http only to this machine; listen on 127.0.0.1 (the default), or give --public-url`,
-    );
-  }
+  checkReachable(target.baseUrl, publicUrl, flags.host);
   const api = await ctx.api();
   const style = await loadStyle(io);
-  const s = oneLine; // (text from the service was cleaned where it entered: layout only here)
-  const clockTime = () => new Date(ctx.clock.now()).toISOString().slice(11, 19);
   let webhookId = '';
+  const shown = new ListenerLines(ctx, style, events, forwardTo, () => webhookId);
   const { removed } = await runListener(
     api,
     {
@@ -61,40 +42,12 @@ export default async function listen(
     {
       ready: (r) => {
         webhookId = r.webhookId;
-        for (const id of r.removedLeftovers)
-          io.info(`Removed webhook ${s(id)}, left behind by a listener that is no longer running.`);
-        io.info(
-          `Ready: webhook ${s(r.webhookId)} sends ${events.join(', ')} to ${s(r.url)}${r.url === r.localUrl ? '' : ` (listening at ${s(r.localUrl)})`}`,
-        );
-        io.info(`Signing secret: ${s(r.secret)} (it goes away with the webhook when this stops)`);
-        io.info(forwardTo ? `Forwarding each verified event to ${s(forwardTo)}. Ctrl-C to stop.` : 'Ctrl-C to stop.');
+        shown.ready(r);
       },
-      event: (raw, e) => {
-        if (io.json) io.streams.stdout.write(io.jsonLine(JSON.parse(raw)));
-        else
-          io.out(
-            `${style.dim(clockTime())} ${style.cyan('-->')} ${style.bold(s(e.type))} ${s(e.run_id)}${detail(e)} ${style.dim(`[${s(e.id)}]`)}`,
-          );
-      },
-      duplicate: (e) =>
-        io.info(
-          `${clockTime()} (a duplicate of ${s(e.id)}, ${s(e.type)}, delivered again: answered and not shown or forwarded twice)`,
-        ),
-      invalid: (reason, deliveryId) =>
-        io.warn(`${clockTime()} refused a delivery${deliveryId ? ` (${s(deliveryId)})` : ''} with 400: ${s(reason)}`),
-      forwarded: (e, r) => {
-        const code = r.status === null ? 'ERR' : String(r.status);
-        const ok = r.status !== null && r.status >= 200 && r.status < 300;
-        const paint = ok ? style.green : style.red;
-        const line = `${clockTime()} ${paint('<--')} ${paint(code)} POST ${s(forwardTo!)} [${s(e.id)}]${r.attempt > 1 ? ` attempt ${r.attempt}` : ''}`;
-        io.streams.stderr.write(`${line}\n`);
-        if (!ok && r.detail) for (const l of r.detail.split('\n')) io.streams.stderr.write(`    ${style.dim(s(l))}\n`);
-        if (!ok && r.final)
-          io.warn(
-            `gave up forwarding ${s(e.id)} (${s(e.type)}) after ${r.attempt} attempt${r.attempt === 1 ? '' : 's'}; \`orc webhook redeliver ${webhookId} ${s(e.deliveryId ?? '<delivery>')}\` sends it again`,
-          );
-        else if (!ok) io.info(`    retrying ${s(e.id)}…`);
-      },
+      event: (raw, e) => shown.event(raw, e),
+      duplicate: (e) => shown.duplicate(e),
+      invalid: (reason, deliveryId) => shown.invalid(reason, deliveryId),
+      forwarded: (e, r) => shown.forwarded(e, r),
       notice: (line) => io.warn(line),
     },
   );
@@ -104,6 +57,104 @@ export default async function listen(
       ? `stopped listening; webhook ${webhookId} was removed`
       : `stopped listening; webhook ${webhookId} was not removed`,
   );
+}
+
+/** The flags and ORC_LISTEN_CHECK_INTERVAL, checked before anything is made. */
+function listenInputs(ctx: Context, flags: FlagsOf<typeof spec>) {
+  const events = checkEventKinds(flags.events ?? '*');
+  const publicUrl = flags.publicUrl === undefined ? undefined : checkWebhookUrl(flags.publicUrl, '--public-url');
+  const forwardTo = flags.forwardTo === undefined ? undefined : checkForwardUrl(flags.forwardTo);
+  const interval = parseSeconds(ctx.env.ORC_LISTEN_CHECK_INTERVAL ?? '30');
+  if (interval === null || interval <= 0)
+    throw new UsageError(
+      `ORC_LISTEN_CHECK_INTERVAL must be a number of seconds, not ${JSON.stringify(ctx.env.ORC_LISTEN_CHECK_INTERVAL)}`,
+    );
+  return { events, publicUrl, forwardTo, interval };
+}
+
+/** Without --public-url the service must reach this machine, and the listener listen on loopback. */
+function checkReachable(baseUrl: string, publicUrl: string | undefined, host: string): void {
+  if (!publicUrl && !isLoopbackHost(new URL(baseUrl).hostname)) {
+    throw new UsageError(
+      `the service at ${baseUrl} cannot reach a listener on this machine; give --public-url, the address it can reach (a tunnel to --port)`,
+      'Example: orc webhook listen --port 8787 --public-url https://abc123.tunnel.example/orc-listen',
+    );
+  }
+  if (!publicUrl && !isLoopbackHost(host)) {
+    throw new UsageError(
+      `--host ${host}: the sandbox delivers over plain http only to this machine; listen on 127.0.0.1 (the default), or give --public-url`,
+    );
+  }
+}
+
+type Hooks = NonNullable<Parameters<typeof runListener>[2]>;
+const s = oneLine; // (text from the service was cleaned where it entered: layout only here)
+
+/** What the listener tells, as lines: an event on stdout (NDJSON under --json), the rest on stderr. */
+class ListenerLines {
+  constructor(
+    private readonly ctx: Context,
+    private readonly style: Style,
+    private readonly events: string[],
+    private readonly forwardTo: string | undefined,
+    private readonly webhookId: () => string,
+  ) {}
+
+  private clockTime(): string {
+    return new Date(this.ctx.clock.now()).toISOString().slice(11, 19);
+  }
+
+  ready(r: Parameters<Hooks['ready']>[0]): void {
+    const { io } = this.ctx;
+    for (const id of r.removedLeftovers)
+      io.info(`Removed webhook ${s(id)}, left behind by a listener that is no longer running.`);
+    io.info(
+      `Ready: webhook ${s(r.webhookId)} sends ${this.events.join(', ')} to ${s(r.url)}${r.url === r.localUrl ? '' : ` (listening at ${s(r.localUrl)})`}`,
+    );
+    io.info(`Signing secret: ${s(r.secret)} (it goes away with the webhook when this stops)`);
+    io.info(
+      this.forwardTo ? `Forwarding each verified event to ${s(this.forwardTo)}. Ctrl-C to stop.` : 'Ctrl-C to stop.',
+    );
+  }
+
+  event(raw: string, e: ReceivedEvent): void {
+    const { io } = this.ctx;
+    const { style } = this;
+    if (io.json) io.streams.stdout.write(io.jsonLine(JSON.parse(raw)));
+    else
+      io.out(
+        `${style.dim(this.clockTime())} ${style.cyan('-->')} ${style.bold(s(e.type))} ${s(e.run_id)}${detail(e)} ${style.dim(`[${s(e.id)}]`)}`,
+      );
+  }
+
+  duplicate(e: ReceivedEvent): void {
+    this.ctx.io.info(
+      `${this.clockTime()} (a duplicate of ${s(e.id)}, ${s(e.type)}, delivered again: answered and not shown or forwarded twice)`,
+    );
+  }
+
+  invalid(reason: string, deliveryId: string | undefined | null): void {
+    this.ctx.io.warn(
+      `${this.clockTime()} refused a delivery${deliveryId ? ` (${s(deliveryId)})` : ''} with 400: ${s(reason)}`,
+    );
+  }
+
+  /** The app's answer to a forwarded event, and a retry or the giving up. */
+  forwarded(e: ReceivedEvent, r: Parameters<Hooks['forwarded']>[1]): void {
+    const { io } = this.ctx;
+    const { style } = this;
+    const code = r.status === null ? 'ERR' : String(r.status);
+    const ok = r.status !== null && r.status >= 200 && r.status < 300;
+    const paint = ok ? style.green : style.red;
+    const line = `${this.clockTime()} ${paint('<--')} ${paint(code)} POST ${s(this.forwardTo!)} [${s(e.id)}]${r.attempt > 1 ? ` attempt ${r.attempt}` : ''}`;
+    io.streams.stderr.write(`${line}\n`);
+    if (!ok && r.detail) for (const l of r.detail.split('\n')) io.streams.stderr.write(`    ${style.dim(s(l))}\n`);
+    if (!ok && r.final)
+      io.warn(
+        `gave up forwarding ${s(e.id)} (${s(e.type)}) after ${r.attempt} attempt${r.attempt === 1 ? '' : 's'}; \`orc webhook redeliver ${this.webhookId()} ${s(e.deliveryId ?? '<delivery>')}\` sends it again`,
+      );
+    else if (!ok) io.info(`    retrying ${s(e.id)}…`);
+  }
 }
 
 function detail(e: ReceivedEvent): string {
