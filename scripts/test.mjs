@@ -35,6 +35,11 @@ async function main() {
       ['type check (tsc -p .)', bin('tsc'), ['-p', '.']],
       ['type check (tsc -p src/console)', bin('tsc'), ['-p', 'src/console']],
       ['format (biome format; npx biome format --write . fixes it)', bin('biome'), ['format', '.']],
+      [
+        'function shape (oxlint -c .oxlintrc.json src)',
+        bin('oxlint'),
+        ['-c', '.oxlintrc.json', '--deny-warnings', 'src'],
+      ],
     ];
     let code = 0;
     let out = '';
