@@ -144,8 +144,8 @@ async function retell(t: Target | null, err: unknown): Promise<unknown> {
   const { ApiError, UnexpectedResponseError } = await import('../api/errors.js');
   if (!(err instanceof UnexpectedResponseError || (err instanceof ApiError && !err.requestId))) return err;
   // The sandbox answers /healthz with its pid; anything else at its address is another program. Asked
-  // without the client (no key goes to that program again, no retry is wanted), over https trusting the
-  // CA of a sandbox started with --tls, as the client does.
+  // through the client's exchange with no key (none goes to that program again) and no retry, over https
+  // trusting the CA of a sandbox started with --tls.
   const { healthz } = await import('../config/sandbox-state.js');
   const ours = typeof (await healthz(t.baseUrl, 2_000, t.caFile))?.pid === 'number';
   if (ours) return err;
