@@ -2,6 +2,7 @@
 // client closes them. stdout is the protocol's alone: every message of orc's goes to stderr.
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { Transform } from 'node:stream';
 import type { Context } from '../context.js';
 import { EnvironmentError, UsageError } from '../../exit/errors.js';
 import type { ArgsOf, FlagsOf } from '../define.js';
@@ -39,11 +40,12 @@ export default async function serve(
     tools,
     askHuman: target.mode === 'live' && !flags.yesLiveDecisions,
   });
+  const input = wholeLines(ctx.io.streams.stdin, STDIO_LIMIT_MIB << 20);
   const transport = new StdioServerTransport(
-    ctx.io.streams.stdin as NodeJS.ReadStream,
+    input as unknown as NodeJS.ReadStream,
     ctx.io.streams.stdout as NodeJS.WriteStream,
   );
-  await serveUntilClosed(ctx, server, transport, () =>
+  await serveUntilClosed(input, server, transport, () =>
     ctx.io.info(
       `orc mcp: serving ${tools.length} tools on stdio (${target.mode} key, ${target.baseUrl}); stop with Ctrl-C or by closing stdin`,
     ),
@@ -88,7 +90,7 @@ function pickTools(all: Tool[], flags: FlagsOf<typeof spec>, mode: string): Tool
 /** Serves until the client closes stdin (or the transport closes); a request too large for the transport is
  * an error, not an end. */
 async function serveUntilClosed(
-  ctx: Context,
+  input: NodeJS.ReadableStream,
   server: ReturnType<ServerModule['createServer']>,
   transport: import('@modelcontextprotocol/sdk/server/stdio.js').StdioServerTransport,
   serving: () => void,
@@ -101,7 +103,7 @@ async function serveUntilClosed(
   };
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
-    ctx.io.streams.stdin.once?.('end', () => resolve());
+    input.once('end', () => resolve());
   });
   await server.connect(transport);
   serving();
@@ -112,4 +114,41 @@ async function serveUntilClosed(
       `orc mcp stopped: a request line was larger than the ${STDIO_LIMIT_MIB} MiB the MCP transport reads (${(overflow as Error).message})`,
       'Send smaller requests; the server has to be started again.',
     );
+}
+
+/**
+ * stdin handed to the SDK's transport a whole line at a time. Its reader joins each chunk to what it holds and
+ * searches all of it again for a line end, which for one long line is quadratic (a request line near the
+ * 10 MiB bound cost seconds of copying); given whole lines it copies each once. Past `limit` bytes with no
+ * line end, what is held goes on at once, so the SDK's own bound is still what refuses the line.
+ */
+function wholeLines(stdin: NodeJS.ReadableStream, limit: number): Transform {
+  let held: Buffer[] = [];
+  let size = 0;
+  const hold = (chunk: Buffer) => {
+    held = chunk.length ? [chunk] : [];
+    size = chunk.length;
+  };
+  const lines = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      const end = chunk.lastIndexOf(0x0a);
+      if (end === -1) {
+        held.push(chunk);
+        size += chunk.length;
+        if (size > limit) {
+          this.push(Buffer.concat(held));
+          hold(Buffer.alloc(0));
+        }
+      } else {
+        this.push(Buffer.concat([...held, chunk.subarray(0, end + 1)]));
+        hold(chunk.subarray(end + 1));
+      }
+      done();
+    },
+    flush(done) {
+      if (size) this.push(Buffer.concat(held));
+      done();
+    },
+  });
+  return stdin.pipe(lines);
 }
