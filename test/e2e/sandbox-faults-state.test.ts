@@ -243,10 +243,12 @@ describe('state', () => {
 
 describe('the journal and the rules', () => {
   it('logs --follow prints each request as it is answered', async () => {
+    // A request before it starts, so "the journal so far" has a line to wait for whatever ran before.
+    await http(manual.url, 'GET', '/v1/runs/run_before');
     const follow = orc(['sandbox', 'logs', '--follow'], { env: { ORC_BASE_URL: manual.url } });
     let out = '';
     follow.stdout!.on('data', (c: Buffer) => (out += c));
-    await until(() => out.length > 0 || follow.exitCode !== null, 'the journal so far');
+    await until(() => out.includes('GET /v1/runs/run_before  404') || follow.exitCode !== null, 'the journal so far');
     await http(manual.url, 'GET', '/v1/runs/run_followed');
     await until(() => out.includes('GET /v1/runs/run_followed  404'), 'the followed request');
     follow.kill('SIGINT');
