@@ -6,7 +6,12 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunOptions } from './execute.js';
 
-const BUDGET_MS = 300;
+/** The service's time to answer (ms): 300, or ORC_COMPLETE_BUDGET_MS where a machine is known to be slow (the
+ * tests' own, whose cores another process keeps busy). */
+function budgetMs(env: NodeJS.ProcessEnv): number {
+  const given = Number(env.ORC_COMPLETE_BUDGET_MS);
+  return Number.isFinite(given) && given > 0 ? given : 300;
+}
 const FRESH_MS = 20_000;
 const STALE_MS = 10 * 60_000;
 
@@ -59,6 +64,7 @@ async function itemsOf(source: string | undefined, env: NodeJS.ProcessEnv): Prom
   const cached = readCache(cacheFile, target.baseUrl);
   if (cached && Date.now() - cached.at < FRESH_MS) return cached.items;
   // The service gets 300 ms from here; then the stale list, or nothing.
+  const BUDGET_MS = budgetMs(env);
   let timer: NodeJS.Timeout | undefined;
   const gaveUp = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error('no answer in time')), BUDGET_MS);

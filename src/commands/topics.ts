@@ -64,6 +64,10 @@ export const ENVIRONMENT: readonly EnvVar[] = [
   { name: 'ORC_WATCH_RECONNECTS', meaning: 'failed reconnects in a row before `watch` gives up (8)' },
   { name: 'ORC_LISTEN_CHECK_INTERVAL', meaning: "seconds between `webhook listen`'s checks of its webhook (30)" },
   {
+    name: 'ORC_COMPLETE_BUDGET_MS',
+    meaning: 'milliseconds shell completion waits for the service before it offers nothing (300), for a slow machine',
+  },
+  {
     name: 'ORC_COMPLETE_DEBUG',
     meaning: 'set: `orc __complete` (what shell completion asks for run ids) says on stderr why it answered nothing',
   },
