@@ -1,6 +1,7 @@
 // orc as a user outside the checkout gets it: the npm package packed and installed into an empty prefix,
 // the standalone executable, a given Node (22 from the npm registry, cached), the README's first command.
 import { execa } from 'execa';
+import { expect } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -93,4 +94,36 @@ export async function oldNode(): Promise<string | null> {
 export async function buildStandalone(): Promise<string> {
   await execa(process.execPath, ['scripts/standalone.mjs'], { cwd: ROOT });
   return join(ROOT, 'standalone', 'orc-linux-x64');
+}
+
+/** A user's environment, nothing of the test runner's: a home, a config folder, the given PATH. */
+export function userEnv(path: string): Record<string, string> {
+  const home = mkdtempSync(join(tmpdir(), 'orc-home-'));
+  return { HOME: home, ORC_CONFIG_DIR: join(home, 'config'), PATH: path, ORC_NO_KEYCHAIN: '1' };
+}
+
+export type Orc = (args: string[]) => ReturnType<typeof execa>;
+
+/** With a quick sandbox started by this orc (on a port free a moment ago): the README's first command
+ * goes through, then `more`; the sandbox is stopped after. */
+export async function readmeRun(
+  bin: string,
+  env: Record<string, string>,
+  more: (orc: Orc) => Promise<void> = async () => {},
+) {
+  const port = String(await freePort());
+  const e = { ...env, ORC_SANDBOX_PORT: port };
+  const orc: Orc = (args) => execa(bin, args, { env: e, extendEnv: false, reject: false, timeout: 90_000, input: '' });
+  const started = await orc(['sandbox', 'start', '--detach', '--port', port, '--stage-ms', '20']);
+  expect(started.exitCode, String(started.stderr)).toBe(0);
+  try {
+    const r = await orc(readmeFirstCommand());
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    expect(String(r.stderr)).toMatch(/run_\S+ accepted/);
+    // --jq: jq's WebAssembly is found where this orc keeps it.
+    expect((await orc(['run', 'list', '--json', '--jq', '.[0].status'])).stdout).toBe('accepted');
+    await more(orc);
+  } finally {
+    await orc(['sandbox', 'stop']);
+  }
 }
