@@ -2,50 +2,14 @@
 // `orc sandbox start --clock manual` process, signed in with the link the built `orc sandbox console`
 // prints. Runs are created and moved through the API, as a user's code would; everything seen and
 // decided here goes through the page.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axeViolations, haveChromium, launch } from '../helpers/browser.js';
-import { http, idea, manualSandbox } from '../helpers/steer.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { signedInConsole } from '../helpers/console.js';
+import { http, idea } from '../helpers/steer.js';
 import { until } from '../helpers/until.js';
 
-const run = haveChromium();
-const manual = manualSandbox();
-let browser: Browser;
-let context: BrowserContext;
-
-beforeAll(async () => {
-  if (!run) return;
-  browser = await launch();
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  context.setDefaultTimeout(15_000);
-  // Signed in once, as a user would: the link `orc sandbox console --json` prints.
-  const out = await manual.ctl(['console', '--json']);
-  expect(out.exitCode, out.stderr).toBe(0);
-  const { url } = JSON.parse(out.stdout);
-  const page = await context.newPage();
-  await page.goto(url);
-  expect(new URL(page.url()).pathname).toBe('/console/');
-  await page.close();
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-});
-
-const advance = async (id: string, to: string) => {
-  const r = await http(manual.url, 'POST', '/_sandbox/clock/advance', { run: id, to });
-  expect(r.status, JSON.stringify(r.body)).toBe(200);
-};
-const gateState = async (id: string, name: string) =>
-  (await http(manual.url, 'GET', `/v1/runs/${id}/gates`)).body.data.find((g: { name: string }) => g.name === name)
-    .state;
-const open = async (path: string): Promise<Page> => {
-  const page = await context.newPage();
-  page.on('dialog', (d) => {
-    throw new Error(`a browser dialog opened: ${d.message()}`);
-  });
-  await page.goto(`${manual.url}${path}`);
-  return page;
-};
+const ui = signedInConsole();
+const { run, manual, open, advance, gateState } = ui;
 
 describe.runIf(run)('the console', () => {
   it('shows a run created through the API, live; decides its gates by click; edits the spec; ends with screenshots and the store link', async () => {
@@ -221,7 +185,7 @@ describe.runIf(run)('the console', () => {
         events: ['*'],
       })
     ).body;
-    const phone = await context.newPage();
+    const phone = await ui.context.newPage();
     await phone.setViewportSize({ width: 390, height: 800 });
     try {
       await phone.goto(`${manual.url}/console/`);
@@ -265,7 +229,7 @@ describe.runIf(run)('the console', () => {
   it("a used console link answers a page in the console's look, not bare HTML", async () => {
     const out = await manual.ctl(['console', '--json']);
     const { url } = JSON.parse(out.stdout);
-    const fresh = await browser.newContext();
+    const fresh = await ui.browser.newContext();
     try {
       const first = await fresh.newPage();
       await first.goto(url);
@@ -300,43 +264,4 @@ describe.runIf(run)('the console', () => {
     await page.locator('.journal').getByText('POST /_sandbox/trigger').first().waitFor();
     await page.close();
   }, 30_000);
-
-  it('has no serious or critical accessibility violation on any page (axe-core)', async () => {
-    const id = (await http(manual.url, 'POST', '/v1/runs', idea('Checked by axe'))).body.id;
-    await advance(id, 'gate:brand');
-    const done = (await http(manual.url, 'POST', '/v1/runs', idea('Finished for axe'))).body.id;
-    await advance(done, 'end');
-    const pages: Array<[string, (p: Page) => Promise<unknown>]> = [
-      ['/console/', (p) => p.locator(`tr[data-run="${id}"]`).waitFor()],
-      [`/console/runs/${id}`, (p) => p.getByRole('button', { name: 'Reject' }).waitFor()],
-      [
-        `/console/runs/${done}`,
-        (p) =>
-          p
-            .getByRole('img', { name: /^Screenshot / })
-            .first()
-            .waitFor(),
-      ],
-      ['/console/webhooks', (p) => p.getByRole('heading', { name: 'Registered' }).waitFor()],
-      ['/console/sandbox', (p) => p.getByText(/real time|manual:/).waitFor()],
-    ];
-    // One page, moved between the console's pages as a click would (its router), so axe-core loads once.
-    const page = await open('/console/');
-    for (const [path, ready] of pages) {
-      await page.evaluate((to) => {
-        const w = globalThis as any;
-        w.history.pushState(null, '', to);
-        w.dispatchEvent(new w.PopStateEvent('popstate'));
-      }, path);
-      await ready(page);
-      expect(await axeViolations(page), path).toEqual([]);
-    }
-    // The check sees what it is for: an image without a name is reported.
-    await page.evaluate(() => {
-      const doc = (globalThis as any).document;
-      doc.querySelector('main').append(Object.assign(doc.createElement('img'), { src: 'data:,' }));
-    });
-    expect((await axeViolations(page)).map((v) => v.id)).toContain('image-alt');
-    await page.close();
-  }, 60_000);
 });
