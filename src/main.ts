@@ -47,7 +47,7 @@ export async function run(argv: string[], opts: RunOptions = {}): Promise<number
   // A plain command line runs without commander (src/cli/fast.ts); help, errors and the rest go through it.
   const direct = await (await import('./cli/fast.js')).runDirect(argv, opts);
   if (direct !== null) return direct;
-  return (await import('./cli/program.js')).run(argv, opts);
+  return (await import('./cli/program.js')).runProgram(argv, opts);
 }
 
 function drain(stream: NodeJS.WriteStream): Promise<void> {

@@ -113,6 +113,14 @@ export interface SendOptions {
 const MAX_REDIRECTS = 5;
 const DEBUG_BODY_LIMIT = 4096;
 
+/** An answer read whole, whatever its status (`orc api`): its status, headers, request id and text. */
+export interface RawAnswer {
+  status: number;
+  headers: Answer['headers'];
+  requestId: string | null;
+  text: string;
+}
+
 /** A request as it will be sent, decided once before the first attempt. */
 interface Plan {
   url: URL;
@@ -546,9 +554,7 @@ export class HttpClient {
   }
 
   /** Any request, any answer: status, headers and body as they came (for `orc api`), read with the cap. */
-  async raw(
-    req: SendOptions,
-  ): Promise<{ status: number; headers: Answer['headers']; requestId: string | null; text: string }> {
+  async raw(req: SendOptions): Promise<RawAnswer> {
     return this.exchange({ ...req, anyStatus: true }, async (a) => ({
       status: a.status,
       headers: a.headers,

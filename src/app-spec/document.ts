@@ -11,7 +11,7 @@ import { cjs } from '../lib/interop.js';
 export type SpecFormat = 'yaml' | 'json';
 export const SPEC_FORMATS = ['yaml', 'json'] as const;
 
-export interface Problem {
+export interface SpecProblem {
   /** A dotted path (`brand.palette.0`), when the problem has one. */
   field?: string | undefined;
   message: string;
@@ -46,7 +46,7 @@ export async function formatSpec(spec: unknown, format: SpecFormat): Promise<str
 export function editorDocument(
   body: string,
   format: SpecFormat,
-  o: { runId: string; schemaUrl: string; problems?: Problem[] },
+  o: { runId: string; schemaUrl: string; problems?: SpecProblem[] },
 ): string {
   const c = format === 'yaml' ? YAML_COMMENT : JSON_COMMENT;
   const lines: string[] = [];
@@ -85,7 +85,7 @@ function withoutJsonComments(text: string): string {
     .join('\n');
 }
 
-export type Parsed = { kind: 'empty' } | { kind: 'spec'; spec: Spec } | { kind: 'problem'; problem: Problem };
+export type Parsed = { kind: 'empty' } | { kind: 'spec'; spec: Spec } | { kind: 'problem'; problem: SpecProblem };
 
 /**
  * Reads an edited document back; an empty document means "cancel". YAML comments are the YAML library's to
@@ -131,7 +131,7 @@ export async function parseDocument(text: string, format: SpecFormat): Promise<P
 }
 
 /** What the service would refuse, found before anything is sent: nesting, forbidden keys, the schema. */
-export function checkSpec(spec: unknown): Problem | null {
+export function checkSpec(spec: unknown): SpecProblem | null {
   if (valueDepth(spec) > MAX_DEPTH) return { message: `the spec nests deeper than ${MAX_DEPTH} levels` };
   const size = Buffer.byteLength(JSON.stringify(spec) ?? '');
   if (size > MAX_BODY_BYTES) return { message: tooBig(size) };

@@ -23,8 +23,9 @@ interface Outcome {
 
 type Help = typeof import('../commands/topics.js');
 
-/** Runs orc and answers its exit code. Tests call this in process with streams, env and a clock of their own. */
-export async function run(argv: string[], opts: RunOptions = {}): Promise<number> {
+/** Runs a command line through commander (help, usage errors, whatever the fast path left) and answers its exit
+ * code. The entry is main.ts's run(), which decides whether this is needed. */
+export async function runProgram(argv: string[], opts: RunOptions = {}): Promise<number> {
   const stdout = opts.stdout ?? process.stdout;
   const stderr = opts.stderr ?? process.stderr;
   // Under --json a failure is one JSON object on stderr, commander's own parse errors too.

@@ -8,22 +8,29 @@ import { ERROR_CODES, ERROR_TYPES } from './errors.js';
 import { EVENT_KINDS, GATE_NAMES, RUN_STATUSES } from './events.js';
 import * as S from './schemas.js';
 
-type Json = Record<string, unknown>;
+type JsonObject = Record<string, unknown>;
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 /** A schema of the contract as JSON Schema (2020-12, what OpenAPI 3.1 uses), its own `$schema` left out. */
-function jsonSchema(schema: unknown, io: 'input' | 'output'): Json {
-  const out = z.toJSONSchema(schema as z.ZodMiniType, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json;
+function jsonSchema(schema: unknown, io: 'input' | 'output'): JsonObject {
+  const out = z.toJSONSchema(schema as z.ZodMiniType, {
+    target: 'draft-2020-12',
+    io,
+    unrepresentable: 'any',
+  }) as JsonObject;
   delete out.$schema;
   return out;
 }
 
-const json = (schema: Json, description: string) => ({ description, content: { 'application/json': { schema } } });
+const json = (schema: JsonObject, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
 
 /** Every error answer: the envelope of CONTRACT.md, "Errors". */
-function errors(...statuses: number[]): Json {
-  const out: Json = {};
+function errors(...statuses: number[]): JsonObject {
+  const out: JsonObject = {};
   for (const s of statuses) {
     const codes = Object.entries(ERROR_CODES)
       .filter(([, c]) => c.status === s)
@@ -59,14 +66,14 @@ const limit = {
   description: 'Page size, 1 to 100 (default 20)',
   schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
 };
-const body = (schema: Json, contentType = 'application/json', required = true) => ({
+const body = (schema: JsonObject, contentType = 'application/json', required = true) => ({
   required,
   content: { [contentType]: { schema } },
 });
 
 // oxlint-disable-next-line max-lines-per-function -- a data table: the OpenAPI document literal
-export function openApiDocument(version: string): Json {
-  const schemas: Json = {
+export function openApiDocument(version: string): JsonObject {
+  const schemas: JsonObject = {
     Run: jsonSchema(S.Run, 'output'),
     RunPage: jsonSchema(S.pageOf(S.Run), 'output'),
     Gate: jsonSchema(S.Gate, 'output'),
@@ -95,8 +102,8 @@ export function openApiDocument(version: string): Json {
     WebhookCreateParams: jsonSchema(S.WebhookCreateParams, 'input'),
   };
   const security = [{ bearer: [] }];
-  const op = (summary: string, extra: Json) => ({ summary, security, ...extra });
-  const paths: Json = {
+  const op = (summary: string, extra: JsonObject) => ({ summary, security, ...extra });
+  const paths: JsonObject = {
     '/v1/runs': {
       post: op('Create a run', {
         operationId: 'createRun',
@@ -266,7 +273,7 @@ export function openApiDocument(version: string): Json {
       }),
     },
   };
-  const webhooks: Json = {};
+  const webhooks: JsonObject = {};
   for (const kind of EVENT_KINDS)
     webhooks[kind] = {
       post: {

@@ -5,9 +5,9 @@
 // wrong). test/contract/shapes.test.ts holds the two to the same answers.
 import type { Artifact, ArtifactEntry, ArtifactFile, Event, Run } from './schemas.js';
 
-type Json = Record<string, unknown>;
+type JsonObject = Record<string, unknown>;
 
-const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isString = (v: unknown): v is string => typeof v === 'string';
 const nullableString = (v: unknown) => v === null || typeof v === 'string';
 

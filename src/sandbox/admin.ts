@@ -35,7 +35,7 @@ export const SNAPSHOT_SCHEMA = 2;
 export interface AdminParts {
   clock: Clock;
   /** Real time, for waits on real work (a build being described). */
-  io: Clock;
+  wallClock: Clock;
   service: SandboxService;
   dispatcher: WebhookDispatcher;
   hub: SseHub;
@@ -45,7 +45,8 @@ export interface AdminParts {
   door: ConsoleDoor;
 }
 
-type Json = { status: number; value: unknown };
+/** An admin route's JSON answer: its status and the value, encoded when sent. */
+type JsonReply = { status: number; value: unknown };
 
 /** A snapshot's text, checked: its format, a schema this sandbox reads, and the four lists. */
 export function readSnapshot(text: string): ReturnType<Store['snapshot']> {
@@ -90,12 +91,12 @@ export interface AdminCall {
 }
 
 /** An admin route answers JSON, or (an export, a stream) writes its answer itself. */
-export type AdminHandler = (call: AdminCall) => Promise<Json | void> | Json | void;
+export type AdminHandler = (call: AdminCall) => Promise<JsonReply | void> | JsonReply | void;
 
 /** The admin API as routes of the sandbox's one table (server.ts). */
 export function adminRoutes(parts: AdminParts): Array<Route<AdminHandler>> {
   const { faults } = parts;
-  const ok = (value: unknown): Json => ({ status: 200, value });
+  const ok = (value: unknown): JsonReply => ({ status: 200, value });
   return [
     { method: 'GET', pattern: '/_sandbox/clock', handler: () => ok(clockView(parts)) },
     {
@@ -163,7 +164,7 @@ function exportSnapshot({ clock, store }: AdminParts, res: ServerResponse) {
   return writeSnapshot(res, head, store.snapshotAt());
 }
 
-function logs(journal: Journal, hub: SseHub, { req, res, query }: AdminCall): Json | void {
+function logs(journal: Journal, hub: SseHub, { req, res, query }: AdminCall): JsonReply | void {
   const after = Number(query.get('after') ?? 0) || 0;
   if (query.get('follow') === '1' || query.get('follow') === 'true') {
     // Through the one SSE writer: keep-alives, and a follower that stops reading is dropped, not buffered.
@@ -275,7 +276,7 @@ async function advance(parts: AdminParts, b: Record<string, unknown>) {
       (async () => {
         while (ids.some((id) => service.waitingForBuild().includes(id))) await service.nextBuildDescribed();
       })(),
-      new Promise<void>((resolve) => (cancel = parts.io.timer(10_000, resolve))),
+      new Promise<void>((resolve) => (cancel = parts.wallClock.timer(10_000, resolve))),
     ]);
     cancel();
   }

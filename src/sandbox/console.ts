@@ -88,7 +88,7 @@ export class ConsoleDoor {
   constructor(
     private readonly opts: {
       /** Real time: links and sessions expire on the wall clock, not the service's virtual one. */
-      io: Clock;
+      wallClock: Clock;
       dir: string | null;
       /** Whether a Host header names the sandbox (hosts.ts); and (once it listens) its port. */
       ownHost: (host: string | undefined) => boolean;
@@ -115,7 +115,7 @@ export class ConsoleDoor {
 
   /** A fresh one-time link, for `orc sandbox console`. */
   mint(host: string | undefined): { url: string; expires_at: string } {
-    const now = this.opts.io.now();
+    const now = this.opts.wallClock.now();
     for (const [t, exp] of this.tokens) if (exp <= now) this.tokens.delete(t);
     while (this.tokens.size >= MAX_TOKENS) this.tokens.delete(this.tokens.keys().next().value!);
     const token = randomBytes(24).toString('base64url');
@@ -144,7 +144,7 @@ export class ConsoleDoor {
     if (token === null || !same(token, session.csrf)) {
       throw new Failure('csrf_token_invalid', `a request through the console needs the session's token in X-Orc-Csrf`);
     }
-    session.lastUsed = this.opts.io.now();
+    session.lastUsed = this.opts.wallClock.now();
     return session;
   }
 
@@ -227,7 +227,7 @@ export class ConsoleDoor {
   }
 
   private login(res: ServerResponse, token: string | null): void {
-    const now = this.opts.io.now();
+    const now = this.opts.wallClock.now();
     const expires = token === null ? undefined : this.tokens.get(token);
     if (token !== null) this.tokens.delete(token);
     if (expires === undefined || expires <= now)

@@ -9,7 +9,8 @@ import type { Store } from './store.js';
 
 const TTL_MS = 24 * 60 * 60 * 1000;
 
-export interface Answer {
+/** A JSON answer as it goes on the wire: its status and encoded body (kept and replayed as it was). */
+export interface Reply {
   status: number;
   body: string;
   replayed?: boolean;
@@ -30,8 +31,8 @@ export class Idempotency {
     header: string | undefined,
     request: string,
     readBody: () => Promise<unknown>,
-    perform: (body: unknown) => Answer,
-  ): Promise<Answer> {
+    perform: (body: unknown) => Reply,
+  ): Promise<Reply> {
     if (header === undefined) {
       const body = await readBody();
       return this.store.transaction(() => perform(body));

@@ -8,7 +8,7 @@ import { RUN_STATUSES } from '../contract/events.js';
 import { ApproveParams, RejectParams, RunCreateParams } from '../contract/schemas.js';
 import type { Artifacts } from './artifacts.js';
 import { Failure, failureFromZod } from './failure.js';
-import type { Answer } from './idempotency.js';
+import type { Reply } from './idempotency.js';
 import { page } from './page.js';
 import type { Route } from './router.js';
 import type { SandboxService } from './service.js';
@@ -27,7 +27,7 @@ export interface Call {
 }
 
 /** A route answers JSON ([status, body]) or writes the answer itself (a stream) and answers nothing. */
-export type Handler = (call: Call) => Answer | void;
+export type Handler = (call: Call) => Reply | void;
 
 /** What the routes work with. */
 export interface RouteParts {
@@ -44,7 +44,7 @@ export interface RouteParts {
 /** Committed records are never changed in place (a change swaps in a new copy), so the JSON of one is
  * made once and kept for as long as that object lives. */
 const encoded = new WeakMap<object, string>();
-export const json = (status: number, value: unknown): Answer => {
+export const json = (status: number, value: unknown): Reply => {
   if (value === null || typeof value !== 'object') return { status, body: JSON.stringify(value) };
   let body = encoded.get(value);
   if (body === undefined) encoded.set(value, (body = JSON.stringify(value)));

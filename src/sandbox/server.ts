@@ -17,7 +17,7 @@ import { Describer } from './describer.js';
 import { serveFile } from './file-route.js';
 import { DISK_FULL_RETRY_S, Failure, storageFailure } from './failure.js';
 import { ownHosts } from './hosts.js';
-import { Idempotency, type Answer } from './idempotency.js';
+import { Idempotency, type Reply } from './idempotency.js';
 import { lockDataFolder } from './lock.js';
 import { clockNotBefore } from './manual-clock.js';
 import { RateLimiter } from './rate-limit.js';
@@ -62,7 +62,7 @@ export interface SandboxOptions {
   clock: Clock;
   /** Timers of the network, not of the service: a body's and a delivery's timeouts, keep-alives, rate-limit
    * windows, shutdown. Real time even when `clock` is steered; the same clock when absent. */
-  ioClock?: Clock;
+  wallClock?: Clock;
   /** One line about something that happened (a client that dropped its request, a tick retried). The
    * sandbox writes nowhere itself: `orc sandbox start` sends these to stderr; by default they go nowhere. */
   log: (line: string) => void;
@@ -120,7 +120,7 @@ export interface RunningSandbox {
 
 /** The headers every answer carries (request id, rate limits, …) as a flat [name, value, …] list: handed to
  * writeHead whole, so node:http never has to build a header object for a plain JSON answer. */
-type Headers = string[];
+type HeaderList = string[];
 
 /** What a route of the one table leads to: a part of the sandbox, and for the two APIs the route's handler. */
 type Entry =
@@ -160,7 +160,7 @@ interface Exchange {
   method: string;
   path: string;
   query: URLSearchParams;
-  headers: Headers;
+  headers: HeaderList;
   /** The injected fault that answered it, for the journal. */
   faultId: string | null;
 }
@@ -169,8 +169,8 @@ interface Exchange {
  * one table (health, console, files, admin, API), and drains and closes them on shutdown. */
 class Front {
   private readonly clock: Clock;
-  /** The network's timers (opts.ioClock), real time even when the service's clock is steered. */
-  private readonly io: Clock;
+  /** The network's timers (opts.wallClock), real time even when the service's clock is steered. */
+  private readonly wallClock: Clock;
   private readonly service: SandboxService;
   private readonly faults: Faults;
   private readonly journal: Journal;
@@ -197,9 +197,9 @@ class Front {
     private readonly store: Store,
   ) {
     const { clock, log } = opts;
-    const io = opts.ioClock ?? clock;
+    const wallClock = opts.wallClock ?? clock;
     this.clock = clock;
-    this.io = io;
+    this.wallClock = wallClock;
     this.service = new SandboxService(store, { stageMs: opts.stageMs, seed: opts.seed, clock, log });
     // A fault is only added once the sandbox answers, when the router below is made.
     this.faults = new Faults((method, segments) => {
@@ -211,7 +211,7 @@ class Front {
       retryBaseMs: opts.retryBaseMs,
       userAgent: `orc-sandbox/${opts.version}`,
       clock,
-      ioClock: io,
+      wallClock,
       log,
       faultFor: (webhookId) => this.faults.forDelivery(webhookId),
       onAttempt: (a) => this.journal.add({ type: 'delivery', at: clock.now(), ...a }),
@@ -221,8 +221,8 @@ class Front {
       opts.signedUrlTtl,
       opts.ipaMib,
     );
-    this.hub = new SseHub(this.service, opts.keepaliveMs, io, opts.streamBacklogBytes);
-    this.limiter = new RateLimiter(opts.rateLimit, io);
+    this.hub = new SseHub(this.service, opts.keepaliveMs, wallClock, opts.streamBacklogBytes);
+    this.limiter = new RateLimiter(opts.rateLimit, wallClock);
     this.idempotency = new Idempotency(store, clock);
     this.service.onEvent(this.dispatcher.onEvent);
     this.describer = new Describer(store, this.artifacts, this.service, log);
@@ -230,7 +230,7 @@ class Front {
     this.scheme = opts.tls ? 'https' : 'http';
     this.ownHost = ownHosts(opts.host, () => this.port, opts.tls?.cert);
     this.door = new ConsoleDoor({
-      io,
+      wallClock,
       dir: opts.consoleDir === undefined ? defaultConsoleDir() : opts.consoleDir,
       ownHost: this.ownHost,
       port: () => this.port,
@@ -242,7 +242,7 @@ class Front {
   /** The one table every request is routed by: what the sandbox serves (the health check, the console's
    * page, signed files), the admin API and the service's API. */
   private routeTable(): Router<Entry> {
-    const { clock, io, service, dispatcher, artifacts, hub, store, faults, journal, door } = this;
+    const { clock, wallClock, service, dispatcher, artifacts, hub, store, faults, journal, door } = this;
     const origin = (req: IncomingMessage) => this.origin(req);
     const api = apiRoutes({
       service,
@@ -253,7 +253,7 @@ class Front {
       maxEventStreams: this.opts.maxEventStreams,
       origin,
     });
-    const controls = adminRoutes({ clock, io, service, dispatcher, hub, store, faults, journal, door });
+    const controls = adminRoutes({ clock, wallClock, service, dispatcher, hub, store, faults, journal, door });
     return new Router<Entry>([
       { method: 'GET', pattern: '/healthz', handler: { area: 'health' } },
       ...(['GET', 'HEAD'] as const).flatMap(
@@ -350,7 +350,7 @@ class Front {
     const server = this.server!;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
-    const cancelForce = this.io.timer(2_000, () => {
+    const cancelForce = this.wallClock.timer(2_000, () => {
       for (const s of this.sockets) s.destroy();
     });
     await closed;
@@ -376,7 +376,7 @@ class Front {
   }
 
   private exchange(req: IncomingMessage, res: ServerResponse): Exchange {
-    const headers: Headers = ['X-Request-Id', `req_${this.reqPrefix}${(++this.reqCounter).toString(36)}`];
+    const headers: HeaderList = ['X-Request-Id', `req_${this.reqPrefix}${(++this.reqCounter).toString(36)}`];
     const raw = originForm(req);
     const qi = raw.indexOf('?');
     const path = qi < 0 ? raw : raw.slice(0, qi);
@@ -386,9 +386,9 @@ class Front {
 
   /** The journal: every request but the journal's own and the health check, once it is answered. */
   private journalWhenAnswered(x: Exchange): void {
-    const { journal, io, clock } = this;
+    const { journal, wallClock, clock } = this;
     if (journal.size === 0 || x.path === '/healthz' || x.path === '/_sandbox/logs') return;
-    const started = io.now();
+    const started = wallClock.now();
     x.res.once('close', () =>
       journal.add({
         type: 'request',
@@ -396,7 +396,7 @@ class Front {
         method: x.method,
         path: x.path,
         status: x.res.statusCode,
-        ms: io.now() - started,
+        ms: wallClock.now() - started,
         request_id: x.headers[1]!,
         idempotency_key: (x.req.headers['idempotency-key'] as string | undefined) ?? null,
         fault: x.faultId,
@@ -485,7 +485,7 @@ class Front {
     let cutAfter: number | undefined;
     if (fault) {
       x.faultId = fault.id;
-      if (fault.latency_ms) await sleep(this.io, fault.latency_ms);
+      if (fault.latency_ms) await sleep(this.wallClock, fault.latency_ms);
       if (fault.reset) return void req.socket.destroy();
       if (fault.status !== undefined) throw Faults.failure(fault);
       cutAfter = fault.cut_after;
@@ -505,7 +505,7 @@ class Front {
         Array.isArray(header) ? header[0] : header,
         `${method} ${path}`,
         () => this.readBody(req),
-        (body) => handler({ ...call, body }) as Answer,
+        (body) => handler({ ...call, body }) as Reply,
       );
       if (answer.replayed) headers.push('Idempotent-Replayed', 'true');
       return sendJson(res, answer.status, answer.body, headers);
@@ -519,7 +519,7 @@ class Front {
 
   /** A body that finishes arriving after shutdown began is refused whole, never half-applied. */
   private async readBody(req: IncomingMessage): Promise<unknown> {
-    const body = await readJsonBody(req, this.opts.bodyTimeoutMs, this.io);
+    const body = await readJsonBody(req, this.opts.bodyTimeoutMs, this.wallClock);
     if (this.draining) throw shuttingDown();
     return body;
   }
@@ -534,7 +534,7 @@ const shuttingDown = () =>
   new Failure('unavailable', 'the sandbox is shutting down', undefined, { Connection: 'close' });
 
 /** The common headers set on a response whose route writes its own head. */
-function setHeaders(res: ServerResponse, headers: Headers): void {
+function setHeaders(res: ServerResponse, headers: HeaderList): void {
   for (let i = 0; i < headers.length; i += 2) res.setHeader(headers[i]!, headers[i + 1]!);
 }
 
@@ -589,13 +589,13 @@ function answerUnparsable(err: NodeJS.ErrnoException, socket: Socket): void {
   );
 }
 
-function sendJson(res: ServerResponse, status: number, body: string, headers: Headers): void {
+function sendJson(res: ServerResponse, status: number, body: string, headers: HeaderList): void {
   headers.push('Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(body)));
   res.writeHead(status, headers);
   res.end(body);
 }
 
-function sendError(res: ServerResponse, err: unknown, headers: Headers, log: (line: string) => void): void {
+function sendError(res: ServerResponse, err: unknown, headers: HeaderList, log: (line: string) => void): void {
   if (res.headersSent) {
     res.destroy();
     return;

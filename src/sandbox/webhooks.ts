@@ -38,7 +38,7 @@ export interface DispatcherOptions {
   userAgent: string;
   clock: Clock;
   /** For a delivery's network timeout: real time even when `clock` is steered. */
-  ioClock?: Clock;
+  wallClock?: Clock;
   /** An injected fault for this delivery attempt (answered by the sandbox as failed, the receiver not called). */
   faultFor?: (webhookId: string) => { id: string } | null;
   /** Told of every attempt, for the journal. */
@@ -523,11 +523,11 @@ export class WebhookDispatcher {
     const w = this.store.webhooks.get(d.webhook_id);
     let status: number | null = null;
     let error: string | null = null;
-    const started = (this.opts.ioClock ?? this.opts.clock).now();
+    const started = this.wallClock.now();
     const fault = w ? (this.opts.faultFor?.(w.id) ?? null) : null;
     const abort = new AbortController();
     this.aborts.add(abort);
-    const cancelTimeout = (this.opts.ioClock ?? this.opts.clock).timer(DELIVERY_TIMEOUT_MS, () => abort.abort());
+    const cancelTimeout = this.wallClock.timer(DELIVERY_TIMEOUT_MS, () => abort.abort());
     try {
       if (fault) {
         status = 500; // the sandbox answers for the receiver, as the fault asks
@@ -551,14 +551,14 @@ export class WebhookDispatcher {
         delivery_id: id,
         url: w.url,
         status,
-        ms: (this.opts.ioClock ?? this.opts.clock).now() - started,
+        ms: this.wallClock.now() - started,
         error,
         fault: fault?.id ?? null,
       });
     this.inFlight.delete(id);
     this.inFlightByWebhook.set(d.webhook_id, (this.inFlightByWebhook.get(d.webhook_id) ?? 1) - 1);
     if (this.stopped) return;
-    if (this.finished.length === 0) this.finishedSince = this.io.now();
+    if (this.finished.length === 0) this.finishedSince = this.wallClock.now();
     this.finished.push({ id, status });
     this.soon();
   }
@@ -613,10 +613,10 @@ export class WebhookDispatcher {
     if (
       this.finished.length >= RECORD_BATCH ||
       this.inFlight.size === 0 ||
-      this.io.now() - this.finishedSince >= RECORD_MS
+      this.wallClock.now() - this.finishedSince >= RECORD_MS
     )
       return this.record();
-    this.recordTimer ??= this.io.timer(
+    this.recordTimer ??= this.wallClock.timer(
       RECORD_MS,
       () => {
         this.recordTimer = null;
@@ -627,8 +627,8 @@ export class WebhookDispatcher {
   }
 
   /** The clock of the network's timers (real time even when the service's clock is steered). */
-  private get io(): Clock {
-    return this.opts.ioClock ?? this.opts.clock;
+  private get wallClock(): Clock {
+    return this.opts.wallClock ?? this.opts.clock;
   }
 
   /** Records the attempts finished and not yet recorded, in one transaction, and queues their retries. */

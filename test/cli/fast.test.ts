@@ -7,7 +7,7 @@ import type { CommandSpec, FlagSpec } from '../../src/commands/define.js';
 
 import * as spec from '../../src/commands/define.js';
 import { GLOBAL_FLAGS } from '../../src/commands/globals.js';
-import { run as viaCommander } from '../../src/cli/program.js';
+import { runProgram as viaCommander } from '../../src/cli/program.js';
 import { runDirect } from '../../src/cli/fast.js';
 import { allCommands } from '../../src/commands/index.js';
 

@@ -1,7 +1,7 @@
 // `orc api`: one request (or every page of a list) through the one request path: the profile's key, the
 // key rules, retries with the same Idempotency-Key, Retry-After. The answer's body goes to stdout as it
 // came (formatted and sanitised at a terminal); a non-2xx answer goes to stderr with exit 3.
-import { STATUS_TEXT } from '../../api/http.js';
+import { STATUS_TEXT, type RawAnswer } from '../../api/http.js';
 import { PageWalk } from '../../api/pages.js';
 import type { Context } from '../context.js';
 import { EXIT, RefusedError, RetoldError, UsageError } from '../../exit/errors.js';
@@ -83,7 +83,7 @@ async function queryAndBody(
 /** --paginate: every page of a list followed, its items written as one JSON array. */
 async function allPages(
   ctx: Context,
-  send: (extra?: Record<string, string>) => Promise<Answer>,
+  send: (extra?: Record<string, string>) => Promise<RawAnswer>,
   method: string,
   path: string,
   includeHeaders: boolean | undefined,
@@ -110,7 +110,7 @@ async function allPages(
 }
 
 /** The answer's body on stdout: through --jq, formatted and sanitised at a terminal, byte-exact when piped. */
-function printBody(ctx: Context, answer: Answer): void {
+function printBody(ctx: Context, answer: RawAnswer): void {
   const io = ctx.io;
   if (answer.text === '') return;
   const json = parseJson(answer.text);
@@ -122,9 +122,7 @@ function printBody(ctx: Context, answer: Answer): void {
   else io.streams.stdout.write(answer.text.endsWith('\n') ? answer.text : `${answer.text}\n`);
 }
 
-type Answer = Awaited<ReturnType<import('../../api/http.js').HttpClient['raw']>>;
-
-function failed(ctx: Context, method: string, path: string, answer: Answer): never {
+function failed(ctx: Context, method: string, path: string, answer: RawAnswer): never {
   const json = parseJson(answer.text);
   const shown = json !== undefined ? JSON.stringify(json, null, 2) : answer.text;
   if (shown) ctx.io.streams.stderr.write(`${sanitize(shown)}\n`);
@@ -139,7 +137,7 @@ function failed(ctx: Context, method: string, path: string, answer: Answer): nev
   throw new RefusedError(`${method} ${sanitizeLine(path)} answered ${sanitizeLine(what)}`);
 }
 
-function include(ctx: Context, answer: Answer): void {
+function include(ctx: Context, answer: RawAnswer): void {
   const lines = [`HTTP/1.1 ${answer.status} ${STATUS_TEXT[answer.status] ?? ''}`.trimEnd()];
   for (const [name, value] of Object.entries(answer.headers)) {
     for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) lines.push(`${name}: ${v}`);

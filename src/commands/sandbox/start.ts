@@ -360,7 +360,7 @@ export async function steering(mode: string, importFile: string | undefined, rea
   );
   return {
     clock: mode === 'manual' ? new ManualClock(start) : real,
-    ioClock: real,
+    wallClock: real,
     ...(importSnapshot ? { importSnapshot } : {}),
   };
 }

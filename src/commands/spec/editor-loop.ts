@@ -10,7 +10,7 @@ import { ApiError, type Api } from '../../api/index.js';
 import { TERMINAL_STATUSES } from '../../contract/events.js';
 import type { Context } from '../context.js';
 import { exitCodeOf, OrcError, RefusedError, RetoldError, UsageError } from '../../exit/errors.js';
-import { Problem as Explained } from '../../lib/problem.js';
+import { Problem } from '../../lib/problem.js';
 import { editorCommand, openEditor } from '../../ui/editor.js';
 import { sanitizeLine } from '../../lib/sanitize.js';
 import { loadStyle } from '../../ui/style.js';
@@ -25,7 +25,7 @@ import {
   patchPaths,
   specJsonSchema,
   specPatch,
-  type Problem,
+  type SpecProblem,
   type Spec,
   type SpecFormat,
 } from '../../app-spec/document.js';
@@ -86,7 +86,7 @@ export async function editInEditor(ctx: Context, api: Api, runId: string, o: Edi
 class SpecEdit {
   private readonly atTerminal: boolean;
   private readonly file: string;
-  private problems: Problem[] = [];
+  private problems: SpecProblem[] = [];
   // What stopped the last try; saving the file again unchanged gives up with it (kubectl does the same).
   private lastError: OrcError | null = null;
   private edited = false;
@@ -173,7 +173,7 @@ class SpecEdit {
       return err;
     }
     const where = `Your edit is kept in ${this.file}`;
-    if (err instanceof Explained)
+    if (err instanceof Problem)
       return new RetoldError(err.message, exitCodeOf(err), err.hint ? `${err.hint}\n${where}` : where);
     this.ctx.io.info(`orc: ${where}`);
     return err;
@@ -203,7 +203,7 @@ export async function showDiff(ctx: Context, before: Spec, after: Spec, format: 
   }
 }
 
-export function describe(p: Problem): string {
+export function describe(p: SpecProblem): string {
   return p.field ? `${p.field}: ${p.message}` : p.message;
 }
 
