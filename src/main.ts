@@ -1,5 +1,6 @@
 // The entry point, kept tiny: `orc --version` is asked by scripts and shells all the time and is answered
-// here before anything else loads; everything else is cli.ts, loaded after. This is the only place that exits.
+// here before anything else loads; everything else is src/cli/ (fast.ts, else program.ts), loaded after.
+// This is the only place that exits.
 import type { RunOptions } from './cli/execute.js';
 
 export type { RunOptions };

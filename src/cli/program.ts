@@ -30,7 +30,7 @@ export async function runProgram(argv: string[], opts: RunOptions = {}): Promise
   const stderr = opts.stderr ?? process.stderr;
   // Under --json a failure is one JSON object on stderr, commander's own parse errors too.
   const json = wantsJson(argv);
-  // `orc help exit-codes`: a topic (src/help/topics.ts), as text or, with --json, as data.
+  // `orc help exit-codes`: a topic (src/commands/topics.ts), as text or, with --json, as data.
   const wantsHelp = argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h');
   const help = wantsHelp ? await import('../commands/topics.js') : null;
   if (help && argv[0] === 'help') {

@@ -1,4 +1,4 @@
-// `orc spec edit <run>`: in the editor (src/spec/edit.ts), or without one: --set, --unset, --file, --dry-run.
+// `orc spec edit <run>`: in the editor (editor-loop.ts), or without one: --set, --unset, --file, --dry-run.
 import type { Context } from '../context.js';
 import { ApiError, type Api } from '../../api/index.js';
 import { applyMergePatch } from '../../lib/merge-patch.js';
