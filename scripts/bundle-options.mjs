@@ -79,9 +79,9 @@ export function codeOptions({ standalone }) {
       },
       {
         // string-width makes a grapheme segmenter (ICU's data) and compiles four Unicode-property patterns
-        // with the v flag when it loads, `^\p{RGI_Emoji}$` alone 14 ms: 12 ms for every command that draws
-        // a table or a progress line, though most never meet a character outside the few src/ui/width.ts
-        // counts itself. Made when string-width is first called instead.
+        // with the v flag when it loads, `^\p{RGI_Emoji}$` the costliest (docs/figures.md): a cost for every
+        // command that draws a table or a progress line, though most never meet a character outside the few
+        // src/ui/width.ts counts itself. Made when string-width is first called instead.
         name: 'string-width-lazy',
         setup(b) {
           const ours = resolvePath(new URL('..', import.meta.url).pathname, 'node_modules/string-width/index.js'); // (not the older copies other packages carry)
@@ -110,7 +110,7 @@ export function codeOptions({ standalone }) {
         },
       },
       {
-        // The MCP SDK's server imports at load what orc's server never uses there: Ajv (281 KB; orc hands it
+        // The MCP SDK's server imports at load what orc's server never uses there: Ajv (orc hands it
         // a validator that loads Ajv when a person is first asked, src/mcp/server.ts), and zod 3 with its JSON
         // Schema converter (orc's schemas are zod 4, converted by zod itself). Each is left out of the bundle
         // for a stub that says so if ever called.

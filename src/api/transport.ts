@@ -3,7 +3,7 @@
 // Measured against undici's Agent (bundled, with its llhttp wasm) on this kind of machine, node:http
 // answers a whole `orc run get` sooner and needs no dependency; https loads only for https. The modules
 // come from process.getBuiltinModule, not `import`: an ESM import of node:http enumerates its exports,
-// whose lazy WebSocket getters load Node's internal undici (~13 ms at every command).
+// whose lazy WebSocket getters load Node's internal undici (a cost at every command: docs/figures.md).
 //
 // Through a proxy (HTTPS_PROXY and the like, src/api/proxy.ts), requests go by via-proxy.ts, on the same
 // Node clients: plain http in absolute form, https in a CONNECT tunnel; it is loaded only when a proxy is used.

@@ -1,14 +1,14 @@
-// A GET read straight off the socket, for downloads. Node's http client hands a body on as a stream of
-// fresh buffers, one per read, through the parser, IncomingMessage and a Readable: on a 512 MiB file over
-// loopback that alone read at half curl's speed. Here the socket reads into one reused 1 MiB buffer (net's
-// `onread`) and the body's bytes go to the reader right there, as views of that buffer, synchronously: no
-// stream, no copy, no garbage (docs/figures.md). It speaks what a download needs and no more: HTTP/1.1 GET,
-// one request per connection, a body framed by Content-Length, chunked, or the connection's close (read by
-// lib/http1.ts, as the sandbox's webhook poster reads its answers).
-// Everything else stays the exchange's (http.ts): redirects, retries, error answers, the silence timer.
-// To it this is one more transport answer, whose body can also be iterated (copies, with back-pressure) for
-// the short bodies of errors and redirects. node:tls (and with it node:crypto, some 25 ms here) is taken
-// only for an https URL: a pull's hash takes node:crypto alone.
+// A GET read straight off the socket, for downloads. Node's http client hands a body on as a stream of fresh
+// buffers, one per read, through the parser, IncomingMessage and a Readable: on a 512 MiB file over loopback
+// that alone kept it far behind curl (docs/figures.md). Here the socket reads into one reused 1 MiB buffer
+// (net's `onread`) and the body's bytes go to the reader right there, as views of that buffer, synchronously:
+// no stream, no copy, no garbage (docs/figures.md). It speaks what a download needs and no more: HTTP/1.1
+// GET, one request per connection, a body framed by Content-Length, chunked, or the connection's close (read
+// by lib/http1.ts, as the sandbox's webhook poster reads its answers).
+// Everything else stays the exchange's (http.ts): redirects, retries, error answers, the silence timer. To it
+// this is one more transport answer, whose body can also be iterated (copies, with back-pressure) for the
+// short bodies of errors and redirects. node:tls (and with it node:crypto, a cost at load: docs/figures.md)
+// is taken only for an https URL: a pull's hash takes node:crypto alone.
 import type { IncomingHttpHeaders } from 'node:http';
 import { AnswerReader } from '../lib/http1.js';
 import { connect as netConnect, isIP, type Socket } from 'node:net';

@@ -100,7 +100,7 @@ export class DigestMismatchError extends OrcError {
 }
 
 /** A SHA-256 (node:crypto taken when first hashed: the MCP server loads this file at start, and crypto
- * brings its certificate code with it, some 5 ms). */
+ * brings its certificate code with it, a cost at start: docs/figures.md). */
 const createHash = (algorithm: 'sha256'): Hash =>
   (process.getBuiltinModule('node:crypto') as typeof import('node:crypto')).createHash(algorithm);
 
@@ -566,9 +566,9 @@ class Download {
 }
 
 /**
- * The most one write hands the page cache. On a 2-core guest here, 512 MiB written a mebibyte at a time cost
- * 0.7-1.3 s of system time from run to run (the kernel copying into freshly allocated large folios:
- * copy_folio_from_iter_atomic, in perf), 64 KiB at a time a steady 0.3-0.4 s; `dd` shows the same. The
+ * The most one write hands the page cache. On a 2-core guest here, a download written a mebibyte at a time
+ * cost more system time, and more unevenly from run to run, than 64 KiB at a time (the kernel copying into
+ * freshly allocated large folios: copy_folio_from_iter_atomic, in perf; `dd` shows the same; docs/figures.md). The
  * hash still takes a whole gathered piece at once.
  */
 const WRITE_PIECE = 64 << 10;

@@ -1,9 +1,9 @@
 // The direct reader of plain command lines: `orc run get run_8fJ2 --json`, `orc watch run_8fJ2`. Words it
-// fully understands from the command specs (a noun, its command, that command's flags and the global ones
-// as `--flag`, `--flag value`, `--flag=value`, `-f value`, `--no-flag`, positional arguments in their
-// number) run the command without commander, whose loading, command tree and parse cost every command
-// some 6 ms. Anything else (help, a word it does not know, a flag out of place, a value that looks like a
-// flag, `--`) is left to commander (program.ts), which explains it: this reader never says no, it only
+// fully understands from the command specs (a noun, its command, that command's flags and the global ones as
+// `--flag`, `--flag value`, `--flag=value`, `-f value`, `--no-flag`, positional arguments in their number)
+// run the command without commander, whose loading, command tree and parse cost every command milliseconds
+// (docs/figures.md). Anything else (help, a word it does not know, a flag out of place, a value that looks
+// like a flag, `--`) is left to commander (program.ts), which explains it: this reader never says no, it only
 // says "not mine". test/cli/fast.test.ts holds it to commander's reading of thousands of lines.
 import { NOUNS } from '../commands/index.js';
 import { execute, failed, wantsJson, type RunOptions } from './execute.js';

@@ -1,5 +1,6 @@
 // Profiles: a base URL, a test key and a live key each, in <config folder>/config.json (mode 0600).
-// Reads are a plain JSON parse (every command reads; conf and its schema validator would cost ~40 ms);
+// Reads are a plain JSON parse (every command reads; conf and its schema validator would slow each start:
+// docs/figures.md);
 // writes go through conf, which writes atomically with the file mode we ask for.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

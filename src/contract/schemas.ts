@@ -1,12 +1,13 @@
 // Every wire shape of the spec and CONTRACT.md, once. Read shapes are tolerant (unknown fields kept,
 // unknown enum values accepted as strings); input shapes are what the service accepts.
 // zod/mini, not classic zod: classic gives every schema instance dozens of methods, which made building
-// these ~45 schemas cost 14 ms at every start; mini builds them in a fraction of that.
+// these ~45 schemas a cost at every start; mini builds them in a fraction of that (docs/figures.md).
 import * as z from 'zod/mini';
 import { EVENT_KINDS, GATE_NAMES, MONETIZATION_VALUES } from './events.js';
 
 /**
- * A schema built on first use. Building all of these costs about 6 ms, paid by every command that loads
+ * A schema built on first use. Building all of these costs milliseconds (docs/figures.md), paid by every
+ * command that loads
  * this file, while `orc run get` needs two of them: each is made when something first touches it.
  * Same name, same type, same behaviour; the proxy hands every access to the real schema.
  */

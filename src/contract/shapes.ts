@@ -1,5 +1,5 @@
 // The read shapes nearly every answer has, checked by hand: `orc run get`, `orc watch` and the error
-// envelope need no zod at all (its core is some 180 KB that every command loaded, ~4 ms at each start).
+// envelope need no zod at all (its core, which every command loaded, was a cost at each start: docs/figures.md).
 // Each check accepts exactly what its zod schema in schemas.ts accepts for the common case, and says
 // false otherwise: the caller then loads the schema, which has the last word (and the words for what is
 // wrong). test/contract/shapes.test.ts holds the two to the same answers.

@@ -29,7 +29,7 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 // zod compiles a parser for each object schema the first time it parses with it (new Function): worth it
 // for a schema used thousands of times, not for the MCP messages of one session, where compiling the
-// first `initialize` cost more than parsing every message after it (~3 ms of `orc mcp`'s start).
+// first `initialize` cost more than parsing every message after it (a cost at `orc mcp`'s start: docs/figures.md).
 z.config({ jitless: true });
 
 export interface ToolDef {
@@ -107,7 +107,7 @@ async function askHuman(
 
 /**
  * The JSON Schema validator the SDK checks an elicitation's answer with: Ajv, loaded only when a person is
- * asked (askHuman), not at start-up, where it cost every `orc mcp` some 15 ms (the build leaves the SDK's
+ * asked (askHuman), not at start-up, where it slowed every `orc mcp` (docs/figures.md; the build leaves the SDK's
  * own eager import of it out: scripts/bundle-options.mjs).
  */
 let ajv: jsonSchemaValidator | null = null;

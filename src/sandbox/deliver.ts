@@ -1,7 +1,7 @@
 // The sandbox's webhook POSTs, written straight to a kept-alive socket. Node's http client cost a delivery
-// about 60 µs of its own on a 2-core machine (ClientRequest, the agent, OutgoingMessage, the parser and an
-// IncomingMessage stream for an answer that is read only for its status): under 100 webhooks on every event
-// that was half the sandbox's time, and the deliveries fell behind the events. Here a request is one
+// CPU time of its own (ClientRequest, the agent, OutgoingMessage, the parser and an IncomingMessage stream
+// for an answer that is read only for its status): under 100 webhooks on every event that was a large share
+// of the sandbox's time (docs/figures.md), and the deliveries fell behind the events. Here a request is one
 // buffer and one write, and an answer is read for its status and framing and dropped, from a buffer every
 // connection shares (the reading is synchronous). It speaks what a webhook needs: HTTP/1.1 POST, answers
 // framed by Content-Length, chunked, or the connection's close (read by lib/http1.ts, as orc's downloads

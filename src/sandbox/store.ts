@@ -233,7 +233,7 @@ export class Store {
   /**
    * Version 2 keys every table but idempotency by an integer that only grows (the record's seq, or the
    * rowid for events), so a write appends to the end of its B-tree instead of splitting pages at a random
-   * text key: the SQL of a run's creation costs a quarter of what it did (measured alone). Ids stay unique
+   * text key: the SQL of a run's creation costs a fraction of what it did (docs/figures.md). Ids stay unique
    * because the service makes them; events keep their order by rowid. A version-1 database is moved over
    * once, in one transaction (an orc from before cannot use it afterwards).
    */
@@ -288,7 +288,7 @@ export class Store {
    * The list fields of every run (seq, id, the `run` as JSON, whether the record is whole, whether its binary
    * artifacts still want describing: src/sandbox/artifacts.ts, describedMeta and READY_AFTER), in a table
    * of their own that SQLite keeps with triggers on `runs`: a start reads them without reading one record
-   * (4 KB each: with 100,000 runs a start read 400 MB, 1.8 s warm and 8 s from a cold disk). A database
+   * (a few KB each: what a start of 100,000 runs read, and took, is in docs/figures.md). A database
    * from before it gets it filled once. A record written corrupt (by hand) leaves its row without a run.
    */
   private listTable(): void {

@@ -26,9 +26,10 @@ const SLICE_MS = 2;
 const FRESH_PER_WEBHOOK = 16;
 /**
  * Finished attempts are written together once this many wait, or the first of them has waited this long
- * (on the network clock: real time even when the service's clock is steered), or nothing else is in flight. Under the fan-out bench's load one transaction a turn meant
- * some 300 commits a second of 50 rows each, and a commit of the in-memory database walks SQLite's page
- * cache (pcache1Truncate: 6% of the sandbox's CPU in perf); the record of an attempt is at most this late.
+ * (on the network clock: real time even when the service's clock is steered), or nothing else is in flight.
+ * Under the fan-out bench's load one transaction a turn meant hundreds of small commits a second, and a
+ * commit of the in-memory database walks SQLite's page cache (pcache1Truncate, a share of the sandbox's CPU
+ * in perf: docs/figures.md); the record of an attempt is at most this late.
  */
 const RECORD_BATCH = 512;
 const RECORD_MS = 20;

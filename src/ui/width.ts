@@ -17,7 +17,7 @@ const PLAIN = /^[\x20-\x7e]*$/;
  * these, so a string holding one is measured by the table): Latin-1 and Latin letters and signs, the
  * punctuation orc draws with (· … – — ‘ ’ “ ” •), arrows, box drawing, blocks and most geometric shapes
  * (▸ █ ░ ─ │), the ticks ✓ ✗. string-width reaches these through its emoji pattern, whose compilation alone
- * took 14–40 ms the first time a frame was drawn. test/ui/output.test.ts checks every one against it.
+ * delayed the first frame drawn (docs/figures.md). test/ui/output.test.ts checks every one against it.
  */
 const NARROW =
   /^[\x20-\x7e\u00a1-\u00ac\u00ae-\u02ff\u2010-\u2027\u2030-\u205e\u2190-\u21ff\u2500-\u25fc\u2713-\u2718]*$/;

@@ -187,7 +187,7 @@ words=(\${(s: :)LINE}); [[ $LINE == *" " ]] && words+=(""); CURRENT=\${#words}; 
           ).toBe(true);
       }
     }
-    // 21 shells, each starting orc: 10 s quiet, past 30 s with both cores busy. A safety net, not a measure.
+    // 21 shells, each starting orc (how long, quiet and busy: docs/figures.md). A safety net, not a measure.
   }, 120_000);
 
   it('keeps recent run ids a short while: a second completion asks the service nothing', async () => {

@@ -385,7 +385,7 @@ describe('artifacts', () => {
       expect(bytes).toBe(file.size);
       expect(file.size).toBeGreaterThan(128 * 1024 * 1024);
       // Both ends live in this process; a file held whole would add at least its 128 MiB. Slices left to
-      // V8's external-memory threshold added up to 78 MiB; collected while young (memory.ts), 1–6 MiB.
+      // V8's external-memory threshold added tens of MiB; collected while young (memory.ts), a few (docs/figures.md).
       expect(peak - before).toBeLessThan(32 * 1024 * 1024);
     } finally {
       await sb.close();

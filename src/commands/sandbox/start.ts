@@ -312,9 +312,10 @@ async function detach(ctx: Context, flags: StartFlags, apiKey: string): Promise<
  * checked before anything starts. */
 /**
  * V8 grows the young generation with what survives, up to 64 MB of semi-spaces here, and never gives it
- * back: loading 100,000 runs at start, then serving their pages, took the sandbox's RSS from 184 to 297 MB
+ * back: loading 100,000 runs at start, then serving their pages, grew the sandbox's RSS by much more than half
  * for garbage alone. Held at its first size while the store loads, then let grow to 16 MB and held there:
- * a server under load (100 webhooks on every event) spent 5x the time collecting with none at all.
+ * a server under load (100 webhooks on every event) spent several times as long collecting with no cap at all
+ * (both measured: docs/figures.md).
  */
 function capYoungGeneration(capMb = 32): { loaded(): void } {
   const v8 = process.getBuiltinModule('node:v8') as typeof import('node:v8');
