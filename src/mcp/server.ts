@@ -22,8 +22,15 @@ import {
   type RunStatus,
   TERMINAL_STATUSES,
 } from '../contract/events.js';
-import type { RunCreateParams } from '../contract/schemas.js';
+import type { AppSpec, Event, Run, RunCreateParams, Scorecard } from '../contract/schemas.js';
 import { Problem } from '../lib/problem.js';
+import type {
+  AdvanceParams,
+  AdvanceResult,
+  ResetDone,
+  TriggerParams,
+  TriggerResult,
+} from '../contract/sandbox-control.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -488,7 +495,8 @@ async function pullInto(
 /** The sandbox's controls an agent's tests need (`orc mcp --sandbox-tools`): the admin API under /_sandbox/. */
 // oxlint-disable-next-line max-lines-per-function -- a data table: the sandbox's tools and their schemas
 export function sandboxToolDefs(api: Api): ToolDef[] {
-  const admin = (method: string, path: string, body?: unknown) => adminCall(api, method, path, body);
+  const admin = <T extends object>(method: string, path: string, body?: object) =>
+    adminCall<T>(api, method, path, body);
   return [
     defineTool({
       name: 'advance_clock',
@@ -527,11 +535,11 @@ export function sandboxToolDefs(api: Api): ToolDef[] {
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       run: async (a) => {
         const { run_id, ...rest } = a;
-        const out = await admin('POST', '/_sandbox/trigger', {
+        const out = await admin<TriggerResult>('POST', '/_sandbox/trigger', {
           ...rest,
           ...(run_id !== undefined ? { run: run_id } : {}),
-        });
-        const run = out.run as { id: string; status: string; stage: string };
+        } satisfies TriggerParams);
+        const run = out.run;
         return { text: `${a.kind} on ${run.id}: it is ${run.status} at ${run.stage}.`, data: out };
       },
     }),
@@ -543,21 +551,20 @@ export function sandboxToolDefs(api: Api): ToolDef[] {
       input: {},
       output: { reset: z.boolean() },
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-      run: async () => ({ text: 'The sandbox is empty.', data: await admin('POST', '/_sandbox/reset') }),
+      run: async () => ({ text: 'The sandbox is empty.', data: await admin<ResetDone>('POST', '/_sandbox/reset') }),
     }),
   ];
 }
 
-/** A call to the sandbox's admin API under /_sandbox/, its answer as an object. */
-async function adminCall(api: Api, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
-  return (
-    (await api.http.json({
-      method,
-      target: path,
-      ...(body !== undefined ? { body } : {}),
-      schema: z.record(z.string(), z.unknown()),
-    })) ?? {}
-  );
+/** A call to the sandbox's admin API under /_sandbox/, its answer as the contract shapes it
+ * (src/contract/sandbox-control.ts), checked only to be an object. */
+async function adminCall<T extends object>(api: Api, method: string, path: string, body?: object): Promise<T> {
+  return ((await api.http.json({
+    method,
+    target: path,
+    ...(body !== undefined ? { body } : {}),
+    schema: z.record(z.string(), z.unknown()),
+  })) ?? {}) as T;
 }
 
 /** advance_clock: the whole clock, or one run by a duration or to a point. */
@@ -565,12 +572,12 @@ async function advanceClock(
   api: Api,
   a: { by?: string | undefined; run_id?: string | undefined; to?: string | undefined },
 ): ToolAnswer {
-  const out = await adminCall(api, 'POST', '/_sandbox/clock/advance', {
+  const out = await adminCall<AdvanceResult>(api, 'POST', '/_sandbox/clock/advance', {
     ...(a.by !== undefined ? { by: a.by } : {}),
     ...(a.run_id !== undefined ? { run: a.run_id } : {}),
     ...(a.to !== undefined ? { to: a.to } : {}),
-  });
-  const run = out.run as { id: string; status: string; stage: string } | undefined;
+  } satisfies AdvanceParams);
+  const run = out.run;
   return {
     text: run ? `${run.id} is ${run.status} at ${run.stage}.` : `The sandbox clock is at ${String(out.now)}.`,
     data: out,
@@ -781,7 +788,7 @@ class RunWait {
 
   /** The stream replays the run's history first: progress is told only as it moves past where the run stood
    * (stages sort by their number), never back to 01_intake at each call. */
-  private async moved(d: { stage?: string; percent?: number }): Promise<void> {
+  private async moved(d: Event['data']): Promise<void> {
     const at = { stage: d.stage ?? '', percent: d.percent ?? 0 };
     const { reached } = this;
     if (at.stage > reached.stage || (at.stage === reached.stage && at.percent > reached.percent)) {
@@ -828,7 +835,7 @@ class RunWait {
     };
   }
 
-  private ended(run: { status: string; stage: string; app_id?: string | null }) {
+  private ended(run: Run) {
     return {
       text: `${this.id} ended ${run.status} at ${run.stage}${run.app_id ? ` (app ${run.app_id})` : ''}.`,
       data: { outcome: 'ended', status: run.status, run, waited_ms: this.clock.now() - this.started },
@@ -837,7 +844,12 @@ class RunWait {
 }
 
 /** What a gate decides, as data: the idea's summary, the brand, or the scorecard. */
-async function deciding(api: Api, id: string, gateName: string): Promise<Record<string, unknown>> {
+type Deciding =
+  | { scorecard: Scorecard }
+  | { brand: AppSpec['brand'] | null }
+  | { summary: Pick<AppSpec, 'name' | 'tagline' | 'audience' | 'monetization' | 'features'> };
+
+async function deciding(api: Api, id: string, gateName: string): Promise<Deciding> {
   if (gateName === 'final') return { scorecard: await api.runs.scorecard(id) };
   const spec = await api.spec.retrieve(id);
   if (gateName === 'brand') return { brand: spec.brand ?? null };
@@ -852,25 +864,15 @@ async function deciding(api: Api, id: string, gateName: string): Promise<Record<
   };
 }
 
-function decidingText(d: Record<string, unknown>): string {
-  if (d.scorecard) {
-    const c = d.scorecard as {
-      score: { score: number; total: number; beauty: number; harmony: number };
-      passed: boolean;
-      preflight: { passed: boolean };
-    };
+function decidingText(d: Deciding): string {
+  if ('scorecard' in d) {
+    const c = d.scorecard;
     return `Deciding the final app: score ${c.score.score}/${c.score.total} (beauty ${c.score.beauty}, harmony ${c.score.harmony}), ${c.passed ? 'passed' : 'did not pass'}; pre-flight ${c.preflight.passed ? 'passed' : 'failed'}.`;
   }
   if ('brand' in d) {
-    const b = (d.brand ?? {}) as { palette?: string[]; typeface?: string; voice?: string };
+    const b = d.brand ?? {};
     return `Deciding the brand: palette ${(b.palette ?? []).join(', ') || '—'}; typeface ${b.typeface ?? '—'}; voice ${b.voice ?? '—'}.`;
   }
-  const s = d.summary as {
-    name?: string;
-    tagline?: string;
-    audience?: string;
-    monetization?: string;
-    features?: string[];
-  };
+  const s = d.summary;
   return `Deciding the idea: ${s.name ?? '—'}, "${s.tagline ?? ''}", for ${s.audience ?? '—'}, ${s.monetization ?? '—'}; features: ${(s.features ?? []).join(', ') || '—'}.`;
 }

@@ -18,6 +18,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LAST_TIME, type Clock } from '../lib/clock.js';
 import { EVENT_KINDS, GATE_NAMES, TERMINAL_STATUSES } from '../contract/events.js';
 import { parseDuration } from '../lib/duration.js';
+import type {
+  AdvanceResult,
+  ClockView,
+  FaultList,
+  FaultRemoved,
+  FaultsCleared,
+  JournalPage,
+  ResetDone,
+  TriggerResult,
+} from '../contract/sandbox-control.js';
 import { Faults, type Journal } from './control.js';
 import type { ConsoleDoor } from './console.js';
 import { Failure } from './failure.js';
@@ -109,7 +119,7 @@ export function adminRoutes(parts: AdminParts): Array<Route<AdminHandler>> {
       pattern: '/_sandbox/trigger',
       handler: async ({ body }) => ok(await trigger(parts, object(await body()))),
     },
-    { method: 'GET', pattern: '/_sandbox/faults', handler: () => ok({ data: faults.list() }) },
+    { method: 'GET', pattern: '/_sandbox/faults', handler: () => ok({ data: faults.list() } satisfies FaultList) },
     {
       method: 'POST',
       pattern: '/_sandbox/faults',
@@ -120,7 +130,7 @@ export function adminRoutes(parts: AdminParts): Array<Route<AdminHandler>> {
       pattern: '/_sandbox/faults',
       handler: () => {
         faults.clear();
-        return ok({ cleared: true });
+        return ok({ cleared: true } satisfies FaultsCleared);
       },
     },
     {
@@ -144,13 +154,13 @@ export function adminRoutes(parts: AdminParts): Array<Route<AdminHandler>> {
   ];
 }
 
-function removeFault(faults: Faults, id: string) {
+function removeFault(faults: Faults, id: string): FaultRemoved {
   if (!faults.remove(id)) throw new Failure('fault_not_found', `no fault ${id}`, 'id');
   return { id, removed: true };
 }
 
 /** Empties runs, webhooks, deliveries and faults; the key and the knobs stay. */
-function reset({ service, dispatcher, hub, store, faults }: AdminParts) {
+function reset({ service, dispatcher, hub, store, faults }: AdminParts): ResetDone {
   service.forgetRuns();
   dispatcher.reset();
   hub.closeAll();
@@ -176,7 +186,7 @@ function logs(journal: Journal, hub: SseHub, { req, res, query }: AdminCall): Js
   }
   const limit = Math.min(Math.max(Number(query.get('limit') ?? journal.size) || journal.size, 1), journal.size);
   const data = journal.since(after, limit);
-  return { status: 200, value: { data, last: data.at(-1)?.seq ?? after } };
+  return { status: 200, value: { data, last: data.at(-1)?.seq ?? after } satisfies JournalPage };
 }
 
 const entryFrame = (e: { seq: number }) => `id: ${e.seq}\nevent: entry\ndata: ${JSON.stringify(e)}\n\n`;
@@ -188,7 +198,7 @@ function object(body: unknown): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-function clockView({ clock, service }: AdminParts) {
+function clockView({ clock, service }: AdminParts): ClockView {
   const manual = clock instanceof ManualClock;
   const next = manual ? clock.nextAt() : null;
   return {
@@ -227,7 +237,7 @@ function target(to: unknown): (rec: RunRecord) => boolean {
   return (r) => STAGES.indexOf(r.run.stage as (typeof STAGES)[number]) >= index || TERMINAL_STATUSES.has(r.run.status);
 }
 
-async function advance(parts: AdminParts, b: Record<string, unknown>) {
+async function advance(parts: AdminParts, b: Record<string, unknown>): Promise<AdvanceResult> {
   const { clock, service } = parts;
   if (b.run !== undefined) {
     const id = String(b.run);
@@ -295,7 +305,7 @@ function targetAs(to: string, field: string): (rec: RunRecord) => boolean {
   }
 }
 
-async function trigger(parts: AdminParts, b: Record<string, unknown>) {
+async function trigger(parts: AdminParts, b: Record<string, unknown>): Promise<TriggerResult> {
   const { service } = parts;
   // Everything is checked before a fixture run is made: a refused trigger leaves nothing behind.
   const asked = triggerAsked(service, b);

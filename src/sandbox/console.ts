@@ -20,6 +20,7 @@ import { STANDALONE, asset, assetNames } from '../lib/assets.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import type { Clock } from '../lib/clock.js';
+import type { ConsoleLink } from '../contract/sandbox-control.js';
 import { Failure } from './failure.js';
 
 const TOKEN_TTL_MS = 10 * 60_000;
@@ -114,7 +115,7 @@ export class ConsoleDoor {
   }
 
   /** A fresh one-time link, for `orc sandbox console`. */
-  mint(host: string | undefined): { url: string; expires_at: string } {
+  mint(host: string | undefined): ConsoleLink {
     const now = this.opts.wallClock.now();
     for (const [t, exp] of this.tokens) if (exp <= now) this.tokens.delete(t);
     while (this.tokens.size >= MAX_TOKENS) this.tokens.delete(this.tokens.keys().next().value!);

@@ -1,11 +1,9 @@
 // What a user steers the sandbox with (CONTRACT.md, "Sandbox control"): faults injected into its own
 // answers, and the journal of what it answered and delivered. The admin routes under /_sandbox/ (server.ts)
 // use these; the CLI's `orc sandbox …` commands go through those routes, so a test in any language can too.
-import type { Fault, FaultSpec, JournalEntry } from '../contract/sandbox-control.js';
+import type { Fault, FaultParams, JournalEntry } from '../contract/sandbox-control.js';
 import { Failure } from './failure.js';
 import { Router } from './router.js';
-
-export type { Fault, FaultSpec, JournalEntry };
 
 const STATUS_CODES: Record<number, Parameters<typeof failureOf>[0]> = {
   429: 'rate_limited',
@@ -26,7 +24,7 @@ export const MAX_FAULTS = 100;
 /** The longest latency a fault adds: an hour. */
 export const MAX_LATENCY_MS = 3_600_000;
 
-const FIELD_TYPES: Record<keyof FaultSpec, 'string' | 'number' | 'boolean'> = {
+const FIELD_TYPES: Record<keyof FaultParams, 'string' | 'number' | 'boolean'> = {
   route: 'string',
   webhook: 'string',
   status: 'number',
@@ -39,18 +37,18 @@ const FIELD_TYPES: Record<keyof FaultSpec, 'string' | 'number' | 'boolean'> = {
 };
 
 /** A fault as sent, refused whole when any field is unknown, of the wrong type or out of range. */
-function checkSpec(input: unknown): FaultSpec {
+function checkFault(input: unknown): FaultParams {
   if (input === null || typeof input !== 'object' || Array.isArray(input))
     throw new Failure('invalid_value', 'a fault is a JSON object');
   for (const [k, v] of Object.entries(input)) {
-    const type = FIELD_TYPES[k as keyof FaultSpec];
+    const type = FIELD_TYPES[k as keyof FaultParams];
     if (!type)
       throw new Failure('invalid_value', `${k} is not a field of a fault (${Object.keys(FIELD_TYPES).join(', ')})`, k);
     if (typeof v !== type) throw new Failure('invalid_value', `${k} must be a ${type}`, k);
     if (type === 'string' && (v as string).length > 500)
       throw new Failure('invalid_value', `${k} is longer than 500 characters`, k);
   }
-  const spec = input as FaultSpec;
+  const spec = input as FaultParams;
   if (spec.latency_ms !== undefined && spec.latency_ms > MAX_LATENCY_MS)
     throw new Failure('invalid_value', `latency_ms is at most ${MAX_LATENCY_MS} (an hour)`, 'latency_ms');
   if (spec.seed !== undefined && !Number.isSafeInteger(spec.seed))
@@ -68,7 +66,7 @@ export class Faults {
   constructor(private readonly exists: (method: string, segments: string[]) => boolean = () => true) {}
 
   add(input: unknown): Fault {
-    const spec = checkSpec(input);
+    const spec = checkFault(input);
     if (this.faults.length >= MAX_FAULTS)
       throw new Failure(
         'invalid_value',

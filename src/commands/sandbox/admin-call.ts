@@ -8,8 +8,10 @@ import { ApiError } from '../../api/errors.js';
 import type { Answer, HttpClient } from '../../api/http.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../../exit/errors.js';
+import type { ClockView } from '../../contract/sandbox-control.js';
 
-export async function adminCall<T = Record<string, unknown>>(
+/** An admin route's JSON answer, as the contract shapes it (`T`, from src/contract/sandbox-control.ts). */
+export async function adminCall<T extends object>(
   ctx: Context,
   method: string,
   path: string,
@@ -55,6 +57,6 @@ async function toSandbox<T>(ctx: Context, path: string, call: (http: HttpClient)
 }
 
 /** One line about where the sandbox's time is. */
-export function clockLine(c: { mode: string; now: string; next_due: string | null; runs: unknown[] }): string {
+export function clockLine(c: ClockView): string {
   return `${c.now} (${c.mode === 'manual' ? 'manual: it moves when advanced' : 'real time'})${c.next_due ? `; next due ${c.next_due}` : ''}; ${c.runs.length} run${c.runs.length === 1 ? '' : 's'} moving`;
 }

@@ -5,6 +5,7 @@ import type { Context } from '../context.js';
 import { parseDuration } from '../../lib/duration.js';
 import { RefusedError, UsageError } from '../../exit/errors.js';
 import { oneLine } from '../../lib/sanitize.js';
+import type { AdvanceParams, AdvanceResult } from '../../contract/sandbox-control.js';
 import { adminCall, clockLine } from './admin-call.js';
 import type { advance as spec } from './command.js';
 
@@ -22,20 +23,11 @@ export default async function advance(
     throw new UsageError(
       `--by must be a duration (90s, 15m, 3h, 2d, or plain seconds), not ${JSON.stringify(flags.by)}`,
     );
-  const out = await adminCall<{
-    mode: string;
-    now: string;
-    next_due: string | null;
-    runs: unknown[];
-    fired?: number;
-    run?: { id: string; status: string; stage: string; gate_pending: string | null };
-    reached?: boolean;
-    ticks?: number;
-  }>(ctx, 'POST', '/_sandbox/clock/advance', {
+  const out = await adminCall<AdvanceResult>(ctx, 'POST', '/_sandbox/clock/advance', {
     ...(run !== undefined ? { run } : {}),
     ...(by !== undefined ? { by } : {}),
     ...(flags.to !== undefined ? { to: flags.to } : {}),
-  });
+  } satisfies AdvanceParams);
   if (ctx.io.json) ctx.io.writeJson(out);
   else if (out.run) {
     const r = out.run;

@@ -1,14 +1,8 @@
 // `orc sandbox clock`: the virtual time, the mode, and the runs still moving.
 import type { Context } from '../context.js';
 import { oneLine } from '../../lib/sanitize.js';
+import type { ClockView } from '../../contract/sandbox-control.js';
 import { adminCall, clockLine } from './admin-call.js';
-
-interface ClockView {
-  mode: string;
-  now: string;
-  next_due: string | null;
-  runs: Array<{ id: string; status: string; stage: string; gate_pending: string | null }>;
-}
 
 export default async function clock(ctx: Context): Promise<number> {
   const c = await adminCall<ClockView>(ctx, 'GET', '/_sandbox/clock');

@@ -8,6 +8,7 @@ import type { Answer } from '../../api/http.js';
 import type { ArgsOf } from '../define.js';
 import type { Context } from '../context.js';
 import { diskError, isDiskFailure } from '../../artifacts/disk.js';
+import type { SnapshotCounts } from '../../contract/sandbox-control.js';
 import { adminStream } from './admin-call.js';
 import type { exportCmd as spec } from './command.js';
 
@@ -70,7 +71,7 @@ function write(stream: NodeJS.WritableStream, chunk: Buffer): Promise<void> {
 }
 
 /** How many records the snapshot holds, as the sandbox says beside it (the body is never parsed). */
-function countsOf(answer: Answer): { runs: number; webhooks: number; deliveries: number } {
+function countsOf(answer: Answer): SnapshotCounts {
   const n = (name: string) => Number(answer.header(`x-snapshot-${name}`) ?? 0) || 0;
   return { runs: n('runs'), webhooks: n('webhooks'), deliveries: n('deliveries') };
 }

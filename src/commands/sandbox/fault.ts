@@ -4,7 +4,14 @@ import type { Context } from '../context.js';
 import { parseDuration } from '../../lib/duration.js';
 import { UsageError } from '../../exit/errors.js';
 import { oneLine } from '../../lib/sanitize.js';
-import { faultEffects, type Fault } from '../../contract/sandbox-control.js';
+import {
+  faultEffects,
+  type Fault,
+  type FaultList,
+  type FaultParams,
+  type FaultRemoved,
+  type FaultsCleared,
+} from '../../contract/sandbox-control.js';
 import { adminCall } from './admin-call.js';
 import type { faultAdd, faultRemove } from './command.js';
 
@@ -33,7 +40,7 @@ export async function add(ctx: Context, _args: [], flags: FlagsOf<typeof faultAd
     ...(flags.times !== undefined ? { times: flags.times } : {}),
     ...(probability !== undefined ? { probability } : {}),
     ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
-  });
+  } satisfies FaultParams);
   if (ctx.io.json) return (ctx.io.writeJson(f), 0);
   ctx.io.out(oneLine(f.id));
   ctx.io.info(`added: ${describe(f)}`);
@@ -41,7 +48,7 @@ export async function add(ctx: Context, _args: [], flags: FlagsOf<typeof faultAd
 }
 
 export async function list(ctx: Context): Promise<number> {
-  const { data } = await adminCall<{ data: Fault[] }>(ctx, 'GET', '/_sandbox/faults');
+  const { data } = await adminCall<FaultList>(ctx, 'GET', '/_sandbox/faults');
   if (ctx.io.json) return (ctx.io.writeJson(data), 0);
   for (const f of data) ctx.io.out(describe(f));
   if (data.length === 0) ctx.io.info('no faults');
@@ -49,14 +56,14 @@ export async function list(ctx: Context): Promise<number> {
 }
 
 export async function remove(ctx: Context, [id]: ArgsOf<typeof faultRemove>): Promise<number> {
-  const out = await adminCall(ctx, 'DELETE', `/_sandbox/faults/${encodeURIComponent(id)}`);
+  const out = await adminCall<FaultRemoved>(ctx, 'DELETE', `/_sandbox/faults/${encodeURIComponent(id)}`);
   if (ctx.io.json) return (ctx.io.writeJson(out), 0);
   ctx.io.info(`removed ${id}`);
   return 0;
 }
 
 export async function clear(ctx: Context): Promise<number> {
-  const out = await adminCall(ctx, 'DELETE', '/_sandbox/faults');
+  const out = await adminCall<FaultsCleared>(ctx, 'DELETE', '/_sandbox/faults');
   if (ctx.io.json) return (ctx.io.writeJson(out), 0);
   ctx.io.info('every fault removed');
   return 0;

@@ -3,7 +3,7 @@ import type { FlagsOf } from '../define.js';
 import type { Context } from '../context.js';
 import { FailedError } from '../../exit/errors.js';
 import { oneLine, parseServiceJson } from '../../lib/sanitize.js';
-import type { JournalEntry as Entry } from '../../contract/sandbox-control.js';
+import type { JournalEntry as Entry, JournalPage } from '../../contract/sandbox-control.js';
 import { adminCall } from './admin-call.js';
 import type { logs as spec } from './command.js';
 
@@ -18,7 +18,7 @@ export function entryLine(e: Entry): string {
 }
 
 export default async function logs(ctx: Context, _args: [], flags: FlagsOf<typeof spec>): Promise<number> {
-  const { data } = await adminCall<{ data: Entry[]; last: number }>(ctx, 'GET', '/_sandbox/logs');
+  const { data } = await adminCall<JournalPage>(ctx, 'GET', '/_sandbox/logs');
   const print = (e: Entry) =>
     ctx.io.json && flags.follow ? ctx.io.streams.stdout.write(ctx.io.jsonLine(e)) : ctx.io.out(entryLine(e));
   if (!flags.follow) {

@@ -2,6 +2,7 @@
 import type { FlagsOf } from '../define.js';
 import type { Context } from '../context.js';
 import { InterruptedError, UsageError } from '../../exit/errors.js';
+import type { ResetDone } from '../../contract/sandbox-control.js';
 import { adminCall } from './admin-call.js';
 import type { reset as spec } from './command.js';
 
@@ -11,7 +12,7 @@ export default async function reset(ctx: Context, _args: [], flags: FlagsOf<type
     if (!(await (await ctx.prompter()).confirm('Empty the sandbox (every run, webhook, delivery and fault)?', false)))
       throw new InterruptedError('not reset');
   }
-  const out = await adminCall(ctx, 'POST', '/_sandbox/reset');
+  const out = await adminCall<ResetDone>(ctx, 'POST', '/_sandbox/reset');
   if (ctx.io.json) ctx.io.writeJson(out);
   else ctx.io.info('the sandbox is empty: no runs, webhooks, deliveries or faults');
   return 0;

@@ -5,6 +5,7 @@ import { EVENT_KINDS } from '../../contract/events.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../../exit/errors.js';
 import { oneLine } from '../../lib/sanitize.js';
+import type { TriggerParams, TriggerResult } from '../../contract/sandbox-control.js';
 import { adminCall } from './admin-call.js';
 import type { trigger as spec } from './command.js';
 
@@ -15,10 +16,7 @@ export default async function trigger(
 ): Promise<number> {
   if (!(EVENT_KINDS as readonly string[]).includes(kind))
     throw new UsageError(`<event-kind> must be one of ${EVENT_KINDS.join(', ')}, not ${JSON.stringify(kind)}`);
-  const out = await adminCall<{
-    run: { id: string; status: string; stage: string };
-    event: { id: string; type: string };
-  }>(ctx, 'POST', '/_sandbox/trigger', {
+  const out = await adminCall<TriggerResult>(ctx, 'POST', '/_sandbox/trigger', {
     kind,
     ...(flags.run !== undefined ? { run: flags.run } : {}),
     ...(flags.stage !== undefined ? { stage: flags.stage } : {}),
@@ -26,7 +24,7 @@ export default async function trigger(
     ...(flags.error !== undefined ? { error: flags.error } : {}),
     ...(flags.reason !== undefined ? { reason: flags.reason } : {}),
     ...(flags.notPassed ? { passed: false } : {}),
-  });
+  } satisfies TriggerParams);
   if (ctx.io.json) return (ctx.io.writeJson(out), 0);
   ctx.io.out(oneLine(out.run.id));
   ctx.io.info(
