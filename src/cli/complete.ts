@@ -10,7 +10,8 @@ import type { RunOptions } from './execute.js';
  * tests' own, whose cores another process keeps busy). */
 function budgetMs(env: NodeJS.ProcessEnv): number {
   const given = Number(env.ORC_COMPLETE_BUDGET_MS);
-  return Number.isFinite(given) && given > 0 ? given : 300;
+  // No more than a timer can hold (2^31 - 1 ms): past that, setTimeout fires at once.
+  return Number.isFinite(given) && given > 0 ? Math.min(given, 2 ** 31 - 1) : 300;
 }
 const FRESH_MS = 20_000;
 const STALE_MS = 10 * 60_000;

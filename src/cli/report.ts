@@ -3,6 +3,7 @@
 import {
   ApiConnectionError,
   ApiError,
+  ClientSettingError,
   InvalidIdError,
   NotAnEventStreamError,
   RetryLaterError,
@@ -40,6 +41,7 @@ export interface ErrorReport {
 const KINDS: Array<[new (...a: any[]) => Error, string, string]> = [
   [UsageError, 'usage_error', 'invalid_usage'],
   [ConfigError, 'auth_error', 'configuration'],
+  [ClientSettingError, 'auth_error', 'configuration'],
   [EnvironmentError, 'environment_error', 'environment'],
   [RefusedError, 'refused_error', 'refused'],
   [FailedError, 'failure', 'failed'],
