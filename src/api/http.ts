@@ -108,6 +108,8 @@ export interface SendOptions {
   anyStatus?: boolean;
   /** A download: its body read straight off the socket, and drained into a writer (Answer.body.drainInto). */
   wire?: boolean;
+  /** Follow a redirect (default). False: a 3xx is an answer like any other (whose /healthz is it, if not ours). */
+  redirects?: boolean;
 }
 
 const MAX_REDIRECTS = 5;
@@ -345,7 +347,7 @@ export class HttpClient {
     if ('kind' in opened) return opened;
     const answer = opened;
     const status = answer.status;
-    if (status >= 300 && status < 400 && status !== 304) {
+    if (status >= 300 && status < 400 && status !== 304 && req.redirects !== false) {
       await drain(answer.body);
       silence.end();
       this.debugResponse(status, this.clock.now() - started, answer.headers, '');

@@ -118,7 +118,7 @@ export async function answers(url: string, timeoutMs = 1500, caFile?: string): P
 /**
  * What the sandbox at `url` says of itself on /healthz ({ ok, version, pid }), or null if nothing answers
  * so within `timeoutMs`. Asked through the client's one exchange (src/api/http.ts): keyless, once (no retry),
- * never through a proxy; over https its CA (the one --tls made) trusted besides the system's, as by every
+ * no redirect followed (whatever a program at the address points to is not the sandbox), never through a proxy; over https its CA (the one --tls made) trusted besides the system's, as by every
  * request to that sandbox.
  */
 export async function healthz(url: string, timeoutMs: number, caFile?: string): Promise<{ pid?: unknown } | null> {
@@ -141,6 +141,7 @@ export async function healthz(url: string, timeoutMs: number, caFile?: string): 
         target: new URL('/healthz', url).href,
         auth: false,
         retries: 0,
+        redirects: false, // a redirect is another program answering, not the sandbox
         deadline: false,
         bodyTimeoutMs: 0,
         signal: AbortSignal.timeout(timeoutMs),
