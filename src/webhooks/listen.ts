@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { ApiError, type Api } from '../api/index.js';
 import { MAX_ERROR_BYTES, readText } from '../api/answer.js';
-import { RETRY_CURVE, retriesNetwork, retriesStatus } from '../api/retry.js';
+import { RETRY_CURVE, retriesStatus } from '../api/retry.js';
 import { Transport } from '../api/transport.js';
 import { sleep, type Clock } from '../lib/clock.js';
 import type { WebhookCreateParams } from '../contract/schemas.js';
@@ -312,9 +312,15 @@ class Forwarder {
       if (status < 300) res.body.resume();
       return { status, detail: firstLines(text), attempt, final: last || !retriesStatus(status, '', true) };
     } catch (err) {
-      const code = timeout.aborted ? 'ORC_ATTEMPT_TIMEOUT' : ((err as NodeJS.ErrnoException).code ?? '');
-      const why = timeout.aborted ? `no answer within ${FORWARD_TIMEOUT_MS / 1000} s` : code || (err as Error).message;
-      return { status: null, detail: why, attempt, final: last || !retriesNetwork(code, true) };
+      const code = (err as NodeJS.ErrnoException).code ?? '';
+      const why = timeout.aborted
+        ? `no answer within ${FORWARD_TIMEOUT_MS / 1000} s`
+        : this.signal.aborted
+          ? 'stopped with the listener'
+          : code || (err as Error).message;
+      // A delivery is the same POST again: any failure to reach the app (one restarting, its name not resolving
+      // yet, an answer it garbled) is worth the next try, not only the network errors the API client retries.
+      return { status: null, detail: why, attempt, final: last };
     }
   }
 

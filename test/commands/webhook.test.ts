@@ -548,4 +548,23 @@ describe('webhook listen --forward-to, retried by the one retry policy', () => {
     const results = await forwarded(gone.url, ['evt_nobody']);
     expect(results).toEqual([1, 2, 3, 4].map((n) => ['evt_nobody', null, n, n === 4]));
   });
+
+  it('tries again an app whose answer is no HTTP at all (an error the API client would not retry)', async () => {
+    const { createServer } = await import('node:net');
+    const sockets = new Set<import('node:net').Socket>();
+    const garbled = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => {});
+      socket.end('nonsense\r\n\r\n');
+    });
+    await new Promise<void>((r) => garbled.listen(0, '127.0.0.1', r));
+    try {
+      const { port } = garbled.address() as import('node:net').AddressInfo;
+      const results = await forwarded(`http://127.0.0.1:${port}/hook`, ['evt_garbled']);
+      expect(results).toEqual([1, 2, 3, 4].map((n) => ['evt_garbled', null, n, n === 4]));
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((r) => garbled.close(r));
+    }
+  });
 });

@@ -150,5 +150,8 @@ function wholeLines(stdin: NodeJS.ReadableStream, limit: number): Transform {
       done();
     },
   });
+  // An error reading stdin goes on to the transport's error handler, as when it read stdin itself (pipe()
+  // alone would leave it with no listener, and orc would crash with a stack).
+  stdin.on('error', (err) => lines.destroy(err));
   return stdin.pipe(lines);
 }
