@@ -1,5 +1,5 @@
 // npm run docs: the generated tables of the README and docs/ (the command list, exit codes, JSON shapes,
-// environment), made by the built orc from the command specs and src/commands/topics.ts and put between their
+// environment), made by the built orc from the command definitions and src/commands/topics.ts and put between their
 // `<!-- topic:NAME -->` … `<!-- /topic -->` markers. `--check` changes nothing and exits 1 if a file is not
 // current (a test runs it).
 import { execFileSync } from 'node:child_process';
@@ -27,7 +27,7 @@ for (const file of FILES) {
 }
 if (stale.length) {
   console.error(
-    `not current with the command specs and src/commands/topics.ts: ${stale.join(', ')}; run \`npm run docs\``,
+    `not current with the command definitions and src/commands/topics.ts: ${stale.join(', ')}; run \`npm run docs\``,
   );
   process.exit(1);
 }

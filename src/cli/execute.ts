@@ -8,8 +8,8 @@ import { EXIT, InterruptedError } from '../exit/errors.js';
 import type { Streams } from '../ui/io.js';
 import { GLOBAL_FLAGS } from '../commands/globals.js';
 import { report } from './report.js';
-import * as spec from '../commands/define.js';
-import type { CommandSpec } from '../commands/define.js';
+import * as define from '../commands/define.js';
+import type { CommandDef } from '../commands/define.js';
 
 export interface RunOptions extends Partial<Streams> {
   env?: NodeJS.ProcessEnv;
@@ -25,17 +25,17 @@ export interface RunOptions extends Partial<Streams> {
  * raw values of its flags and the global ones (as typed; absent ones undefined or their defaults).
  */
 export async function execute(
-  c: CommandSpec,
+  c: CommandDef,
   args: Array<string | string[] | undefined>,
   raw: Record<string, unknown>,
   opts: RunOptions,
 ): Promise<number> {
   const stdout = opts.stdout ?? process.stdout;
   const stderr = opts.stderr ?? process.stderr;
-  (c.args ?? []).forEach((a, i) => spec.checkArg(a, args[i]));
+  (c.args ?? []).forEach((a, i) => define.checkArg(a, args[i]));
   const flags: Record<string, unknown> = {};
-  for (const [key, s] of Object.entries(GLOBAL_FLAGS)) flags[key] = spec.checkFlag(key, s, raw[key]);
-  for (const [key, s] of Object.entries(c.flags ?? {})) flags[key] = spec.checkFlag(key, s, raw[key]);
+  for (const [key, s] of Object.entries(GLOBAL_FLAGS)) flags[key] = define.checkFlag(key, s, raw[key]);
+  for (const [key, s] of Object.entries(c.flags ?? {})) flags[key] = define.checkFlag(key, s, raw[key]);
   // --jq implies --json, and its expression is compiled before anything is sent.
   const jq = flags.jq === undefined ? null : await import('../ui/jq.js').then((m) => m.jqFilter(flags.jq as string));
   if (jq) flags.json = true;

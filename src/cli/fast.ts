@@ -1,5 +1,5 @@
 // The direct reader of plain command lines: `orc run get run_8fJ2 --json`, `orc watch run_8fJ2`. Words it
-// fully understands from the command specs (a noun, its command, that command's flags and the global ones as
+// fully understands from the command definitions (a noun, its command, that command's flags and the global ones as
 // `--flag`, `--flag value`, `--flag=value`, `-f value`, `--no-flag`, positional arguments in their number)
 // run the command without commander, whose loading, command tree and parse cost every command milliseconds
 // (docs/figures.md). Anything else (help, a word it does not know, a flag out of place, a value that looks
@@ -8,18 +8,18 @@
 import { NOUNS } from '../commands/index.js';
 import { execute, failed, wantsJson, type RunOptions } from './execute.js';
 import { GLOBAL_FLAGS } from '../commands/globals.js';
-import { kebab, type CommandSpec, type FlagSpec } from '../commands/define.js';
+import { kebab, type CommandDef, type FlagDef } from '../commands/define.js';
 
 /** How one typed flag reads: its key, whether it takes a value, the value it sets when it takes none. */
 interface Typed {
   key: string;
-  spec: FlagSpec;
+  def: FlagDef;
   takesValue: boolean;
   set?: boolean;
 }
 
 /** The flags of `specs` as they may be typed; null when two of them read the same (then commander decides). */
-function typedFlags(specs: ReadonlyArray<Record<string, FlagSpec>>): Map<string, Typed> | null {
+function typedFlags(specs: ReadonlyArray<Record<string, FlagDef>>): Map<string, Typed> | null {
   const out = new Map<string, Typed>();
   const add = (word: string, t: Typed) => {
     if (out.has(word)) return false;
@@ -27,16 +27,16 @@ function typedFlags(specs: ReadonlyArray<Record<string, FlagSpec>>): Map<string,
     return true;
   };
   for (const flags of specs) {
-    for (const [key, spec] of Object.entries(flags)) {
+    for (const [key, def] of Object.entries(flags)) {
       const long = kebab(key);
       const ok =
-        spec.type === 'bool'
-          ? spec.negatable
-            ? add(`--no-${long}`, { key, spec, takesValue: false, set: false })
-            : add(`--${long}`, { key, spec, takesValue: false, set: true }) &&
-              (!spec.short || add(`-${spec.short}`, { key, spec, takesValue: false, set: true }))
-          : add(`--${long}`, { key, spec, takesValue: true }) &&
-            (!spec.short || add(`-${spec.short}`, { key, spec, takesValue: true }));
+        def.type === 'bool'
+          ? def.negatable
+            ? add(`--no-${long}`, { key, def, takesValue: false, set: false })
+            : add(`--${long}`, { key, def, takesValue: false, set: true }) &&
+              (!def.short || add(`-${def.short}`, { key, def, takesValue: false, set: true }))
+          : add(`--${long}`, { key, def, takesValue: true }) &&
+            (!def.short || add(`-${def.short}`, { key, def, takesValue: true }));
       if (!ok) return null;
     }
   }
@@ -53,7 +53,7 @@ export async function runDirect(argv: string[], opts: RunOptions): Promise<numbe
   const raw: Record<string, unknown> = {};
   const positionals: string[] = [];
   let table = globalsOnly;
-  let at: CommandSpec | null = null;
+  let at: CommandDef | null = null;
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i]!;
     if (word.startsWith('-') && word !== '-') {
@@ -72,15 +72,15 @@ export async function runDirect(argv: string[], opts: RunOptions): Promise<numbe
         if (next === undefined || next.startsWith('-')) return null;
         value = next;
       }
-      raw[t.key] = t.spec.type === 'multi' ? [...((raw[t.key] as string[] | undefined) ?? []), value] : value;
+      raw[t.key] = t.def.type === 'multi' ? [...((raw[t.key] as string[] | undefined) ?? []), value] : value;
       continue;
     }
     if (at && !at.subcommands) {
       positionals.push(word);
       continue;
     }
-    // A command word: the noun, then its command (and so on, as deep as the specs go).
-    let next: CommandSpec | undefined;
+    // A command word: the noun, then its command (and so on, as deep as the definitions go).
+    let next: CommandDef | undefined;
     if (!at) {
       const noun = NOUNS.find((n) => n.name === word);
       if (!noun) return null;
@@ -105,7 +105,7 @@ export async function runDirect(argv: string[], opts: RunOptions): Promise<numbe
 }
 
 /** The positional arguments, in their number; null when some are missing or too many (commander says which). */
-function argsInOrder(specs: NonNullable<CommandSpec['args']>, positionals: string[]) {
+function argsInOrder(specs: NonNullable<CommandDef['args']>, positionals: string[]) {
   const args: Array<string | string[] | undefined> = [];
   let p = 0;
   for (const a of specs) {

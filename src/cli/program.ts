@@ -1,12 +1,12 @@
-// The program: builds commander from the command specs, parses, checks every flag as its spec declares,
+// The program: builds commander from the command definitions, parses, checks every flag as its definition declares,
 // runs the handler, and maps errors to exit codes (main.ts, the entry, turns the code into the exit).
 // What every command needs is imported statically: this module is itself loaded on demand (main.ts), and
 // one static graph bundles into fewer chunks than five import()s (each chunk a module for Node to load).
 import { Command, CommanderError, Option } from 'commander';
 import { NOUNS } from '../commands/index.js';
-import * as spec from '../commands/define.js';
+import * as define from '../commands/define.js';
 import { GLOBAL_FLAGS } from '../commands/globals.js';
-import type { CommandSpec, FlagSpec } from '../commands/define.js';
+import type { CommandDef, FlagDef } from '../commands/define.js';
 import { EXIT, UsageError } from '../exit/errors.js';
 import { VERSION } from '../lib/version.js';
 import { closest, didYouMean } from '../lib/suggest.js';
@@ -118,9 +118,9 @@ function newProgram(
   return program;
 }
 
-function optionOf(key: string, s: FlagSpec): Option {
-  const opt = new Option(spec.commanderFlags(key, s), s.description);
-  const d = spec.defaultOf(s);
+function optionOf(key: string, s: FlagDef): Option {
+  const opt = new Option(define.commanderFlags(key, s), s.description);
+  const d = define.defaultOf(s);
   if (d !== undefined) opt.default(d);
   if (s.type === 'multi') opt.argParser((v: string, prev: string[] | undefined) => [...(prev ?? []), v]);
   if (s.hidden) opt.hideHelp();
@@ -150,10 +150,10 @@ async function defineCommands(program: Command, argv: string[], d: Defining): Pr
   });
 }
 
-/** A command as its spec declares it: arguments, flags, help; a group its subcommands, a verb its handler. */
-function defineCommand(parent: Command, c: CommandSpec, d: Defining): void {
+/** A command as its definition declares it: arguments, flags, help; a group its subcommands, a verb its handler. */
+function defineCommand(parent: Command, c: CommandDef, d: Defining): void {
   const cmd = parent.command(c.name).summary(c.summary).description(c.summary);
-  for (const a of c.args ?? []) cmd.argument(spec.usageLine(a));
+  for (const a of c.args ?? []) cmd.argument(define.usageLine(a));
   for (const [key, s] of Object.entries(c.flags ?? {})) cmd.addOption(optionOf(key, s));
   if (c.examples.length) cmd.addHelpText('after', `\nExamples:\n${c.examples.map((e) => `  $ ${e}`).join('\n')}\n`);
   if (c.json && !c.subcommands) cmd.addHelpText('after', `\nWith --json: ${c.json}\n`);
@@ -215,7 +215,7 @@ function parseFailure(
 }
 
 /** The first word that names no command where one is expected, as a usage error naming the nearest. */
-function unknownCommand(program: Command, argv: string[], globals: Record<string, FlagSpec>): UsageError | null {
+function unknownCommand(program: Command, argv: string[], globals: Record<string, FlagDef>): UsageError | null {
   const { at, unknown: word } = walk(program, argv, globals);
   if (word === undefined) return null;
   const names = at.commands.map((c) => c.name());
@@ -233,7 +233,7 @@ function missingVerb(at: Command): UsageError {
 }
 
 /** The command the words of argv lead to, and the first word that names none where one is expected. */
-function walk(program: Command, argv: string[], globals: Record<string, FlagSpec>): { at: Command; unknown?: string } {
+function walk(program: Command, argv: string[], globals: Record<string, FlagDef>): { at: Command; unknown?: string } {
   const takesValue = valueFlags(globals);
   let at = program;
   for (let i = 0; i < argv.length; i++) {
@@ -269,7 +269,7 @@ function pathOf(c: Command): string {
 }
 
 /** The first word of argv that is not an option or the value of a global option that takes one. */
-function firstCommandWord(argv: string[], globals: Record<string, FlagSpec>): string | undefined {
+function firstCommandWord(argv: string[], globals: Record<string, FlagDef>): string | undefined {
   const takesValue = valueFlags(globals);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -280,7 +280,7 @@ function firstCommandWord(argv: string[], globals: Record<string, FlagSpec>): st
 }
 
 /** The global flags that take a value (`--profile`, `--base-url`, …), as typed: the word after one is its value. */
-function valueFlags(globals: Record<string, FlagSpec>): Set<string> {
+function valueFlags(globals: Record<string, FlagDef>): Set<string> {
   return new Set(
     Object.entries(globals)
       .filter(([, s]) => s.type !== 'bool')

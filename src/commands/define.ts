@@ -2,13 +2,13 @@
 // declared in flags.ts), and its handler is typed from that data (inferred, so renaming a flag breaks the
 // build) and loaded only when its command runs. cli/ turns these definitions into commander's program.
 import type { Context } from './context.js';
-import type { ArgSpec, ArgValues, Flags, FlagValues } from './flags.js';
+import type { ArgDef, ArgValues, Flags, FlagValues } from './flags.js';
 import type { GlobalFlagValues } from './globals.js';
 
 export * from './flags.js';
 export type { GlobalFlagValues } from './globals.js';
 
-export interface CommandSpec<F extends Flags = Flags, A extends readonly ArgSpec[] = readonly ArgSpec[]> {
+export interface CommandDef<F extends Flags = Flags, A extends readonly ArgDef[] = readonly ArgDef[]> {
   name: string;
   summary: string;
   args?: A;
@@ -20,22 +20,22 @@ export interface CommandSpec<F extends Flags = Flags, A extends readonly ArgSpec
   /** More help after the examples (`orc mcp --help`: a client's configuration). */
   more?: string;
   load?: () => Promise<{ default: (ctx: Context, args: never, flags: never) => Promise<number | void> }>;
-  subcommands?: readonly CommandSpec[];
+  subcommands?: readonly CommandDef[];
 }
 
-/** Gives a spec its handler. Kept apart from `command()` so that a handler typed by its spec (`FlagsOf<typeof
- * spec>`) does not make the spec's type depend on itself. */
-export function handled<S extends CommandSpec>(spec: S, load: NonNullable<CommandSpec['load']>): S {
-  return { ...spec, load };
+/** Gives a definition its handler. Kept apart from `command()` so that a handler typed by its definition
+ * (`FlagsOf<typeof def>`) does not make the definition's type depend on itself. */
+export function handled<S extends CommandDef>(def: S, load: NonNullable<CommandDef['load']>): S {
+  return { ...def, load };
 }
 
 /** Checks nothing at run time; keeps the literal types of the flags and arguments for the handler. */
-export function command<const F extends Flags, const A extends readonly ArgSpec[] = []>(
-  spec: CommandSpec<F, A>,
-): CommandSpec<F, A> {
-  return spec;
+export function command<const F extends Flags, const A extends readonly ArgDef[] = []>(
+  def: CommandDef<F, A>,
+): CommandDef<F, A> {
+  return def;
 }
 
-/** What a handler receives: its own flags and the global ones, typed from the spec. */
-export type FlagsOf<S> = S extends CommandSpec<infer F, readonly ArgSpec[]> ? FlagValues<F> & GlobalFlagValues : never;
-export type ArgsOf<S> = S extends CommandSpec<Flags, infer A> ? ArgValues<A> : never;
+/** What a handler receives: its own flags and the global ones, typed from the def. */
+export type FlagsOf<S> = S extends CommandDef<infer F, readonly ArgDef[]> ? FlagValues<F> & GlobalFlagValues : never;
+export type ArgsOf<S> = S extends CommandDef<Flags, infer A> ? ArgValues<A> : never;

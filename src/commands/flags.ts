@@ -56,8 +56,8 @@ export interface MultiFlag extends FlagBase {
   type: 'multi';
   value: string;
 }
-export type FlagSpec = BoolFlag | StringFlag | IntFlag | ChoiceFlag | ListFlag | SecondsFlag | IdFlag | MultiFlag;
-export type Flags = Record<string, FlagSpec>;
+export type FlagDef = BoolFlag | StringFlag | IntFlag | ChoiceFlag | ListFlag | SecondsFlag | IdFlag | MultiFlag;
+export type Flags = Record<string, FlagDef>;
 
 type Maybe<S, T> = S extends { default: unknown } ? T : T | undefined;
 export type FlagValue<S> = S extends BoolFlag
@@ -79,7 +79,7 @@ export type FlagValue<S> = S extends BoolFlag
               : string | undefined;
 export type FlagValues<F> = { -readonly [K in keyof F]: FlagValue<F[K]> };
 
-export interface ArgSpec {
+export interface ArgDef {
   name: string;
   /** An id that goes into a URL path: checked before anything is sent. */
   kind: 'id' | 'word';
@@ -92,7 +92,7 @@ export interface ArgSpec {
 /** Values completion asks orc for (`orc __complete <source>`): they live on the service or in the config. */
 export type DynamicValues = 'runs' | 'gated-runs' | 'webhooks' | 'profiles';
 type ArgValue<A> = A extends { variadic: true } ? string[] : A extends { required: true } ? string : string | undefined;
-export type ArgValues<A extends readonly ArgSpec[]> = { -readonly [I in keyof A]: ArgValue<A[I]> };
+export type ArgValues<A extends readonly ArgDef[]> = { -readonly [I in keyof A]: ArgValue<A[I]> };
 
 // ---------- constructors ----------
 
@@ -170,66 +170,66 @@ export const arg = {
 export const kebab = (key: string) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 /** The flag as typed on the command line: `--idempotency-key`, `--no-bell`. */
-export function longName(key: string, spec: FlagSpec): string {
-  return spec.type === 'bool' && spec.negatable ? `--no-${kebab(key)}` : `--${kebab(key)}`;
+export function longName(key: string, def: FlagDef): string {
+  return def.type === 'bool' && def.negatable ? `--no-${kebab(key)}` : `--${kebab(key)}`;
 }
 
 /** commander's syntax for the flag: `-y, --yes`, `--limit <n>`. */
-export function commanderFlags(key: string, spec: FlagSpec): string {
-  const value = spec.type === 'bool' ? '' : ` <${spec.value}>`;
-  return `${spec.short ? `-${spec.short}, ` : ''}${longName(key, spec)}${value}`;
+export function commanderFlags(key: string, def: FlagDef): string {
+  const value = def.type === 'bool' ? '' : ` <${def.value}>`;
+  return `${def.short ? `-${def.short}, ` : ''}${longName(key, def)}${value}`;
 }
 
-export function usageLine(spec: ArgSpec): string {
-  const name = spec.variadic ? `${spec.name}...` : spec.name;
-  return spec.required ? `<${name}>` : `[${name}]`;
+export function usageLine(def: ArgDef): string {
+  const name = def.variadic ? `${def.name}...` : def.name;
+  return def.required ? `<${name}>` : `[${name}]`;
 }
 
 /** The default shown in help, if any. */
-export function defaultOf(spec: FlagSpec): string | undefined {
-  return 'default' in spec && spec.default !== undefined ? String(spec.default) : undefined;
+export function defaultOf(def: FlagDef): string | undefined {
+  return 'default' in def && def.default !== undefined ? String(def.default) : undefined;
 }
 
 /** Turns what was typed into what the handler receives, or a UsageError naming the flag. */
-export function checkFlag(key: string, spec: FlagSpec, raw: unknown): unknown {
-  const name = longName(key, spec).replace(/^--no-/, '--');
+export function checkFlag(key: string, def: FlagDef, raw: unknown): unknown {
+  const name = longName(key, def).replace(/^--no-/, '--');
   try {
-    return checkValue(name, spec, raw);
+    return checkValue(name, def, raw);
   } catch (err) {
     if (err instanceof UsageError) err.field ??= name;
     throw err;
   }
 }
 
-function checkValue(name: string, spec: FlagSpec, raw: unknown): unknown {
-  if (spec.type === 'bool') return raw === undefined ? (spec.negatable ? true : undefined) : Boolean(raw);
-  if (spec.type === 'multi') return Array.isArray(raw) ? raw.map(String) : raw === undefined ? [] : [String(raw)];
-  if (raw === undefined || raw === null) return 'default' in spec ? spec.default : undefined;
+function checkValue(name: string, def: FlagDef, raw: unknown): unknown {
+  if (def.type === 'bool') return raw === undefined ? (def.negatable ? true : undefined) : Boolean(raw);
+  if (def.type === 'multi') return Array.isArray(raw) ? raw.map(String) : raw === undefined ? [] : [String(raw)];
+  if (raw === undefined || raw === null) return 'default' in def ? def.default : undefined;
   const text = String(raw);
-  switch (spec.type) {
+  switch (def.type) {
     case 'string':
       return text;
     case 'int': {
       // A number of milliseconds (`--stage-ms`) may also be written as a duration: 90s, 15m, 3h, 2d.
-      if (spec.value === 'ms' && /[a-z]$/i.test(text.trim())) {
+      if (def.value === 'ms' && /[a-z]$/i.test(text.trim())) {
         const ms = parseDuration(text);
-        if (ms === null || ms < spec.min || ms > (spec.max ?? Number.MAX_SAFE_INTEGER))
+        if (ms === null || ms < def.min || ms > (def.max ?? Number.MAX_SAFE_INTEGER))
           throw new UsageError(
-            `${name} must be milliseconds or a duration (500, 90s, 15m, 3h, 2d) of at least ${spec.min} ms, not ${JSON.stringify(text)}`,
+            `${name} must be milliseconds or a duration (500, 90s, 15m, 3h, 2d) of at least ${def.min} ms, not ${JSON.stringify(text)}`,
           );
         return ms;
       }
       const n = Number(text.trim());
-      const max = spec.max ?? Number.MAX_SAFE_INTEGER;
-      if (!/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(n) || n < spec.min || n > max)
+      const max = def.max ?? Number.MAX_SAFE_INTEGER;
+      if (!/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(n) || n < def.min || n > max)
         throw new UsageError(
-          `${name} must be a whole number from ${spec.min} ${max === Number.MAX_SAFE_INTEGER ? 'up' : `to ${max}`}, not ${JSON.stringify(text)}`,
+          `${name} must be a whole number from ${def.min} ${max === Number.MAX_SAFE_INTEGER ? 'up' : `to ${max}`}, not ${JSON.stringify(text)}`,
         );
       return n;
     }
     case 'choice':
-      if (!spec.choices.includes(text))
-        throw new UsageError(`${name} must be one of ${spec.choices.join(', ')}, not ${JSON.stringify(text)}`);
+      if (!def.choices.includes(text))
+        throw new UsageError(`${name} must be one of ${def.choices.join(', ')}, not ${JSON.stringify(text)}`);
       return text;
     case 'list': {
       const items = text
@@ -237,18 +237,18 @@ function checkValue(name: string, spec: FlagSpec, raw: unknown): unknown {
         .map((s) => s.trim())
         .filter(Boolean);
       for (const item of items)
-        if (!spec.choices.includes(item))
+        if (!def.choices.includes(item))
           throw new UsageError(
-            `${name}: unknown value ${JSON.stringify(item)}; one or more of ${spec.choices.join(', ')}, comma-separated`,
+            `${name}: unknown value ${JSON.stringify(item)}; one or more of ${def.choices.join(', ')}, comma-separated`,
           );
-      if (items.length === 0) throw new UsageError(`${name} needs one or more of ${spec.choices.join(', ')}`);
+      if (items.length === 0) throw new UsageError(`${name} needs one or more of ${def.choices.join(', ')}`);
       return [...new Set(items)];
     }
     case 'seconds': {
       const s = parseSeconds(text);
-      if (s === null || s < (spec.min ?? 0))
+      if (s === null || s < (def.min ?? 0))
         throw new UsageError(
-          `${name} must be a number of seconds${spec.min ? ` from ${spec.min}` : ''} (90, 90s, 2m), not ${JSON.stringify(text)}`,
+          `${name} must be a number of seconds${def.min ? ` from ${def.min}` : ''} (90, 90s, 2m), not ${JSON.stringify(text)}`,
         );
       return s;
     }
@@ -260,15 +260,14 @@ function checkValue(name: string, spec: FlagSpec, raw: unknown): unknown {
   }
 }
 
-export function checkArg(spec: ArgSpec, value: string | string[] | undefined): void {
-  if (Array.isArray(value)) return value.forEach((v) => checkArg(spec, v));
-  if (value === undefined || spec.kind !== 'id') return;
+export function checkArg(def: ArgDef, value: string | string[] | undefined): void {
+  if (Array.isArray(value)) return value.forEach((v) => checkArg(def, v));
+  if (value === undefined || def.kind !== 'id') return;
   const problem = idProblem(value);
   if (problem)
-    throw Object.assign(
-      new UsageError(`<${spec.name}>: the id ${JSON.stringify(value)} ${problem}; nothing was sent`),
-      { field: `<${spec.name}>` },
-    );
+    throw Object.assign(new UsageError(`<${def.name}>: the id ${JSON.stringify(value)} ${problem}; nothing was sent`), {
+      field: `<${def.name}>`,
+    });
 }
 
 /** `90`, `90s`, `1.5m`, `2h` → seconds; null when it is none of those. */

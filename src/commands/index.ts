@@ -1,11 +1,11 @@
 // The nouns of orc, and nothing else: each one's commands, flags and help live in <noun>/command.ts,
 // loaded only when that noun is used (`orc --help` needs just these names and summaries).
-import type { CommandSpec } from './define.js';
+import type { CommandDef } from './define.js';
 
 export interface Noun {
   name: string;
   summary: string;
-  load: () => Promise<{ default: CommandSpec }>;
+  load: () => Promise<{ default: CommandDef }>;
 }
 
 export const NOUNS: readonly Noun[] = [
@@ -66,7 +66,7 @@ export const NOUNS: readonly Noun[] = [
   },
 ];
 
-/** Every command spec, for help, completion and tests. */
-export async function allCommands(): Promise<CommandSpec[]> {
+/** Every command def, for help, completion and tests. */
+export async function allCommands(): Promise<CommandDef[]> {
   return Promise.all(NOUNS.map(async (n) => (await n.load()).default));
 }

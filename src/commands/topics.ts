@@ -244,14 +244,14 @@ export interface LeafCommand {
   json: string;
 }
 
-/** Every command that runs (not the groups), from the command specs, in the order `orc --help` lists them. */
+/** Every command that runs (not the groups), from the command definitions, in the order `orc --help` lists them. */
 export async function leafCommands(): Promise<LeafCommand[]> {
-  const [{ NOUNS }, spec] = await Promise.all([import('./index.js'), import('./define.js')]);
+  const [{ NOUNS }, def] = await Promise.all([import('./index.js'), import('./define.js')]);
   const out: LeafCommand[] = [];
-  const walk = (c: import('./define.js').CommandSpec, prefix: string[]) => {
+  const walk = (c: import('./define.js').CommandDef, prefix: string[]) => {
     const path = [...prefix, c.name];
     if (c.subcommands) return c.subcommands.forEach((sub) => walk(sub, path));
-    const args = (c.args ?? []).map((a) => spec.usageLine(a));
+    const args = (c.args ?? []).map((a) => def.usageLine(a));
     const flags = Object.values(c.flags ?? {}).some((f) => !f.hidden) ? ['[flags]'] : [];
     out.push({
       path: path.join(' '),

@@ -3,7 +3,7 @@
 // checked on lines made from every command's spec, plain and broken, the command itself not run.
 import { Writable } from 'node:stream';
 import { beforeAll, expect, it } from 'vitest';
-import type { CommandSpec, FlagSpec } from '../../src/commands/define.js';
+import type { CommandDef, FlagDef } from '../../src/commands/define.js';
 
 import * as spec from '../../src/commands/define.js';
 import { GLOBAL_FLAGS } from '../../src/commands/globals.js';
@@ -16,7 +16,7 @@ let calls: Outcome[] = [];
 
 /** What the command would receive, checked as execute checks it, instead of running it. */
 async function record(
-  c: CommandSpec,
+  c: CommandDef,
   args: Array<string | string[] | undefined>,
   raw: Record<string, unknown>,
 ): Promise<number> {
@@ -24,7 +24,7 @@ async function record(
     (c.args ?? []).forEach((a, i) => spec.checkArg(a, args[i]));
     const flags: Record<string, unknown> = {};
     for (const [k, s] of [...Object.entries(GLOBAL_FLAGS), ...Object.entries(c.flags ?? {})])
-      flags[k] = spec.checkFlag(k, s as FlagSpec, raw[k]);
+      flags[k] = spec.checkFlag(k, s as FlagDef, raw[k]);
     calls.push({ command: c.name, args, flags });
   } catch (err) {
     calls.push({ command: c.name, error: (err as Error).message });
@@ -40,7 +40,7 @@ let seed = 1;
 const rand = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
 const pick = <T>(xs: readonly T[]): T => xs[rand(xs.length)]!;
 
-function valueFor(s: FlagSpec): string {
+function valueFor(s: FlagDef): string {
   switch (s.type) {
     case 'int':
       return pick([String(s.min), String(s.min + 1), 'abc', '0']);
@@ -57,7 +57,7 @@ function valueFor(s: FlagSpec): string {
 }
 
 /** One way to type a flag: its words. */
-function typed(key: string, s: FlagSpec): string[] {
+function typed(key: string, s: FlagDef): string[] {
   if (s.type === 'bool')
     return s.negatable ? [`--no-${kebab(key)}`] : s.short && rand(2) ? [`-${s.short}`] : [`--${kebab(key)}`];
   const v = valueFor(s);
@@ -78,7 +78,7 @@ const GLOBALS: string[][] = [
 ];
 
 /** Lines for a command at `path`: plain ones, and a few that commander refuses or that only look plain. */
-function linesFor(path: string[], c: CommandSpec, n: number): string[][] {
+function linesFor(path: string[], c: CommandDef, n: number): string[][] {
   const out: string[][] = [];
   const flags = Object.entries(c.flags ?? {});
   for (let k = 0; k < n; k++) {
@@ -127,14 +127,14 @@ function linesFor(path: string[], c: CommandSpec, n: number): string[][] {
   return out;
 }
 
-let specs: CommandSpec[];
+let specs: CommandDef[];
 beforeAll(async () => {
   specs = await allCommands();
 });
 
 it('reads every line it takes as commander does, and takes none that commander refuses', async () => {
-  const leaves: Array<[string[], CommandSpec]> = [];
-  const walk = (path: string[], c: CommandSpec) =>
+  const leaves: Array<[string[], CommandDef]> = [];
+  const walk = (path: string[], c: CommandDef) =>
     c.subcommands ? c.subcommands.forEach((s) => walk([...path, s.name], s)) : leaves.push([path, c]);
   for (const noun of specs) walk([noun.name], noun);
   let taken = 0;

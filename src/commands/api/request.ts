@@ -8,15 +8,15 @@ import { EXIT, RefusedError, RetoldError, UsageError } from '../../exit/errors.j
 import { sanitize, sanitizeLine } from '../../lib/sanitize.js';
 import { parseJsonInput, readInput } from '../input.js';
 import type { ArgsOf, FlagsOf } from '../define.js';
-import { METHODS, type api as spec } from './command.js';
+import { METHODS, type api as def } from './command.js';
 
 /** Headers orc owns: the key comes from the profile, the framing from the body. */
 const OWN_HEADERS = new Set(['authorization', 'host', 'content-length', 'transfer-encoding', 'connection']);
 const QUERY_METHODS = new Set(['GET', 'HEAD', 'DELETE']);
 
-type Args = ArgsOf<typeof spec>;
+type Args = ArgsOf<typeof def>;
 
-export default async function request(ctx: Context, args: Args, flags: FlagsOf<typeof spec>): Promise<number> {
+export default async function request(ctx: Context, args: Args, flags: FlagsOf<typeof def>): Promise<number> {
   const io = ctx.io;
   // `orc api /v1/runs`, as `gh api` is typed: a first word that is a path (no method holds a /) is a GET of it.
   const [methodRaw, pathRaw] = args[1] === undefined && args[0]?.includes('/') ? ['GET', args[0]] : args;
@@ -64,12 +64,7 @@ export default async function request(ctx: Context, args: Args, flags: FlagsOf<t
 }
 
 /** -f fields as the query of a GET, HEAD or DELETE, else as a JSON body; or the body of --data. */
-async function queryAndBody(
-  ctx: Context,
-  method: string,
-  flags: FlagsOf<typeof spec>,
-  headers: Record<string, string>,
-) {
+async function queryAndBody(ctx: Context, method: string, flags: FlagsOf<typeof def>, headers: Record<string, string>) {
   const fields = flags.field.map(parseField);
   const query: Record<string, string> = {};
   let body: { bytes: string; contentType: string } | undefined;

@@ -10,7 +10,7 @@ import { LiveRegion } from '../../ui/live-region.js';
 import { sanitizeLine } from '../../lib/sanitize.js';
 import { loadStyle, type Style } from '../../ui/style.js';
 import type { ArgsOf, FlagsOf } from '../define.js';
-import type { pull as spec } from './command.js';
+import type { pull as def } from './command.js';
 import { pickRun } from '../pick.js';
 import { ARTIFACT_KINDS } from '../../contract/events.js';
 
@@ -19,8 +19,8 @@ const SPEED_WINDOW_MS = 3000;
 
 export default async function pull(
   ctx: Context,
-  [given, named]: ArgsOf<typeof spec>,
-  flags: FlagsOf<typeof spec>,
+  [given, named]: ArgsOf<typeof def>,
+  flags: FlagsOf<typeof def>,
 ): Promise<number> {
   // `orc artifacts pull screenshots`: a kind where the run would be means the run was left out.
   const kindFirst = given !== undefined && (ARTIFACT_KINDS as readonly string[]).includes(given);

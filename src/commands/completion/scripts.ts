@@ -3,7 +3,7 @@
 // arguments that take one of a few (--on-gate, --status, a gate name, an artifact kind…) or a file, and
 // values that live on the service or in the config (run ids, webhook ids, profile names), which they ask
 // of `orc __complete <source>` (src/cli/complete.ts: fast, silent, never starts anything).
-import { longName, type ArgSpec, type CommandSpec, type DynamicValues, type FlagSpec } from '../define.js';
+import { longName, type ArgDef, type CommandDef, type DynamicValues, type FlagDef } from '../define.js';
 
 interface Flag {
   long: string;
@@ -31,37 +31,37 @@ interface Level {
 
 const isDynamic = (c: unknown): c is DynamicValues =>
   c === 'runs' || c === 'gated-runs' || c === 'webhooks' || c === 'profiles';
-const argOf = (a: ArgSpec): Arg => ({
+const argOf = (a: ArgDef): Arg => ({
   choices: Array.isArray(a.complete) ? a.complete : [],
   dynamic: isDynamic(a.complete) ? a.complete : undefined,
   variadic: Boolean(a.variadic),
 });
 
-function flagOf(key: string, spec: FlagSpec): Flag {
-  const choices = Array.isArray(spec.complete)
-    ? spec.complete
-    : spec.type === 'choice' || spec.type === 'list'
-      ? spec.choices
+function flagOf(key: string, def: FlagDef): Flag {
+  const choices = Array.isArray(def.complete)
+    ? def.complete
+    : def.type === 'choice' || def.type === 'list'
+      ? def.choices
       : [];
   return {
-    long: longName(key, spec),
-    ...(spec.short ? { short: `-${spec.short}` } : {}),
-    takesValue: spec.type !== 'bool',
+    long: longName(key, def),
+    ...(def.short ? { short: `-${def.short}` } : {}),
+    takesValue: def.type !== 'bool',
     choices,
-    files: spec.complete === 'files',
-    dynamic: isDynamic(spec.complete) ? spec.complete : undefined,
-    description: spec.description,
+    files: def.complete === 'files',
+    dynamic: isDynamic(def.complete) ? def.complete : undefined,
+    description: def.description,
   };
 }
 
-const flagsOf = (flags: Record<string, FlagSpec> | undefined) =>
+const flagsOf = (flags: Record<string, FlagDef> | undefined) =>
   Object.entries(flags ?? {})
     .filter(([, s]) => !s.hidden)
     .map(([k, s]) => flagOf(k, s));
 
 export function completionModel(
-  commands: readonly CommandSpec[],
-  globals: Record<string, FlagSpec>,
+  commands: readonly CommandDef[],
+  globals: Record<string, FlagDef>,
 ): { levels: Level[]; flags: Flag[] } {
   const levels: Level[] = [];
   const all = new Map<string, Flag>();
@@ -74,7 +74,7 @@ export function completionModel(
     files: false,
     description: 'show help',
   };
-  const visit = (path: string, specs: readonly CommandSpec[] | undefined, own: Flag[], args: Arg[]) => {
+  const visit = (path: string, specs: readonly CommandDef[] | undefined, own: Flag[], args: Arg[]) => {
     const flags = [...own, ...globalFlags, help];
     for (const f of flags) all.set(f.long, f);
     levels.push({ path, subcommands: (specs ?? []).map((c) => ({ name: c.name, summary: c.summary })), flags, args });
@@ -139,7 +139,7 @@ const zshValues = (v: Values) =>
         : ':';
 
 // oxlint-disable-next-line max-lines-per-function -- a data table: the bash script's template
-export function bashScript(commands: readonly CommandSpec[], globals: Record<string, FlagSpec>): string {
+export function bashScript(commands: readonly CommandDef[], globals: Record<string, FlagDef>): string {
   const { levels, flags } = completionModel(commands, globals);
   const valued = flags.filter((f) => f.takesValue);
   const paths = levels
@@ -203,7 +203,7 @@ complete -F _orc orc
 }
 
 // oxlint-disable-next-line max-lines-per-function -- a data table: the zsh script's template
-export function zshScript(commands: readonly CommandSpec[], globals: Record<string, FlagSpec>): string {
+export function zshScript(commands: readonly CommandDef[], globals: Record<string, FlagDef>): string {
   const { levels, flags } = completionModel(commands, globals);
   const valued = flags.filter((f) => f.takesValue);
   const paths = levels
@@ -268,7 +268,7 @@ if [[ \${funcstack[1]} == _orc ]]; then _orc "$@"; else compdef _orc orc; fi
 `;
 }
 
-export function fishScript(commands: readonly CommandSpec[], globals: Record<string, FlagSpec>): string {
+export function fishScript(commands: readonly CommandDef[], globals: Record<string, FlagDef>): string {
   const { levels, flags } = completionModel(commands, globals);
   const lines = fishPrelude(
     flags.filter((f) => f.takesValue).map((f) => f.long),

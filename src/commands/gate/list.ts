@@ -4,9 +4,9 @@ import type { Context } from '../context.js';
 import { orDash, relativeTime } from '../../ui/format.js';
 import { printList } from '../../ui/list.js';
 import type { ArgsOf } from '../define.js';
-import type { list as spec } from './command.js';
+import type { list as def } from './command.js';
 
-export default async function list(ctx: Context, [runId]: ArgsOf<typeof spec>): Promise<number> {
+export default async function list(ctx: Context, [runId]: ArgsOf<typeof def>): Promise<number> {
   const api = await ctx.api();
   await printList<Gate>(ctx.io, {
     items: await api.gates.list(runId),

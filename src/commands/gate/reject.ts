@@ -1,15 +1,15 @@
 // `orc gate reject <run> <gate>`
 import type { Context } from '../context.js';
 import type { ArgsOf, FlagsOf } from '../define.js';
-import type { reject as spec } from './command.js';
+import type { reject as def } from './command.js';
 import { UsageError } from '../../exit/errors.js';
 import { pickRun } from '../pick.js';
 import { decide } from './decide.js';
 
 export default async function reject(
   ctx: Context,
-  [run, gate]: ArgsOf<typeof spec>,
-  flags: FlagsOf<typeof spec>,
+  [run, gate]: ArgsOf<typeof def>,
+  flags: FlagsOf<typeof def>,
 ): Promise<number> {
   // Left out at a terminal: a run waiting at a gate is picked, and the gate is the one it waits at.
   if (run === undefined) {

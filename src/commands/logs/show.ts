@@ -9,7 +9,7 @@ import { EXIT, UsageError } from '../../exit/errors.js';
 import { oneLine } from '../../lib/sanitize.js';
 import { loadStyle, type Style } from '../../ui/style.js';
 import { watchRun, type WatchEvent } from '../../watch/engine.js';
-import type { logs as spec } from './command.js';
+import type { logs as def } from './command.js';
 import { pickRun } from '../pick.js';
 import { streamKnobs } from '../watch/follow.js';
 
@@ -27,8 +27,8 @@ const QUIET_MS = 500;
 
 export default async function show(
   ctx: Context,
-  [given]: ArgsOf<typeof spec>,
-  flags: FlagsOf<typeof spec>,
+  [given]: ArgsOf<typeof def>,
+  flags: FlagsOf<typeof def>,
 ): Promise<number> {
   const runId = given ?? (await pickRun(ctx, 'any', 'logs')).id;
   const api = await ctx.api();
@@ -68,7 +68,7 @@ class LogReader {
   constructor(
     private readonly ctx: Context,
     private readonly runId: string,
-    private readonly flags: FlagsOf<typeof spec>,
+    private readonly flags: FlagsOf<typeof def>,
     run: Run,
     private readonly print: (l: Line) => void,
   ) {

@@ -6,7 +6,7 @@ import { Transform } from 'node:stream';
 import type { Context } from '../context.js';
 import { EnvironmentError, UsageError } from '../../exit/errors.js';
 import type { ArgsOf, FlagsOf } from '../define.js';
-import type { mcp as spec } from './command.js';
+import type { mcp as def } from './command.js';
 
 const LIVE_GUARDED = ['cancel_run', 'reject_gate'];
 /** The SDK's stdio transport's read buffer (STDIO_DEFAULT_MAX_BUFFER_SIZE). */
@@ -14,8 +14,8 @@ const STDIO_LIMIT_MIB = 10;
 
 export default async function serve(
   ctx: Context,
-  _args: ArgsOf<typeof spec>,
-  flags: FlagsOf<typeof spec>,
+  _args: ArgsOf<typeof def>,
+  flags: FlagsOf<typeof def>,
 ): Promise<number> {
   const [{ createServer, toolDefs, sandboxToolDefs }, { StdioServerTransport }] = await Promise.all([
     import('../../mcp/server.js'),
@@ -58,7 +58,7 @@ type ServerModule = typeof import('../../mcp/server.js');
 
 /** The tools offered: those named by --tools (each a tool there is), the reads only with --read-only, and on a
  * live key no cancel or reject unless named. */
-function pickTools(all: Tool[], flags: FlagsOf<typeof spec>, mode: string): Tool[] {
+function pickTools(all: Tool[], flags: FlagsOf<typeof def>, mode: string): Tool[] {
   const names = all.map((t) => t.name);
   const named =
     flags.tools === undefined

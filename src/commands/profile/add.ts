@@ -18,13 +18,13 @@ import {
 import type { Context } from '../context.js';
 import { UsageError } from '../../exit/errors.js';
 import type { ArgsOf, FlagsOf } from '../define.js';
-import type { add as spec } from './command.js';
+import type { add as def } from './command.js';
 import { profileViews } from './view.js';
 
 export default async function add(
   ctx: Context,
-  [name]: ArgsOf<typeof spec>,
-  flags: FlagsOf<typeof spec>,
+  [name]: ArgsOf<typeof def>,
+  flags: FlagsOf<typeof def>,
 ): Promise<number> {
   if (!validProfileName(name!))
     throw new UsageError(`profile name ${JSON.stringify(name)}: use letters, digits, '.', '_' or '-' (up to 40)`);

@@ -5,12 +5,12 @@ import { BUILT_IN_PROFILE, readConfig, updateConfig } from '../../config/profile
 import type { Context } from '../context.js';
 import { ConfigError, InterruptedError, UsageError } from '../../exit/errors.js';
 import type { ArgsOf, FlagsOf } from '../define.js';
-import type { remove as spec } from './command.js';
+import type { remove as def } from './command.js';
 
 export default async function remove(
   ctx: Context,
-  [name]: ArgsOf<typeof spec>,
-  flags: FlagsOf<typeof spec>,
+  [name]: ArgsOf<typeof def>,
+  flags: FlagsOf<typeof def>,
 ): Promise<number> {
   if (name === BUILT_IN_PROFILE) throw new UsageError('the built-in sandbox profile cannot be removed');
   const profile = readConfig(ctx.configDir).profiles[name!];

@@ -2,13 +2,13 @@
 import type { Context } from '../context.js';
 import { InterruptedError, UsageError } from '../../exit/errors.js';
 import type { ArgsOf, FlagsOf } from '../define.js';
-import type { cancel as spec } from './command.js';
+import type { cancel as def } from './command.js';
 import { printRun } from './show.js';
 
 export default async function cancel(
   ctx: Context,
-  [id]: ArgsOf<typeof spec>,
-  flags: FlagsOf<typeof spec>,
+  [id]: ArgsOf<typeof def>,
+  flags: FlagsOf<typeof def>,
 ): Promise<number> {
   const target = await ctx.target();
   if (target.mode === 'live' && !flags.yes) {

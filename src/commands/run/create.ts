@@ -7,11 +7,11 @@ import type { Context } from '../context.js';
 import { ApiError } from '../../api/errors.js';
 import { RetoldError, UsageError, exitCodeOf } from '../../exit/errors.js';
 import type { FlagsOf } from '../define.js';
-import type { create as spec } from './command.js';
+import type { create as def } from './command.js';
 import { printRun } from './show.js';
 import { describeIssue } from '../../contract/issues.js';
 
-export type CreateFlags = FlagsOf<typeof spec>;
+export type CreateFlags = FlagsOf<typeof def>;
 
 /** Which flag sets each field of the request, so an error about a field can name the flag. */
 export const FLAG_FOR_FIELD: Record<string, string> = {

@@ -6,13 +6,13 @@ import { listLines, pageSize, printList, type ListColumn } from '../../ui/list.j
 import { sleep } from '../../lib/clock.js';
 import { EXIT, UsageError } from '../../exit/errors.js';
 import type { FlagsOf } from '../define.js';
-import type { list as spec } from './command.js';
+import type { list as def } from './command.js';
 import { listLimit } from '../list-flags.js';
 
 /** How often `run list --watch` reads the list again. */
 const REDRAW_MS = 2_000;
 
-export default async function list(ctx: Context, _args: [], flags: FlagsOf<typeof spec>): Promise<number> {
+export default async function list(ctx: Context, _args: [], flags: FlagsOf<typeof def>): Promise<number> {
   const api = await ctx.api();
   const columns: ListColumn<Run>[] = [
     { header: 'ID', cell: (r) => r.id },

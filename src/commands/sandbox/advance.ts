@@ -7,12 +7,12 @@ import { RefusedError, UsageError } from '../../exit/errors.js';
 import { oneLine } from '../../lib/sanitize.js';
 import type { AdvanceParams, AdvanceResult } from '../../contract/sandbox-control.js';
 import { adminCall, clockLine } from './admin-call.js';
-import type { advance as spec } from './command.js';
+import type { advance as def } from './command.js';
 
 export default async function advance(
   ctx: Context,
-  [run]: ArgsOf<typeof spec>,
-  flags: FlagsOf<typeof spec>,
+  [run]: ArgsOf<typeof def>,
+  flags: FlagsOf<typeof def>,
 ): Promise<number> {
   if (flags.by === undefined && flags.to === undefined)
     throw new UsageError('give --by <duration>, or a run and --to <stage|gate:NAME|end>');

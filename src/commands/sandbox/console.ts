@@ -6,9 +6,9 @@ import type { Context } from '../context.js';
 import { oneLine } from '../../lib/sanitize.js';
 import type { ConsoleLink } from '../../contract/sandbox-control.js';
 import { adminCall } from './admin-call.js';
-import type { consoleCmd as spec } from './command.js';
+import type { consoleCmd as def } from './command.js';
 
-export default async function openConsole(ctx: Context, _args: [], flags: FlagsOf<typeof spec>): Promise<number> {
+export default async function openConsole(ctx: Context, _args: [], flags: FlagsOf<typeof def>): Promise<number> {
   const { url, expires_at } = await adminCall<ConsoleLink>(ctx, 'POST', '/_sandbox/console');
   if (ctx.io.json) return (ctx.io.writeJson({ url, expires_at }), 0);
   ctx.io.out(oneLine(url));

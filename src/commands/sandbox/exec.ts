@@ -7,13 +7,13 @@ import type { ArgsOf, FlagsOf } from '../define.js';
 import { newTestKey } from '../../config/sandbox-state.js';
 import type { Context } from '../context.js';
 import { EnvironmentError, UsageError } from '../../exit/errors.js';
-import type { exec as spec } from './command.js';
+import type { exec as def } from './command.js';
 import { steering } from './start.js';
 
 export default async function exec(
   ctx: Context,
-  [command]: ArgsOf<typeof spec>,
-  flags: FlagsOf<typeof spec>,
+  [command]: ArgsOf<typeof def>,
+  flags: FlagsOf<typeof def>,
 ): Promise<number> {
   const argv = command ?? [];
   if (argv.length === 0) throw new UsageError('give the command to run after --: orc sandbox exec -- npm test');

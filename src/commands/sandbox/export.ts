@@ -10,11 +10,11 @@ import type { Context } from '../context.js';
 import { diskError, isDiskFailure } from '../../artifacts/disk.js';
 import type { SnapshotCounts } from '../../contract/sandbox-control.js';
 import { adminStream } from './admin-call.js';
-import type { exportCmd as spec } from './command.js';
+import type { exportCmd as def } from './command.js';
 
 const PATH = '/_sandbox/export';
 
-export default async function exportSnapshot(ctx: Context, [file]: ArgsOf<typeof spec>): Promise<number> {
+export default async function exportSnapshot(ctx: Context, [file]: ArgsOf<typeof def>): Promise<number> {
   if (file === '-') {
     // Bytes already on stdout cannot be taken back: a body cut off is not tried again.
     const stdout = ctx.io.streams.stdout;

@@ -5,7 +5,7 @@ import { FailedError } from '../../exit/errors.js';
 import { oneLine, parseServiceJson } from '../../lib/sanitize.js';
 import type { JournalEntry as Entry, JournalPage } from '../../contract/sandbox-control.js';
 import { adminCall } from './admin-call.js';
-import type { logs as spec } from './command.js';
+import type { logs as def } from './command.js';
 
 /** One entry as a line: time, what, status, how long, and what a test would look for. */
 export function entryLine(e: Entry): string {
@@ -17,7 +17,7 @@ export function entryLine(e: Entry): string {
   return oneLine(`${e.at}  ${what}  ${e.status ?? 'ERR'}  ${Math.round(e.ms)} ms${tail ? `  ${tail}` : ''}`);
 }
 
-export default async function logs(ctx: Context, _args: [], flags: FlagsOf<typeof spec>): Promise<number> {
+export default async function logs(ctx: Context, _args: [], flags: FlagsOf<typeof def>): Promise<number> {
   const { data } = await adminCall<JournalPage>(ctx, 'GET', '/_sandbox/logs');
   const print = (e: Entry) =>
     ctx.io.json && flags.follow ? ctx.io.streams.stdout.write(ctx.io.jsonLine(e)) : ctx.io.out(entryLine(e));

@@ -4,9 +4,9 @@ import type { Context } from '../context.js';
 import { InterruptedError, UsageError } from '../../exit/errors.js';
 import type { ResetDone } from '../../contract/sandbox-control.js';
 import { adminCall } from './admin-call.js';
-import type { reset as spec } from './command.js';
+import type { reset as def } from './command.js';
 
-export default async function reset(ctx: Context, _args: [], flags: FlagsOf<typeof spec>): Promise<number> {
+export default async function reset(ctx: Context, _args: [], flags: FlagsOf<typeof def>): Promise<number> {
   if (!flags.yes) {
     if (!ctx.io.canPrompt) throw new UsageError('reset empties the sandbox: it needs --yes when no one can be asked');
     if (!(await (await ctx.prompter()).confirm('Empty the sandbox (every run, webhook, delivery and fault)?', false)))

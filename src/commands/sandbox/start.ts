@@ -19,9 +19,9 @@ import { processStartTime } from '../../lib/pid.js';
 import { KNOB_NAMES } from '../../contract/sandbox-knobs.js';
 import type { RunningSandbox, SandboxOptions, SandboxTls } from '../../sandbox/index.js';
 import type { FlagsOf } from '../define.js';
-import type { start as spec } from './command.js';
+import type { start as def } from './command.js';
 
-type StartFlags = FlagsOf<typeof spec>;
+type StartFlags = FlagsOf<typeof def>;
 
 /** Checks what the flag kinds cannot, before anything starts, naming the flag at fault. */
 export function sandboxOptions(

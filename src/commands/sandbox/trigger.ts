@@ -7,12 +7,12 @@ import { UsageError } from '../../exit/errors.js';
 import { oneLine } from '../../lib/sanitize.js';
 import type { TriggerParams, TriggerResult } from '../../contract/sandbox-control.js';
 import { adminCall } from './admin-call.js';
-import type { trigger as spec } from './command.js';
+import type { trigger as def } from './command.js';
 
 export default async function trigger(
   ctx: Context,
-  [kind]: ArgsOf<typeof spec>,
-  flags: FlagsOf<typeof spec>,
+  [kind]: ArgsOf<typeof def>,
+  flags: FlagsOf<typeof def>,
 ): Promise<number> {
   if (!(EVENT_KINDS as readonly string[]).includes(kind))
     throw new UsageError(`<event-kind> must be one of ${EVENT_KINDS.join(', ')}, not ${JSON.stringify(kind)}`);

@@ -7,10 +7,10 @@ import { scoreBars, sortedChecks } from '../../ui/scorecard.js';
 import { loadStyle } from '../../ui/style.js';
 import { renderTable } from '../../ui/table.js';
 import type { ArgsOf } from '../define.js';
-import type { scorecard as spec } from './command.js';
+import type { scorecard as def } from './command.js';
 import { pickRun } from '../pick.js';
 
-export default async function show(ctx: Context, [given]: ArgsOf<typeof spec>): Promise<number> {
+export default async function show(ctx: Context, [given]: ArgsOf<typeof def>): Promise<number> {
   const runId = given ?? (await pickRun(ctx, 'any', 'scorecard')).id;
   const api = await ctx.api();
   let card;

@@ -8,15 +8,15 @@ import { assertEditable, changedFields, describe, editInEditor, refusal, showDif
 import { parseAssignment, setPath, splitPath, unsetPath } from '../../app-spec/paths.js';
 import { parseJsonInput, readInput } from '../input.js';
 import type { ArgsOf, FlagsOf } from '../define.js';
-import type { edit as spec } from './command.js';
+import type { edit as def } from './command.js';
 import { AppSpecInput } from '../../contract/schemas.js';
 import { closest } from '../../lib/suggest.js';
 import { pickRun } from '../pick.js';
 
 export default async function edit(
   ctx: Context,
-  [given]: ArgsOf<typeof spec>,
-  flags: FlagsOf<typeof spec>,
+  [given]: ArgsOf<typeof def>,
+  flags: FlagsOf<typeof def>,
 ): Promise<number> {
   const io = ctx.io;
   const runId = given ?? (await pickRun(ctx, 'moving', 'spec edit')).id;
@@ -63,7 +63,7 @@ export default async function edit(
 }
 
 /** The edit made in the editor, and what came of it. */
-async function editedInEditor(ctx: Context, api: Api, runId: string, flags: FlagsOf<typeof spec>): Promise<number> {
+async function editedInEditor(ctx: Context, api: Api, runId: string, flags: FlagsOf<typeof def>): Promise<number> {
   const io = ctx.io;
   const outcome = await editInEditor(ctx, api, runId, { format: flags.format, yes: Boolean(flags.yes) });
   if (outcome.kind === 'unchanged') {

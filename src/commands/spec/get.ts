@@ -2,12 +2,12 @@
 import type { Context } from '../context.js';
 import { formatSpec } from '../../app-spec/document.js';
 import type { ArgsOf, FlagsOf } from '../define.js';
-import type { get as spec } from './command.js';
+import type { get as def } from './command.js';
 
 export default async function get(
   ctx: Context,
-  [runId]: ArgsOf<typeof spec>,
-  flags: FlagsOf<typeof spec>,
+  [runId]: ArgsOf<typeof def>,
+  flags: FlagsOf<typeof def>,
 ): Promise<number> {
   const api = await ctx.api();
   const value = await api.spec.retrieve(runId);

@@ -4,13 +4,13 @@ import { UsageError } from '../../exit/errors.js';
 import { oneLine } from '../../lib/sanitize.js';
 import { checkEventKinds, checkWebhookUrl } from '../../webhooks/input.js';
 import type { ArgsOf, FlagsOf } from '../define.js';
-import type { add as spec } from './command.js';
+import type { add as def } from './command.js';
 import { printWebhook } from './show.js';
 
 export default async function add(
   ctx: Context,
-  _args: ArgsOf<typeof spec>,
-  flags: FlagsOf<typeof spec>,
+  _args: ArgsOf<typeof def>,
+  flags: FlagsOf<typeof def>,
 ): Promise<number> {
   const missing = [flags.url === undefined ? '--url' : '', flags.events === undefined ? '--events' : ''].filter(
     Boolean,

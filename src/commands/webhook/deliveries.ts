@@ -4,12 +4,12 @@ import type { Context } from '../context.js';
 import { relativeTime } from '../../ui/format.js';
 import { printList } from '../../ui/list.js';
 import type { ArgsOf, FlagsOf } from '../define.js';
-import type { deliveries as spec } from './command.js';
+import type { deliveries as def } from './command.js';
 
 export default async function deliveries(
   ctx: Context,
-  [id]: ArgsOf<typeof spec>,
-  flags: FlagsOf<typeof spec>,
+  [id]: ArgsOf<typeof def>,
+  flags: FlagsOf<typeof def>,
 ): Promise<number> {
   const api = await ctx.api();
   const items: Delivery[] = [];

@@ -9,12 +9,12 @@ import { loadStyle, type Style } from '../../ui/style.js';
 import { checkEventKinds, checkWebhookUrl } from '../../webhooks/input.js';
 import { listen as runListener, type ReceivedEvent } from '../../webhooks/listen.js';
 import { parseSeconds, type ArgsOf, type FlagsOf } from '../define.js';
-import type { listen as spec } from './command.js';
+import type { listen as def } from './command.js';
 
 export default async function listen(
   ctx: Context,
-  _args: ArgsOf<typeof spec>,
-  flags: FlagsOf<typeof spec>,
+  _args: ArgsOf<typeof def>,
+  flags: FlagsOf<typeof def>,
 ): Promise<number> {
   const io = ctx.io;
   const { events, publicUrl, forwardTo, interval } = listenInputs(ctx, flags);
@@ -60,7 +60,7 @@ export default async function listen(
 }
 
 /** The flags and ORC_LISTEN_CHECK_INTERVAL, checked before anything is made. */
-function listenInputs(ctx: Context, flags: FlagsOf<typeof spec>) {
+function listenInputs(ctx: Context, flags: FlagsOf<typeof def>) {
   const events = checkEventKinds(flags.events ?? '*');
   const publicUrl = flags.publicUrl === undefined ? undefined : checkWebhookUrl(flags.publicUrl, '--public-url');
   const forwardTo = flags.forwardTo === undefined ? undefined : checkForwardUrl(flags.forwardTo);

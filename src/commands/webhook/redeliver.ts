@@ -2,9 +2,9 @@
 import type { Context } from '../context.js';
 import { oneLine } from '../../lib/sanitize.js';
 import type { ArgsOf } from '../define.js';
-import type { redeliver as spec } from './command.js';
+import type { redeliver as def } from './command.js';
 
-export default async function redeliver(ctx: Context, [id, deliveryId]: ArgsOf<typeof spec>): Promise<number> {
+export default async function redeliver(ctx: Context, [id, deliveryId]: ArgsOf<typeof def>): Promise<number> {
   const api = await ctx.api();
   const d = await api.webhooks.redeliver(id, deliveryId);
   if (ctx.io.json) return (ctx.io.writeJson(d), 0);

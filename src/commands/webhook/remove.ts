@@ -3,12 +3,12 @@ import type { Context } from '../context.js';
 import { InterruptedError, UsageError } from '../../exit/errors.js';
 import { oneLine } from '../../lib/sanitize.js';
 import type { ArgsOf, FlagsOf } from '../define.js';
-import type { remove as spec } from './command.js';
+import type { remove as def } from './command.js';
 
 export default async function remove(
   ctx: Context,
-  [id]: ArgsOf<typeof spec>,
-  flags: FlagsOf<typeof spec>,
+  [id]: ArgsOf<typeof def>,
+  flags: FlagsOf<typeof def>,
 ): Promise<number> {
   const api = await ctx.api();
   if (!flags.yes) {

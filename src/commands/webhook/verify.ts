@@ -6,12 +6,12 @@ import { parseSignatureHeader, verifySignature } from '../../contract/signature.
 import { RefusedError, UsageError } from '../../exit/errors.js';
 import { readInput, readInputBytes } from '../input.js';
 import type { ArgsOf, FlagsOf } from '../define.js';
-import type { verify as spec } from './command.js';
+import type { verify as def } from './command.js';
 
 export default async function verify(
   ctx: Context,
-  _args: ArgsOf<typeof spec>,
-  flags: FlagsOf<typeof spec>,
+  _args: ArgsOf<typeof def>,
+  flags: FlagsOf<typeof def>,
 ): Promise<number> {
   const missing = [
     flags.secret === undefined && '--secret',
