@@ -194,7 +194,11 @@ export class SandboxService {
   setArtifactMeta(runId: string, kind: 'screenshots' | 'ipa', meta: ArtifactMeta): void {
     const rec = this.store.runs.get(runId);
     if (!rec || (rec.artifactTimes[kind] ?? '') !== meta.at) return;
-    this.change(rec, (next) => (next.artifactMeta = { ...next.artifactMeta, [kind]: meta }), { reschedule: false });
+    const done = this.change(rec, (next) => (next.artifactMeta = { ...next.artifactMeta, [kind]: meta }), {
+      reschedule: false,
+    });
+    // A run that waits for its build has no next tick (see schedule): the description is what moves it on.
+    if (this.buildWaits.has(runId) && done.run.status === 'running' && !this.timers.has(runId)) this.schedule(runId);
     for (const wake of this.buildWaiters.splice(0)) wake();
   }
 
@@ -592,12 +596,10 @@ export class SandboxService {
       this.timers.delete(runId);
       const rec = this.store.runs.get(runId);
       if (!rec || rec.run.status !== 'running') return;
-      // Waiting for the build: nothing to write, only to look again (see waitsForBuild).
-      if (waitsForBuild(rec)) {
-        this.buildWaits.add(runId);
-        this.schedule(runId);
-        return;
-      }
+      // Waiting for the build: nothing to write, and no next tick until it is described (setArtifactMeta).
+      // Looking again every tick would be a busy loop on a clock whose short waits pass at once (a test's),
+      // taking turns from the describing it waits for.
+      if (waitsForBuild(rec)) return void this.buildWaits.add(runId);
       try {
         this.change(rec, (next, events) => this.advance(next, events));
         this.tickFailures.delete(runId);

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Event, Gate, Run, pageOf } from '../../src/contract/schemas.js';
 import { driveToEnd, quickClock, readSse, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { until } from '../helpers/until.js';
 
 let sb: TestSandbox;
 beforeAll(async () => {
@@ -289,5 +290,37 @@ describe('POST /v1/runs/{id}/cancel', () => {
     expect(res.body).toMatchObject({ status: 'canceled', gate_pending: null });
     const approve = await sb.call('POST', `/v1/runs/${run.id}/gates/idea:approve`);
     expect(approve.status).toBe(409);
+  });
+});
+
+describe('submission waits for the build', () => {
+  it('a run approved at the final gate before its build is described waits without ticking, and moves on once it is', async () => {
+    const clock = quickClock();
+    const own = await startTestSandbox({ clock });
+    // The descriptions are held until the test lets them through: the approval comes first, every time.
+    const held: Array<() => void> = [];
+    const describe = own.service.setArtifactMeta.bind(own.service);
+    own.service.setArtifactMeta = (...args) => void held.push(() => describe(...args));
+    try {
+      const run = await own.createRun('A build described late');
+      for (const gate of ['idea', 'brand', 'final']) {
+        await own.waitFor(run.id, (r) => r.gate_pending === gate);
+        expect((await own.call('POST', `/v1/runs/${run.id}/gates/${gate}:approve`)).status).toBe(200);
+      }
+      await until(() => held.length === 2, 'the screenshots and the ipa described (and held)', { pollMs: 20 });
+      await clock.settled(); // the tick that finds the run waiting
+      const asked = clock.requested.length;
+      await clock.settled();
+      await clock.settled();
+      // Polled every tick, the wait was a busy loop on this clock, taking turns from the describing it waits for.
+      expect(clock.requested.length).toBe(asked);
+      const waiting = (await own.call('GET', `/v1/runs/${run.id}`)).body;
+      expect(waiting).toMatchObject({ status: 'running', stage: '07_scoring', gate_pending: null });
+      for (const release of held.splice(0)) release();
+      const end = await own.waitFor(run.id, (r) => r.status !== 'running');
+      expect(end).toMatchObject({ status: 'accepted', stage: '09_review' });
+    } finally {
+      await own.close();
+    }
   });
 });
