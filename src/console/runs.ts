@@ -2,26 +2,13 @@
 // events (GET /_sandbox/events) and each changed run on the page is read again from /v1.
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { RUN_STATUSES } from '../contract/events.js';
+import { EVENT_KINDS, RUN_STATUSES } from '../contract/events.js';
 import type { Event, Page, Run } from '../contract/schemas.js';
 import { api, query, stream } from './api.js';
 import { clean } from './text.js';
 import { ErrorNote, Link, Status, Time, announce, navigate, useNow } from './ui.js';
 
 const PAGE = 25;
-
-/** The run events after which a run on the page is read again. */
-const RUN_EVENTS = [
-  'run.created',
-  'run.stage_changed',
-  'run.gate_pending',
-  'run.gate_resolved',
-  'run.scored',
-  'run.accepted',
-  'run.rejected',
-  'run.failed',
-  'run.canceled',
-];
 
 export function RunsPage({ search }: { search: string }) {
   const params = new URLSearchParams(search);
@@ -107,7 +94,8 @@ function useRunsPage(status: string, cursor: string | null) {
       timer ??= setTimeout(() => void flush(), 16);
     };
     const handlers: Record<string, (d: any) => void> = { 'sandbox.reset': () => void load() };
-    for (const kind of RUN_EVENTS) handlers[kind] = changed;
+    // Every kind of run event (the contract's list) is a change after which the run is read again.
+    for (const kind of EVENT_KINDS) handlers[kind] = changed;
     const close = stream('/_sandbox/events', handlers, setLive);
     return () => {
       stopped = true;
