@@ -152,6 +152,15 @@ export async function openToRead(path: string): Promise<FileHandle | null> {
  * atomic rename; over a folder, a link or anything else it is refused and nothing is touched.
  */
 export async function placeFile(partial: string, path: string, shown: string): Promise<void> {
+  await plainFileOrNothing(path, `${shown}: `);
+  await rename(partial, path);
+}
+
+/**
+ * What stands at `path` if it is a plain file, or null if nothing does; anything else of the user's (a folder,
+ * a link) is refused, named, and left as it is.
+ */
+export async function plainFileOrNothing(path: string, prefix = ''): Promise<Stats | null> {
   const there = await lstatOrNull(path);
   if (there && !there.isFile()) {
     const what = there.isDirectory()
@@ -160,10 +169,10 @@ export async function placeFile(partial: string, path: string, shown: string): P
         ? 'a link'
         : 'something that is not a plain file';
     throw new CollisionError(
-      `${shown}: ${what} of yours stands at ${path}; it was left as it is and this file was not written (move it away, or pull into another --dir)`,
+      `${prefix}${what} of yours stands at ${path}; it was left as it is and this file was not written (move it away, or pull into another --dir)`,
     );
   }
-  await rename(partial, path);
+  return there;
 }
 
 /** A partial file given up on (unlink: never a folder, never what a link points to). */

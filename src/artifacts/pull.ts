@@ -27,7 +27,7 @@ import {
   diskError,
   dropPartial,
   isDiskFailure,
-  lstatOrNull,
+  plainFileOrNothing,
   makeDir,
   openToRead,
   ownDir,
@@ -425,17 +425,7 @@ async function downloadFile(
  * any other file when the pull keeps what is there).
  */
 async function alreadyThere(file: PullFile, keep: boolean): Promise<PulledFile | null> {
-  const there = await lstatOrNull(file.path);
-  if (there && !there.isFile()) {
-    const what = there.isDirectory()
-      ? 'a folder'
-      : there.isSymbolicLink()
-        ? 'a link'
-        : 'something that is not a plain file';
-    throw new CollisionError(
-      `${what} of yours stands at ${file.path}; it was left as it is and this file was not written (move it away, or pull into another --dir)`,
-    );
-  }
+  const there = await plainFileOrNothing(file.path);
   if (there && there.size === file.size && file.sha256) {
     const digest = (await hashFile(file.path))?.hash.digest('hex');
     if (digest === file.sha256) return { ...file, sha256: digest, state: 'present' };
