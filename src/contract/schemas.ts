@@ -96,6 +96,11 @@ export const AppSpec = lazy(() =>
     brand: z.optional(Brand),
     screens: z.optional(z.array(Screen)),
     features: z.optional(z.array(z.string())),
+    keywords: z.optional(z.array(z.string())),
+    age_rating: z.optional(z.string()),
+    privacy_policy_url: z.optional(z.string()),
+    support_url: z.optional(z.string()),
+    terms_url: z.optional(z.string()),
     source: z.optional(z.looseObject({ repo_url: z.optional(z.string()), ref: z.optional(z.string()) })),
   }),
 );
@@ -110,6 +115,17 @@ export const PreflightCheck = lazy(() =>
     title: z.string(),
     status: knownOr(['pass', 'warn', 'fail']),
     detail: z.optional(z.nullable(z.string())),
+    field: z.optional(z.nullable(z.string())),
+    hint: z.optional(z.nullable(z.string())),
+  }),
+);
+/** One part of beauty or harmony, explained (CONTRACT.md, Additions). */
+export const ScoreComponent = lazy(() =>
+  z.looseObject({
+    name: z.string(),
+    value: z.number(),
+    weight: z.number(),
+    detail: z.optional(z.nullable(z.string())),
   }),
 );
 export const Scorecard = lazy(() =>
@@ -117,6 +133,7 @@ export const Scorecard = lazy(() =>
     score: Score,
     passed: z.boolean(),
     preflight: z.looseObject({ passed: z.boolean(), checks: z.array(PreflightCheck) }),
+    components: z.optional(z.array(ScoreComponent)),
   }),
 );
 export type Scorecard = z.infer<typeof Scorecard>;
@@ -243,10 +260,13 @@ export const AppSpecInput = lazy(() =>
         voice: z.optional(z.string()),
       }),
     ),
-    screens: z.optional(
-      z.array(z.looseObject({ id: nonEmpty, title: z.optional(z.string()), purpose: z.optional(z.string()) })),
-    ),
+    screens: z.optional(z.array(z.looseObject({ id: nonEmpty, title: nonEmpty, purpose: z.optional(z.string()) }))),
     features: z.optional(z.array(z.string())),
+    keywords: z.optional(z.array(z.string())),
+    age_rating: z.optional(z.string()),
+    privacy_policy_url: z.optional(z.string()),
+    support_url: z.optional(z.string()),
+    terms_url: z.optional(z.string()),
     source: z.optional(
       z.looseObject({
         repo_url: z.optional(z.string().check(z.regex(REPO_URL, 'an https:// or git@ URL'))),

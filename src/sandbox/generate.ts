@@ -1,6 +1,7 @@
 // Deterministic content for sandbox runs: the same seed and pitch always give the same spec and scores.
 import { hash } from 'node:crypto';
-import type { AppSpecInput, RunCreateParams, Scorecard } from '../contract/schemas.js';
+import type { AppSpecInput, RunCreateParams } from '../contract/schemas.js';
+import { LIMITS, keywordsFrom, paletteFromHue, shorten } from './rules.js';
 
 export interface Magic {
   fail: boolean;
@@ -26,6 +27,11 @@ export function prng(seed: number, text: string): () => number {
 }
 const pick = <T>(rand: () => number, list: readonly T[]): T => list[Math.floor(rand() * list.length)] as T;
 const between = (rand: () => number, lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1));
+/** `n` different entries of a list, in the order drawn. */
+const sample = <T>(rand: () => number, list: readonly T[], n: number): T[] => {
+  const left = [...list];
+  return Array.from({ length: Math.min(n, left.length) }, () => left.splice(Math.floor(rand() * left.length), 1)[0]!);
+};
 
 const STOP = new Set([
   'a',
@@ -120,6 +126,11 @@ export interface RunSeed {
 
 /** The App Spec a new run starts with: brand and screens are filled in later by their stages. */
 export function initialSpec(params: RunCreateParams, seed: number): RunSeed {
+  const made = firstSpec(params, seed);
+  return made.magic.lowscore ? { ...made, spec: withFixableProblems(made.spec) } : made;
+}
+
+function firstSpec(params: RunCreateParams, seed: number): RunSeed {
   if (params.mode === 'idea' && params.idea) {
     const { pitch, audience, monetization } = params.idea;
     const rand = prng(seed, pitch);
@@ -129,18 +140,20 @@ export function initialSpec(params: RunCreateParams, seed: number): RunSeed {
       magic: magicWords(pitch),
       spec: {
         name,
-        tagline: pitch
-          .replace(/#\w+/g, '')
-          .trim()
-          .split(/(?<=[.!?])\s/)[0]!
-          .slice(0, 80),
+        tagline: shorten(
+          pitch
+            .replace(/#\w+/g, '')
+            .trim()
+            .split(/(?<=[.!?])\s/)[0]!,
+          LIMITS.subtitle,
+        ),
         description: `${name} for ${audience}. ${pitch.replace(/#\w+/g, '').trim()}`,
         platforms: ['ios', 'android'],
         bundle_id: `com.example.${name.toLowerCase().replace(/[^a-z0-9]/g, '') || 'app'}`,
         category: pick(rand, CATEGORIES),
         audience,
         monetization,
-        features: Array.from(new Set(Array.from({ length: 5 }, () => pick(rand, FEATURES)))),
+        features: sample(rand, FEATURES, 4),
       },
     };
   }
@@ -156,7 +169,7 @@ export function initialSpec(params: RunCreateParams, seed: number): RunSeed {
         platforms: ['ios'],
         bundle_id: `com.example.${name.toLowerCase().replace(/[^a-z0-9]/g, '') || 'app'}`,
         category: pick(rand, CATEGORIES),
-        features: [pick(rand, FEATURES)],
+        features: sample(rand, FEATURES, 3),
         source: { repo_url: source, ref: 'main' },
       },
     };
@@ -167,9 +180,8 @@ export function initialSpec(params: RunCreateParams, seed: number): RunSeed {
 export function brandFor(seed: number, text: string) {
   const rand = prng(seed, `brand:${text}`);
   const hue = Math.floor(rand() * 360);
-  const palette = [0, 30, 180, 210, 0].map((shift, i) =>
-    hslHex((hue + shift) % 360, i === 4 ? 10 : 55 + between(rand, 0, 30), i === 4 ? 96 : 35 + i * 8),
-  );
+  // Related hues, the text at 7:1 on the background: a generated brand passes the rules (rules.ts).
+  const palette = paletteFromHue(hue, 55 + between(rand, 0, 30));
   return { palette, typeface: pick(rand, TYPEFACES), voice: pick(rand, VOICES) };
 }
 
@@ -177,72 +189,6 @@ export function screensFor(seed: number, text: string) {
   const rand = prng(seed, `screens:${text}`);
   const count = between(rand, 3, 5);
   return SCREENS.slice(0, count).map(([id, title, purpose]) => ({ id, title, purpose }));
-}
-
-/** Each check: its id, its title, and what its detail says when it fails and when it warns (never the title again). */
-const PREFLIGHT = [
-  [
-    'icon',
-    'App icon in every required size',
-    'the 1024 × 1024 marketing icon is missing',
-    'the 1024 × 1024 icon has an alpha channel; the store flattens it on black',
-  ],
-  [
-    'privacy_manifest',
-    'Privacy manifest declares collected data',
-    'PrivacyInfo.xcprivacy declares no collected data types, though the app reads the email address',
-    'NSPrivacyTracking is not set; declare false if the app does not track',
-  ],
-  [
-    'launch_screen',
-    'Launch screen present',
-    'no launch storyboard in the bundle',
-    'the launch screen shows text, which is not localised',
-  ],
-  [
-    'screenshots',
-    'Screenshots for 6.7" and 6.5" displays',
-    'no 6.5" (1284 × 2778) set; one is required',
-    'three screenshots at 6.7"; five show more of the app',
-  ],
-  [
-    'bundle_id',
-    'Bundle id matches the provisioning profile',
-    'the profile is for another bundle id',
-    'the profile expires within 30 days',
-  ],
-  [
-    'age_rating',
-    'Age rating questionnaire complete',
-    'the questionnaire has unanswered items',
-    'user-generated content is answered "none"; check the features',
-  ],
-  [
-    'export_compliance',
-    'Export compliance answered',
-    'ITSAppUsesNonExemptEncryption is not set',
-    'the app uses HTTPS only: exempt, say so in Info.plist to skip the question',
-  ],
-] as const;
-
-export function scorecardFor(seed: number, text: string, magic: Magic): Scorecard {
-  const rand = prng(seed, `score:${text}`);
-  const beauty = magic.lowscore ? between(rand, 28, 52) : between(rand, 72, 97);
-  const harmony = magic.lowscore ? between(rand, 25, 50) : between(rand, 70, 96);
-  const score = Math.round((beauty + harmony) / 2);
-  const failing = magic.lowscore ? new Set([PREFLIGHT[between(rand, 0, 2)]![0], 'screenshots']) : new Set<string>();
-  const warning = PREFLIGHT[between(rand, 3, PREFLIGHT.length - 1)]![0];
-  const checks = PREFLIGHT.map(([id, title, failed, warned]) => {
-    const status = failing.has(id) ? 'fail' : id === warning && rand() < 0.6 ? 'warn' : 'pass';
-    const detail = status === 'fail' ? failed : status === 'warn' ? warned : null;
-    return { id, title, status, detail };
-  });
-  const preflightPassed = checks.every((c) => c.status !== 'fail');
-  return {
-    score: { beauty, harmony, score, total: 100 },
-    passed: score >= 70 && preflightPassed,
-    preflight: { passed: preflightPassed, checks },
-  };
 }
 
 export function appIdFor(seed: number, text: string, runId: string): string {
@@ -259,31 +205,59 @@ export function rejectionReasonFor(seed: number, text: string): string {
   ]);
 }
 
+/** The store listing, read from the spec the rules judge (rules.ts): what would go to App Store Connect. */
 export function metadataFor(spec: AppSpecInput) {
   return {
     name: spec.name,
     subtitle: spec.tagline ?? null,
     description: spec.description ?? null,
-    keywords: (spec.features ?? []).map((f) => f.toLowerCase()).slice(0, 8),
+    keywords: spec.keywords ?? [],
     primary_category: spec.category ?? null,
-    age_rating: '4+',
-    support_url: `https://example.com/${encodeURIComponent((spec.name || 'app').toLowerCase().replace(/\s+/g, '-'))}/support`,
-    privacy_policy_url: `https://example.com/${encodeURIComponent((spec.name || 'app').toLowerCase().replace(/\s+/g, '-'))}/privacy`,
+    age_rating: spec.age_rating ?? null,
+    support_url: spec.support_url ?? null,
+    privacy_policy_url: spec.privacy_policy_url ?? null,
+    ...(spec.terms_url ? { terms_url: spec.terms_url } : {}),
   };
 }
 
-function hslHex(h: number, s: number, l: number): string {
-  const sat = s / 100;
-  const lig = l / 100;
-  const k = (n: number) => (n + h / 30) % 12;
-  const a = sat * Math.min(lig, 1 - lig);
-  const f = (n: number) => lig - a * Math.max(-1, Math.min(k(n) - 3, Math.min(9 - k(n), 1)));
-  return `#${[f(0), f(8), f(4)]
-    .map((x) =>
-      Math.round(x * 255)
-        .toString(16)
-        .padStart(2, '0'),
-    )
-    .join('')
-    .toUpperCase()}`;
+const slugOf = (name: string) =>
+  name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '') || 'app';
+
+/**
+ * What the concept stage writes of a store listing when the spec leaves it out: a subtitle, keywords, a
+ * category, an age rating and the URLs a listing needs. What the spec has is never replaced.
+ */
+export function listingFor(spec: AppSpecInput, seed: number, text: string): Partial<AppSpecInput> {
+  const rand = prng(seed, `listing:${text}`);
+  const base = `https://example.com/${slugOf(spec.name)}`;
+  return {
+    tagline: shorten(spec.description ?? spec.name, LIMITS.subtitle),
+    description: `${spec.name}${spec.audience ? ` for ${spec.audience}` : ''}.`,
+    category: pick(rand, CATEGORIES),
+    keywords: keywordsFrom(spec),
+    age_rating: '4+',
+    privacy_policy_url: `${base}/privacy`,
+    support_url: `${base}/support`,
+    ...(spec.monetization === 'subscription' ? { terms_url: `${base}/terms` } : {}),
+    ...spec,
+  };
+}
+
+/**
+ * `#lowscore`: a spec with problems the docs list, each fixable with `spec edit` (docs/sandbox.md): a name over
+ * 30 characters, a category the store does not know, one screen with no purpose, twelve features, and a palette
+ * of seven clashing colours whose text is 2:1 on its background.
+ */
+export function withFixableProblems(spec: AppSpecInput): AppSpecInput {
+  return {
+    ...spec,
+    name: `${spec.name} – Your Everyday Companion App`,
+    category: 'Apps',
+    features: [...FEATURES],
+    screens: [{ id: 'home', title: 'Home' }],
+    brand: { ...spec.brand, palette: ['#8FA3B8', '#C77F4A', '#4FB06D', '#B455C9', '#C9A33D', '#6C8FD6', '#DDE3EA'] },
+  };
 }

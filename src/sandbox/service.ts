@@ -10,7 +10,8 @@ import { applyMergePatch } from '../lib/merge-patch.js';
 import { AppSpecInput, type Gate, type RunCreateParams } from '../contract/schemas.js';
 import { describedMeta } from './artifacts.js';
 import { Failure, failureFromZod } from './failure.js';
-import { appIdFor, brandFor, initialSpec, rejectionReasonFor, scorecardFor, screensFor } from './generate.js';
+import { appIdFor, brandFor, initialSpec, listingFor, rejectionReasonFor, screensFor } from './generate.js';
+import { reviewRejection, scorecardOf } from './rules.js';
 import type { ArtifactMeta, RunRecord, StoredEvent, Store } from './store.js';
 
 export const STAGES = [
@@ -537,9 +538,11 @@ export class SandboxService {
       return;
     }
     if (rec.stageIndex === STAGES.length - 1) {
-      if (rec.magic.reject) {
+      // `#reject` is a fate; otherwise review rejects what the spec gives it a reason to (rules.ts).
+      const reason = rec.magic.reject ? rejectionReasonFor(this.opts.seed, rec.text) : reviewRejection(rec.spec);
+      if (reason) {
         rec.run.status = 'rejected';
-        events.push(this.event(rec, 'run.rejected', { reason: rejectionReasonFor(this.opts.seed, rec.text) }));
+        events.push(this.event(rec, 'run.rejected', { reason }));
       } else {
         const appId = appIdFor(this.opts.seed, rec.text, rec.run.id);
         rec.appStoreUrl = `https://apps.apple.com/app/id${appId}`;
@@ -561,7 +564,10 @@ export class SandboxService {
     });
     const now = rec.run.updated_at!;
     const touch = (...kinds: string[]) => kinds.forEach((k) => (rec.artifactTimes[k] = now));
-    if (stage === '02_concept') touch('spec');
+    if (stage === '02_concept') {
+      rec.spec = listingFor(rec.spec, this.opts.seed, rec.text) as RunRecord['spec'];
+      touch('spec', 'metadata');
+    }
     if (stage === '03_brand') {
       rec.spec.brand = { ...brandFor(this.opts.seed, rec.text), ...rec.spec.brand };
       touch('spec', 'metadata');
@@ -582,7 +588,7 @@ export class SandboxService {
       touch('ipa');
     }
     if (stage === '07_scoring') {
-      rec.scorecard = scorecardFor(this.opts.seed, rec.text, rec.magic);
+      rec.scorecard = scorecardOf(rec.spec);
       touch('scorecard', 'preflight');
       events.push(this.event(rec, 'run.scored', { score: rec.scorecard.score, passed: rec.scorecard.passed }));
     }
