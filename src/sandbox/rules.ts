@@ -73,7 +73,8 @@ export const CONTRAST = { aa: 4.5, large: 3, full: 7 } as const;
 const BETA_WORDS = /\b(beta|test|testing|demo|trial|preview)\b/i;
 
 const chars = (s: string) => [...s].length;
-const quote = (s: string, max = 40) => JSON.stringify(chars(s) > max ? `${[...s].slice(0, max - 1).join('')}…` : s);
+const count = (n: number) => n.toLocaleString('en-US');
+const quote = (s: string, max = 80) => JSON.stringify(chars(s) > max ? `${[...s].slice(0, max - 1).join('')}…` : s);
 const slug = (spec: Spec) =>
   spec.name
     .toLowerCase()
@@ -153,14 +154,15 @@ function descriptionRule(spec: Spec): Verdict {
     return {
       status: 'fail',
       detail: 'no description: the App Store requires one',
-      hint: `write description: what ${spec.name} does and for whom, at most ${LIMITS.description} characters`,
+      hint: `write description: what ${spec.name} does and for whom, at most ${count(LIMITS.description)} characters`,
       suggestion: `${spec.name}${spec.audience ? ` for ${spec.audience}` : ''}. ${spec.tagline ?? ''}`.trim(),
     };
-  if (n <= LIMITS.description) return { status: 'pass', detail: `${n} of ${LIMITS.description} characters` };
+  if (n <= LIMITS.description)
+    return { status: 'pass', detail: `${count(n)} of ${count(LIMITS.description)} characters` };
   return {
     status: 'fail',
-    detail: `the description is ${n} characters; the App Store takes ${LIMITS.description}`,
-    hint: `shorten description to ${LIMITS.description} characters or fewer`,
+    detail: `the description is ${count(n)} characters; the App Store takes ${count(LIMITS.description)}`,
+    hint: `shorten description to ${count(LIMITS.description)} characters or fewer`,
     suggestion: shorten(d, LIMITS.description),
   };
 }
@@ -267,7 +269,10 @@ function screenshotsRule(spec: Spec): Verdict {
   const screens = spec.screens ?? [];
   const n = screens.length;
   if (n >= 1 && n <= LIMITS.screenshots)
-    return { status: 'pass', detail: `${n} screen${n === 1 ? '' : 's'}, each drawn at 6.9" (1320 × 2868) and 6.5" (1242 × 2688)` };
+    return {
+      status: 'pass',
+      detail: `${n} screen${n === 1 ? '' : 's'}, each drawn at 6.9" (1320 × 2868) and 6.5" (1242 × 2688)`,
+    };
   return {
     status: 'fail',
     detail:
@@ -674,8 +679,16 @@ const weighed = (parts: Component[], of: Component['of']) => {
 /** The bar a scorecard passes: a score of 70 and no failing pre-flight check. */
 export const PASS_SCORE = 70;
 
+/** A scorecard as the rules make it (CONTRACT.md's, with `field`, `hint`, `suggestion` and `components`). */
+export type JudgedScorecard = {
+  score: Scorecard['score'];
+  passed: boolean;
+  preflight: { passed: boolean; checks: Check[] };
+  components: Component[];
+};
+
 /** The scorecard of a spec: the same spec always gives the same scorecard. */
-export function scorecardOf(spec: Spec): Scorecard & { components: Component[] } {
+export function scorecardOf(spec: Spec): JudgedScorecard {
   const parts = components(spec);
   const beauty = weighed(parts, 'beauty');
   const harmony = weighed(parts, 'harmony');

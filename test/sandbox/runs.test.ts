@@ -262,6 +262,22 @@ describe('a run through its gates', () => {
     expect(last.type).toBe('run.rejected');
     expect(last.data.reason).toMatch(/Guideline/);
   });
+
+  it('app review rejects for what the spec says (beta wording, no privacy policy), citing the guideline', async () => {
+    for (const [edit, guideline] of [
+      [{ name: 'Chess Clock Beta' }, /^Guideline 2\.2 .*App Spec field name/],
+      [{ privacy_policy_url: null }, /^Guideline 5\.1\.1\(i\) .*privacy_policy_url/],
+    ] as const) {
+      const run = await sb.createRun('A chess clock');
+      await sb.waitFor(run.id, (r) => r.gate_pending === 'idea');
+      const patched = await sb.call('PATCH', `/v1/runs/${run.id}/spec`, edit);
+      expect(patched.status, patched.text).toBe(200);
+      const end = await driveToEnd(sb, run.id);
+      expect(end.status).toBe('rejected');
+      const last = (await events(run.id)).at(-1)!;
+      expect(last).toMatchObject({ type: 'run.rejected', data: { reason: expect.stringMatching(guideline) } });
+    }
+  });
 });
 
 describe('POST /v1/runs/{id}/cancel', () => {

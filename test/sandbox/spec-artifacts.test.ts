@@ -63,6 +63,10 @@ describe('App Spec', () => {
     expect(bad.body.error).toMatchObject({ code: 'invalid_value', field: 'brand.palette.1' });
     const noName = await patch(run.id, { name: null });
     expect(noName.body.error).toMatchObject({ code: 'missing_field', field: 'name' });
+    const untitled = await patch(run.id, { screens: [{ id: 'home' }] });
+    expect(untitled.body.error).toMatchObject({ code: 'missing_field', field: 'screens.0.title' });
+    const keywords = await patch(run.id, { keywords: 'run, train' });
+    expect(keywords.body.error).toMatchObject({ code: 'invalid_value', field: 'keywords' });
     const notObject = await patch(run.id, [1, 2]);
     expect(notObject.status).toBe(400);
     const after = (await sb.call('GET', `/v1/runs/${run.id}/spec`)).body;
@@ -103,16 +107,69 @@ describe('scorecard', () => {
     expect(card.preflight.checks.some((c) => c.status === 'fail')).toBe(true);
   });
 
-  it('differs with another seed', async () => {
+  it("is the spec's: the same spec scores the same under another seed, and an edit to it changes the score", async () => {
     const other = await startTestSandbox({ seed: 42 });
     try {
-      const run = await driveToEnd(other, (await other.createRun('A trail running log for ultra runners')).id);
-      const card = (await other.call('GET', `/v1/runs/${run.id}/scorecard`)).body;
+      const spec = (await sb.call('GET', `/v1/runs/${done.id}/spec`)).body;
+      const again = await other.call('POST', '/v1/runs', { mode: 'ship', source: spec });
+      expect(again.status, again.text).toBe(201);
+      await driveToEnd(other, again.body.id);
       const mine = (await sb.call('GET', `/v1/runs/${done.id}/scorecard`)).body;
-      expect(card.score).not.toEqual(mine.score);
+      expect((await other.call('GET', `/v1/runs/${again.body.id}/scorecard`)).body).toEqual(mine);
+      const edited = await other.call('POST', '/v1/runs', {
+        mode: 'ship',
+        source: { ...spec, brand: { ...spec.brand, palette: ['#8FA3B8', '#DDE3EA'] } },
+      });
+      await driveToEnd(other, edited.body.id);
+      const card = (await other.call('GET', `/v1/runs/${edited.body.id}/scorecard`)).body;
+      expect(card.score.beauty).toBeLessThan(mine.score.beauty);
+      expect(card.preflight.checks.find((c: { id: string }) => c.id === 'contrast').status).toBe('fail');
     } finally {
       await other.close();
     }
+  });
+});
+
+describe('the gate loop', () => {
+  /** The merge patch that sets a check's suggestion at its dotted field. */
+  const patchOf = (c: { field: string; suggestion: unknown }) =>
+    c.field
+      .split('.')
+      .reverse()
+      .reduce<unknown>((value, key) => ({ [key]: value }), c.suggestion);
+  const atFinal = (id: string) => sb.waitFor(id, (r) => r.gate_pending === 'final' || r.status !== 'running');
+
+  it('a rejected final with a fixed palette comes back with new screenshots, new scores and a new pre-flight', async () => {
+    const run = await sb.createRun('A plant watering diary #lowscore');
+    for (const gate of ['idea', 'brand']) {
+      await sb.waitFor(run.id, (r) => r.gate_pending === gate);
+      await sb.call('POST', `/v1/runs/${run.id}/gates/${gate}:approve`);
+    }
+    await atFinal(run.id);
+    const before = (await sb.call('GET', `/v1/runs/${run.id}/scorecard`)).body;
+    await sb.artifactsReady(run.id);
+    const shotsBefore = (await sb.call('GET', `/v1/runs/${run.id}/artifacts/screenshots`)).body.files;
+    const failing = before.preflight.checks.filter((c: { status: string }) => c.status === 'fail');
+    expect(failing.map((c: { id: string }) => c.id)).toEqual(['name', 'category', 'contrast']);
+    for (const c of failing) {
+      expect(c.hint).toContain(c.field.split('.')[0]);
+      const r = await patch(run.id, patchOf(c));
+      expect(r.status, r.text).toBe(200);
+    }
+    const rejected = await sb.call('POST', `/v1/runs/${run.id}/gates/final:reject`, { notes: 'fixed from the hints' });
+    expect(rejected.status).toBe(200);
+    await atFinal(run.id);
+    const after = (await sb.call('GET', `/v1/runs/${run.id}/scorecard`)).body;
+    expect(after.preflight.passed).toBe(true);
+    expect(after.passed).toBe(true);
+    expect(after.score.score).toBeGreaterThan(before.score.score);
+    await sb.artifactsReady(run.id);
+    const shotsAfter = (await sb.call('GET', `/v1/runs/${run.id}/artifacts/screenshots`)).body.files;
+    expect(shotsAfter.map((f: { sha256: string }) => f.sha256)).not.toEqual(
+      shotsBefore.map((f: { sha256: string }) => f.sha256),
+    );
+    const end = await driveToEnd(sb, run.id);
+    expect(end.status).toBe('accepted');
   });
 });
 
