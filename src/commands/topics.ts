@@ -1,6 +1,7 @@
 // `orc help <topic>`: exit codes, environment, JSON output, the sandbox. One source for each: `orc help`
 // prints it, and the README's sections between `<!-- topic:NAME -->` markers are made from it
 // (`npm run docs`; a test keeps them the same).
+import { PASS_SCORE, PREFLIGHT_RULE_TABLE, SCORE_PART_TABLE } from '../contract/sandbox-rules.js';
 import { EVENT_KINDS } from '../contract/events.js';
 import { EXIT_CODES } from '../exit/errors.js';
 import artifacts from '../../docs/topics/artifacts.md?raw';
@@ -113,7 +114,11 @@ export const ENVIRONMENT: readonly EnvVar[] = [
 export const MAGIC_WORDS: ReadonlyArray<{ word: string; effect: string }> = [
   { word: '#fail', effect: 'the run fails at 05_build' },
   { word: '#reject', effect: 'app review rejects the run' },
-  { word: '#lowscore', effect: 'a scorecard that does not pass, with failing pre-flight checks' },
+  {
+    word: '#lowscore',
+    effect:
+      'the run starts from a spec with fixable problems (a name over 30 characters, a category the store does not know, a low-contrast palette of seven clashing colours, one screen, twelve features): it scores below the bar until `spec edit` fixes them',
+  },
 ];
 
 export interface Topic {
@@ -196,7 +201,11 @@ export const TOPICS: readonly Topic[] = [
         ),
         '',
         'Magic words in idea.pitch (or the spec name in ship mode) steer a run:',
-        ...MAGIC_WORDS.map((m) => `  ${m.word.padEnd(10)}  ${m.effect}`),
+        ...MAGIC_WORDS.flatMap((m) =>
+          wrap(m.effect, 14).map((l, i) => (i === 0 ? `  ${m.word.padEnd(10)}  ${l.trimStart()}` : l)),
+        ),
+        '',
+        ...rulesText(),
         '',
         `Event kinds: ${EVENT_KINDS.join(', ')}.`,
         '',
@@ -206,7 +215,14 @@ export const TOPICS: readonly Topic[] = [
         'More: docs/sandbox.md (what it emulates, its store, its decisions).',
       ];
     },
-    data: async () => ({ knobs: await sandboxKnobs(), magic_words: MAGIC_WORDS, event_kinds: EVENT_KINDS }),
+    data: async () => ({
+      knobs: await sandboxKnobs(),
+      magic_words: MAGIC_WORDS,
+      event_kinds: EVENT_KINDS,
+      preflight_rules: PREFLIGHT_RULE_TABLE,
+      score_parts: SCORE_PART_TABLE,
+      pass_score: PASS_SCORE,
+    }),
   },
 ];
 
@@ -265,6 +281,28 @@ export async function leafCommands(): Promise<LeafCommand[]> {
 }
 
 /** The sandbox's flags, from its knobs (the one source). */
+/** The rules the sandbox judges a spec by: each check with its field and limit, each part of the scores. */
+function rulesText(): string[] {
+  const id = Math.max(...PREFLIGHT_RULE_TABLE.map((r) => r.id.length));
+  return [
+    'Pre-flight, from the App Spec (a check names its field, and says how to pass when it does not):',
+    ...PREFLIGHT_RULE_TABLE.flatMap((r) =>
+      wrap(
+        `${r.field}: fails when ${r.fails}${r.warns ? `; warns when ${r.warns}` : ''}. ${r.source}${r.review ? '; app review rejects for it' : ''}`,
+        id + 4,
+      ).map((l, i) => (i === 0 ? `  ${r.id.padEnd(id)}  ${l.trimStart()}` : l)),
+    ),
+    '',
+    `Scores: beauty and harmony, each the weighed mean of its parts; the scorecard passes at ${PASS_SCORE} (their mean)`,
+    'with no failing check:',
+    ...SCORE_PART_TABLE.flatMap((p) =>
+      wrap(`${p.of} ×${p.weight}, ${p.field}: ${p.scores}`, 14).map((l, i) =>
+        i === 0 ? `  ${p.name.padEnd(10)}  ${l.trimStart()}` : l,
+      ),
+    ),
+  ];
+}
+
 async function sandboxKnobs(): Promise<Array<{ flag: string; description: string; default?: string }>> {
   const { KNOBS } = await import('../contract/sandbox-knobs.js');
   return Object.entries(KNOBS)

@@ -1,6 +1,7 @@
 // The sandbox's judgement: the pre-flight checks, the scores and app review's findings, each a documented
 // function of the App Spec alone (docs/sandbox.md, "The rules"), so a person can predict what an edit changes.
 import type { AppSpecInput, Scorecard } from '../contract/schemas.js';
+import { PASS_SCORE, PREFLIGHT_RULE_TABLE, SCORE_PART_TABLE } from '../contract/sandbox-rules.js';
 import { closest } from '../lib/suggest.js';
 import { contrastRatio, hslHex, hslOf, hueDistance } from './colour.js';
 
@@ -323,114 +324,29 @@ function betaRule(spec: Spec): Verdict {
   };
 }
 
-/** Each pre-flight rule: its id and title, the field it reads, the source of its limit, and the judgement. */
-export const PREFLIGHT_RULES: ReadonlyArray<{
-  id: string;
-  title: string;
-  field: string;
-  source: string;
-  review?: string;
-  judge: (spec: Spec) => Verdict;
+const JUDGES: Record<string, (spec: Spec) => Verdict> = {
+  name: nameRule,
+  subtitle: subtitleRule,
+  description: descriptionRule,
+  keywords: keywordsRule,
+  bundle_id: bundleRule,
+  category: categoryRule,
+  age_rating: ageRule,
+  privacy_policy: urlRule('privacy_policy_url', 'privacy policy', 'privacy'),
+  support_url: urlRule('support_url', 'support page', 'support'),
+  terms: termsRule,
+  screenshots: screenshotsRule,
+  contrast: contrastRule,
+  beta: betaRule,
+};
+
+/** Each pre-flight rule of the declared table (src/contract/sandbox-rules.ts), with its judgement. */
+export const PREFLIGHT_RULES = PREFLIGHT_RULE_TABLE.map((rule) => ({
+  ...rule,
+  judge: JUDGES[rule.id]!,
   /** The field a failing verdict points at, when it is not `field` (the beta wording may be in the tagline). */
-  fieldOf?: (spec: Spec) => string;
-}> = [
-  {
-    id: 'name',
-    title: 'App name within 30 characters',
-    field: 'name',
-    source: 'App Store Connect: name, 30 characters',
-    judge: nameRule,
-  },
-  {
-    id: 'subtitle',
-    title: 'Subtitle within 30 characters',
-    field: 'tagline',
-    source: 'App Store Connect: subtitle, 30 characters',
-    judge: subtitleRule,
-  },
-  {
-    id: 'description',
-    title: 'Description present, within 4,000 characters',
-    field: 'description',
-    source: 'App Store Connect: description, 4,000 characters',
-    judge: descriptionRule,
-  },
-  {
-    id: 'keywords',
-    title: 'Keywords within 100 characters',
-    field: 'keywords',
-    source: 'App Store Connect: keywords, 100 characters',
-    judge: keywordsRule,
-  },
-  {
-    id: 'bundle_id',
-    title: 'A reverse-DNS bundle id',
-    field: 'bundle_id',
-    source: 'Xcode: CFBundleIdentifier',
-    judge: bundleRule,
-  },
-  {
-    id: 'category',
-    title: 'A category the App Store knows',
-    field: 'category',
-    source: 'App Store categories (26)',
-    judge: categoryRule,
-  },
-  {
-    id: 'age_rating',
-    title: 'An age rating',
-    field: 'age_rating',
-    source: 'App Store Connect: age ratings 4+, 9+, 13+, 16+, 18+',
-    judge: ageRule,
-  },
-  {
-    id: 'privacy_policy',
-    title: 'A privacy policy URL',
-    field: 'privacy_policy_url',
-    source: 'App Review Guideline 5.1.1(i); App Store Connect requires it of every app',
-    review: 'Guideline 5.1.1(i) - Legal - Privacy - Data Collection and Storage: the app has no privacy policy link.',
-    judge: urlRule('privacy_policy_url', 'privacy policy', 'privacy'),
-  },
-  {
-    id: 'support_url',
-    title: 'A support URL',
-    field: 'support_url',
-    source: 'App Store Connect: support URL, required',
-    judge: urlRule('support_url', 'support page', 'support'),
-  },
-  {
-    id: 'terms',
-    title: 'Terms of use where there is a subscription',
-    field: 'terms_url',
-    source: 'App Review Guideline 3.1.2(c)',
-    review:
-      'Guideline 3.1.2(c) - Business - Payments - Subscriptions: the app offers a subscription without a link to its terms of use (EULA).',
-    judge: termsRule,
-  },
-  {
-    id: 'screenshots',
-    title: 'Screenshots for 6.9" and 6.5" displays',
-    field: 'screens',
-    source: 'App Store Connect: screenshot specifications, 1 to 10 per size',
-    judge: screenshotsRule,
-  },
-  {
-    id: 'contrast',
-    title: 'Text contrast at WCAG AA (4.5:1)',
-    field: 'brand.palette',
-    source: 'WCAG 2.2, 1.4.3 Contrast (Minimum)',
-    judge: contrastRule,
-  },
-  {
-    id: 'beta',
-    title: 'No beta or demo wording',
-    field: 'name',
-    source: 'App Review Guideline 2.2',
-    review: 'Guideline 2.2 - Performance - Beta Testing: the app is presented as a beta, test, demo or trial version.',
-    judge: betaRule,
-    fieldOf: (spec) => (BETA_WORDS.test(spec.name) ? 'name' : 'tagline'),
-  },
-];
+  fieldOf: rule.id === 'beta' ? (spec: Spec) => (BETA_WORDS.test(spec.name) ? 'name' : 'tagline') : undefined,
+}));
 
 /** The pre-flight of a spec: every rule, in the table's order. */
 export function preflight(spec: Spec): Check[] {
@@ -651,22 +567,22 @@ function purposePart(spec: Spec): Omit<Component, 'of' | 'weight'> {
   };
 }
 
-const PARTS: ReadonlyArray<[Component['of'], number, (spec: Spec) => Omit<Component, 'of' | 'weight'>]> = [
-  ['beauty', 30, contrastPart],
-  ['beauty', 15, paletteSizePart],
-  ['beauty', 15, typefacePart],
-  ['beauty', 25, screensPart],
-  ['beauty', 15, copyPart],
-  ['harmony', 40, huesPart],
-  ['harmony', 15, voicePart],
-  ['harmony', 20, featuresPart],
-  ['harmony', 25, purposePart],
-];
+const PART_OF: Record<string, (spec: Spec) => Omit<Component, 'of' | 'weight'>> = {
+  contrast: contrastPart,
+  palette: paletteSizePart,
+  typeface: typefacePart,
+  screens: screensPart,
+  copy: copyPart,
+  hues: huesPart,
+  voice: voicePart,
+  features: featuresPart,
+  purpose: purposePart,
+};
 
 /** Every component of beauty and harmony, in the table's order. */
 export function components(spec: Spec): Component[] {
-  return PARTS.map(([of, weight, part]) => {
-    const { name, value, ...rest } = part(spec);
+  return SCORE_PART_TABLE.map(({ of, weight, name: part }) => {
+    const { name, value, ...rest } = PART_OF[part]!(spec);
     return { name, of, value, weight, ...rest };
   });
 }
@@ -675,9 +591,6 @@ const weighed = (parts: Component[], of: Component['of']) => {
   const mine = parts.filter((p) => p.of === of);
   return Math.round(mine.reduce((s, p) => s + p.value * p.weight, 0) / mine.reduce((s, p) => s + p.weight, 0));
 };
-
-/** The bar a scorecard passes: a score of 70 and no failing pre-flight check. */
-export const PASS_SCORE = 70;
 
 /** A scorecard as the rules make it (CONTRACT.md's, with `field`, `hint`, `suggestion` and `components`). */
 export type JudgedScorecard = {
