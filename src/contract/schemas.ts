@@ -117,6 +117,8 @@ export const PreflightCheck = lazy(() =>
     detail: z.optional(z.nullable(z.string())),
     field: z.optional(z.nullable(z.string())),
     hint: z.optional(z.nullable(z.string())),
+    /** A value at `field` that passes (the sandbox's addition). */
+    suggestion: z.optional(z.unknown()),
   }),
 );
 /** One part of beauty or harmony, explained (CONTRACT.md, Additions). */
@@ -126,6 +128,10 @@ export const ScoreComponent = lazy(() =>
     value: z.number(),
     weight: z.number(),
     detail: z.optional(z.nullable(z.string())),
+    of: z.optional(z.string()),
+    field: z.optional(z.nullable(z.string())),
+    hint: z.optional(z.nullable(z.string())),
+    suggestion: z.optional(z.unknown()),
   }),
 );
 export const Scorecard = lazy(() =>
