@@ -98,11 +98,11 @@ export function paletteRoles(spec: Spec): { text: string; background: string } |
   return p.length >= 2 ? { text: p[0]!, background: p[p.length - 1]! } : null;
 }
 
-/** A palette of five from one hue, related (analogous, complementary, split), its text at 7:1 on its background. */
-export function paletteFromHue(hue: number, saturation = 65): string[] {
+/** A palette of five from one hue, related (analogous, complementary, split), its text at `contrast` (7:1) on its background. */
+export function paletteFromHue(hue: number, saturation = 65, contrast: number = CONTRAST.full): string[] {
   const background = hslHex(hue, 10, 96);
-  let l = 35;
-  while (l > 5 && contrastRatio(hslHex(hue, saturation, l), background) < CONTRAST.full) l -= 1;
+  let l = 60;
+  while (l > 5 && contrastRatio(hslHex(hue, saturation, l), background) < contrast) l -= 1;
   return [
     hslHex(hue, saturation, l),
     hslHex((hue + 30) % 360, saturation, 43),

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AppSpecInput } from '../../src/contract/schemas.js';
 import { applyMergePatch } from '../../src/lib/merge-patch.js';
-import { withFixableProblems } from '../../src/sandbox/generate.js';
+import { brandFor, initialSpec, listingFor, screensFor, withFixableProblems } from '../../src/sandbox/generate.js';
 import {
   PREFLIGHT_RULES,
   type Check,
@@ -166,5 +166,30 @@ describe('#lowscore and app review', () => {
     expect(reviewRejection(edit({ name: 'Stride Beta' }))).toMatch(/^Guideline 2\.2 .*field name/);
     expect(reviewRejection(edit({ privacy_policy_url: null }))).toMatch(/^Guideline 5\.1\.1\(i\).*privacy_policy_url/);
     expect(reviewRejection(edit({ monetization: 'subscription' }))).toMatch(/^Guideline 3\.1\.2\(c\).*terms_url/);
+  });
+});
+
+describe('what the pipeline writes', () => {
+  it('a generated spec passes the pre-flight and scores 94 to 100, as docs/sandbox.md says', () => {
+    const scores = new Set<number>();
+    for (let seed = 0; seed < 100; seed++) {
+      const params = {
+        mode: 'idea',
+        idea: { pitch: `A tool number ${seed}`, audience: 'anyone', monetization: 'subscription' },
+      };
+      const { spec: first, text } = initialSpec(params as never, seed);
+      const spec = listingFor(first, seed, text) as AppSpecInput;
+      spec.brand = { ...brandFor(seed, text), ...spec.brand };
+      spec.screens ??= screensFor(seed, text);
+      const card = scorecardOf(spec);
+      expect(card.preflight.checks.filter((c) => c.status !== 'pass')).toEqual([]);
+      expect(card.score.score).toBeGreaterThanOrEqual(94);
+      scores.add(card.score.score);
+    }
+    expect(scores.size).toBeGreaterThan(3);
+  });
+
+  it('what the concept writes never replaces what the spec has', () => {
+    expect(listingFor(good, 1, 'x')).toEqual(good);
   });
 });
