@@ -12,6 +12,7 @@ import {
   ipaLayout,
   ipaSha256,
   screenshotMetas,
+  SCREENSHOT_SIZES,
   screenshotPng,
   signPath,
   type FileMeta,
@@ -19,6 +20,7 @@ import {
   type SignedCheck,
 } from './files.js';
 import { metadataFor } from './generate.js';
+import { SCREENSHOTS_DRAWN, screenshotInputsOf, type ScreenshotInputs } from './phone-screen.js';
 import type { ArtifactMeta, RunRecord } from './store.js';
 
 /** The stage index (in the sandbox's list) whose completion makes each kind ready. */
@@ -67,13 +69,8 @@ export class Artifacts {
   /** Describes a binary kind once: sizes and digests, made by reading the generator through in slices. */
   async prepare(rec: RunRecord, kind: BinaryKind): Promise<ArtifactMeta> {
     const at = rec.artifactTimes[kind] ?? '';
-    if (kind === 'screenshots') {
-      const inputs = rec.artifactInputs.screenshots ?? {
-        palette: rec.spec.brand?.palette ?? [],
-        screens: (rec.spec.screens ?? []).map((s) => s.id),
-      };
-      return { at, files: await screenshotMetas(inputs.palette, inputs.screens) };
-    }
+    if (kind === 'screenshots')
+      return { at, drawn: SCREENSHOTS_DRAWN, files: await screenshotMetas(screenshotInputs(rec)) };
     const layout = await completeIpa(
       ipaLayout(rec.artifactInputs.ipa ?? { name: rec.spec.name }, ipaLabel(rec), this.ipaMib),
     );
@@ -173,8 +170,8 @@ export class Artifacts {
       const key = `${rec.run.id}:${m.at}:${index}`;
       let bytes = this.pngs.get(key);
       if (!bytes) {
-        const inputs = rec.artifactInputs.screenshots ?? { palette: rec.spec.brand?.palette ?? [], screens: [] };
-        bytes = await screenshotPng(inputs.palette, index);
+        const sizes = SCREENSHOT_SIZES.length;
+        bytes = await screenshotPng(screenshotInputs(rec), Math.floor(index / sizes), SCREENSHOT_SIZES[index % sizes]);
         this.pngs.set(key, bytes);
         while (this.pngs.size > PNG_CACHE) this.pngs.delete(this.pngs.keys().next().value!);
       }
@@ -193,10 +190,26 @@ export class Artifacts {
   }
 }
 
-/** A binary kind's description, if it was made for the kind's latest making (else null: not ready). */
+/** A binary kind's description, if it was made for the kind's latest making (else null: not ready), and for
+ * screenshots by today's drawing (a record from before is described again). */
 export function describedMeta(rec: RunRecord, kind: BinaryKind): ArtifactMeta | null {
   const m = rec.artifactMeta?.[kind];
-  return m && m.at === (rec.artifactTimes[kind] ?? '') ? m : null;
+  if (!m || m.at !== (rec.artifactTimes[kind] ?? '')) return null;
+  return kind === 'screenshots' && m.drawn !== SCREENSHOTS_DRAWN ? null : m;
+}
+
+/** What a run's screenshots are drawn from: what 04_design captured. A record from before that kept only the
+ * palette and the screens' ids (or nothing) takes the rest from the spec. */
+export function screenshotInputs(rec: RunRecord): ScreenshotInputs {
+  const kept = rec.artifactInputs.screenshots;
+  if (kept && 'name' in kept) return kept;
+  const spec = screenshotInputsOf(rec.spec);
+  if (!kept) return spec;
+  return {
+    ...spec,
+    palette: kept.palette,
+    screens: kept.screens.map((id) => spec.screens.find((s) => s.id === id) ?? { id }),
+  };
 }
 
 /** What the ipa's bytes are keyed by: the run and the build that made it. */

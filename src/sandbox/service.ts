@@ -9,6 +9,7 @@ import { GATE_NAMES, TERMINAL_EVENTS, TERMINAL_STATUSES, type GateName } from '.
 import { applyMergePatch } from '../lib/merge-patch.js';
 import { AppSpecInput, type Gate, type RunCreateParams } from '../contract/schemas.js';
 import { describedMeta } from './artifacts.js';
+import { screenshotInputsOf } from './phone-screen.js';
 import { Failure, failureFromZod } from './failure.js';
 import { appIdFor, brandFor, initialSpec, listingFor, rejectionReasonFor, screensFor } from './generate.js';
 import { reviewRejection, scorecardOf } from './rules.js';
@@ -574,10 +575,7 @@ export class SandboxService {
     }
     if (stage === '04_design') {
       rec.spec.screens ??= screensFor(this.opts.seed, rec.text);
-      rec.artifactInputs.screenshots = {
-        palette: rec.spec.brand?.palette ?? [],
-        screens: rec.spec.screens.map((s) => s.id),
-      };
+      rec.artifactInputs.screenshots = screenshotInputsOf(rec.spec);
       touch('spec', 'screenshots');
     }
     if (stage === '05_build') {

@@ -8,6 +8,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { AppSpecInput, Gate, Run, Scorecard } from '../contract/schemas.js';
 import type { GateName } from '../contract/events.js';
 import type { Magic } from './generate.js';
+import { SCREENSHOTS_DRAWN, type ScreenshotInputs } from './phone-screen.js';
 
 export interface RunRecord {
   seq: number;
@@ -27,7 +28,8 @@ export interface RunRecord {
   artifactTimes: Record<string, string>;
   /** What binary artifacts were built from, frozen when their stage completed, so a file never changes under its sha256. */
   artifactInputs: {
-    screenshots?: { palette: string[]; screens: string[] };
+    /** (Records from before screenshots showed the screens' text hold `{ palette, screens: ids }`.) */
+    screenshots?: ScreenshotInputs | { palette: string[]; screens: string[] };
     ipa?: { name: string; bundle_id?: string };
   };
   /** Binary artifacts described once their stage completed (sizes, digests): listing reads only this. */
@@ -41,6 +43,8 @@ export interface ArtifactMeta {
   files: Array<{ name: string; content_type: string; size: number; sha256: string }>;
   mib?: number;
   crcs?: number[];
+  /** For screenshots: which drawing made the files (SCREENSHOTS_DRAWN in artifacts.ts); another is stale. */
+  drawn?: number;
 }
 
 export interface StoredEvent {
@@ -295,22 +299,30 @@ export class Store {
     const had =
       this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'run_list'").get() !== undefined;
     const of = (row: string) => {
-      const undescribed = (kind: string, after: number) =>
-        `(json_extract(${row}.body, '$.furthest') >= ${after} AND (json_extract(${row}.body, '$.artifactMeta.${kind}.at') IS NULL OR json_extract(${row}.body, '$.artifactMeta.${kind}.at') IS NOT ifnull(json_extract(${row}.body, '$.artifactTimes.${kind}'), '')))`;
+      const undescribed = (kind: string, after: number, also = '') =>
+        `(json_extract(${row}.body, '$.furthest') >= ${after} AND (json_extract(${row}.body, '$.artifactMeta.${kind}.at') IS NULL OR json_extract(${row}.body, '$.artifactMeta.${kind}.at') IS NOT ifnull(json_extract(${row}.body, '$.artifactTimes.${kind}'), '')${also}))`;
+      const redrawn = ` OR json_extract(${row}.body, '$.artifactMeta.screenshots.drawn') IS NOT ${SCREENSHOTS_DRAWN}`;
       return `${row}.seq, ${row}.id,
         CASE WHEN json_valid(${row}.body) THEN json_extract(${row}.body, '$.run') END,
         CASE WHEN json_valid(${row}.body) THEN json_type(${row}.body, '$.gates') IS NOT NULL AND json_type(${row}.body, '$.spec') IS NOT NULL END,
-        CASE WHEN json_valid(${row}.body) THEN ${undescribed('screenshots', 3)} OR ${undescribed('ipa', 4)} END`;
+        CASE WHEN json_valid(${row}.body) THEN ${undescribed('screenshots', 3, redrawn)} OR ${undescribed('ipa', 4)} END`;
     };
     const columns = '(seq, id, run, whole, undescribed)';
+    // Triggers from before today's drawing of screenshots do not see a stale one: made again, the table refilled.
+    const current = this.db
+      .prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'run_list_update'")
+      .get();
+    const refill =
+      !had || (current !== undefined && !String(current.sql).includes(`drawn') IS NOT ${SCREENSHOTS_DRAWN}`));
     this.db.exec('BEGIN IMMEDIATE');
     try {
+      if (refill) this.db.exec('DROP TRIGGER IF EXISTS run_list_insert; DROP TRIGGER IF EXISTS run_list_update;');
       this.db.exec(`
 CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, run TEXT, whole INTEGER, undescribed INTEGER);
       CREATE TRIGGER IF NOT EXISTS run_list_insert AFTER INSERT ON runs BEGIN INSERT OR REPLACE INTO run_list ${columns} SELECT ${of('NEW')}; END;
       CREATE TRIGGER IF NOT EXISTS run_list_update AFTER UPDATE ON runs BEGIN DELETE FROM run_list WHERE seq = OLD.seq; INSERT OR REPLACE INTO run_list ${columns} SELECT ${of('NEW')}; END;
       CREATE TRIGGER IF NOT EXISTS run_list_delete AFTER DELETE ON runs BEGIN DELETE FROM run_list WHERE seq = OLD.seq; END;
-      ${had ? '' : `INSERT OR REPLACE INTO run_list ${columns} SELECT ${of('runs')} FROM runs;`}`);
+      ${refill ? `INSERT OR REPLACE INTO run_list ${columns} SELECT ${of('runs')} FROM runs;` : ''}`);
       this.db.exec('COMMIT');
     } catch (err) {
       if (this.db.isTransaction) this.db.exec('ROLLBACK');

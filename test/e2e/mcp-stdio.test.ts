@@ -203,7 +203,7 @@ describe('orc mcp', () => {
       await until(allReady, 'every artifact ready, as list_artifacts says');
       const dir = mkdtempSync(join(mcpRoot, 'pull-'));
       const pulled = ok(await call(client, 'pull_artifacts', { run_id: id, dir }));
-      expect(pulled.files.length).toBe(10);
+      expect(pulled.files.length).toBe(15); // 4 JSON, the ipa, 5 screens at 2 sizes
       expect(readdirSync(dir).sort()).toEqual([
         'ipa',
         'metadata.json',

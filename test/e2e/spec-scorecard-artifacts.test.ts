@@ -89,7 +89,7 @@ describe('the built orc, without a terminal', () => {
     const pulled = await orc(['artifacts', 'pull', finished, '--dir', dir, '--json']);
     expect(pulled.exitCode, pulled.stderr).toBe(0);
     const doc = JSON.parse(pulled.stdout);
-    expect(doc.files).toHaveLength(10);
+    expect(doc.files).toHaveLength(15); // 4 JSON, the ipa, 5 screens at 2 sizes
     for (const f of doc.files) expect(statSync(f.path).size).toBe(f.size);
   });
 

@@ -6,15 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32, inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import {
-  completeIpa,
-  ipaBytes,
-  ipaLayout,
-  ipaSha256,
-  parseRange,
-  screenshotPng,
-  type IpaLayout,
-} from '../../src/sandbox/files.js';
+import { completeIpa, ipaBytes, ipaLayout, ipaSha256, parseRange, type IpaLayout } from '../../src/sandbox/files.js';
 import { magicWords, nameFromText } from '../../src/sandbox/generate.js';
 import { applyMergePatch as mergePatch, diffMergePatch } from '../../src/lib/merge-patch.js';
 import { compareStages } from '../../src/contract/events.js';
@@ -87,16 +79,6 @@ describe('Range', () => {
 });
 
 describe('binary artifacts', () => {
-  it('draws a decodable PNG of the asked size', async () => {
-    const png = await screenshotPng(['#112233', '#445566', '#778899', '#AABBCC', '#F0F0F0'], 0, 60, 120);
-    const idat = png.indexOf('IDAT');
-    const len = png.readUInt32BE(idat - 4);
-    const raw = inflateSync(png.subarray(idat + 4, idat + 4 + len));
-    expect(raw.length).toBe(120 * (1 + 60 * 3));
-    // the status bar is palette[3]
-    expect([...raw.subarray(1, 4)]).toEqual([0xaa, 0xbb, 0xcc]);
-  });
-
   it('builds an ipa whose zip central directory lists the app bundle, any range of it on demand', async () => {
     const whole = async (layout: IpaLayout, start?: number, end?: number) => {
       const parts: Buffer[] = [];

@@ -211,7 +211,14 @@ describe('artifacts', () => {
 
   it('serves screenshots as real PNGs and the ipa as a zip of realistic size, checksums matching', async () => {
     const shots = (await sb.call('GET', `/v1/runs/${done.id}/artifacts/screenshots`)).body;
-    expect(shots.files.length).toBeGreaterThanOrEqual(3);
+    expect(shots.files.length).toBeGreaterThanOrEqual(6);
+    // every screen of the spec at 6.9" and at 6.5", in the spec's order
+    const screens = (await sb.call('GET', `/v1/runs/${done.id}/spec`)).body.screens;
+    expect(shots.files.map((f: any) => f.name)).toEqual(
+      screens.flatMap((s: any, i: number) =>
+        [6.9, 6.5].map((d) => `${String(i + 1).padStart(2, '0')}_${s.id}_${d}in.png`),
+      ),
+    );
     for (const f of shots.files) {
       expect(f.url.startsWith(`${sb.url}/files/`)).toBe(true);
       const { res, bytes } = await raw(f.url); // no Authorization: signed URLs need none
@@ -219,7 +226,8 @@ describe('artifacts', () => {
       expect(res.headers.get('content-type')).toBe('image/png');
       expect(bytes.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
       expect(bytes.subarray(12, 16).toString()).toBe('IHDR');
-      expect([bytes.readUInt32BE(16), bytes.readUInt32BE(20)]).toEqual([1290, 2796]);
+      const size = f.name.endsWith('_6.9in.png') ? [1320, 2868] : [1242, 2688];
+      expect([bytes.readUInt32BE(16), bytes.readUInt32BE(20)]).toEqual(size);
       expect(bytes.length).toBe(f.size);
       expect(createHash('sha256').update(bytes).digest('hex')).toBe(f.sha256);
     }
@@ -335,6 +343,58 @@ describe('artifacts', () => {
     const expired = await raw(f.url);
     expect(expired.res.status).toBe(403);
     expect(JSON.parse(expired.bytes.toString()).error.code).toBe('signed_url_expired');
+  });
+});
+
+describe('screenshots drawn from the spec', () => {
+  const shotsOf = async (s: TestSandbox, id: string) => {
+    const files = (await s.call('GET', `/v1/runs/${id}/artifacts/screenshots`)).body.files;
+    for (const f of files) expect(sha256(await raw(f.url)), f.name).toBe(f.sha256);
+    return files.map((f: any) => [f.name, f.sha256]);
+  };
+  const sha256 = ({ bytes }: { bytes: Buffer }) => createHash('sha256').update(bytes).digest('hex');
+
+  it('keep the bytes they were described with when the spec is edited after design', async () => {
+    const run = await sb.createRun('A tide table for surfers');
+    for (const gate of ['idea', 'brand']) {
+      await sb.waitFor(run.id, (r) => r.gate_pending === gate);
+      expect((await sb.call('POST', `/v1/runs/${run.id}/gates/${gate}:approve`)).status).toBe(200);
+    }
+    await sb.waitFor(run.id, (r) => r.gate_pending === 'final');
+    await sb.artifactsReady(run.id);
+    const before = await shotsOf(sb, run.id);
+    const spec = (await sb.call('GET', `/v1/runs/${run.id}/spec`)).body;
+    const edited = await patch(run.id, {
+      name: 'Renamed',
+      features: ['Something else'],
+      brand: { palette: ['#000000', '#FFFFFF'] },
+      screens: spec.screens.map((s: any) => ({ ...s, title: `${s.title} edited` })),
+    });
+    expect(edited.status, edited.text).toBe(200);
+    expect(await shotsOf(sb, run.id)).toEqual(before);
+  });
+
+  it('of a record from before (screens kept as ids, described by the old drawing) are described again and served', async () => {
+    const snap = sb.store.snapshot();
+    const rec = structuredClone(snap.runs.find((r) => r.run.id === done.id)!);
+    const kept = rec.artifactInputs.screenshots as any;
+    rec.artifactInputs.screenshots = { palette: kept.palette, screens: kept.screens.map((s: any) => s.id) };
+    rec.artifactMeta!.screenshots = {
+      at: rec.artifactMeta!.screenshots!.at,
+      files: [{ name: '01_old.png', content_type: 'image/png', size: 1, sha256: '0'.repeat(64) }],
+    };
+    const old = await startTestSandbox({
+      importSnapshot: { runs: [rec], events: { [done.id]: snap.events[done.id]! }, webhooks: [], deliveries: [] },
+    });
+    try {
+      await old.artifactsReady(done.id);
+      const files = await shotsOf(old, done.id);
+      expect(files.map(([name]: string[]) => name)).toEqual(
+        (await shotsOf(sb, done.id)).map(([name]: string[]) => name),
+      );
+    } finally {
+      await old.close();
+    }
   });
 });
 
