@@ -71,6 +71,7 @@ async function deflateRows(screen: PhoneScreen): Promise<Buffer> {
       previous = look;
     }
     if (!z.write(batch)) await new Promise((resolve) => z.once('drain', resolve));
+    else await yieldTurn(); // a batch is a millisecond of painting: requests get their turn between
   }
   z.end();
   await ended;

@@ -533,6 +533,53 @@ async function benchArtifacts(): Promise<void> {
   }
 }
 
+/** Screenshots (every screen at 6.9" and 6.5") drawn for 3 runs at once: time until described, the sandbox's
+ * peak RSS, healthz latency meanwhile, and the PNGs' sizes. */
+async function benchScreenshots(): Promise<void> {
+  const sb = await startSandbox(['--stage-ms', '50']);
+  const hwm = () => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${sb.child.pid}/status`, 'utf8'))![1]) / 1024;
+  try {
+    const runs = await Promise.all([1, 2, 3].map(() => api(sb.url, 'POST', '/v1/runs', idea)));
+    const before = hwm();
+    const health: number[] = [];
+    let probing = true;
+    const prober = (async () => {
+      while (probing) {
+        const t = performance.now();
+        await fetch(`${sb.url}/healthz`).then((r) => r.arrayBuffer());
+        health.push(performance.now() - t);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+    const started = performance.now();
+    const shots = await Promise.all(
+      runs.map(async (r: any) => {
+        for (;;) {
+          const run = await api(sb.url, 'GET', `/v1/runs/${r.id}`);
+          if (run.gate_pending) await api(sb.url, 'POST', `/v1/runs/${r.id}/gates/${run.gate_pending}:approve`);
+          const a = await api(sb.url, 'GET', `/v1/runs/${r.id}/artifacts/screenshots`);
+          if (a.files) return a.files as Array<{ size: number }>;
+          await new Promise((res) => setTimeout(res, 20));
+        }
+      }),
+    );
+    const ms = performance.now() - started;
+    probing = false;
+    await prober;
+    health.sort((a, b) => a - b);
+    const files = shots.flat();
+    row(
+      `screenshots of 3 runs drawn at once (${files.length} PNGs), from creation to described`,
+      `${ms.toFixed(0)} ms`,
+      `healthz p99 ${(health[Math.floor(health.length * 0.99)] ?? 0).toFixed(1)} ms (${health.length} probes)`,
+      (hwm() / before).toFixed(2),
+      `sandbox peak RSS ${before.toFixed(0)} MB before, ${hwm().toFixed(0)} MB after; PNGs ${Math.min(...files.map((f) => f.size))}-${Math.max(...files.map((f) => f.size))} bytes`,
+    );
+  } finally {
+    sb.child.kill('SIGTERM');
+  }
+}
+
 /** `orc artifacts pull` of a 512 MiB ipa beside curl on the same signed URL, in turns: throughput and orc's peak RSS. */
 async function benchPull(rounds = 5): Promise<void> {
   const mib = 512;
@@ -1511,6 +1558,7 @@ if (only.includes('fanout-default')) await benchFanout(4000);
 if (want('scale')) await benchScale();
 if (want('install')) await benchInstall();
 if (want('artifacts')) await benchArtifacts();
+if (want('screenshots')) await benchScreenshots();
 if (want('pull')) await benchPull();
 if (want('listen')) await benchListen();
 if (want('complete')) await benchComplete();

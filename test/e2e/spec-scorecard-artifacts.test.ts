@@ -290,7 +290,7 @@ describe.runIf(withTmux)('the built orc at a terminal', () => {
     const term = orcIn(['artifacts', 'pull', finished, '--dir', dir]);
     try {
       await term.waitFor(/ipa\/HabitTracker\.ipa\s+2\.9 MiB \/ 8\.0 MiB\s+3\d%/);
-      const screen = await term.waitFor(/total\s+9 done, 1 downloading/);
+      const screen = await term.waitFor(/total\s+14 done, 1 downloading/);
       expect(screen).toMatch(/✓ .*screenshots\/\S+\.png\s+\S+ KiB\s+downloaded/);
       expect(screen).toContain('ETA');
       term.send('C-c');
