@@ -32,6 +32,8 @@ export const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['accepted', 'reje
 export const GATE_NAMES = ['idea', 'brand', 'final'] as const;
 export type GateName = (typeof GATE_NAMES)[number];
 export const GATE_STATES = ['waiting', 'pending', 'approved', 'rejected'] as const;
+/** What a decision at a gate is (`decision` in run.gate_resolved and in a gate's history). */
+export const GATE_DECISIONS = ['approved', 'rejected'] as const;
 
 export const MONETIZATION_VALUES = ['free', 'paid', 'freemium', 'subscription', 'ads', 'in_app_purchases'] as const;
 

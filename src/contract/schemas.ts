@@ -3,7 +3,7 @@
 // zod/mini, not classic zod: classic gives every schema instance dozens of methods, which made building
 // these ~45 schemas a cost at every start; mini builds them in a fraction of that (docs/figures.md).
 import * as z from 'zod/mini';
-import { EVENT_KINDS, GATE_NAMES, MONETIZATION_VALUES } from './events.js';
+import { EVENT_KINDS, GATE_DECISIONS, GATE_NAMES, MONETIZATION_VALUES } from './events.js';
 
 /**
  * A schema built on first use. Building all of these costs milliseconds (docs/figures.md), paid by every
@@ -60,12 +60,23 @@ export interface Page<T> {
   has_more: boolean;
 }
 
+/** One decision at a gate, as the gate's `history` keeps it (CONTRACT.md, Gate history). */
+export const GateHistoryEntry = lazy(() =>
+  z.looseObject({
+    decision: knownOr(GATE_DECISIONS),
+    notes: z.nullable(z.string()),
+    decided_at: time,
+  }),
+);
+export type GateHistoryEntry = z.infer<typeof GateHistoryEntry>;
 export const Gate = lazy(() =>
   z.looseObject({
     name: knownOr(GATE_NAMES),
     state: knownOr(['waiting', 'pending', 'approved', 'rejected']),
     decided_at: nullableTime,
     notes: z.nullable(z.string()),
+    /** Every decision, oldest first; a service without it (or an older one) sends none. */
+    history: z.optional(z.array(GateHistoryEntry)),
   }),
 );
 export type Gate = z.infer<typeof Gate>;
@@ -210,6 +221,7 @@ export const EventData = lazy(() =>
     percent: z.optional(z.number()),
     gate: z.optional(z.string()),
     decision: z.optional(z.string()),
+    notes: z.optional(z.nullable(z.string())),
     score: z.optional(Score),
     passed: z.optional(z.boolean()),
     app_id: z.optional(z.string()),

@@ -87,12 +87,14 @@ export function errorEnvelope(json: unknown): { type: string; code: string; mess
   return { type: e.type, code: e.code, message: e.message, ...(e.field === undefined ? {} : { field: e.field }) };
 }
 
-/** EventData's plain fields by type: an event whose data holds only these (or nothing it knows) is valid. */
-const PLAIN_DATA: Record<string, 'string' | 'number' | 'boolean'> = {
+/** EventData's plain fields by type (`string|null`: a string or null): an event whose data holds only these
+ * (or nothing it knows) is valid. */
+const PLAIN_DATA: Record<string, 'string' | 'string|null' | 'number' | 'boolean'> = {
   stage: 'string',
   percent: 'number',
   gate: 'string',
   decision: 'string',
+  notes: 'string|null',
   passed: 'boolean',
   app_id: 'string',
   app_store_url: 'string',
@@ -102,6 +104,15 @@ const PLAIN_DATA: Record<string, 'string' | 'number' | 'boolean'> = {
   message: 'string',
   ts: 'string',
 };
+
+/** A value data may hold under `key`: a plain field's type (or absent); for a field it does not know, anything
+ * but the nested shapes. */
+function plainValue(key: string, v: unknown): boolean {
+  const want = Object.hasOwn(PLAIN_DATA, key) ? PLAIN_DATA[key] : undefined;
+  if (!want) return key !== 'score' && key !== 'error';
+  if (v === undefined || (v === null && want === 'string|null')) return true;
+  return typeof v === (want === 'string|null' ? 'string' : want);
+}
 
 /** True when `json` is an Event as the schema says, by the fields' types alone, with no `score` or `error`
  * in its data (those nested shapes are left to zod). */
@@ -117,10 +128,6 @@ export function isPlainEvent(json: unknown): json is Event {
     return false;
   const data = e.data;
   if (!isObject(data)) return false;
-  for (const key in data) {
-    const want = Object.hasOwn(PLAIN_DATA, key) ? PLAIN_DATA[key] : undefined;
-    const v = data[key];
-    if (want ? typeof v !== want && v !== undefined : key === 'score' || key === 'error') return false;
-  }
+  for (const key in data) if (!plainValue(key, data[key])) return false;
   return true;
 }

@@ -55,6 +55,19 @@ describe('the OpenAPI document', () => {
     expect((await orc(['api', 'GET', '--openapi'])).exitCode).toBe(2);
   });
 
+  it("describes a gate's history of decisions, and the notes of run.gate_resolved", () => {
+    const gate = doc.components.schemas.Gate as any;
+    expect(gate.properties.history.items.properties.decision).toBeDefined();
+    expect(gate.properties.history.items.required).toEqual(['decision', 'notes', 'decided_at']);
+    expect(gate.required).not.toContain('history'); // additive: a service without it is still read
+    expect((doc.components.schemas.Event as any).properties.data.properties.notes).toBeDefined();
+    expect(() =>
+      checkAnswer('GET', '/v1/runs/run_x/gates', 200, {
+        data: [{ name: 'idea', state: 'approved', decided_at: null, notes: null, history: [{ decision: 'approved' }] }],
+      }),
+    ).toThrow(/does not match/);
+  });
+
   it('catches an answer that is not what it says (the check the contract tests run is not idle)', () => {
     expect(() => checkAnswer('GET', '/v1/runs/run_x', 200, { id: 'run_x', status: 'running' })).toThrow(
       /does not match the OpenAPI document/,

@@ -95,11 +95,16 @@ it('a plain event passes the Event schema as it is (the rest go to the schema)',
   };
   for (let i = 0; i < 3000; i++) {
     const json = mutate(
-      { ...event, data: mutate(event.data, ['stage', 'percent', 'passed', 'score', 'error', 'other']) },
+      { ...event, data: mutate(event.data, ['stage', 'percent', 'passed', 'notes', 'score', 'error', 'other']) },
       Object.keys(event),
     );
     if (isPlainEvent(json)) expect(Event.safeParse(json)).toMatchObject({ success: true, data: json });
   }
+  // a decision's notes, or none: still the quick path
+  for (const notes of ['Warmer palette', null])
+    expect(
+      isPlainEvent({ ...event, type: 'run.gate_resolved', data: { gate: 'brand', decision: 'approved', notes } }),
+    ).toBe(true);
 });
 
 it('the artifact manifest and one kind: the same answers as their schemas', () => {
