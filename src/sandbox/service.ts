@@ -13,7 +13,7 @@ import { screenshotInputsOf } from './phone-screen.js';
 import { Failure, failureFromZod } from './failure.js';
 import { appIdFor, brandFor, initialSpec, listingFor, rejectionReasonFor, screensFor } from './generate.js';
 import { reviewRejection, scorecardOf } from './rules.js';
-import type { ArtifactMeta, RunRecord, StoredEvent, Store } from './store.js';
+import type { ArtifactMeta, GateRecord, RunRecord, StoredEvent, Store } from './store.js';
 
 export const STAGES = [
   '01_intake',
@@ -364,7 +364,13 @@ export class SandboxService {
   createRun(params: RunCreateParams): RunRecord {
     const now = this.now();
     const { text, magic, spec } = initialSpec(params, this.opts.seed);
-    const gate = (name: GateName): Gate => ({ name, state: 'waiting', decided_at: null, notes: null });
+    const gate = (name: GateName): GateRecord => ({
+      name,
+      state: 'waiting',
+      decided_at: null,
+      notes: null,
+      history: [],
+    });
     const rec: RunRecord = {
       seq: this.store.nextSeq(),
       run: {
@@ -439,9 +445,11 @@ export class SandboxService {
       );
     const done = this.change(rec, (next, events) => {
       const now = this.now();
-      Object.assign(next.gates[gateName], { state: decision, decided_at: now, notes });
+      const decided = next.gates[gateName];
+      Object.assign(decided, { state: decision, decided_at: now, notes });
+      decided.history.push({ decision, notes, decided_at: now });
       Object.assign(next.run, { status: 'running', gate_pending: null, updated_at: now });
-      events.push(this.event(next, 'run.gate_resolved', { gate: gateName, decision }));
+      events.push(this.event(next, 'run.gate_resolved', { gate: gateName, decision, notes }));
       next.stageIndex =
         decision === 'approved'
           ? STAGES.indexOf(next.run.stage as (typeof STAGES)[number]) + 1

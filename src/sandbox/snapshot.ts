@@ -4,7 +4,7 @@
 // record and its field.
 import type { ServerResponse } from 'node:http';
 import type * as z from 'zod/mini';
-import { EVENT_KINDS, GATE_NAMES, GATE_STATES, LOG_EVENT, RUN_STATUSES } from '../contract/events.js';
+import { EVENT_KINDS, GATE_DECISIONS, GATE_NAMES, GATE_STATES, LOG_EVENT, RUN_STATUSES } from '../contract/events.js';
 import { idProblem } from '../contract/ids.js';
 import { describeIssue } from '../contract/issues.js';
 import { AppSpecInput, Delivery, Event, Gate, Run, Scorecard } from '../contract/schemas.js';
@@ -128,12 +128,7 @@ function checkRun(rec: Record<string, unknown>, ids: Set<string>): void {
   if (run.updated_at !== undefined) time(run.updated_at, 'run.updated_at');
   shape(AppSpecInput, rec.spec, 'spec');
   if (!isObject(rec.gates)) throw new Bad('gates', 'must be an object');
-  for (const name of GATE_NAMES) {
-    const gate = shape(Gate, rec.gates[name], `gates.${name}`);
-    if (gate.name !== name) throw new Bad(`gates.${name}.name`, `must be ${name}`);
-    oneOf(gate.state, GATE_STATES, `gates.${name}.state`);
-    if (gate.decided_at !== null) time(gate.decided_at, `gates.${name}.decided_at`);
-  }
+  for (const name of GATE_NAMES) checkGate(rec.gates[name], name);
   if (rec.scorecard !== null) shape(Scorecard, rec.scorecard, 'scorecard');
   if (typeof rec.text !== 'string') throw new Bad('text', 'must be a string');
   if (!isObject(rec.magic)) throw new Bad('magic', 'must be an object');
@@ -144,6 +139,18 @@ function checkRun(rec: Record<string, unknown>, ids: Set<string>): void {
   if (!isObject(rec.artifactTimes)) throw new Bad('artifactTimes', 'must be an object');
   for (const [kind, at] of Object.entries(rec.artifactTimes)) time(at, `artifactTimes.${kind}`);
   if (!isObject(rec.artifactInputs)) throw new Bad('artifactInputs', 'must be an object');
+}
+
+/** A gate, its decisions included (a snapshot from before they were kept has none: it is upgraded on import). */
+function checkGate(value: unknown, name: string): void {
+  const gate = shape(Gate, value, `gates.${name}`);
+  if (gate.name !== name) throw new Bad(`gates.${name}.name`, `must be ${name}`);
+  oneOf(gate.state, GATE_STATES, `gates.${name}.state`);
+  if (gate.decided_at !== null) time(gate.decided_at, `gates.${name}.decided_at`);
+  gate.history?.forEach((entry, i) => {
+    oneOf(entry.decision, GATE_DECISIONS, `gates.${name}.history.${i}.decision`);
+    time(entry.decided_at, `gates.${name}.history.${i}.decided_at`);
+  });
 }
 
 function checkEvent(ev: Record<string, unknown>, runId: string): void {

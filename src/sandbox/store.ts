@@ -5,7 +5,7 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { AppSpecInput, Gate, Run, Scorecard } from '../contract/schemas.js';
+import type { AppSpecInput, Gate, GateHistoryEntry, Run, Scorecard } from '../contract/schemas.js';
 import type { GateName } from '../contract/events.js';
 import type { Magic } from './generate.js';
 import { SCREENSHOTS_DRAWN, type ScreenshotInputs } from './phone-screen.js';
@@ -14,7 +14,7 @@ export interface RunRecord {
   seq: number;
   run: Run;
   spec: AppSpecInput;
-  gates: Record<GateName, Gate>;
+  gates: Record<GateName, GateRecord>;
   text: string;
   magic: Magic;
   stageIndex: number;
@@ -34,6 +34,22 @@ export interface RunRecord {
   };
   /** Binary artifacts described once their stage completed (sizes, digests): listing reads only this. */
   artifactMeta?: { screenshots?: ArtifactMeta; ipa?: ArtifactMeta };
+}
+
+/** A gate as the sandbox keeps it: every decision it had, oldest first (reopening and cancel keep them). */
+export type GateRecord = Gate & { history: GateHistoryEntry[] };
+
+/**
+ * A record as this sandbox keeps it, from one an earlier orc wrote (a database row, a snapshot): its gates get
+ * the `history` they lacked, which holds the one decision such a gate still shows (earlier ones were lost).
+ */
+export function upgradeRecord(rec: RunRecord): RunRecord {
+  for (const gate of Object.values(rec.gates ?? {}) as Array<Gate & { history?: GateHistoryEntry[] }>) {
+    if (Array.isArray(gate.history)) continue;
+    const decided = (gate.state === 'approved' || gate.state === 'rejected') && gate.decided_at;
+    gate.history = decided ? [{ decision: gate.state, notes: gate.notes, decided_at: gate.decided_at! }] : [];
+  }
+  return rec;
 }
 
 /** A binary artifact described once: its files, and for the ipa what its bytes are made from. */
@@ -225,7 +241,7 @@ export class Store {
     const row = this.stmts.getRun!.get(id);
     if (!row) return undefined;
     try {
-      return JSON.parse(row.body as string) as RunRecord;
+      return upgradeRecord(JSON.parse(row.body as string) as RunRecord);
     } catch (err) {
       throw Object.assign(
         new Error(`the sandbox database ${this.path} has a corrupt record for run ${id} (${(err as Error).message})`),
@@ -433,7 +449,7 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
       );
     this.transaction(() => {
       for (const rec of snap.runs) {
-        this.saveRun(rec);
+        this.saveRun(upgradeRecord(rec));
         for (const ev of snap.events[rec.run.id] ?? []) this.appendEvent(rec.run.id, ev);
       }
       for (const w of snap.webhooks) this.saveWebhook(w);

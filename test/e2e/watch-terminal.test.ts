@@ -68,10 +68,10 @@ describe.runIf(withTmux)('orc watch at a terminal', () => {
         .filter((m) => m.event === 'run.gate_resolved')
         .map((m) => JSON.parse(m.data!).data);
       expect(events).toEqual([
-        { gate: 'idea', decision: 'approved' },
-        { gate: 'brand', decision: 'rejected' },
-        { gate: 'brand', decision: 'approved' },
-        { gate: 'final', decision: 'approved' },
+        { gate: 'idea', decision: 'approved', notes: null },
+        { gate: 'brand', decision: 'rejected', notes: 'Warmer palette, softer type' },
+        { gate: 'brand', decision: 'approved', notes: null },
+        { gate: 'final', decision: 'approved', notes: null },
       ]);
       expect((await sb.call('GET', `/v1/runs/${runId}`)).body.status).toBe('accepted');
     } finally {
@@ -145,7 +145,9 @@ describe.runIf(withTmux)('a failed or cancelled decision never turns into an app
       const resolved = (
         await readSse(`${sb.url}/v1/runs/${run.id}/events`, {}, (ms) => ms.some((m) => m.event === 'run.gate_resolved'))
       ).filter((m) => m.event === 'run.gate_resolved');
-      expect(resolved.map((m) => JSON.parse(m.data!).data)).toEqual([{ gate: 'idea', decision: 'rejected' }]);
+      expect(resolved.map((m) => JSON.parse(m.data!).data)).toEqual([
+        { gate: 'idea', decision: 'rejected', notes: 'Sharper pitch' },
+      ]);
     } finally {
       term.kill();
     }
@@ -265,6 +267,10 @@ describe.runIf(withTmux)('orc gate reject at a terminal', () => {
     const resolved = (
       await readSse(`${sb.url}/v1/runs/${run.id}/events`, {}, (ms) => ms.some((m) => m.event === 'run.gate_resolved'))
     ).find((m) => m.event === 'run.gate_resolved');
-    expect(JSON.parse(resolved!.data!).data).toEqual({ gate: 'idea', decision: 'rejected' });
+    expect(JSON.parse(resolved!.data!).data).toEqual({
+      gate: 'idea',
+      decision: 'rejected',
+      notes: 'Too corporate\nwarmer, please',
+    });
   }, 30_000);
 });

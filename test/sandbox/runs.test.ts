@@ -221,6 +221,38 @@ describe('a run through its gates', () => {
     expect(back.body.run.stage).toBe('04_design');
   });
 
+  it('keeps every decision of a gate, oldest first with its notes, through reopening and cancel; events carry the notes', async () => {
+    const run = await sb.createRun('A sourdough timer');
+    await sb.waitFor(run.id, (r) => r.gate_pending === 'idea');
+    const rejected = await sb.call('POST', `/v1/runs/${run.id}/gates/idea:reject`, { notes: 'Too generic' });
+    expect(rejected.body.gate.history).toEqual([
+      { decision: 'rejected', notes: 'Too generic', decided_at: rejected.body.gate.decided_at },
+    ]);
+    await sb.waitFor(run.id, (r) => r.gate_pending === 'idea');
+    const reopened = (await sb.call('GET', `/v1/runs/${run.id}/gates`)).body.data[0];
+    expect(reopened).toMatchObject({ state: 'pending', notes: null, history: [{ notes: 'Too generic' }] });
+    const approved = await sb.call('POST', `/v1/runs/${run.id}/gates/idea:approve`, { notes: 'Better' });
+    const both = [
+      { decision: 'rejected', notes: 'Too generic', decided_at: rejected.body.gate.decided_at },
+      { decision: 'approved', notes: 'Better', decided_at: approved.body.gate.decided_at },
+    ];
+    expect(approved.body.gate.history).toEqual(both);
+    await sb.waitFor(run.id, (r) => r.gate_pending === 'brand');
+    await sb.call('POST', `/v1/runs/${run.id}/gates/brand:reject`, { notes: 'Warmer' });
+    await sb.waitFor(run.id, (r) => r.gate_pending === 'brand');
+    await sb.call('POST', `/v1/runs/${run.id}/cancel`);
+    const gates = (await sb.call('GET', `/v1/runs/${run.id}/gates`)).body.data.map((g: unknown) => Gate.parse(g));
+    expect(gates[0].history).toEqual(both);
+    expect(gates[1]).toMatchObject({ state: 'waiting', history: [{ decision: 'rejected', notes: 'Warmer' }] });
+    expect(gates[2].history).toEqual([]);
+    const resolved = (await events(run.id)).filter((e) => e.type === 'run.gate_resolved').map((e) => e.data);
+    expect(resolved).toEqual([
+      { gate: 'idea', decision: 'rejected', notes: 'Too generic' },
+      { gate: 'idea', decision: 'approved', notes: 'Better' },
+      { gate: 'brand', decision: 'rejected', notes: 'Warmer' },
+    ]);
+  });
+
   it('refuses decisions that do not apply', async () => {
     const run = await sb.createRun('A kite forecast');
     const early = await sb.call('POST', `/v1/runs/${run.id}/gates/brand:approve`);

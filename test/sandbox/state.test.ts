@@ -337,6 +337,76 @@ describe('a snapshot on import', () => {
   });
 });
 
+describe("a gate's decisions", () => {
+  /** A run whose idea gate was rejected with notes and then approved, and one waiting at its idea gate again
+   * after a rejection, in a sandbox on this data folder. */
+  async function decided(dataPath: string): Promise<{ runId: string; waitingId: string; gates: any[]; snap: any }> {
+    const sb = await startTestSandbox({ dataPath, stageMs: 60, clock: quickClock() });
+    try {
+      const run = await sb.createRun('A sourdough timer');
+      let rejected = false;
+      await driveToEnd(sb, run.id, (gate) =>
+        gate === 'idea' && !rejected ? ((rejected = true), { reject: 'Too generic' }) : 'approve',
+      );
+      const gates = (await sb.call('GET', `/v1/runs/${run.id}/gates`)).body.data;
+      expect(gates[0].history.map((h: any) => [h.decision, h.notes])).toEqual([
+        ['rejected', 'Too generic'],
+        ['approved', null],
+      ]);
+      const waiting = await sb.createRun('A kite forecast');
+      await sb.waitFor(waiting.id, (r) => r.gate_pending === 'idea');
+      await sb.call('POST', `/v1/runs/${waiting.id}/gates/idea:reject`, { notes: 'Windier' });
+      await sb.waitFor(waiting.id, (r) => r.gate_pending === 'idea');
+      return { runId: run.id, waitingId: waiting.id, gates, snap: (await sb.call('GET', '/_sandbox/export')).body };
+    } finally {
+      await sb.close();
+    }
+  }
+  const gatesOf = async (runId: string, opts: Parameters<typeof startTestSandbox>[0]) => {
+    const sb = await startTestSandbox({ stageMs: 60_000, ...opts });
+    try {
+      return (await sb.call('GET', `/v1/runs/${runId}/gates`)).body.data;
+    } finally {
+      await sb.close();
+    }
+  };
+
+  it('survive a restart on the same data folder, and an export and import', async () => {
+    const dataPath = freshData();
+    const { runId, gates, snap } = await decided(dataPath);
+    expect(await gatesOf(runId, { dataPath })).toEqual(gates);
+    expect(await gatesOf(runId, { importSnapshot: readSnapshot(JSON.stringify(snap)) })).toEqual(gates);
+  });
+
+  it('from before they were kept (a snapshot, a database row) load with the decision each gate still shows', async () => {
+    const dataPath = freshData();
+    const { runId, waitingId, gates, snap } = await decided(dataPath);
+    // what an earlier orc kept: the last decision only, and nothing of a gate opened again
+    const last = gates.map(({ history, ...gate }) => ({ ...gate, history: history.slice(-1) }));
+    for (const rec of snap.runs) for (const gate of Object.values(rec.gates) as any[]) delete gate.history;
+    expect(await gatesOf(runId, { importSnapshot: readSnapshot(JSON.stringify(snap)) })).toEqual(last);
+    const { DatabaseSync } = await import('node:sqlite');
+    const db = new DatabaseSync(dataPath);
+    for (const name of ['idea', 'brand', 'final'])
+      db.prepare(`UPDATE runs SET body = json_remove(body, '$.gates.${name}.history')`).run();
+    db.close();
+    const sb = await startTestSandbox({ dataPath, stageMs: 60_000 });
+    try {
+      expect((await sb.call('GET', `/v1/runs/${runId}/gates`)).body.data).toEqual(last);
+      const approved = await sb.call('POST', `/v1/runs/${waitingId}/gates/idea:approve`);
+      expect(approved.status, approved.text).toBe(200);
+      expect(approved.body.gate.history).toEqual([
+        { decision: 'approved', notes: null, decided_at: expect.any(String) },
+      ]);
+    } finally {
+      await sb.close();
+    }
+    const broken = structuredClone(snap);
+    broken.runs[0].gates.idea.history = [{ decision: 'maybe', notes: null, decided_at: gates[0].decided_at }];
+    expect(() => readSnapshot(JSON.stringify(broken))).toThrow(/gates\.idea\.history\.0\.decision: must be one of/);
+  });
+});
+
 describe('cancel and gates', () => {
   it('a canceled run has no pending gate, and deciding it is 409 run_not_active saying so', async () => {
     const sb = await startTestSandbox({ stageMs: 30 });
