@@ -20,6 +20,17 @@ export function relativeTime(iso: string | null | undefined, now = Date.now()): 
   return s >= 0 ? `${span} ago` : `in ${span}`;
 }
 
+/** A time of day as people read it at a glance: "14:02" today (local time), "2026-11-22 14:02" another day. */
+export function clockTime(iso: string, now = Date.now()): string {
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return sanitizeLine(iso);
+  const at = new Date(t);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const day = (d: Date) => `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+  const time = `${pad(at.getHours())}:${pad(at.getMinutes())}`;
+  return day(at) === day(new Date(now)) ? time : `${day(at)} ${time}`;
+}
+
 export function orDash(v: string | number | null | undefined): string {
   return v === null || v === undefined || v === '' ? '—' : String(v);
 }

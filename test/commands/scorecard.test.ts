@@ -1,12 +1,12 @@
-// What the scorecard and the brand gate print, at any width: piped, nothing is cut; at a narrow terminal a
-// palette's codes move to the next line whole, never split.
+// What the scorecard and the gate prompt print, at any width: piped, nothing is cut; at a narrow terminal a
+// palette's codes move to the next line whole, never split; a gate decided before shows those decisions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gateSummary } from '../../src/commands/watch/gate-prompt.js';
 import { loadStyle } from '../../src/ui/style.js';
 import { IO } from '../../src/ui/io.js';
 import { PassThrough } from 'node:stream';
 import { runOrc } from '../helpers/run.js';
-import { driveToEnd, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { driveToEnd, KEY, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
 beforeAll(async () => {
@@ -36,13 +36,41 @@ describe('the brand gate at 60 columns', () => {
     const palette = ['#9B173A', '#C53F16', '#3ACBA4', '#48C0E5', '#F6F4F4', '#112233', '#445566'];
     const api = {
       spec: { retrieve: async () => ({ name: 'X', brand: { palette, typeface: 'Nunito', voice: 'calm' } }) },
+      gates: { list: async () => [] },
     } as never;
     const out = Object.assign(new PassThrough(), { isTTY: true, columns: 60 });
     const io = new IO({ stdin: new PassThrough(), stdout: out, stderr: out }, { json: false, noInput: false, env: {} });
-    const lines = await gateSummary(api, 'run_x', 'brand', await loadStyle(io), 60);
+    const lines = await gateSummary(api, 'run_x', 'brand', await loadStyle(io), { columns: 60 });
     const swatchLines = lines.map((l) => l.replace(/\u001b\[[0-9;]*m/g, '')).filter((l) => /#[0-9A-F]{6}/.test(l));
     expect(swatchLines.length).toBeGreaterThan(1);
     for (const l of swatchLines) expect([...l].length).toBeLessThanOrEqual(60);
     expect(swatchLines.join(' ').match(/#[0-9A-F]{6}/g)).toEqual(palette);
+  });
+});
+
+describe('the gate prompt at a gate decided before', () => {
+  it('shows each earlier decision, oldest first, with its time and notes (sanitised), before it asks', async () => {
+    const run = await sb.createRun('A bread proofing timer');
+    await sb.waitFor(run.id, (r) => r.gate_pending === 'idea');
+    const notes = ['Too generic', 'Say who it is for\u001b[2J\n(bakers)'];
+    for (const n of notes) {
+      expect((await sb.call('POST', `/v1/runs/${run.id}/gates/idea:reject`, { notes: n })).status).toBe(200);
+      await sb.waitFor(run.id, (r) => r.gate_pending === 'idea');
+    }
+    const { createApi } = await import('../../src/api/index.js');
+    const api = createApi({ baseUrl: sb.url, apiKey: KEY, userAgent: 'test' });
+    const out = Object.assign(new PassThrough(), { isTTY: false });
+    const io = new IO({ stdin: new PassThrough(), stdout: out, stderr: out }, { json: false, noInput: false, env: {} });
+    const lines = await gateSummary(api, run.id, 'idea', await loadStyle(io));
+    const before = lines.slice(lines.findIndex((l) => l.startsWith('  before')));
+    expect(before).toEqual([
+      expect.stringMatching(/^ {2}before {4}rejected \d\d:\d\d — “Too generic”$/),
+      expect.stringMatching(/^ {12}rejected \d\d:\d\d — “Say who it is for.*\(bakers\)”$/),
+    ]);
+    for (const line of before) expect(line).not.toMatch(/[\u0000-\u001f]/);
+    // a gate no one decided yet says nothing of the kind
+    const fresh = await sb.createRun('A pasta timer');
+    await sb.waitFor(fresh.id, (r) => r.gate_pending === 'idea');
+    expect((await gateSummary(api, fresh.id, 'idea', await loadStyle(io))).join('\n')).not.toContain('before');
   });
 });

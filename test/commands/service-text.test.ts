@@ -20,7 +20,13 @@ const run = {
   updated_at: EVIL,
   extra: EVIL,
 };
-const gate = { name: EVIL, state: EVIL, decided_at: EVIL, notes: EVIL };
+const gate = {
+  name: EVIL,
+  state: EVIL,
+  decided_at: EVIL,
+  notes: EVIL,
+  history: [{ decision: EVIL, notes: EVIL, decided_at: EVIL }],
+};
 const hook = { id: 'wh_h', url: EVIL, events: [EVIL], status: EVIL, created_at: '2026-11-22T10:00:00Z', secret: EVIL };
 const envelope = (id: number, type: string, data: Record<string, unknown>) => ({
   id: `evt_${id}`,
@@ -34,7 +40,7 @@ const events = [
   envelope(2, 'run.stage_changed', { stage: EVIL, percent: 50 }),
   envelope(3, 'log', { stage: EVIL, level: EVIL, message: EVIL, ts: EVIL }),
   envelope(4, 'run.gate_pending', { gate: EVIL }),
-  envelope(4, 'run.gate_resolved', { gate: EVIL, decision: EVIL }),
+  envelope(4, 'run.gate_resolved', { gate: EVIL, decision: EVIL, notes: EVIL }),
   envelope(5, EVIL, { anything: EVIL }),
   envelope(6, 'run.failed', { stage: EVIL, error: { code: EVIL, message: EVIL } }),
 ];

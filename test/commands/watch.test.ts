@@ -250,16 +250,26 @@ describe('orc gate', () => {
         run: { stage: '02_concept' },
       });
       await shared.sb.waitFor(moving.id, (r: any) => r.gate_pending === 'idea');
-      const approved = await orc(['gate', 'approve', moving.id, 'idea', '--notes', 'Better', '--json'], { env: at });
-      expect(JSON.parse(approved.stdout)).toMatchObject({
-        gate: { name: 'idea', state: 'approved', notes: 'Better' },
-        run: { status: 'running' },
-      });
+      const approved = await orc(['gate', 'approve', moving.id, 'idea', '--notes', 'Better'], { env: at });
+      expect(approved.stdout.trim()).toBe('gate idea approved');
+      expect(approved.stderr).toContain('That was decision 2 at gate idea');
       const again = await orc(['gate', 'approve', moving.id, 'idea'], { env: at });
       expect(again.exitCode).toBe(3);
       expect(again.stderr).toMatch(/gate idea of \S+ is approved on \d{4}-\S+, not pending; notes: Better/);
+      // the rejection and its notes are kept under the approval: a line each, piped, naming its gate
       const table = await orc(['gate', 'list', moving.id], { env: at });
-      expect(table.stdout.split('\n')[0]).toMatch(/^idea\tapproved\t\d{4}-.*\tBetter$/);
+      expect(table.stdout.split('\n').slice(0, 3)).toEqual([
+        expect.stringMatching(/^idea\tapproved\t\d{4}-.*\tBetter$/),
+        expect.stringMatching(/^idea\trejected\t\d{4}-.*\tMake it about trail running$/),
+        expect.stringMatching(/^brand\t/),
+      ]);
+      const shown = await orc(['gate', 'list', moving.id], { env: at, tty: { stdout: true } });
+      expect(shown.stdout.split('\n')[2]).toMatch(/^\s+rejected\s+\d+ \w+ ago\s+Make it about trail running\s*$/);
+      const history = JSON.parse((await orc(['gate', 'list', moving.id, '--json'], { env: at })).stdout)[0].history;
+      expect(history.map((h: any) => [h.decision, h.notes])).toEqual([
+        ['rejected', 'Make it about trail running'],
+        ['approved', 'Better'],
+      ]);
       const unknown = await orc(['gate', 'approve', moving.id, 'launch'], { env: at });
       expect(unknown.exitCode).toBe(2);
       expect(unknown.stderr).toContain('unknown gate');

@@ -51,6 +51,8 @@ describe.runIf(withTmux)('orc watch at a terminal', () => {
       await term.waitFor('rejected gate brand');
       // the brand gate opens again after the rework
       await term.waitFor(/Gate brand: your decision[\s\S]*Gate brand: your decision/);
+      // the question says what was decided there before, and why
+      expect(term.screen()).toMatch(/before\s+rejected \d\d:\d\d — “Warmer palette, softer type”/);
       term.send('Enter');
       await term.waitFor('Gate final: your decision');
       const finalScreen = term.screen();

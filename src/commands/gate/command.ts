@@ -9,8 +9,8 @@ const notesFlags = {
 
 export const list = command({
   name: 'list',
-  summary: 'The three gates of a run: state, when decided, notes',
-  json: 'an array of gates: { name, state, decided_at, notes }',
+  summary: 'The three gates of a run: state, when decided, notes, and the decisions before',
+  json: 'an array of gates: { name, state, decided_at, notes, history: [{ decision, notes, decided_at }] }',
   args: [arg.id('run', { complete: 'runs' })],
   examples: ['orc gate list run_8fJ2kQ', 'orc gate list run_8fJ2kQ --json'],
 });

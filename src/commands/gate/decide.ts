@@ -39,7 +39,10 @@ export async function decide(
     if (ctx.io.json) ctx.io.writeJson(result);
     else {
       ctx.io.out(`gate ${oneLine(result.gate.name)} ${oneLine(result.gate.state)}`);
-      ctx.io.info(`Run ${result.run.id} is ${result.run.status} at ${result.run.stage}.`);
+      const n = result.gate.history?.length ?? 0;
+      const nth =
+        n > 1 ? ` That was decision ${n} at gate ${oneLine(result.gate.name)}: \`orc gate list\` shows them.` : '';
+      ctx.io.info(`Run ${result.run.id} is ${result.run.status} at ${result.run.stage}.${nth}`);
     }
     return 0;
   } catch (err) {

@@ -2,6 +2,7 @@
 // leave it pending, or stop watching.
 import { ApiError } from '../../api/errors.js';
 import type { Api } from '../../api/index.js';
+import type { AppSpec, Gate } from '../../contract/schemas.js';
 import type { Context } from '../context.js';
 import { exitCodeOf } from '../../exit/errors.js';
 import { Problem } from '../../lib/problem.js';
@@ -10,6 +11,7 @@ import { oneLine, sanitizeLine } from '../../lib/sanitize.js';
 import type { Prompter } from '../../ui/prompt.js';
 import { loadStyle, type Style } from '../../ui/style.js';
 import { scorecardLines } from '../../ui/scorecard.js';
+import { clockTime } from '../../ui/format.js';
 import { displayWidth } from '../../ui/width.js';
 import { finalGateDoubt } from './final-doubt.js';
 
@@ -78,7 +80,8 @@ class GateQuestion {
 
   private async summarise(): Promise<void> {
     const { api, runId, gate, ctx, scoresShown } = this.q;
-    for (const line of await gateSummary(api, runId, gate, this.style, ctx.io.columns, scoresShown)) this.say(line);
+    const opts = { columns: ctx.io.columns, scoresShown, now: ctx.clock.now() };
+    for (const line of await gateSummary(api, runId, gate, this.style, opts)) this.say(line);
     if (this.doubt) this.say(this.style.yellow(`  Careful: ${this.doubt}.`));
     this.showSummary = false;
   }
@@ -195,48 +198,88 @@ class GateQuestion {
   }
 }
 
-/** What is being decided: the idea (the spec's summary), the brand (palette, typeface, voice), or the final scorecard. */
+/** What is being decided: the idea (the spec's summary), the brand (palette, typeface, voice), or the final
+ * scorecard; then the gate's earlier decisions, with their notes. */
 export async function gateSummary(
   api: Api,
   runId: string,
   gate: string,
   style: Style,
-  columns = 80,
-  scoresShown = false,
+  {
+    columns = 80,
+    scoresShown = false,
+    now = Date.now(),
+  }: { columns?: number; scoresShown?: boolean; now?: number } = {},
 ): Promise<string[]> {
-  // The spec's text came sanitised where it entered orc (parseServiceJson); a value is kept to one line here.
-  const s = (v: unknown) => oneLine(String(v ?? '—'));
-  const lines = ['', style.bold(`Gate ${s(gate)} of ${s(runId)} awaits your decision`)];
-  if (gate === 'final') {
-    lines.push(...scorecardLines(style, await api.runs.scorecard(runId), { bars: !scoresShown }));
-    return lines;
-  }
+  const [what, gates] = await Promise.all([
+    whatIsDecided(api, runId, gate, style, columns, scoresShown),
+    api.gates.list(runId),
+  ]);
+  const header = ['', style.bold(`Gate ${oneLine(gate)} of ${oneLine(runId)} awaits your decision`)];
+  return [
+    ...header,
+    ...what,
+    ...earlierDecisions(
+      gates.find((g) => g.name === gate),
+      style,
+      now,
+    ),
+  ];
+}
+
+/** "rejected 14:02 — “the palette is too dark”", a line each, oldest first: what was asked before. */
+function earlierDecisions(gate: Gate | undefined, style: Style, now: number): string[] {
+  return (gate?.history ?? []).map((h, i) => {
+    const what = h.decision === 'rejected' ? style.red(oneLine(h.decision)) : style.green(oneLine(h.decision));
+    const notes = h.notes ? ` — “${oneLine(h.notes)}”` : '';
+    return `${i === 0 ? '  before    ' : '            '}${what} ${clockTime(h.decided_at, now)}${notes}`;
+  });
+}
+
+async function whatIsDecided(
+  api: Api,
+  runId: string,
+  gate: string,
+  style: Style,
+  columns: number,
+  scoresShown: boolean,
+): Promise<string[]> {
+  if (gate === 'final') return scorecardLines(style, await api.runs.scorecard(runId), { bars: !scoresShown });
   const spec = await api.spec.retrieve(runId);
-  if (gate === 'brand') {
-    // Swatches a line at a time, as many as the terminal holds: a code never wraps in the middle.
-    const items = (spec.brand?.palette ?? []).map((hex) => ({
-      text: style.swatch(hex, oneLine(hex)),
-      width: displayWidth(`     ${oneLine(hex)}`),
-    }));
-    const rows: string[][] = [[]];
-    let used = 12;
-    for (const item of items) {
-      if (rows.at(-1)!.length && used + 1 + item.width > columns) {
-        rows.push([]);
-        used = 12;
-      }
-      used += (rows.at(-1)!.length ? 1 : 0) + item.width;
-      rows.at(-1)!.push(item.text);
+  return gate === 'brand' ? brandLines(spec, style, columns) : ideaLines(spec, style);
+}
+
+// The spec's text came sanitised where it entered orc (parseServiceJson); a value is kept to one line here.
+const s = (v: unknown) => oneLine(String(v ?? '—'));
+
+function brandLines(spec: AppSpec, style: Style, columns: number): string[] {
+  // Swatches a line at a time, as many as the terminal holds: a code never wraps in the middle.
+  const items = (spec.brand?.palette ?? []).map((hex) => ({
+    text: style.swatch(hex, oneLine(hex)),
+    width: displayWidth(`     ${oneLine(hex)}`),
+  }));
+  const rows: string[][] = [[]];
+  let used = 12;
+  for (const item of items) {
+    if (rows.at(-1)!.length && used + 1 + item.width > columns) {
+      rows.push([]);
+      used = 12;
     }
-    rows.forEach((r, i) => lines.push(`${i === 0 ? '  palette   ' : '            '}${r.join(' ') || '—'}`));
-    lines.push(`  typeface  ${s(spec.brand?.typeface)}`);
-    lines.push(`  voice     ${s(spec.brand?.voice)}`);
-    return lines;
+    used += (rows.at(-1)!.length ? 1 : 0) + item.width;
+    rows.at(-1)!.push(item.text);
   }
-  lines.push(`  name          ${style.bold(s(spec.name))}`);
-  lines.push(`  tagline       ${s(spec.tagline)}`);
-  lines.push(`  audience      ${s(spec.audience)}`);
-  lines.push(`  monetization  ${s(spec.monetization)}`);
-  lines.push(`  features      ${(spec.features ?? []).map(s).join(', ') || '—'}`);
+  const lines = rows.map((r, i) => `${i === 0 ? '  palette   ' : '            '}${r.join(' ') || '—'}`);
+  lines.push(`  typeface  ${s(spec.brand?.typeface)}`);
+  lines.push(`  voice     ${s(spec.brand?.voice)}`);
   return lines;
+}
+
+function ideaLines(spec: AppSpec, style: Style): string[] {
+  return [
+    `  name          ${style.bold(s(spec.name))}`,
+    `  tagline       ${s(spec.tagline)}`,
+    `  audience      ${s(spec.audience)}`,
+    `  monetization  ${s(spec.monetization)}`,
+    `  features      ${(spec.features ?? []).map(s).join(', ') || '—'}`,
+  ];
 }
