@@ -1,11 +1,11 @@
-// The pending gate: what is being decided (the idea, the brand, the scorecard) and the decision. Empty
-// notes never reject (as in the CLI); approving a final gate whose scorecard did not pass asks first.
+// The pending gate: what is being decided (the idea, the brand, the scorecard), what was decided there before,
+// and the decision. Empty notes never reject (as in the CLI); approving a final gate whose scorecard did not pass asks first.
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { AppSpec, Gate, Run, Scorecard } from '../contract/schemas.js';
 import { ApiError, api } from './api.js';
 import { clean } from './text.js';
-import { Confirm, ErrorNote, announce } from './ui.js';
+import { Confirm, ErrorNote, Time, announce } from './ui.js';
 
 /** `spec`: the run page's App Spec (one for the page), null while it loads. */
 export function GatePanel({
@@ -48,7 +48,7 @@ export function GatePanel({
     ${gate.name === 'idea' ? html`<${IdeaSummary} spec=${spec} />` : null}
     ${gate.name === 'brand' ? html`<${BrandSummary} spec=${spec} />` : null}
     ${gate.name === 'final' ? html`<${ScorecardView} card=${scorecard} />` : null}
-    ${gate.notes ? html`<p class="muted">Notes of the last rejection: ${clean(gate.notes)}</p>` : null}
+    <${GateHistory} gate=${gate} label="Decided before" />
     <form class="decision" onSubmit=${(e: Event) => e.preventDefault()}>
       <label for="gate-notes">Notes</label>
       <textarea id="gate-notes" ref=${notesRef} rows="3" value=${notes} aria-invalid=${notesError ? 'true' : undefined} aria-describedby=${notesError ? 'notes-error' : 'notes-help'}
@@ -64,6 +64,16 @@ export function GatePanel({
       <p>Score ${scorecard?.score.score} of ${scorecard?.score.total}; pre-flight ${scorecard?.preflight.passed ? 'passed' : 'did not pass'}. Approving sends the app to app store review as it is.</p>
     </${Confirm}>
   </section>`;
+}
+
+/** A gate's decisions, oldest first, each with its time and notes: what was asked before (nothing when none). */
+export function GateHistory({ gate, label }: { gate: Gate; label?: string }) {
+  const history = gate.history ?? [];
+  if (history.length === 0) return null;
+  const list = html`<ol class="gate-history" aria-label=${`Decisions at gate ${clean(gate.name)}`}>
+    ${history.map((h) => html`<li><span class=${h.decision === 'rejected' ? 'decision-rejected' : 'decision-approved'}>${clean(h.decision)}</span> <${Time} iso=${h.decided_at} />${h.notes ? html` — “${clean(h.notes)}”` : null}</li>`)}
+  </ol>`;
+  return label ? html`<div class="gate-history-box"><p class="help">${label}</p>${list}</div>` : list;
 }
 
 /** The scorecard a final gate decides on (none for the other gates, or while it loads). */

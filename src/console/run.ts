@@ -6,7 +6,7 @@ import { compareStages } from '../contract/events.js';
 import type { AppSpec, Event, Gate, Run } from '../contract/schemas.js';
 import { api, stream } from './api.js';
 import { Artifacts } from './artifacts.js';
-import { GatePanel } from './gate.js';
+import { GateHistory, GatePanel } from './gate.js';
 import { SpecEditor } from './spec-editor.js';
 import { clean, duration } from './text.js';
 import { Confirm, ErrorNote, Link, Status, Time, announce } from './ui.js';
@@ -297,9 +297,9 @@ function GateList({ gates }: { gates: Gate[] }) {
   return html`<section aria-labelledby="gates-h">
     <h2 id="gates-h">Gates</h2>
     <table>
-      <thead><tr><th scope="col">Gate</th><th scope="col">State</th><th scope="col">Decided</th><th scope="col">Notes</th></tr></thead>
+      <thead><tr><th scope="col">Gate</th><th scope="col">State</th><th scope="col">Decided</th><th scope="col">Notes</th><th scope="col">Every decision</th></tr></thead>
       <tbody>
-        ${gates.map((g) => html`<tr key=${g.name}><th scope="row">${clean(g.name)}</th><td>${clean(g.state)}</td><td><${Time} iso=${g.decided_at} /></td><td>${clean(g.notes ?? '')}</td></tr>`)}
+        ${gates.map((g) => html`<tr key=${g.name}><th scope="row">${clean(g.name)}</th><td>${clean(g.state)}</td><td><${Time} iso=${g.decided_at} /></td><td>${clean(g.notes ?? '')}</td><td><${GateHistory} gate=${g} /></td></tr>`)}
       </tbody>
     </table>
   </section>`;

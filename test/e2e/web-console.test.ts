@@ -52,6 +52,12 @@ describe.runIf(run)('the console', () => {
     await advance(id, 'gate:brand');
     await page.getByRole('heading', { name: /Gate brand is waiting/ }).waitFor();
     expect(await page.getByLabel('Notes').inputValue()).toBe(''); // a new decision, a fresh box
+    // what was decided there before, with its notes, beside the decision
+    await page
+      .locator('.gate')
+      .getByRole('list', { name: 'Decisions at gate brand' })
+      .getByText(/rejected .*Warmer colours, please/)
+      .waitFor();
 
     // The App Spec: a bad colour is shown at its field and nothing changes; a good one is saved as a patch.
     await page.getByRole('button', { name: 'Edit App Spec' }).click();
@@ -78,6 +84,16 @@ describe.runIf(run)('the console', () => {
 
     await page.getByRole('button', { name: 'Approve' }).click();
     await until(async () => (await gateState(id, 'brand')) === 'approved');
+    // the gates table keeps every decision: the rejection's notes stay after the approval
+    const brandRow = page.getByRole('row', { name: /^brand approved/ });
+    await brandRow
+      .getByRole('list', { name: 'Decisions at gate brand' })
+      .getByText(/approved/)
+      .waitFor();
+    expect(await brandRow.getByRole('listitem').allInnerTexts()).toEqual([
+      expect.stringMatching(/^rejected .*Warmer colours, please/),
+      expect.stringMatching(/^approved /),
+    ]);
 
     // The final gate: a scorecard that did not pass makes approving ask first; Cancel decides nothing.
     await advance(id, 'gate:final');
