@@ -88,10 +88,17 @@ describe('orc watch', () => {
     const watching = orc(['watch', run.id], { env: { ORC_BASE_URL: shared.sb.url } });
     await shared.sb.waitFor(run.id, (r) => r.gate_pending === 'idea');
     await until(() => watching.stderr().includes('gate idea awaits a decision; waiting'), 'orc to say it waits'); // waiting, not exiting
-    await driveToEnd(shared.sb, run.id);
+    let rejected = false;
+    await driveToEnd(shared.sb, run.id, (gate) =>
+      gate === 'brand' && !rejected ? ((rejected = true), { reject: 'Warmer\ncolours' }) : 'approve',
+    );
     const r = await watching;
     expect(r.exitCode, r.stderr).toBe(0);
     const lines = r.stdout.split('\n');
+    expect(lines.filter((l) => l.includes('run.gate_resolved gate brand'))).toEqual([
+      expect.stringMatching(/ run\.gate_resolved gate brand rejected — “Warmer colours”$/),
+      expect.stringMatching(/ run\.gate_resolved gate brand approved$/),
+    ]);
     for (const l of lines) expect(l).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z (run\.\w+|log (info|warn|error)) /);
     expect(r.stdout + r.stderr).not.toMatch(CONTROL);
     expect(r.stderr).toContain('gate idea awaits a decision; waiting for someone to decide');

@@ -14,7 +14,7 @@ export function describeEvent(e: Event): string {
     case 'run.gate_pending':
       return `gate ${s(d.gate)} awaits a decision`;
     case 'run.gate_resolved':
-      return `gate ${s(d.gate)} ${s(d.decision)}`;
+      return `gate ${s(d.gate)} ${s(d.decision)}${d.notes ? ` — “${s(d.notes)}”` : ''}`;
     case 'run.scored':
       return d.score
         ? `scored ${d.score.score}/${d.score.total} (beauty ${d.score.beauty}, harmony ${d.score.harmony}), ${d.passed ? 'passed' : 'did not pass'}`
