@@ -1,31 +1,34 @@
 // Colour arithmetic the sandbox's judgement and drawing share: #RRGGBB to channels and back, WCAG contrast, hue.
 
-export type Rgb = [number, number, number];
+export type Rgb = readonly [number, number, number];
 
 /** `#RRGGBB` (the App Spec's only colour form) as 0–255 channels; anything else reads as black. */
 export function rgbOf(hex: string): Rgb {
-  const n = Number.parseInt(hex.replace('#', ''), 16) || 0;
+  const n = Number.parseInt(/^#?([0-9a-f]{6})$/i.exec(hex)?.[1] ?? '000000', 16);
   return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
 }
 
 /** Relative luminance, WCAG 2.2 (https://www.w3.org/TR/WCAG22/#dfn-relative-luminance). */
-export function luminance(hex: string): number {
-  const [r, g, b] = rgbOf(hex).map((c) => {
-    const s = c / 255;
+export function luminance(c: Rgb): number {
+  const [r, g, b] = c.map((v) => {
+    const s = v / 255;
     return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
-  }) as Rgb;
+  }) as [number, number, number];
   return 0.2126 * r + 0.7152 * g + 0.0722 * b;
 }
 
 /** The WCAG contrast ratio of two colours, 1 to 21 (https://www.w3.org/TR/WCAG22/#dfn-contrast-ratio). */
-export function contrastRatio(a: string, b: string): number {
+export function contrast(a: Rgb, b: Rgb): number {
   const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
   return (hi + 0.05) / (lo + 0.05);
 }
 
+/** The same, of two `#RRGGBB` colours. */
+export const contrastRatio = (a: string, b: string): number => contrast(rgbOf(a), rgbOf(b));
+
 /** Hue (0–360), saturation and lightness (0–1) of a colour. */
 export function hslOf(hex: string): { h: number; s: number; l: number } {
-  const [r, g, b] = rgbOf(hex).map((c) => c / 255) as Rgb;
+  const [r, g, b] = rgbOf(hex).map((c) => c / 255) as [number, number, number];
   const max = Math.max(r, g, b);
   const min = Math.min(r, g, b);
   const l = (max + min) / 2;

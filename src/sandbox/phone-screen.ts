@@ -1,5 +1,6 @@
 // One screen of the App Spec drawn as a phone's screen (status bar, title, purpose, feature cards, button, tab
 // bar) in the brand's palette, row by row: the shapes and text are laid out once, each row painted on demand.
+import { contrast, rgbOf, type Rgb } from './colour.js';
 import type { AppSpecInput } from '../contract/schemas.js';
 import { fitLine, GLYPH_ROWS, LINE_UNITS, wrapLines, type TextLine } from './font.js';
 
@@ -24,33 +25,17 @@ export function screenshotInputsOf(spec: AppSpecInput): ScreenshotInputs {
   };
 }
 
-type Rgb = readonly [number, number, number];
 const DEFAULT_PALETTE = ['#3366CC', '#5588EE', '#22AA88', '#114477', '#F5F5F7'];
 const INK_DARK: Rgb = [28, 28, 30];
 const INK_LIGHT: Rgb = [242, 242, 247];
 
-function rgb(hex: string): Rgb {
-  const n = Number.parseInt(/^#?([0-9a-f]{6})$/i.exec(hex)?.[1] ?? '000000', 16);
-  return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
-}
-
-/** WCAG relative luminance. */
-function luminance(c: Rgb): number {
-  const lin = c.map((v) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4));
-  return 0.2126 * lin[0]! + 0.7152 * lin[1]! + 0.0722 * lin[2]!;
-}
-
-const contrast = (a: Rgb, b: Rgb) => {
-  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
-  return (hi! + 0.05) / (lo! + 0.05);
-};
 const inkOn = (c: Rgb): Rgb => (contrast(INK_DARK, c) >= contrast(INK_LIGHT, c) ? INK_DARK : INK_LIGHT);
 const mix = (a: Rgb, b: Rgb, t: number): Rgb =>
   [0, 1, 2].map((i) => Math.round(a[i]! + (b[i]! - a[i]!) * t)) as unknown as Rgb;
 
 /** The palette's roles: palette[0] the primary (headings, buttons), the last the background, the rest accents. */
 function colours(palette: readonly string[]) {
-  const p = (palette.length ? palette : DEFAULT_PALETTE).map(rgb);
+  const p = (palette.length ? palette : DEFAULT_PALETTE).map(rgbOf);
   const primary = p[0]!;
   const bg = p.length > 1 ? p.at(-1)! : mix(inkOn(primary), [255, 255, 255], 0.5);
   const accents = p.length > 2 ? p.slice(1, -1) : [primary];
