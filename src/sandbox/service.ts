@@ -133,6 +133,17 @@ export type EventListener = (runId: string, ev: StoredEvent, terminal: boolean) 
 export type StageListener = (runId: string, stage: string) => void;
 
 /**
+ * Ends a run that may wait at a gate: an ended run has no pending gate, and the one it waited at goes back to
+ * waiting (CONTRACT.md, Cancel); its history stays.
+ */
+function endRun(rec: RunRecord, status: 'failed' | 'canceled', now: string): void {
+  const pending = rec.run.gate_pending as GateName | null;
+  if (pending && rec.gates[pending])
+    Object.assign(rec.gates[pending], { state: 'waiting', decided_at: null, notes: null });
+  Object.assign(rec.run, { status, gate_pending: null, updated_at: now });
+}
+
+/**
  * Submission needs the build: a run waits at the start of 08_submission until its ipa and screenshots are
  * described (a large ipa takes a while), so it is never accepted before they can be pulled.
  */
@@ -276,10 +287,7 @@ export class SandboxService {
       throw new Failure('run_not_active', `run ${runId} is ${rec.run.status}; it can no longer fail`);
     this.clearTimer(runId);
     return this.change(rec, (next, events) => {
-      const pending = next.run.gate_pending as GateName | null;
-      if (pending && next.gates[pending])
-        Object.assign(next.gates[pending], { state: 'waiting', decided_at: null, notes: null });
-      Object.assign(next.run, { status: 'failed', gate_pending: null, updated_at: this.now() });
+      endRun(next, 'failed', this.now());
       events.push(this.log(next, next.run.stage, 'error', `error: ${error.message}`));
       events.push(this.event(next, 'run.failed', { stage: next.run.stage, error }));
     });
@@ -413,11 +421,7 @@ export class SandboxService {
     if (isTerminal(rec))
       throw new Failure('run_not_active', `run ${id} is ${rec.run.status} and can no longer be canceled`);
     const done = this.change(rec, (next, events) => {
-      // A canceled run has no pending gate: the one it waited at goes back to waiting (CONTRACT.md, Cancel).
-      const pending = next.run.gate_pending as GateName | null;
-      if (pending && next.gates[pending])
-        Object.assign(next.gates[pending], { state: 'waiting', decided_at: null, notes: null });
-      Object.assign(next.run, { status: 'canceled', gate_pending: null, updated_at: this.now() });
+      endRun(next, 'canceled', this.now());
       events.push(this.event(next, 'run.canceled', { stage: next.run.stage, reason: 'canceled by a user' }));
     });
     this.clearTimer(id);
