@@ -437,15 +437,18 @@ function paletteSizePart(spec: Spec): Omit<Component, 'of' | 'weight'> {
   };
 }
 
-function typefacePart(spec: Spec): Omit<Component, 'of' | 'weight'> {
-  const t = spec.brand?.typeface?.trim();
-  return {
-    name: 'typeface',
-    value: t ? 100 : 0,
-    detail: t ? `set: ${quote(t)}` : 'no typeface chosen',
-    field: 'brand.typeface',
-    hint: t ? null : 'name a typeface in brand.typeface',
-    suggestion: t ? null : 'Inter',
+/** A part that asks only that the brand names something (its typeface, its voice). */
+function namedPart(key: 'typeface' | 'voice', hint: string, suggestion: string) {
+  return (spec: Spec): Omit<Component, 'of' | 'weight'> => {
+    const named = spec.brand?.[key]?.trim();
+    return {
+      name: key,
+      value: named ? 100 : 0,
+      detail: named ? `set: ${quote(named)}` : `no ${key} chosen`,
+      field: `brand.${key}`,
+      hint: named ? null : hint,
+      suggestion: named ? null : suggestion,
+    };
   };
 }
 
@@ -519,18 +522,6 @@ function huesPart(spec: Spec): Omit<Component, 'of' | 'weight'> {
   };
 }
 
-function voicePart(spec: Spec): Omit<Component, 'of' | 'weight'> {
-  const v = spec.brand?.voice?.trim();
-  return {
-    name: 'voice',
-    value: v ? 100 : 0,
-    detail: v ? `set: ${quote(v)}` : 'no voice chosen',
-    field: 'brand.voice',
-    hint: v ? null : 'say how the app speaks in brand.voice',
-    suggestion: v ? null : 'friendly and plain-spoken',
-  };
-}
-
 function featuresPart(spec: Spec): Omit<Component, 'of' | 'weight'> {
   const f = spec.features ?? [];
   const n = f.length;
@@ -570,11 +561,11 @@ function purposePart(spec: Spec): Omit<Component, 'of' | 'weight'> {
 const PART_OF: Record<string, (spec: Spec) => Omit<Component, 'of' | 'weight'>> = {
   contrast: contrastPart,
   palette: paletteSizePart,
-  typeface: typefacePart,
+  typeface: namedPart('typeface', 'name a typeface in brand.typeface', 'Inter'),
   screens: screensPart,
   copy: copyPart,
   hues: huesPart,
-  voice: voicePart,
+  voice: namedPart('voice', 'say how the app speaks in brand.voice', 'friendly and plain-spoken'),
   features: featuresPart,
   purpose: purposePart,
 };
