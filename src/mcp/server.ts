@@ -156,6 +156,15 @@ const gateOut = z.looseObject({
   notes: z.string().nullable(),
 });
 const specOut = z.looseObject({ name: z.string() });
+const checkOut = z.looseObject({ id: z.string(), title: z.string(), status: z.string() });
+const componentOut = z.looseObject({ name: z.string(), value: z.number(), weight: z.number() });
+/** A check or a component with what an agent acts on (the service may leave them out: a tolerant reader). */
+const advised = <T extends z.ZodObject>(o: T) =>
+  o.extend({
+    field: z.string().nullable().optional().describe('The App Spec field it reads, as a dotted path (brand.palette)'),
+    hint: z.string().nullable().optional().describe('What to change, when it fails or warns'),
+    suggestion: z.unknown().optional().describe('A value at field that passes (null when none can be made)'),
+  });
 const decidedOut = { gate: z.looseObject({ gate: gateOut, run: runOut }) };
 
 /**
@@ -284,7 +293,7 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
       name: 'reject_gate',
       title: 'Reject a gate',
       description:
-        'Reject the gate a run waits at, with notes saying why and what to change: the run goes back to rework that part and the gate opens again.',
+        'Reject the gate a run waits at, with notes saying why and what to change: the run goes back to rework that part and the gate opens again. Change the App Spec first (update_spec): the rework reads it as it stands then; a rejected final runs design, build, QA and scoring again, with a new scorecard.',
       input: { run_id: runId, gate, notes: z.string().trim().min(1).describe('Why, and what to change (required)') },
       output: decidedOut,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
@@ -313,7 +322,7 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
       name: 'update_spec',
       title: 'Update the App Spec',
       description:
-        'Change the App Spec with a JSON Merge Patch (RFC 7396): only the fields to change; null removes a field; a list is replaced whole. Refused once the run ended or its final gate was approved.',
+        'Change the App Spec with a JSON Merge Patch (RFC 7396): only the fields to change; null removes a field; a list is replaced whole. A failing check\'s suggestion goes at its dotted field: field "brand.palette" with suggestion ["#1A1A2E", "#F5F5F5"] is the patch {"brand": {"palette": ["#1A1A2E", "#F5F5F5"]}}. Refused once the run ended or its final gate was approved.',
       input: {
         run_id: runId,
         patch: z
@@ -331,24 +340,21 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
       name: 'get_scorecard',
       title: 'Get the scorecard',
       description:
-        'How the app scored (beauty, harmony, score out of total, passed) and its pre-flight checks. Ready once the run is scored (the run.scored event).',
+        'How the app scored (beauty, harmony, score out of total, passed), why (components: each part of beauty and harmony), and its pre-flight checks. Failing checks carry field (a dotted App Spec path), hint (what to change) and suggestion (a value at field that passes): set the suggestion at the field with update_spec, then reject_gate final with notes to rework, and wait_for_run to the final gate for the new scorecard. Ready once the run is scored (the run.scored event).',
       input: { run_id: runId },
       output: {
         scorecard: z.looseObject({
           score: z.looseObject({ beauty: z.number(), harmony: z.number(), score: z.number(), total: z.number() }),
           passed: z.boolean(),
-          preflight: z.looseObject({
-            passed: z.boolean(),
-            checks: z.array(z.looseObject({ id: z.string(), status: z.string() })),
-          }),
+          preflight: z.looseObject({ passed: z.boolean(), checks: z.array(advised(checkOut)) }),
+          components: z.array(advised(componentOut)).optional().describe('Each part of beauty and harmony'),
         }),
       },
       annotations: read,
       run: async (a) => {
         const card = await api.runs.scorecard(a.run_id);
-        const failing = card.preflight.checks.filter((c) => c.status === 'fail').map((c) => c.title);
         return {
-          text: `Score ${card.score.score}/${card.score.total} (beauty ${card.score.beauty}, harmony ${card.score.harmony}): ${card.passed ? 'passed' : 'did not pass'}. Pre-flight ${card.preflight.passed ? 'passed' : `failed: ${failing.join('; ')}`}.`,
+          text: `Score ${card.score.score}/${card.score.total} (beauty ${card.score.beauty}, harmony ${card.score.harmony}): ${card.passed ? 'passed' : 'did not pass'}.${failingText(card)}`,
           data: { scorecard: card },
         };
       },
@@ -398,7 +404,7 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
       name: 'wait_for_run',
       title: 'Wait for a run',
       description:
-        'Follow a run until a gate is pending, the run ends, or timeout_s passes, and say what happened. At a gate it also gives what is being decided: the spec summary (idea), the palette, typeface and voice (brand), or the scorecard (final); then call approve_gate or reject_gate. Sends progress notifications (stage and percent) when the request asks for them.',
+        'Follow a run until a gate is pending, the run ends, or timeout_s passes, and say what happened. At a gate it also gives what is being decided: the spec summary (idea), the palette, typeface and voice (brand), or the scorecard (final: failing checks carry field, hint and suggestion, as get_scorecard says); then call approve_gate or reject_gate. Sends progress notifications (stage and percent) when the request asks for them.',
       input: {
         run_id: runId,
         timeout_s: z
@@ -594,7 +600,7 @@ export function createServer(o: McpOptions): McpServer {
       taskStore: new InMemoryTaskStore(),
       jsonSchemaValidator: lazyValidator,
       instructions:
-        'orc drives runs on the Run Orchestration Service: an app idea (or source) becomes a shipped app through stages and three approval gates (idea, brand, final). Create a run, wait_for_run to the next gate, read what is being decided, then approve_gate or reject_gate with notes.',
+        'orc drives runs on the Run Orchestration Service: an app idea (or source) becomes a shipped app through stages and three approval gates (idea, brand, final). Create a run, wait_for_run to the next gate, read what is being decided, then approve_gate or reject_gate with notes. At final, a scorecard that does not pass names its failing checks with field, hint and suggestion: set each suggestion at its field with update_spec, reject_gate final with notes, and wait_for_run for the rework.',
     },
   );
   const byName = new Map(o.tools.map((t) => [t.name, t]));
@@ -864,10 +870,26 @@ async function deciding(api: Api, id: string, gateName: string): Promise<Decidin
   };
 }
 
+/** The failing checks as a model reads them: each one's field, what to change there, and a value that passes. */
+function failingText(card: Scorecard): string {
+  const failing = card.preflight.checks.filter((c) => c.status === 'fail');
+  if (!card.preflight.passed && failing.length === 0) return ' Pre-flight failed.';
+  if (failing.length === 0) return ' Pre-flight passed.';
+  const lines = failing.map((c) => {
+    const what = c.field
+      ? `${c.field}: ${c.hint ?? c.detail ?? c.title} (${c.title})`
+      : `${c.title}: ${c.detail ?? ''}`;
+    const value =
+      c.suggestion === undefined || c.suggestion === null ? '' : `; suggestion ${JSON.stringify(c.suggestion)}`;
+    return `- ${what}${value}`;
+  });
+  return ` Pre-flight failed:\n${lines.join('\n')}\nSet each suggestion at its field with update_spec, then reject_gate final with notes to rework.`;
+}
+
 function decidingText(d: Deciding): string {
   if ('scorecard' in d) {
     const c = d.scorecard;
-    return `Deciding the final app: score ${c.score.score}/${c.score.total} (beauty ${c.score.beauty}, harmony ${c.score.harmony}), ${c.passed ? 'passed' : 'did not pass'}; pre-flight ${c.preflight.passed ? 'passed' : 'failed'}.`;
+    return `Deciding the final app: score ${c.score.score}/${c.score.total} (beauty ${c.score.beauty}, harmony ${c.score.harmony}), ${c.passed ? 'passed' : 'did not pass'}.${failingText(c)}`;
   }
   if ('brand' in d) {
     const b = d.brand ?? {};
