@@ -340,7 +340,7 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
       name: 'get_scorecard',
       title: 'Get the scorecard',
       description:
-        'How the app scored (beauty, harmony, score out of total, passed), why (components: each part of beauty and harmony), and its pre-flight checks. Failing checks carry field (a dotted App Spec path), hint (what to change) and suggestion (a value at field that passes): set the suggestion at the field with update_spec, then reject_gate final with notes to rework, and wait_for_run to the final gate for the new scorecard. Ready once the run is scored (the run.scored event).',
+        'How the app scored (beauty, harmony, score out of total, passed), why (components: each part of beauty and harmony), and its pre-flight checks. Failing checks carry field (a dotted App Spec path), hint (what to change) and suggestion (a value at field that passes): set the suggestion at the field with update_spec, then reject_gate final with notes to rework, and wait_for_run to the final gate for the new scorecard. Where every check passes but the score falls short, the components carry field, hint and suggestion the same way. Ready once the run is scored (the run.scored event).',
       input: { run_id: runId },
       output: {
         scorecard: z.looseObject({
@@ -870,20 +870,33 @@ async function deciding(api: Api, id: string, gateName: string): Promise<Decidin
   };
 }
 
-/** The failing checks as a model reads them: each one's field, what to change there, and a value that passes. */
+type Advice = { field?: string | null; hint?: string | null; detail?: string | null; suggestion?: unknown };
+const LOOP_ADVICE = 'Set each suggestion at its field with update_spec, then reject_gate final with notes to rework.';
+
+/** One reason as a model reads it: the field, what to change there (what it is, in brackets), a value that passes. */
+function adviceLine(label: string, a: Advice): string {
+  const what = a.field ? `${a.field}: ${a.hint ?? a.detail ?? label} (${label})` : `${label}: ${a.detail ?? ''}`;
+  const value =
+    a.suggestion === undefined || a.suggestion === null ? '' : `; suggestion ${JSON.stringify(a.suggestion)}`;
+  return `- ${what}${value}`;
+}
+
+/** Why a scorecard did not pass: its failing checks, or, the pre-flight passing, the parts of the score that
+ * weigh it down most (lowest first), so an agent that fixed every check still knows what to change. */
 function failingText(card: Scorecard): string {
   const failing = card.preflight.checks.filter((c) => c.status === 'fail');
-  if (!card.preflight.passed && failing.length === 0) return ' Pre-flight failed.';
-  if (failing.length === 0) return ' Pre-flight passed.';
-  const lines = failing.map((c) => {
-    const what = c.field
-      ? `${c.field}: ${c.hint ?? c.detail ?? c.title} (${c.title})`
-      : `${c.title}: ${c.detail ?? ''}`;
-    const value =
-      c.suggestion === undefined || c.suggestion === null ? '' : `; suggestion ${JSON.stringify(c.suggestion)}`;
-    return `- ${what}${value}`;
-  });
-  return ` Pre-flight failed:\n${lines.join('\n')}\nSet each suggestion at its field with update_spec, then reject_gate final with notes to rework.`;
+  if (failing.length > 0)
+    return ` Pre-flight failed:\n${failing.map((c) => adviceLine(c.title, c)).join('\n')}\n${LOOP_ADVICE}`;
+  if (!card.preflight.passed) return ' Pre-flight failed.';
+  const low = card.passed
+    ? []
+    : (card.components ?? [])
+        .filter((c) => c.hint)
+        .sort((a, b) => a.value - b.value)
+        .slice(0, 3);
+  if (low.length === 0) return ' Pre-flight passed.';
+  const lines = low.map((c) => adviceLine(`${c.name} ${c.value}/100`, c));
+  return ` Pre-flight passed; the parts that weigh the score down:\n${lines.join('\n')}\n${LOOP_ADVICE}`;
 }
 
 function decidingText(d: Deciding): string {
