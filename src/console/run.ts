@@ -44,6 +44,8 @@ interface RunView {
   log: LogLine[];
   outcome: Outcome | null;
   live: 'connecting' | 'live' | 'ended';
+  /** How many times each gate has been pending: each time is a new decision, with its own scorecard. */
+  rounds: Record<string, number>;
 }
 
 type RunAction =
@@ -51,12 +53,22 @@ type RunAction =
   | { type: 'failed'; error: unknown }
   | { type: 'restart' }
   | { type: 'stage'; ev: Event }
+  | { type: 'gate'; ev: Event }
   | { type: 'end'; ev: Event }
   | { type: 'log'; lines: LogLine[] }
   | { type: 'connection'; open: boolean }
   | { type: 'canceled'; run: Run };
 
-const NO_RUN: RunView = { run: null, gates: [], error: null, spans: [], log: [], outcome: null, live: 'connecting' };
+const NO_RUN: RunView = {
+  run: null,
+  gates: [],
+  error: null,
+  spans: [],
+  log: [],
+  outcome: null,
+  live: 'connecting',
+  rounds: {},
+};
 
 function runView(s: RunView, a: RunAction): RunView {
   switch (a.type) {
@@ -65,9 +77,13 @@ function runView(s: RunView, a: RunAction): RunView {
     case 'failed':
       return { ...s, error: a.error };
     case 'restart':
-      return { ...s, spans: [], log: [], outcome: null };
+      return { ...s, spans: [], log: [], outcome: null, rounds: {} };
     case 'stage':
       return { ...s, spans: stageChanged(s.spans, a.ev) };
+    case 'gate': {
+      const gate = String(a.ev.data.gate);
+      return { ...s, rounds: { ...s.rounds, [gate]: (s.rounds[gate] ?? 0) + 1 } };
+    }
     case 'end':
       return { ...s, outcome: { type: a.ev.type, data: a.ev.data }, spans: runEnded(s.spans, a.ev), live: 'ended' };
     case 'log': {
@@ -134,6 +150,7 @@ function followRun(id: string, path: string, dispatch: (a: RunAction) => void): 
         soon();
       },
       'run.gate_pending': (ev: Event) => {
+        dispatch({ type: 'gate', ev });
         announce(`gate ${String(ev.data.gate)} is waiting for a decision`);
         soon();
       },
@@ -219,7 +236,7 @@ export function RunPage({ id }: { id: string }) {
   const path = `/v1/runs/${encodeURIComponent(id)}`;
   const [view, dispatch] = useReducer(runView, NO_RUN);
   const [version, setVersion] = useState(0);
-  const { run, gates, error, spans, log, outcome, live } = view;
+  const { run, gates, error, spans, log, outcome, live, rounds } = view;
   useEffect(() => {
     document.title = `${id} · orc console`;
   }, [id]);
@@ -234,6 +251,8 @@ export function RunPage({ id }: { id: string }) {
   const terminal = TERMINAL.has(run.status);
   const pending =
     run.status === 'awaiting_approval' && run.gate_pending ? gates.find((g) => g.name === run.gate_pending) : undefined;
+  // The panel is one round of a gate: a gate that comes round again (a rework, however quick) is a new decision,
+  // with a fresh notes box and its new scorecard. A first round read before the stream replays it is round 1.
   return html`
     <p class="crumbs"><${Link} href="/console/">Runs</${Link}> / <span>${clean(run.id)}</span></p>
     <h1 tabindex="-1">${clean(run.id)}</h1>
@@ -244,7 +263,7 @@ export function RunPage({ id }: { id: string }) {
       <p>${clean(run.id)} stops where it is and cannot be resumed.</p>
     </${Confirm}>
     ${outcome || terminal ? html`<${OutcomeView} run=${run} outcome=${outcome} />` : null}
-    ${pending ? html`<${GatePanel} key=${`${pending.name}:${pending.decided_at}`} run=${run} gate=${pending} spec=${spec} onDecided=${() => setVersion((v) => v + 1)} />` : null}
+    ${pending ? html`<${GatePanel} key=${`${pending.name}:${Math.max(1, rounds[pending.name] ?? 0)}`} run=${run} gate=${pending} spec=${spec} onDecided=${() => setVersion((v) => v + 1)} />` : null}
     <section aria-labelledby="timeline-h">
       <h2 id="timeline-h">Stages</h2>
       <${Timeline} spans=${spans} run=${run} />

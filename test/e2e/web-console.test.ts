@@ -133,6 +133,25 @@ describe.runIf(run)('the console', () => {
     await page.close();
   }, 90_000);
 
+  it('a gate that comes round at once (rejected elsewhere, reworked quickly) is a new decision: its new scorecard, a fresh notes box', async () => {
+    const id = (await http(manual.url, 'POST', '/v1/runs', idea('A tide table for surfers #lowscore'))).body.id;
+    await advance(id, 'gate:final');
+    const page = await open(`/console/runs/${id}`);
+    await page.getByText('✗ The scorecard did not pass').waitFor();
+    await page.getByLabel('Notes').fill('typed here, never sent');
+    const card = (await http(manual.url, 'GET', `/v1/runs/${id}/scorecard`)).body;
+    for (const c of card.preflight.checks.filter((c: { status: string }) => c.status === 'fail')) {
+      const patch = c.field.split('.').reduceRight((v: unknown, k: string) => ({ [k]: v }), c.suggestion);
+      expect((await http(manual.url, 'PATCH', `/v1/runs/${id}/spec`, patch)).status).toBe(200);
+    }
+    // Back to back, as another client or a script would: the page may never see the run between the rounds.
+    await http(manual.url, 'POST', `/v1/runs/${id}/gates/final:reject`, { notes: 'fixed elsewhere' });
+    await advance(id, 'gate:final');
+    await page.getByText('✓ The scorecard passed').waitFor();
+    expect(await page.getByLabel('Notes').inputValue()).toBe('');
+    await page.close();
+  }, 30_000);
+
   it('approves a gate by keyboard alone', async () => {
     const id = (await http(manual.url, 'POST', '/v1/runs', idea('Keyboard only'))).body.id;
     await advance(id, 'gate:idea');
