@@ -5,19 +5,25 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { AppSpec, Gate, Run, Scorecard } from '../contract/schemas.js';
 import { ApiError, api } from './api.js';
 import { clean } from './text.js';
-import { Confirm, ErrorNote, Time, announce } from './ui.js';
+import { ScorecardView } from './scorecard.js';
+import { Confirm, ErrorNote, Swatches, Time, announce } from './ui.js';
 
-/** `spec`: the run page's App Spec (one for the page), null while it loads. */
+/** `spec`: the run page's App Spec (one for the page), null while it loads; a change made here (a suggestion
+ * applied) goes to `onSpecSaved`, and a wish to edit it at a field to `onEditField`. */
 export function GatePanel({
   run,
   gate,
   spec,
   onDecided,
+  onSpecSaved,
+  onEditField,
 }: {
   run: Run;
   gate: Gate;
   spec: AppSpec | null;
   onDecided: () => void;
+  onSpecSaved: (spec: AppSpec) => void;
+  onEditField: (field: string) => void;
 }) {
   const scorecard = useFinalScorecard(run, gate);
   const [notes, setNotes] = useState('');
@@ -47,7 +53,7 @@ export function GatePanel({
     <h2 id="gate-h">Gate <em>${clean(gate.name)}</em> is waiting for your decision</h2>
     ${gate.name === 'idea' ? html`<${IdeaSummary} spec=${spec} />` : null}
     ${gate.name === 'brand' ? html`<${BrandSummary} spec=${spec} />` : null}
-    ${gate.name === 'final' ? html`<${ScorecardView} card=${scorecard} />` : null}
+    ${gate.name === 'final' ? html`<${ScorecardView} card=${scorecard} run=${run} spec=${spec} onSpecSaved=${onSpecSaved} onEditField=${onEditField} />` : null}
     <${GateHistory} gate=${gate} label="Decided before" />
     <form class="decision" onSubmit=${(e: Event) => e.preventDefault()}>
       <label for="gate-notes">Notes</label>
@@ -138,15 +144,6 @@ function IdeaSummary({ spec }: { spec: AppSpec | null }) {
   </dl>`;
 }
 
-const HEX = /^#[0-9a-fA-F]{6}$/;
-
-export function Swatches({ palette }: { palette: unknown }) {
-  if (!Array.isArray(palette) || palette.length === 0) return html`<p class="muted">No palette yet.</p>`;
-  return html`<ul class="swatches" aria-label="Palette">
-    ${palette.map((c) => html`<li><span class="swatch" aria-hidden="true" style=${HEX.test(String(c)) ? { backgroundColor: String(c) } : {}}></span><code>${clean(c)}</code></li>`)}
-  </ul>`;
-}
-
 function BrandSummary({ spec }: { spec: AppSpec | null }) {
   if (!spec) return html`<p>Loading the brand…</p>`;
   const brand = (spec.brand ?? {}) as Record<string, unknown>;
@@ -157,26 +154,5 @@ function BrandSummary({ spec }: { spec: AppSpec | null }) {
       <div><dt>Typeface</dt><dd>${clean(brand.typeface ?? '—')}</dd></div>
       <div><dt>Voice</dt><dd>${clean(brand.voice ?? '—')}</dd></div>
     </dl>
-  </div>`;
-}
-
-const ORDER: Record<string, number> = { fail: 0, warn: 1, pass: 2 };
-
-export function ScorecardView({ card }: { card: Scorecard | null }) {
-  if (!card) return html`<p>Loading the scorecard…</p>`;
-  // Below half is low, from three quarters high: the meter's own colours say it, and so do the numbers.
-  const bar = (label: string, value: number, max: number) =>
-    html`<div class="bar"><span class="bar-label" id=${`bar-${label}`}>${label}</span><meter min="0" max=${max} low=${max / 2} high=${(max * 3) / 4} optimum=${max} value=${value} aria-labelledby=${`bar-${label}`}></meter><span>${value} / ${max}</span></div>`;
-  const checks = [...card.preflight.checks].sort((a, b) => (ORDER[a.status] ?? 3) - (ORDER[b.status] ?? 3));
-  return html`<div class="scorecard">
-    <p class=${card.passed ? 'verdict ok' : 'verdict bad'}><strong>${card.passed ? '✓ The scorecard passed' : '✗ The scorecard did not pass'}</strong></p>
-    ${bar('Beauty', card.score.beauty, 100)}${bar('Harmony', card.score.harmony, 100)}${bar('Score', card.score.score, card.score.total)}
-    <table class="preflight">
-      <caption>Pre-flight: ${card.preflight.passed ? 'passed' : 'did not pass'}</caption>
-      <thead><tr><th scope="col">Check</th><th scope="col">Result</th><th scope="col">Detail</th></tr></thead>
-      <tbody>
-        ${checks.map((c) => html`<tr class=${`check-${ORDER[c.status] === undefined ? 'other' : c.status}`}><th scope="row">${clean(c.title || c.id)}</th><td>${c.status === 'fail' ? '✗ fail' : c.status === 'warn' ? '! warn' : c.status === 'pass' ? '✓ pass' : clean(c.status)}</td><td>${clean(c.detail)}</td></tr>`)}
-      </tbody>
-    </table>
   </div>`;
 }

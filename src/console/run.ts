@@ -7,7 +7,7 @@ import type { AppSpec, Event, Gate, Run } from '../contract/schemas.js';
 import { api, stream } from './api.js';
 import { Artifacts } from './artifacts.js';
 import { GateHistory, GatePanel } from './gate.js';
-import { SpecEditor } from './spec-editor.js';
+import { type EditAt, SpecEditor } from './spec-editor.js';
 import { clean, duration } from './text.js';
 import { Confirm, ErrorNote, Link, Status, Time, announce } from './ui.js';
 
@@ -245,6 +245,8 @@ export function RunPage({ id }: { id: string }) {
   // What the spec and artifacts are read again on: the run moving on, or a decision taken here.
   const state = run ? `${run.status}|${run.stage}|${run.gate_pending}|${version}` : '';
   const { spec, specError, setSpec } = useSpec(path, id, state, run !== null);
+  const [editAt, setEditAt] = useState<EditAt | null>(null);
+  const editField = (field: string) => setEditAt((was) => ({ field, n: (was?.n ?? 0) + 1 }));
 
   if (!run)
     return html`<h1 tabindex="-1">${clean(id)}</h1><${ErrorNote} error=${error} />${error ? html`<p><${Link} href="/console/">Back to the runs</${Link}></p>` : html`<p>Loading…</p>`}`;
@@ -263,13 +265,13 @@ export function RunPage({ id }: { id: string }) {
       <p>${clean(run.id)} stops where it is and cannot be resumed.</p>
     </${Confirm}>
     ${outcome || terminal ? html`<${OutcomeView} run=${run} outcome=${outcome} />` : null}
-    ${pending ? html`<${GatePanel} key=${`${pending.name}:${Math.max(1, rounds[pending.name] ?? 0)}`} run=${run} gate=${pending} spec=${spec} onDecided=${() => setVersion((v) => v + 1)} />` : null}
+    ${pending ? html`<${GatePanel} key=${`${pending.name}:${Math.max(1, rounds[pending.name] ?? 0)}`} run=${run} gate=${pending} spec=${spec} onDecided=${() => setVersion((v) => v + 1)} onSpecSaved=${setSpec} onEditField=${editField} />` : null}
     <section aria-labelledby="timeline-h">
       <h2 id="timeline-h">Stages</h2>
       <${Timeline} spans=${spans} run=${run} />
     </section>
     <${GateList} gates=${gates} />
-    <${SpecEditor} key=${`spec:${run.id}`} run=${run} spec=${spec} loadError=${specError} onSaved=${setSpec} />
+    <${SpecEditor} key=${`spec:${run.id}`} run=${run} spec=${spec} loadError=${specError} onSaved=${setSpec} editAt=${editAt} />
     <${Artifacts} run=${run} version=${state} />
     <section aria-labelledby="log-h">
       <h2 id="log-h">Log</h2>

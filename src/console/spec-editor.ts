@@ -2,14 +2,13 @@
 // form for the common fields and a JSON editor for all of it; either sends a JSON Merge Patch of the
 // difference, and the service's validation errors are shown at the field they name.
 import { html } from 'htm/preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { MONETIZATION_VALUES } from '../contract/events.js';
 import type { AppSpec, Run } from '../contract/schemas.js';
-import { diffMergePatch } from '../lib/merge-patch.js';
+import { diffMergePatch, valueAt } from '../lib/merge-patch.js';
 import { ApiError, api } from './api.js';
-import { Swatches } from './gate.js';
 import { clean } from './text.js';
-import { ErrorNote, announce } from './ui.js';
+import { ErrorNote, Swatches, announce } from './ui.js';
 
 interface FieldDef {
   key: string;
@@ -33,9 +32,7 @@ const FIELDS: FieldDef[] = [
   { key: 'voice', label: 'Voice', kind: 'text', path: 'brand.voice' },
 ];
 
-function get(spec: AppSpec, path: string): unknown {
-  return path.split('.').reduce<any>((v, k) => (v && typeof v === 'object' ? v[k] : undefined), spec);
-}
+const get = (spec: AppSpec, path: string): unknown => valueAt(spec, path.split('.'));
 
 function set(spec: AppSpec, path: string, value: unknown): AppSpec {
   const keys = path.split('.');
@@ -53,20 +50,35 @@ function fieldOf(path: string | null): FieldDef | undefined {
   return FIELDS.find((f) => path === f.path || path.startsWith(`${f.path}.`));
 }
 
+/** A request from elsewhere on the page (a scorecard's check) to edit the App Spec at a dotted field; `n`
+ * tells one request from the next. */
+export interface EditAt {
+  field: string;
+  n: number;
+}
+
 /** `spec`: the run page's App Spec (one for the page); a save hands the saved one to `onSaved`. */
 export function SpecEditor({
   run,
   spec,
   loadError,
   onSaved,
+  editAt = null,
 }: {
   run: Run;
   spec: AppSpec | null;
   loadError: unknown;
   onSaved: (spec: AppSpec) => void;
+  editAt?: EditAt | null;
 }) {
   const edit = useSpecEdit(run, spec, onSaved);
   const editable = run.status === 'running' || run.status === 'awaiting_approval';
+  useEffect(() => {
+    if (!editAt || !editable || !spec) return;
+    const inForm = fieldOf(editAt.field) !== undefined;
+    if (!edit.editing) edit.start(inForm ? 'form' : 'json');
+    else if (!inForm) edit.switchMode('json');
+  }, [editAt?.n]);
   return html`<section aria-labelledby="spec-h">
     <h2 id="spec-h">App Spec</h2>
     <${ErrorNote} error=${loadError} />
@@ -76,11 +88,11 @@ export function SpecEditor({
         ? html`<div>
           ${edit.saved ? html`<p class="saved" role="status">✓ App Spec saved</p>` : null}
           <${SpecView} spec=${spec} />
-          ${editable ? html`<button type="button" onClick=${edit.start}>Edit App Spec</button>` : html`<p class="muted">The App Spec can no longer be changed (${clean(run.status)}).</p>`}
+          ${editable ? html`<button type="button" onClick=${() => edit.start()}>Edit App Spec</button>` : html`<p class="muted">The App Spec can no longer be changed (${clean(run.status)}).</p>`}
         </div>`
         : null
     }
-    ${spec && edit.editing ? html`<${SpecForm} edit=${edit} />` : null}
+    ${spec && edit.editing ? html`<${SpecForm} edit=${edit} editAt=${editAt} />` : null}
   </section>`;
 }
 
@@ -98,7 +110,8 @@ function useSpecEdit(run: Run, spec: AppSpec | null, onSaved: (spec: AppSpec) =>
   const [editing, setEditing] = useState(false);
   const [error, setError] = useState<ApiError | Error | null>(null);
   const [saving, setSaving] = useState(false);
-  const start = () => {
+  const start = (as: 'form' | 'json' = mode) => {
+    setMode(as);
     setBase0(spec);
     setSaved(false);
     setDraft(spec);
@@ -126,14 +139,7 @@ function useSpecEdit(run: Run, spec: AppSpec | null, onSaved: (spec: AppSpec) =>
     }
     setSaving(true);
     try {
-      onSaved(
-        await api<AppSpec>(
-          'PATCH',
-          `/v1/runs/${encodeURIComponent(run.id)}/spec`,
-          patch,
-          'application/merge-patch+json',
-        ),
-      );
+      onSaved(await patchSpec(run, patch));
       setEditing(false);
       setError(null);
       setSaved(true);
@@ -149,6 +155,11 @@ function useSpecEdit(run: Run, spec: AppSpec | null, onSaved: (spec: AppSpec) =>
   const discard = () => (setEditing(false), setError(null));
   return { saved, draft, setDraft, text, setText, mode, editing, error, saving, start, switchMode, save, discard };
 }
+
+/** Changes the run's App Spec by a JSON Merge Patch; the spec as it then stands. (The editor's save and the
+ * scorecard's suggestions both go through here.) */
+export const patchSpec = (run: Run, patch: unknown) =>
+  api<AppSpec>('PATCH', `/v1/runs/${encodeURIComponent(run.id)}/spec`, patch, 'application/merge-patch+json');
 
 /** The JSON editor's text parsed, or why it does not parse. */
 function parsedJson(text: string): unknown {
@@ -167,8 +178,39 @@ function editedPatch(base0: AppSpec, edited: unknown): Record<string, unknown> |
   return diffMergePatch(base0, edited as AppSpec);
 }
 
-function SpecForm({ edit }: { edit: SpecEdit }) {
+/** Focus where an edit was asked for: the form's control for the field, or the JSON editor at its key. False
+ * while that is not on the page yet. */
+function focusAt(field: string, mode: 'form' | 'json'): boolean {
+  const def = fieldOf(field);
+  if (mode === 'form') {
+    const el = def && document.getElementById(`spec-${def.key}`);
+    if (!el) return false;
+    el.focus();
+    el.scrollIntoView({ block: 'center' });
+    return true;
+  }
+  const box = document.getElementById('spec-json') as HTMLTextAreaElement | null;
+  if (!box) return false;
+  // Each key of the path after the one before it: `brand.palette` selects brand's "palette".
+  let at = 0;
+  let key = '';
+  for (const k of field.split('.')) {
+    key = JSON.stringify(k);
+    const i = box.value.indexOf(key, at);
+    if (i >= 0) at = i;
+  }
+  box.focus();
+  box.setSelectionRange(at, at + key.length);
+  box.scrollIntoView({ block: 'center' });
+  return true;
+}
+
+function SpecForm({ edit, editAt }: { edit: SpecEdit; editAt: EditAt | null }) {
   const { mode, draft, text, error, saving } = edit;
+  const focused = useRef(0);
+  useEffect(() => {
+    if (editAt && editAt.n !== focused.current && focusAt(editAt.field, mode)) focused.current = editAt.n;
+  }, [editAt?.n, mode]);
   const apiErr = error instanceof ApiError ? error : null;
   const errField = mode === 'form' ? fieldOf(apiErr?.field ?? null) : undefined;
   return html`<form class="spec-form" onSubmit=${edit.save} novalidate>

@@ -116,3 +116,13 @@ export function UrlText({ url }: { url: unknown }) {
   const parts = clean(url).split(/(?<=\/)/);
   return html`<span class="url-text">${parts.map((p, i) => (i ? html`<wbr />${p}` : p))}</span>`;
 }
+
+const HEX = /^#[0-9a-fA-F]{6}$/;
+
+/** A palette's colours as swatches, each with its value as text (a swatch is drawn only for a #RRGGBB). */
+export function Swatches({ palette, label = 'Palette' }: { palette: unknown; label?: string }) {
+  if (!Array.isArray(palette) || palette.length === 0) return html`<p class="muted">No palette yet.</p>`;
+  return html`<ul class="swatches" aria-label=${label}>
+    ${palette.map((c) => html`<li><span class="swatch" aria-hidden="true" style=${HEX.test(String(c)) ? { backgroundColor: String(c) } : {}}></span><code>${clean(c)}</code></li>`)}
+  </ul>`;
+}

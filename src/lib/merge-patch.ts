@@ -30,11 +30,42 @@ export function diffMergePatch(
   return patch;
 }
 
+/** The merge patch that sets `value` at the dotted `path` of `target` (a check's suggestion at its field): the
+ * objects on the way nest; a list on the way is sent whole with its item changed, as a merge patch replaces
+ * lists. `value` null is not a value here (it would remove the field). */
+export function mergePatchAt(target: unknown, path: string[], value: unknown): unknown {
+  const [key, ...rest] = path;
+  if (key === undefined) return value;
+  if (Array.isArray(target) && /^\d+$/.test(key)) {
+    const list = [...target];
+    const i = Number(key);
+    list[i] = applyMergePatch(list[i], mergePatchAt(list[i], rest, value));
+    return list;
+  }
+  const patch: Record<string, unknown> = {};
+  setOwn(
+    patch,
+    key,
+    mergePatchAt(isObject(target) && Object.hasOwn(target, key) ? target[key] : undefined, rest, value),
+  );
+  return patch;
+}
+
+/** What is at the dotted `path` of `target`, own keys only; undefined where nothing is. */
+export function valueAt(target: unknown, path: string[]): unknown {
+  let node = target;
+  for (const key of path) {
+    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, key)) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
+
 function setOwn(o: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-function deepEqual(a: unknown, b: unknown): boolean {
+export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => deepEqual(v, b[i]));
   if (isObject(a) && isObject(b)) {

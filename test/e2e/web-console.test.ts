@@ -133,6 +133,82 @@ describe.runIf(run)('the console', () => {
     await page.close();
   }, 90_000);
 
+  it('fixes a #lowscore run at final from its checks: each field and hint read, each fix made through the gate panel, rejected with notes; it comes round passing and is accepted', async () => {
+    const id = (await http(manual.url, 'POST', '/v1/runs', idea('A plant watering diary #lowscore'))).body.id;
+    await advance(id, 'gate:final');
+    const card = (await http(manual.url, 'GET', `/v1/runs/${id}/scorecard`)).body;
+    type Check = { id: string; title: string; status: string; field: string; hint: string; suggestion: unknown };
+    const failing: Check[] = card.preflight.checks.filter((c: Check) => c.status === 'fail');
+    expect(failing.map((c) => c.id)).toEqual(['name', 'category', 'contrast']);
+    const page = await open(`/console/runs/${id}`);
+    await page.getByRole('heading', { name: /Gate final is waiting/ }).waitFor();
+
+    // Each failing check is read at the gate: its title, the App Spec field it reads, and the hint.
+    const item = (c: Check) => page.locator('.gate ul.fixes > li').filter({ hasText: c.title });
+    for (const c of failing) {
+      const text = await item(c).innerText();
+      expect(text).toContain('✗ fail');
+      expect(text).toContain(c.field);
+      expect(text).toContain(c.hint);
+    }
+    await page.getByRole('list', { name: 'Score components below 100' }).getByRole('listitem').first().waitFor();
+    const specNow = async () => (await http(manual.url, 'GET', `/v1/runs/${id}/spec`)).body;
+    const fieldOf = (spec: any, field: string) => field.split('.').reduce((v, k) => v?.[k], spec);
+
+    // Applying a suggestion shows the change first: Cancel changes nothing, Apply sets it at its field.
+    const [name, category, contrast] = failing as [Check, Check, Check];
+    const nameBefore = (await specNow()).name;
+    const applyButton = (c: Check) => item(c).getByRole('button', { name: `Apply the suggestion for ${c.title}` });
+    const dialogOf = (c: Check) => page.getByRole('dialog', { name: `Change ${c.field} in the App Spec?` });
+    await applyButton(name).click();
+    expect(await dialogOf(name).innerText()).toContain(`“${nameBefore}”`);
+    expect(await dialogOf(name).innerText()).toContain(`“${name.suggestion}”`);
+    await dialogOf(name).getByRole('button', { name: 'Cancel' }).click();
+    await dialogOf(name).waitFor({ state: 'hidden' });
+    expect((await specNow()).name).toBe(nameBefore);
+    await applyButton(name).click();
+    await dialogOf(name).getByRole('button', { name: 'Apply to the App Spec' }).click();
+    await item(name).getByText('The App Spec has the suggestion').waitFor();
+    expect((await specNow()).name).toBe(name.suggestion);
+    // The palette by keyboard alone: Enter on the action, the dialog opens on Cancel, Tab to Apply, Enter.
+    await applyButton(contrast).focus();
+    await page.keyboard.press('Enter');
+    const after = dialogOf(contrast).getByRole('list', { name: 'The palette after' });
+    expect(await after.innerText()).toContain((contrast.suggestion as string[])[0]);
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await item(contrast).getByText('The App Spec has the suggestion').waitFor();
+    expect(fieldOf(await specNow(), contrast.field)).toEqual(contrast.suggestion);
+    // The category is edited by hand, from its hint: the spec editor opens at the field.
+    await item(category)
+      .getByRole('button', { name: /^Edit category in the App Spec/ })
+      .click();
+    const input = page.getByLabel('Category', { exact: true });
+    await until(
+      () => input.evaluate((el) => el === (globalThis as any).document.activeElement),
+      'the category focused',
+    );
+    expect(category.hint).toContain(String(category.suggestion));
+    await input.fill(String(category.suggestion));
+    await page.getByRole('button', { name: 'Save App Spec' }).click();
+    await item(category).getByText('The App Spec has the suggestion').waitFor();
+    expect((await specNow()).category).toBe(category.suggestion);
+
+    // Rejected with notes: the run goes back, comes round on the edited spec, and now passes.
+    await page.getByLabel('Notes').fill('Fixed the name, category and contrast from the hints');
+    await page.getByRole('button', { name: 'Reject' }).click();
+    await until(async () => (await gateState(id, 'final')) !== 'pending');
+    await advance(id, 'gate:final');
+    await page.getByText('✓ The scorecard passed').waitFor();
+    expect(await page.locator('.gate ul.fixes .result-fail').count()).toBe(0);
+    await page.getByRole('button', { name: 'Approve', exact: true }).click(); // no question: it passed
+    await until(async () => (await gateState(id, 'final')) === 'approved');
+    await advance(id, 'end');
+    await page.getByRole('heading', { name: /Accepted/ }).waitFor();
+    expect((await http(manual.url, 'GET', `/v1/runs/${id}`)).body.status).toBe('accepted');
+    await page.close();
+  }, 90_000);
+
   it('a gate that comes round at once (rejected elsewhere, reworked quickly) is a new decision: its new scorecard, a fresh notes box', async () => {
     const id = (await http(manual.url, 'POST', '/v1/runs', idea('A tide table for surfers #lowscore'))).body.id;
     await advance(id, 'gate:final');
