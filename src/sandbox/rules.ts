@@ -551,7 +551,10 @@ function purposePart(spec: Spec): Omit<Component, 'of' | 'weight'> {
   return {
     name: 'purpose',
     value,
-    detail: `${withPurpose} of ${screens.length} screens say what they are for`,
+    detail:
+      screens.length === 1
+        ? `${withPurpose} of 1 screen says what it is for`
+        : `${withPurpose} of ${screens.length} screens say what they are for`,
     field: 'screens',
     hint: value < 100 ? 'give every screen a purpose' : null,
     suggestion: value < 100 ? fullerScreens(spec) : null,
