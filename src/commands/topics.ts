@@ -4,6 +4,7 @@
 import { PASS_SCORE, PREFLIGHT_RULE_TABLE, SCORE_PART_TABLE } from '../contract/sandbox-rules.js';
 import { EVENT_KINDS } from '../contract/events.js';
 import { EXIT_CODES } from '../exit/errors.js';
+import { wrapWords as wrap } from '../ui/width.js';
 import artifacts from '../../docs/topics/artifacts.md?raw';
 import profiles from '../../docs/topics/profiles.md?raw';
 import steering from '../../docs/topics/steering.md?raw';
@@ -312,20 +313,6 @@ async function sandboxKnobs(): Promise<Array<{ flag: string; description: string
       description: k.description,
       default: String(k.default),
     }));
-}
-
-/** Words to lines of at most `width` columns, each indented by `indent`. */
-function wrap(text: string, indent: number, width = 100): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(/\s+/)) {
-    if (line && indent + line.length + 1 + word.length > width) {
-      lines.push(`${' '.repeat(indent)}${line}`);
-      line = word;
-    } else line = line ? `${line} ${word}` : word;
-  }
-  if (line) lines.push(`${' '.repeat(indent)}${line}`);
-  return lines;
 }
 
 /** The README's version of a topic (markdown), between its markers. */

@@ -103,3 +103,17 @@ export function clipVisible(line: string, width: number, mark = ''): string {
   }
   return out;
 }
+
+/** Words to lines of at most `width` columns, each after `indent` spaces (a word wider than that stands alone). */
+export function wrapWords(text: string, indent: number, width = 100): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/)) {
+    if (line && indent + displayWidth(line) + 1 + displayWidth(word) > width) {
+      lines.push(`${' '.repeat(indent)}${line}`);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(`${' '.repeat(indent)}${line}`);
+  return lines;
+}

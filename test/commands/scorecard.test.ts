@@ -31,6 +31,53 @@ describe('orc scorecard, piped', () => {
   });
 });
 
+describe('orc scorecard, what to change', () => {
+  it('shows each failing check with its field, hint and suggestion, and the parts of beauty and harmony', async () => {
+    const run = await sb.createRun('A recipe box #lowscore');
+    await driveToEnd(sb, run.id);
+    const card = (await sb.call('GET', `/v1/runs/${run.id}/scorecard`)).body;
+    const r = await runOrc(['scorecard', run.id], { env: { ORC_BASE_URL: sb.url }, columns: 40 });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const lines = r.stdout.split('\n');
+    const failing = card.preflight.checks.filter((c: { status: string }) => c.status === 'fail');
+    expect(failing.map((c: { id: string }) => c.id)).toEqual(['name', 'category', 'contrast']);
+    for (const c of failing) {
+      // Under the check's row: the field it reads, what to change there, and a value that passes.
+      const row = lines.findIndex((l) => l.startsWith('✗ fail') && l.includes(c.title));
+      expect(row, c.title).toBeGreaterThan(0);
+      expect(lines[row + 1]).toMatch(new RegExp(`^\\s+field\\s+${c.field.replace('.', '\\.')}$`));
+      expect(lines[row + 2]).toMatch(/^\s+hint\s+/);
+      expect(lines[row + 2]).toContain(c.hint);
+      expect(lines[row + 3]).toMatch(/^\s+suggested\s+/);
+    }
+    // The suggested palette compactly, as its codes; a suggested name as a quoted string.
+    const contrast = failing.find((c: { id: string }) => c.id === 'contrast');
+    expect(r.stdout).toContain(`suggested  ${contrast.suggestion.join(' ')}`);
+    expect(r.stdout).toContain(`suggested  ${JSON.stringify(failing[0].suggestion)}`);
+    // Passing checks say nothing more.
+    const passing = lines.findIndex((l) => l.startsWith('✓ pass'));
+    expect(lines[passing + 1]).toMatch(/^✓ pass|^$/);
+    // Beauty and harmony: each part's value, weight and detail; the parts below 100 with what raises them.
+    for (const of of ['beauty', 'harmony']) {
+      const head = lines.indexOf(`${of[0]!.toUpperCase()}${of.slice(1)} ${card.score[of]}`);
+      expect(head, of).toBeGreaterThan(0);
+      const parts = card.components.filter((c: { of: string }) => c.of === of);
+      for (const p of parts) {
+        const row = lines.findIndex(
+          (l, i) => i > head && new RegExp(`^${p.name}\\s+${p.value}\\s+${p.weight}\\s`).test(l),
+        );
+        expect(row, p.name).toBeGreaterThan(head);
+        expect(lines[row]).toContain(p.detail);
+        if (p.value < 100) expect(lines.slice(row + 1, row + 4).join('\n')).toContain(p.hint);
+      }
+    }
+    // The most to gain first: beauty's contrast (17 of 100, weight 30) leads its parts.
+    const beauty = lines.indexOf(`Beauty ${card.score.beauty}`);
+    expect(lines[beauty + 3]).toMatch(/^contrast\s/);
+    expect(r.stdout).not.toContain('…');
+  });
+});
+
 describe('the brand gate at 60 columns', () => {
   it('puts as many swatches on a line as fit, and never splits a code', async () => {
     const palette = ['#9B173A', '#C53F16', '#3ACBA4', '#48C0E5', '#F6F4F4', '#112233', '#445566'];

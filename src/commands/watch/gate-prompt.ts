@@ -244,7 +244,8 @@ async function whatIsDecided(
   columns: number,
   scoresShown: boolean,
 ): Promise<string[]> {
-  if (gate === 'final') return scorecardLines(style, await api.runs.scorecard(runId), { bars: !scoresShown });
+  if (gate === 'final')
+    return scorecardLines(style, await api.runs.scorecard(runId), { bars: !scoresShown, width: columns, indent: '  ' });
   const spec = await api.spec.retrieve(runId);
   return gate === 'brand' ? brandLines(spec, style, columns) : ideaLines(spec, style);
 }
