@@ -19,6 +19,14 @@ export interface SpecProblem {
 
 export type Spec = Record<string, unknown>;
 
+/** A field the editor opens at (`orc spec edit --field`, the gate prompt): what to change there, and a value
+ * that would pass, both as the service said them (already sanitised where they entered orc). */
+export interface FieldMark {
+  path: string[];
+  hints: string[];
+  suggestion?: unknown;
+}
+
 const YAML_COMMENT = '#';
 const JSON_COMMENT = '//';
 
@@ -46,7 +54,7 @@ export async function formatSpec(spec: unknown, format: SpecFormat): Promise<str
 export function editorDocument(
   body: string,
   format: SpecFormat,
-  o: { runId: string; schemaUrl: string; problems?: SpecProblem[] },
+  o: { runId: string; schemaUrl: string; problems?: SpecProblem[]; mark?: FieldMark | undefined },
 ): string {
   const c = format === 'yaml' ? YAML_COMMENT : JSON_COMMENT;
   const lines: string[] = [];
@@ -60,13 +68,44 @@ export function editorDocument(
     lines.push(c, `${c} This edit was not sent:`);
     for (const p of o.problems) lines.push(`${c}   ✗ ${p.field ? `${p.field}: ` : ''}${p.message.replace(/\n/g, ' ')}`);
   }
+  if (o.mark) {
+    const where = format === 'yaml' ? ' (marked ↓ below)' : '';
+    lines.push(c, `${c} To change: ${o.mark.path.join('.')}${where}`);
+    if (format === 'json') for (const line of markText(o.mark)) lines.push(`${c}   ${line}`);
+  }
   lines.push(c);
   return `${lines.join('\n')}\n${body}`;
 }
 
-/** The spec as the body of the editor document. JSON carries the schema in `$schema`, which editors read. */
-export async function editorBody(spec: Spec, format: SpecFormat, schemaUrl: string): Promise<string> {
-  return format === 'json' ? `${JSON.stringify({ $schema: schemaUrl, ...spec }, null, 2)}\n` : formatSpec(spec, 'yaml');
+/** The spec as the body of the editor document. JSON carries the schema in `$schema`, which editors read. A
+ * YAML body carries the mark as a comment right above its field (or at the end, when the field is not there). */
+export async function editorBody(spec: Spec, format: SpecFormat, schemaUrl: string, mark?: FieldMark): Promise<string> {
+  if (format === 'json') return `${JSON.stringify({ $schema: schemaUrl, ...spec }, null, 2)}\n`;
+  return mark ? markedYaml(spec, mark) : formatSpec(spec, 'yaml');
+}
+
+/** The hints, then the suggested value as JSON (which YAML reads too: one line to copy). */
+function markText(mark: FieldMark): string[] {
+  const lines = mark.hints.map((h) => h.replace(/\s+/g, ' '));
+  return mark.suggestion === undefined ? lines : [...lines, `suggested: ${JSON.stringify(mark.suggestion)}`];
+}
+
+async function markedYaml(spec: Spec, mark: FieldMark): Promise<string> {
+  const Y = cjs(await import('yaml'));
+  const doc = new Y.Document(spec);
+  const key = mark.path.at(-1)!;
+  const parent = mark.path.length > 1 ? doc.getIn(mark.path.slice(0, -1), true) : doc.contents;
+  const text = markText(mark);
+  const here = [` ↓ ${mark.path.join('.')}: ${text[0] ?? 'change it here'}`, ...text.slice(1).map((l) => ` ${l}`)];
+  const absent = [` ${mark.path.join('.')} is not set; add it: ${text[0] ?? ''}`, ...text.slice(1).map((l) => ` ${l}`)];
+  const node = Y.isMap(parent)
+    ? parent.items.find((p) => Y.isScalar(p.key) && String(p.key.value) === key)?.key
+    : Y.isSeq(parent)
+      ? parent.items[Number(key)]
+      : undefined;
+  if (Y.isNode(node)) node.commentBefore = here.join('\n');
+  else doc.comment = absent.join('\n');
+  return doc.toString({ lineWidth: 0 });
 }
 
 /** The body of a document: everything but the comment lines at its top. */

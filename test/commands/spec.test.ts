@@ -84,6 +84,47 @@ describe('orc spec edit, in the editor', () => {
     expect(existsSync(new URL(schemaLine![1]!))).toBe(false);
   });
 
+  it('--field opens at that field, marked with what the scorecard says to change and a value that passes', async () => {
+    const run = await env.sb.createRun('A bird song log #lowscore');
+    for (const gate of ['idea', 'brand']) {
+      await env.sb.waitFor(run.id, (r) => r.gate_pending === gate);
+      await env.sb.call('POST', `/v1/runs/${run.id}/gates/${gate}:approve`);
+    }
+    await env.sb.waitFor(run.id, (r) => r.gate_pending === 'final');
+    const card = (await env.sb.call('GET', `/v1/runs/${run.id}/scorecard`)).body;
+    const contrast = card.preflight.checks.find((c: { id: string }) => c.id === 'contrast');
+    const before = await specOf(run.id);
+    const ed = editor([{ replace: ['^  palette:\\n    - .*$', '  palette:\n    - "#1D2B3A"'] }]);
+    const r = await orc(['spec', 'edit', run.id, '--field', 'brand.palette'], { env: ed.env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const lines = ed.seen(1).split('\n');
+    // Right above the field: what to change there (the failing check's hint first), and the suggested value.
+    const at = lines.indexOf('  palette:');
+    const marked = lines.indexOf(`  # ↓ brand.palette: ${contrast.hint}`);
+    expect(marked).toBeGreaterThan(0);
+    expect(lines.slice(marked, at).every((l) => l.startsWith('  # '))).toBe(true);
+    expect(lines[at - 1]).toBe(`  # suggested: ${JSON.stringify(contrast.suggestion)}`);
+    expect(ed.seen(1)).toContain('# To change: brand.palette (marked ↓ below)');
+    expect(parseYaml(ed.seen(1))).toEqual(before);
+    const palette = [...before.brand.palette];
+    palette[0] = '#1D2B3A';
+    expect((await specOf(run.id)).brand.palette).toEqual(palette);
+    expect(patches()).toHaveLength(1);
+
+    // A field the scorecard says nothing of opens marked all the same; a slip of the name, or --field with
+    // --set, is refused before anything is asked.
+    const plain = editor([{}]);
+    expect((await orc(['spec', 'edit', run.id, '--field', 'audience'], { env: plain.env })).exitCode).toBe(0);
+    expect(plain.seen(1)).toMatch(/^# ↓ audience: change it here\naudience: /m);
+    const slip = await orc(['spec', 'edit', run.id, '--field', 'brnd.palette'], { env: plain.env });
+    expect(slip.exitCode).toBe(2);
+    expect(slip.stderr).toContain('did you mean brand?');
+    const both = await orc(['spec', 'edit', run.id, '--field', 'name', '--set', 'name=X']);
+    expect(both.exitCode).toBe(2);
+    expect(both.stderr).toContain('--field');
+    expect(patches()).toHaveLength(1);
+  });
+
   it('sends a removed field as null, and opens JSON (with comments and $schema) with --format json', async () => {
     const id = await ideaRun();
     const ed = editor([{ replace: ['^  "tagline": .*\\n', ''] }]);

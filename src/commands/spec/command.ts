@@ -27,6 +27,7 @@ export const edit = command({
     set: flag.multi('path=value', 'set a field (dotted path; the value is JSON when it parses, else text); repeatable'),
     unset: flag.multi('path', 'remove a field or list item (dotted path); repeatable'),
     file: flag.string('patch.json|-', 'apply a JSON Merge Patch from a file, or - for stdin', { complete: 'files' }),
+    field: flag.string('dotted.path', 'open the editor at this field, marked with what the scorecard says to change'),
     dryRun: flag.bool('print the merge patch that would be sent, and send nothing'),
     yes: flag.bool('send without showing the diff and asking', { short: 'y' }),
   },
@@ -34,6 +35,7 @@ export const edit = command({
     'orc spec edit run_8fJ2kQ',
     'orc spec edit run_8fJ2kQ --set name=Stride --set brand.palette=\'["#FF6B35","#1A1A2E"]\'',
     'orc spec edit run_8fJ2kQ --unset tagline --dry-run',
+    'orc spec edit run_8fJ2kQ --field brand.palette',
   ],
 });
 

@@ -22,6 +22,15 @@ export default async function edit(
   const runId = given ?? (await pickRun(ctx, 'moving', 'spec edit')).id;
   const byFlags = flags.set.length > 0 || flags.unset.length > 0 || flags.file !== undefined;
   if (flags.dryRun && !byFlags) throw new UsageError('--dry-run needs the change as --set, --unset or --file');
+  if (flags.field !== undefined && byFlags)
+    throw Object.assign(
+      new UsageError(
+        '--field opens the editor at a field; the change goes in the editor, not with --set, --unset or --file',
+      ),
+      { field: '--field' },
+    );
+  if (flags.field !== undefined)
+    refuseTypos([{ path: splitPath(flags.field, '--field'), shown: `--field ${flags.field}` }]);
   // Everything typed is checked before anything is asked of the service.
   const sets = flags.set.map((s) => ({ ...parseAssignment(s), shown: `--set ${s}` }));
   const unsets = flags.unset.map((u) => ({ path: splitPath(u, '--unset'), shown: `--unset ${u}` }));
@@ -65,7 +74,11 @@ export default async function edit(
 /** The edit made in the editor, and what came of it. */
 async function editedInEditor(ctx: Context, api: Api, runId: string, flags: FlagsOf<typeof def>): Promise<number> {
   const io = ctx.io;
-  const outcome = await editInEditor(ctx, api, runId, { format: flags.format, yes: Boolean(flags.yes) });
+  const outcome = await editInEditor(ctx, api, runId, {
+    format: flags.format,
+    yes: Boolean(flags.yes),
+    at: flags.field,
+  });
   if (outcome.kind === 'unchanged') {
     io.info('No changes; nothing was sent.');
     if (io.json) io.writeJson({ changed: false });
@@ -82,7 +95,7 @@ async function editedInEditor(ctx: Context, api: Api, runId: string, flags: Flag
 }
 
 /** A field the spec does not have and the schema does not know, one slip from one it knows, is a typo. */
-function refuseTypos(sets: Array<{ path: string[]; shown: string }>, before: Spec): void {
+function refuseTypos(sets: Array<{ path: string[]; shown: string }>, before: Spec = {}): void {
   const known = Object.keys(AppSpecInput.def.shape);
   for (const s of sets) {
     const top = s.path[0]!;
@@ -93,7 +106,7 @@ function refuseTypos(sets: Array<{ path: string[]; shown: string }>, before: Spe
         new UsageError(
           `${s.shown}: the App Spec has no field ${JSON.stringify(top)}; did you mean ${near}? Nothing was sent.`,
         ),
-        { field: '--set' },
+        { field: s.shown.split(' ')[0] },
       );
   }
 }

@@ -14,6 +14,8 @@ import { Problem } from '../../lib/problem.js';
 import { editorCommand, openEditor } from '../../ui/editor.js';
 import { sanitizeLine } from '../../lib/sanitize.js';
 import { loadStyle } from '../../ui/style.js';
+import { sortedChecks } from '../../ui/scorecard.js';
+import { splitPath } from '../../app-spec/paths.js';
 import {
   bodyOf,
   diffHunks,
@@ -25,6 +27,7 @@ import {
   patchPaths,
   specJsonSchema,
   specPatch,
+  type FieldMark,
   type SpecProblem,
   type Spec,
   type SpecFormat,
@@ -61,6 +64,8 @@ export interface EditOptions {
   yes: boolean;
   /** Ends the confirmation question (the gate prompt: a gate decided elsewhere). */
   signal?: AbortSignal;
+  /** A dotted field to open at: marked in the document with what the scorecard says of it. */
+  at?: string | undefined;
 }
 
 /** Opens the editor on the spec until the edit is valid and sent, unchanged, or given up. */
@@ -78,8 +83,28 @@ export async function editInEditor(ctx: Context, api: Api, runId: string, o: Edi
   const schemaFile = join(dir, 'app-spec.schema.json');
   writeFileSync(schemaFile, `${JSON.stringify(specJsonSchema(), null, 2)}\n`, { mode: 0o600 });
   const schemaUrl = pathToFileURL(schemaFile).href;
-  const body = await editorBody(before, o.format, schemaUrl);
-  return new SpecEdit(ctx, api, runId, o, before, dir, schemaUrl, body).run();
+  const mark = o.at === undefined ? undefined : await fieldMark(api, runId, o.at);
+  const body = await editorBody(before, o.format, schemaUrl, mark);
+  return new SpecEdit(ctx, api, runId, o, before, dir, schemaUrl, body, mark).run();
+}
+
+/** What the scorecard says of a field: the hints of its failing and warning checks (failures first) and of
+ * its parts below 100, and the first value suggested for it; only the field before the run is scored. */
+export async function fieldMark(api: Api, runId: string, field: string): Promise<FieldMark> {
+  const mark: FieldMark = { path: splitPath(field, '--field'), hints: [] };
+  const card = await api.runs.scorecard(runId).catch((err: unknown) => {
+    if (err instanceof ApiError && err.status === 404) return null;
+    throw err;
+  });
+  const checks = sortedChecks(card?.preflight.checks ?? []).filter((c) => c.status !== 'pass');
+  const parts = (card?.components ?? []).filter((c) => c.value < 100);
+  for (const c of [...checks, ...parts]) {
+    if (c.field !== field) continue;
+    if (c.hint && !mark.hints.includes(c.hint)) mark.hints.push(c.hint);
+    if (mark.suggestion === undefined && c.suggestion !== undefined && c.suggestion !== null)
+      mark.suggestion = c.suggestion;
+  }
+  return mark;
 }
 
 /** One edit of a spec: the file in its folder, and what the last try left to say on the next. */
@@ -100,6 +125,7 @@ class SpecEdit {
     private readonly dir: string,
     private readonly schemaUrl: string,
     private body: string,
+    private readonly mark: FieldMark | undefined,
   ) {
     this.atTerminal = ctx.io.canPrompt;
     this.file = join(dir, `${runId}.spec.${o.format === 'yaml' ? 'yaml' : 'jsonc'}`);
@@ -119,7 +145,7 @@ class SpecEdit {
   /** The editor opened once: an outcome, or undefined to open it again with the problems on top. */
   private async attempt(): Promise<EditOutcome | undefined> {
     const { o, runId, schemaUrl, problems } = this;
-    const shown = editorDocument(this.body, o.format, { runId, schemaUrl, problems });
+    const shown = editorDocument(this.body, o.format, { runId, schemaUrl, problems, mark: this.mark });
     writeFileSync(this.file, shown, { mode: 0o600 });
     openEditor(this.ctx.env, this.file);
     const text = readFileSync(this.file, 'utf8');
