@@ -11,8 +11,8 @@ import { run } from '../../src/main.js';
 export interface InProcessOptions {
   configDir?: string;
   env?: Record<string, string | undefined>;
-  /** What stdin holds (a closed pipe when absent, as in CI). */
-  input?: string;
+  /** What stdin holds (a closed pipe when absent, as in CI), or a stream the test writes answers to. */
+  input?: string | Readable;
   /** Which streams are terminals (default: none). */
   tty?: { stdin?: boolean; stdout?: boolean; stderr?: boolean };
   columns?: number;
@@ -39,7 +39,9 @@ export function runOrc(argv: string[], o: InProcessOptions = {}): InProcessRun {
     s.on('data', (c: Buffer) => into.push(c.toString('utf8')));
     return Object.assign(s, { isTTY, columns: o.columns ?? 100 });
   };
-  const stdin = Object.assign(Readable.from(o.input === undefined ? [] : [Buffer.from(o.input)]), {
+  const source =
+    o.input instanceof Readable ? o.input : Readable.from(o.input === undefined ? [] : [Buffer.from(o.input)]);
+  const stdin = Object.assign(source, {
     isTTY: Boolean(o.tty?.stdin),
   });
   const env: NodeJS.ProcessEnv = {

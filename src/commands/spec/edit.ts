@@ -1,10 +1,10 @@
 // `orc spec edit <run>`: in the editor (editor-loop.ts), or without one: --set, --unset, --file, --dry-run.
 import type { Context } from '../context.js';
-import { ApiError, type Api } from '../../api/index.js';
+import type { Api } from '../../api/index.js';
 import { applyMergePatch } from '../../lib/merge-patch.js';
 import { UsageError } from '../../exit/errors.js';
-import { checkSpec, specPatch, type Spec } from '../../app-spec/document.js';
-import { assertEditable, changedFields, describe, editInEditor, refusal, showDiff } from './editor-loop.js';
+import type { Spec } from '../../app-spec/document.js';
+import { changedFields, editInEditor, plannedChange, sendPatch, showDiff } from './editor-loop.js';
 import { parseAssignment, setPath, splitPath, unsetPath } from '../../app-spec/paths.js';
 import { parseJsonInput, readInput } from '../input.js';
 import type { ArgsOf, FlagsOf } from '../define.js';
@@ -38,16 +38,13 @@ export default async function edit(
   const api = await ctx.api();
   if (!byFlags) return editedInEditor(ctx, api, runId, flags);
 
-  await assertEditable(api, runId);
-  const before = (await api.spec.retrieve(runId)) as Spec;
-  let after = JSON.parse(JSON.stringify(before)) as Spec;
-  if (filePatch) after = applyMergePatch(after, filePatch) as Spec;
-  refuseTypos(sets, before);
-  for (const s of sets) setPath(after, s.path, s.value, s.shown);
-  for (const u of unsets) unsetPath(after, u.path, u.shown);
-  const problem = checkSpec(after);
-  if (problem) throw new UsageError(`the spec would not be valid: ${describe(problem)}; nothing was sent`);
-  const patch = specPatch(before, after);
+  const { before, after, patch } = await plannedChange(api, runId, (copy) => {
+    refuseTypos(sets, copy);
+    const changed = filePatch ? (applyMergePatch(copy, filePatch) as Spec) : copy;
+    for (const s of sets) setPath(changed, s.path, s.value, s.shown);
+    for (const u of unsets) unsetPath(changed, u.path, u.shown);
+    return changed;
+  });
   if (Object.keys(patch).length === 0) {
     io.info('No changes; nothing was sent.');
     if (io.json || flags.dryRun) io.writeJson(flags.dryRun ? {} : { changed: false });
@@ -59,13 +56,7 @@ export default async function edit(
     return 0;
   }
   if (!io.json && io.interactiveOutput) await showDiff(ctx, before, after, flags.format);
-  let updated: Spec;
-  try {
-    updated = (await api.spec.update(runId, patch)) as Spec;
-  } catch (err) {
-    if (err instanceof ApiError && (err.status === 400 || err.code === 'spec_locked')) throw refusal(err, runId);
-    throw err;
-  }
+  const updated = await sendPatch(api, runId, patch);
   io.info(`✓ spec of ${runId} updated: ${changedFields(patch)}`);
   if (io.json) io.writeJson(updated);
   return 0;

@@ -18,6 +18,7 @@ import { sortedChecks } from '../../ui/scorecard.js';
 import { splitPath } from '../../app-spec/paths.js';
 import {
   bodyOf,
+  checkSpec,
   diffHunks,
   editorBody,
   editorDocument,
@@ -56,6 +57,31 @@ export async function assertEditable(api: Api, runId: string): Promise<void> {
 export function refusal(err: ApiError, runId: string): RetoldError {
   if (err.code === 'spec_locked') return new RefusedError(`the spec of run ${runId} is locked (${err.message})`);
   return new RefusedError(`the service refused the spec${err.field ? ` at ${err.field}` : ''}: ${err.message}`);
+}
+
+/** A change orc makes to a copy of the spec (--set, --unset, --file; the gate's suggested values): the spec as
+ * it stands, as changed, and the merge patch between them. A change that leaves an invalid spec stops here. */
+export async function plannedChange(
+  api: Api,
+  runId: string,
+  change: (copy: Spec) => Spec,
+): Promise<{ before: Spec; after: Spec; patch: Spec }> {
+  await assertEditable(api, runId);
+  const before = (await api.spec.retrieve(runId)) as Spec;
+  const after = change(JSON.parse(JSON.stringify(before)) as Spec);
+  const problem = checkSpec(after);
+  if (problem) throw new UsageError(`the spec would not be valid: ${describe(problem)}; nothing was sent`);
+  return { before, after, patch: specPatch(before, after) };
+}
+
+/** The patch sent: the spec as updated; a refusal of the service told as the issue of the field it names. */
+export async function sendPatch(api: Api, runId: string, patch: Spec): Promise<Spec> {
+  try {
+    return (await api.spec.update(runId, patch)) as Spec;
+  } catch (err) {
+    if (err instanceof ApiError && (err.status === 400 || err.code === 'spec_locked')) throw refusal(err, runId);
+    throw err;
+  }
 }
 
 export interface EditOptions {

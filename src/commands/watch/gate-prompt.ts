@@ -13,11 +13,24 @@ import { loadStyle, type Style } from '../../ui/style.js';
 import { scorecardLines } from '../../ui/scorecard.js';
 import { clockTime } from '../../ui/format.js';
 import { displayWidth } from '../../ui/width.js';
-import { finalGateDoubt } from './final-doubt.js';
+import { doubtOf, fixesOf } from './final-doubt.js';
+import { setPath, splitPath } from '../../app-spec/paths.js';
 
 export type PromptOutcome = 'decided' | 'left' | 'stop';
 
-type Choice = 'approve' | 'reject' | 'reject-editor' | 'edit-spec' | 'show-spec' | 'leave' | 'stop';
+type Choice =
+  | 'approve'
+  | 'reject'
+  | 'reject-editor'
+  | 'edit-spec'
+  | `edit-at:${string}`
+  | 'apply-suggested'
+  | 'show-spec'
+  | 'leave'
+  | 'stop';
+
+/** Where the final gate's failing checks point: the field, and a value that passes there (or null). */
+type Fix = { field: string; suggestion: unknown };
 
 /** `scoresShown`: the watch view above has drawn the scorecard's bars, so the final gate's summary does not again. */
 export async function decideAtPrompt(
@@ -30,9 +43,12 @@ export async function decideAtPrompt(
 ): Promise<PromptOutcome> {
   const style = await loadStyle(ctx.io);
   const prompter = await ctx.prompter();
-  // A final gate whose scorecard did not pass (or whose pre-flight failed): approving is not the default.
-  const doubt = gate === 'final' ? await finalGateDoubt(api, runId) : null;
-  return new GateQuestion({ ctx, api, runId, gate, signal, scoresShown }, style, prompter, doubt).ask();
+  // A final gate whose scorecard did not pass (or whose pre-flight failed): approving is not the default, and
+  // each field a failing check names can be opened in the editor.
+  const card = gate === 'final' ? await api.runs.scorecard(runId).catch(() => null) : null;
+  const doubt = card ? doubtOf(card) : null;
+  const fixes = card ? fixesOf(card) : [];
+  return new GateQuestion({ ctx, api, runId, gate, signal, scoresShown }, style, prompter, doubt, fixes).ask();
 }
 
 interface Asked {
@@ -56,6 +72,7 @@ class GateQuestion {
     private readonly style: Style,
     private readonly prompter: Prompter,
     private readonly doubt: string | null,
+    private readonly fixes: Fix[],
   ) {}
 
   private say(line = ''): void {
@@ -97,12 +114,28 @@ class GateQuestion {
         { value: 'reject', name: 'Reject, with notes written here' },
         { value: 'reject-editor', name: 'Reject, with notes written in your editor' },
         { value: 'edit-spec', name: 'Edit the App Spec in your editor, then decide' },
+        ...this.fixChoices(),
         { value: 'show-spec', name: 'Show the whole App Spec' },
         ...(doubt ? [] : [leave]),
         { value: 'stop', name: 'Stop watching (the run waits at this gate)' },
       ],
       { signal: this.q.signal, ...(this.cursor ? { default: this.cursor } : {}) },
     );
+  }
+
+  /** An edit at each field a failing check names; the values suggested for them, all at once. */
+  private fixChoices(): Array<{ value: Choice; name: string }> {
+    const choices: Array<{ value: Choice; name: string }> = this.fixes.map((f) => ({
+      value: `edit-at:${f.field}`,
+      name: `Edit the spec at ${oneLine(f.field)}, then decide`,
+    }));
+    const suggested = this.fixes.filter((f) => f.suggestion !== null).map((f) => oneLine(f.field));
+    if (suggested.length)
+      choices.push({
+        value: 'apply-suggested',
+        name: `Apply the suggested values (${suggested.join(', ')}), then decide`,
+      });
+    return choices;
   }
 
   /** The choice carried out: how the question ends, or undefined to ask again. */
@@ -125,6 +158,10 @@ class GateQuestion {
         return 'left';
       case 'stop':
         return 'stop';
+      case 'apply-suggested':
+        return this.applySuggested();
+      default:
+        return this.editSpec(choice.slice('edit-at:'.length));
     }
   }
 
@@ -161,18 +198,45 @@ class GateQuestion {
     return 'decided';
   }
 
-  /** The same edit as `orc spec edit`: YAML in the editor, checked here, the diff shown and confirmed. */
-  private async editSpec(): Promise<undefined> {
+  /** The same edit as `orc spec edit` (`--field`, when `at`): YAML in the editor, checked here, the diff shown
+   * and confirmed. */
+  private async editSpec(at?: string): Promise<undefined> {
     const { ctx, api, runId, signal } = this.q;
     const { editInEditor, changedFields } = await import('../spec/editor-loop.js');
-    const outcome = await editInEditor(ctx, api, runId, { format: 'yaml', yes: false, signal });
+    const outcome = await editInEditor(ctx, api, runId, { format: 'yaml', yes: false, signal, at });
     if (outcome.kind === 'unchanged') this.say('No changes; nothing was sent.');
     else if (outcome.kind === 'declined') this.say(`Nothing was sent. Your edit is kept in ${outcome.kept}`);
-    else {
-      this.say(this.style.green(`✓ spec updated: ${sanitizeLine(changedFields(outcome.patch))}`));
-      this.showSummary = true;
-    }
+    else this.edited(changedFields(outcome.patch));
     return undefined;
+  }
+
+  /** The values the failing checks suggest, set at their fields: the diff shown, and sent when confirmed. */
+  private async applySuggested(): Promise<undefined> {
+    const { ctx, api, runId, signal } = this.q;
+    const { plannedChange, sendPatch, showDiff, changedFields } = await import('../spec/editor-loop.js');
+    const plan = await plannedChange(api, runId, (spec) => {
+      for (const f of this.fixes.filter((x) => x.suggestion !== null))
+        setPath(spec, splitPath(f.field, 'suggested'), f.suggestion, `the value suggested for ${f.field}`);
+      return spec;
+    });
+    if (Object.keys(plan.patch).length === 0) return void this.say('The spec holds these values already.');
+    await showDiff(ctx, plan.before, plan.after, 'yaml');
+    if (!(await this.prompter.confirm(`Send this change to run ${runId}?`, true, { signal })))
+      return void this.say('Nothing was sent.');
+    await sendPatch(api, runId, plan.patch);
+    this.edited(changedFields(plan.patch));
+    return undefined;
+  }
+
+  /** A spec changed at the gate. At the final gate the scorecard shown was made from the spec before: a
+   * rejection runs the stages after the gate again on the spec as it is now, so the cursor goes there. */
+  private edited(fields: string): void {
+    this.say(this.style.green(`✓ spec updated: ${sanitizeLine(fields)}`));
+    if (this.q.gate === 'final') {
+      this.say('The scorecard above is of the spec as it was scored. Reject with notes to run the stages after');
+      this.say('this gate again on the spec as it is now, with new screenshots, scores and pre-flight.');
+      this.cursor = 'reject';
+    } else this.showSummary = true;
   }
 
   /** A choice that failed: 'decided' when someone else decided first, undefined when it is said and asked
@@ -244,10 +308,21 @@ async function whatIsDecided(
   columns: number,
   scoresShown: boolean,
 ): Promise<string[]> {
-  if (gate === 'final')
-    return scorecardLines(style, await api.runs.scorecard(runId), { bars: !scoresShown, width: columns, indent: '  ' });
+  if (gate === 'final') return finalLines(api, runId, style, columns, scoresShown);
   const spec = await api.spec.retrieve(runId);
   return gate === 'brand' ? brandLines(spec, style, columns) : ideaLines(spec, style);
+}
+
+/** The scorecard. Failing checks come first (the prompt offers their fields); once none fails, a score that
+ * still did not pass is explained by its parts, and the prompt offers theirs. */
+async function finalLines(api: Api, runId: string, style: Style, columns: number, scoresShown: boolean) {
+  const card = await api.runs.scorecard(runId);
+  const failing = card.preflight.checks.some((c) => c.status === 'fail');
+  const components = !card.passed && !failing;
+  const lines = scorecardLines(style, card, { bars: !scoresShown, width: columns, indent: '  ', components });
+  if (!card.passed && failing)
+    lines.push(style.dim(`  What beauty and harmony are made of: orc scorecard ${oneLine(runId)}`));
+  return lines;
 }
 
 // The spec's text came sanitised where it entered orc (parseServiceJson); a value is kept to one line here.
