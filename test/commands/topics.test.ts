@@ -50,6 +50,11 @@ describe('orc help', () => {
     const sandbox = await runOrc(['help', 'sandbox']);
     expect(sandbox.stdout).toMatch(/--stage-ms <ms>\s+how long one pipeline stage takes \(default 4000\)/);
     expect(sandbox.stdout).toContain('#lowscore');
+    // Where the rules meet a person: the scorecard's field and hint, and the flag that opens the spec there
+    // (a flag `spec edit` has: its help names it).
+    expect(sandbox.stdout).toContain('with its field, hint and a suggested value');
+    expect(sandbox.stdout).toContain('orc spec edit <run> --field <path>');
+    expect((await runOrc(['spec', 'edit', '--help'])).stdout).toMatch(/--field <dotted\.path>/);
   });
 
   it('a group without its verb shows its help on stderr and exits 2, with no stray line; asked for, help is exit 0', async () => {
