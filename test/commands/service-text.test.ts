@@ -27,6 +27,13 @@ const gate = {
   notes: EVIL,
   history: [{ decision: EVIL, notes: EVIL, decided_at: EVIL }],
 };
+const fix = { field: EVIL, hint: EVIL, suggestion: [EVIL, { title: EVIL }] };
+const scorecard = {
+  score: { beauty: 40, harmony: 40, score: 40, total: 100 },
+  passed: false,
+  preflight: { passed: false, checks: [{ id: EVIL, title: EVIL, status: 'fail', detail: EVIL, ...fix }] },
+  components: [{ name: EVIL, of: EVIL, value: 10, weight: 50, detail: EVIL, ...fix, suggestion: EVIL }],
+};
 const hook = { id: 'wh_h', url: EVIL, events: [EVIL], status: EVIL, created_at: '2026-11-22T10:00:00Z', secret: EVIL };
 const envelope = (id: number, type: string, data: Record<string, unknown>) => ({
   id: `evt_${id}`,
@@ -58,6 +65,7 @@ beforeAll(async () => {
       );
     } else if (url.startsWith('/v1/runs/run_h/gates/') && req.method === 'POST') json(res, 200, { gate, run });
     else if (url.startsWith('/v1/runs/run_h/gates')) json(res, 200, { data: [gate, gate, gate] });
+    else if (url.startsWith('/v1/runs/run_h/scorecard')) json(res, 200, scorecard);
     else if (url.startsWith('/v1/runs/run_h/cancel')) json(res, 200, run);
     else if (url.startsWith('/v1/runs/run_h')) json(res, 200, run);
     else if (url.startsWith('/v1/runs?') || url === '/v1/runs')
@@ -84,6 +92,7 @@ const commands = [
   ['run', 'cancel', 'run_h'],
   ['run', 'create', '--pitch', 'p', '--audience', 'a', '--monetization', 'free'],
   ['gate', 'list', 'run_h'],
+  ['scorecard', 'run_h'],
   ['gate', 'approve', 'run_h', 'idea'],
   ['watch', 'run_h'],
   ['webhook', 'get', 'wh_h'],
