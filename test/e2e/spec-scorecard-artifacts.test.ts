@@ -283,6 +283,43 @@ describe.runIf(withTmux)('the built orc at a terminal', () => {
     }
   }, 40_000);
 
+  it('the final gate\'s failing checks with field and hint; "edit the spec at" a field, then Reject reworks', async () => {
+    const id = (await sb.createRun('A star chart #lowscore')).id;
+    for (const gate of ['idea', 'brand']) {
+      await sb.waitFor(id, (r) => r.gate_pending === gate);
+      await sb.call('POST', `/v1/runs/${id}/gates/${gate}:approve`);
+    }
+    await sb.waitFor(id, (r) => r.gate_pending === 'final');
+    const ed = editor([{ replace: ['^  palette:\\n    - .*$', '  palette:\n    - "#1D2B3A"'] }]);
+    const term = orcIn(['watch', id, '--no-bell'], ed.env);
+    try {
+      await term.waitFor('Gate final: your decision');
+      const screen = term.screen();
+      expect(screen).toMatch(/✗ fail\s+Text contrast at WCAG AA[\s\S]*field\s+brand\.palette\n\s+hint\s+darken/);
+      expect(screen).toContain('Apply the suggested values (name, category, brand.palette), then decide');
+      // Leave it pending (the doubt puts it first), approve anyway, reject twice, edit, then the fields.
+      for (let i = 0; i < 7; i++) term.send('Down');
+      term.send('Enter'); // Edit the spec at brand.palette
+      await term.waitFor('Send this change to run');
+      expect(ed.seen(1)).toMatch(/^ {2}# ↓ brand\.palette: darken the first colour/m);
+      term.type('y');
+      term.send('Enter');
+      await term.waitFor('Reject with notes to run the stages after');
+      term.send('Enter'); // the cursor waits on Reject
+      await term.waitFor('Notes for the rejection');
+      term.type('Darker text');
+      term.send('Enter');
+      await term.waitFor('rejected gate final');
+      await term.waitFor(/rejected gate final[\s\S]*awaits your decision[\s\S]*Gate final: your decision/);
+      expect(term.screen().split('rejected gate final').at(-1)).toMatch(/✓ pass\s+Text contrast at WCAG AA/);
+      term.send('C-c');
+      await term.exitCode();
+    } finally {
+      term.kill();
+    }
+    expect((await specOf(id)).brand.palette[0]).toBe('#1D2B3A');
+  }, 40_000);
+
   it('artifacts pull: one live view of the downloads, then Ctrl-C exits 130 with the cursor back and the .part kept', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'orc-pull-tty-'));
     proxy.plan = (req) =>
