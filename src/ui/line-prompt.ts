@@ -14,16 +14,20 @@ export function createLinePrompter(io: IO, masked: Prompter): Prompter {
   async function ask(question: string, signal?: AbortSignal): Promise<string> {
     if (signal?.aborted) throw aborted();
     const rl = createInterface({ input: io.streams.stdin, output: io.streams.stderr, terminal: false });
+    let onClose = () => {};
     try {
       return await new Promise<string>((resolve, reject) => {
-        rl.once('close', () => reject(ended()));
+        onClose = () => reject(ended());
+        rl.once('close', onClose);
         rl.question(question, signal ? { signal } : {}).then(
           (answer) => resolve(answer.trim()),
           (err: unknown) => reject((err as Error)?.name === 'AbortError' ? aborted() : err),
         );
       });
     } finally {
-      rl.removeAllListeners('close');
+      // Only this listener: readline's own 'close' handler takes its listeners off stdin, and without it each
+      // question left three there (Node's MaxListenersExceededWarning on the terminal by the eleventh).
+      rl.off('close', onClose);
       rl.close();
     }
   }
