@@ -116,6 +116,12 @@ describe('orc spec edit, in the editor', () => {
     const plain = editor([{}]);
     expect((await orc(['spec', 'edit', run.id, '--field', 'audience'], { env: plain.env })).exitCode).toBe(0);
     expect(plain.seen(1)).toMatch(/^# ↓ audience: change it here\naudience: /m);
+    // JSON has no comments where a value stands: the mark is in the header.
+    const category = card.preflight.checks.find((c: { id: string }) => c.id === 'category');
+    const json = editor([{}]);
+    const asJson = await orc(['spec', 'edit', run.id, '--field', 'category', '--format', 'json'], { env: json.env });
+    expect(asJson.exitCode, asJson.stderr).toBe(0);
+    expect(json.seen(1)).toContain(`// To change: category\n//   ${category.hint}\n//   suggested: "Utilities"\n`);
     const slip = await orc(['spec', 'edit', run.id, '--field', 'brnd.palette'], { env: plain.env });
     expect(slip.exitCode).toBe(2);
     expect(slip.stderr).toContain('did you mean brand?');
