@@ -14,7 +14,7 @@ function __orc_walk
             continue
         end
         switch $t
-            case --jq --profile --base-url --timeout --mode --pitch --audience --monetization --source --idempotency-key --on-gate --approve --max-wait --status --limit --notes --notes-file --format --set --unset --file --stage --dir --concurrency --url --events --secret --header --payload-file --tolerance --now --forward-to --port --host --public-url --data --field --tools --root --ca-file --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --journal-size --clock --import --by --to --run --gate --error --reason --route --webhook --latency --cut-after --times --probability
+            case --jq --profile --base-url --timeout --mode --pitch --audience --monetization --source --idempotency-key --on-gate --approve --max-wait --status --limit --notes --notes-file --format --set --unset --file --field --stage --dir --concurrency --url --events --secret --header --payload-file --tolerance --now --forward-to --port --host --public-url --data --tools --root --ca-file --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --journal-size --clock --import --by --to --run --gate --error --reason --route --webhook --latency --cut-after --times --probability
                 set skip 1
                 continue
             case '-*'
@@ -51,7 +51,7 @@ complete -c orc -n '__orc_at '\'''\''' -a 'watch' -d 'Watch a run live (or sever
 complete -c orc -n '__orc_at '\'''\''' -a 'gate' -d 'List and decide the approval gates of a run'
 complete -c orc -n '__orc_at '\'''\''' -a 'spec' -d 'Read and edit the App Spec of a run'
 complete -c orc -n '__orc_at '\'''\''' -a 'logs' -d 'Show the log lines of a run: all of them, by stage, or the failing stage with its error'
-complete -c orc -n '__orc_at '\'''\''' -a 'scorecard' -d 'Show the scorecard of a run: scores as bars, then the pre-flight checks'
+complete -c orc -n '__orc_at '\'''\''' -a 'scorecard' -d 'Show the scorecard of a run: scores, pre-flight checks with what to change, and what the scores are made of'
 complete -c orc -n '__orc_at '\'''\''' -a 'artifacts' -d 'List and download what a run produced'
 complete -c orc -n '__orc_at '\'''\''' -a 'webhook' -d 'Manage webhooks, check their signatures, and listen to them locally'
 complete -c orc -n '__orc_at '\'''\''' -a 'api' -d 'Make any request to the service (with your key, retries and limits) and print the answer'
@@ -243,6 +243,7 @@ complete -c orc -n '__orc_at '\''spec edit'\''' -l format -x -a 'yaml json' -d '
 complete -c orc -n '__orc_at '\''spec edit'\''' -l set -x -d 'set a field (dotted path; the value is JSON when it parses, else text); repeatable'
 complete -c orc -n '__orc_at '\''spec edit'\''' -l unset -x -d 'remove a field or list item (dotted path); repeatable'
 complete -c orc -n '__orc_at '\''spec edit'\''' -l file -r -F -d 'apply a JSON Merge Patch from a file, or - for stdin'
+complete -c orc -n '__orc_at '\''spec edit'\''' -l field -x -d 'open the editor at this field, marked with what the scorecard says to change'
 complete -c orc -n '__orc_at '\''spec edit'\''' -l dry-run -d 'print the merge patch that would be sent, and send nothing'
 complete -c orc -n '__orc_at '\''spec edit'\''' -l yes -s y -d 'send without showing the diff and asking'
 complete -c orc -n '__orc_at '\''spec edit'\''' -l json -d 'print one JSON document on stdout (for scripts)'

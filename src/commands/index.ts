@@ -24,7 +24,8 @@ export const NOUNS: readonly Noun[] = [
   },
   {
     name: 'scorecard',
-    summary: 'Show the scorecard of a run: scores as bars, then the pre-flight checks',
+    summary:
+      'Show the scorecard of a run: scores, pre-flight checks with what to change, and what the scores are made of',
     load: () => import('./scorecard/command.js'),
   },
   { name: 'artifacts', summary: 'List and download what a run produced', load: () => import('./artifacts/command.js') },
