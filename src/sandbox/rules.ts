@@ -72,6 +72,7 @@ export const CATEGORIES = [
 /** WCAG 2.2 AA: 4.5:1 for text, 3:1 for large text (https://www.w3.org/TR/WCAG22/#contrast-minimum). */
 export const CONTRAST = { aa: 4.5, large: 3, full: 7 } as const;
 const BETA_WORDS = /\b(beta|test|testing|demo|trial|preview)\b/i;
+const EVERY_BETA_WORD = new RegExp(BETA_WORDS.source, 'gi');
 
 const chars = (s: string) => [...s].length;
 const count = (n: number) => n.toLocaleString('en-US');
@@ -90,6 +91,18 @@ export function shorten(text: string, max: number): string {
   const cut = [...t].slice(0, max + 1).join('');
   const space = cut.lastIndexOf(' ');
   return (space > 0 ? cut.slice(0, space) : [...t].slice(0, max).join('')).replace(/[\s,.;:–-]+$/, '');
+}
+
+/**
+ * A text for the name or the tagline that both checks reading that field pass: no beta wording (Guideline 2.2),
+ * within `max` characters. A suggestion that fixed one check by failing the other would never converge.
+ */
+function storeText(text: string, max: number): string {
+  const clean = text
+    .replace(EVERY_BETA_WORD, '')
+    .replace(/\s{2,}/g, ' ')
+    .replace(/^[\s–:-]+|[\s–-]+$/g, '');
+  return shorten(clean, max) || 'My App';
 }
 
 /** The palette's text colour (its first) and background (its last), the roles the rules and screenshots use. */
@@ -119,7 +132,7 @@ const better = (spec: Spec) => paletteFromHue(Math.round(hslOf(spec.brand?.palet
 function nameRule(spec: Spec): Verdict {
   const n = chars(spec.name);
   if (n <= LIMITS.name) return { status: 'pass', detail: `${quote(spec.name)}: ${n} of ${LIMITS.name} characters` };
-  const short = shorten(spec.name, LIMITS.name);
+  const short = storeText(spec.name, LIMITS.name);
   return {
     status: 'fail',
     detail: `${quote(spec.name)} is ${n} characters; the App Store shows at most ${LIMITS.name}`,
@@ -135,11 +148,11 @@ function subtitleRule(spec: Spec): Verdict {
       status: 'warn',
       detail: 'no subtitle: the App Store shows one under the name',
       hint: `set tagline to a phrase of at most ${LIMITS.subtitle} characters`,
-      suggestion: shorten(spec.description ?? spec.name, LIMITS.subtitle),
+      suggestion: storeText(spec.description ?? spec.name, LIMITS.subtitle),
     };
   const n = chars(t);
   if (n <= LIMITS.subtitle) return { status: 'pass', detail: `${quote(t)}: ${n} of ${LIMITS.subtitle} characters` };
-  const short = shorten(t, LIMITS.subtitle);
+  const short = storeText(t, LIMITS.subtitle);
   return {
     status: 'fail',
     detail: `the subtitle (tagline) is ${n} characters; the App Store takes ${LIMITS.subtitle}`,
@@ -156,7 +169,10 @@ function descriptionRule(spec: Spec): Verdict {
       status: 'fail',
       detail: 'no description: the App Store requires one',
       hint: `write description: what ${spec.name} does and for whom, at most ${count(LIMITS.description)} characters`,
-      suggestion: `${spec.name}${spec.audience ? ` for ${spec.audience}` : ''}. ${spec.tagline ?? ''}`.trim(),
+      suggestion: shorten(
+        `${spec.name}${spec.audience ? ` for ${spec.audience}` : ''}. ${spec.tagline ?? ''}`,
+        LIMITS.description,
+      ),
     };
   if (n <= LIMITS.description)
     return { status: 'pass', detail: `${count(n)} of ${count(LIMITS.description)} characters` };
@@ -312,15 +328,11 @@ function betaRule(spec: Spec): Verdict {
   ].find(([, text]) => BETA_WORDS.test(text!));
   if (!where) return { status: 'pass', detail: 'no beta, test, demo, trial or preview wording' };
   const [key, text] = where as [string, string];
-  const clean = text
-    .replace(BETA_WORDS, '')
-    .replace(/\s{2,}/g, ' ')
-    .replace(/^[\s–-]+|[\s–-]+$/g, '');
   return {
     status: 'fail',
     detail: `${key} ${quote(text)} says ${quote(text.match(BETA_WORDS)![0])}: App Review rejects betas and demos (Guideline 2.2)`,
     hint: `take ${quote(text.match(BETA_WORDS)![0])} out of ${key}; use TestFlight for betas`,
-    suggestion: clean || 'My App',
+    suggestion: storeText(text, key === 'name' ? LIMITS.name : LIMITS.subtitle),
   };
 }
 

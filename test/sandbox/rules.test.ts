@@ -105,6 +105,23 @@ describe('pre-flight rules', () => {
     expect(check(edit({ name: '🏃'.repeat(30) }), 'name').status).toBe('pass');
   });
 
+  // Two checks read the name (and the tagline): a script that sets each failing check's suggestion at its
+  // field (docs/guide.md, the gate loop in a script) must not trade one failure there for another.
+  it.each([
+    ['two beta words', { name: 'Test Beta' }],
+    ['a long name saying beta', { name: 'Stride Beta – the running plan that grows' }],
+    ['a long tagline saying beta', { tagline: 'A beta of the running plan that grows each week' }],
+    ['no tagline, a description saying demo', { tagline: null, description: 'A demo of the running plan' }],
+    ['no description, a name of 4,100 characters', { description: null, name: 'n'.repeat(4100) }],
+  ])('a suggestion passes every check that reads its field: %s', (_, breaking) => {
+    const bad = edit(breaking);
+    for (const c of preflight(bad).filter((x) => x.status !== 'pass' && x.suggestion !== null)) {
+      const fixed = applyMergePatch(bad, patchOf(c)) as AppSpecInput;
+      const after = preflight(fixed).filter((x) => x.field === c.field && x.status !== 'pass');
+      expect(after, `${c.id}'s suggestion ${JSON.stringify(c.suggestion)}`).toEqual([]);
+    }
+  });
+
   it('every check names a field; a passing check has no hint or suggestion', () => {
     for (const c of preflight(good)) expect(c).toMatchObject({ status: 'pass', hint: null, suggestion: null });
     expect(PREFLIGHT_RULES.map((r) => r.id)).toEqual(preflight(good).map((c) => c.id));
