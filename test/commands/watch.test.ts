@@ -105,6 +105,27 @@ describe('orc watch', () => {
     expect(lines.at(-1)).toContain('run.accepted accepted: app ');
   });
 
+  it('started at a gate that came round again, stops at the round pending now, not at a replayed one', async () => {
+    const run = await shared.sb.createRun('A gate decided twice before');
+    let rounds = 0;
+    const atFinal = async () => shared.sb.waitFor(run.id, (r) => r.gate_pending === 'final');
+    for (const gate of ['idea', 'brand']) {
+      await shared.sb.waitFor(run.id, (r) => r.gate_pending === gate);
+      await shared.sb.call('POST', `/v1/runs/${run.id}/gates/${gate}:approve`);
+    }
+    for (; rounds < 2; rounds++) {
+      await atFinal();
+      await shared.sb.call('POST', `/v1/runs/${run.id}/gates/final:reject`, { notes: `round ${rounds + 1}` });
+    }
+    await atFinal();
+    const r = await orc(['watch', run.id, '--on-gate', 'exit', '--json'], { env: { ORC_BASE_URL: shared.sb.url } });
+    expect(r.exitCode, r.stderr).toBe(6);
+    const events = ndjson(r.stdout);
+    expect(events.filter((e) => e.type === 'run.gate_pending' && e.data.gate === 'final')).toHaveLength(3);
+    expect(events.filter((e) => e.type === 'run.scored')).toHaveLength(3);
+    expect(events.at(-1)).toMatchObject({ type: 'run.gate_pending', data: { gate: 'final' } });
+  });
+
   it('a finished run replays and exits by its outcome; an unknown run is exit 3', async () => {
     const done = await driveToEnd(shared.sb, (await shared.sb.createRun('Already rejected #reject')).id);
     const r = await orc(['watch', done.id, '--json'], { env: { ORC_BASE_URL: shared.sb.url } });

@@ -39,6 +39,8 @@ export class GateDesk {
   private asking: Promise<void> = Promise.resolve();
   private readonly questions = new Map<string, Question>();
   private readonly waiting = new Map<string, string>();
+  /** Decisions this watch's stream has shown, per run and gate: which round of a gate an opening is. */
+  private readonly decisionsSeen = new Map<string, number>();
 
   constructor(
     private readonly ctx: Context,
@@ -55,8 +57,10 @@ export class GateDesk {
 
   /** A gate opened: 'exit' when this run's watch ends here (--on-gate exit, --until-gate, --max-wait). */
   async opened(runId: string, gate: string): Promise<'exit' | undefined> {
-    // History replays old gates too: act only on the gate the run is waiting at now.
+    // History replays old gates too: act only on the gate the run is waiting at now, and at it only on the
+    // round it waits in (a final rejected twice replays three openings; the first two were decided).
     if ((await this.api.runs.retrieve(runId)).gate_pending !== gate) return undefined;
+    if (await this.anEarlierRound(runId, gate)) return undefined;
     this.waiting.set(runId, gate);
     if (this.opts.approve.has(gate)) {
       await approveAsAsked(this.ctx, this.api, runId, gate, (text) => this.view.note(runId, text));
@@ -80,6 +84,8 @@ export class GateDesk {
   /** A gate was decided: a question about it is withdrawn if the decision left it no longer pending (history
    * replays a gate's earlier decisions too, a brand rejected before this watch began). */
   async resolved(runId: string, gate: string | undefined, decision: string | undefined): Promise<void> {
+    const key = `${runId}\u0000${gate}`;
+    this.decisionsSeen.set(key, (this.decisionsSeen.get(key) ?? 0) + 1);
     if (this.waiting.get(runId) === gate) this.waiting.delete(runId);
     const question = this.questions.get(runId);
     if (!question || question.gate !== gate) return;
@@ -88,6 +94,16 @@ export class GateDesk {
       return;
     }
     this.withdraw(question, `gate ${gate} was ${decision ?? 'decided'} elsewhere`);
+  }
+
+  /**
+   * Whether this opening of a gate is a round already decided: the gate's history (CONTRACT.md, Gate history)
+   * holds more decisions than the stream has shown so far. A watch reads the stream from its start, so by the
+   * opening of the round now pending every earlier decision has been shown. Without a history, as before.
+   */
+  private async anEarlierRound(runId: string, gate: string): Promise<boolean> {
+    const history = (await this.api.gates.list(runId)).find((g) => g.name === gate)?.history;
+    return history !== undefined && (this.decisionsSeen.get(`${runId}\u0000${gate}`) ?? 0) < history.length;
   }
 
   /** The run ended: nothing is left to ask about it. */
