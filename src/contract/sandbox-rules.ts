@@ -112,7 +112,8 @@ export const PREFLIGHT_RULE_TABLE: readonly PreflightRule[] = [
     id: 'beta',
     title: 'No beta or demo wording',
     field: 'name',
-    fails: 'beta, test, testing, demo, trial or preview as a word in name or tagline (field: the one that says it)',
+    fails:
+      'beta or demo, or a test, trial or preview version, build or edition, in name or tagline (field: the one that says it)',
     source: 'App Review Guideline 2.2',
     review: 'Guideline 2.2 - Performance - Beta Testing: the app is presented as a beta, test, demo or trial version.',
   },

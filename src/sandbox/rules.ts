@@ -71,7 +71,8 @@ export const CATEGORIES = [
 ] as const;
 /** WCAG 2.2 AA: 4.5:1 for text, 3:1 for large text (https://www.w3.org/TR/WCAG22/#contrast-minimum). */
 export const CONTRAST = { aa: 4.5, large: 3, full: 7 } as const;
-const BETA_WORDS = /\b(beta|test|testing|demo|trial|preview)\b/i;
+/** A beta, a demo, a test or trial version (Guideline 2.2); "test" and "trial" alone are ordinary words. */
+const BETA_WORDS = /\b(beta|demo|(test|testing|trial|preview) (version|build|edition))\b/i;
 const EVERY_BETA_WORD = new RegExp(BETA_WORDS.source, 'gi');
 
 const chars = (s: string) => [...s].length;
@@ -82,11 +83,19 @@ const slug = (spec: Spec) =>
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-|-$/g, '') || 'app';
-const https = (u: unknown) => typeof u === 'string' && /^https:\/\/[^\s/]+\.[^\s/]+/.test(u);
+/** An https:// address a browser would open: it parses, and its host is a dotted name. */
+const https = (u: unknown) =>
+  typeof u === 'string' &&
+  u.startsWith('https://') &&
+  URL.canParse(u) &&
+  new URL(u).protocol === 'https:' &&
+  /^[^.]+(\.[^.]+)+$/.test(new URL(u).hostname);
+/** C0 and C1 control characters: a suggestion is sent back as the spec's text, never with them. */
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
 
-/** A text cut at a word boundary to at most `max` characters (never mid-word unless one word is longer). */
+/** A text without control characters, cut at a word boundary to at most `max` characters (mid-word only when one word is longer). */
 export function shorten(text: string, max: number): string {
-  const t = text.trim();
+  const t = text.replace(CONTROLS, '').trim();
   if (chars(t) <= max) return t;
   const cut = [...t].slice(0, max + 1).join('');
   const space = cut.lastIndexOf(' ');
@@ -99,6 +108,7 @@ export function shorten(text: string, max: number): string {
  */
 function storeText(text: string, max: number): string {
   const clean = text
+    .replace(CONTROLS, '')
     .replace(EVERY_BETA_WORD, '')
     .replace(/\s{2,}/g, ' ')
     .replace(/^[\s–:-]+|[\s–-]+$/g, '');
@@ -192,7 +202,7 @@ function keywordsRule(spec: Spec): Verdict {
       status: 'warn',
       detail: 'no keywords: search finds the app by its name alone',
       hint: `set keywords: words people search for, ${LIMITS.keywords} characters in all (joined by commas)`,
-      suggestion: fromFeatures,
+      suggestion: fromFeatures.length ? fromFeatures : null,
     };
   const n = chars(k.join(','));
   if (n <= LIMITS.keywords)
@@ -326,7 +336,7 @@ function betaRule(spec: Spec): Verdict {
     ['name', spec.name],
     ['tagline', spec.tagline ?? ''],
   ].find(([, text]) => BETA_WORDS.test(text!));
-  if (!where) return { status: 'pass', detail: 'no beta, test, demo, trial or preview wording' };
+  if (!where) return { status: 'pass', detail: 'no beta, demo, test or trial version wording' };
   const [key, text] = where as [string, string];
   return {
     status: 'fail',
@@ -489,7 +499,7 @@ function screensPart(spec: Spec): Omit<Component, 'of' | 'weight'> {
 function copyPart(spec: Spec): Omit<Component, 'of' | 'weight'> {
   const fits = [
     chars(spec.name) <= LIMITS.name,
-    !!spec.tagline?.trim() && chars(spec.tagline) <= LIMITS.subtitle,
+    !!spec.tagline?.trim() && chars(spec.tagline.trim()) <= LIMITS.subtitle,
     !!spec.description?.trim() && chars(spec.description) <= LIMITS.description,
   ];
   const value = Math.round((fits.filter(Boolean).length / 3) * 100);

@@ -101,6 +101,26 @@ describe('pre-flight rules', () => {
     expect(check(edit({ keywords: [...hundred.slice(0, 1), 'k'.repeat(51)] }), 'keywords').status).toBe('fail');
   });
 
+  it('beta wording is a beta, a demo, or a test or trial version; "test" and "trial" alone are ordinary words', () => {
+    for (const name of ['Blood Test Tracker', 'Driving Test Coach', 'Free Trial Finder'])
+      expect(check(edit({ name }), 'beta').status).toBe('pass');
+    for (const name of ['Stride Demo', 'Stride (beta)', 'Stride Test Build', 'Stride Trial Version'])
+      expect(check(edit({ name }), 'beta').status).toBe('fail');
+  });
+
+  it('a URL must parse with a dotted host; a suggestion never carries control characters back', () => {
+    for (const url of [
+      'https://\u001b[31m.x/privacy',
+      'https://localhost/privacy',
+      'https:/x.example',
+      'ftp://x.example',
+    ])
+      expect(check(edit({ privacy_policy_url: url }), 'privacy_policy').status).toBe('fail');
+    const hostile = check(edit({ name: 'Evil\u001b[31mRED\u001b[0m\u0007 and a name far too long to fit' }), 'name');
+    expect(hostile.status).toBe('fail');
+    expect(hostile.suggestion).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+  });
+
   it('counts characters, not UTF-16 units: an emoji name of 30 passes', () => {
     expect(check(edit({ name: '🏃'.repeat(30) }), 'name').status).toBe('pass');
   });
