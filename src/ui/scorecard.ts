@@ -85,7 +85,9 @@ export function componentLines(style: Style, card: Scorecard, o: Layout): string
     const score = (card.score as Record<string, unknown>)[of];
     const name = `${of.charAt(0).toUpperCase()}${of.slice(1)}`;
     lines.push('', `${indent}${style.bold(`${name}${typeof score === 'number' ? ` ${score}` : ''}`)}`);
-    lines.push(`${indent}${style.dim('its parts: each a value out of 100, weighed by its weight; the most to gain first')}`);
+    lines.push(
+      `${indent}${style.dim('its parts: each a value out of 100, weighed by its weight; the most to gain first')}`,
+    );
     const sorted = [...parts].sort((a, b) => shortfall(b) - shortfall(a));
     const rows = sorted.map((c) => [oneLine(c.name), String(c.value), String(c.weight), oneLine(c.detail ?? '')]);
     const [header, ...table] = renderTable(
