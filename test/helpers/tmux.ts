@@ -1,7 +1,10 @@
 // A real terminal for interactive tests: tmux runs the built orc, send-keys types, capture-pane reads the screen.
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { until } from './until.js';
+
+const run = promisify(execFile);
 
 export interface TmuxOptions {
   env?: Record<string, string>;
@@ -59,10 +62,19 @@ export class TmuxSession {
     return this.tmux('capture-pane', '-p', '-t', 'orc', '-S', '-200');
   }
 
+  /** The screen, read without holding this process: a test's sandbox runs in it, and a look every 80 ms
+   * that blocked the event loop (execFileSync) starved the sandbox's own work on a busy machine. */
+  private async screenLater(): Promise<string> {
+    const { stdout } = await run('tmux', ['-L', this.socket, 'capture-pane', '-p', '-t', 'orc', '-S', '-200'], {
+      encoding: 'utf8',
+    });
+    return stdout;
+  }
+
   async waitFor(what: string | RegExp, timeoutMs?: number): Promise<string> {
     let s = '';
-    const look = () => {
-      s = this.screen();
+    const look = async () => {
+      s = await this.screenLater();
       return (typeof what === 'string' ? s.includes(what) : what.test(s)) && s;
     };
     // each look starts a tmux client: not too often
