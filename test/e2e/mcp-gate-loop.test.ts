@@ -2,29 +2,15 @@
 // #lowscore run read at its final gate, its spec patched from the failing checks' field and suggestion alone,
 // final rejected with notes, the rework read again, approved, accepted.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshConfigDir, ORC_BIN } from '../helpers/cli.js';
+import { connectMcp } from '../helpers/mcp.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
 let client: Client;
 beforeAll(async () => {
   sb = await startTestSandbox();
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [ORC_BIN, 'mcp'],
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      ORC_CONFIG_DIR: freshConfigDir(),
-      ORC_BASE_URL: sb.url,
-      ORC_NO_KEYCHAIN: '1',
-    },
-    stderr: 'pipe',
-  });
-  client = new Client({ name: 'scripted-agent', version: '1.0.0' });
-  await client.connect(transport);
+  client = await connectMcp(sb.url, { name: 'scripted-agent' });
 });
 afterAll(async () => {
   await client?.close();

@@ -5,9 +5,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshConfigDir, ORC_BIN, orc } from '../helpers/cli.js';
+import { orc } from '../helpers/cli.js';
+import { connectMcp } from '../helpers/mcp.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { until } from '../helpers/until.js';
 
@@ -27,25 +27,8 @@ afterAll(async () => shared?.close());
 /** The folder the shared server runs in, so the one pull_artifacts writes into. */
 const mcpRoot = mkdtempSync(join(tmpdir(), 'orc-mcp-root-'));
 
-async function connect(args: string[] = [], env: Record<string, string> = {}): Promise<Client> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [ORC_BIN, 'mcp', ...args],
-    cwd: mcpRoot,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      ORC_CONFIG_DIR: freshConfigDir(),
-      ORC_BASE_URL: sb.url,
-      ORC_NO_KEYCHAIN: '1',
-      ...env,
-    },
-    stderr: 'pipe',
-  });
-  const client = new Client({ name: 'orc-tests', version: '1.0.0' });
-  await client.connect(transport);
-  return client;
-}
+const connect = (args: string[] = [], env: Record<string, string> = {}) =>
+  connectMcp(sb.url, { args, env, cwd: mcpRoot });
 
 type ToolResult = { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent?: any };
 const call = async (
