@@ -52,6 +52,11 @@ export interface PulledFile extends PullFile {
   sha256: string;
 }
 
+/** A pulled file as orc reports it (`artifacts pull --json`, the MCP tool): these fields, in this order. */
+export function reportedFile(f: PulledFile): PulledFile {
+  return { kind: f.kind, name: f.name, path: f.path, size: f.size, sha256: f.sha256, state: f.state };
+}
+
 export interface FailedFile {
   kind: string;
   name: string;

@@ -470,7 +470,7 @@ async function pullInto(
   a: { run_id: string; kinds?: Array<(typeof ARTIFACT_KINDS)[number]> | undefined },
   extra: Extra,
 ): ToolAnswer {
-  const { pullArtifacts } = await import('../artifacts/pull.js');
+  const { pullArtifacts, reportedFile } = await import('../artifacts/pull.js');
   const outcome = await pullArtifacts(api, a.run_id, {
     kinds: a.kinds ?? [],
     dir,
@@ -479,14 +479,7 @@ async function pullInto(
     clock,
     keep: true,
   });
-  const files = outcome.files.map((f) => ({
-    kind: f.kind,
-    name: f.name,
-    path: f.path,
-    size: f.size,
-    sha256: f.sha256,
-    state: f.state,
-  }));
+  const files = outcome.files.map(reportedFile);
   const text = [
     `${files.length} file${files.length === 1 ? '' : 's'} in ${outcome.dir}`,
     ...files.map((f) => `${f.state} ${f.path}`),

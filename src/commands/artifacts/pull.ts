@@ -2,7 +2,14 @@
 // At a terminal, one live view of every download (bytes, speed, ETA per file and in total); piped, a line
 // per finished file; --json, one document of every file. Ctrl-C keeps the partial files (in <dir>/.orc-partial/) and exits 130.
 import { relative } from 'node:path';
-import { checkKinds, pullArtifacts, type FailedFile, type PullFile, type PulledFile } from '../../artifacts/pull.js';
+import {
+  checkKinds,
+  pullArtifacts,
+  reportedFile,
+  type FailedFile,
+  type PullFile,
+  type PulledFile,
+} from '../../artifacts/pull.js';
 import type { Context } from '../context.js';
 import { FailedError, InterruptedError } from '../../exit/errors.js';
 import { formatBytes, formatEta } from '../../ui/format.js';
@@ -81,14 +88,7 @@ function reportPull(ctx: Context, runId: string, outcome: PullOutcome, shown: (p
     io.writeJson({
       run: runId,
       dir: outcome.dir,
-      files: files.map((f) => ({
-        kind: f.kind,
-        name: f.name,
-        path: f.path,
-        size: f.size,
-        sha256: f.sha256,
-        state: f.state,
-      })),
+      files: files.map(reportedFile),
       pending,
       failed: failed.map((f) => ({ kind: f.kind, name: f.name, path: f.path, error: f.error })),
     });
