@@ -174,18 +174,16 @@ describe('orc sandbox start --detach, status, stop', () => {
     const configDir = freshConfigDir();
     const bystander = execa('sleep', ['30'], { reject: false });
     await new Promise((r) => bystander.once('spawn', r));
-    writeFileSync(
-      join(configDir, 'sandbox.json'),
-      JSON.stringify({
-        pid: bystander.pid,
-        url: 'http://127.0.0.1:9',
-        data: ':memory:',
-        log: null,
-        started_at: '2026-01-01T00:00:00Z',
-        detached: true,
-        pid_started: '1',
-      }),
-    );
+    // A record of a sandbox that started at another time than the process now holding its pid.
+    const record = {
+      pid: bystander.pid,
+      url: 'http://127.0.0.1:9',
+      data: ':memory:',
+      log: null,
+      started_at: '2026-01-01T00:00:00Z',
+      detached: true,
+    };
+    writeFileSync(join(configDir, 'sandbox.json'), JSON.stringify({ ...record, pid_started: '1' }));
     try {
       const r = await orc(['sandbox', 'stop'], { configDir });
       expect(r.exitCode, r.stderr).toBe(0);
@@ -193,17 +191,7 @@ describe('orc sandbox start --detach, status, stop', () => {
       expect(() => process.kill(bystander.pid!, 0)).not.toThrow();
       expect(existsSync(join(configDir, 'sandbox.json'))).toBe(false);
       // A record of an earlier orc, without the start time: the address must answer as that pid.
-      writeFileSync(
-        join(configDir, 'sandbox.json'),
-        JSON.stringify({
-          pid: bystander.pid,
-          url: 'http://127.0.0.1:9',
-          data: ':memory:',
-          log: null,
-          started_at: '2026-01-01T00:00:00Z',
-          detached: true,
-        }),
-      );
+      writeFileSync(join(configDir, 'sandbox.json'), JSON.stringify(record));
       expect((await orc(['sandbox', 'stop'], { configDir })).exitCode).toBe(0);
       expect(() => process.kill(bystander.pid!, 0)).not.toThrow();
     } finally {
