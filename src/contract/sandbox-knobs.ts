@@ -61,6 +61,14 @@ export const KNOBS = {
     min: 0,
     max: 1_000_000,
   },
+  keepDeliveries: {
+    value: 'n',
+    description:
+      'how many webhook deliveries the sandbox keeps (the newest); older ones expire, as do any older than 30 days',
+    default: 250_000,
+    min: 1,
+    max: 100_000_000,
+  },
   keepaliveMs: { value: 'ms', description: 'SSE keep-alive interval', default: 15_000, min: 10, hidden: true },
 } as const satisfies Record<string, Knob>;
 

@@ -5,6 +5,8 @@ import { Failure } from './failure.js';
 export interface Sequence<T> {
   readonly length: number;
   at(i: number): T | undefined;
+  /** The seq at a position, when it is known without reading the item (a webhook's deliveries: seq-list.ts). */
+  seqAt?(i: number): number;
 }
 
 /** `all` oldest first (ascending seq); answers the page of views after the cursor. The cursor's place is
@@ -23,11 +25,12 @@ export function page<T extends { seq: number }, V>(all: Sequence<T>, query: URLS
     before = Number(m[1]);
   }
   // The last position whose seq is below the cursor's.
+  const seqAt = all.seqAt ?? ((i: number) => all.at(i)!.seq);
   let lo = 0;
   let hi = all.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (all.at(mid)!.seq < before) lo = mid + 1;
+    if (seqAt(mid) < before) lo = mid + 1;
     else hi = mid;
   }
   const data: V[] = [];

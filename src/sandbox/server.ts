@@ -8,6 +8,7 @@ import { sleep, systemClock, type Clock } from '../lib/clock.js';
 import { SANDBOX_DEFAULT_KEY, redactKey } from '../contract/keys.js';
 import { useEnglishMessages } from '../lib/zod-messages.js';
 import { KNOBS } from '../contract/sandbox-knobs.js';
+import { Retention } from './retention.js';
 import { Artifacts } from './artifacts.js';
 import { readJsonBody } from './body.js';
 import { adminRoutes, type AdminHandler } from './admin.js';
@@ -55,6 +56,8 @@ export interface SandboxOptions {
   maxEventStreams: number;
   /** How many requests and delivery attempts the journal keeps (`orc sandbox logs`). */
   journalSize: number;
+  /** How many webhook deliveries are kept, the newest (retention.ts). */
+  keepDeliveries: number;
   /** Start from this snapshot (`orc sandbox export`), into an empty store. */
   importSnapshot?: ReturnType<Store['snapshot']>;
   /** Every timer and timestamp of the sandbox (the pipeline, idempotency, rate limits, signed URLs, webhook
@@ -94,6 +97,7 @@ export const SANDBOX_DEFAULTS: SandboxOptions = {
   headersTimeoutMs: 60_000,
   maxEventStreams: 2_000,
   journalSize: KNOBS.journalSize.default,
+  keepDeliveries: KNOBS.keepDeliveries.default,
   clock: systemClock,
   log: () => {},
 };
@@ -175,6 +179,7 @@ class Front {
   private readonly faults: Faults;
   private readonly journal: Journal;
   private readonly dispatcher: WebhookDispatcher;
+  private readonly retention: Retention;
   private readonly artifacts: Artifacts;
   private readonly hub: SseHub;
   private readonly limiter: RateLimiter;
@@ -215,7 +220,10 @@ class Front {
       log,
       faultFor: (webhookId) => this.faults.forDelivery(webhookId),
       onAttempt: (a) => this.journal.add({ type: 'delivery', at: clock.now(), ...a }),
+      keepDeliveries: opts.keepDeliveries,
+      onRecorded: () => this.retention.wrote(),
     });
+    this.retention = new Retention(store, clock, (seq) => this.dispatcher.forgetBelow(seq), opts.keepDeliveries);
     this.artifacts = new Artifacts(
       store.meta('file_secret', () => randomBytes(32).toString('hex')),
       opts.signedUrlTtl,
@@ -225,6 +233,7 @@ class Front {
     this.limiter = new RateLimiter(opts.rateLimit, wallClock);
     this.idempotency = new Idempotency(store, clock);
     this.service.onEvent(this.dispatcher.onEvent);
+    this.service.onEvent(this.retention.wrote);
     this.describer = new Describer(store, this.artifacts, this.service, log);
     this.service.onStageComplete((runId) => this.describer.describe(runId));
     this.scheme = opts.tls ? 'https' : 'http';
@@ -282,6 +291,7 @@ class Front {
     this.port = (server.address() as AddressInfo).port;
     this.service.start();
     this.dispatcher.start();
+    this.retention.wrote();
     // The runs whose binary artifacts were left undescribed when the sandbox last stopped (found by the store
     // as it started: not every record read to look).
     for (const id of this.store.undescribedAtStart) this.describer.describe(id);
@@ -346,6 +356,7 @@ class Front {
     this.describer.stop();
     this.service.stop();
     this.dispatcher.stop();
+    this.retention.stop();
     this.hub.close();
     const server = this.server!;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));

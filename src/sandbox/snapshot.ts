@@ -40,7 +40,7 @@ export async function writeSnapshot(
     'Content-Type': 'application/json; charset=utf-8',
     'X-Snapshot-Runs': String(at.runs.length),
     'X-Snapshot-Webhooks': String(at.webhooks.length),
-    'X-Snapshot-Deliveries': String(at.deliveries.length),
+    'X-Snapshot-Deliveries': String(at.deliveries.count),
   });
   let pending = '';
   for (const piece of snapshotPieces(head, at)) {
@@ -69,12 +69,16 @@ function* snapshotPieces(head: object, at: SnapshotAt): Generator<string> {
   yield '},"webhooks":[';
   yield* list(at.webhooks);
   yield '],"deliveries":[';
-  yield* list(at.deliveries);
+  yield* list(at.deliveries.each());
   yield ']}\n';
 }
 
-function* list(records: readonly object[]): Generator<string> {
-  for (let i = 0; i < records.length; i++) yield `${i ? ',' : ''}${JSON.stringify(records[i])}`;
+function* list(records: Iterable<object>): Generator<string> {
+  let first = true;
+  for (const r of records) {
+    yield `${first ? '' : ','}${JSON.stringify(r)}`;
+    first = false;
+  }
 }
 
 class Bad extends Error {

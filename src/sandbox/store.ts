@@ -1,7 +1,9 @@
 // The sandbox's state: served from memory, written through to SQLite (node:sqlite) in one transaction
-// per change, before the change is acknowledged (idempotency records, read only by key, stay on disk).
-// Memory takes a change only after its transaction has committed: a write that fails leaves no trace
-// anywhere. ':memory:' gives the same store without a file.
+// per change, before the change is acknowledged. Memory holds what is in play (the runs moving, the
+// deliveries pending) and what every list needs (runs' list fields); the rest (finished deliveries, old
+// events, idempotency records) is read from the database when asked, so memory stays flat however long the
+// sandbox runs. Memory takes a change only after its transaction has committed: a write that fails leaves
+// no trace anywhere. ':memory:' gives the same store without a file.
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
@@ -85,6 +87,7 @@ export interface WebhookRecord {
 
 export interface DeliveryRecord {
   seq: number;
+  /** Made by deliveryId(seq): a delivery is found by its id through its seq, without an index on ids. */
   id: string;
   webhook_id: string;
   event_id: string;
@@ -99,6 +102,27 @@ export interface DeliveryRecord {
   last_status_code: number | null;
   next_attempt_at: string | null;
   created_at: string;
+  /** Its event's place among every run's events (StoredEvent.pos): the body is read from there, not kept
+   * twice. Absent for a delivery taken from a snapshot, whose body is stored with it. */
+  event_pos?: number;
+}
+
+/** A delivery's id: its seq (nine base-36 digits) and twenty random characters, so `delivery(id)` reads
+ * it by the table's key. Clients never parse it (CONTRACT.md, ids). */
+export function deliveryId(seq: number, random: string): string {
+  return `dlv_${seq.toString(36).padStart(9, '0')}${random}`;
+}
+
+/** The seq a delivery id was made from, or null for an id made otherwise (an earlier orc's, a snapshot's). */
+export function seqOfDeliveryId(id: string): number | null {
+  const m = /^dlv_([0-9a-z]{9})[A-Za-z0-9_-]{20}$/.exec(id);
+  return m ? Number.parseInt(m[1]!, 36) : null;
+}
+
+/** Where a delivery is kept: its seq, webhook and status (what the dispatcher's lists are made from at start). */
+export interface DeliveryPlace {
+  seq: number;
+  webhook_id: string;
 }
 
 export interface IdempotencyRecord {
@@ -112,7 +136,9 @@ export interface IdempotencyRecord {
 export interface SnapshotAt {
   runs: RunRecord[];
   webhooks: WebhookRecord[];
-  deliveries: DeliveryRecord[];
+  /** The deliveries kept at that moment (those expired since are left out), read from the database a few at
+   * a time: a sandbox keeps up to a quarter of a million. */
+  deliveries: { count: number; each(): Generator<DeliveryRecord> };
   eventsOf(rec: RunRecord): StoredEvent[];
   cleared(): boolean;
 }
@@ -131,8 +157,8 @@ const SCHEMA_VERSION = 2;
 const EVENT_CACHE_RUNS = 500;
 /** How many runs' whole records stay in memory (RunTable). */
 const WHOLE_RUNS = 1000;
-/** Event ids remembered as written to delivery_events: a few seconds of 100 runs moving. */
-const EVENTS_REMEMBERED = 4096;
+/** Deliveries read at a time for a snapshot. */
+const DELIVERY_CHUNK = 512;
 const NOTHING = () => {};
 
 export class Store {
@@ -147,9 +173,11 @@ export class Store {
    * of events: they are not all kept in memory. */
   private readonly eventCache = new Map<string, StoredEvent[]>();
   readonly webhooks = new Map<string, WebhookRecord>();
-  readonly deliveries = new Map<string, DeliveryRecord>();
-  /** The ids of events lately written to delivery_events (forgotten on a rollback: see transaction). */
-  private readonly eventsWritten = new Set<string>();
+  /** The deliveries in play, by seq: made and not yet tried, or pending a retry. Every other delivery is read
+   * from the database when asked (a finished one never changes again unless redelivered). */
+  private readonly live = new Map<number, DeliveryRecord>();
+  /** Every delivery with a seq below this has expired (retention: pruneDeliveries). */
+  private expiredBelowSeq = 0;
   private seq = 0;
   /** Moves at every reset (clearAll): a snapshot being written out knows its moment is gone. */
   private generation = 0;
@@ -187,28 +215,77 @@ export class Store {
     this.db.exec('CREATE INDEX IF NOT EXISTS events_run ON events (run_id)');
     // A run's whole record is read by id when asked for (RunTable), not all at start.
     this.db.exec('CREATE INDEX IF NOT EXISTS runs_id ON runs (id)');
-    // A delivery's body (the event as posted) is written once for all the deliveries of its event, in a table
-    // of its own keyed by the event's id, and a delivery's record (small) rewritten at each attempt: with 100
-    // webhooks on every event, rewriting the event each time was the dispatcher's largest cost, and writing
-    // it once a delivery still cost 60% of the delivery's write (and 750 bytes of database a delivery).
-    // Older databases keep the body in the delivery's `event` column, or inside the record; they read the same.
-    const has = (column: string) =>
-      this.db.prepare("SELECT 1 FROM pragma_table_info('deliveries') WHERE name = ?").get(column) !== undefined;
-    if (!has('event')) this.db.exec('ALTER TABLE deliveries ADD COLUMN event TEXT');
-    if (!has('event_id')) this.db.exec('ALTER TABLE deliveries ADD COLUMN event_id TEXT');
-    this.db.exec('CREATE TABLE IF NOT EXISTS delivery_events (id TEXT PRIMARY KEY, body TEXT NOT NULL)');
+    this.deliveryColumns();
     // Each webhook's fan-out position: every event at or before `pos` has its delivery written (or is not
     // one the webhook takes), so a restart resumes the backlog after it (spec 6.2.3, at least once).
     this.db.exec('CREATE TABLE IF NOT EXISTS fanout (webhook_id TEXT PRIMARY KEY, pos INTEGER NOT NULL)');
+    this.stmts = this.statements();
+    this.runs = new RunTable(
+      (id) => this.readRun(id),
+      () => this.depth === 0,
+    );
+    this.load();
+  }
+
+  /**
+   * A delivery's row: its record (small, rewritten at each attempt), its webhook and status as columns (what
+   * the dispatcher's lists are made from at start, and what retention keeps), and the place of its event,
+   * whose row holds the body posted: with 100 webhooks on every event, the body written with each delivery was
+   * the dispatcher's largest cost. Found by seq (its id says it: deliveryId), so no index on ids costs the
+   * writes; an id made otherwise (an earlier orc's, a snapshot's) is `alias`, in a partial index of its own.
+   * Older rows are given their columns once.
+   */
+  private deliveryColumns(): void {
+    const has = (column: string) =>
+      this.db.prepare("SELECT 1 FROM pragma_table_info('deliveries') WHERE name = ?").get(column) !== undefined;
+    for (const [column, type] of [
+      ['event', 'TEXT'],
+      ['event_id', 'TEXT'],
+      ['webhook_id', 'TEXT'],
+      ['status', 'TEXT'],
+      ['event_pos', 'INTEGER'],
+      ['alias', 'INTEGER'],
+    ] as const)
+      if (!has(column)) this.db.exec(`ALTER TABLE deliveries ADD COLUMN ${column} ${type}`);
+    // (rows an older orc wrote, before these columns or since: their ids are made otherwise)
+    this.db.exec(`UPDATE deliveries SET alias = 1, webhook_id = json_extract(body, '$.webhook_id'),
+        status = json_extract(body, '$.status'), event_id = coalesce(event_id, json_extract(body, '$.event_id'))
+        WHERE webhook_id IS NULL`);
+    this.db.exec('CREATE INDEX IF NOT EXISTS deliveries_alias ON deliveries (id) WHERE alias = 1');
+    this.db.exec('CREATE TABLE IF NOT EXISTS delivery_events (id TEXT PRIMARY KEY, body TEXT NOT NULL)');
+  }
+
+  // oxlint-disable-next-line max-lines-per-function -- a data table: every statement the store runs, prepared once
+  private statements(): Record<string, StatementSync> {
     const p = (sql: string) => this.db.prepare(sql);
-    this.stmts = {
+    return {
       putRun: p('INSERT OR REPLACE INTO runs (seq, id, body) VALUES (?, ?, ?)'),
       putEvent: p('INSERT INTO events (run_id, seq, type, body) VALUES (?, ?, ?, ?)'),
       putWebhook: p('INSERT OR REPLACE INTO webhooks (seq, id, body) VALUES (?, ?, ?)'),
       putDelivery: p(
-        'INSERT INTO deliveries (seq, id, body, event_id) VALUES (?, ?, ?, ?) ON CONFLICT(seq) DO UPDATE SET body = excluded.body',
+        `INSERT INTO deliveries (seq, id, body, event_id, webhook_id, status, event_pos, event, alias)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(seq) DO UPDATE SET body = excluded.body, status = excluded.status`,
       ),
-      putDeliveryEvent: p('INSERT OR IGNORE INTO delivery_events (id, body) VALUES (?, ?)'),
+      // The body from the event's row; an older orc's delivery has it in its own `event` column or in the
+      // delivery_events table (the record inside `body` is an even older orc's, with the body in it).
+      getDelivery: p(`SELECT d.body, coalesce(d.event, x.body, e.body) AS event FROM deliveries d
+        LEFT JOIN events e ON e.rowid = d.event_pos
+        LEFT JOIN delivery_events x ON d.event_pos IS NULL AND d.event IS NULL AND x.id = d.event_id
+        WHERE d.seq = ?`),
+      getDeliveryRecord: p('SELECT body FROM deliveries WHERE seq = ?'),
+      getAliasedDelivery: p('SELECT seq FROM deliveries WHERE alias = 1 AND id = ?'),
+      deliveriesFrom: p('SELECT seq FROM deliveries WHERE seq >= ? AND seq <= ? ORDER BY seq LIMIT ?'),
+      firstDeliveryFrom: p(
+        "SELECT seq, json_extract(body, '$.created_at') AS at FROM deliveries WHERE seq >= ? ORDER BY seq LIMIT 1",
+      ),
+      firstEventFrom: p(
+        "SELECT rowid, json_extract(body, '$.created_at') AS at FROM events WHERE rowid >= ? ORDER BY rowid LIMIT 1",
+      ),
+      firstSettledDelivery: p(
+        "SELECT json_extract(body, '$.created_at') AS at FROM deliveries WHERE status IS NOT 'pending' ORDER BY seq LIMIT 1",
+      ),
+      pruneDeliveries: p("DELETE FROM deliveries WHERE seq < ? AND status IS NOT 'pending'"),
+      pruneEvents: p('DELETE FROM events WHERE rowid < ?'),
       putIdem: p(
         'INSERT INTO idempotency (scope, created_at, body) VALUES (?, ?, ?) ON CONFLICT(scope) DO UPDATE SET body = excluded.body, created_at = excluded.created_at',
       ),
@@ -229,11 +306,6 @@ export class Store {
       lastEventPos: p('SELECT coalesce(max(rowid), 0) AS pos FROM events'),
       eventsAfter: p("SELECT rowid, seq, type, body FROM events WHERE rowid > ? AND type != 'log' ORDER BY rowid"),
     };
-    this.runs = new RunTable(
-      (id) => this.readRun(id),
-      () => this.depth === 0,
-    );
-    this.load();
   }
 
   /** A run's whole record from the database (a record that no longer parses is the corruption it is). */
@@ -374,16 +446,15 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
       this.webhooks.set(w.id, w);
       this.seq = Math.max(this.seq, w.seq);
     }
-    for (const row of this.db
-      .prepare(
-        'SELECT d.body, coalesce(d.event, e.body) AS event FROM deliveries d LEFT JOIN delivery_events e ON e.id = d.event_id ORDER BY d.seq',
-      )
-      .all()) {
-      const d = JSON.parse(row.body as string) as DeliveryRecord;
-      if (typeof row.event === 'string') d.body = row.event;
-      this.deliveries.set(d.id, d);
-      this.seq = Math.max(this.seq, d.seq);
+    for (const row of this.db.prepare("SELECT seq FROM deliveries WHERE status = 'pending'").all()) {
+      const d = this.readDelivery(Number(row.seq));
+      if (d) this.live.set(d.seq, d);
     }
+    const last = this.db.prepare('SELECT max(seq) AS seq FROM deliveries').get();
+    this.seq = Math.max(this.seq, Number(last?.seq ?? 0));
+    this.expiredBelowSeq = Number(this.stmts.getMeta!.get('deliveries_expired_below')?.value ?? 0) || 0;
+    // (an id is never made twice, even when every delivery with a higher seq has expired)
+    this.seq = Math.max(this.seq, this.expiredBelowSeq);
   }
 
   nextSeq(): number {
@@ -397,14 +468,15 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
       this.db.exec(
         'DELETE FROM runs; DELETE FROM events; DELETE FROM webhooks; DELETE FROM deliveries; DELETE FROM delivery_events; DELETE FROM idempotency; DELETE FROM fanout;',
       );
-      this.eventsWritten.clear();
+      this.stmts.putMeta!.run('deliveries_expired_below', '0');
       this.staged.push(() => {
         this.generation++;
         this.runs.clear();
         this.runOrder.length = 0;
         this.eventCache.clear();
         this.webhooks.clear();
-        this.deliveries.clear();
+        this.live.clear();
+        this.expiredBelowSeq = 0;
       });
     });
   }
@@ -416,10 +488,16 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
    */
   snapshotAt(): SnapshotAt {
     const generation = this.generation;
+    const last = this.seq;
+    const count = Number(
+      this.db
+        .prepare('SELECT count(*) AS n FROM deliveries WHERE seq >= ? AND seq <= ?')
+        .get(this.expiredBelowSeq, last)!.n,
+    );
     return {
       runs: this.runOrder.map((id) => this.runs.get(id)!),
       webhooks: [...this.webhooks.values()],
-      deliveries: [...this.deliveries.values()],
+      deliveries: { count, each: () => this.deliveriesUpTo(last) },
       eventsOf: (rec) => {
         const all = this.eventCache.get(rec.run.id) ?? this.readEvents(rec.run.id);
         return all.filter((e) => e.seq <= rec.lastEventSeq);
@@ -437,7 +515,24 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
   } {
     const at = this.snapshotAt();
     const events = Object.fromEntries(at.runs.map((r) => [r.run.id, at.eventsOf(r)]));
-    return { runs: at.runs, events, webhooks: at.webhooks, deliveries: at.deliveries };
+    return { runs: at.runs, events, webhooks: at.webhooks, deliveries: [...at.deliveries.each()] };
+  }
+
+  /** The deliveries kept with a seq up to `last`, oldest first, as a snapshot shows them (the body with
+   * each, no place of an event: a snapshot's events are numbered anew where it is taken in). Read a chunk
+   * at a time, so a snapshot written out while the sandbox goes on holds a chunk, never all of them. */
+  private *deliveriesUpTo(last: number): Generator<DeliveryRecord> {
+    for (let from = this.expiredBelowSeq; ; ) {
+      const seqs = this.stmts.deliveriesFrom!.all(Math.max(from, this.expiredBelowSeq), last, DELIVERY_CHUNK);
+      for (const row of seqs) {
+        const d = this.readDelivery(Number(row.seq));
+        if (!d || d.body === undefined) continue; // expired meanwhile, or its event has
+        const { event_pos: _, ...portable } = d;
+        yield portable;
+      }
+      if (seqs.length < DELIVERY_CHUNK) return;
+      from = Number(seqs.at(-1)!.seq) + 1;
+    }
   }
 
   /** Takes a snapshot in, into an empty store, in one transaction. */
@@ -476,8 +571,6 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
     } catch (err) {
       this.staged = [];
       this.afterCommitQueue = [];
-      // (an event written in the rolled-back transaction is no longer there: every one is offered again)
-      this.eventsWritten.clear();
       throw err;
     } finally {
       this.depth--;
@@ -604,27 +697,164 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
 
   /** A delivery made and not yet tried: in memory only, written with its first attempt (saveDelivery). */
   holdDelivery(d: DeliveryRecord): void {
-    this.deliveries.set(d.id, d);
+    this.live.set(d.seq, d);
   }
 
+  /** Writes a delivery's record; memory keeps it while it is pending, and lets it go once it is not. */
   saveDelivery(d: DeliveryRecord): void {
-    const { body: event, ...record } = d;
-    const body = JSON.stringify(record);
+    const { body: event, event_pos: pos, ...record } = d;
+    const json = JSON.stringify(record);
     this.write(
       'putDelivery',
-      () => {
-        // The event once (its deliveries come together: the ids of the last few thousand are remembered, and
-        // one forgotten is only offered again, never written twice).
-        if (!this.eventsWritten.has(d.event_id)) {
-          this.stmts.putDeliveryEvent!.run(d.event_id, event);
-          this.eventsWritten.add(d.event_id);
-          if (this.eventsWritten.size > EVENTS_REMEMBERED)
-            this.eventsWritten.delete(this.eventsWritten.values().next().value!);
-        }
-        this.stmts.putDelivery!.run(d.seq, d.id, body, d.event_id);
-      },
-      () => this.deliveries.set(d.id, d),
+      () =>
+        this.stmts.putDelivery!.run(
+          d.seq,
+          d.id,
+          json,
+          d.event_id,
+          d.webhook_id,
+          d.status,
+          pos ?? null,
+          pos === undefined ? event : null,
+          seqOfDeliveryId(d.id) === d.seq ? null : 1,
+        ),
+      () => (d.status === 'pending' ? this.live.set(d.seq, d) : this.live.delete(d.seq)),
     );
+  }
+
+  /** A delivery in play (made and not yet tried, or pending a retry), from memory. */
+  liveDelivery(seq: number): DeliveryRecord | undefined {
+    return this.live.get(seq);
+  }
+
+  /** The deliveries in play, oldest first. */
+  liveDeliveries(): DeliveryRecord[] {
+    return [...this.live.values()].sort((a, b) => a.seq - b.seq);
+  }
+
+  /** A delivery by id, with its body (undefined once its event has expired), or undefined when none is kept. */
+  delivery(id: string): DeliveryRecord | undefined {
+    const seq = seqOfDeliveryId(id) ?? Number(this.stmts.getAliasedDelivery!.get(id)?.seq ?? Number.NaN);
+    if (!Number.isFinite(seq)) return undefined;
+    const d = this.live.get(seq) ?? this.readDelivery(seq);
+    return d?.id === id ? d : undefined;
+  }
+
+  /** A delivery's record by seq, without its body (what a page of them shows). */
+  deliveryAt(seq: number): DeliveryRecord | undefined {
+    const live = this.live.get(seq);
+    if (live) return live;
+    const row = this.stmts.getDeliveryRecord!.get(seq);
+    return row ? (JSON.parse(row.body as string) as DeliveryRecord) : undefined;
+  }
+
+  /** Whether an id not found is one that expired (a delivery of this sandbox's making, older than those kept). */
+  expired(id: string): boolean {
+    const seq = seqOfDeliveryId(id);
+    return seq !== null && seq < this.expiredBelowSeq;
+  }
+
+  private readDelivery(seq: number): DeliveryRecord | undefined {
+    const row = this.stmts.getDelivery!.get(seq);
+    if (!row) return undefined;
+    const d = JSON.parse(row.body as string) as DeliveryRecord;
+    // (no body when its event expired first; a record of the oldest orcs has it inside)
+    if (typeof row.event === 'string') d.body = row.event;
+    return d;
+  }
+
+  /** Each delivery kept, by seq, with its webhook (oldest first): what the dispatcher's lists are made from. */
+  *deliveryPlaces(): Generator<DeliveryPlace> {
+    for (const row of this.db.prepare('SELECT seq, webhook_id FROM deliveries ORDER BY seq').iterate())
+      yield { seq: Number(row.seq), webhook_id: row.webhook_id as string };
+  }
+
+  /** The webhook and event of every delivery made for an event after `pos` (or whose event is not known by
+   * its place): after a restart, the backlog's deliveries already made are not made again. */
+  deliveredAfter(pos: number): Set<string> {
+    const out = new Set<string>();
+    for (const row of this.db
+      .prepare('SELECT webhook_id, event_id FROM deliveries WHERE event_pos IS NULL OR event_pos > ?')
+      .iterate(pos))
+      out.add(`${String(row.webhook_id)} ${String(row.event_id)}`);
+    return out;
+  }
+
+  /** The last seq given out. */
+  lastSeq(): number {
+    return this.seq;
+  }
+
+  /** Every delivery with a seq below this has expired. */
+  get expiredBelow(): number {
+    return this.expiredBelowSeq;
+  }
+
+  /**
+   * Retention: the deliveries with a seq below `seq` go, but those in play (pending: their attempts are not
+   * over), and the bodies an older orc kept apart for them. Their ids are then answered as expired.
+   */
+  pruneDeliveries(seq: number): void {
+    if (seq <= this.expiredBelowSeq) return;
+    this.write(
+      'pruneDeliveries',
+      () => {
+        this.stmts.pruneDeliveries!.run(seq);
+        this.stmts.putMeta!.run('deliveries_expired_below', String(seq));
+        if (this.db.prepare('SELECT 1 FROM delivery_events LIMIT 1').get())
+          this.db.exec(
+            'DELETE FROM delivery_events WHERE id NOT IN (SELECT event_id FROM deliveries WHERE event_pos IS NULL AND event IS NULL)',
+          );
+      },
+      () => (this.expiredBelowSeq = seq),
+    );
+  }
+
+  /** Retention: the events written before `ms` (by the sandbox's clock) go, `limit` at most, the oldest
+   * first; answers how many went. */
+  pruneEventsBefore(ms: number, limit: number): number {
+    const first = Number(this.stmts.firstEventFrom!.get(0)?.rowid ?? 0);
+    const pos = Math.min(
+      first + limit,
+      this.firstAtOrAfter(this.stmts.firstEventFrom!, 'rowid', ms, this.lastEventPos() + 1),
+    );
+    let gone = 0;
+    this.write(
+      'pruneEvents',
+      () => (gone = Number(this.stmts.pruneEvents!.run(pos).changes)),
+      () => this.eventCache.clear(),
+    );
+    return gone;
+  }
+
+  /** The seq of the first delivery made at or after `ms` (every one before it is older). */
+  deliverySeqAt(ms: number): number {
+    return this.firstAtOrAfter(this.stmts.firstDeliveryFrom!, 'seq', ms, this.seq + 1);
+  }
+
+  /** The oldest time an event or a delivery that can expire (not pending) was made (ms), or null when none is. */
+  oldestKept(): number | null {
+    const times = [this.stmts.firstEventFrom!.get(0), this.stmts.firstSettledDelivery!.get()]
+      .map((row) => (row ? Date.parse(String(row.at)) : Number.NaN))
+      .filter(Number.isFinite);
+    return times.length ? Math.min(...times) : null;
+  }
+
+  /**
+   * The first key (rowid or seq) whose row was made at or after `ms`, by bisection over the keys (rows are
+   * made in the order of the clock, which never goes back): `end` when every row is older.
+   */
+  private firstAtOrAfter(first: StatementSync, key: string, ms: number, end: number): number {
+    let lo = 0;
+    let hi = end;
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      const row = first.get(mid);
+      // (an older row found past the middle: every key up to it is older too)
+      if (row && Date.parse(String(row.at)) < ms) lo = Number(row[key]) + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   /** Idempotency records live only in the database, read by key when a POST carries one: a day of them

@@ -10,10 +10,12 @@ import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../contra
 import { isLoopbackHost } from '../contract/keys.js';
 import { WebhookCreateParams, type Delivery, type Webhook } from '../contract/schemas.js';
 import { Poster, type PostTarget } from './deliver.js';
+import { retentionSaid } from './retention.js';
 import { Failure, failureFromZod } from './failure.js';
 import type { Sequence } from './page.js';
+import { SeqList } from './seq-list.js';
 import { newId } from './service.js';
-import type { DeliveryRecord, StoredEvent, Store, WebhookRecord } from './store.js';
+import { deliveryId, type DeliveryRecord, type StoredEvent, type Store, type WebhookRecord } from './store.js';
 
 export const MAX_ATTEMPTS = 8;
 const DELIVERY_TIMEOUT_MS = 10_000;
@@ -36,12 +38,16 @@ const RECORD_MS = 20;
 
 export interface DispatcherOptions {
   retryBaseMs: number;
+  /** How many deliveries are kept (retention.ts), for the answer about one that expired. */
+  keepDeliveries: number;
   userAgent: string;
   clock: Clock;
   /** For a delivery's network timeout: real time even when `clock` is steered. */
   wallClock?: Clock;
   /** An injected fault for this delivery attempt (answered by the sandbox as failed, the receiver not called). */
   faultFor?: (webhookId: string) => { id: string } | null;
+  /** Told after each batch of attempts is recorded (retention checks its cap then). */
+  onRecorded?: () => void;
   /** Told of every attempt, for the journal. */
   onAttempt?: (a: {
     webhook_id: string;
@@ -109,7 +115,8 @@ export function webhookTarget(body: unknown): WebhookCreateParams {
 export class WebhookDispatcher {
   /** The one timer for the next due delivery (its cancel function). */
   private timer: (() => void) | null = null;
-  private readonly inFlight = new Set<string>();
+  /** Deliveries are known by seq inside (their ids say it: store.ts, deliveryId). */
+  private readonly inFlight = new Set<number>();
   private readonly inFlightByWebhook = new Map<string, number>();
   private readonly aborts = new Set<AbortController>();
   private stopped = false;
@@ -120,9 +127,9 @@ export class WebhookDispatcher {
   private readonly due = new DueQueue();
   /** Due deliveries each webhook has waiting for a free slot (its own limit, or the whole one), in order
    * from `head` (taken from the front without moving the rest). */
-  private readonly ready = new Map<string, { ids: string[]; head: number }>();
-  /** Delivery ids of each webhook, oldest first. */
-  private readonly byWebhook = new Map<string, string[]>();
+  private readonly ready = new Map<string, { ids: number[]; head: number }>();
+  /** The seqs of each webhook's deliveries kept, oldest first (its list: a page reads its records by seq). */
+  private readonly byWebhook = new Map<string, SeqList>();
   /** Committed events not yet fanned out to every webhook; `fanBase` numbers the first of them. */
   private fanQueue: StoredEvent[] = [];
   private fanBase = 0;
@@ -133,14 +140,14 @@ export class WebhookDispatcher {
    * place of their events, oldest first. What is stored never passes a delivery not yet written. */
   private readonly storedAt = new Map<string, number>();
   private readonly passed = new Map<string, number>();
-  private readonly unwritten = new Map<string, Map<string, number>>();
+  private readonly unwritten = new Map<string, Map<number, number>>();
   /** After a restart, the deliveries already written for the events of the backlog (webhook id, event id). */
   private readonly madeBefore = new Set<string>();
   /** Deliveries made and not yet tried, and how many of them each webhook has. */
-  private readonly fresh = new Set<string>();
+  private readonly fresh = new Set<number>();
   private readonly freshBy = new Map<string, number>();
   /** Attempts finished, not yet recorded: written together, in one transaction (recordInTime). */
-  private finished: Array<{ id: string; status: number | null }> = [];
+  private finished: Array<{ seq: number; status: number | null }> = [];
   /** When the first of `finished` came (network time), and the timer that records it in time (its cancel). */
   private finishedSince = 0;
   private recordTimer: (() => void) | null = null;
@@ -153,15 +160,26 @@ export class WebhookDispatcher {
     private readonly store: Store,
     private readonly opts: DispatcherOptions,
   ) {
-    for (const d of store.deliveries.values()) this.track(d, true);
+    for (const place of store.deliveryPlaces()) this.listOf(place.webhook_id).push(place.seq);
+    for (const d of store.liveDeliveries()) this.track(d, false);
+  }
+
+  private listOf(webhookId: string): SeqList {
+    let list = this.byWebhook.get(webhookId);
+    if (!list) this.byWebhook.set(webhookId, (list = new SeqList()));
+    return list;
   }
 
   private track(d: DeliveryRecord, isNew: boolean): void {
-    if (d.status === 'pending') this.due.push(d.next_attempt_at ? Date.parse(d.next_attempt_at) : 0, d.id);
-    if (!isNew) return;
-    let ids = this.byWebhook.get(d.webhook_id);
-    if (!ids) this.byWebhook.set(d.webhook_id, (ids = []));
-    ids.push(d.id);
+    if (d.status === 'pending') this.due.push(d.next_attempt_at ? Date.parse(d.next_attempt_at) : 0, d.seq);
+    if (isNew) this.listOf(d.webhook_id).push(d.seq);
+  }
+
+  /** Retention (retention.ts): the deliveries below `seq` have expired, but those in play. */
+  forgetBelow(seq: number): void {
+    this.store.pruneDeliveries(seq);
+    const inPlay = (s: number) => this.store.liveDelivery(s) !== undefined;
+    for (const list of this.byWebhook.values()) list.dropBelow(seq, inPlay);
   }
 
   register(body: unknown): WebhookRecord {
@@ -198,18 +216,17 @@ export class WebhookDispatcher {
     return [...this.store.webhooks.values()].filter((w) => w.status === 'enabled');
   }
 
-  /** The deliveries of one webhook, oldest first, as a view, never copied: a page of them (page.ts) reads only
-   * its own, where building the whole list read all of a webhook's (at 100 webhooks on 100 moving runs, some
-   * 19,000 more every ten seconds). Every id tracked is in the store's deliveries: both are emptied together
-   * (reset), and none is removed alone. */
-  deliveryList(webhookId: string): Sequence<DeliveryRecord> {
-    const ids = this.byWebhook.get(webhookId) ?? [];
-    const deliveries = this.store.deliveries;
+  /** The deliveries of one webhook, oldest first, as a view, never copied: a page of them (page.ts) finds
+   * its place by seq and reads only its own records. Every seq listed is kept in the store: both let go
+   * together (reset, retention), and none is removed alone. */
+  deliveryList(webhookId: string): Sequence<DeliveryRecord> & { seqAt(i: number): number } {
+    const seqs = this.byWebhook.get(webhookId) ?? new SeqList();
     return {
       get length() {
-        return ids.length;
+        return seqs.length;
       },
-      at: (i) => deliveries.get(ids[i]!),
+      seqAt: (i) => seqs.at(i)!,
+      at: (i) => this.store.deliveryAt(seqs.at(i)!),
     };
   }
 
@@ -217,11 +234,8 @@ export class WebhookDispatcher {
     const w = this.get(id);
     this.store.transaction(() => {
       this.store.saveWebhook({ ...w, status: 'deleted' });
-      const list = this.deliveryList(id);
-      for (let i = 0; i < list.length; i++) {
-        const d = list.at(i)!;
-        if (d.status === 'pending') this.store.saveDelivery({ ...d, status: 'failed', next_attempt_at: null });
-      }
+      for (const d of this.store.liveDeliveries())
+        if (d.webhook_id === id) this.store.saveDelivery({ ...d, status: 'failed', next_attempt_at: null });
     });
     this.cursors.delete(id);
     this.freshBy.delete(id);
@@ -230,11 +244,19 @@ export class WebhookDispatcher {
 
   redeliver(webhookId: string, deliveryId: string): DeliveryRecord {
     this.get(webhookId);
-    const d = this.store.deliveries.get(deliveryId);
+    const d = this.store.delivery(deliveryId);
     if (!d || d.webhook_id !== webhookId)
       throw new Failure(
         'delivery_not_found',
-        `no delivery with id ${JSON.stringify(deliveryId)} on webhook ${webhookId}`,
+        this.store.expired(deliveryId)
+          ? `delivery ${JSON.stringify(deliveryId)} has expired: the sandbox keeps deliveries ${retentionSaid(this.opts.keepDeliveries)}`
+          : `no delivery with id ${JSON.stringify(deliveryId)} on webhook ${webhookId}`,
+        'delivery_id',
+      );
+    if (typeof d.body !== 'string')
+      throw new Failure(
+        'delivery_not_found',
+        `delivery ${JSON.stringify(deliveryId)} has expired: its event is no longer kept (the sandbox keeps events ${retentionSaid(this.opts.keepDeliveries)})`,
         'delivery_id',
       );
     // A new round of attempts, whose backoff starts afresh from the first step.
@@ -285,7 +307,7 @@ export class WebhookDispatcher {
     const made: DeliveryRecord[] = [];
     const moved = new Map<string, number>();
     const madeBy = new Map<string, number>();
-    const madeAt = new Map<string, number>();
+    const madeAt = new Map<number, number>();
     const passedTo = new Map<string, number>();
     const webhooks = [...this.store.webhooks.values()].filter((w) => w.status === 'enabled');
     for (let progress = true; progress && performance.now() < until; ) {
@@ -303,7 +325,7 @@ export class WebhookDispatcher {
           if (this.madeBefore.delete(`${w.id} ${eventIdOf(ev)}`)) continue; // written before the restart
           const d = this.delivery(w, ev);
           made.push(d);
-          madeAt.set(d.id, ev.pos ?? 0);
+          madeAt.set(d.seq, ev.pos ?? 0);
           madeBy.set(w.id, (madeBy.get(w.id) ?? 0) + 1);
           room--;
         }
@@ -318,8 +340,8 @@ export class WebhookDispatcher {
     for (const d of made) {
       let waiting = this.unwritten.get(d.webhook_id);
       if (!waiting) this.unwritten.set(d.webhook_id, (waiting = new Map()));
-      waiting.set(d.id, madeAt.get(d.id)!);
-      this.fresh.add(d.id);
+      waiting.set(d.seq, madeAt.get(d.seq)!);
+      this.fresh.add(d.seq);
       this.freshBy.set(d.webhook_id, (this.freshBy.get(d.webhook_id) ?? 0) + 1);
       this.track(d, true);
     }
@@ -351,13 +373,15 @@ export class WebhookDispatcher {
 
   private delivery(w: WebhookRecord, ev: StoredEvent): DeliveryRecord {
     const now = isoNow(this.opts.clock);
+    const seq = this.store.nextSeq();
     return {
-      seq: this.store.nextSeq(),
-      id: newId('dlv'),
+      seq,
+      id: deliveryId(seq, newId('dlv').slice(4)),
       webhook_id: w.id,
       event_id: eventIdOf(ev),
       event_type: ev.type,
       body: ev.json,
+      ...(ev.pos !== undefined ? { event_pos: ev.pos } : {}),
       status: 'pending',
       attempts: 0,
       max_attempts: MAX_ATTEMPTS,
@@ -412,8 +436,8 @@ export class WebhookDispatcher {
     const backlog = this.store.eventsAfter(low);
     if (backlog.length === 0) return;
     const ids = new Set(backlog.map(eventIdOf));
-    for (const d of this.store.deliveries.values())
-      if (ids.has(d.event_id)) this.madeBefore.add(`${d.webhook_id} ${d.event_id}`);
+    for (const made of this.store.deliveredAfter(low))
+      if (ids.has(made.slice(made.indexOf(' ') + 1))) this.madeBefore.add(made);
     this.fanQueue = backlog;
     this.fanBase = 0;
     for (const w of webhooks) {
@@ -464,19 +488,16 @@ export class WebhookDispatcher {
     this.timer?.();
     this.timer = null;
     const now = this.opts.clock.now();
-    const uncommitted: Array<[number, string]> = [];
     for (let top = this.due.peek(); top && top[0] <= now; top = this.due.peek()) {
       this.due.pop();
-      const d = this.store.deliveries.get(top[1]);
-      // Not yet committed: it comes back with the kick that follows its commit.
-      if (!d) uncommitted.push(top);
-      else if (d.status === 'pending' && !this.inFlight.has(d.id)) {
+      // (one no longer in play was finished meanwhile, or expired, or the webhook removed)
+      const d = this.store.liveDelivery(top[1]);
+      if (d && d.status === 'pending' && !this.inFlight.has(d.seq)) {
         let q = this.ready.get(d.webhook_id);
         if (!q) this.ready.set(d.webhook_id, (q = { ids: [], head: 0 }));
-        q.ids.push(d.id);
+        q.ids.push(d.seq);
       }
     }
-    for (const [at, id] of uncommitted) this.due.push(at, id);
     // Each webhook's due deliveries in order, up to its limit; a delivery held back goes when one of that
     // webhook's finishes. Webhooks take turns (one served goes to the back), and one turn of the event loop
     // starts attempts for a slice of time at most: requests are answered between.
@@ -488,10 +509,10 @@ export class WebhookDispatcher {
         (this.inFlightByWebhook.get(webhookId) ?? 0) < PER_WEBHOOK_IN_FLIGHT &&
         this.inFlight.size < MAX_IN_FLIGHT
       ) {
-        const id = q.ids[q.head++]!;
-        const d = this.store.deliveries.get(id);
-        if (!d || d.status !== 'pending' || this.inFlight.has(id)) continue;
-        void this.attempt(id).catch((err: Error) => this.opts.log(`sandbox: delivery ${id} failed: ${err.message}`));
+        const seq = q.ids[q.head++]!;
+        const d = this.store.liveDelivery(seq);
+        if (!d || d.status !== 'pending' || this.inFlight.has(seq)) continue;
+        void this.attempt(d).catch((err: Error) => this.opts.log(`sandbox: delivery ${d.id} failed: ${err.message}`));
         if (performance.now() > until) {
           more = true;
           break;
@@ -513,10 +534,10 @@ export class WebhookDispatcher {
     if (next) this.timer = this.opts.clock.timer(Math.max(0, next[0] - now), () => this.kick(), { background: true });
   }
 
-  private async attempt(id: string): Promise<void> {
-    this.inFlight.add(id);
-    const d = this.store.deliveries.get(id)!;
-    if (this.fresh.delete(id)) {
+  private async attempt(d: DeliveryRecord): Promise<void> {
+    const { seq, id } = d;
+    this.inFlight.add(seq);
+    if (this.fresh.delete(seq)) {
       this.freshBy.set(d.webhook_id, (this.freshBy.get(d.webhook_id) ?? 1) - 1);
       if (this.fanQueue.length) this.soon();
     }
@@ -556,11 +577,11 @@ export class WebhookDispatcher {
         error,
         fault: fault?.id ?? null,
       });
-    this.inFlight.delete(id);
+    this.inFlight.delete(seq);
     this.inFlightByWebhook.set(d.webhook_id, (this.inFlightByWebhook.get(d.webhook_id) ?? 1) - 1);
     if (this.stopped) return;
     if (this.finished.length === 0) this.finishedSince = this.wallClock.now();
-    this.finished.push({ id, status });
+    this.finished.push({ seq, status });
     this.soon();
   }
 
@@ -637,13 +658,13 @@ export class WebhookDispatcher {
     if (this.finished.length === 0) return this.savePositions(new Set());
     const batch = this.finished;
     this.finished = [];
-    const retries: Array<[number, string]> = [];
-    const written = new Set(batch.map((f) => f.id));
+    const retries: Array<[number, number]> = [];
+    const written = new Set(batch.map((f) => f.seq));
     try {
       this.store.transaction(() => {
-        for (const { id, status } of batch) {
-          const current = this.store.deliveries.get(id);
-          if (!current || current.status !== 'pending') continue; // deleted meanwhile
+        for (const { seq, status } of batch) {
+          const current = this.store.liveDelivery(seq);
+          if (!current || current.status !== 'pending') continue; // finished meanwhile (its webhook removed)
           const attempts = current.attempts + 1;
           const ok = status !== null && status >= 200 && status < 300;
           const exhausted = attempts >= current.max_attempts;
@@ -659,28 +680,29 @@ export class WebhookDispatcher {
             status: ok ? 'succeeded' : exhausted ? 'failed' : 'pending',
             next_attempt_at: nextAt,
           });
-          if (nextAt) retries.push([Date.parse(nextAt), id]);
+          if (nextAt) retries.push([Date.parse(nextAt), seq]);
         }
         this.savePositions(written);
       });
     } catch (err) {
       // Not written (the disk refused): those deliveries are tried again, as a failed attempt would be.
       this.opts.log(`sandbox: ${batch.length} delivery attempts could not be recorded: ${(err as Error).message}`);
-      for (const { id } of batch) this.due.push(this.opts.clock.now() + this.opts.retryBaseMs, id);
+      for (const { seq } of batch) this.due.push(this.opts.clock.now() + this.opts.retryBaseMs, seq);
       return;
     }
-    for (const [at, id] of retries) this.due.push(at, id);
-    for (const waiting of this.unwritten.values()) for (const id of written) waiting.delete(id);
+    for (const [at, seq] of retries) this.due.push(at, seq);
+    for (const waiting of this.unwritten.values()) for (const seq of written) waiting.delete(seq);
+    this.opts.onRecorded?.();
   }
 
   /** Stores each webhook's fan-out position where it moved: the last event it passed, or just before its
    * oldest delivery not yet written (`written`: those being written now). A restart resumes after it. */
-  private savePositions(written: Set<string>): void {
+  private savePositions(written: Set<number>): void {
     const moved: Array<[string, number]> = [];
     for (const [id, passed] of this.passed) {
       let pos = passed;
-      for (const [deliveryId, at] of this.unwritten.get(id) ?? []) {
-        if (written.has(deliveryId)) continue;
+      for (const [seq, at] of this.unwritten.get(id) ?? []) {
+        if (written.has(seq)) continue;
         pos = Math.min(pos, at - 1);
         break;
       }
@@ -698,17 +720,17 @@ function eventIdOf(ev: StoredEvent): string {
   return m ? m[1]! : (JSON.parse(ev.json) as { id: string }).id;
 }
 
-/** A min-heap of [due ms, delivery id]: the next due delivery in O(1), a push or a pop in O(log n). */
+/** A min-heap of [due ms, delivery seq]: the next due delivery in O(1), a push or a pop in O(log n). */
 class DueQueue {
-  private readonly heap: Array<[number, string]> = [];
+  private readonly heap: Array<[number, number]> = [];
 
-  peek(): [number, string] | undefined {
+  peek(): [number, number] | undefined {
     return this.heap[0];
   }
 
-  push(at: number, id: string): void {
+  push(at: number, seq: number): void {
     const h = this.heap;
-    h.push([at, id]);
+    h.push([at, seq]);
     for (let i = h.length - 1; i > 0; ) {
       const parent = (i - 1) >> 1;
       if (h[parent]![0] <= h[i]![0]) break;
@@ -717,7 +739,7 @@ class DueQueue {
     }
   }
 
-  pop(): [number, string] | undefined {
+  pop(): [number, number] | undefined {
     const h = this.heap;
     const top = h[0];
     const last = h.pop();

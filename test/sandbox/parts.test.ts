@@ -12,7 +12,7 @@ import { applyMergePatch as mergePatch, diffMergePatch } from '../../src/lib/mer
 import { compareStages } from '../../src/contract/events.js';
 import { Journal } from '../../src/sandbox/control.js';
 import { ManualClock } from '../../src/sandbox/manual-clock.js';
-import { Store, type DeliveryRecord } from '../../src/sandbox/store.js';
+import { deliveryId, Store, type DeliveryRecord, type StoredEvent } from '../../src/sandbox/store.js';
 
 describe('JSON merge patch (RFC 7396 appendix A)', () => {
   it.each([
@@ -216,10 +216,10 @@ describe('deliveries on disk', () => {
       .run(2, 'dlv_2', JSON.stringify(old));
     first.close();
     const again = await Store.open(path);
-    expect(again.deliveries.get('dlv_1')).toEqual(
+    expect(again.delivery('dlv_1')).toEqual(
       delivery({ attempts: 1, last_status_code: 500, next_attempt_at: '2026-11-24T00:00:01.000Z' }),
     );
-    expect(again.deliveries.get('dlv_2')).toEqual(old);
+    expect(again.delivery('dlv_2')).toEqual(old);
     again.close();
   });
 
@@ -227,63 +227,44 @@ describe('deliveries on disk', () => {
     db: { prepare(sql: string): { run(...a: unknown[]): void; get(...a: unknown[]): Record<string, unknown> } };
   };
 
-  it("write an event's body once for all its deliveries, and every delivery reads it back after a restart", async () => {
+  it("read a delivery's body from its event's row (never written twice), and an older orc's bodies the same", async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'orc-store-')), 'sandbox.db');
     const first = await Store.open(path);
+    const ev: StoredEvent = { seq: 1, type: 'run.created', json: delivery().body };
+    first.appendEvent('run_1', ev);
+    const ids = [1, 2, 3].map((n) => deliveryId(n, 'x'.repeat(20)));
     first.transaction(() => {
-      for (let n = 1; n <= 3; n++) first.saveDelivery(delivery({ seq: n, id: `dlv_${n}`, webhook_id: `wh_${n}` }));
+      for (let n = 1; n <= 3; n++)
+        first.saveDelivery(delivery({ seq: n, id: ids[n - 1]!, webhook_id: `wh_${n}`, event_pos: ev.pos! }));
     });
-    first.saveDelivery(
-      delivery({
-        seq: 2,
-        id: 'dlv_2',
-        webhook_id: 'wh_2',
-        status: 'succeeded',
-        attempts: 1,
-        last_status_code: 204,
-        next_attempt_at: null,
-      }),
-    );
     const raw = (first as unknown as Raw).db;
-    expect(raw.prepare('SELECT count(*) AS n FROM delivery_events').get().n).toBe(1);
     expect(
       raw.prepare("SELECT count(*) AS n FROM deliveries WHERE event IS NOT NULL OR body LIKE '%note%'").get().n,
     ).toBe(0);
-    // a delivery written by the orc before this one: the body in the delivery's own event column
+    expect(raw.prepare('SELECT count(*) AS n FROM delivery_events').get().n).toBe(0);
+    // two orcs before this one: the body in the delivery's own event column, or in a table of bodies
     const before = delivery({ seq: 4, id: 'dlv_4', event_id: 'evt_4', body: '{"id":"evt_4"}' });
     const { body: beforeBody, ...beforeRecord } = before;
     raw
       .prepare('INSERT INTO deliveries (seq, id, body, event) VALUES (?, ?, ?, ?)')
       .run(4, 'dlv_4', JSON.stringify(beforeRecord), beforeBody);
+    const apart = delivery({ seq: 5, id: 'dlv_5', event_id: 'evt_5', body: '{"id":"evt_5"}' });
+    const { body: apartBody, ...apartRecord } = apart;
+    raw
+      .prepare('INSERT INTO deliveries (seq, id, body, event_id) VALUES (?, ?, ?, ?)')
+      .run(5, 'dlv_5', JSON.stringify(apartRecord), 'evt_5');
+    raw.prepare('INSERT INTO delivery_events (id, body) VALUES (?, ?)').run('evt_5', apartBody);
     first.close();
     const again = await Store.open(path);
-    expect(again.deliveries.get('dlv_1')).toEqual(delivery());
-    expect(again.deliveries.get('dlv_2')).toEqual(
-      delivery({
-        seq: 2,
-        id: 'dlv_2',
-        webhook_id: 'wh_2',
-        status: 'succeeded',
-        attempts: 1,
-        last_status_code: 204,
-        next_attempt_at: null,
-      }),
-    );
-    expect(again.deliveries.get('dlv_3')?.body).toBe(delivery().body);
-    expect(again.deliveries.get('dlv_4')).toEqual(before);
-    // a reset forgets the events with the deliveries; the same delivery taken in again (a snapshot restored
-    // over it) has its event written anew
-    again.saveDelivery(delivery({ seq: 5, id: 'dlv_5', webhook_id: 'wh_5' }));
-    again.clearAll();
-    expect((again as unknown as Raw).db.prepare('SELECT count(*) AS n FROM delivery_events').get().n).toBe(0);
-    again.saveDelivery(delivery());
+    for (let n = 1; n <= 3; n++) expect(again.delivery(ids[n - 1]!)?.body).toBe(delivery().body);
+    expect(again.delivery('dlv_4')).toEqual(before);
+    expect(again.delivery('dlv_5')).toEqual(apart);
+    // the dispatcher's lists at start: every delivery kept, with its webhook, oldest first
+    expect([...again.deliveryPlaces()].map((p) => p.webhook_id)).toEqual(['wh_1', 'wh_2', 'wh_3', 'wh_1', 'wh_1']);
     again.close();
-    const third = await Store.open(path);
-    expect(third.deliveries.get('dlv_1')).toEqual(delivery());
-    third.close();
   });
 
-  it('write the event again when the transaction that wrote it first was rolled back', async () => {
+  it('keep nothing of a delivery whose transaction was rolled back', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'orc-store-')), 'sandbox.db');
     const first = await Store.open(path);
     first.failWrite = (op) => op === 'putWebhook';
@@ -294,12 +275,12 @@ describe('deliveries on disk', () => {
       }),
     ).toThrow(/injected failure/);
     first.failWrite = null;
-    expect(first.deliveries.has('dlv_1')).toBe(false);
+    expect(first.liveDeliveries()).toEqual([]);
     first.saveDelivery(delivery({ seq: 2, id: 'dlv_2', webhook_id: 'wh_2' }));
     first.close();
     const again = await Store.open(path);
-    expect(again.deliveries.get('dlv_2')?.body).toBe(delivery().body);
-    expect(again.deliveries.has('dlv_1')).toBe(false);
+    expect(again.delivery('dlv_2')?.body).toBe(delivery().body);
+    expect(again.delivery('dlv_1')).toBeUndefined();
     again.close();
   });
 });

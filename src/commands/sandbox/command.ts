@@ -3,7 +3,19 @@ import { arg, command, flag, handled } from '../define.js';
 import { EVENT_KINDS, GATE_NAMES } from '../../contract/events.js';
 import { KNOBS as K } from '../../contract/sandbox-knobs.js';
 
-const { host, port, stageMs, signedUrlTtl, retryBaseMs, rateLimit, seed, ipaMib, journalSize, keepaliveMs } = K;
+const {
+  host,
+  port,
+  stageMs,
+  signedUrlTtl,
+  retryBaseMs,
+  rateLimit,
+  seed,
+  ipaMib,
+  journalSize,
+  keepDeliveries,
+  keepaliveMs,
+} = K;
 
 export const start = command({
   name: 'start',
@@ -28,6 +40,7 @@ export const start = command({
     memory: flag.bool('keep state in memory only; nothing survives a restart'),
     detach: flag.bool('run in the background; pid and log in the config folder'),
     journalSize: flag.int(journalSize.value, journalSize.description, journalSize),
+    keepDeliveries: flag.int(keepDeliveries.value, keepDeliveries.description, keepDeliveries),
     keepaliveMs: flag.int(keepaliveMs.value, keepaliveMs.description, keepaliveMs),
     clock: flag.choice(
       'mode',
