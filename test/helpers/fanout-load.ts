@@ -21,6 +21,9 @@ export interface ReceiverStats {
   notAnEvent: number;
   /** Distinct event ids received, over all webhooks. */
   events: number;
+  /** Delays from each event's created_at to its arrival, in ms: the median and the 99th percentile. */
+  delayP50: number | null;
+  delayP99: number | null;
 }
 
 export interface Missing {
@@ -38,6 +41,8 @@ export interface FanoutLoad {
   readonly receiverUrl: string;
   readonly receiverPid: number;
   readonly webhookIds: readonly string[];
+  /** Their secrets, in the same order: webhook n delivers to `${receiverUrl}/hook/${n}`. */
+  readonly secrets: readonly string[];
   /** Runs created so far, and runs moving now. */
   readonly created: number;
   readonly moving: number;
@@ -128,6 +133,7 @@ export async function startFanoutLoad(baseUrl: string, key: string, o: FanoutOpt
     receiverUrl: receiver.url,
     receiverPid: receiver.child.pid!,
     webhookIds,
+    secrets,
     get created() {
       return driver.created;
     },

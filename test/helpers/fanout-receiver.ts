@@ -16,6 +16,16 @@ const numbered = new Map<string, number>();
 const arrived: Uint8Array[] = [];
 const samples: string[] = [];
 const counts = { deliveries: 0, duplicates: 0, badSignature: 0, unknownHook: 0, notAnEvent: 0 };
+/** Deliveries by their delay from the event's created_at, in ms (the last slot: a minute or more). */
+const delays = new Uint32Array(60_001);
+
+/** The delay under which a share `p` of the deliveries arrived. */
+function delayAt(p: number): number | null {
+  let left = Math.ceil(counts.deliveries * p);
+  if (left === 0) return null;
+  for (let ms = 0; ms < delays.length; ms++) if ((left -= delays[ms]!) <= 0) return ms;
+  return null;
+}
 
 function mark(hook: number, id: string): void {
   let n = numbered.get(id);
@@ -38,12 +48,15 @@ function take(req: IncomingMessage, res: ServerResponse, raw: Buffer): void {
   if (!secret) return void (counts.unknownHook++, res.writeHead(503, { 'content-length': '0' }).end());
   if (!verifySignature(secret, req.headers[SIGNATURE_HEADER] as string | undefined, raw).ok)
     return void (counts.badSignature++, res.writeHead(400, { 'content-length': '0' }).end());
-  let id: unknown;
+  let ev: { id?: unknown; created_at?: unknown } = {};
   try {
-    id = (JSON.parse(raw.toString('utf8')) as { id?: unknown }).id;
+    ev = JSON.parse(raw.toString('utf8'));
   } catch {}
+  const id = ev.id;
   if (typeof id !== 'string') return void (counts.notAnEvent++, res.writeHead(400, { 'content-length': '0' }).end());
   counts.deliveries++;
+  const delay = Date.now() - Date.parse(String(ev.created_at));
+  if (delay >= 0) delays[Math.min(delay, delays.length - 1)]!++;
   mark(hook, id);
   if (samples.length < SAMPLES) samples.push(raw.toString('utf8'));
   res.writeHead(200, { 'content-length': '0' }).end();
@@ -80,7 +93,8 @@ process.on('message', (m: Ask) => {
   const answer = (value: unknown) => process.send!({ ask: m.ask, value });
   if (m.op === 'secrets') secrets.push(...m.secrets);
   if (m.op === 'secrets') return answer(secrets.length);
-  if (m.op === 'stats') return answer({ ...counts, events: numbered.size });
+  if (m.op === 'stats')
+    return answer({ ...counts, events: numbered.size, delayP50: delayAt(0.5), delayP99: delayAt(0.99) });
   if (m.op === 'samples') return answer(samples);
   if (m.op === 'missing') return answer(missing(m.ids));
   server.closeAllConnections();
