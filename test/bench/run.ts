@@ -1547,14 +1547,7 @@ function soakRows(r: {
     `${samples[0]!.db.toFixed(1)} → ${from.db.toFixed(1)} → ${last.db.toFixed(1)} MB`,
     '',
     '',
-    `.db plus -wal at the first sample, minute 2, the end; rows: ${dbRows(r.dir)}; size at each minute's end: ${Array.from(
-      { length: minutes },
-      (_, m) =>
-        samples
-          .filter((x) => x.s <= (m + 1) * 60)
-          .at(-1)
-          ?.db.toFixed(1) ?? '?',
-    ).join(', ')} MB`,
+    `.db plus -wal at the first sample, minute 2, the end; rows: ${dbRows(r.dir)}; size at ${every}: ${marks.map((t) => at(t).db.toFixed(0)).join(', ')} MB`,
   );
 }
 
