@@ -28,7 +28,7 @@ import { SandboxService } from './service.js';
 import { SseHub } from './sse-hub.js';
 import { STREAM_BACKLOG_BYTES } from './sse-writer.js';
 import { Store } from './store.js';
-import { WebhookDispatcher } from './webhooks.js';
+import { WebhookDispatcher, type DispatcherOptions } from './webhooks.js';
 
 export interface SandboxOptions {
   host: string;
@@ -58,6 +58,8 @@ export interface SandboxOptions {
   journalSize: number;
   /** How many webhook deliveries are kept, the newest (retention.ts). */
   keepDeliveries: number;
+  /** The dispatcher's bounds on what it holds in memory (webhooks.ts; a test makes them small). */
+  webhookLimits?: DispatcherOptions['limits'];
   /** Start from this snapshot (`orc sandbox export`), into an empty store. */
   importSnapshot?: ReturnType<Store['snapshot']>;
   /** Every timer and timestamp of the sandbox (the pipeline, idempotency, rate limits, signed URLs, webhook
@@ -113,6 +115,8 @@ export interface RunningSandbox {
   /** Every stream the SSE writer has open (runs', the firehose, the journal's) and the bytes their readers
    * have not taken yet. */
   streams(): { open: number; buffered: number };
+  /** What the webhooks' dispatcher holds in memory now (webhooks.ts, held). */
+  webhookWork(): ReturnType<WebhookDispatcher['held']>;
   /** What it answered and delivered, most recent last (`orc sandbox logs`). */
   journal: Journal;
   /** The clock the service runs on (a ManualClock with --clock manual). */
@@ -222,6 +226,7 @@ class Front {
       onAttempt: (a) => this.journal.add({ type: 'delivery', at: clock.now(), ...a }),
       keepDeliveries: opts.keepDeliveries,
       onRecorded: () => this.retention.wrote(),
+      ...(opts.webhookLimits ? { limits: opts.webhookLimits } : {}),
     });
     this.retention = new Retention(store, clock, (seq) => this.dispatcher.forgetBelow(seq), opts.keepDeliveries);
     this.artifacts = new Artifacts(
@@ -342,6 +347,7 @@ class Front {
       store,
       openStreams: () => hub.size,
       streams: () => hub.writer.stats(),
+      webhookWork: () => this.dispatcher.held(),
       journal,
       clock,
       consoleLink: () => door.mint(`${hostForUrl}:${port}`).url,

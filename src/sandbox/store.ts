@@ -176,6 +176,8 @@ export class Store {
   /** The deliveries in play, by seq: made and not yet tried, or pending a retry. Every other delivery is read
    * from the database when asked (a finished one never changes again unless redelivered). */
   private readonly live = new Map<number, DeliveryRecord>();
+  /** How many of `live` each webhook has. */
+  private readonly liveBy = new Map<string, number>();
   /** Every delivery with a seq below this has expired (retention: pruneDeliveries). */
   private expiredBelowSeq = 0;
   private seq = 0;
@@ -304,7 +306,9 @@ export class Store {
       ),
       getFanout: p('SELECT webhook_id, pos FROM fanout'),
       lastEventPos: p('SELECT coalesce(max(rowid), 0) AS pos FROM events'),
-      eventsAfter: p("SELECT rowid, seq, type, body FROM events WHERE rowid > ? AND type != 'log' ORDER BY rowid"),
+      eventsAfter: p(
+        "SELECT rowid, seq, type, body FROM events WHERE rowid > ? AND type != 'log' ORDER BY rowid LIMIT ?",
+      ),
     };
   }
 
@@ -448,7 +452,7 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
     }
     for (const row of this.db.prepare("SELECT seq FROM deliveries WHERE status = 'pending'").all()) {
       const d = this.readDelivery(Number(row.seq));
-      if (d) this.live.set(d.seq, d);
+      if (d) this.keepLive(d);
     }
     const last = this.db.prepare('SELECT max(seq) AS seq FROM deliveries').get();
     this.seq = Math.max(this.seq, Number(last?.seq ?? 0));
@@ -476,6 +480,7 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
         this.eventCache.clear();
         this.webhooks.clear();
         this.live.clear();
+        this.liveBy.clear();
         this.expiredBelowSeq = 0;
       });
     });
@@ -634,9 +639,10 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
     );
   }
 
-  /** The events after a place (see StoredEvent.pos), log lines left out, in the order they were written. */
-  eventsAfter(pos: number): StoredEvent[] {
-    return this.stmts.eventsAfter!.all(pos).map((row) => ({
+  /** The events after a place (see StoredEvent.pos), log lines left out, in the order they were written,
+   * `limit` at most. */
+  eventsAfter(pos: number, limit: number): StoredEvent[] {
+    return this.stmts.eventsAfter!.all(pos, limit).map((row) => ({
       seq: Number(row.seq),
       type: row.type as string,
       json: row.body as string,
@@ -697,7 +703,24 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
 
   /** A delivery made and not yet tried: in memory only, written with its first attempt (saveDelivery). */
   holdDelivery(d: DeliveryRecord): void {
+    this.keepLive(d);
+  }
+
+  /** How many deliveries of a webhook are in play. */
+  inPlay(webhookId: string): number {
+    return this.liveBy.get(webhookId) ?? 0;
+  }
+
+  private keepLive(d: DeliveryRecord): void {
+    if (!this.live.has(d.seq)) this.liveBy.set(d.webhook_id, this.inPlay(d.webhook_id) + 1);
     this.live.set(d.seq, d);
+  }
+
+  private letGo(d: DeliveryRecord): void {
+    if (!this.live.delete(d.seq)) return;
+    const n = this.inPlay(d.webhook_id) - 1;
+    if (n > 0) this.liveBy.set(d.webhook_id, n);
+    else this.liveBy.delete(d.webhook_id);
   }
 
   /** Writes a delivery's record; memory keeps it while it is pending, and lets it go once it is not. */
@@ -718,7 +741,7 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
           pos === undefined ? event : null,
           seqOfDeliveryId(d.id) === d.seq ? null : 1,
         ),
-      () => (d.status === 'pending' ? this.live.set(d.seq, d) : this.live.delete(d.seq)),
+      () => (d.status === 'pending' ? this.keepLive(d) : this.letGo(d)),
     );
   }
 
@@ -769,15 +792,11 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
       yield { seq: Number(row.seq), webhook_id: row.webhook_id as string };
   }
 
-  /** The webhook and event of every delivery made for an event after `pos` (or whose event is not known by
-   * its place): after a restart, the backlog's deliveries already made are not made again. */
-  deliveredAfter(pos: number): Set<string> {
-    const out = new Set<string>();
-    for (const row of this.db
-      .prepare('SELECT webhook_id, event_id FROM deliveries WHERE event_pos IS NULL OR event_pos > ?')
-      .iterate(pos))
-      out.add(`${String(row.webhook_id)} ${String(row.event_id)}`);
-    return out;
+  /** The webhook and event place of every delivery made for an event after `pos`: after a restart, the
+   * backlog's deliveries already made are not made again. */
+  *deliveredAfter(pos: number): Generator<{ webhook_id: string; event_pos: number }> {
+    for (const row of this.db.prepare('SELECT webhook_id, event_pos FROM deliveries WHERE event_pos > ?').iterate(pos))
+      yield { webhook_id: row.webhook_id as string, event_pos: Number(row.event_pos) };
   }
 
   /** The last seq given out. */

@@ -26,6 +26,14 @@ const MAX_IN_FLIGHT = 128;
 const SLICE_MS = 2;
 /** Deliveries made for one webhook and not yet tried, at most: the rest of its events wait as events. */
 const FRESH_PER_WEBHOOK = 16;
+/** Deliveries of one webhook in play (made, or pending a retry), at most: a receiver that refuses every
+ * attempt holds this many in memory, never every event of the last minutes. */
+const IN_PLAY_PER_WEBHOOK = 256;
+/** How far (in events) a webhook may fall behind the newest before it reads its events from the database
+ * instead of the queue in memory: the queue holds this many at most for a receiver that hangs. */
+const QUEUE_BEHIND_MAX = 8192;
+/** Events read at a time by a webhook fallen behind. */
+const BEHIND_CHUNK = 64;
 /**
  * Finished attempts are written together once this many wait, or the first of them has waited this long
  * (on the network clock: real time even when the service's clock is steered), or nothing else is in flight.
@@ -46,6 +54,8 @@ export interface DispatcherOptions {
   wallClock?: Clock;
   /** An injected fault for this delivery attempt (answered by the sandbox as failed, the receiver not called). */
   faultFor?: (webhookId: string) => { id: string } | null;
+  /** Bounds on what is held in memory (IN_PLAY_PER_WEBHOOK, QUEUE_BEHIND_MAX), smaller in a test. */
+  limits?: { inPlayPerWebhook?: number; queueBehindMax?: number };
   /** Told after each batch of attempts is recorded (retention checks its cap then). */
   onRecorded?: () => void;
   /** Told of every attempt, for the journal. */
@@ -141,8 +151,12 @@ export class WebhookDispatcher {
   private readonly storedAt = new Map<string, number>();
   private readonly passed = new Map<string, number>();
   private readonly unwritten = new Map<string, Map<number, number>>();
-  /** After a restart, the deliveries already written for the events of the backlog (webhook id, event id). */
+  /** After a restart, the deliveries already written for the events of the backlog (webhook id, event place). */
   private readonly madeBefore = new Set<string>();
+  /** The webhooks fallen behind (a receiver that hangs, or refuses; every webhook after a restart): each
+   * reads its own events from the database a chunk at a time, after `pos` (the last it passed), so the queue
+   * in memory is let go without them. One that has read every event written takes its place in the queue. */
+  private readonly behind = new Map<string, { pos: number; events: StoredEvent[]; next: number }>();
   /** Deliveries made and not yet tried, and how many of them each webhook has. */
   private readonly fresh = new Set<number>();
   private readonly freshBy = new Map<string, number>();
@@ -238,6 +252,7 @@ export class WebhookDispatcher {
         if (d.webhook_id === id) this.store.saveDelivery({ ...d, status: 'failed', next_attempt_at: null });
     });
     this.cursors.delete(id);
+    this.behind.delete(id);
     this.freshBy.delete(id);
     this.unwritten.delete(id);
   }
@@ -281,14 +296,16 @@ export class WebhookDispatcher {
    */
   onEvent = (_runId: string, ev: StoredEvent): void => {
     if (ev.type === LOG_EVENT || this.stopped) return;
-    // (an event no webhook takes is not kept: a webhook registered later begins with what comes then)
+    // (an event no webhook in the queue takes is not kept: a webhook registered later begins with what comes
+    // then, and one fallen behind reads it from the database)
     let wanted = false;
     for (const w of this.store.webhooks.values())
-      if (w.status === 'enabled' && (w.events.includes('*') || w.events.includes(ev.type))) wanted = true;
+      if (w.status === 'enabled' && !this.behind.has(w.id) && (w.events.includes('*') || w.events.includes(ev.type)))
+        wanted = true;
     if (!wanted) {
       // every webhook is past it (when none is behind), so their positions move on without it
       if (this.fanQueue.length === 0 && ev.pos !== undefined)
-        for (const id of this.passed.keys()) this.passed.set(id, ev.pos);
+        for (const id of this.passed.keys()) if (!this.behind.has(id)) this.passed.set(id, ev.pos);
       return;
     }
     this.fanQueue.push(ev);
@@ -296,66 +313,114 @@ export class WebhookDispatcher {
   };
 
   /**
-   * Fans queued events out into deliveries for a slice of time, each webhook in turn
-   * from its own place, never more than FRESH_PER_WEBHOOK of its deliveries made and not yet tried: what a
-   * receiver cannot take yet waits here as the one event it is (not a record per webhook), and one slow
-   * receiver holds back only its own. What is left waits for the next turn, or for a delivery to be tried.
+   * Fans events out into deliveries for a slice of time, each webhook in turn from its own place, never more
+   * than FRESH_PER_WEBHOOK of its deliveries made and not yet tried, nor IN_PLAY_PER_WEBHOOK in play: what a
+   * receiver cannot take yet waits as the one event it is (not a record per webhook), in the queue or, once
+   * it is far behind, in the database; one slow receiver holds back only its own. What is left waits for the
+   * next turn, or for a delivery to be tried.
    */
   private fanOut(): void {
     const until = performance.now() + SLICE_MS;
     const end = this.fanBase + this.fanQueue.length;
-    const made: DeliveryRecord[] = [];
-    const moved = new Map<string, number>();
+    const made: Array<{ d: DeliveryRecord; at: number }> = [];
     const madeBy = new Map<string, number>();
-    const madeAt = new Map<number, number>();
-    const passedTo = new Map<string, number>();
-    const webhooks = [...this.store.webhooks.values()].filter((w) => w.status === 'enabled');
+    const webhooks = this.list();
     for (let progress = true; progress && performance.now() < until; ) {
       progress = false;
       for (const w of webhooks) {
-        let at = moved.get(w.id) ?? this.cursorOf(w.id);
-        let room = FRESH_PER_WEBHOOK - (this.freshBy.get(w.id) ?? 0) - (madeBy.get(w.id) ?? 0);
+        let room = this.roomOf(w.id) - (madeBy.get(w.id) ?? 0);
         // a few at a time, so that every webhook gets its turn within the slice
-        for (let n = 0; n < 8 && room > 0 && at < end; n++) {
-          const ev = this.fanQueue[at - this.fanBase]!;
-          at++;
+        for (let n = 0; n < 8 && room > 0; n++) {
+          const ev = this.nextFor(w.id, end);
+          if (!ev) break;
           progress = true;
-          passedTo.set(w.id, ev.pos ?? 0);
+          this.passed.set(w.id, ev.pos ?? 0);
           if (!(w.events.includes('*') || w.events.includes(ev.type))) continue;
-          if (this.madeBefore.delete(`${w.id} ${eventIdOf(ev)}`)) continue; // written before the restart
-          const d = this.delivery(w, ev);
-          made.push(d);
-          madeAt.set(d.seq, ev.pos ?? 0);
+          if (this.madeBefore.delete(`${w.id} ${ev.pos}`)) continue; // written before the restart
+          made.push({ d: this.delivery(w, ev), at: ev.pos ?? 0 });
           madeBy.set(w.id, (madeBy.get(w.id) ?? 0) + 1);
           room--;
         }
-        moved.set(w.id, at);
       }
     }
     // Held in memory until first tried: the attempt's record is the first write (one write a delivery, not
     // two). A restart makes it again: the webhook's stored position stays before its event until then.
-    for (const d of made) this.store.holdDelivery(d);
-    for (const [id, at] of moved) this.cursors.set(id, at);
-    for (const [id, pos] of passedTo) this.passed.set(id, pos);
-    for (const d of made) {
+    for (const { d, at } of made) {
+      this.store.holdDelivery(d);
       let waiting = this.unwritten.get(d.webhook_id);
       if (!waiting) this.unwritten.set(d.webhook_id, (waiting = new Map()));
-      waiting.set(d.seq, madeAt.get(d.seq)!);
+      waiting.set(d.seq, at);
       this.fresh.add(d.seq);
       this.freshBy.set(d.webhook_id, (this.freshBy.get(d.webhook_id) ?? 0) + 1);
       this.track(d, true);
     }
-    // The events every webhook has passed are let go.
+    this.letQueueGo(webhooks, end);
+  }
+
+  /** Deliveries a webhook may be given now. */
+  private roomOf(webhookId: string): number {
+    return Math.min(
+      FRESH_PER_WEBHOOK - (this.freshBy.get(webhookId) ?? 0),
+      (this.opts.limits?.inPlayPerWebhook ?? IN_PLAY_PER_WEBHOOK) - this.store.inPlay(webhookId),
+    );
+  }
+
+  /** A webhook's next event, from the queue or (fallen behind) from the database; null when it has none now. */
+  private nextFor(webhookId: string, end: number): StoredEvent | null {
+    const far = this.behind.get(webhookId);
+    if (!far) {
+      const passed = this.passed.get(webhookId) ?? 0;
+      for (let at = this.cursorOf(webhookId); at < end; ) {
+        const ev = this.fanQueue[at - this.fanBase]!;
+        this.cursors.set(webhookId, ++at);
+        // (one queued after it rejoined, read from the database already)
+        if (ev.pos === undefined || ev.pos > passed) return ev;
+      }
+      return null;
+    }
+    if (far.next === far.events.length) {
+      far.events = this.store.eventsAfter(far.pos, BEHIND_CHUNK);
+      far.next = 0;
+      if (far.events.length === 0) {
+        // every event written is passed: its place is at the queue's end (what is queued is written)
+        this.behind.delete(webhookId);
+        this.cursors.set(webhookId, end);
+        if (this.behind.size === 0) this.madeBefore.clear();
+        return null;
+      }
+    }
+    const ev = far.events[far.next++]!;
+    far.pos = ev.pos!;
+    return ev;
+  }
+
+  /** The queue's events every webhook in it has passed are let go; a webhook too far behind leaves it. */
+  private letQueueGo(webhooks: WebhookRecord[], end: number): void {
     let low = end;
-    for (const w of webhooks) low = Math.min(low, this.cursorOf(w.id));
+    for (const w of webhooks) {
+      if (this.behind.has(w.id)) continue;
+      const at = this.cursorOf(w.id);
+      if (end - at > (this.opts.limits?.queueBehindMax ?? QUEUE_BEHIND_MAX)) {
+        this.behind.set(w.id, { pos: this.passed.get(w.id) ?? 0, events: [], next: 0 });
+        this.cursors.delete(w.id);
+      } else low = Math.min(low, at);
+    }
     if (low > this.fanBase) {
       this.fanQueue = low === end ? [] : this.fanQueue.slice(low - this.fanBase);
       this.fanBase = low;
     }
-    if (this.fanQueue.length === 0) this.madeBefore.clear();
   }
 
-  /** Where a webhook is in the events: one registered before the sandbox started begins with what comes now. */
+  /** What it holds in memory: the events queued, the deliveries in play, the webhooks reading from the database. */
+  held(): { queuedEvents: number; inPlay: number; webhooksBehind: number } {
+    return {
+      queuedEvents: this.fanQueue.length,
+      inPlay: this.store.liveDeliveries().length,
+      webhooksBehind: this.behind.size,
+    };
+  }
+
+  /** Where a webhook is in the queue: one registered before the sandbox started begins with what comes now. */
   private cursorOf(webhookId: string): number {
     let at = this.cursors.get(webhookId);
     if (at === undefined) this.cursors.set(webhookId, (at = this.fanBase));
@@ -366,7 +431,7 @@ export class WebhookDispatcher {
   private fanWaiting(): boolean {
     const end = this.fanBase + this.fanQueue.length;
     for (const w of this.store.webhooks.values())
-      if (w.status === 'enabled' && this.cursorOf(w.id) < end && (this.freshBy.get(w.id) ?? 0) < FRESH_PER_WEBHOOK)
+      if (w.status === 'enabled' && (this.behind.has(w.id) || this.cursorOf(w.id) < end) && this.roomOf(w.id) > 0)
         return true;
     return false;
   }
@@ -400,6 +465,8 @@ export class WebhookDispatcher {
       if (this.stopped) return;
       this.recordInTime();
       if (this.fanWaiting()) this.fanOut();
+      // (with no room anywhere, a webhook stalled too long still leaves the queue)
+      else this.letQueueGo(this.list(), this.fanBase + this.fanQueue.length);
       this.kick();
       if (this.fanWaiting()) this.soon();
     });
@@ -430,22 +497,14 @@ export class WebhookDispatcher {
       const pos = stored.get(w.id)!;
       this.storedAt.set(w.id, pos);
       this.passed.set(w.id, pos);
+      // each reads what it has not passed from the database, and joins the queue once it has read it all
+      this.behind.set(w.id, { pos, events: [], next: 0 });
       low = Math.min(low, pos);
     }
     if (low === Infinity) return;
-    const backlog = this.store.eventsAfter(low);
-    if (backlog.length === 0) return;
-    const ids = new Set(backlog.map(eventIdOf));
     for (const made of this.store.deliveredAfter(low))
-      if (ids.has(made.slice(made.indexOf(' ') + 1))) this.madeBefore.add(made);
-    this.fanQueue = backlog;
-    this.fanBase = 0;
-    for (const w of webhooks) {
-      const pos = stored.get(w.id)!;
-      let at = 0;
-      while (at < backlog.length && backlog[at]!.pos! <= pos) at++;
-      this.cursors.set(w.id, at);
-    }
+      if (made.event_pos > (stored.get(made.webhook_id) ?? Number.POSITIVE_INFINITY))
+        this.madeBefore.add(`${made.webhook_id} ${made.event_pos}`);
     this.soon();
   }
 
@@ -458,6 +517,7 @@ export class WebhookDispatcher {
     this.passed.clear();
     this.unwritten.clear();
     this.madeBefore.clear();
+    this.behind.clear();
     this.fresh.clear();
     this.freshBy.clear();
     this.finished = [];

@@ -10,6 +10,7 @@ import { Delivery, Webhook, WebhookWithSecret } from '../../src/contract/schemas
 import { Store } from '../../src/sandbox/store.js';
 import { FakeClock } from '../helpers/clock.js';
 import { driveToEnd, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { handServer } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
 
 interface Received {
@@ -503,3 +504,67 @@ async function committedEvents(dataPath: string): Promise<string[]> {
     db.close();
   }
 }
+
+describe('a receiver that is down', () => {
+  /** A receiver that answers `status()` and keeps the ids of the events it took (answered 2xx). */
+  const taking = (status: () => number) => {
+    const took = new Set<string>();
+    return handServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        const code = status();
+        if (code < 300) took.add(JSON.parse(body).id);
+        res.writeHead(code).end();
+      });
+    }).then((srv) => Object.assign(srv, { took }));
+  };
+
+  it('holds back only its own, holds a bounded part of its backlog in memory, and is given every event once up', async () => {
+    let up = false;
+    const down = await taking(() => (up ? 200 : 503));
+    const ok = await taking(() => 200);
+    // (a retry a minute on: what the down receiver refused stays pending, in play, for the whole test)
+    const own = await startTestSandbox({
+      stageMs: 20,
+      retryBaseMs: 60_000,
+      webhookLimits: { inPlayPerWebhook: 4, queueBehindMax: 8 },
+    });
+    try {
+      const hook = async (url: string) =>
+        (await own.call('POST', '/v1/webhooks', { url, events: ['*'] })).body.id as string;
+      const downHook = await hook(down.url);
+      await hook(ok.url);
+      const runs: string[] = [];
+      for (const pitch of ['First', 'Second']) {
+        runs.push((await own.createRun(pitch)).id);
+        await driveToEnd(own, runs.at(-1)!);
+      }
+      const expected = runs.flatMap((id) =>
+        own.store
+          .eventsOf(id)
+          .filter((e) => e.type !== 'log')
+          .map((e) => JSON.parse(e.json).id as string),
+      );
+      expect(expected.length).toBeGreaterThan(30);
+      await until(() => ok.took.size === expected.length, 'the healthy receiver to take every event');
+      await until(() => own.webhookWork().webhooksBehind === 1, 'the down webhook to read from the database');
+      // In memory: its four deliveries in play, and nothing queued for it.
+      expect(own.store.inPlay(downHook)).toBe(4);
+      await until(() => own.webhookWork().inPlay === 4, "the healthy receiver's attempts recorded");
+      expect(own.webhookWork().queuedEvents).toBe(0);
+      up = true;
+      // Its pending deliveries sent again now (not a minute on): it is given the rest, read from the database.
+      const listed = (await own.call('GET', `/v1/webhooks/${downHook}/deliveries?limit=100`)).body.data;
+      for (const d of listed)
+        if (d.status === 'pending') await own.call('POST', `/v1/webhooks/${downHook}/deliveries/${d.id}:redeliver`);
+      await until(() => down.took.size === expected.length, 'the receiver, up again, to take every event');
+      expect([...down.took].sort()).toEqual([...expected].sort());
+      await until(() => own.webhookWork().webhooksBehind === 0, 'it to join the queue again');
+    } finally {
+      await own.close();
+      await down.close();
+      await ok.close();
+    }
+  });
+});
