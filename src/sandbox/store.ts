@@ -8,7 +8,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { AppSpecInput, Gate, GateHistoryEntry, Run, Scorecard } from '../contract/schemas.js';
-import type { GateName } from '../contract/events.js';
+import { TERMINAL_STATUSES, type GateName } from '../contract/events.js';
 import type { Magic } from './generate.js';
 import { SCREENSHOTS_DRAWN, type ScreenshotInputs } from './phone-screen.js';
 
@@ -626,6 +626,8 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
       () => {
         if (!this.runs.has(rec.run.id)) this.runOrder.push(rec.run.id);
         this.runs.set(rec.run.id, rec);
+        // An ended run changes no more and is rarely read again: its events are let go with it (RunTable).
+        if (TERMINAL_STATUSES.has(rec.run.status)) this.eventCache.delete(rec.run.id);
       },
     );
   }
@@ -676,8 +678,8 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
     if (!this.runs.has(runId)) return [];
     const list = this.readEvents(runId);
     // Inside a transaction the database shows this transaction's own writes too; memory holds only what
-    // committed, so a list read then is not kept.
-    if (this.depth === 0) this.cacheEvents(runId, list);
+    // committed, so a list read then is not kept; nor an ended run's (read once, as a rule).
+    if (this.depth === 0 && !TERMINAL_STATUSES.has(this.runs.view(runId)!.run.status)) this.cacheEvents(runId, list);
     return list;
   }
 
@@ -953,7 +955,9 @@ export class RunTable {
     return this.views.has(id);
   }
 
-  /** The whole record (the committed one), or undefined when there is no such run. */
+  /** The whole record (the committed one), or undefined when there is no such run. Kept in memory while the
+   * run moves: an ended one is read from the database when asked (it is rarely asked twice), so a sandbox
+   * that has run for weeks holds the records of the runs moving, not of the last thousand. */
   get(id: string): RunRecord | undefined {
     const cached = this.whole.get(id);
     if (cached) {
@@ -963,7 +967,7 @@ export class RunTable {
     }
     if (!this.views.has(id)) return undefined;
     const rec = this.read(id);
-    if (rec && this.mayKeep()) this.keep(id, rec);
+    if (rec && this.mayKeep() && !TERMINAL_STATUSES.has(rec.run.status)) this.keep(id, rec);
     return rec;
   }
 
@@ -974,7 +978,8 @@ export class RunTable {
 
   set(id: string, rec: RunRecord): void {
     this.views.set(id, { seq: rec.seq, run: rec.run });
-    this.keep(id, rec);
+    if (TERMINAL_STATUSES.has(rec.run.status)) this.whole.delete(id);
+    else this.keep(id, rec);
   }
 
   /** A run known by its list fields only (read at start). */

@@ -1,10 +1,10 @@
 // The sandbox's runs at scale: every run's list fields in memory, whole records read from the database when
-// asked, the last thousand kept; a record read inside a transaction (the database then shows that
+// asked, the last thousand of the runs moving kept (an ended run's is read again when asked); a record read inside a transaction (the database then shows that
 // transaction's own writes) is never kept, so memory holds only what committed.
 import { expect, it } from 'vitest';
 import { RunTable, type RunRecord } from '../../src/sandbox/store.js';
 
-const record = (id: string, seq: number, status = 'accepted') => ({ seq, run: { id, status } }) as unknown as RunRecord;
+const record = (id: string, seq: number, status = 'running') => ({ seq, run: { id, status } }) as unknown as RunRecord;
 
 it('reads a whole record from the database once, keeps the last thousand, and lists from memory alone', () => {
   const db = new Map<string, RunRecord>();
@@ -18,7 +18,7 @@ it('reads a whole record from the database once, keeps the last thousand, and li
     table.index(`run_${i}`, i, db.get(`run_${i}`)!.run);
   }
   expect(table.size).toBe(1500);
-  expect(table.view('run_7')).toEqual({ seq: 7, run: { id: 'run_7', status: 'accepted' } });
+  expect(table.view('run_7')).toEqual({ seq: 7, run: { id: 'run_7', status: 'running' } });
   expect(reads).toEqual([]); // lists and pages need no record
   expect(table.get('run_7')).toBe(db.get('run_7'));
   expect(table.get('run_7')).toBe(db.get('run_7'));
@@ -29,7 +29,7 @@ it('reads a whole record from the database once, keeps the last thousand, and li
   table.get('run_1500');
   expect(reads).toEqual(['run_1']);
   expect(table.get('run_nope')).toBeUndefined();
-  expect(table.idsWhere(['accepted'])).toHaveLength(1500);
+  expect(table.idsWhere(['running'])).toHaveLength(1500);
 });
 
 it('does not keep a record read inside a transaction', () => {
@@ -48,4 +48,28 @@ it('does not keep a record read inside a transaction', () => {
   table.get('run_1');
   table.get('run_1');
   expect(reads).toBe(3);
+});
+
+it("keeps the records of the runs moving, not of the runs that ended: an ended run's is read when asked", () => {
+  const db = new Map([
+    ['run_1', record('run_1', 1)],
+    ['run_2', record('run_2', 2, 'accepted')],
+  ]);
+  const reads: string[] = [];
+  const table = new RunTable(
+    (id) => (reads.push(id), db.get(id)),
+    () => true,
+  );
+  table.set('run_1', db.get('run_1')!);
+  table.index('run_2', 2, db.get('run_2')!.run);
+  table.get('run_2');
+  table.get('run_2');
+  expect(reads).toEqual(['run_2', 'run_2']);
+  // the moving run ends: its record is let go with its last change
+  const ended = record('run_1', 1, 'canceled');
+  db.set('run_1', ended);
+  table.set('run_1', ended);
+  expect(table.get('run_1')).toBe(ended);
+  expect(reads).toEqual(['run_2', 'run_2', 'run_1']);
+  expect(table.view('run_1')!.run.status).toBe('canceled');
 });
