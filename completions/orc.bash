@@ -13,7 +13,7 @@ _orc() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in -*) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --jq|--profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--max-wait|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--field|--stage|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--tools|--root|--ca-file|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--clock|--import|--by|--to|--run|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --jq|--profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--max-wait|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--field|--stage|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--tools|--root|--ca-file|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--keep-deliveries|--clock|--import|--by|--to|--run|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
     cand="${path:+$path }$w"
     case "$cand" in 'run'|'run create'|'run get'|'run list'|'run cancel'|'watch'|'gate'|'gate list'|'gate approve'|'gate reject'|'spec'|'spec get'|'spec edit'|'logs'|'scorecard'|'artifacts'|'artifacts list'|'artifacts pull'|'webhook'|'webhook add'|'webhook list'|'webhook get'|'webhook remove'|'webhook deliveries'|'webhook redeliver'|'webhook verify'|'webhook listen'|'api'|'doctor'|'mcp'|'profile'|'profile add'|'profile list'|'profile use'|'profile show'|'profile remove'|'completion'|'sandbox'|'sandbox start'|'sandbox status'|'sandbox stop'|'sandbox clock'|'sandbox advance'|'sandbox trigger'|'sandbox fault'|'sandbox fault add'|'sandbox fault list'|'sandbox fault remove'|'sandbox fault clear'|'sandbox reset'|'sandbox export'|'sandbox exec'|'sandbox logs'|'sandbox console'|'help') path="$cand" ;; *) break ;; esac
   done
@@ -21,7 +21,7 @@ _orc() {
   for (( ; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in -*) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --jq|--profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--max-wait|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--field|--stage|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--tools|--root|--ca-file|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--clock|--import|--by|--to|--run|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --jq|--profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--max-wait|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--field|--stage|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--tools|--root|--ca-file|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--keep-deliveries|--clock|--import|--by|--to|--run|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
     npos=$((npos + 1))
   done
   case "$path|$prev" in
@@ -223,6 +223,7 @@ _orc() {
     --ipa-mib) COMPREPLY=(); return ;;
     --data-dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --journal-size) COMPREPLY=(); return ;;
+    --keep-deliveries) COMPREPLY=(); return ;;
     --clock) COMPREPLY=($(compgen -W 'real manual' -- "$cur")); return ;;
     --import) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --by) COMPREPLY=(); return ;;
@@ -279,7 +280,7 @@ _orc() {
     'profile remove') subs=''; flags='--yes -y --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'completion') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'sandbox') subs='start status stop clock advance trigger fault reset export exec logs console'; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
-    'sandbox start') subs=''; flags='--host --port --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --memory --detach --journal-size --clock --import --verbose --tls --stand-in-live --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
+    'sandbox start') subs=''; flags='--host --port --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --memory --detach --journal-size --keep-deliveries --clock --import --verbose --tls --stand-in-live --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'sandbox status') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'sandbox stop') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'sandbox clock') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;

@@ -14,7 +14,7 @@ function __orc_walk
             continue
         end
         switch $t
-            case --jq --profile --base-url --timeout --mode --pitch --audience --monetization --source --idempotency-key --on-gate --approve --max-wait --status --limit --notes --notes-file --format --set --unset --file --field --stage --dir --concurrency --url --events --secret --header --payload-file --tolerance --now --forward-to --port --host --public-url --data --tools --root --ca-file --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --journal-size --clock --import --by --to --run --gate --error --reason --route --webhook --latency --cut-after --times --probability
+            case --jq --profile --base-url --timeout --mode --pitch --audience --monetization --source --idempotency-key --on-gate --approve --max-wait --status --limit --notes --notes-file --format --set --unset --file --field --stage --dir --concurrency --url --events --secret --header --payload-file --tolerance --now --forward-to --port --host --public-url --data --tools --root --ca-file --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --journal-size --keep-deliveries --clock --import --by --to --run --gate --error --reason --route --webhook --latency --cut-after --times --probability
                 set skip 1
                 continue
             case '-*'
@@ -594,6 +594,7 @@ complete -c orc -n '__orc_at '\''sandbox start'\''' -l data-dir -r -F -d 'folder
 complete -c orc -n '__orc_at '\''sandbox start'\''' -l memory -d 'keep state in memory only; nothing survives a restart'
 complete -c orc -n '__orc_at '\''sandbox start'\''' -l detach -d 'run in the background; pid and log in the config folder'
 complete -c orc -n '__orc_at '\''sandbox start'\''' -l journal-size -x -d 'how many requests and delivery attempts `orc sandbox logs` keeps; 0 keeps none'
+complete -c orc -n '__orc_at '\''sandbox start'\''' -l keep-deliveries -x -d 'how many webhook deliveries the sandbox keeps (the newest); older ones expire, as do any older than 30 days'
 complete -c orc -n '__orc_at '\''sandbox start'\''' -l clock -x -a 'real manual' -d 'real: time flows; manual: it stands still until `orc sandbox advance`'
 complete -c orc -n '__orc_at '\''sandbox start'\''' -l import -r -F -d 'start from a snapshot made by `orc sandbox export` (into memory or a fresh data folder)'
 complete -c orc -n '__orc_at '\''sandbox start'\''' -l verbose -d 'a line per request and webhook delivery on stderr'
