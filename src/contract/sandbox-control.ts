@@ -148,6 +148,14 @@ export type TriggerResult = {
   event: Event;
 };
 
+/** What `GET /_sandbox/stats` answers: the sandbox's memory (bytes, as Node counts it) and what its webhooks'
+ * dispatcher holds in memory now. Lets a long-running sandbox be watched, and a test tell memory that grows
+ * with the work (the live heap) from memory that only churns. */
+export interface SandboxStats {
+  memory: { rss: number; heap_used: number; heap_total: number; external: number };
+  webhooks: { deliveries_in_play: number; events_queued: number; webhooks_behind: number };
+}
+
 /** `POST /_sandbox/reset`. */
 export type ResetDone = {
   reset: true;

@@ -14,6 +14,8 @@
 //   GET    /_sandbox/events[?logs=1]          an event stream of every run's events from now on (the console's
 //                                             runs list); `event: sandbox.reset` after a reset
 //   POST   /_sandbox/console                  { url, expires_at }: a one-time link to the web console
+//   GET    /_sandbox/stats                    { memory: { rss, heap_used, heap_total, external }, webhooks: {
+//                                             deliveries_in_play, events_queued, webhooks_behind } }
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LAST_TIME, type Clock } from '../lib/clock.js';
 import { EVENT_KINDS, GATE_NAMES, TERMINAL_STATUSES } from '../contract/events.js';
@@ -26,6 +28,7 @@ import type {
   FaultsCleared,
   JournalPage,
   ResetDone,
+  SandboxStats,
   TriggerResult,
 } from '../contract/sandbox-control.js';
 import { Faults, type Journal } from './control.js';
@@ -151,7 +154,21 @@ export function adminRoutes(parts: AdminParts): Array<Route<AdminHandler>> {
       handler: ({ req, res, query }) => parts.hub.openFirehose(req, res, query.get('logs') === '1'),
     },
     { method: 'GET', pattern: '/_sandbox/logs', handler: (call) => logs(parts.journal, parts.hub, call) },
+    { method: 'GET', pattern: '/_sandbox/stats', handler: () => ok(stats(parts.dispatcher)) },
   ];
+}
+
+function stats(dispatcher: WebhookDispatcher): SandboxStats {
+  const m = process.memoryUsage();
+  const held = dispatcher.held();
+  return {
+    memory: { rss: m.rss, heap_used: m.heapUsed, heap_total: m.heapTotal, external: m.external },
+    webhooks: {
+      deliveries_in_play: held.inPlay,
+      events_queued: held.queuedEvents,
+      webhooks_behind: held.webhooksBehind,
+    },
+  };
 }
 
 function removeFault(faults: Faults, id: string): FaultRemoved {

@@ -752,6 +752,11 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
     return this.live.get(seq);
   }
 
+  /** How many deliveries are in play. */
+  get liveCount(): number {
+    return this.live.size;
+  }
+
   /** The deliveries in play, oldest first. */
   liveDeliveries(): DeliveryRecord[] {
     return [...this.live.values()].sort((a, b) => a.seq - b.seq);

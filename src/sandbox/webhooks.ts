@@ -415,7 +415,7 @@ export class WebhookDispatcher {
   held(): { queuedEvents: number; inPlay: number; webhooksBehind: number } {
     return {
       queuedEvents: this.fanQueue.length,
-      inPlay: this.store.liveDeliveries().length,
+      inPlay: this.store.liveCount,
       webhooksBehind: this.behind.size,
     };
   }

@@ -1,7 +1,6 @@
 // The built sandbox under a sustained webhook fan-out (issue 35), its database on disk as a user starts it:
 // for 60 s its memory stays flat and every recorded event reaches every webhook; under twice that load for
 // 30 s it still answers every request, and once the load stops its backlog drains with nothing lost.
-import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { freshConfigDir, startSandboxProcess } from '../helpers/cli.js';
 import { type FanoutLoad, startFanoutLoad } from '../helpers/fanout-load.js';
@@ -13,15 +12,26 @@ const WEBHOOKS = 50;
 const RUNS = 50;
 const STAGE_MS = 2_000;
 const SOAK_S = 60;
-/** The most the mean RSS of the last 10 s may exceed that of seconds 15-25 by (the start's growth is over by
- * then). Measured where every delivery stayed in memory: 1.33 and 1.35 (some 2.7 MB a second). */
-const FLAT = 1.2;
+/**
+ * Memory flat: the live heap (the least heap in use over 10 s of samples: each sample follows some collection)
+ * of the last 10 s at most this many times that of seconds 15-25. RSS cannot tell in 60 s: the process's
+ * native memory (malloc's arenas, V8's spaces) grows for a minute or two under this load before it levels off
+ * (docs/figures.md: flat over ten minutes after that), as much as keeping every delivery grew it. The live heap
+ * after each full collection, measured under this load: 35 → 42 → 77 → 107 MB over 60 s where every delivery
+ * stayed in memory, 13 → 14 → 14 → 14 MB once only those in play do.
+ */
+const FLAT = 1.5;
+/** The issue's ceiling on the sandbox's RSS. */
+const MAX_RSS_MB = 300;
 
-const withProc = existsSync('/proc/self/status');
-if (!withProc) process.stderr.write('skipping the sandbox soak: it reads RSS from /proc (Linux only)\n');
-
-const rssMb = (pid: number) =>
-  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN) / 1024;
+/** The sandbox's memory as it reports it (GET /_sandbox/stats); null when it did not answer in time. */
+async function memoryOf(url: string): Promise<{ heap_used: number; rss: number } | null> {
+  const res = await fetch(`${url}/_sandbox/stats`, {
+    headers: { authorization: `Bearer ${KEY}` },
+    signal: AbortSignal.timeout(10_000),
+  }).catch(() => null);
+  return res?.ok ? ((await res.json()) as { memory: { heap_used: number; rss: number } }).memory : null;
+}
 
 async function sandbox(): Promise<{ url: string; pid: number; stop: () => Promise<unknown> }> {
   // Its default data folder in a fresh config folder: the database on disk, as a user starts it.
@@ -46,26 +56,30 @@ async function drained(load: FanoutLoad): Promise<void> {
 }
 
 // One file, its two loads one after the other: each needs the cores it can get.
-describe.runIf(withProc).sequential('a sandbox under sustained webhook fan-out', () => {
+describe.sequential('a sandbox under sustained webhook fan-out', () => {
   it(`keeps its memory flat for ${SOAK_S} s and loses nothing`, async () => {
     const sb = await sandbox();
     const load = await startFanoutLoad(sb.url, KEY, { webhooks: WEBHOOKS, runs: RUNS, stageMs: STAGE_MS });
     try {
       const t0 = Date.now();
-      const samples: Array<{ s: number; mb: number }> = [];
-      await until(
-        () => (samples.push({ s: (Date.now() - t0) / 1000, mb: rssMb(sb.pid) }), samples.at(-1)!.s >= SOAK_S),
-        `${SOAK_S} s of load`,
-        { timeoutMs: (SOAK_S + 30) * 1000, pollMs: 1_000 },
-      );
-      const mean = (from: number, to: number) => {
-        const xs = samples.filter((x) => x.s >= from && x.s < to).map((x) => x.mb);
-        return xs.reduce((a, b) => a + b, 0) / xs.length;
+      const samples: Array<{ s: number; heap: number; rss: number }> = [];
+      const sample = async () => {
+        const m = (await memoryOf(sb.url)) ?? { heap_used: Number.NaN, rss: Number.NaN };
+        samples.push({ s: (Date.now() - t0) / 1000, heap: m.heap_used / 2 ** 20, rss: m.rss / 2 ** 20 });
+        return samples.at(-1)!.s >= SOAK_S;
       };
-      const series = samples.map((x) => `${x.s.toFixed(0)}s ${x.mb.toFixed(0)}`).join(', ');
+      await until(sample, `${SOAK_S} s of load`, { timeoutMs: (SOAK_S + 30) * 1000, pollMs: 1_000 });
+      const least = (from: number, to: number) => {
+        const heaps = samples.filter((x) => x.s >= from && x.s < to && Number.isFinite(x.heap)).map((x) => x.heap);
+        // (a window the sandbox hardly answered in tells nothing: it fails here rather than pass)
+        expect(heaps.length, `samples answered between ${from} and ${to} s`).toBeGreaterThanOrEqual(5);
+        return Math.min(...heaps);
+      };
+      const series = samples.map((x) => `${x.s.toFixed(0)}s ${x.heap.toFixed(0)}/${x.rss.toFixed(0)}`).join(', ');
       const stats = await load.stats();
-      const shape = `RSS MB: ${series}; ${stats.deliveries} deliveries, ${load.created} runs`;
-      expect(mean(SOAK_S - 10, SOAK_S + 1), shape).toBeLessThanOrEqual(mean(15, 25) * FLAT);
+      const shape = `heap/RSS MB: ${series}; ${stats.deliveries} deliveries, ${load.created} runs`;
+      expect(least(SOAK_S - 10, SOAK_S + 1), shape).toBeLessThanOrEqual(least(15, 25) * FLAT);
+      expect(Math.max(...samples.map((x) => x.rss).filter(Number.isFinite)), shape).toBeLessThan(MAX_RSS_MB);
       await load.stop({ cancel: true });
       await drained(load);
     } finally {

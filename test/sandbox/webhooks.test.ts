@@ -561,6 +561,16 @@ describe('a receiver that is down', () => {
       await until(() => down.took.size === expected.length, 'the receiver, up again, to take every event');
       expect([...down.took].sort()).toEqual([...expected].sort());
       await until(() => own.webhookWork().webhooksBehind === 0, 'it to join the queue again');
+      // what it holds is told to whoever has the key (GET /_sandbox/stats), and to no one else
+      const answer = await own.call('GET', '/_sandbox/stats');
+      const told = answer.body;
+      expect(answer.status, answer.text).toBe(200);
+      expect(told.webhooks).toEqual({ deliveries_in_play: own.store.liveCount, events_queued: 0, webhooks_behind: 0 });
+      expect(told.memory.heap_used).toBeGreaterThan(0);
+      expect(told.memory.rss).toBeGreaterThan(told.memory.heap_used);
+      expect(
+        (await own.call('GET', '/_sandbox/stats', undefined, { authorization: 'Bearer sk_test_nope' })).status,
+      ).toBe(401);
     } finally {
       await own.close();
       await down.close();
