@@ -4,8 +4,9 @@
 export interface Clock {
   now(): number;
   /** Calls `fn` after `ms`; answers a function that cancels it. `background`: the timer alone does not keep the
-   * process running (a keep-alive, a retry that can wait for the next start). */
-  timer(ms: number, fn: () => void, opts?: { background?: boolean }): () => void;
+   * process running (a keep-alive, a retry that can wait for the next start). `housekeeping`: not work a
+   * steered clock shows as due (retention's expiry: src/sandbox/manual-clock.ts). */
+  timer(ms: number, fn: () => void, opts?: { background?: boolean; housekeeping?: boolean }): () => void;
 }
 
 /** The last moment a date can show in four digits (9999-12-31T23:59:59.999Z): a clock is never moved past it. */

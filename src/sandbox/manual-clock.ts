@@ -8,6 +8,8 @@ interface Timer {
   seq: number;
   fn: () => void;
   done: boolean;
+  /** Fired in its turn, but not said to be due nor counted as fired (retention's expiry). */
+  housekeeping: boolean;
 }
 
 export class ManualClock implements Clock {
@@ -23,8 +25,14 @@ export class ManualClock implements Clock {
     return this.t;
   }
 
-  timer(ms: number, fn: () => void): () => void {
-    const timer: Timer = { at: this.t + Math.max(0, ms), seq: ++this.seq, fn, done: false };
+  timer(ms: number, fn: () => void, opts?: { housekeeping?: boolean }): () => void {
+    const timer: Timer = {
+      at: this.t + Math.max(0, ms),
+      seq: ++this.seq,
+      fn,
+      done: false,
+      housekeeping: opts?.housekeeping === true,
+    };
     this.timers.push(timer);
     return () => {
       timer.done = true;
@@ -34,13 +42,13 @@ export class ManualClock implements Clock {
   /** When the next timer falls due, or null when none is waiting. */
   nextAt(): number | null {
     let next: number | null = null;
-    for (const t of this.timers) if (!t.done && (next === null || t.at < next)) next = t.at;
+    for (const t of this.timers) if (!t.done && !t.housekeeping && (next === null || t.at < next)) next = t.at;
     return next;
   }
 
   /** Timers waiting. */
   get pending(): number {
-    return this.timers.filter((t) => !t.done).length;
+    return this.timers.filter((t) => !t.done && !t.housekeeping).length;
   }
 
   /**
@@ -59,6 +67,7 @@ export class ManualClock implements Clock {
       due.done = true;
       this.t = Math.max(this.t, due.at);
       due.fn();
+      if (due.housekeeping) continue;
       fired++;
       if (stop()) {
         this.compact();

@@ -20,6 +20,7 @@ export function retentionSaid(keepDeliveries: number): string {
 export class Retention {
   private cancel: (() => void) | null = null;
   private stopped = false;
+  private capQueued = false;
 
   constructor(
     private readonly store: Store,
@@ -27,16 +28,25 @@ export class Retention {
     /** Lets the deliveries below a seq go (WebhookDispatcher.forgetBelow: the store's rows and its lists). */
     private readonly forgetBelow: (seq: number) => void,
     private readonly keepDeliveries: number,
+    private readonly log: (line: string) => void,
   ) {}
 
   /** Told after events or deliveries were written: the cap is held, and the timer set if none is. */
   wrote = (): void => {
     if (this.stopped) return;
     const over = this.store.lastSeq() - this.store.expiredBelow - this.keepDeliveries;
-    // (a slice at a time, not a row at each write: the rows go together, from the oldest page on)
-    const slice = Math.min(SLICE, Math.ceil(this.keepDeliveries / 16));
-    if (over >= slice) this.forgetBelow(this.store.expiredBelow + Math.min(over, SLICE));
-    if (!this.cancel) this.arm();
+    // (a slice at a time, not a row at each write: the rows go together, from the oldest page on; and off the
+    // request whose event this is, which it would otherwise make wait)
+    if (over >= Math.min(SLICE, Math.ceil(this.keepDeliveries / 16)) && !this.capQueued) {
+      this.capQueued = true;
+      setImmediate(() => {
+        this.capQueued = false;
+        const left = this.store.lastSeq() - this.store.expiredBelow - this.keepDeliveries;
+        if (!this.stopped && left > 0)
+          this.safely(() => this.forgetBelow(this.store.expiredBelow + Math.min(left, SLICE)));
+      });
+    }
+    if (!this.cancel) this.safely(() => this.arm());
   };
 
   /** Expires what is older than 30 days now, then sets the timer for the next to turn 30 days old. */
@@ -44,11 +54,25 @@ export class Retention {
     this.cancel = null;
     if (this.stopped) return;
     const cutoff = this.clock.now() - RETENTION_MS;
-    const below = this.store.deliverySeqAt(cutoff);
-    this.forgetBelow(Math.min(below, this.store.expiredBelow + SLICE));
-    const events = this.store.pruneEventsBefore(cutoff, SLICE);
-    if (events < SLICE && this.store.expiredBelow >= below) return this.arm();
-    this.cancel = this.clock.timer(0, () => this.expire(), { background: true });
+    let more = false;
+    this.safely(() => {
+      const below = this.store.deliverySeqAt(cutoff);
+      this.forgetBelow(Math.min(below, this.store.expiredBelow + SLICE));
+      more = this.store.pruneEventsBefore(cutoff, SLICE) === SLICE || this.store.expiredBelow < below;
+    });
+    if (!more) return this.safely(() => this.arm());
+    this.cancel = this.clock.timer(0, () => this.expire(), { background: true, housekeeping: true });
+  }
+
+  /** Runs a step of expiry; one that fails (a full disk, a busy database) is said, and tried again later:
+   * retention never takes the sandbox down. */
+  private safely(step: () => void): void {
+    try {
+      step();
+    } catch (err) {
+      this.log(`sandbox: retention could not expire what is old: ${(err as Error).message}`);
+      this.cancel ??= this.clock.timer(EVERY_MS, () => this.expire(), { background: true, housekeeping: true });
+    }
   }
 
   stop(): void {
@@ -58,9 +82,11 @@ export class Retention {
   }
 
   private arm(): void {
+    this.cancel?.();
+    this.cancel = null;
     const oldest = this.store.oldestKept();
     if (oldest === null) return;
     const wait = Math.max(EVERY_MS, oldest + RETENTION_MS - this.clock.now());
-    this.cancel = this.clock.timer(wait, () => this.expire(), { background: true });
+    this.cancel = this.clock.timer(wait, () => this.expire(), { background: true, housekeeping: true });
   }
 }

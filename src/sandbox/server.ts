@@ -228,7 +228,7 @@ class Front {
       onRecorded: () => this.retention.wrote(),
       ...(opts.webhookLimits ? { limits: opts.webhookLimits } : {}),
     });
-    this.retention = new Retention(store, clock, (seq) => this.dispatcher.forgetBelow(seq), opts.keepDeliveries);
+    this.retention = new Retention(store, clock, (seq) => this.dispatcher.forgetBelow(seq), opts.keepDeliveries, log);
     this.artifacts = new Artifacts(
       store.meta('file_secret', () => randomBytes(32).toString('hex')),
       opts.signedUrlTtl,

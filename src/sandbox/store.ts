@@ -178,8 +178,10 @@ export class Store {
   private readonly live = new Map<number, DeliveryRecord>();
   /** How many of `live` each webhook has. */
   private readonly liveBy = new Map<string, number>();
-  /** Every delivery with a seq below this has expired (retention: pruneDeliveries). */
+  /** Every delivery with a seq below this has expired (retention: pruneDeliveries)… */
   private expiredBelowSeq = 0;
+  /** …or, below this, was emptied by a reset. */
+  private resetBelowSeq = 0;
   private seq = 0;
   /** Moves at every reset (clearAll): a snapshot being written out knows its moment is gone. */
   private generation = 0;
@@ -288,6 +290,7 @@ export class Store {
       ),
       pruneDeliveries: p("DELETE FROM deliveries WHERE seq < ? AND status IS NOT 'pending'"),
       pruneEvents: p('DELETE FROM events WHERE rowid < ?'),
+      ownBody: p('UPDATE deliveries SET event = ?, event_pos = NULL WHERE seq = ?'),
       putIdem: p(
         'INSERT INTO idempotency (scope, created_at, body) VALUES (?, ?, ?) ON CONFLICT(scope) DO UPDATE SET body = excluded.body, created_at = excluded.created_at',
       ),
@@ -452,11 +455,14 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
     }
     for (const row of this.db.prepare("SELECT seq FROM deliveries WHERE status = 'pending'").all()) {
       const d = this.readDelivery(Number(row.seq));
-      if (d) this.keepLive(d);
+      // (an older orc's write updates the record, not the column: the record says what it is)
+      if (d?.status === 'pending') this.keepLive(d);
+      else if (d) this.db.prepare('UPDATE deliveries SET status = ? WHERE seq = ?').run(d.status, d.seq);
     }
     const last = this.db.prepare('SELECT max(seq) AS seq FROM deliveries').get();
     this.seq = Math.max(this.seq, Number(last?.seq ?? 0));
     this.expiredBelowSeq = Number(this.stmts.getMeta!.get('deliveries_expired_below')?.value ?? 0) || 0;
+    this.resetBelowSeq = Number(this.stmts.getMeta!.get('deliveries_reset_below')?.value ?? 0) || 0;
     // (an id is never made twice, even when every delivery with a higher seq has expired)
     this.seq = Math.max(this.seq, this.expiredBelowSeq);
   }
@@ -472,7 +478,10 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
       this.db.exec(
         'DELETE FROM runs; DELETE FROM events; DELETE FROM webhooks; DELETE FROM deliveries; DELETE FROM delivery_events; DELETE FROM idempotency; DELETE FROM fanout;',
       );
-      this.stmts.putMeta!.run('deliveries_expired_below', '0');
+      // (the ids made before are not said to have expired: they were reset; nor are they pruned again)
+      this.stmts.putMeta!.run('deliveries_expired_below', String(this.seq));
+      this.stmts.putMeta!.run('deliveries_reset_below', String(this.seq));
+      const floor = this.seq;
       this.staged.push(() => {
         this.generation++;
         this.runs.clear();
@@ -481,7 +490,8 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
         this.webhooks.clear();
         this.live.clear();
         this.liveBy.clear();
-        this.expiredBelowSeq = 0;
+        this.expiredBelowSeq = floor;
+        this.resetBelowSeq = floor;
       });
     });
   }
@@ -494,11 +504,7 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
   snapshotAt(): SnapshotAt {
     const generation = this.generation;
     const last = this.seq;
-    const count = Number(
-      this.db
-        .prepare('SELECT count(*) AS n FROM deliveries WHERE seq >= ? AND seq <= ?')
-        .get(this.expiredBelowSeq, last)!.n,
-    );
+    const count = Number(this.db.prepare('SELECT count(*) AS n FROM deliveries WHERE seq <= ?').get(last)!.n);
     return {
       runs: this.runOrder.map((id) => this.runs.get(id)!),
       webhooks: [...this.webhooks.values()],
@@ -527,8 +533,9 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
    * each, no place of an event: a snapshot's events are numbered anew where it is taken in). Read a chunk
    * at a time, so a snapshot written out while the sandbox goes on holds a chunk, never all of them. */
   private *deliveriesUpTo(last: number): Generator<DeliveryRecord> {
-    for (let from = this.expiredBelowSeq; ; ) {
-      const seqs = this.stmts.deliveriesFrom!.all(Math.max(from, this.expiredBelowSeq), last, DELIVERY_CHUNK);
+    // (from the first kept: one still pending below the expired keeps its place)
+    for (let from = 0; ; ) {
+      const seqs = this.stmts.deliveriesFrom!.all(from, last, DELIVERY_CHUNK);
       for (const row of seqs) {
         const d = this.readDelivery(Number(row.seq));
         if (!d || d.body === undefined) continue; // expired meanwhile, or its event has
@@ -553,7 +560,8 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
         for (const ev of snap.events[rec.run.id] ?? []) this.appendEvent(rec.run.id, ev);
       }
       for (const w of snap.webhooks) this.saveWebhook(w);
-      for (const d of snap.deliveries) this.saveDelivery(d);
+      // (a place among this sandbox's events the snapshot's cannot have: its body is kept with it)
+      for (const { event_pos: _, ...d } of snap.deliveries) this.saveDelivery(d);
     });
     for (const r of [...snap.runs, ...snap.webhooks, ...snap.deliveries]) this.seq = Math.max(this.seq, r.seq);
   }
@@ -781,7 +789,7 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
   /** Whether an id not found is one that expired (a delivery of this sandbox's making, older than those kept). */
   expired(id: string): boolean {
     const seq = seqOfDeliveryId(id);
-    return seq !== null && seq < this.expiredBelowSeq;
+    return seq !== null && seq >= this.resetBelowSeq && seq < this.expiredBelowSeq;
   }
 
   private readDelivery(seq: number): DeliveryRecord | undefined {
@@ -821,18 +829,19 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
    * over), and the bodies an older orc kept apart for them. Their ids are then answered as expired.
    */
   pruneDeliveries(seq: number): void {
-    if (seq <= this.expiredBelowSeq) return;
+    // (never lower: and what was pending below it when it moved, and has finished since, goes now)
+    const below = Math.max(seq, this.expiredBelowSeq);
     this.write(
       'pruneDeliveries',
       () => {
-        this.stmts.pruneDeliveries!.run(seq);
-        this.stmts.putMeta!.run('deliveries_expired_below', String(seq));
+        this.stmts.pruneDeliveries!.run(below);
+        this.stmts.putMeta!.run('deliveries_expired_below', String(below));
         if (this.db.prepare('SELECT 1 FROM delivery_events LIMIT 1').get())
           this.db.exec(
             'DELETE FROM delivery_events WHERE id NOT IN (SELECT event_id FROM deliveries WHERE event_pos IS NULL AND event IS NULL)',
           );
       },
-      () => (this.expiredBelowSeq = seq),
+      () => (this.expiredBelowSeq = below),
     );
   }
 
@@ -845,10 +854,18 @@ CREATE TABLE IF NOT EXISTS run_list (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, 
       this.firstAtOrAfter(this.stmts.firstEventFrom!, 'rowid', ms, this.lastEventPos() + 1),
     );
     let gone = 0;
+    // A delivery in play whose event goes keeps its body in its own row: its attempts are not over.
+    const orphans = [...this.live.values()].filter((d) => d.event_pos !== undefined && d.event_pos < pos);
     this.write(
       'pruneEvents',
-      () => (gone = Number(this.stmts.pruneEvents!.run(pos).changes)),
-      () => this.eventCache.clear(),
+      () => {
+        for (const d of orphans) this.stmts.ownBody!.run(d.body, d.seq);
+        gone = Number(this.stmts.pruneEvents!.run(pos).changes);
+      },
+      () => {
+        this.eventCache.clear();
+        for (const d of orphans) delete d.event_pos;
+      },
     );
     return gone;
   }

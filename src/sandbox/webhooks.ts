@@ -246,15 +246,17 @@ export class WebhookDispatcher {
 
   remove(id: string): void {
     const w = this.get(id);
+    for (const seq of this.fresh) if (this.store.liveDelivery(seq)?.webhook_id === id) this.fresh.delete(seq);
     this.store.transaction(() => {
       this.store.saveWebhook({ ...w, status: 'deleted' });
       for (const d of this.store.liveDeliveries())
         if (d.webhook_id === id) this.store.saveDelivery({ ...d, status: 'failed', next_attempt_at: null });
     });
-    this.cursors.delete(id);
-    this.behind.delete(id);
-    this.freshBy.delete(id);
-    this.unwritten.delete(id);
+    // (nothing of it stays: its list is no longer asked for, its rows go with the others')
+    for (const map of [this.cursors, this.behind, this.freshBy, this.unwritten, this.passed, this.storedAt])
+      map.delete(id);
+    this.targets.delete(id);
+    this.byWebhook.delete(id);
   }
 
   redeliver(webhookId: string, deliveryId: string): DeliveryRecord {

@@ -14,13 +14,15 @@ const STAGE_MS = 2_000;
 const SOAK_S = 60;
 /**
  * Memory flat: the live heap (the least heap in use over 10 s of samples: each sample follows some collection)
- * of the last 10 s at most this many times that of seconds 15-25. RSS cannot tell in 60 s: the process's
+ * of the last 10 s at most this many MB above that of seconds 15-25. RSS cannot tell in 60 s: the process's
  * native memory (malloc's arenas, V8's spaces) grows for a minute or two under this load before it levels off
  * (docs/figures.md: flat over ten minutes after that), as much as keeping every delivery grew it. The live heap
  * after each full collection, measured under this load: 35 → 42 → 77 → 107 MB over 60 s where every delivery
- * stayed in memory, 13 → 14 → 14 → 14 MB once only those in play do.
+ * stayed in memory, 13 → 14 → 14 → 14 MB once only those in play do. The allowance is what a sandbox that falls
+ * behind on a busy machine may hold by design: 8,192 events queued and 256 deliveries in play a webhook, some
+ * 25 MB at this load (src/sandbox/webhooks.ts).
  */
-const FLAT = 1.5;
+const FLAT_MB = 40;
 /** The issue's ceiling on the sandbox's RSS. */
 const MAX_RSS_MB = 300;
 
@@ -78,7 +80,8 @@ describe.sequential('a sandbox under sustained webhook fan-out', () => {
       const series = samples.map((x) => `${x.s.toFixed(0)}s ${x.heap.toFixed(0)}/${x.rss.toFixed(0)}`).join(', ');
       const stats = await load.stats();
       const shape = `heap/RSS MB: ${series}; ${stats.deliveries} deliveries, ${load.created} runs`;
-      expect(least(SOAK_S - 10, SOAK_S + 1), shape).toBeLessThanOrEqual(least(15, 25) * FLAT);
+      expect(least(SOAK_S - 10, SOAK_S + 1), shape).toBeLessThanOrEqual(least(15, 25) + FLAT_MB);
+      expect(stats.duplicates, 'no event delivered twice to a webhook (no restart here)').toBe(0);
       expect(Math.max(...samples.map((x) => x.rss).filter(Number.isFinite)), shape).toBeLessThan(MAX_RSS_MB);
       await load.stop({ cancel: true });
       await drained(load);

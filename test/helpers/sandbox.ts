@@ -166,6 +166,20 @@ export async function readSse(
   return out;
 }
 
+/** Every delivery a webhook lists, page after page (newest first). */
+export async function allDeliveries(
+  sb: TestSandbox,
+  webhookId: string,
+): Promise<Array<{ id: string; status: string; attempts: number }>> {
+  const out: Array<{ id: string; status: string; attempts: number }> = [];
+  for (let cursor = ''; ; ) {
+    const page = (await sb.call('GET', `/v1/webhooks/${webhookId}/deliveries?limit=100${cursor}`)).body;
+    out.push(...page.data);
+    if (!page.has_more) return out;
+    cursor = `&cursor=${page.next_cursor}`;
+  }
+}
+
 /** Approves every gate as it opens, until the run ends; answers the final run. */
 export async function driveToEnd(
   sb: TestSandbox,
