@@ -455,13 +455,6 @@ async function benchWatch(): Promise<void> {
 async function benchArtifacts(): Promise<void> {
   const mib = 512;
   const sb = await startSandbox(['--stage-ms', '100', '--ipa-mib', String(mib)]);
-  const rssOf = () => {
-    const status = readFileSync(`/proc/${sb.child.pid}/status`, 'utf8');
-    return {
-      now: Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024,
-      peak: Number(/VmHWM:\s+(\d+)/.exec(status)![1]) / 1024,
-    };
-  };
   try {
     const approveAll = async (id: string) => {
       for (;;) {
@@ -476,7 +469,7 @@ async function benchArtifacts(): Promise<void> {
     const described = Date.now();
     await Promise.all(runs.map((r: any) => approveAll(r.id)));
     const describeMs = Date.now() - described;
-    const before = rssOf();
+    const before = rssOf(sb.child.pid!);
     const ipa = await api(sb.url, 'GET', `/v1/runs/${runs[0].id}/artifacts/ipa`);
     const file = ipa.files[0];
     let listing = true;
@@ -487,15 +480,7 @@ async function benchArtifacts(): Promise<void> {
       }
       return n;
     })();
-    const health: number[] = [];
-    const prober = (async () => {
-      while (listing) {
-        const t = performance.now();
-        await fetch(`${sb.url}/healthz`).then((r) => r.arrayBuffer());
-        health.push(performance.now() - t);
-        await new Promise((r) => setTimeout(r, 5));
-      }
-    })();
+    const prober = healthProbe(sb.url, 5);
     // The download and its check run in their own processes (curl, sha256sum), so this process only probes.
     writeFileSync(`/proc/${sb.child.pid}/clear_refs`, '5'); // peak RSS from here on
     const started = performance.now();
@@ -516,17 +501,15 @@ async function benchArtifacts(): Promise<void> {
     const bytes = Number(size);
     listing = false;
     const listed = await lister;
-    await prober;
-    const after = rssOf();
-    health.sort((a, b) => a - b);
-    const p99 = health[Math.floor(health.length * 0.99)] ?? 0;
+    const health = (await prober.stop()).map((h) => h.ms);
+    const after = rssOf(sb.child.pid!);
     const ok = bytes === file.size && digest === file.sha256;
     row(
       `ipa of ${mib} MiB served while artifacts are listed`,
       `${(bytes / 1024 / 1024 / seconds).toFixed(0)} MiB/s`,
-      `healthz p99 ${p99.toFixed(1)} ms (${health.length} probes)`,
-      (after.peak / before.now).toFixed(2),
-      `sandbox RSS before ${before.now.toFixed(0)} MB, peak while serving ${after.peak.toFixed(0)} MB (goal < 150); sha256 and size match: ${ok}; ${listed} manifests listed meanwhile; three ipas described in ${describeMs} ms`,
+      `healthz p99 ${p99(health).toFixed(1)} ms (${health.length} probes)`,
+      (after.peak / before.rss).toFixed(2),
+      `sandbox RSS before ${before.rss.toFixed(0)} MB, peak while serving ${after.peak.toFixed(0)} MB (goal < 150); sha256 and size match: ${ok}; ${listed} manifests listed meanwhile; three ipas described in ${describeMs} ms`,
     );
   } finally {
     sb.child.kill('SIGTERM');
@@ -537,20 +520,11 @@ async function benchArtifacts(): Promise<void> {
  * peak RSS, healthz latency meanwhile, and the PNGs' sizes. */
 async function benchScreenshots(): Promise<void> {
   const sb = await startSandbox(['--stage-ms', '50']);
-  const hwm = () => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${sb.child.pid}/status`, 'utf8'))![1]) / 1024;
+  const hwm = () => rssOf(sb.child.pid!).peak;
   try {
     const runs = await Promise.all([1, 2, 3].map(() => api(sb.url, 'POST', '/v1/runs', idea)));
     const before = hwm();
-    const health: number[] = [];
-    let probing = true;
-    const prober = (async () => {
-      while (probing) {
-        const t = performance.now();
-        await fetch(`${sb.url}/healthz`).then((r) => r.arrayBuffer());
-        health.push(performance.now() - t);
-        await new Promise((r) => setTimeout(r, 5));
-      }
-    })();
+    const prober = healthProbe(sb.url, 5);
     const started = performance.now();
     const shots = await Promise.all(
       runs.map(async (r: any) => {
@@ -564,14 +538,12 @@ async function benchScreenshots(): Promise<void> {
       }),
     );
     const ms = performance.now() - started;
-    probing = false;
-    await prober;
-    health.sort((a, b) => a - b);
+    const health = (await prober.stop()).map((h) => h.ms);
     const files = shots.flat();
     row(
       `screenshots of 3 runs drawn at once (${files.length} PNGs), from creation to described`,
       `${ms.toFixed(0)} ms`,
-      `healthz p99 ${(health[Math.floor(health.length * 0.99)] ?? 0).toFixed(1)} ms (${health.length} probes)`,
+      `healthz p99 ${p99(health).toFixed(1)} ms (${health.length} probes)`,
       (hwm() / before).toFixed(2),
       `sandbox peak RSS ${before.toFixed(0)} MB before, ${hwm().toFixed(0)} MB after; PNGs ${Math.min(...files.map((f) => f.size))}-${Math.max(...files.map((f) => f.size))} bytes`,
     );
