@@ -27,8 +27,8 @@ describe('retention', () => {
     const clock = new ManualClock(start);
     const ok = await handServer((_req, res) => res.writeHead(200).end());
     const failing = await handServer((_req, res) => res.writeHead(500).end());
-    // (a retry 40 days on: the failing delivery is pending throughout)
-    const sb = await startTestSandbox({ clock, wallClock: systemClock, stageMs: 3_600_000, retryBaseMs: 40 * DAY });
+    // (a retry 100 to 200 days on, jitter and all: the failing delivery is pending throughout, never tried again)
+    const sb = await startTestSandbox({ clock, wallClock: systemClock, stageMs: 3_600_000, retryBaseMs: 200 * DAY });
     try {
       const good = (await sb.call('POST', '/v1/webhooks', { url: ok.url, events: ['run.created', 'run.canceled'] }))
         .body.id as string;
@@ -112,7 +112,8 @@ describe('retention, and what it leaves alone', () => {
       req.on('data', (c) => (body += c));
       req.on('end', () => (up && bodies.push(body), res.writeHead(up ? 200 : 503).end()));
     });
-    const opts = { dataPath, wallClock: systemClock, stageMs: 3_600_000, retryBaseMs: 40 * DAY };
+    // (its retry 100 to 200 days on: nothing but the redelivery below tries it again, before or after the restart)
+    const opts = { dataPath, wallClock: systemClock, stageMs: 3_600_000, retryBaseMs: 200 * DAY };
     const first = await startTestSandbox({ ...opts, clock: new ManualClock(start) });
     let hook = '';
     let eventId = '';
