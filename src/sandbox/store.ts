@@ -119,7 +119,7 @@ export function seqOfDeliveryId(id: string): number | null {
   return m ? Number.parseInt(m[1]!, 36) : null;
 }
 
-/** Where a delivery is kept: its seq, webhook and status (what the dispatcher's lists are made from at start). */
+/** Where a delivery is kept: its seq and its webhook (what the dispatcher's lists are made from at start). */
 export interface DeliveryPlace {
   seq: number;
   webhook_id: string;

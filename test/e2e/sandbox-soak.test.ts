@@ -57,12 +57,28 @@ async function drained(load: FanoutLoad): Promise<void> {
   expect(stats.badSignature).toBe(0);
 }
 
+/** A fresh sandbox under the load with `runs` runs moving while `during` runs; then the load stops (every run
+ * canceled or ended) and every recorded event must reach every webhook. */
+async function underLoad(
+  runs: number,
+  during: (sb: { url: string }, load: FanoutLoad) => Promise<void>,
+): Promise<void> {
+  const sb = await sandbox();
+  const load = await startFanoutLoad(sb.url, KEY, { webhooks: WEBHOOKS, runs, stageMs: STAGE_MS });
+  try {
+    await during(sb, load);
+    await load.stop({ cancel: true });
+    await drained(load);
+  } finally {
+    await load.close();
+    await sb.stop();
+  }
+}
+
 // One file, its two loads one after the other: each needs the cores it can get.
 describe.sequential('a sandbox under sustained webhook fan-out', () => {
   it(`keeps its memory flat for ${SOAK_S} s and loses nothing`, async () => {
-    const sb = await sandbox();
-    const load = await startFanoutLoad(sb.url, KEY, { webhooks: WEBHOOKS, runs: RUNS, stageMs: STAGE_MS });
-    try {
+    await underLoad(RUNS, async (sb, load) => {
       const t0 = Date.now();
       const samples: Array<{ s: number; heap: number; rss: number }> = [];
       const sample = async () => {
@@ -83,18 +99,11 @@ describe.sequential('a sandbox under sustained webhook fan-out', () => {
       expect(least(SOAK_S - 10, SOAK_S + 1), shape).toBeLessThanOrEqual(least(15, 25) + FLAT_MB);
       expect(stats.duplicates, 'no event delivered twice to a webhook (no restart here)').toBe(0);
       expect(Math.max(...samples.map((x) => x.rss).filter(Number.isFinite)), shape).toBeLessThan(MAX_RSS_MB);
-      await load.stop({ cancel: true });
-      await drained(load);
-    } finally {
-      await load.close();
-      await sb.stop();
-    }
+    });
   }, 420_000);
 
   it('under twice the load for 30 s it answers every request, and once the load stops the backlog drains', async () => {
-    const sb = await sandbox();
-    const load = await startFanoutLoad(sb.url, KEY, { webhooks: WEBHOOKS, runs: 2 * RUNS, stageMs: STAGE_MS });
-    try {
+    await underLoad(2 * RUNS, async (sb) => {
       const t0 = Date.now();
       const answers: string[] = [];
       await until(
@@ -107,12 +116,7 @@ describe.sequential('a sandbox under sustained webhook fan-out', () => {
       );
       const bad = answers.filter((a) => a !== '200' && a !== '429 with Retry-After');
       expect(bad, `of ${answers.length} probes`).toEqual([]);
-      await load.stop({ cancel: true });
-      await drained(load);
-    } finally {
-      await load.close();
-      await sb.stop();
-    }
+    });
   }, 420_000);
 });
 
