@@ -51,6 +51,14 @@ export { STATUS_TEXT };
 export { describeNetwork, parseError, requestLine } from './errors.js';
 export { parseRetryAfter } from './retry.js';
 
+/** Where requests go and with which key. */
+export interface TargetSettings {
+  baseUrl: string;
+  apiKey: string;
+  /** A PEM file of CA certificates to trust besides the system's (a profile's --ca-file). */
+  caFile?: string | undefined;
+}
+
 export interface HttpOptions {
   baseUrl: string;
   apiKey: string;
@@ -77,6 +85,12 @@ export interface HttpOptions {
   /** A PEM file of CA certificates to trust besides the system's (a profile's --ca-file). */
   caFile?: string;
 }
+
+/** A client whose target is found when it first sends (the library's `new Orc()`: env and profiles read
+ * then, not in a constructor, which cannot wait). */
+export type DeferredHttpOptions = Omit<HttpOptions, 'baseUrl' | 'apiKey' | 'caFile'> & {
+  target: () => Promise<TargetSettings>;
+};
 
 export type Query = Record<string, string | number | undefined | null>;
 
@@ -143,18 +157,18 @@ type Failure = { code: string; message: string };
 type Broken = { kind: 'broken'; failure: Failure };
 
 export class HttpClient {
-  readonly base: URL;
   readonly clock: Clock;
-  private readonly transport: Transport;
+  private target: (TargetSettings & { base: URL; transport: Transport }) | null = null;
+  private targetFound: Promise<void> | null = null;
   private readonly retry: RetryPolicy;
-  private readonly opts: HttpOptions &
+  private readonly opts: Omit<HttpOptions, 'baseUrl' | 'apiKey' | 'caFile'> &
     Required<Pick<HttpOptions, 'maxRetries' | 'attemptTimeoutMs' | 'deadlineMs' | 'maxRetryAfterS' | 'random'>>;
   private refusedOnce = false;
   /** When the command's deadline falls: set by its first request. */
   private deadlineAt: number | null = null;
   private perRequestDeadline = false;
 
-  constructor(options: HttpOptions) {
+  constructor(options: HttpOptions | DeferredHttpOptions) {
     this.opts = {
       maxRetries: 4,
       attemptTimeoutMs: 30_000,
@@ -164,19 +178,42 @@ export class HttpClient {
       ...options,
     };
     this.clock = options.clock ?? systemClock;
-    this.base = new URL(options.baseUrl);
     this.retry = new RetryPolicy(this.opts);
+    if ('target' in options) {
+      const find = options.target;
+      this.findTarget = () => (this.targetFound ??= find().then((t) => this.aim(t)));
+    } else this.aim(options);
+  }
+
+  /** Where requests go, and the transport that takes them there (its CA file is the target's). */
+  private aim(t: TargetSettings): void {
     // Timeouts past connecting are orc's own, on its clock.
-    this.transport = new Transport({
-      connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
-      ...(options.env ? { env: options.env } : {}),
-      ...(options.caFile ? { caFile: options.caFile } : {}),
-      ...(options.debug ? { debug: options.debug } : {}),
+    const transport = new Transport({
+      connectTimeoutMs: this.opts.connectTimeoutMs ?? 10_000,
+      ...(this.opts.env ? { env: this.opts.env } : {}),
+      ...(t.caFile ? { caFile: t.caFile } : {}),
+      ...(this.opts.debug ? { debug: this.opts.debug } : {}),
     });
+    this.target = { baseUrl: t.baseUrl, apiKey: t.apiKey, caFile: t.caFile, base: new URL(t.baseUrl), transport };
+  }
+
+  private findTarget: (() => Promise<void>) | null = null;
+
+  /** The service's address (a deferred client's once it has sent, or been asked `ready()`). */
+  get base(): URL {
+    if (!this.target) throw new Error('the client has not found its target yet: await ready() first');
+    return this.target.base;
+  }
+
+  /** The target found (env, profiles) for a deferred client; at once for any other. */
+  async ready(): Promise<TargetSettings> {
+    if (!this.target) await this.findTarget!();
+    const { baseUrl, apiKey, caFile } = this.target!;
+    return { baseUrl, apiKey, ...(caFile ? { caFile } : {}) };
   }
 
   async close(): Promise<void> {
-    this.transport.close();
+    this.target?.transport.close();
   }
 
   /** Long-lived commands (watch) give each request the whole `--timeout`, not what is left of it. */
@@ -204,6 +241,7 @@ export class HttpClient {
    * failure to read the body over the network counts as a failed attempt (and is retried like one).
    */
   async exchange<T>(req: SendOptions, consume: (answer: Answer) => Promise<T>): Promise<T> {
+    if (!this.target) await this.findTarget!();
     const plan = this.plan(req);
     const scope = new RequestScope(this.clock, req.signal, this.deadline(req), this.opts.deadlineMs);
     let redirects = 0;
@@ -321,7 +359,7 @@ export class HttpClient {
     const headers: Record<string, string> = {
       'user-agent': this.opts.userAgent,
       accept: 'application/json',
-      ...(plan.auth ? { authorization: `Bearer ${this.opts.apiKey}` } : {}),
+      ...(plan.auth ? { authorization: `Bearer ${this.target!.apiKey}` } : {}),
       ...(plan.body ? { 'content-type': plan.contentType ?? plan.body.contentType } : {}),
       ...lower(req.headers),
       ...(plan.idempotencyKey ? { 'idempotency-key': plan.idempotencyKey } : {}),
@@ -369,7 +407,7 @@ export class HttpClient {
   ): Promise<Answer | Broken> {
     silence.arm(this.opts.attemptTimeoutMs);
     try {
-      const res = await this.transport.request({
+      const res = await this.target!.transport.request({
         url: plan.url,
         method: plan.method,
         headers,
@@ -585,7 +623,7 @@ export class HttpClient {
     if (!debug) return;
     debug(`> ${method} ${url.href}`);
     for (const [k, v] of Object.entries(headers))
-      debug(`> ${k}: ${k === 'authorization' ? `Bearer ${redactKey(this.opts.apiKey)}` : v}`);
+      debug(`> ${k}: ${k === 'authorization' ? `Bearer ${redactKey(this.target!.apiKey)}` : v}`);
     if (body !== undefined) debug(`> ${truncate(body)}`);
   }
 

@@ -4,6 +4,7 @@ import { Artifacts } from './resources/artifacts.js';
 import { Events } from './resources/events.js';
 import { Gates } from './resources/gates.js';
 import { Runs } from './resources/runs.js';
+import { SandboxAdmin } from './resources/sandbox.js';
 import { Spec } from './resources/spec.js';
 import { Webhooks } from './resources/webhooks.js';
 
@@ -14,6 +15,8 @@ export class Api {
   readonly artifacts: Artifacts;
   readonly webhooks: Webhooks;
   readonly events: Events;
+  /** The sandbox's admin API: only a sandbox answers it. */
+  readonly sandbox: SandboxAdmin;
 
   constructor(readonly http: HttpClient) {
     this.runs = new Runs(http);
@@ -22,6 +25,7 @@ export class Api {
     this.artifacts = new Artifacts(http);
     this.webhooks = new Webhooks(http);
     this.events = new Events(http);
+    this.sandbox = new SandboxAdmin(http);
   }
 }
 

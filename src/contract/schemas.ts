@@ -213,6 +213,8 @@ export const Delivery = lazy(() =>
   }),
 );
 export type Delivery = z.infer<typeof Delivery>;
+/** Any JSON object (the sandbox's admin answers, shaped in sandbox-control.ts, are checked only to be one). */
+export const AnyObject = lazy(() => z.record(z.string(), z.unknown()));
 export const Deleted = lazy(() => z.looseObject({ id: z.string(), deleted: z.literal(true) }));
 
 export const EventData = lazy(() =>

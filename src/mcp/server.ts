@@ -25,8 +25,6 @@ import {
 import type { AppSpec, Event, Run, RunCreateParams, Scorecard } from '../contract/schemas.js';
 import { Problem } from '../lib/problem.js';
 import type {
-  AdvanceParams,
-  AdvanceResult,
   ResetDone,
   TriggerParams,
   TriggerResult,
@@ -495,7 +493,7 @@ async function pullInto(
 // oxlint-disable-next-line max-lines-per-function -- a data table: the sandbox's tools and their schemas
 export function sandboxToolDefs(api: Api): ToolDef[] {
   const admin = <T extends object>(method: string, path: string, body?: object) =>
-    adminCall<T>(api, method, path, body);
+    api.sandbox.call<T>(method, path, body);
   return [
     defineTool({
       name: 'advance_clock',
@@ -555,27 +553,16 @@ export function sandboxToolDefs(api: Api): ToolDef[] {
   ];
 }
 
-/** A call to the sandbox's admin API under /_sandbox/, its answer as the contract shapes it
- * (src/contract/sandbox-control.ts), checked only to be an object. */
-async function adminCall<T extends object>(api: Api, method: string, path: string, body?: object): Promise<T> {
-  return ((await api.http.json({
-    method,
-    target: path,
-    ...(body !== undefined ? { body } : {}),
-    schema: z.record(z.string(), z.unknown()),
-  })) ?? {}) as T;
-}
-
 /** advance_clock: the whole clock, or one run by a duration or to a point. */
 async function advanceClock(
   api: Api,
   a: { by?: string | undefined; run_id?: string | undefined; to?: string | undefined },
 ): ToolAnswer {
-  const out = await adminCall<AdvanceResult>(api, 'POST', '/_sandbox/clock/advance', {
+  const out = await api.sandbox.advance({
     ...(a.by !== undefined ? { by: a.by } : {}),
     ...(a.run_id !== undefined ? { run: a.run_id } : {}),
     ...(a.to !== undefined ? { to: a.to } : {}),
-  } satisfies AdvanceParams);
+  });
   const run = out.run;
   return {
     text: run ? `${run.id} is ${run.status} at ${run.stage}.` : `The sandbox clock is at ${String(out.now)}.`,

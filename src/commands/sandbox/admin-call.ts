@@ -1,11 +1,9 @@
 // The sandbox's admin API (/_sandbox/…, src/sandbox/admin.ts) through the one request path: the profile's
 // key, retries, the key rules. Only a sandbox has it: a live target is refused before anything is sent,
 // and a service that does not know the route is said to be no sandbox (exit 2).
-// zod is imported statically (this module is itself loaded on demand): an import() of 'zod/mini' would make
-// the bundle keep every export of zod, locales and all, in the chunk every command loads.
-import * as z from 'zod/mini';
 import { ApiError } from '../../api/errors.js';
-import type { Answer, HttpClient } from '../../api/http.js';
+import type { Answer } from '../../api/http.js';
+import type { SandboxAdmin } from '../../api/resources/sandbox.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../../exit/errors.js';
 import type { ClockView } from '../../contract/sandbox-control.js';
@@ -17,8 +15,7 @@ export async function adminCall<T extends object>(
   path: string,
   body?: unknown,
 ): Promise<T> {
-  const req = { method, target: path, ...(body !== undefined ? { body } : {}), schema: z.unknown() };
-  return toSandbox(ctx, path, async (http) => (await http.json(req)) as T);
+  return toSandbox(ctx, path, (admin) => admin.call<T>(method, path, body));
 }
 
 /** A GET of an admin route whose answer `consume` reads as it arrives (the export: no cap on its size);
@@ -29,17 +26,16 @@ export function adminStream<T>(
   retry: boolean,
   consume: (a: Answer) => Promise<T>,
 ): Promise<T> {
-  const req = { method: 'GET', target: path, deadline: false, ...(retry ? {} : { retries: 0 }) };
-  return toSandbox(ctx, path, (http) => http.exchange(req, consume));
+  return toSandbox(ctx, path, (admin) => admin.exportStream(consume, retry));
 }
 
-async function toSandbox<T>(ctx: Context, path: string, call: (http: HttpClient) => Promise<T>): Promise<T> {
+async function toSandbox<T>(ctx: Context, path: string, call: (admin: SandboxAdmin) => Promise<T>): Promise<T> {
   const target = await ctx.target();
   if (target.mode === 'live')
     throw new UsageError('the sandbox controls are for the sandbox (test mode); they never go to a live service');
   const api = await ctx.api();
   try {
-    return await call(api.http);
+    return await call(api.sandbox);
   } catch (err) {
     // A 404 that names a missing thing (run_not_found, fault_not_found, …) is the sandbox answering; any other
     // 404 (route_not_found, or a code a sandbox never gives) means the route is not there.
