@@ -33,6 +33,28 @@ export class ApiError extends Problem {
   }
 }
 
+/** The service's errors by status, so a caller can catch the one it handles: `err instanceof NotFoundError`. */
+export class BadRequestError extends ApiError {}
+export class AuthenticationError extends ApiError {}
+export class PermissionDeniedError extends ApiError {}
+export class NotFoundError extends ApiError {}
+export class ConflictError extends ApiError {}
+export class RateLimitError extends ApiError {}
+export class InternalServerError extends ApiError {}
+
+/** The class of an error answer with this status (ApiError for a status of no class of its own). */
+function errorClass(status: number): typeof ApiError {
+  const byStatus: Record<number, typeof ApiError> = {
+    400: BadRequestError,
+    401: AuthenticationError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    409: ConflictError,
+    429: RateLimitError,
+  };
+  return byStatus[status] ?? (status >= 500 ? InternalServerError : ApiError);
+}
+
 /** No answer at all: refused, reset, timed out, DNS. */
 export class ApiConnectionError extends Problem {}
 
@@ -102,6 +124,17 @@ export class UnsafeRequestError extends Problem {}
 /** An id that cannot go into a path (empty, `.`, `..`, a slash or a control character): nothing was sent. */
 export class InvalidIdError extends Problem {}
 
+/** Input the library's caller gave that the service would refuse (a misspelled gate, a missing pitch), found
+ * before anything was sent; `field` names it. */
+export class ValidationError extends Problem {
+  constructor(
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
 /** The event stream could not be had again. */
 export class StreamLostError extends Problem {}
 
@@ -161,8 +194,9 @@ export function parseError(
   } catch {
     e = null;
   }
+  const Class = errorClass(status);
   if (e) {
-    return new ApiError(
+    return new Class(
       { status, type: e.type, code: e.code, message: e.message, field: e.field, requestId },
       requestLine(requestId, status, e.code),
     );
@@ -172,7 +206,7 @@ export function parseError(
     text.length === 0
       ? 'an empty body'
       : `${(contentType ?? 'unknown type').split(';')[0]}, ${Buffer.byteLength(text)} bytes`;
-  return new ApiError(
+  return new Class(
     {
       status,
       type: status >= 500 ? 'api_error' : 'invalid_request_error',

@@ -82,6 +82,7 @@ export const Gate = lazy(() =>
 export type Gate = z.infer<typeof Gate>;
 export const GateList = lazy(() => z.looseObject({ data: z.array(Gate) }));
 export const GateDecision = lazy(() => z.looseObject({ gate: Gate, run: Run }));
+export type GateDecision = z.infer<typeof GateDecision>;
 
 export const Brand = lazy(() =>
   z.looseObject({
@@ -200,6 +201,7 @@ export const Webhook = lazy(() =>
 export type Webhook = z.infer<typeof Webhook>;
 // An empty secret would let anyone sign: an answer with one is not a webhook orc can use.
 export const WebhookWithSecret = lazy(() => z.extend(Webhook, { secret: z.string().check(z.minLength(1)) }));
+export type WebhookWithSecret = z.infer<typeof WebhookWithSecret>;
 export const Delivery = lazy(() =>
   z.looseObject({
     id: z.string(),
@@ -304,6 +306,8 @@ export const IdeaInput = lazy(() =>
     monetization: z.enum(MONETIZATION_VALUES),
   }),
 );
+
+export type IdeaInput = z.infer<typeof IdeaInput>;
 
 export const RunCreateParams = lazy(() =>
   z

@@ -1,0 +1,362 @@
+// The library's client (`import { Orc } from 'orc-cli'`): the service's operations as methods, on the CLI's own
+// parts: the one request path (src/api/http.ts: retries, one Idempotency-Key per create, the key rules), its
+// resources, the page walk, the watch engine's resuming event stream (src/watch/engine.ts), the artifact pull
+// with its sha256 check (src/artifacts/pull.ts), and the target as the CLI finds it (src/config/target.ts).
+// What is added here is the public face: input checked before anything is sent, and iterators.
+import { Api } from '../api/index.js';
+import { HttpClient, loadSchemas, type TargetSettings } from '../api/http.js';
+import { ValidationError } from '../api/errors.js';
+import { ARTIFACT_KINDS, GATE_NAMES, TERMINAL_STATUSES, type ArtifactKind, type GateName } from '../contract/events.js';
+import type {
+  AppSpec,
+  AppSpecInput,
+  Artifact,
+  ArtifactEntry,
+  Delivery,
+  Event,
+  Gate,
+  GateDecision,
+  IdeaInput,
+  Page,
+  Run,
+  Scorecard,
+  Webhook,
+  WebhookCreateParams,
+  WebhookWithSecret,
+} from '../contract/schemas.js';
+import type { RunStatus } from '../contract/events.js';
+import { VERSION } from '../lib/version.js';
+import type { PullOutcome } from '../artifacts/pull.js';
+import type { SandboxAdmin } from '../api/resources/sandbox.js';
+
+export interface OrcOptions {
+  /** The key; default ORC_API_KEY, else the profile's (as the CLI finds it). */
+  apiKey?: string;
+  /** The service's address; default ORC_BASE_URL, else the profile's, else the local sandbox's. */
+  baseUrl?: string;
+  /** A profile of the CLI's (`orc profile add`); default ORC_PROFILE, else the active one. */
+  profile?: string;
+  /** Use the profile's live key (as `orc --live`). */
+  live?: boolean;
+  /** Where ORC_* variables and proxy settings are read; default process.env. */
+  env?: Record<string, string | undefined>;
+  /** Retries of a failed request after the first attempt (default 4). */
+  maxRetries?: number;
+  /** Milliseconds one call may take, retries included (default 120 000; 0: no limit). */
+  timeout?: number;
+  /** A PEM file of CA certificates to trust besides the system's (a sandbox started with --tls prints one). */
+  caFile?: string;
+}
+
+/** What `runs.create` takes: an idea, or an existing app to ship (a repository URL or an App Spec). */
+export type RunCreate = { mode: 'idea'; idea: IdeaInput } | { mode: 'ship'; source: string | AppSpecInput };
+
+/** A JSON Merge Patch of the App Spec: a field set, or removed with null. */
+export type AppSpecPatch = { [K in keyof AppSpecInput]?: AppSpecInput[K] | null };
+
+export interface WaitOptions {
+  /** `gate`: until the run waits at a gate (or has ended); `end`: until it has ended. */
+  until: 'gate' | 'end';
+  signal?: AbortSignal;
+  /** Give up after this many milliseconds (a WaitTimeoutError). */
+  timeout?: number;
+}
+
+/** The client: `new Orc()` finds its target as the CLI does; `new Orc({ apiKey, baseUrl })` goes there. */
+export class Orc {
+  readonly runs: Runs;
+  readonly gates: Gates;
+  readonly spec: Spec;
+  readonly artifacts: Artifacts;
+  readonly webhooks: Webhooks;
+  /** The sandbox's admin API (clock, triggers, faults, reset, export): only a sandbox answers it. */
+  readonly sandbox: SandboxAdmin;
+  readonly #api: Api;
+
+  constructor(options: OrcOptions = {}) {
+    const env = options.env ?? process.env;
+    const common = {
+      userAgent: `orc-cli/${VERSION} node/${process.versions.node}`,
+      env,
+      deadlineMs: options.timeout ?? 120_000,
+      ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+    };
+    const http =
+      options.apiKey && options.baseUrl
+        ? new HttpClient({ ...common, ...settingsOf(options) })
+        : new HttpClient({ ...common, target: () => findTarget(options, env) });
+    // Each call has its own deadline, as a library's caller expects (not one for the life of the client).
+    http.deadlinePerRequest();
+    this.#api = new Api(http);
+    this.runs = new Runs(this.#api);
+    this.gates = new Gates(this.#api);
+    this.spec = new Spec(this.#api);
+    this.artifacts = new Artifacts(this.#api);
+    this.webhooks = new Webhooks(this.#api);
+    this.sandbox = this.#api.sandbox;
+  }
+
+  /** Where the client sends, once found (env, profiles): the address and the key's last four. */
+  async target(): Promise<{ baseUrl: string; key: string }> {
+    const { baseUrl, apiKey } = await this.#api.http.ready();
+    return { baseUrl, key: `…${apiKey.slice(-4)}` };
+  }
+
+  /** Closes the client's idle connections (a process exits without it too: they do not hold it open). */
+  close(): Promise<void> {
+    return this.#api.http.close();
+  }
+}
+
+const settingsOf = (o: OrcOptions): TargetSettings => ({
+  baseUrl: o.baseUrl!,
+  apiKey: o.apiKey!,
+  ...(o.caFile ? { caFile: o.caFile } : {}),
+});
+
+/** The target as the CLI finds it (flag > env > profile > the local sandbox), with the same key rules. */
+async function findTarget(o: OrcOptions, env: Record<string, string | undefined>): Promise<TargetSettings> {
+  const [{ resolveTarget }, { configDir }] = await Promise.all([
+    import('../config/target.js'),
+    import('../config/paths.js'),
+  ]);
+  const withKey = o.apiKey ? { ...env, ORC_API_KEY: o.apiKey } : env;
+  const t = await resolveTarget({ profile: o.profile, live: o.live, baseUrl: o.baseUrl }, withKey, configDir(withKey));
+  const caFile = o.caFile ?? t.caFile;
+  return { baseUrl: t.baseUrl, apiKey: t.key, ...(caFile ? { caFile } : {}) };
+}
+
+/** A value checked against one of a fixed set, before anything is sent. */
+function oneOf<T extends string>(field: string, value: unknown, allowed: readonly T[]): T {
+  if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T;
+  throw new ValidationError(`${field} must be one of ${allowed.join(', ')}, not ${JSON.stringify(value)}`, field);
+}
+
+/** A body checked against the contract's input schema (the one the sandbox parses with), before it is sent. */
+async function checked(schema: 'RunCreateParams' | 'WebhookCreateParams', value: unknown): Promise<void> {
+  const [s, { describeIssue }, { useEnglishMessages }] = await Promise.all([
+    loadSchemas(),
+    import('../contract/issues.js'),
+    import('../lib/zod-messages.js'),
+  ]);
+  useEnglishMessages();
+  const parsed = s[schema].safeParse(value);
+  if (parsed.success) return;
+  const { field, message } = describeIssue(parsed.error.issues, value);
+  throw new ValidationError(`${field || 'body'}: ${message}; nothing was sent`, field || undefined);
+}
+
+export class Runs {
+  readonly #api: Api;
+  /** @internal */
+  constructor(api: Api) {
+    this.#api = api;
+  }
+
+  /** Starts a run. Retries reuse one Idempotency-Key (yours, or one made for this call). */
+  async create(params: RunCreate, options: { idempotencyKey?: string } = {}): Promise<Run> {
+    await checked('RunCreateParams', params);
+    return this.#api.runs.create(params, options);
+  }
+
+  retrieve(runId: string): Promise<Run> {
+    return this.#api.runs.retrieve(runId);
+  }
+
+  /** Every run, page after page, newest first: `for await (const run of orc.runs.list({ status }))`. */
+  list(query: { status?: RunStatus; limit?: number } = {}): AsyncIterable<Run> {
+    if (query.status !== undefined) oneOf('status', query.status, RUN_STATUS_LIST);
+    return this.#api.runs.listAll(query);
+  }
+
+  /** One page of runs, from `cursor` (a page's `next_cursor`). */
+  page(query: { status?: RunStatus; limit?: number; cursor?: string } = {}): Promise<Page<Run>> {
+    return this.#api.runs.list(query);
+  }
+
+  cancel(runId: string): Promise<Run> {
+    return this.#api.runs.cancel(runId);
+  }
+
+  scorecard(runId: string): Promise<Scorecard> {
+    return this.#api.runs.scorecard(runId);
+  }
+
+  /**
+   * The run's events as they happen, from its first, log lines included: a dropped stream is resumed with
+   * Last-Event-ID, so none is missed or had twice. Ends after the run's last event (or when `signal` aborts).
+   */
+  async *events(runId: string, options: { signal?: AbortSignal } = {}): AsyncGenerator<Event> {
+    const { watchRun } = await import('../watch/engine.js');
+    let told: Event | null = null;
+    for await (const item of watchRun(this.#api, runId, options.signal ? { signal: options.signal } : {})) {
+      if (item.kind === 'event' || item.kind === 'log') yield (told = item.event);
+      // A stream the service had already ended says how the run ended, as an event of its own.
+      else if (item.kind === 'ended' && told !== item.event) yield item.event;
+    }
+  }
+
+  /** Resolves with the run once it waits at a gate (`until: 'gate'`) or once it has ended (either way). */
+  async waitFor(runId: string, options: WaitOptions): Promise<Run> {
+    const until = oneOf('until', options?.until, ['gate', 'end'] as const);
+    const reached = (r: Run) => TERMINAL_STATUSES.has(r.status) || (until === 'gate' && r.gate_pending !== null);
+    const stop = new AbortController();
+    const signals = [stop.signal, options.signal, options.timeout ? AbortSignal.timeout(options.timeout) : undefined];
+    const signal = AbortSignal.any(signals.filter((s): s is AbortSignal => s !== undefined));
+    try {
+      const run = await this.#api.runs.retrieve(runId);
+      if (reached(run)) return run;
+      const { watchRun } = await import('../watch/engine.js');
+      // Each gate or end the stream tells (its history first) is checked against the run as it is now.
+      for await (const item of watchRun(this.#api, runId, { signal })) {
+        if (item.kind !== 'gate_pending' && item.kind !== 'ended') continue;
+        const now = await this.#api.runs.retrieve(runId);
+        if (reached(now)) return now;
+      }
+      if (signal.aborted) throw waitEnded(runId, until, options);
+      return await this.#api.runs.retrieve(runId);
+    } catch (err) {
+      if (signal.aborted && !stop.signal.aborted) throw waitEnded(runId, until, options);
+      throw err;
+    } finally {
+      stop.abort();
+    }
+  }
+}
+
+const RUN_STATUS_LIST = ['running', 'awaiting_approval', 'accepted', 'rejected', 'failed', 'canceled'] as const;
+
+/** The wait's end by the caller's signal (its reason thrown) or by the timeout (a WaitTimeoutError). */
+function waitEnded(runId: string, until: string, options: WaitOptions): unknown {
+  if (options.signal?.aborted) return options.signal.reason;
+  return new WaitTimeoutError(
+    `${runId} did not reach ${until === 'gate' ? 'a gate' : 'its end'} within ${options.timeout} ms`,
+  );
+}
+
+/** `runs.waitFor` gave up after its `timeout`. */
+export class WaitTimeoutError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WaitTimeoutError';
+  }
+}
+
+export class Gates {
+  readonly #api: Api;
+  /** @internal */
+  constructor(api: Api) {
+    this.#api = api;
+  }
+
+  /** The run's three gates, in order. */
+  list(runId: string): Promise<Gate[]> {
+    return this.#api.gates.list(runId);
+  }
+
+  approve(runId: string, gate: GateName, options: { notes?: string } = {}): Promise<GateDecision> {
+    return this.#api.gates.approve(runId, oneOf('gate', gate, GATE_NAMES), options.notes);
+  }
+
+  /** Rejecting says why: `notes` is required. */
+  reject(runId: string, gate: GateName, options: { notes: string }): Promise<GateDecision> {
+    const notes = options?.notes;
+    if (typeof notes !== 'string' || notes.trim() === '')
+      throw new ValidationError('notes: required to reject (say why); nothing was sent', 'notes');
+    return this.#api.gates.reject(runId, oneOf('gate', gate, GATE_NAMES), notes);
+  }
+}
+
+export class Spec {
+  readonly #api: Api;
+  /** @internal */
+  constructor(api: Api) {
+    this.#api = api;
+  }
+
+  retrieve(runId: string): Promise<AppSpec> {
+    return this.#api.spec.retrieve(runId);
+  }
+
+  /** Changes the App Spec (a JSON Merge Patch: null removes a field) while the run waits at a gate. */
+  update(runId: string, patch: AppSpecPatch): Promise<AppSpec> {
+    if (patch === null || typeof patch !== 'object' || Array.isArray(patch))
+      throw new ValidationError('the patch must be an object (a JSON Merge Patch of the App Spec)', 'patch');
+    return this.#api.spec.update(runId, patch as Record<string, unknown>);
+  }
+}
+
+export class Artifacts {
+  readonly #api: Api;
+  /** @internal */
+  constructor(api: Api) {
+    this.#api = api;
+  }
+
+  /** The run's artifact kinds, each ready or pending, with size and sha256. */
+  list(runId: string): Promise<ArtifactEntry[]> {
+    return this.#api.artifacts.manifest(runId);
+  }
+
+  /** One kind: its JSON content inline, or its files behind signed URLs. */
+  retrieve(runId: string, kind: ArtifactKind): Promise<Artifact> {
+    return this.#api.artifacts.retrieve(runId, oneOf('kind', kind, ARTIFACT_KINDS));
+  }
+
+  /**
+   * The run's artifacts into `dir` (every ready kind, or those named), each file checked against its sha256
+   * (a mismatch is not kept: a DigestMismatchError among `failed`); a file there already is resumed or kept.
+   */
+  async download(
+    runId: string,
+    options: { dir: string; kinds?: ArtifactKind[]; concurrency?: number; signal?: AbortSignal },
+  ): Promise<PullOutcome> {
+    if (typeof options?.dir !== 'string' || options.dir === '')
+      throw new ValidationError('dir: required (the folder to write into)', 'dir');
+    for (const k of options.kinds ?? []) oneOf('kinds', k, ARTIFACT_KINDS);
+    const { pullArtifacts } = await import('../artifacts/pull.js');
+    return pullArtifacts(this.#api, runId, {
+      kinds: options.kinds ?? [],
+      dir: options.dir,
+      concurrency: options.concurrency ?? 4,
+      signal: options.signal ?? new AbortController().signal,
+      clock: this.#api.http.clock,
+    });
+  }
+}
+
+export class Webhooks {
+  readonly #api: Api;
+  /** @internal */
+  constructor(api: Api) {
+    this.#api = api;
+  }
+
+  /** Registers an endpoint; the answer carries its signing secret, shown only now. */
+  async create(params: WebhookCreateParams): Promise<WebhookWithSecret> {
+    await checked('WebhookCreateParams', params);
+    return this.#api.webhooks.create(params);
+  }
+
+  retrieve(webhookId: string): Promise<Webhook> {
+    return this.#api.webhooks.retrieve(webhookId);
+  }
+
+  /** Every webhook, page after page. */
+  list(): AsyncIterable<Webhook> {
+    return this.#api.webhooks.listAll();
+  }
+
+  remove(webhookId: string): Promise<{ id: string; deleted: true }> {
+    return this.#api.webhooks.remove(webhookId);
+  }
+
+  /** The webhook's deliveries, newest first, page after page. */
+  deliveries(webhookId: string): AsyncIterable<Delivery> {
+    return this.#api.webhooks.deliveries(webhookId);
+  }
+
+  redeliver(webhookId: string, deliveryId: string): Promise<Delivery> {
+    return this.#api.webhooks.redeliver(webhookId, deliveryId);
+  }
+}
