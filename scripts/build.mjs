@@ -11,11 +11,13 @@ import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
 import { codeOptions, writeNotices } from './bundle-options.mjs';
+import { LIBRARY_ENTRIES, buildLibrary } from './library.mjs';
 
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 const result = await build({
   ...codeOptions({ standalone: false }),
-  entryPoints: { main: 'src/main.ts' },
+  // The CLI, and the library's ESM entries (scripts/library.mjs), which share its chunks.
+  entryPoints: { main: 'src/main.ts', ...LIBRARY_ENTRIES },
   outdir: 'dist',
   splitting: true,
   format: 'esm',
@@ -99,10 +101,25 @@ for (const [what, sources] of [
     process.exit(1);
   }
 }
+// `import { Orc } from 'orc-cli'` loads none of the heavy packages, terminal code least of all (chalk, ora,
+// prompts, commander): a library's user pays for the client, not for orc's terminal.
+{
+  const library = loadedWith(['dist/index.js']);
+  if (library.eager.size) {
+    console.error(`build: importing orc-cli loads ${[...library.eager].join(', ')}; load it lazily (await import)`);
+    process.exit(1);
+  }
+  const bytes = [...library.seen].reduce((n, f) => n + (outputs[f]?.bytes ?? 0), 0);
+  console.error(
+    `build: the library (import 'orc-cli') loads ${library.seen.size} file(s), ${(bytes / 1024).toFixed(1)} KiB, no package`,
+  );
+}
 const entryBytes = [...seen].reduce((n, f) => n + (outputs[f]?.bytes ?? 0), 0);
 console.error(
   `build: dist/ written; start-up loads ${seen.size} file(s), ${(entryBytes / 1024).toFixed(1)} KiB, plus ${[...eager].join(', ') || 'nothing external'}`,
 );
+
+await buildLibrary();
 
 // The OpenAPI document of the service, shipped with the package (what `orc api --openapi` prints).
 {

@@ -23,6 +23,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   artifacts: ['lib', 'contract', 'api', 'exit'],
   webhooks: ['lib', 'contract', 'api', 'exit', 'config'],
   mcp: ['lib', 'contract', 'api', 'exit', 'watch', 'artifacts'],
+  sdk: ['lib', 'contract', 'api', 'exit', 'watch', 'config', 'artifacts', 'sandbox'],
   commands: [
     'lib',
     'contract',

@@ -129,6 +129,7 @@ export function checkKinds(kinds: string[]): string[] {
   return [...new Set(kinds)];
 }
 
+/** @internal (the library's `artifacts.download` is its public face) */
 export async function pullArtifacts(
   api: Api,
   runId: string,

@@ -30,9 +30,14 @@ function lazy<T extends object>(make: () => T): T {
   });
 }
 
+/** The values a `knownOr` string names, for the library's type declarations (scripts/library.mjs). */
+export const KNOWN_VALUES = new WeakMap<object, readonly string[]>();
 /** A string that is usually one of `values` but may be anything the service adds later. */
-const knownOr = <const T extends readonly string[]>(_values: T) =>
-  z.string() as unknown as z.ZodMiniType<T[number] | (string & {})>;
+const knownOr = <const T extends readonly string[]>(values: T) => {
+  const schema = z.string();
+  KNOWN_VALUES.set(schema, values);
+  return schema as unknown as z.ZodMiniType<T[number] | (string & {})>;
+};
 const time = z.string();
 const nullableTime = z.nullable(z.string());
 

@@ -24,11 +24,7 @@ import {
 } from '../contract/events.js';
 import type { AppSpec, Event, Run, RunCreateParams, Scorecard } from '../contract/schemas.js';
 import { Problem } from '../lib/problem.js';
-import type {
-  ResetDone,
-  TriggerParams,
-  TriggerResult,
-} from '../contract/sandbox-control.js';
+import type { ResetDone, TriggerParams, TriggerResult } from '../contract/sandbox-control.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 

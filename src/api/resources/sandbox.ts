@@ -96,8 +96,8 @@ export class SandboxAdmin {
     );
   }
 
-  /** The snapshot as it arrives (no cap on its size), read by `consume`; a body cut off is tried again from
-   * the start when `retry` says so. */
+  /** @internal The snapshot as it arrives (no cap on its size), read by `consume`; a body cut off is tried
+   * again from the start when `retry` says so. */
   exportStream<T>(consume: (a: Answer) => Promise<T>, retry = true): Promise<T> {
     return this.http.exchange(
       { method: 'GET', target: '/_sandbox/export', deadline: false, ...(retry ? {} : { retries: 0 }) },
