@@ -11,7 +11,7 @@ import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks'
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import * as z from 'zod';
 import { ApiError, type Api } from '../api/index.js';
-import { watchRun } from '../watch/engine.js';
+import { waitForRun } from '../watch/wait.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import {
   ARTIFACT_KINDS,
@@ -417,7 +417,7 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
         deciding: z.unknown().optional(),
       },
       annotations: read,
-      run: (a, extra) => waitForRun(api, clock, a.run_id, (a.timeout_s ?? 50) * 1000, extra),
+      run: (a, extra) => waitForRunTool(api, clock, a.run_id, (a.timeout_s ?? 50) * 1000, extra),
     }),
   ];
 }
@@ -711,7 +711,7 @@ function toolError(err: unknown): CallToolResult {
 }
 
 /** Follows the run until a gate waits, it ends, or the time is up; progress as notifications. */
-function waitForRun(api: Api, clock: Clock, id: string, timeoutMs: number, extra: Extra): ToolAnswer {
+function waitForRunTool(api: Api, clock: Clock, id: string, timeoutMs: number, extra: Extra): ToolAnswer {
   return new RunWait(api, clock, id, extra).until(timeoutMs);
 }
 
@@ -733,39 +733,26 @@ class RunWait {
   }
 
   async until(timeoutMs: number): ToolAnswer {
-    // Where it stands now: a gate already waiting, or an end, needs no stream.
-    const now = await this.api.runs.retrieve(this.id);
-    if (now.status === 'awaiting_approval' && now.gate_pending) return this.atGate(now.gate_pending);
-    if (TERMINAL_STATUSES.has(now.status)) return this.ended(now);
-    this.reached = { stage: now.stage, percent: -1 };
-    const answer = await this.follow(timeoutMs);
-    return answer ?? this.stoppedWaiting();
-  }
-
-  /** The stream followed until a gate waits or the run ends (an answer), or the time is up (undefined). */
-  private async follow(timeoutMs: number): Promise<Awaited<ToolAnswer> | undefined> {
     const { api, id, clock, extra } = this;
     const stop = new AbortController();
     const onAbort = () => stop.abort();
     extra.signal.addEventListener('abort', onAbort, { once: true });
     const cancelTimer = clock.timer(Math.max(0, timeoutMs - (clock.now() - this.started)), () => stop.abort());
     try {
-      for await (const ev of watchRun(api, id, { signal: stop.signal })) {
-        if (ev.kind === 'event' && ev.event.type === 'run.stage_changed') await this.moved(ev.event.data);
-        if (ev.kind === 'gate_pending') {
-          // The history replays gates decided long ago: only the one the run waits at now counts.
-          const run = await api.runs.retrieve(id);
-          if (run.status === 'awaiting_approval' && run.gate_pending === ev.gate) return this.atGate(ev.gate);
-        }
-        if (ev.kind === 'ended') return this.ended(await api.runs.retrieve(id));
-      }
-    } catch (err) {
-      if (!stop.signal.aborted) throw err;
+      const run = await waitForRun(api, id, {
+        until: 'gate',
+        signal: stop.signal,
+        started: (now) => {
+          this.reached = { stage: now.stage, percent: -1 };
+        },
+        onEvent: (e) => (e.type === 'run.stage_changed' ? this.moved(e.data) : undefined),
+      });
+      if (!run) return this.stoppedWaiting();
+      return run.status === 'awaiting_approval' && run.gate_pending ? this.atGate(run.gate_pending) : this.ended(run);
     } finally {
       cancelTimer();
       extra.signal.removeEventListener('abort', onAbort);
     }
-    return undefined;
   }
 
   /** The stream replays the run's history first: progress is told only as it moves past where the run stood

@@ -6,7 +6,7 @@
 import { Api } from '../api/index.js';
 import { HttpClient, loadSchemas, type TargetSettings } from '../api/http.js';
 import { ValidationError } from '../api/errors.js';
-import { ARTIFACT_KINDS, GATE_NAMES, TERMINAL_STATUSES, type ArtifactKind, type GateName } from '../contract/events.js';
+import { ARTIFACT_KINDS, GATE_NAMES, type ArtifactKind, type GateName } from '../contract/events.js';
 import type {
   AppSpec,
   AppSpecInput,
@@ -199,40 +199,28 @@ export class Runs {
   /** Resolves with the run once it waits at a gate (`until: 'gate'`) or once it has ended (either way). */
   async waitFor(runId: string, options: WaitOptions): Promise<Run> {
     const until = oneOf('until', options?.until, ['gate', 'end'] as const);
-    const reached = (r: Run) => TERMINAL_STATUSES.has(r.status) || (until === 'gate' && r.gate_pending !== null);
-    const stop = new AbortController();
-    const signals = [stop.signal, options.signal, options.timeout ? AbortSignal.timeout(options.timeout) : undefined];
-    const signal = AbortSignal.any(signals.filter((s): s is AbortSignal => s !== undefined));
+    const limit = options.timeout ? AbortSignal.timeout(options.timeout) : undefined;
+    const signals = [options.signal, limit].filter((s): s is AbortSignal => s !== undefined);
+    const signal = signals.length ? AbortSignal.any(signals) : undefined;
+    const { waitForRun } = await import('../watch/wait.js');
     try {
-      const run = await this.#api.runs.retrieve(runId);
-      if (reached(run)) return run;
-      const { watchRun } = await import('../watch/engine.js');
-      // Each gate or end the stream tells (its history first) is checked against the run as it is now.
-      for await (const item of watchRun(this.#api, runId, { signal })) {
-        if (item.kind !== 'gate_pending' && item.kind !== 'ended') continue;
-        const now = await this.#api.runs.retrieve(runId);
-        if (reached(now)) return now;
+      // Null: the signal ended it, or the stream closed before the run got there (then it is followed again).
+      for (;;) {
+        const run = await waitForRun(this.#api, runId, { until, ...(signal ? { signal } : {}) });
+        if (run) return run;
+        if (signal?.aborted) break;
       }
-      if (signal.aborted) throw waitEnded(runId, until, options);
-      return await this.#api.runs.retrieve(runId);
     } catch (err) {
-      if (signal.aborted && !stop.signal.aborted) throw waitEnded(runId, until, options);
-      throw err;
-    } finally {
-      stop.abort();
+      if (!signal?.aborted) throw err;
     }
+    if (options.signal?.aborted) throw options.signal.reason;
+    throw new WaitTimeoutError(
+      `${runId} did not reach ${until === 'gate' ? 'a gate' : 'its end'} within ${options.timeout} ms`,
+    );
   }
 }
 
 const RUN_STATUS_LIST = ['running', 'awaiting_approval', 'accepted', 'rejected', 'failed', 'canceled'] as const;
-
-/** The wait's end by the caller's signal (its reason thrown) or by the timeout (a WaitTimeoutError). */
-function waitEnded(runId: string, until: string, options: WaitOptions): unknown {
-  if (options.signal?.aborted) return options.signal.reason;
-  return new WaitTimeoutError(
-    `${runId} did not reach ${until === 'gate' ? 'a gate' : 'its end'} within ${options.timeout} ms`,
-  );
-}
 
 /** `runs.waitFor` gave up after its `timeout`. */
 export class WaitTimeoutError extends Error {
