@@ -317,12 +317,36 @@ async function benchStartup(): Promise<void> {
       builtinScript,
       `const { get } = process.getBuiltinModule('node:http');\nget(${JSON.stringify(url)}, { headers: { authorization: 'Bearer ${KEY}' } }, (res) => { let b = ''; res.setEncoding('utf8'); res.on('data', (c) => (b += c)); res.on('end', () => ${print}); });\n`,
     );
-    const [bareFetch, bareHttp, bareBuiltin, orcGet] = medians([
+    // The library: importing it alone, and a script that gets the run with it (orc-cli's `Orc`).
+    const library = resolve(import.meta.dirname, '../../dist/index.js');
+    const libraryScript = join(dir, 'library.mjs');
+    writeFileSync(
+      libraryScript,
+      `import { Orc } from ${JSON.stringify(library)};\nconst orc = new Orc({ apiKey: '${KEY}', baseUrl: ${JSON.stringify(sb.url)} });\nprocess.stdout.write(JSON.stringify(await orc.runs.retrieve(${JSON.stringify(run.id)}), null, 2) + '\\n');\n`,
+    );
+    const [bareFetch, bareHttp, bareBuiltin, orcGet, libImport, libGet, bareNode] = medians([
       { args: [fetchScript] },
       { args: [httpScript] },
       { args: [builtinScript] },
       { args: [ORC, 'run', 'get', run.id, '--json'], env: { ORC_BASE_URL: sb.url } },
-    ]) as [number, number, number, number];
+      { args: ['--input-type=module', '-e', `await import(${JSON.stringify(library)})`] },
+      { args: [libraryScript] },
+      { args: ['--input-type=module', '-e', '0'] },
+    ]) as [number, number, number, number, number, number, number];
+    row(
+      "import 'orc-cli'",
+      `${libImport.toFixed(1)} ms`,
+      '',
+      (libImport / bareNode).toFixed(2),
+      `node --input-type=module -e 0: ${bareNode.toFixed(1)} ms; the client and its request path, no terminal code`,
+    );
+    row(
+      'orc-cli: new Orc().runs.retrieve',
+      `${libGet.toFixed(1)} ms`,
+      '',
+      (libGet / bareBuiltin).toFixed(2),
+      `a script with the library, against the bare node:http script (${bareBuiltin.toFixed(1)} ms)`,
+    );
     row(
       'orc run get <id> --json',
       `${orcGet.toFixed(1)} ms`,
