@@ -1,5 +1,5 @@
 // orc as a library (`import { Orc, webhooks } from 'orc-cli'`): the client, webhook signatures, the errors
-// it raises and the contract's shapes. It loads no terminal code (docs/sdk.md says what it loads).
+// it raises and the contract's shapes. It loads no terminal code (docs/sdk/client.md says what it loads).
 export {
   Orc,
   WaitTimeoutError,
