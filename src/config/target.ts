@@ -1,7 +1,14 @@
 // Which service, which key: flag > environment > profile > the built-in `sandbox` profile, and the
 // rules that keep keys safe (a live key never goes to a sandbox, a test key never to the live service).
 import { defaultSandboxUrl } from './sandbox-defaults.js';
-import { SANDBOX_DEFAULT_KEY, isLoopbackHost, keyMode, redactKey, type KeyMode } from '../contract/keys.js';
+import {
+  SANDBOX_DEFAULT_KEY,
+  destinationProblem,
+  isLoopbackHost,
+  keyMode,
+  redactKey,
+  type KeyMode,
+} from '../contract/keys.js';
 import { ConfigError, UsageError } from '../exit/errors.js';
 import { BUILT_IN_PROFILE, readConfig, type StoredProfile } from './profiles.js';
 import { keychainGet, liveKeyAccount } from './keychain.js';
@@ -175,18 +182,8 @@ function checkKeyMode(key: string, keyFrom: Target['keyFrom'], mode: KeyMode): v
 
 /** A live key goes to the live service only, a test key to a sandbox (a loopback address) only. */
 function checkDestination(mode: KeyMode, baseUrl: string): void {
-  const host = new URL(baseUrl).hostname;
-  const sandbox = isLoopbackHost(host);
-  if (mode === 'live' && sandbox)
-    throw new ConfigError(
-      `refusing to send a live key to the sandbox at ${baseUrl}`,
-      'Live keys go to the live service only; drop --live to use the test key.',
-    );
-  if (mode === 'test' && !sandbox)
-    throw new ConfigError(
-      `refusing to send a test key to ${host}: test keys are for the sandbox (a loopback address)`,
-      'Use --live with a live key for the live service, or point --base-url at a sandbox.',
-    );
+  const problem = destinationProblem(mode, baseUrl);
+  if (problem) throw new ConfigError(problem.message, problem.hint);
 }
 
 /** Two addresses of one sandbox on this machine: both loopback, same scheme and port (its certificate names

@@ -12,6 +12,24 @@ export function keyMode(key: string): KeyMode | null {
   return null;
 }
 
+/** Why a key of this mode may not go to this address: a live key never to the sandbox (a loopback address),
+ * a test key never anywhere else; null when it may. */
+export function destinationProblem(mode: KeyMode, baseUrl: string): { message: string; hint: string } | null {
+  const host = new URL(baseUrl).hostname;
+  const sandbox = isLoopbackHost(host);
+  if (mode === 'live' && sandbox)
+    return {
+      message: `refusing to send a live key to the sandbox at ${baseUrl}`,
+      hint: 'Live keys go to the live service only; drop --live to use the test key.',
+    };
+  if (mode === 'test' && !sandbox)
+    return {
+      message: `refusing to send a test key to ${host}: test keys are for the sandbox (a loopback address)`,
+      hint: 'Use --live with a live key for the live service, or point --base-url at a sandbox.',
+    };
+  return null;
+}
+
 /** `sk_test_…abcd`: enough to tell keys apart, never enough to use one. */
 export function redactKey(key: string): string {
   const mode = keyMode(key);

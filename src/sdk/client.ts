@@ -6,6 +6,8 @@
 import { Api } from '../api/index.js';
 import { HttpClient, loadSchemas, type TargetSettings } from '../api/http.js';
 import { ValidationError } from '../api/errors.js';
+import { destinationProblem, keyMode } from '../contract/keys.js';
+import { ConfigError } from '../exit/errors.js';
 import { ARTIFACT_KINDS, GATE_NAMES, type ArtifactKind, type GateName } from '../contract/events.js';
 import type {
   AppSpec,
@@ -25,6 +27,7 @@ import type {
   WebhookWithSecret,
 } from '../contract/schemas.js';
 import type { RunStatus } from '../contract/events.js';
+import { Problem } from '../lib/problem.js';
 import { VERSION } from '../lib/version.js';
 import type { PullOutcome } from '../artifacts/pull.js';
 import type { SandboxAdmin } from '../api/resources/sandbox.js';
@@ -108,11 +111,16 @@ export class Orc {
   }
 }
 
-const settingsOf = (o: OrcOptions): TargetSettings => ({
-  baseUrl: o.baseUrl!,
-  apiKey: o.apiKey!,
-  ...(o.caFile ? { caFile: o.caFile } : {}),
-});
+/** A target given whole, held to the CLI's rules: a URL, a test key to this machine only, a live key never. */
+function settingsOf(o: OrcOptions): TargetSettings {
+  const { baseUrl, apiKey } = o as Required<Pick<OrcOptions, 'baseUrl' | 'apiKey'>>;
+  if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol))
+    throw new ConfigError(`baseUrl: ${JSON.stringify(baseUrl)} is not an http(s) URL`);
+  const mode = keyMode(apiKey);
+  const problem = mode ? destinationProblem(mode, baseUrl) : null;
+  if (problem) throw new ConfigError(problem.message, problem.hint.replace('--live', 'live: true'));
+  return { baseUrl, apiKey, ...(o.caFile ? { caFile: o.caFile } : {}) };
+}
 
 /** The target as the CLI finds it (flag > env > profile > the local sandbox), with the same key rules. */
 async function findTarget(o: OrcOptions, env: Record<string, string | undefined>): Promise<TargetSettings> {
@@ -190,6 +198,7 @@ export class Runs {
     const { watchRun } = await import('../watch/engine.js');
     let told: Event | null = null;
     for await (const item of watchRun(this.#api, runId, options.signal ? { signal: options.signal } : {})) {
+      if (options.signal?.aborted) return; // the rest of a batch read before the abort is not handed on
       if (item.kind === 'event' || item.kind === 'log') yield (told = item.event);
       // A stream the service had already ended says how the run ended, as an event of its own.
       else if (item.kind === 'ended' && told !== item.event) yield item.event;
@@ -223,12 +232,7 @@ export class Runs {
 const RUN_STATUS_LIST = ['running', 'awaiting_approval', 'accepted', 'rejected', 'failed', 'canceled'] as const;
 
 /** `runs.waitFor` gave up after its `timeout`. */
-export class WaitTimeoutError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'WaitTimeoutError';
-  }
-}
+export class WaitTimeoutError extends Problem {}
 
 export class Gates {
   readonly #api: Api;

@@ -39,7 +39,9 @@ export {
   ValidationError,
 } from '../api/errors.js';
 export { Problem as OrcError } from '../lib/problem.js';
-export { DigestMismatchError, type PullOutcome, type PulledFile, type FailedFile } from '../artifacts/pull.js';
+export type { PullOutcome, PulledFile, FailedFile } from '../artifacts/pull.js';
+export { ConfigError, RefusedError, InterruptedError } from '../exit/errors.js';
+export { DiskError } from '../artifacts/disk.js';
 export type { SandboxAdmin } from '../api/resources/sandbox.js';
 export type {
   AppSpec,

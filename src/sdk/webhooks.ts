@@ -83,9 +83,15 @@ export function verify(
   );
   if (secrets.length === 0) throw new WebhookVerificationError('no_secret', 'there is no secret to check against');
   const toleranceS = options.tolerance ?? SIGNATURE_TOLERANCE_S;
+  // A tolerance that is not a number of seconds would turn the time check off (NaN compares false).
+  if (typeof toleranceS !== 'number' || !(toleranceS >= 0))
+    throw new RangeError(`tolerance must be a number of seconds (0 or more), not ${String(options.tolerance)}`);
+  const now = options.now ?? Date.now();
+  if (typeof now !== 'number' || !Number.isFinite(now))
+    throw new RangeError(`now must be a time in ms since the epoch, not ${String(options.now)}`);
   let last: { reason: WebhookFailure; message: string } | null = null;
   for (const s of secrets) {
-    const result = verifySignature(s, value, raw, { nowMs: options.now ?? Date.now(), toleranceS });
+    const result = verifySignature(s, value, raw, { nowMs: now, toleranceS });
     if (result.ok) return;
     last = result;
   }
