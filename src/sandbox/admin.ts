@@ -16,6 +16,7 @@
 //   POST   /_sandbox/console                  { url, expires_at }: a one-time link to the web console
 //   GET    /_sandbox/stats                    { memory: { rss, heap_used, heap_total, external }, webhooks: {
 //                                             deliveries_in_play, events_queued, webhooks_behind } }
+import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LAST_TIME, type Clock } from '../lib/clock.js';
 import { EVENT_KINDS, GATE_NAMES, TERMINAL_STATUSES } from '../contract/events.js';
@@ -92,6 +93,18 @@ export function readSnapshot(text: string): ReturnType<Store['snapshot']> {
     });
   checkSnapshot(snap as unknown as Snapshot);
   return snap as unknown as ReturnType<Store['snapshot']>;
+}
+
+/** A snapshot file (what `orc sandbox export` wrote), read and checked; an Error saying why not. */
+export function readSnapshotFile(file: string): ReturnType<Store['snapshot']> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    throw Object.assign(new Error(e.code === 'ENOENT' ? 'no such file' : e.message), { code: 'ERR_SANDBOX_SNAPSHOT' });
+  }
+  return readSnapshot(text);
 }
 
 /** What an admin route gets: the request, its path parameters, its query, and its body on demand. */

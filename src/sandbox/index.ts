@@ -3,5 +3,5 @@
 // Everything else here is the sandbox's own; test/layers.test.ts holds the CLI to this door.
 export { startSandbox, type RunningSandbox, type SandboxOptions } from './server.js';
 export { sandboxTls, type SandboxTls } from './tls.js';
-export { ManualClock } from './manual-clock.js';
-export { readSnapshot } from './admin.js';
+export { ManualClock, startClocks } from './manual-clock.js';
+export { readSnapshot, readSnapshotFile } from './admin.js';

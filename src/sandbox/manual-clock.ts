@@ -99,3 +99,20 @@ export function clockNotBefore(clock: Clock, floor: number): Clock {
   }
   return { now: () => clock.now() + behind, timer: (ms, fn, opts) => clock.timer(ms, fn, opts) };
 }
+
+/**
+ * The clocks a sandbox starts on (`--clock manual|real`): steered, the service's clock stands still until
+ * advanced, from no earlier than an imported snapshot was taken (its timestamps never lie ahead); the
+ * network's timeouts stay on real time either way.
+ */
+export function startClocks(
+  mode: 'manual' | 'real',
+  real: Clock,
+  snapshot?: object,
+): { clock: Clock; wallClock: Clock } {
+  const start = Math.max(
+    real.now(),
+    Date.parse(String((snapshot as { exported_at?: unknown } | undefined)?.exported_at ?? '')) || 0,
+  );
+  return { clock: mode === 'manual' ? new ManualClock(start) : real, wallClock: real };
+}

@@ -307,9 +307,6 @@ async function detach(ctx: Context, flags: StartFlags, apiKey: string): Promise<
   return 0;
 }
 
-/** The clocks and the snapshot a start asks for: with --clock manual, the service on a clock that moves
- * only when advanced (the network's timeouts stay on real time); with --import, the snapshot read and
- * checked before anything starts. */
 /**
  * V8 grows the young generation with what survives, up to 64 MB of semi-spaces here, and never gives it
  * back: loading 100,000 runs at start, then serving their pages, grew the sandbox's RSS by much more than half
@@ -334,34 +331,21 @@ function capYoungGeneration(capMb = 32): { loaded(): void } {
   };
 }
 
+/** The clocks and the snapshot a start asks for: with --clock manual, the service on a clock that moves
+ * only when advanced (the network's timeouts stay on real time); with --import, the snapshot read and
+ * checked before anything starts. */
 export async function steering(mode: string, importFile: string | undefined, real: import('../../lib/clock.js').Clock) {
-  const { ManualClock } = await import('../../sandbox/index.js');
+  const { startClocks, readSnapshotFile } = await import('../../sandbox/index.js');
   let importSnapshot;
   if (importFile !== undefined) {
-    const { readSnapshot } = await import('../../sandbox/index.js');
-    const { readFileSync } = await import('node:fs');
-    let text: string;
     try {
-      text = readFileSync(importFile, 'utf8');
-    } catch (err) {
-      throw new UsageError(
-        `--import ${importFile}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`,
-      );
-    }
-    try {
-      importSnapshot = readSnapshot(text);
+      importSnapshot = readSnapshotFile(importFile);
     } catch (err) {
       throw new UsageError(`--import ${importFile}: ${(err as Error).message}`);
     }
   }
-  // A steered clock starts no earlier than the snapshot was taken, so the imported timestamps never lie ahead.
-  const start = Math.max(
-    real.now(),
-    Date.parse(String((importSnapshot as { exported_at?: unknown } | undefined)?.exported_at ?? '')) || 0,
-  );
   return {
-    clock: mode === 'manual' ? new ManualClock(start) : real,
-    wallClock: real,
+    ...startClocks(mode === 'manual' ? 'manual' : 'real', real, importSnapshot),
     ...(importSnapshot ? { importSnapshot } : {}),
   };
 }
