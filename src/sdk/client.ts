@@ -2,7 +2,8 @@
 // parts: the one request path (src/api/http.ts: retries, one Idempotency-Key per create, the key rules), its
 // resources, the page walk, the watch engine's resuming event stream (src/watch/engine.ts), the artifact pull
 // with its sha256 check (src/artifacts/pull.ts), and the target as the CLI finds it (src/config/target.ts).
-// What is added here is the public face: input checked before anything is sent, and iterators.
+// What is added here is the public face: input checked before anything is sent, and iterators. Each method
+// that answers a promise is async, so a refusal (a bad id, a misspelled gate) rejects it, never throws at the call.
 import { Api } from '../api/index.js';
 import { HttpClient, loadSchemas, type TargetSettings } from '../api/http.js';
 import { ValidationError } from '../api/errors.js';
@@ -167,7 +168,7 @@ export class Runs {
     return this.#api.runs.create(params, options);
   }
 
-  retrieve(runId: string): Promise<Run> {
+  async retrieve(runId: string): Promise<Run> {
     return this.#api.runs.retrieve(runId);
   }
 
@@ -178,15 +179,16 @@ export class Runs {
   }
 
   /** One page of runs, from `cursor` (a page's `next_cursor`). */
-  page(query: { status?: RunStatus; limit?: number; cursor?: string } = {}): Promise<Page<Run>> {
+  async page(query: { status?: RunStatus; limit?: number; cursor?: string } = {}): Promise<Page<Run>> {
+    if (query.status !== undefined) oneOf('status', query.status, RUN_STATUS_LIST);
     return this.#api.runs.list(query);
   }
 
-  cancel(runId: string): Promise<Run> {
+  async cancel(runId: string): Promise<Run> {
     return this.#api.runs.cancel(runId);
   }
 
-  scorecard(runId: string): Promise<Scorecard> {
+  async scorecard(runId: string): Promise<Scorecard> {
     return this.#api.runs.scorecard(runId);
   }
 
@@ -242,16 +244,16 @@ export class Gates {
   }
 
   /** The run's three gates, in order. */
-  list(runId: string): Promise<Gate[]> {
+  async list(runId: string): Promise<Gate[]> {
     return this.#api.gates.list(runId);
   }
 
-  approve(runId: string, gate: GateName, options: { notes?: string } = {}): Promise<GateDecision> {
+  async approve(runId: string, gate: GateName, options: { notes?: string } = {}): Promise<GateDecision> {
     return this.#api.gates.approve(runId, oneOf('gate', gate, GATE_NAMES), options.notes);
   }
 
   /** Rejecting says why: `notes` is required. */
-  reject(runId: string, gate: GateName, options: { notes: string }): Promise<GateDecision> {
+  async reject(runId: string, gate: GateName, options: { notes: string }): Promise<GateDecision> {
     const notes = options?.notes;
     if (typeof notes !== 'string' || notes.trim() === '')
       throw new ValidationError('notes: required to reject (say why); nothing was sent', 'notes');
@@ -266,12 +268,12 @@ export class Spec {
     this.#api = api;
   }
 
-  retrieve(runId: string): Promise<AppSpec> {
+  async retrieve(runId: string): Promise<AppSpec> {
     return this.#api.spec.retrieve(runId);
   }
 
   /** Changes the App Spec (a JSON Merge Patch: null removes a field) while the run waits at a gate. */
-  update(runId: string, patch: AppSpecPatch): Promise<AppSpec> {
+  async update(runId: string, patch: AppSpecPatch): Promise<AppSpec> {
     if (patch === null || typeof patch !== 'object' || Array.isArray(patch))
       throw new ValidationError('the patch must be an object (a JSON Merge Patch of the App Spec)', 'patch');
     return this.#api.spec.update(runId, patch as Record<string, unknown>);
@@ -286,12 +288,12 @@ export class Artifacts {
   }
 
   /** The run's artifact kinds, each ready or pending, with size and sha256. */
-  list(runId: string): Promise<ArtifactEntry[]> {
+  async list(runId: string): Promise<ArtifactEntry[]> {
     return this.#api.artifacts.manifest(runId);
   }
 
   /** One kind: its JSON content inline, or its files behind signed URLs. */
-  retrieve(runId: string, kind: ArtifactKind): Promise<Artifact> {
+  async retrieve(runId: string, kind: ArtifactKind): Promise<Artifact> {
     return this.#api.artifacts.retrieve(runId, oneOf('kind', kind, ARTIFACT_KINDS));
   }
 
@@ -330,7 +332,7 @@ export class Webhooks {
     return this.#api.webhooks.create(params);
   }
 
-  retrieve(webhookId: string): Promise<Webhook> {
+  async retrieve(webhookId: string): Promise<Webhook> {
     return this.#api.webhooks.retrieve(webhookId);
   }
 
@@ -339,7 +341,7 @@ export class Webhooks {
     return this.#api.webhooks.listAll();
   }
 
-  remove(webhookId: string): Promise<{ id: string; deleted: true }> {
+  async remove(webhookId: string): Promise<{ id: string; deleted: true }> {
     return this.#api.webhooks.remove(webhookId);
   }
 
@@ -348,7 +350,7 @@ export class Webhooks {
     return this.#api.webhooks.deliveries(webhookId);
   }
 
-  redeliver(webhookId: string, deliveryId: string): Promise<Delivery> {
+  async redeliver(webhookId: string, deliveryId: string): Promise<Delivery> {
     return this.#api.webhooks.redeliver(webhookId, deliveryId);
   }
 }
