@@ -17,11 +17,7 @@ import { codeOptions } from './bundle-options.mjs';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const CACHE = join(ROOT, 'node_modules/.cache');
-export const LIBRARY_ENTRIES = Object.fromEntries(
-  Object.entries({ index: 'src/sdk/index.ts', testing: 'src/sdk/testing.ts' }).filter(([, f]) =>
-    existsSync(join(ROOT, f)),
-  ),
-);
+export const LIBRARY_ENTRIES = { index: 'src/sdk/index.ts', testing: 'src/sdk/testing.ts' };
 
 export async function buildLibrary() {
   await buildCommonJs();
@@ -87,7 +83,9 @@ async function writeDeclarations() {
 /** The declaration files `roots` import, transitively; any import of a package but Node's fails the build. */
 function reached(dir, roots) {
   const seen = new Set();
-  const queue = roots.filter((r) => existsSync(join(dir, r)));
+  const missing = roots.filter((r) => !existsSync(join(dir, r)));
+  if (missing.length) throw new Error(`build: tsc wrote no ${missing.join(', ')}; check tsconfig.types.json's files`);
+  const queue = [...roots];
   while (queue.length) {
     const file = queue.pop();
     if (seen.has(file)) continue;
