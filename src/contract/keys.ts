@@ -41,3 +41,20 @@ const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[?::1\]?)$/i;
 export function isLoopbackHost(hostname: string): boolean {
   return LOOPBACK.test(hostname);
 }
+
+/**
+ * What is wrong with a webhook's receiving URL for a client to send (CONTRACT.md: https, or http to this
+ * machine; no credentials in it, the deliveries are signed instead), in words without the field's name; null
+ * when it will do. The sandbox refuses the same URLs (sandbox/webhooks.ts, in the service's own words).
+ */
+export function webhookUrlProblem(text: string): string | null {
+  if (!URL.canParse(text))
+    return `${JSON.stringify(text)} is not a URL; give the full address, such as https://example.com/hooks/orc`;
+  const url = new URL(text);
+  if (url.username || url.password)
+    return 'a URL with a user name or password in it is not accepted; the deliveries are signed instead';
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))) return null;
+  if (url.protocol === 'http:')
+    return `plain http:// is only for this machine (127.0.0.1, ::1, localhost); use https:// for ${url.host}`;
+  return `${JSON.stringify(url.protocol)} is not a web address; use https:// (or http:// to this machine)`;
+}

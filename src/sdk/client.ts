@@ -7,7 +7,7 @@
 import { Api } from '../api/index.js';
 import { HttpClient, loadSchemas, type TargetSettings } from '../api/http.js';
 import { ValidationError } from '../api/errors.js';
-import { destinationProblem, keyMode } from '../contract/keys.js';
+import { destinationProblem, keyMode, webhookUrlProblem } from '../contract/keys.js';
 import { ConfigError } from '../exit/errors.js';
 import { ARTIFACT_KINDS, GATE_NAMES, type ArtifactKind, type GateName } from '../contract/events.js';
 import type {
@@ -173,15 +173,13 @@ export class Runs {
   }
 
   /** Every run, page after page, newest first: `for await (const run of orc.runs.list({ status }))`. */
-  list(query: { status?: RunStatus; limit?: number } = {}): AsyncIterable<Run> {
-    if (query.status !== undefined) oneOf('status', query.status, RUN_STATUS_LIST);
-    return this.#api.runs.listAll(query);
+  async *list(query: { status?: RunStatus; limit?: number } = {}): AsyncGenerator<Run> {
+    yield* this.#api.runs.listAll(checkedQuery(query));
   }
 
   /** One page of runs, from `cursor` (a page's `next_cursor`). */
   async page(query: { status?: RunStatus; limit?: number; cursor?: string } = {}): Promise<Page<Run>> {
-    if (query.status !== undefined) oneOf('status', query.status, RUN_STATUS_LIST);
-    return this.#api.runs.list(query);
+    return this.#api.runs.list(checkedQuery(query));
   }
 
   async cancel(runId: string): Promise<Run> {
@@ -229,6 +227,15 @@ export class Runs {
       `${runId} did not reach ${until === 'gate' ? 'a gate' : 'its end'} within ${options.timeout} ms`,
     );
   }
+}
+
+/** A list's query as the service takes it (CONTRACT.md, Pages: `limit` 1–100), checked before it is sent. */
+function checkedQuery<Q extends { status?: string; limit?: number }>(query: Q): Q {
+  if (query?.status !== undefined) oneOf('status', query.status, RUN_STATUS_LIST);
+  const limit = query?.limit;
+  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 100))
+    throw new ValidationError(`limit must be a whole number from 1 to 100, not ${JSON.stringify(limit)}`, 'limit');
+  return query ?? ({} as Q);
 }
 
 const RUN_STATUS_LIST = ['running', 'awaiting_approval', 'accepted', 'rejected', 'failed', 'canceled'] as const;
@@ -328,6 +335,8 @@ export class Webhooks {
 
   /** Registers an endpoint; the answer carries its signing secret, shown only now. */
   async create(params: WebhookCreateParams): Promise<WebhookWithSecret> {
+    const problem = typeof params?.url === 'string' ? webhookUrlProblem(params.url) : null;
+    if (problem) throw new ValidationError(`url: ${problem}; nothing was sent`, 'url');
     await checked('WebhookCreateParams', params);
     return this.#api.webhooks.create(params);
   }

@@ -97,6 +97,13 @@ describe('input checked before anything is sent', () => {
     ['a patch that is not an object', () => sb.client.spec.update(runId, [] as never), 'patch'],
     ['an unknown status for a page', () => sb.client.runs.page({ status: 'done' as 'accepted' }), 'status'],
     ['a wait for nothing', () => sb.client.runs.waitFor(runId, { until: 'forever' as 'end' }), 'until'],
+    ['a page larger than 100', () => sb.client.runs.page({ limit: 500 }), 'limit'],
+    ['a webhook to ftp://', () => sb.client.webhooks.create({ url: 'ftp://example.com/h', events: ['*'] }), 'url'],
+    [
+      'a webhook over plain http to another host',
+      () => sb.client.webhooks.create({ url: 'http://example.com/h', events: ['*'] }),
+      'url',
+    ],
   ];
   for (const [what, call, field] of refusals)
     it(`${what}: rejects with ValidationError naming ${field}, and no request reached the sandbox`, async () => {
