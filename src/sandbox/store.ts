@@ -368,10 +368,13 @@ export class Store {
 
   /** Opens (or creates) the store; `node:sqlite` is loaded here so nothing else pays for it. */
   static async open(path: string): Promise<Store> {
-    let sqlite: Sqlite;
+    let sqlite: Sqlite | undefined;
     try {
-      sqlite = await import('node:sqlite');
-    } catch {
+      // Not import(): in orc-cli/testing's CommonJS build, under jest (a vm without --experimental-vm-modules),
+      // a dynamic import throws; the built-in module is had the same way from ESM and CommonJS.
+      sqlite = process.getBuiltinModule('node:sqlite');
+    } catch {}
+    if (sqlite === undefined) {
       // node:sqlite needs no flag from Node 22.13 on; orc itself runs from 22.12.
       throw Object.assign(
         new Error(

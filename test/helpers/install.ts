@@ -27,11 +27,16 @@ export function readmeFirstCommand(): string[] {
   return [...line.slice('npm install && npx orc '.length).matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!);
 }
 
+/** `npm pack` of the checkout (dist/ as built, not built again) into `dir`: the tarball's path. */
+export async function packTarball(dir: string): Promise<string> {
+  const packed = await execa('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT });
+  return join(dir, JSON.parse(packed.stdout)[0].filename as string);
+}
+
 /** `npm pack` of the checkout (dist/ as built) and `npm install -g` of the tarball into an empty prefix. */
 export async function packAndInstall(): Promise<{ tarball: string; prefix: string; installLog: string; bin: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'orc-pack-'));
-  const packed = await execa('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT });
-  const tarball = join(dir, JSON.parse(packed.stdout)[0].filename as string);
+  const tarball = await packTarball(dir);
   const prefix = join(dir, 'prefix');
   const installed = await execa('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', tarball], {
     cwd: dir,
