@@ -67,7 +67,7 @@ describe("a user's suites stop by themselves", { timeout: 90_000 }, () => {
 it('every example in docs/sdk compiles under tsc --strict and runs to its end under node', async () => {
   const dir = projects['esm-ts'];
   const examples = writeDocExamples(dir);
-  if (examples.length === 0) throw new Error('docs/sdk has no ```ts example or ```js example block to run');
+  expect(examples.length, 'docs/sdk has no ```ts example or ```js example block to run').toBeGreaterThan(0);
   const compiled = await userRun(dir, [tool('typescript', 'bin/tsc'), '-p', 'tsconfig.examples.json']);
   expect(compiled.exitCode, compiled.all).toBe(0);
   for (const example of examples) {
