@@ -359,6 +359,23 @@ async function benchStartup(): Promise<void> {
   }
 }
 
+/** The library's walk (issue 36): a run from creation to accepted through its three gates on startSandbox's
+ * manual clock, in real time, against as many bare fetch requests to the same sandbox. */
+async function benchLibrary(): Promise<void> {
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const script = resolve(import.meta.dirname, 'library-walk.mjs');
+  const out = spawnSync(process.execPath, [script, '11'], { encoding: 'utf8' });
+  if (out.status !== 0) throw new Error(`library-walk failed: ${out.stderr}`);
+  const { walks, requests, bare } = JSON.parse(out.stdout) as { walks: number[]; requests: number; bare: number[] };
+  row(
+    'orc-cli/testing: a run to accepted through three gates',
+    `${median(walks).toFixed(0)} ms`,
+    `slowest ${Math.max(...walks).toFixed(0)} ms`,
+    (median(walks) / median(bare)).toFixed(2),
+    `${requests} requests of the client (create, advance, waitFor, approve); baseline: as many bare fetch GETs, one after another, ${median(bare).toFixed(0)} ms; the sandbox makes the run's artifacts (ten screenshots, the ipa) on the way`,
+  );
+}
+
 /** A service that streams one run: `logs` log events as fast as the socket takes them, then the end. */
 async function floodServer(logs: number): Promise<{ url: string; close: () => void }> {
   const frame = (seq: number, type: string, data: object) =>
@@ -1695,6 +1712,7 @@ async function benchTimings(): Promise<void> {
 }
 
 if (want('startup')) await benchStartup();
+if (want('library')) await benchLibrary();
 if (want('fanout')) {
   await benchFanout(4000);
   await benchFanout(500);

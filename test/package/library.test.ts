@@ -35,7 +35,7 @@ describe('the declarations, in a strict TypeScript project', () => {
 
 // Each run gets 60 s to exit by itself (userRun): the tests allow for that.
 describe("a user's suites stop by themselves", { timeout: 90_000 }, () => {
-  it('vitest (ESM TypeScript): passes, the walk under a second, nothing left hanging', async () => {
+  it('vitest (ESM TypeScript): passes, the walk to accepted on a manual clock, nothing left hanging', async () => {
     const r = await userRun(projects['esm-ts'], [
       tool('vitest', 'vitest.mjs'),
       'run',
