@@ -3,7 +3,10 @@
 const SERVICE = 'orc';
 
 async function entry(account: string) {
-  const { Entry } = await import('@napi-rs/keyring');
+  // require, not import(): a native module is CommonJS either way, and the library's CommonJS build may run in
+  // a vm without dynamic import (jest's), where import() throws and the key would seem not to be there.
+  const { createRequire } = process.getBuiltinModule('node:module') as typeof import('node:module');
+  const { Entry } = createRequire(import.meta.url)('@napi-rs/keyring') as typeof import('@napi-rs/keyring');
   // On Linux only the Secret Service keeps a key across reboots: the kernel's keyutils store (which the
   // library may fall back to when no Secret Service answers) forgets it, and a live key moved out of the
   // config file into it would be lost. No Secret Service: no keychain, and the key goes to the 0600 file.
