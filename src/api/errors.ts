@@ -62,6 +62,9 @@ export class ApiConnectionError extends Problem {}
  * file): found before anything is sent, and fixed by the person, not by waiting. */
 export class ClientSettingError extends Problem {}
 
+/** The client was closed (its sandbox stopped): what was in flight ended, and nothing more is sent. */
+export class ClientClosedError extends Problem {}
+
 /** A refused connection to this machine: nothing listens there, most likely a sandbox that is not running. */
 export function nothingListens(url: URL): ApiConnectionError {
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
@@ -72,7 +75,7 @@ export function nothingListens(url: URL): ApiConnectionError {
   );
 }
 
-/** The service's certificate is not one orc trusts: never retried, a configuration to fix (exit 4). */
+/** The service's certificate is not one orc trusts: never retried: a configuration to fix, not a network to wait out. */
 export class UntrustedCertificateError extends Problem {}
 
 /** Node's codes for a certificate that does not verify (its chain, its dates or its name). */

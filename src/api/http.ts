@@ -34,6 +34,7 @@ import {
   UnexpectedResponseError,
   UnsafeRequestError,
   ClientSettingError,
+  ClientClosedError,
   networkFailure,
   nothingListens,
   parseError,
@@ -169,13 +170,22 @@ export class HttpClient {
   private perRequestDeadline = false;
 
   constructor(options: HttpOptions | DeferredHttpOptions) {
+    // The key stays in the target only (never in the options every part is handed), and shows redacted there.
+    const {
+      baseUrl: _base,
+      apiKey: _key,
+      caFile: _ca,
+      target: _find,
+      ...rest
+    } = options as Partial<HttpOptions> & Partial<DeferredHttpOptions>;
     this.opts = {
       maxRetries: 4,
       attemptTimeoutMs: 30_000,
       deadlineMs: 120_000,
       maxRetryAfterS: 30,
       random: Math.random,
-      ...options,
+      userAgent: options.userAgent,
+      ...rest,
     };
     this.clock = options.clock ?? systemClock;
     this.retry = new RetryPolicy(this.opts);
@@ -212,8 +222,28 @@ export class HttpClient {
     return { baseUrl, apiKey, ...(caFile ? { caFile } : {}) };
   }
 
+  /** Closes the connections, and ends what is in flight: its requests and streams end with ClientClosedError,
+   * and nothing is sent after. */
   async close(): Promise<void> {
+    this.closed.abort();
     this.target?.transport.close();
+  }
+
+  private readonly closed = new AbortController();
+
+  /** Aborted when the client is closed: what outlives one exchange (a stream's body, its waits) ends with it. */
+  get lifetime(): AbortSignal {
+    return this.closed.signal;
+  }
+
+  /** What a log line, JSON.stringify or util.inspect shows of the client: its address, never its key whole. */
+  toJSON(): { baseUrl: string | null; key: string | null } {
+    return { baseUrl: this.target?.baseUrl ?? null, key: this.target ? redactKey(this.target.apiKey) : null };
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    const { baseUrl, key } = this.toJSON();
+    return baseUrl ? `HttpClient { ${baseUrl}, key ${key} }` : 'HttpClient { target not found yet }';
   }
 
   /** Long-lived commands (watch) give each request the whole `--timeout`, not what is left of it. */
@@ -241,9 +271,19 @@ export class HttpClient {
    * failure to read the body over the network counts as a failed attempt (and is retried like one).
    */
   async exchange<T>(req: SendOptions, consume: (answer: Answer) => Promise<T>): Promise<T> {
+    if (this.closed.signal.aborted) throw closedError();
+    try {
+      return await this.attempts(req, consume);
+    } catch (err) {
+      throw this.closed.signal.aborted ? closedError() : err;
+    }
+  }
+
+  private async attempts<T>(req: SendOptions, consume: (answer: Answer) => Promise<T>): Promise<T> {
     if (!this.target) await this.findTarget!();
     const plan = this.plan(req);
-    const scope = new RequestScope(this.clock, req.signal, this.deadline(req), this.opts.deadlineMs);
+    const caller = req.signal ? AbortSignal.any([req.signal, this.closed.signal]) : this.closed.signal;
+    const scope = new RequestScope(this.clock, caller, this.deadline(req), this.opts.deadlineMs);
     let redirects = 0;
     try {
       for (let attempt = 0; ; attempt++) {
@@ -725,6 +765,10 @@ class AttemptTimer {
     this.whole.removeEventListener('abort', this.onAbort);
     this.caller?.removeEventListener('abort', this.onAbort);
   }
+}
+
+function closedError(): ClientClosedError {
+  return new ClientClosedError('the client is closed (close(), or its sandbox stopped): nothing more is sent');
 }
 
 /** The key never travels over plain http except to this machine. */

@@ -173,8 +173,11 @@ class StreamState {
 export async function* readEventStream(
   http: HttpClient,
   target: string,
-  opts: StreamOptions,
+  options: StreamOptions,
 ): AsyncGenerator<StreamItem> {
+  // The stream ends quietly when the caller aborts, or when the client is closed (its sandbox stopped).
+  const signal = options.signal ? AbortSignal.any([options.signal, http.lifetime]) : http.lifetime;
+  const opts = { ...options, signal };
   const state = new StreamState(opts.lastEventId ?? null);
   for (;;) {
     if (opts.signal?.aborted) return;

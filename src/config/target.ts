@@ -3,7 +3,9 @@
 import { defaultSandboxUrl } from './sandbox-defaults.js';
 import {
   SANDBOX_DEFAULT_KEY,
+  baseUrlProblem,
   destinationProblem,
+  normalizeBaseUrl,
   isLoopbackHost,
   keyMode,
   redactKey,
@@ -19,7 +21,17 @@ export interface TargetFlags {
   profile?: string | undefined;
   live?: boolean | undefined;
   baseUrl?: string | undefined;
+  /** How the messages name these three: the CLI's flags, or the library's options. */
+  names?: TargetNames;
 }
+
+export interface TargetNames {
+  profile: string;
+  live: string;
+  baseUrl: string;
+}
+
+const FLAG_NAMES: TargetNames = { profile: '--profile', live: '--live', baseUrl: '--base-url' };
 
 export type Source = 'flag' | 'env' | 'profile' | 'built-in';
 
@@ -63,22 +75,23 @@ export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv, 
   const builtIn = profile === BUILT_IN_PROFILE && !config.profiles[BUILT_IN_PROFILE];
   const stored = builtIn
     ? builtInProfile(running, configDir, env, flags)
-    : namedProfile(config.profiles[profile], profile, profileFrom);
+    : namedProfile(config.profiles[profile], profile, profileFrom, flags.names ?? FLAG_NAMES);
 
   const [rawUrl, baseUrlFrom]: [string, Source] = flags.baseUrl
     ? [flags.baseUrl, 'flag']
     : env.ORC_BASE_URL
       ? [env.ORC_BASE_URL, 'env']
       : [stored.base_url, builtIn ? 'built-in' : 'profile'];
-  const baseUrl = checkBaseUrl(rawUrl, baseUrlFrom, profile);
+  const names = flags.names ?? FLAG_NAMES;
+  const baseUrl = checkBaseUrl(rawUrl, baseUrlFrom, profile, names);
 
   const mode: KeyMode = flags.live ? 'live' : 'test';
-  const { key, keyFrom } = await chooseKey(stored, profile, builtIn, mode, env);
+  const { key, keyFrom } = await chooseKey(stored, profile, builtIn, mode, env, names);
   // The CA of a sandbox this folder started with --tls is trusted for that sandbox's address only, however
   // orc was pointed at it (the built-in profile, --base-url, ORC_BASE_URL); a profile's own CA file first.
   const sandboxCa = running?.ca_file && sameSandbox(baseUrl, running.url) ? running.ca_file : undefined;
   const caFile = stored.ca_file ?? sandboxCa;
-  checkDestination(mode, baseUrl);
+  checkDestination(mode, baseUrl, names);
 
   return {
     profile,
@@ -117,9 +130,14 @@ function builtInProfile(
   };
 }
 
-function namedProfile(found: StoredProfile | undefined, profile: string, profileFrom: Source): StoredProfile {
+function namedProfile(
+  found: StoredProfile | undefined,
+  profile: string,
+  profileFrom: Source,
+  names: TargetNames,
+): StoredProfile {
   if (found) return found;
-  const where = profileFrom === 'flag' ? '--profile' : profileFrom === 'env' ? 'ORC_PROFILE' : 'the active profile';
+  const where = profileFrom === 'flag' ? names.profile : profileFrom === 'env' ? 'ORC_PROFILE' : 'the active profile';
   throw new ConfigError(
     `no profile named ${JSON.stringify(profile)} (from ${where})`,
     'See `orc profile list`, or add it with `orc profile add`.',
@@ -134,6 +152,7 @@ async function chooseKey(
   builtIn: boolean,
   mode: KeyMode,
   env: NodeJS.ProcessEnv,
+  names: TargetNames,
 ): Promise<{ key: string; keyFrom: Target['keyFrom'] }> {
   let key: string | undefined;
   let keyFrom: Target['keyFrom'];
@@ -161,11 +180,11 @@ async function chooseKey(
       `Add one with \`orc profile add ${profile} --with-key\` (the key on stdin), or set ORC_API_KEY.`,
     );
   }
-  checkKeyMode(key, keyFrom, mode);
+  checkKeyMode(key, keyFrom, mode, names.live);
   return { key, keyFrom };
 }
 
-function checkKeyMode(key: string, keyFrom: Target['keyFrom'], mode: KeyMode): void {
+function checkKeyMode(key: string, keyFrom: Target['keyFrom'], mode: KeyMode, live: string): void {
   const actual = keyMode(key);
   if (!actual)
     throw new ConfigError(
@@ -174,15 +193,15 @@ function checkKeyMode(key: string, keyFrom: Target['keyFrom'], mode: KeyMode): v
   if (actual !== mode)
     throw new ConfigError(
       actual === 'live'
-        ? `${keyFrom === 'env' ? 'ORC_API_KEY holds' : 'the key is'} a live key (${redactKey(key)}), but --live was not given`
-        : `--live needs a live key, but ${keyFrom === 'env' ? 'ORC_API_KEY holds' : 'the key is'} a test key (${redactKey(key)})`,
-      actual === 'live' ? 'Add --live to act on the live service on purpose.' : undefined,
+        ? `${keyFrom === 'env' ? 'ORC_API_KEY holds' : 'the key is'} a live key (${redactKey(key)}), but ${live} was not given`
+        : `${live} needs a live key, but ${keyFrom === 'env' ? 'ORC_API_KEY holds' : 'the key is'} a test key (${redactKey(key)})`,
+      actual === 'live' ? `Add ${live} to act on the live service on purpose.` : undefined,
     );
 }
 
 /** A live key goes to the live service only, a test key to a sandbox (a loopback address) only. */
-function checkDestination(mode: KeyMode, baseUrl: string): void {
-  const problem = destinationProblem(mode, baseUrl);
+function checkDestination(mode: KeyMode, baseUrl: string, names: TargetNames): void {
+  const problem = destinationProblem(mode, baseUrl, names);
   if (problem) throw new ConfigError(problem.message, problem.hint);
 }
 
@@ -194,34 +213,18 @@ function sameSandbox(a: string, b: string): boolean {
   return isLoopbackHost(x.hostname) && isLoopbackHost(y.hostname) && x.protocol === y.protocol && x.port === y.port;
 }
 
-function checkBaseUrl(raw: string, from: Source, profile: string): string {
+function checkBaseUrl(raw: string, from: Source, profile: string, names: TargetNames): string {
   const where =
     from === 'flag'
-      ? '--base-url'
+      ? names.baseUrl
       : from === 'env'
         ? 'ORC_BASE_URL'
         : `the base URL of profile ${JSON.stringify(profile)}`;
   const problem = baseUrlProblem(raw);
-  if (problem) throw from === 'flag' ? new UsageError(`${where}: ${problem}`) : new ConfigError(`${where}: ${problem}`);
+  // A flag is the command line's (exit 2); the library's option, like a setting, is configuration.
+  const flag = from === 'flag' && names === FLAG_NAMES;
+  if (problem) throw flag ? new UsageError(`${where}: ${problem}`) : new ConfigError(`${where}: ${problem}`);
   return normalizeBaseUrl(raw);
 }
 
-/** What is wrong with a service address, or null: https, or http to this machine only, no credentials in it. */
-export function baseUrlProblem(raw: string): string | null {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return `not a URL: ${JSON.stringify(raw)}`;
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:')
-    return `must be https:// (or http:// to this machine), not ${url.protocol}`;
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname))
-    return `plain http is only for this machine; ${url.host} needs https://`;
-  if (url.username || url.password) return 'must not carry a user name or password';
-  return null;
-}
-
-export function normalizeBaseUrl(raw: string): string {
-  return new URL(raw).href.replace(/\/+$/, '');
-}
+export { baseUrlProblem, normalizeBaseUrl };

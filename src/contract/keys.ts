@@ -13,21 +13,46 @@ export function keyMode(key: string): KeyMode | null {
 }
 
 /** Why a key of this mode may not go to this address: a live key never to the sandbox (a loopback address),
- * a test key never anywhere else; null when it may. */
-export function destinationProblem(mode: KeyMode, baseUrl: string): { message: string; hint: string } | null {
+ * a test key never anywhere else; null when it may. `names`: how the hint names the CLI's flags, or the
+ * library's options. */
+export function destinationProblem(
+  mode: KeyMode,
+  baseUrl: string,
+  names: { live: string; baseUrl: string } = { live: '--live', baseUrl: '--base-url' },
+): { message: string; hint: string } | null {
   const host = new URL(baseUrl).hostname;
   const sandbox = isLoopbackHost(host);
   if (mode === 'live' && sandbox)
     return {
       message: `refusing to send a live key to the sandbox at ${baseUrl}`,
-      hint: 'Live keys go to the live service only; drop --live to use the test key.',
+      hint: `Live keys go to the live service only; drop ${names.live} to use the test key.`,
     };
   if (mode === 'test' && !sandbox)
     return {
       message: `refusing to send a test key to ${host}: test keys are for the sandbox (a loopback address)`,
-      hint: 'Use --live with a live key for the live service, or point --base-url at a sandbox.',
+      hint: `Use ${names.live} with a live key for the live service, or point ${names.baseUrl} at a sandbox.`,
     };
   return null;
+}
+
+/** What is wrong with a service address, or null: https, or http to this machine only, no credentials in it. */
+export function baseUrlProblem(raw: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return `not a URL: ${JSON.stringify(raw)}`;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return `must be https:// (or http:// to this machine), not ${url.protocol}`;
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname))
+    return `plain http is only for this machine; ${url.host} needs https://`;
+  if (url.username || url.password) return 'must not carry a user name or password';
+  return null;
+}
+
+export function normalizeBaseUrl(raw: string): string {
+  return new URL(raw).href.replace(/\/+$/, '');
 }
 
 /** `sk_test_…abcd`: enough to tell keys apart, never enough to use one. */

@@ -4,7 +4,7 @@
 export class Problem extends Error {
   constructor(
     message: string,
-    /** A next step for the user, printed on its own line. */
+    /** A next step, in words (the CLI prints it on a line of its own). */
     readonly hint?: string,
   ) {
     super(message);

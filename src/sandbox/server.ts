@@ -136,6 +136,19 @@ type Entry =
   | { area: 'admin'; handler: AdminHandler }
   | { area: 'api'; handler: Handler };
 
+/** Why the sandbox could not listen where it was asked, naming the option at fault; null for another failure. */
+export function listenProblem(
+  err: unknown,
+  { host, port }: { host: string; port: number },
+): { option: 'port' | 'host'; message: string } | null {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  if (code === 'EADDRINUSE') return { option: 'port', message: `port ${port} on ${host} is already in use` };
+  if (code === 'EACCES') return { option: 'port', message: `not allowed to listen on ${host}:${port}` };
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+    return { option: 'host', message: `cannot listen on ${host}: no such local address` };
+  return null;
+}
+
 export async function startSandbox(partial: Partial<SandboxOptions> = {}): Promise<RunningSandbox> {
   useEnglishMessages();
   const opts = { ...SANDBOX_DEFAULTS, ...partial };

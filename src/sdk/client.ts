@@ -7,9 +7,16 @@
 import { Api } from '../api/index.js';
 import { HttpClient, loadSchemas, type TargetSettings } from '../api/http.js';
 import { ValidationError } from '../api/errors.js';
-import { destinationProblem, keyMode, webhookUrlProblem } from '../contract/keys.js';
+import {
+  baseUrlProblem,
+  destinationProblem,
+  keyMode,
+  normalizeBaseUrl,
+  redactKey,
+  webhookUrlProblem,
+} from '../contract/keys.js';
 import { ConfigError } from '../exit/errors.js';
-import { ARTIFACT_KINDS, GATE_NAMES, type ArtifactKind, type GateName } from '../contract/events.js';
+import { ARTIFACT_KINDS, GATE_NAMES, RUN_STATUSES, type ArtifactKind, type GateName } from '../contract/events.js';
 import type {
   AppSpec,
   AppSpecInput,
@@ -78,6 +85,7 @@ export class Orc {
   readonly #api: Api;
 
   constructor(options: OrcOptions = {}) {
+    options = checkOptions(options);
     const env = options.env ?? process.env;
     const common = {
       userAgent: `orc-cli/${VERSION} node/${process.versions.node}`,
@@ -100,27 +108,84 @@ export class Orc {
     this.sandbox = this.#api.sandbox;
   }
 
-  /** Where the client sends, once found (env, profiles): the address and the key's last four. */
+  /** Where the client sends, once found (env, profiles): the address and the key redacted (`sk_test_…abcd`). */
   async target(): Promise<{ baseUrl: string; key: string }> {
     const { baseUrl, apiKey } = await this.#api.http.ready();
-    return { baseUrl, key: `…${apiKey.slice(-4)}` };
+    return { baseUrl, key: redactKey(apiKey) };
   }
 
-  /** Closes the client's idle connections (a process exits without it too: they do not hold it open). */
+  /** Closes the connections and ends what is in flight (ClientClosedError); nothing is sent after. A process
+   * exits without it too: idle connections do not hold it open. */
   close(): Promise<void> {
     return this.#api.http.close();
   }
+
+  /** What JSON.stringify and util.inspect show: the address, the key redacted; never the key or the env. */
+  toJSON(): { baseUrl: string | null; key: string | null } {
+    return this.#api.http.toJSON();
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    const { baseUrl, key } = this.toJSON();
+    return baseUrl ? `Orc { ${baseUrl}, key ${key} }` : 'Orc { target not found yet }';
+  }
 }
 
-/** A target given whole, held to the CLI's rules: a URL, a test key to this machine only, a live key never. */
+/** The library's names for what the CLI's messages call --profile, --live and --base-url. */
+const OPTION_NAMES = { profile: 'the option profile', live: 'live: true', baseUrl: 'baseUrl' };
+
+/** The options as given from JavaScript too: each of the right type, or a ValidationError naming it. */
+function checkOptions(o: unknown): OrcOptions {
+  if (o === undefined || o === null) return {};
+  if (typeof o !== 'object' || Array.isArray(o))
+    throw new ValidationError(`new Orc() takes an options object ({ apiKey, baseUrl, … }), not ${kindOf(o)}`);
+  const given = o as Record<string, unknown>;
+  for (const k of ['apiKey', 'baseUrl', 'profile', 'caFile'] as const)
+    if (given[k] !== undefined && (typeof given[k] !== 'string' || given[k] === ''))
+      throw new ValidationError(`${k} must be a non-empty string, not ${kindOf(given[k])}`, k);
+  if (given.live !== undefined && typeof given.live !== 'boolean')
+    throw new ValidationError(`live must be true or false, not ${kindOf(given.live)}`, 'live');
+  if (given.env !== undefined && (given.env === null || typeof given.env !== 'object'))
+    throw new ValidationError(`env must be an object of variables, not ${kindOf(given.env)}`, 'env');
+  wholeNumber(given.maxRetries, 'maxRetries', 0, 100);
+  wholeNumber(given.timeout, 'timeout', 0, 2_147_483_647);
+  return given as OrcOptions;
+}
+
+/** `value` a whole number from `min` to `max` when given, or a ValidationError naming `field`. */
+function wholeNumber(value: unknown, field: string, min: number, max: number): void {
+  if (value === undefined) return;
+  if (!(typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max))
+    throw new ValidationError(`${field} must be a whole number from ${min} to ${max}, not ${kindOf(value)}`, field);
+}
+
+const kindOf = (v: unknown) =>
+  v === null
+    ? 'null'
+    : Array.isArray(v)
+      ? 'an array'
+      : typeof v === 'string'
+        ? JSON.stringify(v)
+        : typeof v === 'object'
+          ? 'an object'
+          : `${typeof v} ${String(v)}`;
+
+/** The signal of an option, if it is one. */
+function signalOf(value: unknown, field: string): AbortSignal | undefined {
+  if (value === undefined || value instanceof AbortSignal) return value;
+  throw new ValidationError(`${field} must be an AbortSignal, not ${kindOf(value)}`, field);
+}
+
+/** A target given whole, held to the CLI's rules (contract/keys.ts): an http(s) address (https, or http to this
+ * machine), a test key to this machine only, a live key never there. */
 function settingsOf(o: OrcOptions): TargetSettings {
   const { baseUrl, apiKey } = o as Required<Pick<OrcOptions, 'baseUrl' | 'apiKey'>>;
-  if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol))
-    throw new ConfigError(`baseUrl: ${JSON.stringify(baseUrl)} is not an http(s) URL`);
+  const wrong = baseUrlProblem(baseUrl);
+  if (wrong) throw new ConfigError(`baseUrl: ${wrong}`);
   const mode = keyMode(apiKey);
-  const problem = mode ? destinationProblem(mode, baseUrl) : null;
-  if (problem) throw new ConfigError(problem.message, problem.hint.replace('--live', 'live: true'));
-  return { baseUrl, apiKey, ...(o.caFile ? { caFile: o.caFile } : {}) };
+  const problem = mode ? destinationProblem(mode, baseUrl, OPTION_NAMES) : null;
+  if (problem) throw new ConfigError(problem.message, problem.hint);
+  return { baseUrl: normalizeBaseUrl(baseUrl), apiKey, ...(o.caFile ? { caFile: o.caFile } : {}) };
 }
 
 /** The target as the CLI finds it (flag > env > profile > the local sandbox), with the same key rules. */
@@ -130,7 +195,8 @@ async function findTarget(o: OrcOptions, env: Record<string, string | undefined>
     import('../config/paths.js'),
   ]);
   const withKey = o.apiKey ? { ...env, ORC_API_KEY: o.apiKey } : env;
-  const t = await resolveTarget({ profile: o.profile, live: o.live, baseUrl: o.baseUrl }, withKey, configDir(withKey));
+  const flags = { profile: o.profile, live: o.live, baseUrl: o.baseUrl, names: OPTION_NAMES };
+  const t = await resolveTarget(flags, withKey, configDir(withKey));
   const caFile = o.caFile ?? t.caFile;
   return { baseUrl: t.baseUrl, apiKey: t.key, ...(caFile ? { caFile } : {}) };
 }
@@ -164,8 +230,14 @@ export class Runs {
 
   /** Starts a run. Retries reuse one Idempotency-Key (yours, or one made for this call). */
   async create(params: RunCreate, options: { idempotencyKey?: string } = {}): Promise<Run> {
+    const key = options?.idempotencyKey;
+    if (key !== undefined && !(typeof key === 'string' && key.length >= 1 && key.length <= 255))
+      throw new ValidationError(
+        `idempotencyKey must be a string of 1 to 255 characters, not ${kindOf(key)}`,
+        'idempotencyKey',
+      );
     await checked('RunCreateParams', params);
-    return this.#api.runs.create(params, options);
+    return this.#api.runs.create(params, key === undefined ? {} : { idempotencyKey: key });
   }
 
   async retrieve(runId: string): Promise<Run> {
@@ -195,10 +267,11 @@ export class Runs {
    * Last-Event-ID, so none is missed or had twice. Ends after the run's last event (or when `signal` aborts).
    */
   async *events(runId: string, options: { signal?: AbortSignal } = {}): AsyncGenerator<Event> {
+    const signal = signalOf(options?.signal, 'signal');
     const { watchRun } = await import('../watch/engine.js');
     let told: Event | null = null;
-    for await (const item of watchRun(this.#api, runId, options.signal ? { signal: options.signal } : {})) {
-      if (options.signal?.aborted) return; // the rest of a batch read before the abort is not handed on
+    for await (const item of watchRun(this.#api, runId, signal ? { signal } : {})) {
+      if (signal?.aborted) return; // the rest of a batch read before the abort is not handed on
       if (item.kind === 'event' || item.kind === 'log') yield (told = item.event);
       // A stream the service had already ended says how the run ended, as an event of its own.
       else if (item.kind === 'ended' && told !== item.event) yield item.event;
@@ -208,8 +281,9 @@ export class Runs {
   /** Resolves with the run once it waits at a gate (`until: 'gate'`) or once it has ended (either way). */
   async waitFor(runId: string, options: WaitOptions): Promise<Run> {
     const until = oneOf('until', options?.until, ['gate', 'end'] as const);
+    wholeNumber(options.timeout, 'timeout', 1, 2_147_483_647);
     const limit = options.timeout ? AbortSignal.timeout(options.timeout) : undefined;
-    const signals = [options.signal, limit].filter((s): s is AbortSignal => s !== undefined);
+    const signals = [signalOf(options.signal, 'signal'), limit].filter((s): s is AbortSignal => s !== undefined);
     const signal = signals.length ? AbortSignal.any(signals) : undefined;
     const { waitForRun } = await import('../watch/wait.js');
     try {
@@ -231,14 +305,12 @@ export class Runs {
 
 /** A list's query as the service takes it (CONTRACT.md, Pages: `limit` 1–100), checked before it is sent. */
 function checkedQuery<Q extends { status?: string; limit?: number }>(query: Q): Q {
-  if (query?.status !== undefined) oneOf('status', query.status, RUN_STATUS_LIST);
+  if (query?.status !== undefined) oneOf('status', query.status, RUN_STATUSES);
   const limit = query?.limit;
   if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 100))
     throw new ValidationError(`limit must be a whole number from 1 to 100, not ${JSON.stringify(limit)}`, 'limit');
   return query ?? ({} as Q);
 }
-
-const RUN_STATUS_LIST = ['running', 'awaiting_approval', 'accepted', 'rejected', 'failed', 'canceled'] as const;
 
 /** `runs.waitFor` gave up after its `timeout`. */
 export class WaitTimeoutError extends Problem {}
@@ -256,7 +328,10 @@ export class Gates {
   }
 
   async approve(runId: string, gate: GateName, options: { notes?: string } = {}): Promise<GateDecision> {
-    return this.#api.gates.approve(runId, oneOf('gate', gate, GATE_NAMES), options.notes);
+    const notes = options?.notes;
+    if (notes !== undefined && typeof notes !== 'string')
+      throw new ValidationError(`notes must be a string, not ${kindOf(notes)}`, 'notes');
+    return this.#api.gates.approve(runId, oneOf('gate', gate, GATE_NAMES), notes?.trim() || undefined);
   }
 
   /** Rejecting says why: `notes` is required. */
@@ -264,7 +339,7 @@ export class Gates {
     const notes = options?.notes;
     if (typeof notes !== 'string' || notes.trim() === '')
       throw new ValidationError('notes: required to reject (say why); nothing was sent', 'notes');
-    return this.#api.gates.reject(runId, oneOf('gate', gate, GATE_NAMES), notes);
+    return this.#api.gates.reject(runId, oneOf('gate', gate, GATE_NAMES), notes.trim());
   }
 }
 
@@ -346,8 +421,8 @@ export class Webhooks {
   }
 
   /** Every webhook, page after page. */
-  list(): AsyncIterable<Webhook> {
-    return this.#api.webhooks.listAll();
+  async *list(): AsyncGenerator<Webhook> {
+    yield* this.#api.webhooks.listAll();
   }
 
   async remove(webhookId: string): Promise<{ id: string; deleted: true }> {
@@ -355,8 +430,8 @@ export class Webhooks {
   }
 
   /** The webhook's deliveries, newest first, page after page. */
-  deliveries(webhookId: string): AsyncIterable<Delivery> {
-    return this.#api.webhooks.deliveries(webhookId);
+  async *deliveries(webhookId: string): AsyncGenerator<Delivery> {
+    yield* this.#api.webhooks.deliveries(webhookId);
   }
 
   async redeliver(webhookId: string, deliveryId: string): Promise<Delivery> {

@@ -29,6 +29,7 @@ export {
   InternalServerError,
   ApiConnectionError,
   ClientSettingError,
+  ClientClosedError,
   InvalidIdError,
   NotAnEventStreamError,
   RetryLaterError,

@@ -6,7 +6,14 @@ import { VERSION } from '../lib/version.js';
 import { KNOBS } from '../contract/sandbox-knobs.js';
 import { isTestKey, newTestKey } from '../config/sandbox-state.js';
 import { ValidationError } from '../api/errors.js';
-import { readSnapshot, readSnapshotFile, startClocks, startSandbox as startServer } from '../sandbox/index.js';
+import { didYouMean } from '../lib/suggest.js';
+import {
+  listenProblem,
+  readSnapshot,
+  readSnapshotFile,
+  startClocks,
+  startSandbox as startServer,
+} from '../sandbox/index.js';
 import type { RunningSandbox, SandboxOptions } from '../sandbox/index.js';
 import type {
   AdvanceParams,
@@ -104,11 +111,29 @@ type Given = Pick<
   'host' | 'port' | 'apiKey' | 'stageMs' | 'seed' | 'retryBaseMs' | 'ipaMib' | 'rateLimit'
 >;
 
+const OPTION_NAMES = [
+  'clock',
+  'stageMs',
+  'seed',
+  'import',
+  'apiKey',
+  'port',
+  'host',
+  'retryBaseMs',
+  'ipaMib',
+  'rateLimit',
+  'log',
+] as const satisfies ReadonlyArray<keyof SandboxStartOptions>;
+
 const NUMBER_KNOBS = ['port', 'stageMs', 'seed', 'retryBaseMs', 'ipaMib', 'rateLimit'] as const;
 
 /** The options checked (each named when it is wrong), with the defaults of a test's sandbox. */
 function checkOptions(o: SandboxStartOptions): Given {
   if (o === null || typeof o !== 'object') throw new ValidationError('the options must be an object');
+  // From JavaScript a misspelled option would be left out without a word (a real clock for `clok: 'manual'`).
+  for (const key of Object.keys(o))
+    if (!(OPTION_NAMES as readonly string[]).includes(key))
+      throw new ValidationError(`unknown option ${key}${didYouMean(key, OPTION_NAMES)}`, key);
   if (o.clock !== undefined && o.clock !== 'manual' && o.clock !== 'real')
     throw new ValidationError(`clock must be 'manual' or 'real', not ${JSON.stringify(o.clock)}`, 'clock');
   for (const name of NUMBER_KNOBS) {
@@ -151,16 +176,13 @@ function snapshotOf(source: string | Record<string, unknown>): ReturnType<typeof
 
 /** Why the server did not start, naming the option at fault when one is. */
 function startError(err: unknown, given: Given): unknown {
-  const code = (err as NodeJS.ErrnoException).code;
-  const where = `${given.host}:${given.port}`;
-  if (code === 'EADDRINUSE')
+  const listen = listenProblem(err, given);
+  if (listen)
     return new ValidationError(
-      `port ${given.port} on ${given.host} is already in use (port 0 picks a free one)`,
-      'port',
+      `${listen.option}: ${listen.message}${listen.option === 'port' && given.port !== 0 ? ' (port 0 picks a free one)' : ''}`,
+      listen.option,
     );
-  if (code === 'EACCES') return new ValidationError(`port: not allowed to listen on ${where}`, 'port');
-  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
-    return new ValidationError(`host: cannot listen on ${given.host}: no such local address`, 'host');
+  const code = (err as NodeJS.ErrnoException).code;
   if (code === 'ERR_SANDBOX_SNAPSHOT' || code?.startsWith('ERR_SQLITE'))
     return new ValidationError(`import: ${(err as Error).message}`, 'import');
   return err;

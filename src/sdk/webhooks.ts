@@ -59,6 +59,7 @@ function headerOf(source: SignatureSource): string | null {
 function rawBody(body: unknown): string | Uint8Array {
   if (typeof body === 'string' || body instanceof Uint8Array) return body;
   if (body instanceof ArrayBuffer) return new Uint8Array(body);
+  if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
   throw new WebhookVerificationError(
     'not_raw_body',
     `the body must be the raw request body (a string or Buffer), not ${body === null ? 'null' : typeof body === 'object' ? 'a parsed object' : typeof body}: a parsed body cannot be checked (read it raw: express.raw({ type: 'application/json' }), or the request's text)`,
@@ -71,17 +72,25 @@ function rawBody(body: unknown): string | Uint8Array {
  * Returns when it holds; throws WebhookVerificationError, with its `reason`, when it does not.
  */
 export function verify(
-  body: string | Uint8Array | ArrayBuffer,
+  body: string | ArrayBufferView | ArrayBuffer,
   header: SignatureSource,
-  secret: string | readonly string[],
+  secret: string | Uint8Array | readonly string[],
   options: VerifyOptions = {},
 ): void {
   const raw = rawBody(body);
   const value = headerOf(header);
-  const secrets = (typeof secret === 'string' ? [secret] : Array.isArray(secret) ? secret : []).filter(
-    (s): s is string => typeof s === 'string' && s !== '',
-  );
-  if (secrets.length === 0) throw new WebhookVerificationError('no_secret', 'there is no secret to check against');
+  const given: unknown[] =
+    typeof secret === 'string' || secret instanceof Uint8Array ? [secret] : Array.isArray(secret) ? secret : [];
+  // A secret read from a file or the environment as bytes is the same secret as text.
+  const secrets = given
+    .map((s) => (s instanceof Uint8Array ? Buffer.from(s).toString('utf8') : s))
+    .filter((s): s is string => typeof s === 'string' && s !== '');
+  if (secrets.length === 0)
+    throw new WebhookVerificationError(
+      'no_secret',
+      "there is no secret to check against (the webhook's whsec_… string)",
+    );
+  options ??= {};
   const toleranceS = options.tolerance ?? SIGNATURE_TOLERANCE_S;
   // A tolerance that is not a number of seconds would turn the time check off (NaN compares false).
   if (typeof toleranceS !== 'number' || !(toleranceS >= 0))
@@ -100,9 +109,9 @@ export function verify(
 
 /** A delivery checked (as `verify`) and read: the event it carries, typed. */
 export function unwrap(
-  body: string | Uint8Array | ArrayBuffer,
+  body: string | ArrayBufferView | ArrayBuffer,
   header: SignatureSource,
-  secret: string | readonly string[],
+  secret: string | Uint8Array | readonly string[],
   options: VerifyOptions = {},
 ): Event {
   verify(body, header, secret, options);
@@ -113,20 +122,13 @@ export function unwrap(
   } catch {
     throw new WebhookVerificationError('not_an_event', 'the body is signed but is not JSON');
   }
-  if (!isPlainEvent(json) && !isEnvelope(json))
+  // The contract's shape, its data's known fields of their types (shapes.ts): typed as Event only if it is one.
+  if (!isPlainEvent(json))
     throw new WebhookVerificationError(
       'not_an_event',
       'the body is signed but is not an event (id, type, run_id, data)',
     );
   return json;
-}
-
-/** The event's envelope (its `data` of any shape the service sends). */
-function isEnvelope(json: unknown): json is Event {
-  if (json === null || typeof json !== 'object') return false;
-  const e = json as Record<string, unknown>;
-  const strings = ['id', 'type', 'created_at', 'run_id'].every((k) => typeof e[k] === 'string');
-  return strings && e.data !== null && typeof e.data === 'object' && !Array.isArray(e.data);
 }
 
 export const webhooks = { verify, unwrap, header: SIGNATURE_HEADER } as const;

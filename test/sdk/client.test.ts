@@ -3,8 +3,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type TestSandbox } from '../../src/sdk/testing.js';
 import { InvalidIdError, ValidationError } from '../../src/api/errors.js';
+import { ConfigError } from '../../src/exit/errors.js';
 import { EVENT_KINDS } from '../../src/contract/events.js';
-import { WaitTimeoutError, type RunCreate } from '../../src/sdk/client.js';
+import { Orc, WaitTimeoutError, type RunCreate } from '../../src/sdk/client.js';
 import type { Event } from '../../src/contract/schemas.js';
 
 const IDEA = {
@@ -180,5 +181,86 @@ describe('runs.waitFor', () => {
     const waiting = sb.client.runs.waitFor(run.id, { until: 'gate' });
     await sb.advance('1h');
     expect(await waiting).toMatchObject({ id: run.id, status: 'awaiting_approval', gate_pending: 'idea' });
+  });
+});
+
+describe('what a log line shows of a client', () => {
+  it('never the key whole nor the environment: JSON.stringify and util.inspect, however deep', async () => {
+    const { inspect } = await import('node:util');
+    const secretEnv = { HOME: '/home/someone', GITHUB_TOKEN: 'ghp_do_not_print_me' };
+    const orc = new Orc({ apiKey: sb.apiKey, baseUrl: sb.url, env: secretEnv });
+    const shown = [
+      JSON.stringify(orc),
+      JSON.stringify({ orc, admin: orc.sandbox }),
+      inspect(orc, { depth: 10 }),
+      inspect(orc.sandbox, { depth: 10, showHidden: true }),
+      inspect(sb.client.runs, { depth: 10 }),
+    ];
+    for (const text of shown) {
+      expect(text).not.toContain(sb.apiKey);
+      expect(text).not.toContain('ghp_do_not_print_me');
+    }
+    expect(JSON.parse(shown[0]!)).toEqual({ baseUrl: sb.url, key: expect.stringMatching(/^sk_test_…/) });
+    expect((await orc.target()).key).toMatch(/^sk_test_…\w{4}$/);
+    await orc.close();
+  });
+});
+
+describe('from JavaScript, the wrong types', () => {
+  const refusedAs = async (call: () => unknown, Class: unknown, field?: string) => {
+    const before = await journalEnd();
+    const err = await (async () => call())().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(Class as never);
+    if (field) expect(err).toMatchObject({ field });
+    expect(await journalEnd()).toBe(before);
+  };
+  const any = (v: unknown) => v as never;
+
+  it('options of new Orc: a string, a negative retry count, a timeout that is not a number', async () => {
+    await refusedAs(() => new Orc(any('sk_test_abc')), ValidationError);
+    await refusedAs(() => new Orc({ maxRetries: -1 }), ValidationError, 'maxRetries');
+    await refusedAs(() => new Orc({ timeout: any('x') }), ValidationError, 'timeout');
+    await refusedAs(() => new Orc({ apiKey: any(5), baseUrl: sb.url }), ValidationError, 'apiKey');
+    await refusedAs(() => new Orc({ apiKey: sb.apiKey, baseUrl: 'ftp://x' }), ConfigError);
+  });
+
+  it('an id that is not a string, a wait with a bad timeout or signal, notes that are not text', async () => {
+    const run = await sb.client.runs.create(IDEA);
+    await refusedAs(() => sb.client.runs.retrieve(any(123)), InvalidIdError);
+    await refusedAs(() => sb.client.runs.retrieve(any(undefined)), InvalidIdError);
+    await refusedAs(() => sb.client.runs.waitFor(run.id, { until: 'gate', timeout: -5 }), ValidationError, 'timeout');
+    await refusedAs(
+      () => sb.client.runs.waitFor(run.id, { until: 'gate', signal: any({}) }),
+      ValidationError,
+      'signal',
+    );
+    await refusedAs(() => sb.client.gates.approve(run.id, 'idea', { notes: any(5) }), ValidationError, 'notes');
+    await refusedAs(() => sb.client.runs.create(IDEA, { idempotencyKey: any(5) }), ValidationError, 'idempotencyKey');
+    await refusedAs(() => sb.client.webhooks.deliveries(any(undefined)).next(), InvalidIdError);
+  });
+});
+
+describe('a target found from env and profiles', () => {
+  it("names the library's options in its errors, never the CLI's flags", async () => {
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const env = { ORC_CONFIG_DIR: mkdtempSync(`${tmpdir()}/orc-sdk-`) };
+    const missing = await new Orc({ profile: 'prod', env }).target().catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(ConfigError);
+    expect(String((missing as Error).message)).toContain('the option profile');
+    const badUrl = await new Orc({ baseUrl: 'not a url', env }).target().catch((e: unknown) => e);
+    expect(badUrl).toBeInstanceOf(ConfigError);
+    expect((badUrl as Error).message).toMatch(/^baseUrl: not a URL/);
+    const live = await new Orc({ env: { ...env, ORC_API_KEY: 'sk_live_abcdefgh12345678' } })
+      .target()
+      .catch((e: unknown) => e);
+    expect(live).toBeInstanceOf(ConfigError);
+    for (const e of [missing, badUrl, live]) {
+      const text = `${(e as Error).message} ${(e as { hint?: string }).hint ?? ''}`;
+      expect(text).not.toMatch(/--profile|--live|--base-url/);
+    }
   });
 });

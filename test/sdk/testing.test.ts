@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type TestSandbox } from '../../src/sdk/testing.js';
-import { NotFoundError, ValidationError } from '../../src/api/errors.js';
+import { ClientClosedError, NotFoundError, ValidationError } from '../../src/api/errors.js';
 import { WaitTimeoutError } from '../../src/sdk/client.js';
 
 const IDEA = {
@@ -112,6 +112,12 @@ describe('startSandbox, bad input', () => {
     }
   });
 
+  it('rejects an option it does not know, from JavaScript, with the one meant', async () => {
+    const err = await startSandbox({ clok: 'manual' } as never).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect(err).toMatchObject({ field: 'clok', message: expect.stringContaining('did you mean clock?') });
+  });
+
   it('rejects an unknown clock, naming clock', async () => {
     const err = await startSandbox({ clock: 'fake' as 'manual' }).catch((e: unknown) => e);
     expect(err).toMatchObject({ field: 'clock', message: expect.stringContaining("clock must be 'manual' or 'real'") });
@@ -191,5 +197,28 @@ describe('startSandbox, stop', () => {
     await sb.stop();
     const after = handles();
     for (const kind of Object.keys(before)) expect(after[kind], kind).toBeLessThanOrEqual(before[kind]!);
+  });
+
+  it('ends what its client has in flight (a wait, a stream) with ClientClosedError, and leaves no timer', async () => {
+    const before = handles();
+    const sb = await startSandbox({ clock: 'manual' });
+    const run = await sb.client.runs.create(IDEA);
+    const waiting = sb.client.runs.waitFor(run.id, { until: 'end' }).catch((e: unknown) => e);
+    let first: () => void = () => {};
+    const reading = new Promise<void>((resolve) => (first = resolve));
+    const streaming = (async () => {
+      for await (const e of sb.client.runs.events(run.id)) {
+        expect(e.run_id).toBe(run.id);
+        first();
+      }
+    })().catch((e: unknown) => e);
+    await reading; // the stream is open: its first event came
+    await sb.stop();
+    expect(await waiting).toBeInstanceOf(ClientClosedError);
+    const streamEnd = await streaming;
+    expect(streamEnd === undefined || streamEnd instanceof ClientClosedError).toBe(true);
+    await expect(sb.client.runs.retrieve(run.id)).rejects.toBeInstanceOf(ClientClosedError);
+    const after = handles();
+    for (const kind of Object.keys(after)) expect(after[kind], kind).toBeLessThanOrEqual(before[kind] ?? 0);
   });
 });

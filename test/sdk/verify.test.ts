@@ -151,6 +151,27 @@ describe('webhooks on a real delivery from the sandbox', () => {
     const other = JSON.stringify({ hello: 'world' });
     expect(reasonOf(() => webhooks.unwrap(other, signatureHeader(secret, other), secret))).toBe('not_an_event');
   });
+
+  it('refuses an envelope whose data is not of the contract: a gate that is a number is no typed Event', () => {
+    const odd = JSON.stringify({
+      id: 'evt_1',
+      type: 'run.gate_pending',
+      created_at: '2026-11-27T00:00:00Z',
+      run_id: 'run_1',
+      data: { gate: 5 },
+    });
+    expect(reasonOf(() => webhooks.unwrap(odd, signatureHeader(secret, odd), secret))).toBe('not_an_event');
+  });
+
+  it('takes the body as any view of its bytes, and the secret as bytes too', () => {
+    const body = Buffer.from(
+      JSON.stringify({ id: 'evt_2', type: 'run.created', created_at: 'x', run_id: 'r', data: {} }),
+    );
+    const header = signatureHeader(secret, body);
+    const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
+    expect(webhooks.unwrap(view, header, secret).id).toBe('evt_2');
+    expect(() => webhooks.verify(body, header, Buffer.from(secret))).not.toThrow();
+  });
 });
 
 describe('webhooks.verify on hostile headers', () => {

@@ -29,7 +29,7 @@ export class SandboxAdmin {
   /** @internal */
   constructor(private readonly http: HttpClient) {}
 
-  /** An admin route's JSON answer, as the contract shapes it. */
+  /** @internal An admin route's JSON answer, as the contract shapes it (the CLI's and MCP's way in). */
   call<T extends object>(method: string, target: string, body?: unknown): Promise<T> {
     return this.http.json({
       method,

@@ -129,7 +129,7 @@ async function launch(
   steer: Awaited<ReturnType<typeof steering>>,
 ): Promise<{ sandbox: RunningSandbox; tls: SandboxTls | null }> {
   const young = capYoungGeneration();
-  const { startSandbox, sandboxTls } = await import('../../sandbox/index.js');
+  const { startSandbox, sandboxTls, listenProblem } = await import('../../sandbox/index.js');
   const tls = opts.tlsDir ? sandboxTls(opts.tlsDir, [opts.host], ctx.clock.now()) : null;
   try {
     const sandbox = await startSandbox({
@@ -141,7 +141,7 @@ async function launch(
     });
     return { sandbox, tls };
   } catch (err) {
-    throw explainStartError(err, opts);
+    throw explainStartError(err, opts, listenProblem);
   } finally {
     young.loaded();
   }
@@ -228,7 +228,11 @@ function prepareDataDir(dir: string): void {
   }
 }
 
-function explainStartError(err: unknown, opts: { host: string; port: number; dataPath: string }): Error {
+function explainStartError(
+  err: unknown,
+  opts: { host: string; port: number; dataPath: string },
+  listenProblem: typeof import('../../sandbox/index.js').listenProblem,
+): Error {
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'ERR_SANDBOX_NOT_EMPTY')
     return new EnvironmentError((err as Error).message, 'Import into --memory, or into a new --data-dir.');
@@ -247,18 +251,15 @@ function explainStartError(err: unknown, opts: { host: string; port: number; dat
       (err as Error).message,
       'Use the Node that `npm install` put in node_modules/.bin (npx orc …), or any Node 22.13+.',
     );
-  if (code === 'EADDRINUSE')
-    return new EnvironmentError(
-      `port ${opts.port} on ${opts.host} is already in use`,
-      'Is a sandbox already running? See `orc sandbox status`, or pick another with --port (0 picks a free one).',
-    );
-  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
-    return new EnvironmentError(`cannot listen on ${opts.host}: no such local address`);
-  if (code === 'EACCES')
-    return new EnvironmentError(
-      `not allowed to listen on ${opts.host}:${opts.port}`,
-      'Ports below 1024 need privileges; pick another with --port.',
-    );
+  const listen = listenProblem(err, opts);
+  if (listen) {
+    const hints: Record<string, string | undefined> = {
+      EADDRINUSE:
+        'Is a sandbox already running? See `orc sandbox status`, or pick another with --port (0 picks a free one).',
+      EACCES: 'Ports below 1024 need privileges; pick another with --port.',
+    };
+    return new EnvironmentError(listen.message, hints[code ?? '']);
+  }
   if (code?.startsWith('ERR_SQLITE') || /sqlite|database/i.test((err as Error).message))
     return new EnvironmentError(
       `cannot open the sandbox database ${opts.dataPath}: ${(err as Error).message}`,
