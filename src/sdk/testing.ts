@@ -4,6 +4,7 @@
 import { systemClock } from '../lib/clock.js';
 import { VERSION } from '../lib/version.js';
 import { KNOBS } from '../contract/sandbox-knobs.js';
+import type { EventKind } from '../contract/events.js';
 import { isTestKey, newTestKey } from '../config/sandbox-state.js';
 import { ValidationError } from '../api/errors.js';
 import { didYouMean } from '../lib/suggest.js';
@@ -68,7 +69,7 @@ export interface TestSandbox extends AsyncDisposable {
    * (`to`: a stage, `'gate:brand'`, `'end'`). */
   advance(by: string | number | (AdvanceParams & { run: string })): Promise<AdvanceResult>;
   /** Makes an event happen for real (`'run.failed'`, …), on `opts.run` or on a new fixture run. */
-  trigger(kind: string, opts?: TriggerOptions): Promise<TriggerResult>;
+  trigger(kind: EventKind, opts?: TriggerOptions): Promise<TriggerResult>;
   readonly faults: {
     /** `{ route: 'GET /v1/runs/{run}', status: 503, times: 1 }`, a latency, a reset, a cut stream… */
     add(params: FaultParams): Promise<Fault>;
