@@ -22,8 +22,8 @@ it.runIf(withTmux)(
     const raw = join(mkdtempSync(join(tmpdir(), 'orc-a11y-')), 'sent');
     const term = TmuxSession.start([process.execPath, ORC_BIN, 'watch', id], {
       env: { ORC_BASE_URL: manual.url, ORC_CONFIG_DIR: freshConfigDir(), ORC_ACCESSIBLE: '1' },
+      record: raw,
     });
-    term.record(raw);
     try {
       await term.waitFor('Type a number from 1 to 7');
       const screen = term.screen();

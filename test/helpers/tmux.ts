@@ -10,6 +10,8 @@ export interface TmuxOptions {
   env?: Record<string, string>;
   width?: number;
   height?: number;
+  /** Everything the program writes, as bytes, into this file (what the terminal was sent), from its first. */
+  record?: string;
 }
 
 export class TmuxSession {
@@ -24,7 +26,10 @@ export class TmuxSession {
       .map(([k, v]) => `${k}=${quote(v)}`)
       .join(' ');
     // The shell survives a Ctrl-C meant for the program (a trap, unlike an ignore, is not inherited).
-    const script = `trap 'true' INT; env -u CI -u NO_COLOR ${env} ${command.map(quote).join(' ')}; echo "[exit $?]"; sleep 600`;
+    // Recording: the shell waits for a line (an Enter sent once the recorder is attached), so nothing the
+    // program writes comes before it, however slowly tmux attaches it on a busy machine.
+    const gate = opts.record ? 'read _; ' : '';
+    const script = `trap 'true' INT; ${gate}env -u CI -u NO_COLOR ${env} ${command.map(quote).join(' ')}; echo "[exit $?]"; sleep 600`;
     execFileSync('tmux', [
       '-L',
       socket,
@@ -42,7 +47,12 @@ export class TmuxSession {
       '-c',
       script,
     ]);
-    return new TmuxSession(socket);
+    const session = new TmuxSession(socket);
+    if (opts.record) {
+      session.tmux('pipe-pane', '-o', '-t', 'orc', `cat >> '${opts.record}'`);
+      session.send('Enter');
+    }
+    return session;
   }
 
   private tmux(...args: string[]): string {
@@ -88,12 +98,6 @@ export class TmuxSession {
   async exitCode(timeoutMs?: number): Promise<number> {
     const s = await this.waitFor(/\[exit \d+\]/, timeoutMs);
     return Number(/\[exit (\d+)\]/.exec(s)![1]);
-  }
-
-  /** Everything the program writes from now on, as bytes, into `file` (what the terminal was sent). Call it
-   * straight after start: the program itself takes far longer to start than this. */
-  record(file: string): void {
-    this.tmux('pipe-pane', '-o', '-t', 'orc', `cat >> '${file}'`);
   }
 
   /** Whether the terminal shows its cursor (a program that hid it must show it again). */

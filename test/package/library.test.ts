@@ -41,6 +41,8 @@ describe("a user's suites stop by themselves", { timeout: 90_000 }, () => {
       'run',
       '--reporter=default',
       '--reporter=hanging-process',
+      '--testTimeout=60000',
+      '--hookTimeout=60000',
     ]);
     expect(r.exitCode, r.all).toBe(0);
     expect(r.all).toMatch(/Tests\s+2 passed/);
@@ -57,7 +59,13 @@ describe("a user's suites stop by themselves", { timeout: 90_000 }, () => {
   });
 
   it('jest --detectOpenHandles (CommonJS JavaScript): passes and exits with no open handle reported', async () => {
-    const r = await userRun(projects['cjs-js'], [tool('jest', 'bin/jest.js'), '--detectOpenHandles', '--ci']);
+    // A walk with its sandbox takes longer than jest's 5 s default on a busy machine: a suite like this sets more.
+    const r = await userRun(projects['cjs-js'], [
+      tool('jest', 'bin/jest.js'),
+      '--detectOpenHandles',
+      '--ci',
+      '--testTimeout=60000',
+    ]);
     expect(r.exitCode, r.all).toBe(0);
     expect(r.all).toMatch(/Tests:\s+2 passed, 2 total/);
     expect(r.all).not.toMatch(/open handle|did not exit/i);
