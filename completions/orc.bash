@@ -13,7 +13,7 @@ _orc() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in -*) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --jq|--profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--max-wait|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--field|--stage|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--tools|--root|--ca-file|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--keep-deliveries|--clock|--import|--by|--to|--run|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --jq|--profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--max-wait|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--field|--stage|--grep|--since|--tail|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--tools|--root|--ca-file|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--keep-deliveries|--clock|--import|--by|--to|--run|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
     cand="${path:+$path }$w"
     case "$cand" in 'run'|'run create'|'run get'|'run list'|'run cancel'|'watch'|'gate'|'gate list'|'gate approve'|'gate reject'|'spec'|'spec get'|'spec edit'|'logs'|'scorecard'|'artifacts'|'artifacts list'|'artifacts pull'|'webhook'|'webhook add'|'webhook list'|'webhook get'|'webhook remove'|'webhook deliveries'|'webhook redeliver'|'webhook verify'|'webhook listen'|'api'|'doctor'|'mcp'|'profile'|'profile add'|'profile list'|'profile use'|'profile show'|'profile remove'|'completion'|'sandbox'|'sandbox start'|'sandbox status'|'sandbox stop'|'sandbox clock'|'sandbox advance'|'sandbox trigger'|'sandbox fault'|'sandbox fault add'|'sandbox fault list'|'sandbox fault remove'|'sandbox fault clear'|'sandbox reset'|'sandbox export'|'sandbox exec'|'sandbox logs'|'sandbox console'|'help') path="$cand" ;; *) break ;; esac
   done
@@ -21,7 +21,7 @@ _orc() {
   for (( ; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in -*) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --jq|--profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--max-wait|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--field|--stage|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--tools|--root|--ca-file|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--keep-deliveries|--clock|--import|--by|--to|--run|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --jq|--profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--max-wait|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--field|--stage|--grep|--since|--tail|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--tools|--root|--ca-file|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--keep-deliveries|--clock|--import|--by|--to|--run|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
     npos=$((npos + 1))
   done
   case "$path|$prev" in
@@ -197,6 +197,9 @@ _orc() {
     --file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --field) COMPREPLY=(); return ;;
     --stage) COMPREPLY=(); return ;;
+    --grep) COMPREPLY=(); return ;;
+    --since) COMPREPLY=(); return ;;
+    --tail) COMPREPLY=(); return ;;
     --dir) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --concurrency) COMPREPLY=(); return ;;
     --url) COMPREPLY=(); return ;;
@@ -255,7 +258,7 @@ _orc() {
     'spec') subs='get edit'; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'spec get') subs=''; flags='--format --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'spec edit') subs=''; flags='--format --set --unset --file --field --dry-run --yes -y --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
-    'logs') subs=''; flags='--follow -f --stage --failed --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
+    'logs') subs=''; flags='--follow -f --stage --failed --grep --since --tail --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'scorecard') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'artifacts') subs='list pull'; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'artifacts list') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;

@@ -14,7 +14,7 @@ function __orc_walk
             continue
         end
         switch $t
-            case --jq --profile --base-url --timeout --mode --pitch --audience --monetization --source --idempotency-key --on-gate --approve --max-wait --status --limit --notes --notes-file --format --set --unset --file --field --stage --dir --concurrency --url --events --secret --header --payload-file --tolerance --now --forward-to --port --host --public-url --data --tools --root --ca-file --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --journal-size --keep-deliveries --clock --import --by --to --run --gate --error --reason --route --webhook --latency --cut-after --times --probability
+            case --jq --profile --base-url --timeout --mode --pitch --audience --monetization --source --idempotency-key --on-gate --approve --max-wait --status --limit --notes --notes-file --format --set --unset --file --field --stage --grep --since --tail --dir --concurrency --url --events --secret --header --payload-file --tolerance --now --forward-to --port --host --public-url --data --tools --root --ca-file --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --journal-size --keep-deliveries --clock --import --by --to --run --gate --error --reason --route --webhook --latency --cut-after --times --probability
                 set skip 1
                 continue
             case '-*'
@@ -260,6 +260,9 @@ complete -c orc -n '__orc_at '\''logs'\''; and __orc_npos 0' -a '(command orc __
 complete -c orc -n '__orc_at '\''logs'\''' -l follow -s f -d 'keep printing lines as they come until the run ends'
 complete -c orc -n '__orc_at '\''logs'\''' -l stage -x -d 'only the lines of this stage (05_build)'
 complete -c orc -n '__orc_at '\''logs'\''' -l failed -d 'only the failing stage, then the error (like gh run view --log-failed)'
+complete -c orc -n '__orc_at '\''logs'\''' -l grep -x -d 'only the lines whose message matches this regular expression (JavaScript syntax)'
+complete -c orc -n '__orc_at '\''logs'\''' -l since -x -d 'only the lines of the last <duration> (90s, 10m, 2h, 1d)'
+complete -c orc -n '__orc_at '\''logs'\''' -l tail -x -d 'only the last <n> lines; with --follow, the last <n> so far, then each as it comes'
 complete -c orc -n '__orc_at '\''logs'\''' -l json -d 'print one JSON document on stdout (for scripts)'
 complete -c orc -n '__orc_at '\''logs'\''' -l jq -x -d 'filter the JSON through jq (implies --json); strings print raw, as jq -r does'
 complete -c orc -n '__orc_at '\''logs'\''' -l no-input -d 'never prompt; fail with exit 2 where input is needed'

@@ -7,6 +7,7 @@ import type { Event, Run } from '../../contract/schemas.js';
 import type { Context } from '../context.js';
 import { EXIT, UsageError } from '../../exit/errors.js';
 import { oneLine } from '../../lib/sanitize.js';
+import { parseDuration } from '../../lib/duration.js';
 import { loadStyle, type Style } from '../../ui/style.js';
 import { watchRun, type WatchEvent } from '../../watch/engine.js';
 import type { logs as def } from './command.js';
@@ -25,17 +26,56 @@ interface Line {
 /** Without --follow, a run still moving: its replayed history is taken to be over after this much quiet. */
 const QUIET_MS = 500;
 
+/** Which lines --since and --grep let through, checked before anything is asked (exit 2 naming the flag). */
+interface Chooser {
+  (line: Line): boolean;
+  /** The choice in words, for "no log lines … yet". */
+  said: string;
+}
+
+function chooser(flags: FlagsOf<typeof def>, now: number): Chooser {
+  let pattern: RegExp | null = null;
+  if (flags.grep !== undefined) {
+    try {
+      pattern = new RegExp(flags.grep);
+    } catch (err) {
+      throw Object.assign(new UsageError(`--grep: not a regular expression: ${(err as Error).message}`), {
+        field: '--grep',
+      });
+    }
+  }
+  let from = Number.NEGATIVE_INFINITY;
+  if (flags.since !== undefined) {
+    const ms = parseDuration(flags.since);
+    if (ms === null || ms <= 0)
+      throw Object.assign(
+        new UsageError(`--since: ${JSON.stringify(flags.since)} is not a duration (90s, 10m, 2h, 1d)`),
+        {
+          field: '--since',
+        },
+      );
+    from = now - ms;
+  }
+  const choose = (l: Line) => (pattern === null || pattern.test(l.message)) && !(Date.parse(l.ts) < from);
+  const said = [
+    flags.since !== undefined ? ` in the last ${oneLine(flags.since)}` : '',
+    pattern ? ` matching ${oneLine(flags.grep!)}` : '',
+  ].join('');
+  return Object.assign(choose, { said });
+}
+
 export default async function show(
   ctx: Context,
   [given]: ArgsOf<typeof def>,
   flags: FlagsOf<typeof def>,
 ): Promise<number> {
+  const choose = chooser(flags, ctx.clock.now());
   const runId = given ?? (await pickRun(ctx, 'any', 'logs')).id;
   const api = await ctx.api();
   api.http.deadlinePerRequest();
   const style = await loadStyle(ctx.io);
   const run = await api.runs.retrieve(runId);
-  const reader = new LogReader(ctx, runId, flags, run, (l: Line) => {
+  const reader = new LogReader(ctx, runId, flags, run, choose, (l: Line) => {
     if (ctx.io.json) return void ctx.io.streams.stdout.write(ctx.io.jsonLine(l));
     const level =
       l.level === 'error' ? style.red('ERROR') : l.level === 'warn' ? style.yellow('WARN ') : style.dim('info ');
@@ -43,11 +83,12 @@ export default async function show(
   });
   if (!(await reader.read(api))) return EXIT.interrupted;
   if (flags.failed) return reader.showFailure(style);
+  reader.flush();
   const { count, status } = reader;
   if (count === 0 && flags.stage !== undefined) neverThere(runId, flags.stage, status, reader.stages);
   if (count === 0)
     ctx.io.info(
-      `orc: no log lines${flags.stage !== undefined ? ` in stage ${oneLine(flags.stage)}` : ''} yet (${runId} is ${oneLine(status)})`,
+      `orc: no log lines${flags.stage !== undefined ? ` in stage ${oneLine(flags.stage)}` : ''}${choose.said} yet (${runId} is ${oneLine(status)})`,
     );
   return EXIT.ok;
 }
@@ -59,6 +100,9 @@ class LogReader {
   private readonly moving: boolean;
   private cancelQuiet = () => {};
   private readonly kept: Line[] = [];
+  /** --tail: the last lines chosen, held until the history is over (then printed, and the rest as they come). */
+  private tail: Line[] | null;
+  private cancelHistory = () => {};
   private failed: { event: Event; raw: unknown } | null = null;
   status: string;
   count = 0;
@@ -70,8 +114,10 @@ class LogReader {
     private readonly runId: string,
     private readonly flags: FlagsOf<typeof def>,
     run: Run,
+    private readonly choose: Chooser,
     private readonly print: (l: Line) => void,
   ) {
+    this.tail = flags.tail !== undefined && !flags.failed ? [] : null;
     this.moving = !TERMINAL_STATUSES.has(run.status);
     this.status = run.status;
     this.stages = new Set([run.stage]);
@@ -93,15 +139,26 @@ class LogReader {
       }
     } finally {
       this.cancelQuiet();
+      this.cancelHistory();
       this.ctx.signal.removeEventListener('abort', onSigint);
     }
     return !interrupted;
   }
 
-  /** Without --follow, a run still moving: its history is over after a quiet moment. */
+  /** Without --follow, a run still moving: its history is over after a quiet moment. With --follow and --tail,
+   * that moment ends the history: its last lines are printed then, and each line after as it comes. */
   private arm(): void {
     this.cancelQuiet();
     if (this.moving && !this.flags.follow) this.cancelQuiet = this.ctx.clock.timer(QUIET_MS, () => this.stop.abort());
+    this.cancelHistory();
+    if (this.tail && this.flags.follow) this.cancelHistory = this.ctx.clock.timer(QUIET_MS, () => this.flush());
+  }
+
+  /** --tail: the last lines chosen so far, printed; every line after goes straight out. */
+  flush(): void {
+    const held = this.tail;
+    this.tail = null;
+    for (const l of held?.slice(-this.flags.tail!) ?? []) this.print(l);
   }
 
   /** One event of the stream; true once the run has ended. */
@@ -127,10 +184,14 @@ class LogReader {
       ts: d.ts ?? ev.event.created_at,
     };
     if (this.flags.stage !== undefined && line.stage !== this.flags.stage) return;
+    if (!this.choose(line)) return;
     this.count++;
     // --failed shows the failing stage, known only at the end.
     if (this.flags.failed) this.kept.push(line);
-    else this.print(line);
+    else if (this.tail) {
+      this.tail.push(line);
+      if (this.tail.length > 2 * this.flags.tail!) this.tail.splice(0, this.tail.length - this.flags.tail!);
+    } else this.print(line);
   }
 
   /** --failed: the failing stage's lines and its error. */
@@ -141,7 +202,8 @@ class LogReader {
       return EXIT.ok;
     }
     const stage = failed.event.data.stage ?? kept.at(-1)?.stage;
-    for (const l of kept) if (l.stage === stage) this.print(l);
+    const lines = kept.filter((l) => l.stage === stage);
+    for (const l of this.flags.tail !== undefined ? lines.slice(-this.flags.tail) : lines) this.print(l);
     const error = failed.event.data.error;
     if (ctx.io.json) ctx.io.streams.stdout.write(ctx.io.jsonLine(failed.raw));
     else
