@@ -73,7 +73,7 @@ async function askHuman(
   const asked = tool === 'approve_gate' ? 'approve' : 'reject';
   await loadValidator(); // the SDK checks the person's answer against the schema below
   const answer = await server.server.elicitInput({
-    message: `The agent asks to ${asked} gate ${String(args.gate)} of ${String(args.run_id)} on the LIVE service${args.notes ? `, with the notes: ${String(args.notes)}` : ''}. Your decision:`,
+    message: `The agent asks to ${asked} gate ${String(args.gate)} of ${String(args.run_id)} on the LIVE service${args.spec_patch ? `, after this change to the App Spec: ${JSON.stringify(args.spec_patch)}` : ''}${args.notes ? `, with the notes: ${String(args.notes)}` : ''}. Your decision:`,
     requestedSchema: {
       type: 'object',
       properties: {
@@ -159,7 +159,22 @@ const advised = <T extends z.ZodObject>(o: T) =>
     hint: z.string().nullable().optional().describe('What to change, when it fails or warns'),
     suggestion: z.unknown().optional().describe('A value at field that passes (null when none can be made)'),
   });
-const decidedOut = { gate: z.looseObject({ gate: gateOut, run: runOut }) };
+const decidedOut = {
+  gate: z.looseObject({ gate: gateOut, run: runOut }),
+  spec: specOut.optional().describe('The App Spec after spec_patch, when one was given'),
+};
+/** A change to the App Spec made before the decision (a JSON Merge Patch); refused, nothing is decided. */
+const specPatch = z
+  .record(z.string(), z.unknown())
+  .optional()
+  .describe(
+    'Optional: a JSON Merge Patch of the App Spec applied first (as update_spec); if it is refused, nothing is decided',
+  );
+
+/** The decision's spec change first, when there is one: refused, it throws and nothing is decided. */
+async function patchFirst(api: Api, runId: string, patch: Record<string, unknown> | undefined) {
+  return patch && Object.keys(patch).length ? { spec: await api.spec.update(runId, patch) } : {};
+}
 
 /**
  * The folder `dir` names, when it lies inside `root` (the folder the server writes into): resolved against
@@ -275,27 +290,42 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
       title: 'Approve a gate',
       description:
         'Approve the gate a run waits at (only a pending gate). Read what is being decided first: wait_for_run gives it, or get_spec / get_scorecard.',
-      input: { run_id: runId, gate, notes: z.string().optional().describe('Optional notes kept with the decision') },
+      input: {
+        run_id: runId,
+        gate,
+        notes: z.string().optional().describe('Optional notes kept with the decision'),
+        spec_patch: specPatch,
+      },
       output: decidedOut,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       run: async (a) => {
+        const changed = await patchFirst(api, a.run_id, a.spec_patch);
         const decided = await api.gates.approve(a.run_id, a.gate, a.notes);
-        return { text: `Approved gate ${a.gate} of ${a.run_id}; the run goes on.`, data: { gate: decided } };
+        return {
+          text: `Approved gate ${a.gate} of ${a.run_id}; the run goes on.`,
+          data: { gate: decided, ...changed },
+        };
       },
     }),
     defineTool({
       name: 'reject_gate',
       title: 'Reject a gate',
       description:
-        'Reject the gate a run waits at, with notes saying why and what to change: the run goes back to rework that part and the gate opens again. Change the App Spec first (update_spec): the rework reads it as it stands then; a rejected final runs design, build, QA and scoring again, with a new scorecard.',
-      input: { run_id: runId, gate, notes: z.string().trim().min(1).describe('Why, and what to change (required)') },
+        'Reject the gate a run waits at, with notes saying why and what to change: the run goes back to rework that part and the gate opens again. Change the App Spec first (spec_patch here, or update_spec): the rework reads it as it stands then; a rejected final runs design, build, QA and scoring again, with a new scorecard.',
+      input: {
+        run_id: runId,
+        gate,
+        notes: z.string().trim().min(1).describe('Why, and what to change (required)'),
+        spec_patch: specPatch,
+      },
       output: decidedOut,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
       run: async (a) => {
+        const changed = await patchFirst(api, a.run_id, a.spec_patch);
         const decided = await api.gates.reject(a.run_id, a.gate, a.notes);
         return {
           text: `Rejected gate ${a.gate} of ${a.run_id}; the run goes back with the notes.`,
-          data: { gate: decided },
+          data: { gate: decided, ...changed },
         };
       },
     }),

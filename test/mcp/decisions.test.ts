@@ -102,6 +102,34 @@ describe('approve_gate and reject_gate on a live service', () => {
   });
 });
 
+describe('approve_gate and reject_gate with a spec_patch', () => {
+  it('change the App Spec first, then decide; a refused change decides nothing', async () => {
+    const { client, close } = await connect(null, false);
+    try {
+      const id = await atIdeaGate();
+      const ok = (await client.callTool({
+        name: 'approve_gate',
+        arguments: { run_id: id, gate: 'idea', spec_patch: { tagline: 'Run every day' } },
+      })) as Result;
+      expect(ok.isError, ok.content[0]?.text).toBeFalsy();
+      expect(ok.structuredContent.spec.tagline).toBe('Run every day');
+      expect((await sb.call('GET', `/v1/runs/${id}/spec`)).body.tagline).toBe('Run every day');
+      expect((await ideaGate(id)).state).toBe('approved');
+
+      const other = await atIdeaGate();
+      const refused = (await client.callTool({
+        name: 'reject_gate',
+        arguments: { run_id: other, gate: 'idea', notes: 'rework it', spec_patch: { bundle_id: 'not a bundle id' } },
+      })) as Result;
+      expect(refused.isError).toBe(true);
+      expect(refused.content[0]?.text).toContain('bundle_id');
+      expect((await ideaGate(other)).state).toBe('pending');
+    } finally {
+      await close();
+    }
+  });
+});
+
 describe('wait_for_run as an MCP task', () => {
   it('a client that supports tasks gets a task at once, then the wait’s result when it ends', async () => {
     const api = createApi({ baseUrl: sb.url, apiKey: KEY, userAgent: 'test' });
