@@ -30,6 +30,33 @@ export function diffMergePatch(
   return patch;
 }
 
+/** One leaf of what a patch does to `before`, by dotted path: added, removed or changed (a list is a leaf). */
+export interface PatchChange {
+  op: '+' | '-' | '~';
+  path: string;
+  before?: unknown;
+  after?: unknown;
+}
+
+/** What `patch` (as diffMergePatch makes it) changes in `before`, leaf by leaf, in the patch's order: the one
+ * reading of a patch that a diff shown to people is drawn from. */
+export function mergePatchChanges(before: unknown, patch: Record<string, unknown>, prefix = ''): PatchChange[] {
+  const out: PatchChange[] = [];
+  for (const [key, value] of Object.entries(patch)) {
+    const path = prefix ? `${prefix}.${key}` : key;
+    const had = isObject(before) && Object.hasOwn(before, key);
+    const was = had ? (before as Record<string, unknown>)[key] : undefined;
+    if (value === null) {
+      if (had) out.push({ op: '-', path, before: was });
+    } else if (isObject(was) && isObject(value)) out.push(...mergePatchChanges(was, value, path));
+    else {
+      const after = applyMergePatch(undefined, value);
+      out.push(had ? { op: '~', path, before: was, after } : { op: '+', path, after });
+    }
+  }
+  return out;
+}
+
 /** The merge patch that sets `value` at the dotted `path` of `target` (a check's suggestion at its field): the
  * objects on the way nest; a list on the way is sent whole with its item changed, as a merge patch replaces
  * lists. `value` null is not a value here (it would remove the field). */

@@ -8,7 +8,7 @@ import { crc32, inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { completeIpa, ipaBytes, ipaLayout, ipaSha256, parseRange, type IpaLayout } from '../../src/sandbox/files.js';
 import { magicWords, nameFromText } from '../../src/sandbox/generate.js';
-import { applyMergePatch as mergePatch, diffMergePatch } from '../../src/lib/merge-patch.js';
+import { applyMergePatch as mergePatch } from '../../src/lib/merge-patch.js';
 import { compareStages } from '../../src/contract/events.js';
 import { Journal } from '../../src/sandbox/control.js';
 import { ManualClock } from '../../src/sandbox/manual-clock.js';
@@ -35,28 +35,6 @@ describe('JSON merge patch (RFC 7396 appendix A)', () => {
     [{}, { a: { bb: { ccc: null } } }, { a: { bb: {} } }],
   ])('%j + %j = %j', (target, patch, out) => {
     expect(mergePatch(target, patch)).toEqual(out);
-  });
-});
-
-describe('diffMergePatch', () => {
-  it('gives the patch that turns one spec into another', () => {
-    const before = { name: 'A', tagline: 't', brand: { palette: ['#000000'], voice: 'calm' }, features: ['x'] };
-    const after = {
-      name: 'B',
-      brand: { palette: ['#000000'], voice: 'bold', typeface: 'Inter' },
-      features: ['x', 'y'],
-      extra: 1,
-    };
-    const patch = diffMergePatch(before, after);
-    expect(patch).toEqual({
-      tagline: null,
-      name: 'B',
-      brand: { voice: 'bold', typeface: 'Inter' },
-      features: ['x', 'y'],
-      extra: 1,
-    });
-    expect(mergePatch(before, patch)).toEqual(after);
-    expect(diffMergePatch(before, structuredClone(before))).toEqual({});
   });
 });
 
