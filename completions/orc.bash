@@ -15,7 +15,7 @@ _orc() {
     case "$w" in -*) continue ;; esac
     case "${COMP_WORDS[i-1]}" in --jq|--profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--max-wait|--status|--limit|--notes|--notes-file|--format|--set|--unset|--file|--field|--stage|--grep|--since|--tail|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--tools|--root|--ca-file|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--keep-deliveries|--clock|--import|--by|--to|--run|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
     cand="${path:+$path }$w"
-    case "$cand" in 'run'|'run create'|'run get'|'run list'|'run cancel'|'watch'|'gate'|'gate list'|'gate approve'|'gate reject'|'spec'|'spec get'|'spec edit'|'logs'|'scorecard'|'artifacts'|'artifacts list'|'artifacts pull'|'webhook'|'webhook add'|'webhook list'|'webhook get'|'webhook remove'|'webhook deliveries'|'webhook redeliver'|'webhook verify'|'webhook listen'|'api'|'doctor'|'mcp'|'profile'|'profile add'|'profile list'|'profile use'|'profile show'|'profile remove'|'completion'|'sandbox'|'sandbox start'|'sandbox status'|'sandbox stop'|'sandbox clock'|'sandbox advance'|'sandbox trigger'|'sandbox fault'|'sandbox fault add'|'sandbox fault list'|'sandbox fault remove'|'sandbox fault clear'|'sandbox reset'|'sandbox export'|'sandbox exec'|'sandbox logs'|'sandbox console'|'help') path="$cand" ;; *) break ;; esac
+    case "$cand" in 'run'|'run create'|'run get'|'run list'|'run cancel'|'watch'|'gate'|'gate list'|'gate approve'|'gate reject'|'spec'|'spec get'|'spec edit'|'spec diff'|'logs'|'scorecard'|'artifacts'|'artifacts list'|'artifacts pull'|'webhook'|'webhook add'|'webhook list'|'webhook get'|'webhook remove'|'webhook deliveries'|'webhook redeliver'|'webhook verify'|'webhook listen'|'api'|'doctor'|'mcp'|'profile'|'profile add'|'profile list'|'profile use'|'profile show'|'profile remove'|'completion'|'sandbox'|'sandbox start'|'sandbox status'|'sandbox stop'|'sandbox clock'|'sandbox advance'|'sandbox trigger'|'sandbox fault'|'sandbox fault add'|'sandbox fault list'|'sandbox fault remove'|'sandbox fault clear'|'sandbox reset'|'sandbox export'|'sandbox exec'|'sandbox logs'|'sandbox console'|'help') path="$cand" ;; *) break ;; esac
   done
   # The arguments after the command path, so far.
   for (( ; i < COMP_CWORD; i++)); do
@@ -52,6 +52,7 @@ _orc() {
     'spec edit|--format') COMPREPLY=($(compgen -W 'yaml json' -- "$cur")); return ;;
     'spec edit|--file') COMPREPLY=($(compgen -f -- "$cur")); return ;;
     'spec edit|--profile') _orc_dynamic profiles; return ;;
+    'spec diff|--profile') _orc_dynamic profiles; return ;;
     'logs|--profile') _orc_dynamic profiles; return ;;
     'scorecard|--profile') _orc_dynamic profiles; return ;;
     'artifacts|--profile') _orc_dynamic profiles; return ;;
@@ -130,6 +131,8 @@ _orc() {
       'gate reject|1') COMPREPLY=($(compgen -W 'idea brand final' -- "$cur")); return ;;
       'spec get|0') _orc_dynamic runs; return ;;
       'spec edit|0') _orc_dynamic runs; return ;;
+      'spec diff|0') _orc_dynamic runs; return ;;
+      'spec diff|1') _orc_dynamic runs; return ;;
       'logs|0') _orc_dynamic runs; return ;;
       'scorecard|0') _orc_dynamic runs; return ;;
       'artifacts list|0') _orc_dynamic runs; return ;;
@@ -255,9 +258,10 @@ _orc() {
     'gate list') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'gate approve') subs=''; flags='--notes --notes-file --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'gate reject') subs=''; flags='--notes --notes-file --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
-    'spec') subs='get edit'; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
+    'spec') subs='get edit diff'; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'spec get') subs=''; flags='--format --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'spec edit') subs=''; flags='--format --set --unset --file --field --dry-run --yes -y --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
+    'spec diff') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'logs') subs=''; flags='--follow -f --stage --failed --grep --since --tail --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'scorecard') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'artifacts') subs='list pull'; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;

@@ -22,7 +22,7 @@ function __orc_walk
         end
         if test $inpath = 1
             set -l cand (string join " " $path $t)
-            if contains -- "$cand" 'run' 'run create' 'run get' 'run list' 'run cancel' 'watch' 'gate' 'gate list' 'gate approve' 'gate reject' 'spec' 'spec get' 'spec edit' 'logs' 'scorecard' 'artifacts' 'artifacts list' 'artifacts pull' 'webhook' 'webhook add' 'webhook list' 'webhook get' 'webhook remove' 'webhook deliveries' 'webhook redeliver' 'webhook verify' 'webhook listen' 'api' 'doctor' 'mcp' 'profile' 'profile add' 'profile list' 'profile use' 'profile show' 'profile remove' 'completion' 'sandbox' 'sandbox start' 'sandbox status' 'sandbox stop' 'sandbox clock' 'sandbox advance' 'sandbox trigger' 'sandbox fault' 'sandbox fault add' 'sandbox fault list' 'sandbox fault remove' 'sandbox fault clear' 'sandbox reset' 'sandbox export' 'sandbox exec' 'sandbox logs' 'sandbox console' 'help'
+            if contains -- "$cand" 'run' 'run create' 'run get' 'run list' 'run cancel' 'watch' 'gate' 'gate list' 'gate approve' 'gate reject' 'spec' 'spec get' 'spec edit' 'spec diff' 'logs' 'scorecard' 'artifacts' 'artifacts list' 'artifacts pull' 'webhook' 'webhook add' 'webhook list' 'webhook get' 'webhook remove' 'webhook deliveries' 'webhook redeliver' 'webhook verify' 'webhook listen' 'api' 'doctor' 'mcp' 'profile' 'profile add' 'profile list' 'profile use' 'profile show' 'profile remove' 'completion' 'sandbox' 'sandbox start' 'sandbox status' 'sandbox stop' 'sandbox clock' 'sandbox advance' 'sandbox trigger' 'sandbox fault' 'sandbox fault add' 'sandbox fault list' 'sandbox fault remove' 'sandbox fault clear' 'sandbox reset' 'sandbox export' 'sandbox exec' 'sandbox logs' 'sandbox console' 'help'
                 set path $path $t
                 continue
             end
@@ -49,7 +49,7 @@ complete -c orc -f
 complete -c orc -n '__orc_at '\'''\''' -a 'run' -d 'Create, read, list and cancel runs'
 complete -c orc -n '__orc_at '\'''\''' -a 'watch' -d 'Watch a run live (or several, or --all), deciding their gates as they open'
 complete -c orc -n '__orc_at '\'''\''' -a 'gate' -d 'List and decide the approval gates of a run'
-complete -c orc -n '__orc_at '\'''\''' -a 'spec' -d 'Read and edit the App Spec of a run'
+complete -c orc -n '__orc_at '\'''\''' -a 'spec' -d 'Read, edit and compare the App Specs of runs'
 complete -c orc -n '__orc_at '\'''\''' -a 'logs' -d 'Show the log lines of a run: all of them, by stage, or the failing stage with its error'
 complete -c orc -n '__orc_at '\'''\''' -a 'scorecard' -d 'Show the scorecard of a run: scores, pre-flight checks with what to change, and what the scores are made of'
 complete -c orc -n '__orc_at '\'''\''' -a 'artifacts' -d 'List and download what a run produced'
@@ -216,6 +216,7 @@ complete -c orc -n '__orc_at '\''gate reject'\''' -l debug -d 'show the HTTP exc
 complete -c orc -n '__orc_at '\''gate reject'\''' -l help -s h -d 'show help'
 complete -c orc -n '__orc_at '\''spec'\''' -a 'get' -d 'Print the App Spec of a run (YAML; --format json, or --json)'
 complete -c orc -n '__orc_at '\''spec'\''' -a 'edit' -d 'Edit the App Spec in your editor, or with --set/--unset/--file; sends only what changed'
+complete -c orc -n '__orc_at '\''spec'\''' -a 'diff' -d 'Show what differs between the App Specs of two runs, or of a run and a JSON file (- for stdin)'
 complete -c orc -n '__orc_at '\''spec'\''' -l json -d 'print one JSON document on stdout (for scripts)'
 complete -c orc -n '__orc_at '\''spec'\''' -l jq -x -d 'filter the JSON through jq (implies --json); strings print raw, as jq -r does'
 complete -c orc -n '__orc_at '\''spec'\''' -l no-input -d 'never prompt; fail with exit 2 where input is needed'
@@ -256,6 +257,18 @@ complete -c orc -n '__orc_at '\''spec edit'\''' -l base-url -x -d 'talk to this 
 complete -c orc -n '__orc_at '\''spec edit'\''' -l timeout -x -d 'give up on the service after this long (watch and streams: their own idle rules)'
 complete -c orc -n '__orc_at '\''spec edit'\''' -l debug -d 'show the HTTP exchange on stderr (keys redacted)'
 complete -c orc -n '__orc_at '\''spec edit'\''' -l help -s h -d 'show help'
+complete -c orc -n '__orc_at '\''spec diff'\''; and __orc_npos 0' -a '(command orc __complete runs 2>/dev/null)'
+complete -c orc -n '__orc_at '\''spec diff'\''; and __orc_npos 1' -a '(command orc __complete runs 2>/dev/null)'
+complete -c orc -n '__orc_at '\''spec diff'\''' -l json -d 'print one JSON document on stdout (for scripts)'
+complete -c orc -n '__orc_at '\''spec diff'\''' -l jq -x -d 'filter the JSON through jq (implies --json); strings print raw, as jq -r does'
+complete -c orc -n '__orc_at '\''spec diff'\''' -l no-input -d 'never prompt; fail with exit 2 where input is needed'
+complete -c orc -n '__orc_at '\''spec diff'\''' -l accessible -d 'for screen readers: nothing redrawn, no spinner, progress every 10%, questions as numbered lines (ORC_ACCESSIBLE=1)'
+complete -c orc -n '__orc_at '\''spec diff'\''' -l profile -x -a '(command orc __complete profiles 2>/dev/null)' -d 'use this profile (default: ORC_PROFILE, then the active one, then the built-in sandbox)'
+complete -c orc -n '__orc_at '\''spec diff'\''' -l live -d 'use the live key and the live service (default: the test key)'
+complete -c orc -n '__orc_at '\''spec diff'\''' -l base-url -x -d 'talk to this service address (default: ORC_BASE_URL, then the profile)'
+complete -c orc -n '__orc_at '\''spec diff'\''' -l timeout -x -d 'give up on the service after this long (watch and streams: their own idle rules)'
+complete -c orc -n '__orc_at '\''spec diff'\''' -l debug -d 'show the HTTP exchange on stderr (keys redacted)'
+complete -c orc -n '__orc_at '\''spec diff'\''' -l help -s h -d 'show help'
 complete -c orc -n '__orc_at '\''logs'\''; and __orc_npos 0' -a '(command orc __complete runs 2>/dev/null)'
 complete -c orc -n '__orc_at '\''logs'\''' -l follow -s f -d 'keep printing lines as they come until the run ends'
 complete -c orc -n '__orc_at '\''logs'\''' -l stage -x -d 'only the lines of this stage (05_build)'

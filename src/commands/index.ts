@@ -16,7 +16,7 @@ export const NOUNS: readonly Noun[] = [
     load: () => import('./watch/command.js'),
   },
   { name: 'gate', summary: 'List and decide the approval gates of a run', load: () => import('./gate/command.js') },
-  { name: 'spec', summary: 'Read and edit the App Spec of a run', load: () => import('./spec/command.js') },
+  { name: 'spec', summary: 'Read, edit and compare the App Specs of runs', load: () => import('./spec/command.js') },
   {
     name: 'logs',
     summary: 'Show the log lines of a run: all of them, by stage, or the failing stage with its error',

@@ -1,4 +1,4 @@
-// `orc spec …`: a run's App Spec, read as YAML or JSON, and edited the way `kubectl edit` works.
+// `orc spec …`: a run's App Spec, read as YAML or JSON, edited the way `kubectl edit` works, and compared.
 import { SPEC_FORMATS } from '../../app-spec/document.js';
 import { arg, command, flag, handled } from '../define.js';
 
@@ -39,13 +39,31 @@ export const edit = command({
   ],
 });
 
+export const diff = command({
+  name: 'diff',
+  summary: 'Show what differs between the App Specs of two runs, or of a run and a JSON file (- for stdin)',
+  json: 'the JSON Merge Patch (RFC 7396) that turns the first spec into the second; {} when they are the same',
+  args: [arg.id('run', { complete: 'runs' }), arg.word('run-or-file', { complete: 'runs' })],
+  examples: [
+    'orc spec diff run_8fJ2kQ run_3pL9xZ',
+    'orc spec diff run_8fJ2kQ spec.json',
+    'orc spec get run_8fJ2kQ --json | jq \'.name = "Stride"\' | orc spec diff run_8fJ2kQ -',
+    'orc spec diff run_8fJ2kQ run_3pL9xZ --json > patch.json',
+  ],
+});
+
 export default command({
   name: 'spec',
-  summary: 'Read and edit the App Spec of a run',
+  summary: 'Read, edit and compare the App Specs of runs',
   examples: [
     'orc spec get run_8fJ2kQ',
     'orc spec edit run_8fJ2kQ',
     'orc spec edit run_8fJ2kQ --set tagline="Run every day"',
+    'orc spec diff run_8fJ2kQ run_3pL9xZ',
   ],
-  subcommands: [handled(get, () => import('./get.js')), handled(edit, () => import('./edit.js'))],
+  subcommands: [
+    handled(get, () => import('./get.js')),
+    handled(edit, () => import('./edit.js')),
+    handled(diff, () => import('./diff.js')),
+  ],
 });
