@@ -93,6 +93,15 @@ describe('orc spec diff', () => {
     expect(applyMergePatch(await specOf(second), JSON.parse(piped.stdout))).toEqual(await specOf(first));
   });
 
+  it("sanitises a file's text before a terminal sees it: no C1 control or bidi override reaches it", async () => {
+    const file = join(dir, 'hostile.json');
+    writeFileSync(file, JSON.stringify({ ...(await specOf(first)), tagline: 'safe\u009b2J\u202eevil' }));
+    const r = await orc(['spec', 'diff', first, file], { tty: { stdout: true, stderr: true } });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).not.toMatch(/[\u009b\u202e]/);
+    expect(r.stdout).toContain('→ "safeevil"');
+  });
+
   it('identical specs: nothing on stdout, "no difference" on stderr, exit 0 ({} under --json)', async () => {
     const file = join(dir, 'same.json');
     writeFileSync(file, JSON.stringify(await specOf(first)));
