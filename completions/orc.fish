@@ -14,7 +14,7 @@ function __orc_walk
             continue
         end
         switch $t
-            case --jq --profile --base-url --timeout --mode --pitch --audience --monetization --source --idempotency-key --on-gate --approve --max-wait --status --limit --notes --notes-file --format --set --unset --file --field --stage --grep --since --tail --dir --concurrency --url --events --secret --header --payload-file --tolerance --now --forward-to --port --host --public-url --data --tools --root --ca-file --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --journal-size --keep-deliveries --clock --import --by --to --run --gate --error --reason --route --webhook --latency --cut-after --times --probability
+            case --jq --profile --base-url --timeout --mode --pitch --audience --monetization --source --idempotency-key --on-gate --approve --max-wait --status --limit --notes --notes-file --set --unset --file --format --field --stage --grep --since --tail --dir --concurrency --url --events --secret --header --payload-file --tolerance --now --forward-to --port --host --public-url --data --tools --root --ca-file --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --journal-size --keep-deliveries --clock --import --by --to --run --gate --error --reason --route --webhook --latency --cut-after --times --probability
                 set skip 1
                 continue
             case '-*'
@@ -163,8 +163,8 @@ complete -c orc -n '__orc_at '\''watch'\''' -l timeout -x -d 'give up on the ser
 complete -c orc -n '__orc_at '\''watch'\''' -l debug -d 'show the HTTP exchange on stderr (keys redacted)'
 complete -c orc -n '__orc_at '\''watch'\''' -l help -s h -d 'show help'
 complete -c orc -n '__orc_at '\''gate'\''' -a 'list' -d 'The three gates of a run: state, when decided, notes, and the decisions before'
-complete -c orc -n '__orc_at '\''gate'\''' -a 'approve' -d 'Approve a pending gate (idea, brand or final)'
-complete -c orc -n '__orc_at '\''gate'\''' -a 'reject' -d 'Reject a pending gate with notes; the run goes back to rework'
+complete -c orc -n '__orc_at '\''gate'\''' -a 'approve' -d 'Approve a pending gate (idea, brand or final), with a spec change sent first if given'
+complete -c orc -n '__orc_at '\''gate'\''' -a 'reject' -d 'Reject a pending gate with notes (and a spec change sent first if given); the run goes back to rework'
 complete -c orc -n '__orc_at '\''gate'\''' -l json -d 'print one JSON document on stdout (for scripts)'
 complete -c orc -n '__orc_at '\''gate'\''' -l jq -x -d 'filter the JSON through jq (implies --json); strings print raw, as jq -r does'
 complete -c orc -n '__orc_at '\''gate'\''' -l no-input -d 'never prompt; fail with exit 2 where input is needed'
@@ -190,6 +190,9 @@ complete -c orc -n '__orc_at '\''gate approve'\''; and __orc_npos 0' -a '(comman
 complete -c orc -n '__orc_at '\''gate approve'\''; and __orc_npos 1' -a 'idea brand final'
 complete -c orc -n '__orc_at '\''gate approve'\''' -l notes -x -d 'notes kept with the decision'
 complete -c orc -n '__orc_at '\''gate approve'\''' -l notes-file -r -F -d 'the notes from a file, or - for stdin'
+complete -c orc -n '__orc_at '\''gate approve'\''' -l set -x -d 'set a field (dotted path; the value is JSON when it parses, else text); repeatable'
+complete -c orc -n '__orc_at '\''gate approve'\''' -l unset -x -d 'remove a field or list item (dotted path); repeatable'
+complete -c orc -n '__orc_at '\''gate approve'\''' -l file -r -F -d 'apply a JSON Merge Patch from a file, or - for stdin'
 complete -c orc -n '__orc_at '\''gate approve'\''' -l json -d 'print one JSON document on stdout (for scripts)'
 complete -c orc -n '__orc_at '\''gate approve'\''' -l jq -x -d 'filter the JSON through jq (implies --json); strings print raw, as jq -r does'
 complete -c orc -n '__orc_at '\''gate approve'\''' -l no-input -d 'never prompt; fail with exit 2 where input is needed'
@@ -204,6 +207,9 @@ complete -c orc -n '__orc_at '\''gate reject'\''; and __orc_npos 0' -a '(command
 complete -c orc -n '__orc_at '\''gate reject'\''; and __orc_npos 1' -a 'idea brand final'
 complete -c orc -n '__orc_at '\''gate reject'\''' -l notes -x -d 'why, and what to change (required; at a terminal your editor opens without it)'
 complete -c orc -n '__orc_at '\''gate reject'\''' -l notes-file -r -F -d 'the notes from a file, or - for stdin'
+complete -c orc -n '__orc_at '\''gate reject'\''' -l set -x -d 'set a field (dotted path; the value is JSON when it parses, else text); repeatable'
+complete -c orc -n '__orc_at '\''gate reject'\''' -l unset -x -d 'remove a field or list item (dotted path); repeatable'
+complete -c orc -n '__orc_at '\''gate reject'\''' -l file -r -F -d 'apply a JSON Merge Patch from a file, or - for stdin'
 complete -c orc -n '__orc_at '\''gate reject'\''' -l json -d 'print one JSON document on stdout (for scripts)'
 complete -c orc -n '__orc_at '\''gate reject'\''' -l jq -x -d 'filter the JSON through jq (implies --json); strings print raw, as jq -r does'
 complete -c orc -n '__orc_at '\''gate reject'\''' -l no-input -d 'never prompt; fail with exit 2 where input is needed'

@@ -1,6 +1,7 @@
 // `orc gate …`: the approval gates of a run, listed and decided.
 import { GATE_NAMES } from '../../contract/events.js';
 import { arg, command, flag, handled } from '../define.js';
+import { changeFlags } from '../spec/command.js';
 
 const notesFlags = {
   notes: flag.string('text', 'notes kept with the decision'),
@@ -17,25 +18,31 @@ export const list = command({
 
 export const approve = command({
   name: 'approve',
-  summary: 'Approve a pending gate (idea, brand or final)',
-  json: '{ gate, run }: the gate as decided, and the run',
+  summary: 'Approve a pending gate (idea, brand or final), with a spec change sent first if given',
+  json: '{ gate, run }: the gate as decided, and the run; with a spec change, spec_changed: [paths]',
   args: [arg.optionalId('run', { complete: 'gated-runs' }), arg.optionalId('gate', { complete: GATE_NAMES })],
-  flags: notesFlags,
-  examples: ['orc gate approve run_8fJ2kQ idea', 'orc gate approve run_8fJ2kQ final --notes "Ship it"'],
+  flags: { ...notesFlags, ...changeFlags },
+  examples: [
+    'orc gate approve run_8fJ2kQ idea',
+    'orc gate approve run_8fJ2kQ final --notes "Ship it"',
+    'orc gate approve run_8fJ2kQ brand --set tagline="Run every day" --unset keywords',
+  ],
 });
 
 export const reject = command({
   name: 'reject',
-  summary: 'Reject a pending gate with notes; the run goes back to rework',
-  json: '{ gate, run }: the gate as decided, and the run',
+  summary: 'Reject a pending gate with notes (and a spec change sent first if given); the run goes back to rework',
+  json: '{ gate, run }: the gate as decided, and the run; with a spec change, spec_changed: [paths]',
   args: [arg.optionalId('run', { complete: 'gated-runs' }), arg.optionalId('gate', { complete: GATE_NAMES })],
   flags: {
     notes: flag.string('text', 'why, and what to change (required; at a terminal your editor opens without it)'),
     notesFile: notesFlags.notesFile,
+    ...changeFlags,
   },
   examples: [
     'orc gate reject run_8fJ2kQ brand --notes "Warmer palette, less corporate"',
     'orc gate reject run_8fJ2kQ final --notes-file review.md',
+    'orc gate reject run_8fJ2kQ brand --file palette.json --notes "Try this palette"',
   ],
 });
 

@@ -1,5 +1,7 @@
 // `orc gate approve|reject <run> <gate>`: one decision. A gate that is not pending is exit 3 with its actual state.
-import { ApiError } from '../../api/errors.js';
+// A decision may carry a spec change (--set, --unset, --file): it is sent first, and the gate is decided only
+// once the service has taken it, so a refused change leaves the gate as it was.
+import { ApiError, ConflictError } from '../../api/errors.js';
 import type { Api } from '../../api/index.js';
 import { GATE_NAMES, TERMINAL_STATUSES } from '../../contract/events.js';
 import type { Context } from '../context.js';
@@ -7,9 +9,12 @@ import { RetoldError, UsageError, exitCodeOf } from '../../exit/errors.js';
 import { orDash } from '../../ui/format.js';
 import { oneLine } from '../../lib/sanitize.js';
 import { readNotes } from './notes.js';
+import { patchPaths, type Spec } from '../../app-spec/document.js';
 import { didYouMean } from '../../lib/suggest.js';
+import { plannedChange, sendPatch } from '../spec/editor-loop.js';
+import { readFlagChange, type ChangeFlags, type FlagChange } from '../spec/flag-change.js';
 
-export interface DecideFlags {
+export interface DecideFlags extends ChangeFlags {
   notes?: string;
   notesFile?: string;
 }
@@ -29,14 +34,21 @@ export async function decide(
       ),
       { field: '<gate>' },
     );
-  const notes = await readNotes(ctx, gate, flags, decision === 'reject');
+  if (flags.file === '-' && flags.notesFile === '-')
+    throw Object.assign(new UsageError('--file - and --notes-file - cannot both read stdin; give one a file'), {
+      field: '--file',
+    });
+  let notes = await readNotes(ctx, gate, flags, decision === 'reject');
+  const change = await readFlagChange(ctx, flags);
   const api = await ctx.api();
+  const changed = change.given ? await changeSpec(ctx, api, runId, gate, change) : undefined;
+  if (changed && notes === undefined && changed.length > 0) notes = changed.join(', ');
   try {
     const result =
       decision === 'approve'
         ? await api.gates.approve(runId, gate, notes)
         : await api.gates.reject(runId, gate, notes!);
-    if (ctx.io.json) ctx.io.writeJson(result);
+    if (ctx.io.json) ctx.io.writeJson(changed ? { ...result, spec_changed: changed.map(pathOf) } : result);
     else {
       ctx.io.out(`gate ${oneLine(result.gate.name)} ${oneLine(result.gate.state)}`);
       const n = result.gate.history?.length ?? 0;
@@ -48,6 +60,41 @@ export async function decide(
   } catch (err) {
     throw await explainNotPending(api, runId, gate, err);
   }
+}
+
+/** The change sent before the decision, once the gate is known to wait for one: what it did, as "set a.b" and
+ * "unset c". A change the spec or the service refuses throws, and nothing is decided. */
+async function changeSpec(ctx: Context, api: Api, runId: string, gate: string, change: FlagChange): Promise<string[]> {
+  const state = (await api.gates.list(runId)).find((g) => g.name === gate)?.state;
+  if (state !== 'pending') {
+    const message = `gate ${gate} is not pending`;
+    const err = new ConflictError({
+      status: 409,
+      type: 'conflict',
+      code: 'gate_not_pending',
+      message,
+      requestId: null,
+    });
+    throw await explainNotPending(api, runId, gate, err);
+  }
+  const { patch } = await plannedChange(api, runId, change.apply);
+  const paths = patchPaths(patch);
+  if (paths.length === 0) {
+    ctx.io.info(`The spec of ${runId} already reads so; nothing in it was changed.`);
+    return [];
+  }
+  await sendPatch(api, runId, patch);
+  ctx.io.info(`✓ spec of ${runId} updated: ${paths.join(', ')}`);
+  return paths.map((p) => `${valueAt(patch, p) === null ? 'unset' : 'set'} ${p}`);
+}
+
+/** "set a.b" → "a.b" */
+const pathOf = (said: string) => said.slice(said.indexOf(' ') + 1);
+
+function valueAt(patch: Spec, path: string): unknown {
+  let node: unknown = patch;
+  for (const key of path.split('.')) node = (node as Record<string, unknown>)[key];
+  return node;
 }
 
 /** 409 gate_not_pending: say what the gate actually is, so a script or person knows why. */

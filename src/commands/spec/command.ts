@@ -17,6 +17,13 @@ export const get = command({
   ],
 });
 
+/** A spec change as flags: `spec edit` and the decisions of `gate approve|reject` take the same three. */
+export const changeFlags = {
+  set: flag.multi('path=value', 'set a field (dotted path; the value is JSON when it parses, else text); repeatable'),
+  unset: flag.multi('path', 'remove a field or list item (dotted path); repeatable'),
+  file: flag.string('patch.json|-', 'apply a JSON Merge Patch from a file, or - for stdin', { complete: 'files' }),
+} as const;
+
 export const edit = command({
   name: 'edit',
   summary: 'Edit the App Spec in your editor, or with --set/--unset/--file; sends only what changed',
@@ -24,9 +31,7 @@ export const edit = command({
   args: [arg.optionalId('run', { complete: 'runs' })],
   flags: {
     format,
-    set: flag.multi('path=value', 'set a field (dotted path; the value is JSON when it parses, else text); repeatable'),
-    unset: flag.multi('path', 'remove a field or list item (dotted path); repeatable'),
-    file: flag.string('patch.json|-', 'apply a JSON Merge Patch from a file, or - for stdin', { complete: 'files' }),
+    ...changeFlags,
     field: flag.string('dotted.path', 'open the editor at this field, marked with what the scorecard says to change'),
     dryRun: flag.bool('print the merge patch that would be sent, and send nothing'),
     yes: flag.bool('send without showing the diff and asking', { short: 'y' }),

@@ -1,16 +1,12 @@
 // `orc spec edit <run>`: in the editor (editor-loop.ts), or without one: --set, --unset, --file, --dry-run.
 import type { Context } from '../context.js';
 import type { Api } from '../../api/index.js';
-import { applyMergePatch } from '../../lib/merge-patch.js';
 import { UsageError } from '../../exit/errors.js';
-import type { Spec } from '../../app-spec/document.js';
 import { changedFields, editInEditor, plannedChange, sendPatch, showDiff } from './editor-loop.js';
-import { parseAssignment, setPath, splitPath, unsetPath } from '../../app-spec/paths.js';
-import { parseJsonInput, readInput } from '../input.js';
+import { splitPath } from '../../app-spec/paths.js';
 import type { ArgsOf, FlagsOf } from '../define.js';
 import type { edit as def } from './command.js';
-import { AppSpecInput } from '../../contract/schemas.js';
-import { closest } from '../../lib/suggest.js';
+import { readFlagChange, refuseTypos } from './flag-change.js';
 import { pickRun } from '../pick.js';
 
 export default async function edit(
@@ -32,19 +28,11 @@ export default async function edit(
   if (flags.field !== undefined)
     refuseTypos([{ path: splitPath(flags.field, '--field'), shown: `--field ${flags.field}` }]);
   // Everything typed is checked before anything is asked of the service.
-  const sets = flags.set.map((s) => ({ ...parseAssignment(s), shown: `--set ${s}` }));
-  const unsets = flags.unset.map((u) => ({ path: splitPath(u, '--unset'), shown: `--unset ${u}` }));
-  const filePatch = flags.file === undefined ? undefined : await readPatch(ctx, flags.file);
+  const change = await readFlagChange(ctx, flags);
   const api = await ctx.api();
   if (!byFlags) return editedInEditor(ctx, api, runId, flags);
 
-  const { before, after, patch } = await plannedChange(api, runId, (copy) => {
-    refuseTypos(sets, copy);
-    const changed = filePatch ? (applyMergePatch(copy, filePatch) as Spec) : copy;
-    for (const s of sets) setPath(changed, s.path, s.value, s.shown);
-    for (const u of unsets) unsetPath(changed, u.path, u.shown);
-    return changed;
-  });
+  const { before, after, patch } = await plannedChange(api, runId, change.apply);
   if (Object.keys(patch).length === 0) {
     io.info('No changes; nothing was sent.');
     if (io.json || flags.dryRun) io.writeJson(flags.dryRun ? {} : { changed: false });
@@ -83,30 +71,4 @@ async function editedInEditor(ctx: Context, api: Api, runId: string, flags: Flag
   io.info(`✓ spec of ${runId} updated: ${changedFields(outcome.patch)}`);
   if (io.json) io.writeJson(outcome.spec);
   return 0;
-}
-
-/** A field the spec does not have and the schema does not know, one slip from one it knows, is a typo. */
-function refuseTypos(sets: Array<{ path: string[]; shown: string }>, before: Spec = {}): void {
-  const known = Object.keys(AppSpecInput.def.shape);
-  for (const s of sets) {
-    const top = s.path[0]!;
-    if (known.includes(top) || Object.hasOwn(before, top)) continue;
-    const near = closest(top, known);
-    if (near)
-      throw Object.assign(
-        new UsageError(
-          `${s.shown}: the App Spec has no field ${JSON.stringify(top)}; did you mean ${near}? Nothing was sent.`,
-        ),
-        { field: s.shown.split(' ')[0] },
-      );
-  }
-}
-
-/** A merge patch from a file or stdin: a JSON object, within the limits, checked before anything is sent. */
-async function readPatch(ctx: Context, source: string): Promise<Spec> {
-  const label = `--file ${source}`;
-  const value = parseJsonInput(await readInput(ctx, source, label), label);
-  if (value === null || typeof value !== 'object' || Array.isArray(value))
-    throw new UsageError(`${label}: a merge patch must be a JSON object`);
-  return value as Spec;
 }
