@@ -1,7 +1,7 @@
 // `orc gate …`: the approval gates of a run, listed and decided.
 import { GATE_NAMES } from '../../contract/events.js';
 import { arg, command, flag, handled } from '../define.js';
-import { changeFlags } from '../spec/command.js';
+import { changeFlags } from '../spec/change-flags.js';
 
 const notesFlags = {
   notes: flag.string('text', 'notes kept with the decision'),

@@ -1,6 +1,7 @@
 // `orc spec …`: a run's App Spec, read as YAML or JSON, edited the way `kubectl edit` works, and compared.
 import { SPEC_FORMATS } from '../../app-spec/document.js';
 import { arg, command, flag, handled } from '../define.js';
+import { changeFlags } from './change-flags.js';
 
 const format = flag.choice('format', SPEC_FORMATS, 'yaml (for people) or json', { default: 'yaml' });
 
@@ -16,13 +17,6 @@ export const get = command({
     'orc spec get run_8fJ2kQ --json | jq .brand.palette',
   ],
 });
-
-/** A spec change as flags: `spec edit` and the decisions of `gate approve|reject` take the same three. */
-export const changeFlags = {
-  set: flag.multi('path=value', 'set a field (dotted path; the value is JSON when it parses, else text); repeatable'),
-  unset: flag.multi('path', 'remove a field or list item (dotted path); repeatable'),
-  file: flag.string('patch.json|-', 'apply a JSON Merge Patch from a file, or - for stdin', { complete: 'files' }),
-} as const;
 
 export const edit = command({
   name: 'edit',
