@@ -13,15 +13,15 @@ _orc() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in -*) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --jq|--profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--max-wait|--status|--limit|--notes|--notes-file|--set|--unset|--file|--format|--field|--stage|--grep|--since|--tail|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--tools|--root|--ca-file|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--keep-deliveries|--clock|--import|--by|--to|--run|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --jq|--profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--max-wait|--status|--limit|--set|--unset|--file|--notes|--notes-file|--format|--field|--stage|--grep|--since|--tail|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--tools|--root|--ca-file|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--keep-deliveries|--clock|--import|--by|--to|--run|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
     cand="${path:+$path }$w"
-    case "$cand" in 'run'|'run create'|'run get'|'run list'|'run cancel'|'watch'|'gate'|'gate list'|'gate approve'|'gate reject'|'spec'|'spec get'|'spec edit'|'spec diff'|'logs'|'scorecard'|'artifacts'|'artifacts list'|'artifacts pull'|'webhook'|'webhook add'|'webhook list'|'webhook get'|'webhook remove'|'webhook deliveries'|'webhook redeliver'|'webhook verify'|'webhook listen'|'api'|'doctor'|'mcp'|'profile'|'profile add'|'profile list'|'profile use'|'profile show'|'profile remove'|'completion'|'sandbox'|'sandbox start'|'sandbox status'|'sandbox stop'|'sandbox clock'|'sandbox advance'|'sandbox trigger'|'sandbox fault'|'sandbox fault add'|'sandbox fault list'|'sandbox fault remove'|'sandbox fault clear'|'sandbox reset'|'sandbox export'|'sandbox exec'|'sandbox logs'|'sandbox console'|'help') path="$cand" ;; *) break ;; esac
+    case "$cand" in 'run'|'run create'|'run get'|'run list'|'run cancel'|'run retry'|'watch'|'gate'|'gate list'|'gate approve'|'gate reject'|'spec'|'spec get'|'spec edit'|'spec diff'|'logs'|'scorecard'|'artifacts'|'artifacts list'|'artifacts pull'|'webhook'|'webhook add'|'webhook list'|'webhook get'|'webhook remove'|'webhook deliveries'|'webhook redeliver'|'webhook verify'|'webhook listen'|'api'|'doctor'|'mcp'|'profile'|'profile add'|'profile list'|'profile use'|'profile show'|'profile remove'|'completion'|'sandbox'|'sandbox start'|'sandbox status'|'sandbox stop'|'sandbox clock'|'sandbox advance'|'sandbox trigger'|'sandbox fault'|'sandbox fault add'|'sandbox fault list'|'sandbox fault remove'|'sandbox fault clear'|'sandbox reset'|'sandbox export'|'sandbox exec'|'sandbox logs'|'sandbox console'|'help') path="$cand" ;; *) break ;; esac
   done
   # The arguments after the command path, so far.
   for (( ; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in -*) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --jq|--profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--max-wait|--status|--limit|--notes|--notes-file|--set|--unset|--file|--format|--field|--stage|--grep|--since|--tail|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--tools|--root|--ca-file|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--keep-deliveries|--clock|--import|--by|--to|--run|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --jq|--profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--max-wait|--status|--limit|--set|--unset|--file|--notes|--notes-file|--format|--field|--stage|--grep|--since|--tail|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--tools|--root|--ca-file|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--keep-deliveries|--clock|--import|--by|--to|--run|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
     npos=$((npos + 1))
   done
   case "$path|$prev" in
@@ -37,6 +37,8 @@ _orc() {
     'run list|--status') COMPREPLY=($(compgen -W 'running awaiting_approval accepted rejected failed canceled' -- "$cur")); return ;;
     'run list|--profile') _orc_dynamic profiles; return ;;
     'run cancel|--profile') _orc_dynamic profiles; return ;;
+    'run retry|--file') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    'run retry|--profile') _orc_dynamic profiles; return ;;
     'watch|--on-gate') COMPREPLY=($(compgen -W 'prompt wait exit' -- "$cur")); return ;;
     'watch|--approve') COMPREPLY=($(compgen -W 'idea,brand,final idea brand final' -- "$cur")); return ;;
     'watch|--profile') _orc_dynamic profiles; return ;;
@@ -116,6 +118,7 @@ _orc() {
     case "$path|$npos" in
       'run get|0') _orc_dynamic runs; return ;;
       'run cancel|0') _orc_dynamic runs; return ;;
+      'run retry|0') _orc_dynamic runs; return ;;
       'watch|0') _orc_dynamic runs; return ;;
       'watch|1') _orc_dynamic runs; return ;;
       'watch|2') _orc_dynamic runs; return ;;
@@ -194,11 +197,11 @@ _orc() {
     --max-wait) COMPREPLY=(); return ;;
     --status) COMPREPLY=($(compgen -W '429 500 503' -- "$cur")); return ;;
     --limit) COMPREPLY=(); return ;;
-    --notes) COMPREPLY=(); return ;;
-    --notes-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --set) COMPREPLY=(); return ;;
     --unset) COMPREPLY=(); return ;;
     --file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --notes) COMPREPLY=(); return ;;
+    --notes-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --format) COMPREPLY=($(compgen -W 'yaml json' -- "$cur")); return ;;
     --field) COMPREPLY=(); return ;;
     --stage) COMPREPLY=(); return ;;
@@ -250,11 +253,12 @@ _orc() {
   local subs flags
   case "$path" in
     "") subs='run watch gate spec logs scorecard artifacts webhook api doctor mcp profile completion sandbox help'; flags='--version -V --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
-    'run') subs='create get list cancel'; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
+    'run') subs='create get list cancel retry'; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'run create') subs=''; flags='--mode --pitch --audience --monetization --source --idempotency-key --watch --on-gate --approve --until-gate --no-bell --max-wait --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'run get') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'run list') subs=''; flags='--status --limit --all --watch --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'run cancel') subs=''; flags='--yes -y --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
+    'run retry') subs=''; flags='--set --unset --file --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'watch') subs=''; flags='--on-gate --approve --until-gate --no-bell --max-wait --all --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'gate') subs='list approve reject'; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'gate list') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;

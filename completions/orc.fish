@@ -14,7 +14,7 @@ function __orc_walk
             continue
         end
         switch $t
-            case --jq --profile --base-url --timeout --mode --pitch --audience --monetization --source --idempotency-key --on-gate --approve --max-wait --status --limit --notes --notes-file --set --unset --file --format --field --stage --grep --since --tail --dir --concurrency --url --events --secret --header --payload-file --tolerance --now --forward-to --port --host --public-url --data --tools --root --ca-file --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --journal-size --keep-deliveries --clock --import --by --to --run --gate --error --reason --route --webhook --latency --cut-after --times --probability
+            case --jq --profile --base-url --timeout --mode --pitch --audience --monetization --source --idempotency-key --on-gate --approve --max-wait --status --limit --set --unset --file --notes --notes-file --format --field --stage --grep --since --tail --dir --concurrency --url --events --secret --header --payload-file --tolerance --now --forward-to --port --host --public-url --data --tools --root --ca-file --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --journal-size --keep-deliveries --clock --import --by --to --run --gate --error --reason --route --webhook --latency --cut-after --times --probability
                 set skip 1
                 continue
             case '-*'
@@ -22,7 +22,7 @@ function __orc_walk
         end
         if test $inpath = 1
             set -l cand (string join " " $path $t)
-            if contains -- "$cand" 'run' 'run create' 'run get' 'run list' 'run cancel' 'watch' 'gate' 'gate list' 'gate approve' 'gate reject' 'spec' 'spec get' 'spec edit' 'spec diff' 'logs' 'scorecard' 'artifacts' 'artifacts list' 'artifacts pull' 'webhook' 'webhook add' 'webhook list' 'webhook get' 'webhook remove' 'webhook deliveries' 'webhook redeliver' 'webhook verify' 'webhook listen' 'api' 'doctor' 'mcp' 'profile' 'profile add' 'profile list' 'profile use' 'profile show' 'profile remove' 'completion' 'sandbox' 'sandbox start' 'sandbox status' 'sandbox stop' 'sandbox clock' 'sandbox advance' 'sandbox trigger' 'sandbox fault' 'sandbox fault add' 'sandbox fault list' 'sandbox fault remove' 'sandbox fault clear' 'sandbox reset' 'sandbox export' 'sandbox exec' 'sandbox logs' 'sandbox console' 'help'
+            if contains -- "$cand" 'run' 'run create' 'run get' 'run list' 'run cancel' 'run retry' 'watch' 'gate' 'gate list' 'gate approve' 'gate reject' 'spec' 'spec get' 'spec edit' 'spec diff' 'logs' 'scorecard' 'artifacts' 'artifacts list' 'artifacts pull' 'webhook' 'webhook add' 'webhook list' 'webhook get' 'webhook remove' 'webhook deliveries' 'webhook redeliver' 'webhook verify' 'webhook listen' 'api' 'doctor' 'mcp' 'profile' 'profile add' 'profile list' 'profile use' 'profile show' 'profile remove' 'completion' 'sandbox' 'sandbox start' 'sandbox status' 'sandbox stop' 'sandbox clock' 'sandbox advance' 'sandbox trigger' 'sandbox fault' 'sandbox fault add' 'sandbox fault list' 'sandbox fault remove' 'sandbox fault clear' 'sandbox reset' 'sandbox export' 'sandbox exec' 'sandbox logs' 'sandbox console' 'help'
                 set path $path $t
                 continue
             end
@@ -46,7 +46,7 @@ function __orc_npos
     end
 end
 complete -c orc -f
-complete -c orc -n '__orc_at '\'''\''' -a 'run' -d 'Create, read, list and cancel runs'
+complete -c orc -n '__orc_at '\'''\''' -a 'run' -d 'Create, read, list, cancel and retry runs'
 complete -c orc -n '__orc_at '\'''\''' -a 'watch' -d 'Watch a run live (or several, or --all), deciding their gates as they open'
 complete -c orc -n '__orc_at '\'''\''' -a 'gate' -d 'List and decide the approval gates of a run'
 complete -c orc -n '__orc_at '\'''\''' -a 'spec' -d 'Read, edit and compare the App Specs of runs'
@@ -76,6 +76,7 @@ complete -c orc -n '__orc_at '\''run'\''' -a 'create' -d 'Create a run from an i
 complete -c orc -n '__orc_at '\''run'\''' -a 'get' -d 'Show one run'
 complete -c orc -n '__orc_at '\''run'\''' -a 'list' -d 'List runs, newest first'
 complete -c orc -n '__orc_at '\''run'\''' -a 'cancel' -d 'Cancel a run (asks first for a live run at a terminal)'
+complete -c orc -n '__orc_at '\''run'\''' -a 'retry' -d 'Start a new ship-mode run from the App Spec of a run (changed with --set/--unset/--file); prints its id'
 complete -c orc -n '__orc_at '\''run'\''' -l json -d 'print one JSON document on stdout (for scripts)'
 complete -c orc -n '__orc_at '\''run'\''' -l jq -x -d 'filter the JSON through jq (implies --json); strings print raw, as jq -r does'
 complete -c orc -n '__orc_at '\''run'\''' -l no-input -d 'never prompt; fail with exit 2 where input is needed'
@@ -145,6 +146,20 @@ complete -c orc -n '__orc_at '\''run cancel'\''' -l base-url -x -d 'talk to this
 complete -c orc -n '__orc_at '\''run cancel'\''' -l timeout -x -d 'give up on the service after this long (watch and streams: their own idle rules)'
 complete -c orc -n '__orc_at '\''run cancel'\''' -l debug -d 'show the HTTP exchange on stderr (keys redacted)'
 complete -c orc -n '__orc_at '\''run cancel'\''' -l help -s h -d 'show help'
+complete -c orc -n '__orc_at '\''run retry'\''; and __orc_npos 0' -a '(command orc __complete runs 2>/dev/null)'
+complete -c orc -n '__orc_at '\''run retry'\''' -l set -x -d 'set a field (dotted path; the value is JSON when it parses, else text); repeatable'
+complete -c orc -n '__orc_at '\''run retry'\''' -l unset -x -d 'remove a field or list item (dotted path); repeatable'
+complete -c orc -n '__orc_at '\''run retry'\''' -l file -r -F -d 'apply a JSON Merge Patch from a file, or - for stdin'
+complete -c orc -n '__orc_at '\''run retry'\''' -l json -d 'print one JSON document on stdout (for scripts)'
+complete -c orc -n '__orc_at '\''run retry'\''' -l jq -x -d 'filter the JSON through jq (implies --json); strings print raw, as jq -r does'
+complete -c orc -n '__orc_at '\''run retry'\''' -l no-input -d 'never prompt; fail with exit 2 where input is needed'
+complete -c orc -n '__orc_at '\''run retry'\''' -l accessible -d 'for screen readers: nothing redrawn, no spinner, progress every 10%, questions as numbered lines (ORC_ACCESSIBLE=1)'
+complete -c orc -n '__orc_at '\''run retry'\''' -l profile -x -a '(command orc __complete profiles 2>/dev/null)' -d 'use this profile (default: ORC_PROFILE, then the active one, then the built-in sandbox)'
+complete -c orc -n '__orc_at '\''run retry'\''' -l live -d 'use the live key and the live service (default: the test key)'
+complete -c orc -n '__orc_at '\''run retry'\''' -l base-url -x -d 'talk to this service address (default: ORC_BASE_URL, then the profile)'
+complete -c orc -n '__orc_at '\''run retry'\''' -l timeout -x -d 'give up on the service after this long (watch and streams: their own idle rules)'
+complete -c orc -n '__orc_at '\''run retry'\''' -l debug -d 'show the HTTP exchange on stderr (keys redacted)'
+complete -c orc -n '__orc_at '\''run retry'\''' -l help -s h -d 'show help'
 complete -c orc -n '__orc_at '\''watch'\''; and __orc_npos 0 +' -a '(command orc __complete runs 2>/dev/null)'
 complete -c orc -n '__orc_at '\''watch'\''' -l on-gate -x -a 'prompt wait exit' -d 'when a gate opens: prompt (ask here), wait (someone else decides), exit (exit 6); default prompt at a terminal, else wait'
 complete -c orc -n '__orc_at '\''watch'\''' -l approve -x -a 'idea,brand,final idea brand final' -d 'approve these gates when they open, e.g. idea,brand,final'

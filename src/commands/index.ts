@@ -9,7 +9,7 @@ export interface Noun {
 }
 
 export const NOUNS: readonly Noun[] = [
-  { name: 'run', summary: 'Create, read, list and cancel runs', load: () => import('./run/command.js') },
+  { name: 'run', summary: 'Create, read, list, cancel and retry runs', load: () => import('./run/command.js') },
   {
     name: 'watch',
     summary: 'Watch a run live (or several, or --all), deciding their gates as they open',

@@ -3,6 +3,7 @@ import { MONETIZATION_VALUES, RUN_STATUSES } from '../../contract/events.js';
 import { FOLLOW_FLAGS } from '../watch/flags.js';
 import { LIST_FLAGS } from '../list-flags.js';
 import { arg, command, flag, handled } from '../define.js';
+import { changeFlags } from '../spec/change-flags.js';
 
 export const create = command({
   name: 'create',
@@ -69,9 +70,22 @@ export const cancel = command({
   examples: ['orc run cancel run_8fJ2kQ', 'orc run cancel run_8fJ2kQ --live --yes'],
 });
 
+export const retry = command({
+  name: 'retry',
+  summary: 'Start a new ship-mode run from the App Spec of a run (changed with --set/--unset/--file); prints its id',
+  json: 'the new run, and retry_of: the id of the run it came from',
+  args: [arg.id('run', { complete: 'runs' })],
+  flags: changeFlags,
+  examples: [
+    'orc run retry run_8fJ2kQ',
+    'orc run retry run_8fJ2kQ --set tagline="Run every day" --unset keywords',
+    'orc watch "$(orc run retry run_8fJ2kQ --file fix.json)"',
+  ],
+});
+
 export default command({
   name: 'run',
-  summary: 'Create, read, list and cancel runs',
+  summary: 'Create, read, list, cancel and retry runs',
   examples: [
     'orc run create --pitch "A habit tracker" --audience runners --monetization freemium --watch',
     'orc run list --status awaiting_approval',
@@ -82,5 +96,6 @@ export default command({
     handled(get, () => import('./get.js')),
     handled(list, () => import('./list.js')),
     handled(cancel, () => import('./cancel.js')),
+    handled(retry, () => import('./retry.js')),
   ],
 });

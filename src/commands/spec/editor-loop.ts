@@ -68,10 +68,16 @@ export async function plannedChange(
 ): Promise<{ before: Spec; after: Spec; patch: Spec }> {
   await assertEditable(api, runId);
   const before = (await api.spec.retrieve(runId)) as Spec;
+  const after = changedSpec(before, change);
+  return { before, after, patch: specPatch(before, after) };
+}
+
+/** The change made to a copy of `before`; a change that leaves an invalid spec stops here. */
+export function changedSpec(before: Spec, change: (copy: Spec) => Spec): Spec {
   const after = change(JSON.parse(JSON.stringify(before)) as Spec);
   const problem = checkSpec(after);
   if (problem) throw new UsageError(`the spec would not be valid: ${describe(problem)}; nothing was sent`);
-  return { before, after, patch: specPatch(before, after) };
+  return after;
 }
 
 /** The patch sent: the spec as updated; a refusal of the service told as the issue of the field it names. */
