@@ -9,7 +9,7 @@ import { RetoldError, UsageError, exitCodeOf } from '../../exit/errors.js';
 import { orDash } from '../../ui/format.js';
 import { oneLine } from '../../lib/sanitize.js';
 import { readNotes } from './notes.js';
-import { patchPaths, type Spec } from '../../app-spec/document.js';
+import { mergePatchChanges, type PatchChange } from '../../lib/merge-patch.js';
 import { didYouMean } from '../../lib/suggest.js';
 import { plannedChange, sendPatch } from '../spec/editor-loop.js';
 import { readFlagChange, type ChangeFlags, type FlagChange } from '../spec/flag-change.js';
@@ -42,13 +42,15 @@ export async function decide(
   const change = await readFlagChange(ctx, flags);
   const api = await ctx.api();
   const changed = change.given ? await changeSpec(ctx, api, runId, gate, change) : undefined;
-  if (changed && notes === undefined && changed.length > 0) notes = changed.join(', ');
+  // An approval without notes says what changed ("set tagline, unset keywords"); a rejection has the person's.
+  if (changed?.length && notes === undefined)
+    notes = changed.map((c) => `${c.op === '-' ? 'unset' : 'set'} ${c.path}`).join(', ');
   try {
     const result =
       decision === 'approve'
         ? await api.gates.approve(runId, gate, notes)
         : await api.gates.reject(runId, gate, notes!);
-    if (ctx.io.json) ctx.io.writeJson(changed ? { ...result, spec_changed: changed.map(pathOf) } : result);
+    if (ctx.io.json) ctx.io.writeJson(changed ? { ...result, spec_changed: changed.map((c) => c.path) } : result);
     else {
       ctx.io.out(`gate ${oneLine(result.gate.name)} ${oneLine(result.gate.state)}`);
       const n = result.gate.history?.length ?? 0;
@@ -62,9 +64,15 @@ export async function decide(
   }
 }
 
-/** The change sent before the decision, once the gate is known to wait for one: what it did, as "set a.b" and
- * "unset c". A change the spec or the service refuses throws, and nothing is decided. */
-async function changeSpec(ctx: Context, api: Api, runId: string, gate: string, change: FlagChange): Promise<string[]> {
+/** The change sent before the decision, once the gate is known to wait for one: what it changed, leaf by leaf.
+ * A change the spec or the service refuses throws, and nothing is decided. */
+async function changeSpec(
+  ctx: Context,
+  api: Api,
+  runId: string,
+  gate: string,
+  change: FlagChange,
+): Promise<PatchChange[]> {
   const state = (await api.gates.list(runId)).find((g) => g.name === gate)?.state;
   if (state !== 'pending') {
     const message = `gate ${gate} is not pending`;
@@ -77,24 +85,15 @@ async function changeSpec(ctx: Context, api: Api, runId: string, gate: string, c
     });
     throw await explainNotPending(api, runId, gate, err);
   }
-  const { patch } = await plannedChange(api, runId, change.apply);
-  const paths = patchPaths(patch);
-  if (paths.length === 0) {
+  const { before, patch } = await plannedChange(api, runId, change.apply);
+  const changes = mergePatchChanges(before, patch);
+  if (changes.length === 0) {
     ctx.io.info(`The spec of ${runId} already reads so; nothing in it was changed.`);
     return [];
   }
   await sendPatch(api, runId, patch);
-  ctx.io.info(`✓ spec of ${runId} updated: ${paths.join(', ')}`);
-  return paths.map((p) => `${valueAt(patch, p) === null ? 'unset' : 'set'} ${p}`);
-}
-
-/** "set a.b" → "a.b" */
-const pathOf = (said: string) => said.slice(said.indexOf(' ') + 1);
-
-function valueAt(patch: Spec, path: string): unknown {
-  let node: unknown = patch;
-  for (const key of path.split('.')) node = (node as Record<string, unknown>)[key];
-  return node;
+  ctx.io.info(`✓ spec of ${runId} updated: ${changes.map((c) => c.path).join(', ')}`);
+  return changes;
 }
 
 /** 409 gate_not_pending: say what the gate actually is, so a script or person knows why. */
