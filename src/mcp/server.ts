@@ -171,9 +171,17 @@ const specPatch = z
     'Optional: a JSON Merge Patch of the App Spec applied first (as update_spec); if it is refused, nothing is decided',
   );
 
-/** The decision's spec change first, when there is one: refused, it throws and nothing is decided. */
-async function patchFirst(api: Api, runId: string, patch: Record<string, unknown> | undefined) {
-  return patch && Object.keys(patch).length ? { spec: await api.spec.update(runId, patch) } : {};
+/** The decision's spec change first, when there is one, and only at a gate that waits for the decision:
+ * refused (or the gate not pending), it throws and nothing is changed or decided. */
+async function patchFirst(api: Api, runId: string, gate: string, patch: Record<string, unknown> | undefined) {
+  if (!patch || Object.keys(patch).length === 0) return {};
+  const state = (await api.gates.list(runId)).find((g) => g.name === gate)?.state;
+  if (state !== 'pending')
+    throw Object.assign(
+      new Problem(`gate ${gate} of ${runId} is ${state ?? 'not there'}, not pending; the App Spec was not changed`),
+      { code: 'gate_not_pending' },
+    );
+  return { spec: await api.spec.update(runId, patch) };
 }
 
 /**
@@ -299,7 +307,7 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
       output: decidedOut,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       run: async (a) => {
-        const changed = await patchFirst(api, a.run_id, a.spec_patch);
+        const changed = await patchFirst(api, a.run_id, a.gate, a.spec_patch);
         const decided = await api.gates.approve(a.run_id, a.gate, a.notes);
         return {
           text: `Approved gate ${a.gate} of ${a.run_id}; the run goes on.`,
@@ -321,7 +329,7 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
       output: decidedOut,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
       run: async (a) => {
-        const changed = await patchFirst(api, a.run_id, a.spec_patch);
+        const changed = await patchFirst(api, a.run_id, a.gate, a.spec_patch);
         const decided = await api.gates.reject(a.run_id, a.gate, a.notes);
         return {
           text: `Rejected gate ${a.gate} of ${a.run_id}; the run goes back with the notes.`,

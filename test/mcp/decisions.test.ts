@@ -124,6 +124,17 @@ describe('approve_gate and reject_gate with a spec_patch', () => {
       expect(refused.isError).toBe(true);
       expect(refused.content[0]?.text).toContain('bundle_id');
       expect((await ideaGate(other)).state).toBe('pending');
+
+      // A gate that does not wait for the decision (brand, while the run waits at idea): the spec is not
+      // changed either.
+      const before = (await sb.call('GET', `/v1/runs/${other}/spec`)).body;
+      const early = (await client.callTool({
+        name: 'approve_gate',
+        arguments: { run_id: other, gate: 'brand', spec_patch: { tagline: 'Too early' } },
+      })) as Result;
+      expect(early.isError).toBe(true);
+      expect(early.content[0]?.text).toContain('gate_not_pending');
+      expect((await sb.call('GET', `/v1/runs/${other}/spec`)).body).toEqual(before);
     } finally {
       await close();
     }
