@@ -1,4 +1,4 @@
-// Issue 37's pieces through the built orc, as a script uses them, against a real sandbox on a manual clock:
+// Issue 37's pieces through the built orc (and orc logs' new flags), as a script uses them, against a real sandbox on a manual clock:
 // a decision that carries a spec change (and one refused, deciding nothing), the difference of two specs as a
 // merge patch, and a second try from a run's spec.
 import { describe, expect, it } from 'vitest';
@@ -46,5 +46,28 @@ describe('orc gate approve --set, orc spec diff, orc run retry', () => {
     expect(r.stdout).toBe('');
     expect(JSON.parse(r.stderr).error.message).toContain('tagline');
     expect((await ideaGate(id)).state).toBe('pending');
+  });
+});
+
+describe('orc logs --grep --since --tail', () => {
+  it('chooses lines as a script asks (NDJSON), and refuses a duration that is not one (exit 2, field named)', async () => {
+    const id = (await http(manual.url, 'POST', '/v1/runs', idea('Searched'))).body.id;
+    await http(manual.url, 'POST', '/_sandbox/clock/advance', { run: id, to: 'end' });
+    const all = (await at(['logs', id, '--json'])).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const r = await at(['logs', id, '--grep', 'complete', '--since', '30d', '--tail', '2', '--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const chosen = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(chosen).toEqual(all.filter((l) => /complete/.test(l.message)).slice(-2));
+    expect(chosen).toHaveLength(2);
+    const bad = await at(['logs', id, '--since', 'soon', '--json']);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stdout).toBe('');
+    expect(JSON.parse(bad.stderr).error).toMatchObject({ field: '--since', exit_code: 2 });
   });
 });
