@@ -13,9 +13,8 @@ import { until } from '../helpers/until.js';
 
 let sb: TestSandbox;
 beforeAll(async () => {
-  // (a stage long enough that a run made by one tool call is still moving when the next call waits on it,
-  // on a loaded CI machine too: the progress test below needs it still moving)
-  sb = await startTestSandbox({ stageMs: 150, ipaMib: 1 });
+  // (1 h stages: a run here stays where it was made unless a test steps it, however busy the machine)
+  sb = await startTestSandbox({ stageMs: 3_600_000, ipaMib: 1 });
 });
 afterAll(() => sb.close());
 
@@ -92,7 +91,18 @@ describe('orc mcp', () => {
   });
 
   it('drives a whole run: create, wait, read and patch the spec, approve, reject brand with notes, approve the rest, scorecard, artifacts', async () => {
-    const client = await sharedClient();
+    // Its own sandbox, where a run moves only when the test steps it (1 h stages): each wait_for_run below has
+    // its stream open before the run moves, so the progress it tells does not hang on how busy the machine is.
+    const own = await startTestSandbox({ stageMs: 3_600_000, ipaMib: 1 });
+    const client = await connectMcp(own.url, { cwd: mcpRoot });
+    /** wait_for_run, the run stepped to `to` once the wait's stream is open. */
+    const waitStepping = async (id: string, to: string, extra: Parameters<typeof call>[3] = {}) => {
+      await until(() => own.openStreams() === 0, "the last wait's stream to close");
+      const waiting = call(client, 'wait_for_run', { run_id: id }, extra);
+      await until(() => own.openStreams() > 0, "wait_for_run's stream to open");
+      expect((await own.call('POST', '/_sandbox/clock/advance', { run: id, to })).status).toBe(200);
+      return waiting;
+    };
     try {
       const created = ok(
         await call(client, 'create_run', {
@@ -114,12 +124,10 @@ describe('orc mcp', () => {
       ).toMatchObject({ run: { id }, replayed: true });
 
       const progress: Array<{ progress: number; message?: string }> = [];
-      const idea = await call(
-        client,
-        'wait_for_run',
-        { run_id: id },
-        { onprogress: (p) => progress.push(p as any), resetTimeoutOnProgress: true },
-      );
+      const idea = await waitStepping(id, 'gate:idea', {
+        onprogress: (p) => progress.push(p as any),
+        resetTimeoutOnProgress: true,
+      });
       expect(ok(idea)).toMatchObject({
         outcome: 'gate_pending',
         gate: 'idea',
@@ -135,19 +143,18 @@ describe('orc mcp', () => {
       expect(
         ok(await call(client, 'update_spec', { run_id: id, patch: { tagline: 'Know the sea', features: null } })).spec,
       ).toMatchObject({ tagline: 'Know the sea' });
-      expect((await sb.call('GET', `/v1/runs/${id}/spec`)).body).not.toHaveProperty('features');
+      expect((await own.call('GET', `/v1/runs/${id}/spec`)).body).not.toHaveProperty('features');
 
       ok(await call(client, 'approve_gate', { run_id: id, gate: 'idea' }));
       const onward: Array<{ progress: number; message?: string }> = [];
-      const stoodAt = (await sb.call('GET', `/v1/runs/${id}`)).body.stage as string;
+      const stoodAt = (await own.call('GET', `/v1/runs/${id}`)).body.stage as string;
       const brand = ok(
-        await call(
-          client,
-          'wait_for_run',
-          { run_id: id },
-          { onprogress: (p) => onward.push(p as any), resetTimeoutOnProgress: true },
-        ),
+        await waitStepping(id, 'gate:brand', {
+          onprogress: (p) => onward.push(p as any),
+          resetTimeoutOnProgress: true,
+        }),
       );
+      expect(onward.length).toBeGreaterThan(0);
       expect(brand).toMatchObject({ outcome: 'gate_pending', gate: 'brand' });
       // A second call tells progress onward from where the run stood, never its history again.
       const positions = onward
@@ -160,16 +167,16 @@ describe('orc mcp', () => {
       }
       expect(brand.deciding.brand.palette.length).toBeGreaterThan(0);
       ok(await call(client, 'reject_gate', { run_id: id, gate: 'brand', notes: 'Warmer, please' }));
-      expect(ok(await call(client, 'wait_for_run', { run_id: id }))).toMatchObject({
+      expect(ok(await waitStepping(id, 'gate:brand'))).toMatchObject({
         outcome: 'gate_pending',
         gate: 'brand',
       });
       ok(await call(client, 'approve_gate', { run_id: id, gate: 'brand' }));
-      const final = ok(await call(client, 'wait_for_run', { run_id: id }));
+      const final = ok(await waitStepping(id, 'gate:final'));
       expect(final).toMatchObject({ outcome: 'gate_pending', gate: 'final' });
       expect(final.deciding.scorecard.score.total).toBe(100);
       ok(await call(client, 'approve_gate', { run_id: id, gate: 'final' }));
-      expect(ok(await call(client, 'wait_for_run', { run_id: id }))).toMatchObject({
+      expect(ok(await waitStepping(id, 'end'))).toMatchObject({
         outcome: 'ended',
         status: 'accepted',
       });
@@ -226,7 +233,8 @@ describe('orc mcp', () => {
       const listed = await client.listResources();
       expect(listed.resources.map((r) => r.uri)).toContain(`orc://runs/${id}`);
     } finally {
-      // (the shared server goes on to the next test)
+      await client.close();
+      await own.close();
     }
   }, 60_000);
 
@@ -247,7 +255,7 @@ describe('orc mcp', () => {
       const timedOut = ok(
         await call(client, 'wait_for_run', { run_id: (await sb.createRun('Slow #fail')).id, timeout_s: 1 }),
       );
-      expect(['timeout', 'gate_pending', 'ended']).toContain(timedOut.outcome);
+      expect(timedOut).toMatchObject({ outcome: 'timeout', run: { status: 'running', stage: '01_intake' } });
       expect(ok(await call(client, 'list_runs', { limit: 1 })).runs).toHaveLength(1);
     } finally {
       // (the shared server goes on to the next test)
