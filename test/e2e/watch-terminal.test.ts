@@ -103,7 +103,9 @@ describe.runIf(withTmux)('orc watch at a terminal', () => {
   }, 60_000);
 
   it('Ctrl-C stops watching, leaves the run going, restores the cursor, exit 130', async () => {
-    const slow = await startTestSandbox({ stageMs: 5_000 });
+    // 1 h stages: the run stands at 01_intake however long the terminal takes to start (on 5 s stages a busy
+    // machine could see it at 02_concept, or at its gate, before Ctrl-C).
+    const slow = await startTestSandbox({ stageMs: 3_600_000 });
     const run = await slow.createRun('Interrupted');
     const term = TmuxSession.start([process.execPath, ORC_BIN, 'watch', run.id], {
       env: { ORC_BASE_URL: slow.url, ORC_CONFIG_DIR: freshConfigDir() },
