@@ -177,7 +177,7 @@ complete -c orc -n '__orc_at '\''watch'\''' -l base-url -x -d 'talk to this serv
 complete -c orc -n '__orc_at '\''watch'\''' -l timeout -x -d 'give up on the service after this long (watch and streams: their own idle rules)'
 complete -c orc -n '__orc_at '\''watch'\''' -l debug -d 'show the HTTP exchange on stderr (keys redacted)'
 complete -c orc -n '__orc_at '\''watch'\''' -l help -s h -d 'show help'
-complete -c orc -n '__orc_at '\''gate'\''' -a 'list' -d 'The three gates of a run: state, when decided, notes, and the decisions before'
+complete -c orc -n '__orc_at '\''gate'\''' -a 'list' -d 'The three gates of a run; with no run, the inbox: every gate waiting for a decision, oldest first'
 complete -c orc -n '__orc_at '\''gate'\''' -a 'approve' -d 'Approve a pending gate (idea, brand or final), with a spec change sent first if given'
 complete -c orc -n '__orc_at '\''gate'\''' -a 'reject' -d 'Reject a pending gate with notes (and a spec change sent first if given); the run goes back to rework'
 complete -c orc -n '__orc_at '\''gate'\''' -l json -d 'print one JSON document on stdout (for scripts)'

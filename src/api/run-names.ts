@@ -2,6 +2,7 @@
 // Run carries no name: it is in the run's App Spec, read here a few at a time and once per run, so a list of
 // a hundred runs costs a bounded number of requests in flight and a view that redraws costs none.
 import { runNameOf } from '../contract/run-name.js';
+import { Bounded } from '../lib/bounded.js';
 import type { Api } from './index.js';
 
 /** Spec reads in flight at once: enough to name a page of runs quickly, few enough to stay under a rate limit. */
@@ -11,8 +12,8 @@ export class RunNames {
   readonly #api: Api;
   readonly #known = new Map<string, Promise<string | null>>();
   readonly #settled = new Map<string, string | null>();
-  #active = 0;
-  readonly #queue: Array<() => void> = [];
+  /** The reads in flight, names and whatever else a view reads per run beside them (the inbox's scorecards). */
+  readonly reader = new Bounded(IN_FLIGHT);
 
   constructor(api: Api) {
     this.#api = api;
@@ -46,19 +47,14 @@ export class RunNames {
   }
 
   async #read(runId: string): Promise<string | null> {
-    if (this.#active >= IN_FLIGHT) await new Promise<void>((go) => this.#queue.push(go));
-    this.#active++;
     try {
-      const name = runNameOf(await this.#api.spec.retrieve(runId));
+      const name = runNameOf(await this.reader.run(() => this.#api.spec.retrieve(runId)));
       this.#settled.set(runId, name);
       return name;
     } catch {
       // No spec yet (404 before intake), or the read failed: the view shows the id alone.
       this.#settled.set(runId, null);
       return null;
-    } finally {
-      this.#active--;
-      this.#queue.shift()?.();
     }
   }
 }

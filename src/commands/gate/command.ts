@@ -10,10 +10,18 @@ const notesFlags = {
 
 export const list = command({
   name: 'list',
-  summary: 'The three gates of a run: state, when decided, notes, and the decisions before',
-  json: 'an array of gates: { name, state, decided_at, notes, history: [{ decision, notes, decided_at }] }',
-  args: [arg.id('run', { complete: 'runs' })],
-  examples: ['orc gate list run_8fJ2kQ', 'orc gate list run_8fJ2kQ --json'],
+  summary: 'The three gates of a run; with no run, the inbox: every gate waiting for a decision, oldest first',
+  more:
+    'With no <run>, every run waiting at a gate, oldest wait first: its name, the gate, how long it has waited, ' +
+    'and for the final gate the score and whether pre-flight passed. At a terminal a line picked goes straight ' +
+    'to the decision prompt `orc watch` asks at a gate.',
+  json:
+    'with <run>, an array of gates: { name, state, decided_at, notes, history: [{ decision, notes, decided_at }] }; ' +
+    'with no run (the inbox), an array, oldest wait first, of ' +
+    '{ run_id, name, gate, waiting_since, waited_s, score?, preflight_passed? } (score and preflight_passed at ' +
+    'the final gate)',
+  args: [arg.optionalId('run', { complete: 'runs' })],
+  examples: ['orc gate list', 'orc gate list run_8fJ2kQ', 'orc gate list --json --jq ".[].run_id"'],
 });
 
 export const approve = command({

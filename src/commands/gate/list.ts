@@ -1,4 +1,4 @@
-// `orc gate list <run>`: the three gates, their state, when decided, and the notes; under each gate its
+// `orc gate list <run>` (with no run, the inbox: inbox.ts): the three gates, their state, when decided, and the notes; under each gate its
 // earlier decisions, newest first.
 import type { Gate } from '../../contract/schemas.js';
 import type { Context } from '../context.js';
@@ -17,6 +17,7 @@ interface Row {
 }
 
 export default async function list(ctx: Context, [runId]: ArgsOf<typeof def>): Promise<number> {
+  if (runId === undefined) return (await import('./inbox.js')).default(ctx);
   const api = await ctx.api();
   const gates = await api.gates.list(runId);
   // --json is the gates as the service sent them, history and all; the rows are for reading
