@@ -1,4 +1,5 @@
-// `orc gate list` with no run: the inbox, every run waiting at a gate for a person, oldest wait first.
+// `orc gate list` with no run: the inbox, every run waiting at a gate for a person, oldest wait first; at a
+// terminal a line picked goes straight to the decision prompt `orc watch` asks at a gate.
 import type { Api } from '../../api/index.js';
 import { RunNames } from '../../api/run-names.js';
 import type { Run } from '../../contract/schemas.js';
@@ -37,7 +38,8 @@ export default async function inbox(ctx: Context): Promise<number> {
       },
     ],
   });
-  return 0;
+  if (!ctx.io.canPrompt || lines.length === 0) return 0;
+  return pickAndDecide(ctx, api, lines);
 }
 
 /** Every run at a gate, every page of them, oldest wait first; names and scorecards read a few at a time. */
@@ -73,3 +75,21 @@ async function lineOf(api: Api, names: RunNames, run: Run, now: number): Promise
 }
 
 const waited = (l: InboxLine) => formatDuration(l.waited_s * 1000, { compact: true });
+
+/** The picker: a line chosen is decided at the prompt watch asks at a gate (its context, then the choices). */
+async function pickAndDecide(ctx: Context, api: Api, lines: InboxLine[]): Promise<number> {
+  const choices = lines.map((l) => ({
+    value: l.run_id,
+    name: `${l.run_id}  ${l.name ? `${oneLine(l.name)} · ` : ''}gate ${oneLine(l.gate)} · waiting ${waited(l)}`,
+  }));
+  const prompter = await ctx.prompter();
+  const picked = await prompter.select('Decide which gate?', [...choices, { value: '', name: 'Not now' }], {
+    signal: ctx.signal,
+  });
+  const line = lines.find((l) => l.run_id === picked);
+  if (!line) return 0;
+  const { decideAtPrompt } = await import('../watch/gate-prompt.js');
+  // Decided, left pending or stopped are the person's choices (exit 0); a refusal throws with its exit code.
+  await decideAtPrompt(ctx, api, line.run_id, line.gate, ctx.signal);
+  return 0;
+}
