@@ -102,10 +102,18 @@ describe('orc gate list with no run: the inbox', () => {
   });
 });
 
-describe('orc help json', () => {
+describe('orc help', () => {
   it("documents the inbox's shape", async () => {
     const r = await runOrc(['help', 'json']);
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stdout.replace(/\s+/g, ' ')).toContain('{ run_id, name, gate, waiting_since, waited_s, score?, preflight_passed? }');
+    expect(r.stdout.replace(/\s+/g, ' ')).toContain(
+      '{ run_id, name, gate, waiting_since, waited_s, score?, preflight_passed? }',
+    );
+  });
+
+  it('orc help watching tells of the inbox', async () => {
+    const r = await runOrc(['help', 'watching']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout.replace(/\s+/g, ' ')).toContain('`orc gate list` with no run lists every run waiting at a gate');
   });
 });
