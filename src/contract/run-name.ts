@@ -1,5 +1,7 @@
 // What a person calls a run: the app's name from its App Spec, else the start of its tagline or description
-// (the pitch, as the spec tells it back). One rule for every view: the CLI's lists, watch, completion, the console.
+// (the pitch, as the spec tells it back), and the reader that names runs a few at a time. One rule for every
+// view: the CLI's lists, watch, completion, the console.
+import { Bounded } from '../lib/bounded.js';
 
 /** At most this many characters: a name sits beside an id in a row. */
 export const RUN_NAME_MAX = 32;
@@ -24,4 +26,63 @@ function shorten(text: string): string {
   // At a word's end where there is one near, so "A tide table for sail…" reads as words.
   const space = cut.lastIndexOf(' ');
   return `${(space >= RUN_NAME_MAX / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+/** Spec reads in flight at once: enough to name a page of runs quickly, few enough to stay under a rate limit. */
+const IN_FLIGHT = 6;
+
+/** How a view reads a run's App Spec: the CLI's api, the console's fetch. */
+export type SpecReader = (runId: string) => Promise<unknown>;
+
+/** Runs' names read a few at a time and once per run, so a list of a hundred runs costs a bounded number of
+ * requests in flight and a view that redraws costs none. Here (not in api/) so the console shares it. */
+export class RunNameReader {
+  readonly #readSpec: SpecReader;
+  readonly #known = new Map<string, Promise<string | null>>();
+  readonly #settled = new Map<string, string | null>();
+  /** The reads in flight, names and whatever else a view reads per run beside them (the inbox's scorecards). */
+  readonly reader = new Bounded(IN_FLIGHT);
+
+  constructor(readSpec: SpecReader) {
+    this.#readSpec = readSpec;
+  }
+
+  /** Each run's name (null when it has none yet, or its spec could not be read: a name never fails a view). */
+  async of(runIds: readonly string[]): Promise<Map<string, string | null>> {
+    const names = await Promise.all(runIds.map((id) => this.one(id)));
+    return new Map(runIds.map((id, i) => [id, names[i]!]));
+  }
+
+  /** One run's name, read once: asked again, the same answer. */
+  one(runId: string): Promise<string | null> {
+    let name = this.#known.get(runId);
+    if (!name) {
+      name = this.#read(runId);
+      this.#known.set(runId, name);
+    }
+    return name;
+  }
+
+  /** The name as known now, without asking: undefined when not read yet. */
+  peek(runId: string): string | null | undefined {
+    return this.#settled.get(runId);
+  }
+
+  /** The spec changed (a decision that carried a change, an edit): the next ask reads it again. */
+  forget(runId: string): void {
+    this.#known.delete(runId);
+    this.#settled.delete(runId);
+  }
+
+  async #read(runId: string): Promise<string | null> {
+    try {
+      const name = runNameOf(await this.reader.run(() => this.#readSpec(runId)));
+      this.#settled.set(runId, name);
+      return name;
+    } catch {
+      // No spec yet (404 before intake), or the read failed: the view shows the id alone.
+      this.#settled.set(runId, null);
+      return null;
+    }
+  }
 }
