@@ -3,10 +3,12 @@
 import { html } from 'htm/preact';
 import { useEffect, useMemo, useReducer, useRef, useState } from 'preact/hooks';
 import { compareStages } from '../contract/events.js';
+import { runNameOf } from '../contract/run-name.js';
 import type { AppSpec, Event, Gate, Run } from '../contract/schemas.js';
 import { api, stream } from './api.js';
 import { Artifacts } from './artifacts.js';
 import { GateHistory, GatePanel } from './gate.js';
+import { runNames } from './names.js';
 import { type EditAt, SpecEditor } from './spec-editor.js';
 import { clean, duration } from './text.js';
 import { Confirm, ErrorNote, Link, Status, Time, announce } from './ui.js';
@@ -237,14 +239,12 @@ export function RunPage({ id }: { id: string }) {
   const [view, dispatch] = useReducer(runView, NO_RUN);
   const [version, setVersion] = useState(0);
   const { run, gates, error, spans, log, outcome, live, rounds } = view;
-  useEffect(() => {
-    document.title = `${id} · orc console`;
-  }, [id]);
   useEffect(() => followRun(id, path, dispatch), [id]);
   const cancel = useCancel(path, id, dispatch);
   // What the spec and artifacts are read again on: the run moving on, or a decision taken here.
   const state = run ? `${run.status}|${run.stage}|${run.gate_pending}|${version}` : '';
   const { spec, specError, setSpec } = useSpec(path, id, state, run !== null);
+  const name = useNameOf(id, spec);
   const [editAt, setEditAt] = useState<EditAt | null>(null);
   const editField = (field: string) => setEditAt((was) => ({ field, n: (was?.n ?? 0) + 1 }));
 
@@ -257,7 +257,7 @@ export function RunPage({ id }: { id: string }) {
   // with a fresh notes box and its new scorecard. A first round read before the stream replays it is round 1.
   return html`
     <p class="crumbs"><${Link} href="/console/">Runs</${Link}> / <span>${clean(run.id)}</span></p>
-    <h1 tabindex="-1">${clean(run.id)}</h1>
+    <h1 tabindex="-1">${name ? html`${clean(name)} <span class="run-id">${clean(run.id)}</span>` : clean(run.id)}</h1>
     <${RunFacts} run=${run} live=${live} />
     <${ErrorNote} error=${error} />
     ${!terminal ? html`<p><button type="button" class="danger" onClick=${cancel.ask}>Cancel run</button></p><${ErrorNote} error=${cancel.error} />` : null}
@@ -277,6 +277,17 @@ export function RunPage({ id }: { id: string }) {
       <h2 id="log-h">Log</h2>
       <${LogView} lines=${log} />
     </section>`;
+}
+
+/** The run's name from the App Spec this page reads anyway (no read of its own), in the heading and the tab's
+ * title; the list, which shares the names, reads it again when this spec has changed. */
+function useNameOf(id: string, spec: AppSpec | null): string | null {
+  const name = spec ? runNameOf(spec) : null;
+  useEffect(() => {
+    document.title = `${name ? `${clean(name)} · ` : ''}${id} · orc console`;
+    if (spec && runNames.peek(id) !== undefined && runNames.peek(id) !== name) runNames.forget(id);
+  }, [id, name]);
+  return name;
 }
 
 function RunFacts({ run, live }: { run: Run; live: RunView['live'] }) {

@@ -1,10 +1,11 @@
 // The runs, newest first, a page at a time; changes arrive through the sandbox's stream of every run's
 // events (GET /_sandbox/events) and each changed run on the page is read again from /v1.
 import { html } from 'htm/preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { EVENT_KINDS, RUN_STATUSES } from '../contract/events.js';
 import type { Event, Page, Run } from '../contract/schemas.js';
 import { api, query, stream } from './api.js';
+import { runNames, useRunNames } from './names.js';
 import { clean } from './text.js';
 import { ErrorNote, Link, Status, Time, announce, navigate, useNow } from './ui.js';
 
@@ -42,13 +43,15 @@ export function RunsPage({ search }: { search: string }) {
 }
 
 function RunsTable({ runs, now }: { runs: Run[]; now: number }) {
+  const names = useRunNames(useMemo(() => runs.map((r) => r.id), [runs]));
   return html`<div class="table-scroll"><table class="runs">
           <caption class="visually-hidden">Runs, newest first</caption>
-          <thead><tr><th scope="col">Run</th><th scope="col">Status</th><th scope="col">Stage</th><th scope="col">Gate pending</th><th scope="col">Mode</th><th scope="col">Created</th></tr></thead>
+          <thead><tr><th scope="col">Run</th><th scope="col">App</th><th scope="col">Status</th><th scope="col">Stage</th><th scope="col">Gate pending</th><th scope="col">Mode</th><th scope="col">Created</th></tr></thead>
           <tbody>
             ${runs.map(
               (r) => html`<tr key=${r.id} data-run=${r.id}>
                 <th scope="row"><${Link} href=${`/console/runs/${encodeURIComponent(r.id)}`}>${clean(r.id)}</${Link}></th>
+                <td class="run-name">${names.get(r.id) ? clean(names.get(r.id)) : html`<span class="muted">—</span>`}</td>
                 <td><${Status} status=${r.status} /></td>
                 <td>${clean(r.stage)}</td>
                 <td>${r.gate_pending ? html`<strong>${clean(r.gate_pending)}</strong>` : html`<span class="muted">—</span>`}</td>
@@ -90,6 +93,8 @@ function useRunsPage(status: string, cursor: string | null) {
     };
     const changed = (ev: Event) => {
       if (ev.type !== 'run.created' && !rows.current.some((r) => r.id === ev.run_id)) return;
+      // A decision may carry a change to the App Spec: its name is read again (kept on show until then).
+      if (ev.type === 'run.gate_resolved') runNames.forget(ev.run_id);
       dirty.add(ev.run_id);
       timer ??= setTimeout(() => void flush(), 16);
     };

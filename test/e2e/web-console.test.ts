@@ -244,6 +244,32 @@ describe.runIf(run)('the console', () => {
     await page.close();
   }, 30_000);
 
+  it("names each run by its app beside its id: the list's row (read again after a decision), the run page's heading and the tab's title", async () => {
+    const list = await open('/console/');
+    await list.getByRole('heading', { name: 'Runs' }).waitFor();
+    const id = (await http(manual.url, 'POST', '/v1/runs', idea('A tide table for sailors who cross the bay'))).body.id;
+    const name: string = (await http(manual.url, 'GET', `/v1/runs/${id}/spec`)).body.name;
+    expect(name).toBeTruthy();
+    const row = list.locator(`tr[data-run="${id}"]`);
+    await row.getByRole('cell', { name, exact: true }).waitFor(); // beside the id, without a reload
+    expect(await row.getByRole('rowheader').innerText()).toBe(id);
+
+    // A decision may carry a change to the App Spec: the list reads the name again.
+    await advance(id, 'gate:idea');
+    expect((await http(manual.url, 'PATCH', `/v1/runs/${id}/spec`, { name: 'Harbour Hours' })).status).toBe(200);
+    expect((await http(manual.url, 'POST', `/v1/runs/${id}/gates/idea:approve`, {})).status).toBe(200);
+    await row.getByRole('cell', { name: 'Harbour Hours', exact: true }).waitFor();
+
+    await row.getByRole('link', { name: id }).click();
+    const heading = list.getByRole('heading', { level: 1 });
+    await heading.getByText('Harbour Hours').waitFor();
+    expect(await heading.innerText()).toMatch(new RegExp(`^Harbour Hours\\s+${id}$`));
+    let title = '';
+    const named = async () => (title = await list.title()) === `Harbour Hours · ${id} · orc console`;
+    await until(named, 'the name in the title', { seen: () => title });
+    await list.close();
+  }, 30_000);
+
   it('renders a hostile run as text: markup, escape sequences and bidi controls are shown, never run', async () => {
     const pitch =
       '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2"> \u001b[31mred\u0007 \u202eevil';
