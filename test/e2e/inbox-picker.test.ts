@@ -45,6 +45,9 @@ describe.runIf(withTmux)('at a terminal', () => {
       term.send('Enter');
       await term.waitFor('Gate brand: your decision');
       expect(term.screen()).toContain(`Gate brand of ${newer} awaits your decision`); // the gate's context
+      // Asked on its own, not from a watch: nothing to keep watching or stop.
+      const menu = await term.waitFor('Leave it pending');
+      expect(menu).not.toMatch(/keep watching|Stop watching/);
       term.send('Enter'); // Approve
       await term.waitFor('approved gate brand');
       expect(await term.exitCode()).toBe(0);

@@ -90,6 +90,6 @@ async function pickAndDecide(ctx: Context, api: Api, lines: InboxLine[]): Promis
   if (!line) return 0;
   const { decideAtPrompt } = await import('../watch/gate-prompt.js');
   // Decided, left pending or stopped are the person's choices (exit 0); a refusal throws with its exit code.
-  await decideAtPrompt(ctx, api, line.run_id, line.gate, ctx.signal);
+  await decideAtPrompt(ctx, api, line.run_id, line.gate, ctx.signal, { watching: false });
   return 0;
 }

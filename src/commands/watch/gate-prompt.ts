@@ -32,15 +32,23 @@ type Choice =
 /** Where the final gate's failing checks point: the field, and a value that passes there (or null). */
 type Fix = { field: string; suggestion: unknown };
 
-/** `scoresShown`: the watch view above has drawn the scorecard's bars, so the final gate's summary does not again. */
+/** How the question is asked: from a watch (whose view may have drawn the scorecard's bars already, and which
+ * goes on after the question), or on its own (the inbox: nothing to keep watching or stop). */
+export interface PromptPlace {
+  watching: boolean;
+  /** The watch view above has drawn the scorecard's bars, so the final gate's summary does not again. */
+  scoresShown?: boolean;
+}
+
 export async function decideAtPrompt(
   ctx: Context,
   api: Api,
   runId: string,
   gate: string,
   signal: AbortSignal,
-  scoresShown = false,
+  place: PromptPlace,
 ): Promise<PromptOutcome> {
+  const { watching, scoresShown = false } = place;
   const style = await loadStyle(ctx.io);
   const prompter = await ctx.prompter();
   // A final gate whose scorecard did not pass (or whose pre-flight failed): approving is not the default, and
@@ -48,7 +56,13 @@ export async function decideAtPrompt(
   const card = gate === 'final' ? await api.runs.scorecard(runId).catch(() => null) : null;
   const doubt = card ? doubtOf(card) : null;
   const fixes = card ? fixesOf(card) : [];
-  return new GateQuestion({ ctx, api, runId, gate, signal, scoresShown }, style, prompter, doubt, fixes).ask();
+  return new GateQuestion(
+    { ctx, api, runId, gate, signal, scoresShown, watching },
+    style,
+    prompter,
+    doubt,
+    fixes,
+  ).ask();
 }
 
 interface Asked {
@@ -58,6 +72,7 @@ interface Asked {
   gate: string;
   signal: AbortSignal;
   scoresShown: boolean;
+  watching: boolean;
 }
 
 /** One gate's question, asked until a choice decides it, leaves it, or stops the watch. */
@@ -105,7 +120,11 @@ class GateQuestion {
 
   private choose(): Promise<Choice> {
     const { doubt } = this;
-    const leave = { value: 'leave' as const, name: 'Leave it pending and keep watching' };
+    const { watching } = this.q;
+    const leave = {
+      value: 'leave' as const,
+      name: watching ? 'Leave it pending and keep watching' : 'Leave it pending',
+    };
     return this.prompter.select<Choice>(
       `Gate ${this.q.gate}: your decision`,
       [
@@ -117,7 +136,7 @@ class GateQuestion {
         ...this.fixChoices(),
         { value: 'show-spec', name: 'Show the whole App Spec' },
         ...(doubt ? [] : [leave]),
-        { value: 'stop', name: 'Stop watching (the run waits at this gate)' },
+        ...(watching ? [{ value: 'stop' as const, name: 'Stop watching (the run waits at this gate)' }] : []),
       ],
       { signal: this.q.signal, ...(this.cursor ? { default: this.cursor } : {}) },
     );

@@ -130,7 +130,10 @@ export class GateDesk {
       this.view.pause();
       try {
         const { decideAtPrompt } = await import('./gate-prompt.js');
-        const outcome = await decideAtPrompt(this.ctx, this.api, q.runId, q.gate, signal, this.view.drawsScores);
+        const outcome = await decideAtPrompt(this.ctx, this.api, q.runId, q.gate, signal, {
+          watching: true,
+          scoresShown: this.view.drawsScores,
+        });
         if (outcome === 'stop') this.hooks.stopAt(q.runId, q.gate);
       } finally {
         this.view.resume();
