@@ -13,7 +13,7 @@ _orc() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in -*) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --jq|--profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--max-wait|--status|--limit|--set|--unset|--file|--notes|--notes-file|--format|--field|--stage|--grep|--since|--tail|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--tools|--root|--ca-file|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--keep-deliveries|--clock|--import|--by|--to|--run|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --jq|--profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--on-gate-exec|--max-wait|--status|--limit|--set|--unset|--file|--notes|--notes-file|--format|--field|--stage|--grep|--since|--tail|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--tools|--root|--ca-file|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--keep-deliveries|--clock|--import|--by|--to|--run|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
     cand="${path:+$path }$w"
     case "$cand" in 'run'|'run create'|'run get'|'run list'|'run cancel'|'run retry'|'watch'|'gate'|'gate list'|'gate approve'|'gate reject'|'spec'|'spec get'|'spec edit'|'spec diff'|'logs'|'scorecard'|'artifacts'|'artifacts list'|'artifacts pull'|'webhook'|'webhook add'|'webhook list'|'webhook get'|'webhook remove'|'webhook deliveries'|'webhook redeliver'|'webhook verify'|'webhook listen'|'api'|'doctor'|'mcp'|'profile'|'profile add'|'profile list'|'profile use'|'profile show'|'profile remove'|'completion'|'sandbox'|'sandbox start'|'sandbox status'|'sandbox stop'|'sandbox clock'|'sandbox advance'|'sandbox trigger'|'sandbox fault'|'sandbox fault add'|'sandbox fault list'|'sandbox fault remove'|'sandbox fault clear'|'sandbox reset'|'sandbox export'|'sandbox exec'|'sandbox logs'|'sandbox console'|'help') path="$cand" ;; *) break ;; esac
   done
@@ -21,7 +21,7 @@ _orc() {
   for (( ; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in -*) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --jq|--profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--max-wait|--status|--limit|--set|--unset|--file|--notes|--notes-file|--format|--field|--stage|--grep|--since|--tail|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--tools|--root|--ca-file|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--keep-deliveries|--clock|--import|--by|--to|--run|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --jq|--profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--on-gate-exec|--max-wait|--status|--limit|--set|--unset|--file|--notes|--notes-file|--format|--field|--stage|--grep|--since|--tail|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--tools|--root|--ca-file|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--keep-deliveries|--clock|--import|--by|--to|--run|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
     npos=$((npos + 1))
   done
   case "$path|$prev" in
@@ -194,6 +194,7 @@ _orc() {
     --idempotency-key) COMPREPLY=(); return ;;
     --on-gate) COMPREPLY=($(compgen -W 'prompt wait exit' -- "$cur")); return ;;
     --approve) COMPREPLY=($(compgen -W 'idea,brand,final idea brand final' -- "$cur")); return ;;
+    --on-gate-exec) COMPREPLY=(); return ;;
     --max-wait) COMPREPLY=(); return ;;
     --status) COMPREPLY=($(compgen -W '429 500 503' -- "$cur")); return ;;
     --limit) COMPREPLY=(); return ;;
@@ -254,12 +255,12 @@ _orc() {
   case "$path" in
     "") subs='run watch gate spec logs scorecard artifacts webhook api doctor mcp profile completion sandbox help'; flags='--version -V --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'run') subs='create get list cancel retry'; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
-    'run create') subs=''; flags='--mode --pitch --audience --monetization --source --idempotency-key --watch --on-gate --approve --until-gate --no-bell --max-wait --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
+    'run create') subs=''; flags='--mode --pitch --audience --monetization --source --idempotency-key --watch --on-gate --approve --until-gate --no-bell --notify --on-gate-exec --max-wait --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'run get') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'run list') subs=''; flags='--status --limit --all --watch --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'run cancel') subs=''; flags='--yes -y --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'run retry') subs=''; flags='--set --unset --file --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
-    'watch') subs=''; flags='--on-gate --approve --until-gate --no-bell --max-wait --all --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
+    'watch') subs=''; flags='--on-gate --approve --until-gate --no-bell --notify --on-gate-exec --max-wait --all --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'gate') subs='list approve reject'; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'gate list') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'gate approve') subs=''; flags='--notes --notes-file --set --unset --file --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;

@@ -14,7 +14,7 @@ function __orc_walk
             continue
         end
         switch $t
-            case --jq --profile --base-url --timeout --mode --pitch --audience --monetization --source --idempotency-key --on-gate --approve --max-wait --status --limit --set --unset --file --notes --notes-file --format --field --stage --grep --since --tail --dir --concurrency --url --events --secret --header --payload-file --tolerance --now --forward-to --port --host --public-url --data --tools --root --ca-file --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --journal-size --keep-deliveries --clock --import --by --to --run --gate --error --reason --route --webhook --latency --cut-after --times --probability
+            case --jq --profile --base-url --timeout --mode --pitch --audience --monetization --source --idempotency-key --on-gate --approve --on-gate-exec --max-wait --status --limit --set --unset --file --notes --notes-file --format --field --stage --grep --since --tail --dir --concurrency --url --events --secret --header --payload-file --tolerance --now --forward-to --port --host --public-url --data --tools --root --ca-file --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --journal-size --keep-deliveries --clock --import --by --to --run --gate --error --reason --route --webhook --latency --cut-after --times --probability
                 set skip 1
                 continue
             case '-*'
@@ -98,6 +98,8 @@ complete -c orc -n '__orc_at '\''run create'\''' -l on-gate -x -a 'prompt wait e
 complete -c orc -n '__orc_at '\''run create'\''' -l approve -x -a 'idea,brand,final idea brand final' -d 'approve these gates when they open, e.g. idea,brand,final'
 complete -c orc -n '__orc_at '\''run create'\''' -l until-gate -d 'stop at the first pending gate with exit 6 (with --json, the gate event is the last line)'
 complete -c orc -n '__orc_at '\''run create'\''' -l no-bell -d 'do not ring the terminal bell when a gate opens'
+complete -c orc -n '__orc_at '\''run create'\''' -l notify -d 'when a gate opens or a run ends, a notification: the terminal'\''s (OSC 9/777), else notify-send or osascript, else the bell'
+complete -c orc -n '__orc_at '\''run create'\''' -l on-gate-exec -x -d 'run this shell command for each gate that opens: the event as JSON on stdin, ORC_RUN_ID, ORC_GATE, ORC_HINT set'
 complete -c orc -n '__orc_at '\''run create'\''' -l max-wait -x -d 'return after this long at most (90s, 15m, 2h): exit 7 if the run neither ended nor reached a gate (it goes on); a gate not in --approve stops it with exit 6'
 complete -c orc -n '__orc_at '\''run create'\''' -l json -d 'print one JSON document on stdout (for scripts)'
 complete -c orc -n '__orc_at '\''run create'\''' -l jq -x -d 'filter the JSON through jq (implies --json); strings print raw, as jq -r does'
@@ -165,6 +167,8 @@ complete -c orc -n '__orc_at '\''watch'\''' -l on-gate -x -a 'prompt wait exit' 
 complete -c orc -n '__orc_at '\''watch'\''' -l approve -x -a 'idea,brand,final idea brand final' -d 'approve these gates when they open, e.g. idea,brand,final'
 complete -c orc -n '__orc_at '\''watch'\''' -l until-gate -d 'stop at the first pending gate with exit 6 (with --json, the gate event is the last line)'
 complete -c orc -n '__orc_at '\''watch'\''' -l no-bell -d 'do not ring the terminal bell when a gate opens'
+complete -c orc -n '__orc_at '\''watch'\''' -l notify -d 'when a gate opens or a run ends, a notification: the terminal'\''s (OSC 9/777), else notify-send or osascript, else the bell'
+complete -c orc -n '__orc_at '\''watch'\''' -l on-gate-exec -x -d 'run this shell command for each gate that opens: the event as JSON on stdin, ORC_RUN_ID, ORC_GATE, ORC_HINT set'
 complete -c orc -n '__orc_at '\''watch'\''' -l max-wait -x -d 'return after this long at most (90s, 15m, 2h): exit 7 if the run neither ended nor reached a gate (it goes on); a gate not in --approve stops it with exit 6'
 complete -c orc -n '__orc_at '\''watch'\''' -l all -d 'every run not ended, in one view (a line per run; NDJSON with --json)'
 complete -c orc -n '__orc_at '\''watch'\''' -l json -d 'print one JSON document on stdout (for scripts)'

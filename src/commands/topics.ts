@@ -64,6 +64,10 @@ export const ENVIRONMENT: readonly EnvVar[] = [
     meaning: 'seconds without a message or keep-alive that count as a dropped event stream (45)',
   },
   { name: 'ORC_WATCH_RECONNECTS', meaning: 'failed reconnects in a row before `watch` gives up (8)' },
+  {
+    name: 'ORC_HOOK_TIMEOUT_MS',
+    meaning: "milliseconds `watch --on-gate-exec`'s command may run before it is killed with its process group (30000)",
+  },
   { name: 'ORC_LISTEN_CHECK_INTERVAL', meaning: "seconds between `webhook listen`'s checks of its webhook (30)" },
   {
     name: 'ORC_COMPLETE_BUDGET_MS',
@@ -103,7 +107,27 @@ export const ENVIRONMENT: readonly EnvVar[] = [
   },
   { name: 'NO_COLOR', meaning: 'set: no colour and no spinner' },
   { name: 'CI', meaning: 'set: no colour, no spinner, no prompt (as --no-input)' },
-  { name: 'TERM', meaning: '`dumb`: no colour' },
+  {
+    name: 'TERM',
+    meaning: "`dumb`: no colour; `foot`, `xterm-kitty`: `watch --notify` uses the terminal's notification",
+  },
+  {
+    name: 'TERM_PROGRAM',
+    meaning: "`iTerm.app`, `WezTerm`, `ghostty`: `watch --notify` sends OSC 9, the terminal's own notification",
+  },
+  { name: 'KITTY_WINDOW_ID', meaning: 'set (kitty): `watch --notify` sends OSC 9' },
+  { name: 'WT_SESSION', meaning: 'set (Windows Terminal): `watch --notify` sends OSC 777' },
+  {
+    name: 'TMUX',
+    meaning: 'set (inside tmux), or STY (inside screen): `watch --notify` sends no sequence (it would be dropped)',
+  },
+  { name: 'STY', meaning: 'set (inside GNU screen): as TMUX' },
+  {
+    name: 'DISPLAY',
+    meaning: 'set, or WAYLAND_DISPLAY or DBUS_SESSION_BUS_ADDRESS: `watch --notify` may use `notify-send` (Linux)',
+  },
+  { name: 'WAYLAND_DISPLAY', meaning: 'as DISPLAY' },
+  { name: 'DBUS_SESSION_BUS_ADDRESS', meaning: 'as DISPLAY' },
   { name: 'PATH', meaning: '`orc doctor`: whether orc can be typed as is' },
   { name: 'SHELL', meaning: '`orc doctor`: which shell to check completion for' },
   { name: 'HOME', meaning: '`orc doctor`: where the shell start-up files are (~/.bashrc, ~/.zshrc)' },

@@ -13,6 +13,13 @@ export const FOLLOW_FLAGS = {
   }),
   untilGate: flag.bool('stop at the first pending gate with exit 6 (with --json, the gate event is the last line)'),
   bell: flag.negatable('do not ring the terminal bell when a gate opens'),
+  notify: flag.bool(
+    "when a gate opens or a run ends, a notification: the terminal's (OSC 9/777), else notify-send or osascript, else the bell",
+  ),
+  onGateExec: flag.string(
+    'command',
+    'run this shell command for each gate that opens: the event as JSON on stdin, ORC_RUN_ID, ORC_GATE, ORC_HINT set',
+  ),
   maxWait: flag.seconds(
     'duration',
     'return after this long at most (90s, 15m, 2h): exit 7 if the run neither ended nor reached a gate (it goes on); a gate not in --approve stops it with exit 6',

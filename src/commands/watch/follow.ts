@@ -107,6 +107,7 @@ class OneRunWatch {
       }
       return await this.stopped();
     } finally {
+      await this.session.drained();
       this.session.close();
       this.renderer.finish();
     }
@@ -126,7 +127,7 @@ class OneRunWatch {
       return this.endAtGate(ev.gate);
     }
     if (ev.kind === 'ended') {
-      this.desk.ended(this.runId);
+      await this.desk.ended(this.runId, ev.status);
       return this.outcome(ev);
     }
     return undefined;

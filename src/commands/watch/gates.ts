@@ -5,6 +5,7 @@
 import type { Api } from '../../api/index.js';
 import type { Context } from '../context.js';
 import { ApiError } from '../../api/errors.js';
+import type { Nudges } from './nudge.js';
 
 export type Policy = 'prompt' | 'wait' | 'exit';
 
@@ -45,7 +46,7 @@ export class GateDesk {
   constructor(
     private readonly ctx: Context,
     private readonly api: Api,
-    private readonly opts: { policy: Policy; approve: Set<string>; bell: boolean; signal: AbortSignal },
+    private readonly opts: { policy: Policy; approve: Set<string>; nudges: Nudges; signal: AbortSignal },
     private readonly view: GateView,
     private readonly hooks: GateHooks,
   ) {}
@@ -66,7 +67,7 @@ export class GateDesk {
       await approveAsAsked(this.ctx, this.api, runId, gate, (text) => this.view.note(runId, text));
       return undefined;
     }
-    if (this.opts.bell && this.ctx.io.interactiveOutput) this.ctx.io.streams.stderr.write('\u0007');
+    await this.opts.nudges.gateOpened(runId, gate, (text) => this.view.note(runId, text));
     if (this.opts.policy === 'exit') return 'exit';
     if (this.opts.policy === 'wait') {
       const how = `\`orc gate approve ${runId} ${gate}\``;
@@ -106,11 +107,12 @@ export class GateDesk {
     return history !== undefined && (this.decisionsSeen.get(`${runId}\u0000${gate}`) ?? 0) < history.length;
   }
 
-  /** The run ended: nothing is left to ask about it. */
-  ended(runId: string): void {
+  /** The run ended (its status): nothing is left to ask about it, and the person is told (--notify). */
+  async ended(runId: string, status: string): Promise<void> {
     this.waiting.delete(runId);
     const question = this.questions.get(runId);
     if (question) this.withdraw(question, 'the run ended');
+    await this.opts.nudges.runEnded(runId, status, (text) => this.view.note(runId, text));
   }
 
   /** Every question asked or waiting its turn has been answered or withdrawn. */

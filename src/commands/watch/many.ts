@@ -81,6 +81,7 @@ class ManyRunWatch {
     try {
       await Promise.all(this.ids.map((id) => this.followOne(id, knobs)));
     } finally {
+      await this.session.drained();
       this.session.close();
       this.view.finish();
     }
@@ -117,7 +118,7 @@ class ManyRunWatch {
       return true;
     }
     if (ev.kind !== 'ended') return false;
-    this.desk.ended(id);
+    await this.desk.ended(id, ev.status);
     this.codes.set(id, ev.status === 'accepted' ? EXIT.ok : EXIT.runEnded);
     return true;
   }

@@ -5,9 +5,10 @@ import type { Context } from '../context.js';
 import type { FlagValues } from '../define.js';
 import type { FOLLOW_FLAGS } from './flags.js';
 import { GateDesk, type GateHooks, type GateView, type Policy } from './gates.js';
+import { Nudges } from './nudge.js';
 
 /** What of the follow flags the session acts on. */
-type SessionFlags = Pick<FlagValues<typeof FOLLOW_FLAGS>, 'maxWait' | 'bell'>;
+type SessionFlags = Pick<FlagValues<typeof FOLLOW_FLAGS>, 'maxWait' | 'bell' | 'notify' | 'onGateExec'>;
 
 export class WatchSession {
   private readonly stop = new AbortController();
@@ -16,6 +17,7 @@ export class WatchSession {
   /** --max-wait ran out first. */
   timedOut = false;
   private promptError: unknown = null;
+  private nudges: Nudges | undefined;
   private readonly cancelMaxWait: () => void;
   private readonly onSigint = () => {
     this.interrupted = true;
@@ -50,7 +52,8 @@ export class WatchSession {
     view: GateView,
     stopAt: GateHooks['stopAt'],
   ): GateDesk {
-    const opts = { ...rules, bell: this.flags.bell !== false, signal: this.stop.signal };
+    this.nudges = Nudges.start(this.ctx, api, this.flags);
+    const opts = { ...rules, nudges: this.nudges, signal: this.stop.signal };
     return new GateDesk(this.ctx, api, opts, view, {
       stopAt,
       interrupt: this.onSigint,
@@ -69,6 +72,12 @@ export class WatchSession {
   /** A question that failed ends the watch with its error, unless --max-wait had already ended it. */
   rethrowPromptError(): void {
     if (this.promptError && !this.timedOut) throw this.promptError;
+  }
+
+  /** The gate hooks still running have ended (each is bounded), unless Ctrl-C stopped the watch: then they
+   * go on alone (in process groups of their own). */
+  async drained(): Promise<void> {
+    if (!this.interrupted) await this.nudges?.drained();
   }
 
   /** The watch is over: no timer, no Ctrl-C handler, nothing still listening. */
