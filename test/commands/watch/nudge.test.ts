@@ -98,6 +98,30 @@ describe('orc watch --notify', () => {
     expect(done.stderr.split('\u0007').length - 1).toBe(2);
   });
 
+  it('watching several runs (WezTerm): OSC 9 for the gate and the end of each run', async () => {
+    const a = await sb.client.runs.create({ mode: 'idea', idea: IDEA });
+    const b = await sb.client.runs.create({ mode: 'idea', idea: IDEA });
+    await sb.advance({ run: a.id, to: 'gate:idea' });
+    await sb.advance({ run: b.id, to: 'gate:brand' });
+    const watch = runOrc(['watch', a.id, b.id, '--notify', '--on-gate', 'wait'], {
+      env: env({ TERM_PROGRAM: 'WezTerm' }),
+      tty: atTerminal,
+    });
+    const told = (id: string, what: string) => new RegExp(`\u001b\\]9;${id} [^\u0007]+ ${what}\u0007`);
+    await until(
+      () =>
+        told(a.id, '— gate idea waits').test(watch.stderr()) && told(b.id, '— gate brand waits').test(watch.stderr()),
+      'both gates told',
+      { seen: watch.stderr },
+    );
+    await sb.advance({ run: a.id, to: 'end' });
+    await sb.advance({ run: b.id, to: 'end' });
+    const done = await watch;
+    expect(done.exitCode, done.stderr).toBe(0);
+    expect(done.stderr).toMatch(told(a.id, 'accepted'));
+    expect(done.stderr).toMatch(told(b.id, 'accepted'));
+  });
+
   it('not at a terminal, or under --json: says once that nothing will be notified, and the watch goes on', async () => {
     const run = await sb.client.runs.create({ mode: 'idea', idea: IDEA });
     await sb.advance({ run: run.id, to: 'end' });
