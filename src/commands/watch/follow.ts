@@ -101,6 +101,7 @@ class OneRunWatch {
 
   async run(knobs: { idleTimeoutMs: number; maxReconnects: number }): Promise<number> {
     try {
+      await this.desk.watching(this.runId);
       for await (const ev of watchRunBatched(this.api, this.runId, { signal: this.session.signal, ...knobs })) {
         const code = await this.onEvent(ev);
         if (code !== undefined) return code;

@@ -107,6 +107,11 @@ export class GateDesk {
     return history !== undefined && (this.decisionsSeen.get(`${runId}\u0000${gate}`) ?? 0) < history.length;
   }
 
+  /** Before a run's stream opens (see Nudges.watching). */
+  watching(runId: string): Promise<void> {
+    return this.opts.nudges.watching(runId);
+  }
+
   /** The run ended (its status): nothing is left to ask about it, and the person is told (--notify). */
   async ended(runId: string, status: string): Promise<void> {
     this.waiting.delete(runId);

@@ -95,6 +95,7 @@ class ManyRunWatch {
   private async followOne(id: string, knobs: { idleTimeoutMs: number; maxReconnects: number }): Promise<void> {
     const signal = AbortSignal.any([this.own.get(id)!.signal, this.session.signal]);
     try {
+      await this.desk.watching(id);
       for await (const ev of watchRun(this.api, id, { signal, ...knobs })) {
         if (await this.onEvent(id, ev)) return;
       }

@@ -6,6 +6,7 @@ import { delimiter, join } from 'node:path';
 import type { Api } from '../../api/index.js';
 import { RunNames } from '../../api/run-names.js';
 import { UsageError } from '../../exit/errors.js';
+import { TERMINAL_STATUSES } from '../../contract/events.js';
 import { oneLine, sanitizeLine } from '../../lib/sanitize.js';
 import type { Context } from '../context.js';
 import { type GateEvent, runGateHook } from './gate-exec.js';
@@ -117,6 +118,8 @@ export interface NudgeFlags {
  */
 export class Nudges {
   private readonly hooks = new Set<Promise<void>>();
+  /** Runs that had ended before the watch began: their end, replayed by the stream, is no news. */
+  private readonly endedBefore = new Set<string>();
   private names: RunNames | undefined;
 
   private constructor(
@@ -157,9 +160,16 @@ export class Nudges {
     if (this.exec) this.startHook(runId, gate, name, note);
   }
 
-  /** A run ended (accepted, failed, …): the notification. */
-  async runEnded(runId: string, status: string, note: (text: string) => void): Promise<void> {
+  /** Before a run's stream opens: whether it has ended already (asked only when there is someone to notify). */
+  async watching(runId: string): Promise<void> {
     if (!this.channel) return;
+    const run = await this.api.runs.retrieve(runId).catch(() => null);
+    if (run && TERMINAL_STATUSES.has(run.status)) this.endedBefore.add(runId);
+  }
+
+  /** A run ended (accepted, failed, …) while watched: the notification. */
+  async runEnded(runId: string, status: string, note: (text: string) => void): Promise<void> {
+    if (!this.channel || this.endedBefore.has(runId)) return;
     const name = await this.nameOf(runId);
     this.tell(`${name ? `${runId} ${name}` : runId} ${status}`, note);
   }

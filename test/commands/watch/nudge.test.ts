@@ -98,6 +98,17 @@ describe('orc watch --notify', () => {
     expect(done.stderr.split('\u0007').length - 1).toBe(2);
   });
 
+  it('a run that had ended before the watch began is no news: its replayed end notifies nothing', async () => {
+    const run = await sb.client.runs.create({ mode: 'idea', idea: IDEA });
+    await sb.advance({ run: run.id, to: 'end' });
+    const done = await runOrc(['watch', run.id, '--notify'], {
+      env: env({ TERM_PROGRAM: 'iTerm.app' }),
+      tty: atTerminal,
+    });
+    expect(done.exitCode, done.stderr).toBe(0);
+    expect(done.stderr).not.toContain('\u001b]9;');
+  });
+
   it('watching several runs (WezTerm): OSC 9 for the gate and the end of each run', async () => {
     const a = await sb.client.runs.create({ mode: 'idea', idea: IDEA });
     const b = await sb.client.runs.create({ mode: 'idea', idea: IDEA });
