@@ -120,7 +120,7 @@ describe('orc spec diff', () => {
     writeFileSync(list, '["name"]');
     for (const [file, says] of [
       [notJson, 'not valid JSON'],
-      [list, 'an App Spec must be a JSON object'],
+      [list, 'an App Spec must be an object (JSON or YAML)'],
       [join(dir, 'missing.json'), 'no such file'],
     ] as const) {
       const r = await orc(['spec', 'diff', 'run_doesnotexist', file]);

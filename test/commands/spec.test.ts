@@ -297,11 +297,25 @@ describe('orc spec edit, without an editor', () => {
     const fromStdin = await orc(['spec', 'edit', id, '--file', '-'], { input: '{"name":"FromStdin"}' });
     expect(fromStdin.exitCode, fromStdin.stderr).toBe(0);
     expect((await specOf(id)).name).toBe('FromStdin');
+    // YAML as well (a .yaml file, or stdin that does not open with `{`): ~ removes a field, as null does.
+    expect(await specOf(id)).toHaveProperty('features');
+    const yamlFile = join(dir, 'patch.yaml');
+    writeFileSync(yamlFile, 'name: FromYaml\nbrand:\n  voice: Bold\nfeatures: ~\n');
+    const fromYaml = await orc(['spec', 'edit', id, '--file', yamlFile]);
+    expect(fromYaml.exitCode, fromYaml.stderr).toBe(0);
+    expect(await specOf(id)).toMatchObject({ name: 'FromYaml', brand: { voice: 'Bold' } });
+    expect(await specOf(id)).not.toHaveProperty('features');
     const sent = patches().length;
 
     const bad: Array<[string, string]> = [
       ['{"name": ', 'not valid JSON'],
-      ['["a"]', 'must be a JSON object'],
+      ['["a"]', 'must be an object (JSON or YAML)'],
+      ['name: A\nname: B\n', 'not valid YAML (Map keys must be unique'],
+      [
+        'a: &a [1]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n',
+        'not valid YAML',
+      ],
+      ['__proto__: {x: 1}\n', '__proto__'],
       ['{"__proto__": {"x": 1}}', '__proto__'],
       [`${'{"a":'.repeat(80)}1${'}'.repeat(80)}`, 'deeper than 64'],
     ];

@@ -5,5 +5,7 @@ import { flag } from '../define.js';
 export const changeFlags = {
   set: flag.multi('path=value', 'set a field (dotted path; the value is JSON when it parses, else text); repeatable'),
   unset: flag.multi('path', 'remove a field or list item (dotted path); repeatable'),
-  file: flag.string('patch.json|-', 'apply a JSON Merge Patch from a file, or - for stdin', { complete: 'files' }),
+  file: flag.string('patch.yaml|patch.json|-', 'apply a merge patch (YAML or JSON) from a file, or - for stdin', {
+    complete: 'files',
+  }),
 } as const;

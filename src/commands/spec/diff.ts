@@ -6,7 +6,7 @@ import { diffMergePatch, mergePatchChanges, type PatchChange } from '../../lib/m
 import { sanitizeLine } from '../../lib/sanitize.js';
 import { UsageError } from '../../exit/errors.js';
 import { loadStyle, type Style } from '../../ui/style.js';
-import { parseJsonInput, readInput } from '../input.js';
+import { parseDataInput, readInput } from '../input.js';
 import type { ArgsOf } from '../define.js';
 import type { diff as def } from './command.js';
 
@@ -45,11 +45,11 @@ function changeLine(c: PatchChange, style: Style): string {
   return style.yellow(sanitizeLine(`~ ${c.path}: ${json(c.before)} → ${json(c.after)}`));
 }
 
-/** An App Spec from a file or stdin: a JSON object (a null field is one it does not have, as in an edit). */
+/** An App Spec from a file or stdin: a JSON or YAML object (a null field is one it does not have, as in an edit). */
 async function readSpec(ctx: Context, source: string): Promise<Spec> {
   const label = source === '-' ? 'stdin (-)' : source;
-  const value = parseJsonInput(await readInput(ctx, source, label), label);
+  const value = await parseDataInput(await readInput(ctx, source, label), label, source);
   if (value === null || typeof value !== 'object' || Array.isArray(value))
-    throw new UsageError(`${label}: an App Spec must be a JSON object`);
+    throw new UsageError(`${label}: an App Spec must be an object (JSON or YAML)`);
   return dropNulls(value) as Spec;
 }

@@ -6,7 +6,7 @@ import { applyMergePatch } from '../../lib/merge-patch.js';
 import { UsageError } from '../../exit/errors.js';
 import type { Spec } from '../../app-spec/document.js';
 import { parseAssignment, setPath, splitPath, unsetPath } from '../../app-spec/paths.js';
-import { parseJsonInput, readInput } from '../input.js';
+import { parseDataInput, readInput } from '../input.js';
 import { AppSpecInput } from '../../contract/schemas.js';
 import { closest } from '../../lib/suggest.js';
 
@@ -57,11 +57,11 @@ export function refuseTypos(sets: Array<{ path: string[]; shown: string }>, befo
   }
 }
 
-/** A merge patch from a file or stdin: a JSON object, within the limits, checked before anything is sent. */
+/** A merge patch from a file or stdin: a JSON or YAML object, within the limits, checked before anything is sent. */
 async function readPatch(ctx: Context, source: string): Promise<Spec> {
   const label = `--file ${source}`;
-  const value = parseJsonInput(await readInput(ctx, source, label), label);
+  const value = await parseDataInput(await readInput(ctx, source, label), label, source);
   if (value === null || typeof value !== 'object' || Array.isArray(value))
-    throw new UsageError(`${label}: a merge patch must be a JSON object`);
+    throw new UsageError(`${label}: a merge patch must be an object (JSON or YAML)`);
   return value as Spec;
 }
