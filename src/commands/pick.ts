@@ -6,6 +6,7 @@ import { TERMINAL_STATUSES } from '../contract/events.js';
 import { UsageError } from '../exit/errors.js';
 import { relativeTime } from '../ui/format.js';
 import { oneLine } from '../lib/sanitize.js';
+import { RunNames } from '../api/run-names.js';
 
 /** Which runs a command can act on. */
 export type Fit = 'moving' | 'gated' | 'ended' | 'any';
@@ -31,9 +32,11 @@ export async function pickRun(ctx: Context, fit: Fit, command: string): Promise<
       'See `orc run list`.',
     );
   const now = ctx.clock.now();
+  const names = await new RunNames(api).of(runs.map((r) => r.id));
+  const named = (id: string) => (names.get(id) ? `${oneLine(names.get(id)!)} · ` : '');
   const choices = runs.map((r) => ({
     value: r.id,
-    name: `${r.id}  ${oneLine(r.status)} · ${r.gate_pending ? `gate ${oneLine(r.gate_pending)}` : oneLine(r.stage)} · ${relativeTime(r.created_at, now)}`,
+    name: `${r.id}  ${named(r.id)}${oneLine(r.status)} · ${r.gate_pending ? `gate ${oneLine(r.gate_pending)}` : oneLine(r.stage)} · ${relativeTime(r.created_at, now)}`,
   }));
   const id = await (await ctx.prompter()).select(`Which run${fit === 'any' ? '' : ` (${WHAT[fit]})`}?`, choices);
   return runs.find((r) => r.id === id)!;
