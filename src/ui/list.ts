@@ -9,6 +9,8 @@ export interface ListColumn<T> extends Column {
   cell(item: T, tty: boolean): string;
   /** Colour by status, for the status column. */
   status?: boolean;
+  /** What the cells need read for these items (a page, or the whole list), before they are drawn. */
+  load?(items: T[]): Promise<unknown>;
 }
 
 export interface ListOptions<T> {
@@ -86,6 +88,7 @@ async function streamList<T>(io: IO, opts: ListOptions<T>, max: number): Promise
 export async function listLines<T>(io: IO, items: T[], columns: ListColumn<T>[]): Promise<string[]> {
   const tty = io.stdoutIsTTY;
   const style = await loadStyle(io);
+  await Promise.all(columns.map((c) => c.load?.(items)));
   const rows = items.map((item) => columns.map((c) => c.cell(item, tty)));
   return renderTable(columns, rows, {
     tty,

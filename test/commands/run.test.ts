@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Run } from '../../src/contract/schemas.js';
+import { runNameOf } from '../../src/contract/run-name.js';
+import { startSandbox, type TestSandbox as SdkSandbox } from '../../src/sdk/testing.js';
 import { runOrc as orc } from '../helpers/run.js';
 import { driveToEnd, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
@@ -141,6 +143,7 @@ describe('orc run get, list, cancel', () => {
       expect(lines).toHaveLength(3);
       expect(lines[0]!.split('\t')).toEqual([
         ids[24],
+        runNameOf((await local.call('GET', `/v1/runs/${ids[24]}/spec`)).body),
         'running',
         '01_intake',
         '—',
@@ -171,5 +174,50 @@ describe('orc run get, list, cancel', () => {
     } finally {
       await fast.close();
     }
+  });
+});
+
+// Issue 37: a run shown to a person has its name (the App Spec's, src/contract/run-name.ts) beside its id;
+// --json keeps the service's shapes. On a manual clock: the runs stand still between the reads compared.
+describe('runs by name', () => {
+  let manual: SdkSandbox;
+  beforeAll(async () => {
+    manual = await startSandbox({ clock: 'manual', stageMs: 3_600_000 });
+  });
+  afterAll(() => manual.stop());
+  const env = () => ({ ORC_BASE_URL: manual.url, ORC_API_KEY: manual.apiKey });
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${manual.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${manual.apiKey}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return res.json() as Promise<any>;
+  };
+  const IDEA = { pitch: 'A tide table for sailors', audience: 'sailors', monetization: 'free' } as const;
+
+  it('run list has a NAME column after ID (piped too); --json is the service list as it is', async () => {
+    const first = (await manual.client.runs.create({ mode: 'idea', idea: IDEA })).id;
+    const renamed = (await manual.client.runs.create({ mode: 'idea', idea: IDEA })).id;
+    await api('PATCH', `/v1/runs/${renamed}/spec`, { name: 'Harbour\tHours' });
+    const piped = await orc(['run', 'list'], { env: env() });
+    expect(piped.exitCode, piped.stderr).toBe(0);
+    const rows = piped.stdout.split('\n').map((l) => l.split('\t'));
+    expect(rows.map((r) => r[0])).toEqual([renamed, first]);
+    expect(rows[0]![1]).toBe('Harbour Hours');
+    expect(rows[1]![1]).toBe(runNameOf(await api('GET', `/v1/runs/${first}/spec`)));
+    expect(rows[1]![1]).toMatch(/\w/);
+    expect(rows[0]!.slice(2, 4)).toEqual(['running', '01_intake']);
+    const json = await orc(['run', 'list', '--json'], { env: env() });
+    expect(JSON.parse(json.stdout)).toEqual((await api('GET', '/v1/runs?limit=20')).data);
+  });
+
+  it('run get shows the name under the id; --json is the run as it is', async () => {
+    const id = (await manual.client.runs.create({ mode: 'idea', idea: IDEA })).id;
+    await api('PATCH', `/v1/runs/${id}/spec`, { name: 'Tide Table' });
+    const shown = await orc(['run', 'get', id], { env: env() });
+    expect(shown.stdout.split('\n').slice(0, 2)).toEqual([`id       ${id}`, 'name     Tide Table']);
+    const json = await orc(['run', 'get', id, '--json'], { env: env() });
+    expect(JSON.parse(json.stdout)).toEqual(await api('GET', `/v1/runs/${id}`));
   });
 });

@@ -137,6 +137,7 @@ describe.runIf(withTmux)('at a terminal', () => {
     }
   }, 30_000);
 
+  // A row: the id, the run's name (issue 37), then its status.
   it('run list --watch draws the list again as runs come and change', async () => {
     const term = TmuxSession.start([process.execPath, ORC_BIN, 'run', 'list', '--watch'], {
       env: { ORC_BASE_URL: manual.url, ORC_CONFIG_DIR: freshConfigDir() },
@@ -146,7 +147,7 @@ describe.runIf(withTmux)('at a terminal', () => {
       const fresh = await create('Appears live');
       await term.waitFor(fresh);
       await advance(fresh, 'gate:idea');
-      await term.waitFor(new RegExp(`${fresh}\\s+awaiting_approval`));
+      await term.waitFor(new RegExp(`${fresh}\\s.*\\sawaiting_approval`));
       term.send('C-c');
       expect(await term.exitCode()).toBe(130);
     } finally {

@@ -8,14 +8,24 @@ import { EXIT, UsageError } from '../../exit/errors.js';
 import type { FlagsOf } from '../define.js';
 import type { list as def } from './command.js';
 import { listLimit } from '../list-flags.js';
+import { RunNames } from '../../api/run-names.js';
+import { oneLine } from '../../lib/sanitize.js';
 
 /** How often `run list --watch` reads the list again. */
 const REDRAW_MS = 2_000;
 
 export default async function list(ctx: Context, _args: [], flags: FlagsOf<typeof def>): Promise<number> {
   const api = await ctx.api();
+  // Read for the rows drawn (a page at a time, a few in flight), once per run however often --watch redraws.
+  const names = new RunNames(api);
   const columns: ListColumn<Run>[] = [
     { header: 'ID', cell: (r) => r.id },
+    {
+      header: 'NAME',
+      flexible: true,
+      cell: (r) => oneLine(orDash(names.peek(r.id))),
+      load: (runs) => names.of(runs.map((r) => r.id)),
+    },
     { header: 'STATUS', cell: (r) => r.status, status: true },
     { header: 'STAGE', flexible: true, cell: (r) => r.stage },
     { header: 'GATE', cell: (r) => orDash(r.gate_pending) },

@@ -5,7 +5,8 @@ import { orDash, relativeTime } from '../../ui/format.js';
 import { oneLine } from '../../lib/sanitize.js';
 import { loadStyle } from '../../ui/style.js';
 
-export async function printRun(ctx: Context, run: Run): Promise<void> {
+/** `name`: the run's name (src/api/run-names.ts) where the caller read it; a line of its own when there is one. */
+export async function printRun(ctx: Context, run: Run, name?: string | null): Promise<void> {
   if (ctx.io.json) return ctx.io.writeJson(run);
   const style = await loadStyle(ctx.io);
   const s = (v: unknown) => oneLine(orDash(v as string | null | undefined));
@@ -14,6 +15,7 @@ export async function printRun(ctx: Context, run: Run): Promise<void> {
     ctx.io.stdoutIsTTY && !Number.isNaN(Date.parse(iso)) ? `${s(iso)} (${relativeTime(iso, ctx.clock.now())})` : s(iso);
   const rows: Array<[string, string]> = [
     ['id', style.bold(s(run.id))],
+    ...(name ? [['name', oneLine(name)] as [string, string]] : []),
     ['status', style.status(s(run.status))],
     ['stage', s(run.stage)],
     ['gate', run.gate_pending ? style.yellow(`${s(run.gate_pending)} (awaiting a decision)`) : '—'],
