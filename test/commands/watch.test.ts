@@ -4,6 +4,7 @@ import { Event } from '../../src/contract/schemas.js';
 import { FakeClock, ScaledClock } from '../helpers/clock.js';
 import { until } from '../helpers/until.js';
 import { runOrc as orc } from '../helpers/run.js';
+import { startSandbox } from '../../src/sdk/testing.js';
 
 /** Reconnect and poll waits pass at once on this clock; the 30 s silence rule and the idle timeout do not. */
 const quickWaits = () => new FakeClock({ autoMs: 29_999 });
@@ -304,5 +305,43 @@ describe('orc gate', () => {
     } finally {
       await local.close();
     }
+  });
+});
+
+// Issue 37: at a terminal the multi-run view names each run beside its id, and a name changed with a decision
+// (a spec change sent with it) shows once the gate is resolved. On a manual clock: the runs move when told.
+describe('orc watch <run> <run>, at a terminal', () => {
+  it('shows each run by id and name; a name changed with a decision is read again', async () => {
+    await using sb = await startSandbox({ clock: 'manual', stageMs: 3_600_000 });
+    const call = (method: string, path: string, body?: unknown) =>
+      fetch(`${sb.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${sb.apiKey}`, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }).then((r) => r.json());
+    const create = async () =>
+      (
+        await sb.client.runs.create({
+          mode: 'idea',
+          idea: { pitch: 'Tides', audience: 'sailors', monetization: 'free' },
+        })
+      ).id;
+    const gated = await create();
+    const moving = await create();
+    await sb.advance({ run: gated, to: 'gate:brand' });
+    await call('PATCH', `/v1/runs/${gated}/spec`, { name: 'Tide Table' });
+    await call('PATCH', `/v1/runs/${moving}/spec`, { name: 'Knot Book' });
+    const watching = orc(['watch', gated, moving, '--on-gate', 'wait'], {
+      env: { ORC_BASE_URL: sb.url, ORC_API_KEY: sb.apiKey },
+      tty: { stdout: true, stderr: true },
+      columns: 120,
+    });
+    await until(() => /Tide Table.*‖ gate brand pending/.test(watching.stdout()), 'the gated run by its name');
+    await until(() => watching.stdout().includes(`${moving}  Knot Book `), 'the moving run by its name');
+    await call('PATCH', `/v1/runs/${gated}/spec`, { name: 'Harbour Hours' });
+    await call('POST', `/v1/runs/${gated}/gates/brand:approve`);
+    await until(() => watching.stdout().includes(`${gated}  Harbour Hours`), 'the new name after the decision');
+    for (const id of [gated, moving]) await call('POST', `/v1/runs/${id}/cancel`);
+    expect((await watching).exitCode).toBe(5);
   });
 });

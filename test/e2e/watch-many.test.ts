@@ -58,6 +58,7 @@ describe('orc watch <run> <run>…', () => {
 });
 
 describe.runIf(withTmux)('at a terminal', () => {
+  // Each line: the id, the run's name (issue 37), then its state.
   it('watch of several runs keeps a line per run, and says each outcome there', async () => {
     const one = await create('First in view');
     const two = await create('Second in view');
@@ -65,10 +66,10 @@ describe.runIf(withTmux)('at a terminal', () => {
       env: { ORC_BASE_URL: manual.url, ORC_CONFIG_DIR: freshConfigDir() },
     });
     try {
-      await term.waitFor(new RegExp(`${two}\\s+01_intake`));
+      await term.waitFor(new RegExp(`${two}\\s.*\\s01_intake`));
       await advance(one, 'end');
-      await term.waitFor(new RegExp(`${one}\\s+✓ accepted`));
-      expect(term.screen()).toMatch(new RegExp(`${two}\\s+01_intake`));
+      await term.waitFor(new RegExp(`${one}\\s.*\\s✓ accepted`));
+      expect(term.screen()).toMatch(new RegExp(`${two}\\s.*\\s01_intake`));
       term.send('C-c');
       expect(await term.exitCode()).toBe(130);
     } finally {

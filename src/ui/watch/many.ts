@@ -8,8 +8,11 @@ import type { LiveRegion } from '../live-region.js';
 import { oneLine } from '../../lib/sanitize.js';
 import type { Style } from '../style.js';
 import { describeEvent } from './describe.js';
+import { displayWidth } from '../width.js';
 
 interface Row {
+  /** The run's name for a person (commands/watch/many.ts reads it); null while unknown or when it has none. */
+  name: string | null;
   stage: string;
   percent: number;
   gate: string | null;
@@ -31,7 +34,7 @@ export class ManyRenderer {
     ids: string[],
     private readonly mode: ManyMode,
   ) {
-    this.rows = new Map(ids.map((id) => [id, { stage: '…', percent: 0, gate: null, outcome: null }]));
+    this.rows = new Map(ids.map((id) => [id, { name: null, stage: '…', percent: 0, gate: null, outcome: null }]));
     this.width = Math.max(...ids.map((id) => id.length));
   }
 
@@ -65,6 +68,12 @@ export class ManyRenderer {
     this.draw();
   }
 
+  /** The run's name, read when it joined the view and again when its spec may have changed. */
+  named(id: string, name: string | null): void {
+    this.rows.get(id)!.name = name === null ? null : oneLine(name);
+    this.draw();
+  }
+
   /** A line from orc itself about a run (an automatic approval, a gate decided elsewhere, the stream lost). */
   note(id: string, text: string): void {
     if (this.mode === 'ndjson') return this.io.info(`orc: ${id} ${oneLine(text)}`);
@@ -91,7 +100,10 @@ export class ManyRenderer {
 
   private draw(): void {
     if (!this.region) return;
-    this.region.render([...this.rows].map(([id, row]) => `${id.padEnd(this.width)}  ${this.state(row)}`));
+    const rows = [...this.rows];
+    const wide = Math.max(0, ...rows.map(([, row]) => displayWidth(row.name ?? '')));
+    const name = (row: Row) => (wide ? `${row.name ?? ''}${' '.repeat(wide - displayWidth(row.name ?? ''))}  ` : '');
+    this.region.render(rows.map(([id, row]) => `${id.padEnd(this.width)}  ${name(row)}${this.state(row)}`));
   }
 
   private state(row: Row): string {
