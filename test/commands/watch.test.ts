@@ -308,11 +308,11 @@ describe('orc gate', () => {
   });
 });
 
-// Issue 37: at a terminal the multi-run view names each run beside its id, and a name changed with a decision
-// (a spec change sent with it) shows once the gate is resolved. On a manual clock: the runs move when told.
-describe('orc watch <run> <run>, at a terminal', () => {
-  it('shows each run by id and name; a name changed with a decision is read again', async () => {
-    await using sb = await startSandbox({ clock: 'manual', stageMs: 3_600_000 });
+// Issue 37: watch names each run beside its id (the App Spec's name), and a name changed with a decision (a spec
+// change sent with it) shows once the gate is resolved. On a manual clock: the runs move only when told.
+describe('runs by name in watch', () => {
+  const sandbox = async () => {
+    const sb = await startSandbox({ clock: 'manual', stageMs: 3_600_000 });
     const call = (method: string, path: string, body?: unknown) =>
       fetch(`${sb.url}${path}`, {
         method,
@@ -326,13 +326,36 @@ describe('orc watch <run> <run>, at a terminal', () => {
           idea: { pitch: 'Tides', audience: 'sailors', monetization: 'free' },
         })
       ).id;
+    return Object.assign(sb, { call, create, env: { ORC_BASE_URL: sb.url, ORC_API_KEY: sb.apiKey } });
+  };
+
+  it('one run: its id and name above the view at a terminal (again when a decision renames it); piped, on stderr', async () => {
+    await using sb = await sandbox();
+    const id = await sb.create();
+    await sb.advance({ run: id, to: 'gate:brand' });
+    await sb.call('PATCH', `/v1/runs/${id}/spec`, { name: 'Tide Table' });
+    const watching = orc(['watch', id, '--on-gate', 'wait'], { env: sb.env, tty: { stdout: true, stderr: true } });
+    await until(() => new RegExp(`${id}\\S*  Tide Table`).test(watching.stdout()), 'the run by its name');
+    await sb.call('PATCH', `/v1/runs/${id}/spec`, { name: 'Harbour Hours' });
+    await sb.call('POST', `/v1/runs/${id}/gates/brand:approve`);
+    await until(() => new RegExp(`${id}\\S*  Harbour Hours`).test(watching.stdout()), 'the new name');
+    await sb.call('POST', `/v1/runs/${id}/cancel`);
+    expect((await watching).exitCode).toBe(5);
+    const piped = await orc(['watch', id], { env: sb.env });
+    expect(piped.stderr).toContain(`orc: watching ${id} (Harbour Hours)`);
+    expect(piped.stdout).not.toContain('Harbour Hours');
+  });
+
+  it('several runs at a terminal: each line names its run; a name changed with a decision is read again', async () => {
+    await using sb = await sandbox();
+    const { call, create } = sb;
     const gated = await create();
     const moving = await create();
     await sb.advance({ run: gated, to: 'gate:brand' });
     await call('PATCH', `/v1/runs/${gated}/spec`, { name: 'Tide Table' });
     await call('PATCH', `/v1/runs/${moving}/spec`, { name: 'Knot Book' });
     const watching = orc(['watch', gated, moving, '--on-gate', 'wait'], {
-      env: { ORC_BASE_URL: sb.url, ORC_API_KEY: sb.apiKey },
+      env: sb.env,
       tty: { stdout: true, stderr: true },
       columns: 120,
     });

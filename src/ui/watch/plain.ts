@@ -10,6 +10,7 @@ import type { WatchRenderer } from './types.js';
 export class PlainRenderer implements WatchRenderer {
   private stage: string | null = null;
   private tenth = -1;
+  private name: string | null = null;
 
   constructor(
     private readonly io: IO,
@@ -58,6 +59,13 @@ export class PlainRenderer implements WatchRenderer {
     const d = ev.event.data;
     const level = d.level === 'error' ? 'error: ' : d.level === 'warn' ? 'warning: ' : '';
     this.io.out(`${oneLine(d.stage ?? '')} ${level}${oneLine(d.message ?? '')}`);
+  }
+
+  /** On stderr: stdout's lines stay one per event. */
+  named(runId: string, name: string | null): void {
+    if (!name || name === this.name) return;
+    this.name = name;
+    this.io.info(`orc: watching ${runId} (${oneLine(name)})`);
   }
 
   note(text: string): void {

@@ -41,6 +41,7 @@ export class TtyRenderer implements WatchRenderer {
   /** The scorecard of the stage still running, drawn once that stage is ticked. */
   private held: string[] | null = null;
   private status = '';
+  private name: string | null = null;
   /** Events handled and frames drawn: what the redraw cap is tested by. */
   readonly stats = { events: 0, frames: 0 };
 
@@ -53,6 +54,13 @@ export class TtyRenderer implements WatchRenderer {
     // The elapsed time of the current stage moves even when no event comes.
     this.ticker = setInterval(() => this.schedule(), 1000);
     this.ticker.unref();
+  }
+
+  /** A line above the view: the run's id and name (again, should a decision rename it). */
+  named(runId: string, name: string | null): void {
+    if (!name || name === this.name || this.finished) return;
+    this.name = name;
+    this.print([`${this.style.bold(runId)}  ${oneLine(name)}`]);
   }
 
   handle(ev: WatchEvent): void {
