@@ -1,10 +1,12 @@
 // `orc __complete <runs|webhooks|profiles> [--values]`: the values shell completion cannot know by itself,
-// one a line (`value<TAB>description`; `--values`: the value alone, for bash). It answers within about
-// 300 ms or not at all, keeps recent run ids a short while in the config folder, and never prompts, starts
-// the sandbox, retries, or writes a word to stderr: whatever goes wrong, the shell just gets nothing.
+// one a line (`value<TAB>description`, a run's being `name · status · gate or stage`; `--values`: the value
+// alone, for bash). It answers within about 300 ms or not at all, keeps recent run ids a short while in the
+// config folder, and never prompts, starts the sandbox, retries, or writes a word to stderr: whatever goes
+// wrong, the shell just gets nothing.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunOptions } from './execute.js';
+import type { Api } from '../api/index.js';
 
 /** The service's time to answer (ms): 300, or ORC_COMPLETE_BUDGET_MS where a machine is known to be slow (the
  * tests' own, whose cores another process keeps busy). */
@@ -84,15 +86,7 @@ async function itemsOf(source: string | undefined, env: NodeJS.ProcessEnv): Prom
     });
     let items: Item[];
     if (source === 'runs' || source === 'gated-runs') {
-      // After `gate approve|reject`: only the runs waiting at a gate.
-      const page = await Promise.race([
-        api.runs.list({ limit: 20, ...(source === 'gated-runs' ? { status: 'awaiting_approval' } : {}) }),
-        gaveUp,
-      ]);
-      items = page.data.map((r) => ({
-        value: r.id,
-        description: [r.status, r.gate_pending ? `gate ${r.gate_pending}` : r.stage].filter(Boolean).join(' · '),
-      }));
+      items = await runItems(api, source, gaveUp);
     } else {
       const page = await Promise.race([api.webhooks.list({ limit: 50 }), gaveUp]);
       items = page.data.map((w) => ({ value: w.id, description: w.url }));
@@ -107,6 +101,23 @@ async function itemsOf(source: string | undefined, env: NodeJS.ProcessEnv): Prom
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The newest runs (after `gate approve|reject`: those waiting at a gate), described as a person knows them. */
+async function runItems(api: Api, source: 'runs' | 'gated-runs', gaveUp: Promise<never>): Promise<Item[]> {
+  const page = await Promise.race([
+    api.runs.list({ limit: 20, ...(source === 'gated-runs' ? { status: 'awaiting_approval' } : {}) }),
+    gaveUp,
+  ]);
+  // Their names in the same budget: those read by then (none, if none) go in; never later, never nothing.
+  const names = new (await import('../api/run-names.js')).RunNames(api);
+  await Promise.race([names.of(page.data.map((r) => r.id)), gaveUp.catch(() => {})]);
+  return page.data.map((r) => ({
+    value: r.id,
+    description: [names.peek(r.id), r.status, r.gate_pending ? `gate ${r.gate_pending}` : r.stage]
+      .filter(Boolean)
+      .join(' · '),
+  }));
 }
 
 function readCache(file: string, baseUrl: string): Cache | null {

@@ -166,7 +166,7 @@ words=(\${(s: :)LINE}); [[ $LINE == *" " ]] && words+=(""); CURRENT=\${#words}; 
         for (const id of expected()) expect(zsh, `zsh: ${line}`).toContain(id);
         if (line === 'orc run get ')
           expect(
-            zsh.some((d) => /^run_\S+ -- running · /.test(d)),
+            zsh.some((d) => /^run_\S+ -- \S.* · running · /.test(d)),
             'zsh shows descriptions',
           ).toBe(true);
       }
@@ -182,7 +182,7 @@ words=(\${(s: :)LINE}); [[ $LINE == *" " ]] && words+=(""); CURRENT=\${#words}; 
         expect(fish.map((l) => l.split('\t')[0]).sort(), `fish: ${line}`).toEqual([...expected()].sort());
         if (line === 'orc run get ')
           expect(
-            fish.every((l) => /^run_\S+\t(running|awaiting_approval) · /.test(l)),
+            fish.every((l) => /^run_\S+\t\S.* · (running|awaiting_approval) · /.test(l)),
             'fish shows descriptions',
           ).toBe(true);
       }
@@ -200,8 +200,10 @@ words=(\${(s: :)LINE}); [[ $LINE == *" " ]] && words+=(""); CURRENT=\${#words}; 
         .map((l) => l.split('\t')[0])
         .sort(),
     ).toEqual([...runIds].sort());
+    // One list, and each run's spec once (its name, issue 37).
     const asked = proxy.seen.length;
-    expect(asked).toBe(1);
+    expect(proxy.seen.filter((r) => r.url.startsWith('/v1/runs?')).length).toBe(1);
+    expect(asked).toBe(1 + runIds.length);
     const second = await orc(['__complete', 'runs', '--values'], { configDir, env: { ORC_BASE_URL: proxy.url } });
     expect(second.stdout.split('\n').sort()).toEqual([...runIds].sort());
     expect(proxy.seen.length).toBe(asked);
