@@ -2,7 +2,6 @@
 // stopped at, and the outcome as an exit code (CONTRACT.md): 0 accepted, 5 rejected/failed/canceled,
 // 6 a gate pending with no one to ask, 7 --max-wait ran out first, 1 the stream lost for good, 130 Ctrl-C.
 import type { Api } from '../../api/index.js';
-import { RunNames } from '../../api/run-names.js';
 import { watchRunBatched, type WatchEvent, type WatchItem } from '../../watch/engine.js';
 import type { Context } from '../context.js';
 import { EXIT, UsageError } from '../../exit/errors.js';
@@ -77,7 +76,6 @@ class OneRunWatch {
   private readonly desk: GateDesk;
   /** The gate at which "stop watching" was chosen. */
   private stoppedAtGate: string | null = null;
-  private readonly names: RunNames;
 
   constructor(
     private readonly ctx: Context,
@@ -88,15 +86,14 @@ class OneRunWatch {
     private readonly renderer: WatchRenderer,
     private readonly drawn: boolean,
   ) {
-    this.session = new WatchSession(ctx, flags);
-    this.names = new RunNames(api);
+    this.session = new WatchSession(ctx, api, flags);
     const view = {
       note: (_id: string, text: string) => renderer.note(text),
       pause: () => renderer.pause(),
       resume: () => renderer.resume(),
       drawsScores: drawn,
     };
-    this.desk = this.session.desk(api, rules, view, (_id, gate) => {
+    this.desk = this.session.desk(rules, view, (_id, gate) => {
       this.stoppedAtGate = gate;
       this.session.stopAll();
     });
@@ -104,7 +101,7 @@ class OneRunWatch {
 
   /** The run's name to the view (read once; again after `forget`): a name that cannot be read is none. */
   private async readName(): Promise<void> {
-    if (this.renderer.named) this.renderer.named(this.runId, await this.names.one(this.runId));
+    if (this.renderer.named) this.renderer.named(this.runId, await this.session.names.one(this.runId));
   }
 
   async run(knobs: { idleTimeoutMs: number; maxReconnects: number }): Promise<number> {
@@ -133,7 +130,7 @@ class OneRunWatch {
     this.renderer.handle(ev);
     if (ev.kind === 'event' && ev.event.type === 'run.gate_resolved') {
       // A decision may carry a spec change (a new name): read the name again.
-      this.names.forget(this.runId);
+      this.session.names.forget(this.runId);
       void this.readName();
       await this.desk.resolved(this.runId, ev.event.data.gate, ev.event.data.decision);
     }

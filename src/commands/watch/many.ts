@@ -4,7 +4,6 @@
 // run is approved (--approve), asked about in turn (one prompt at a time), waited on, or ends the watch
 // (exit 6), as for one run. The exit code is the worst outcome among the runs.
 import type { Api } from '../../api/index.js';
-import { RunNames } from '../../api/run-names.js';
 import type { Run } from '../../contract/schemas.js';
 import type { Context } from '../context.js';
 import { EXIT } from '../../exit/errors.js';
@@ -64,7 +63,6 @@ class ManyRunWatch {
   private readonly codes = new Map<string, number>();
   /** Each run's own stop: "stop watching" at its gate, or --on-gate exit, ends that run's watch only. */
   private readonly own: Map<string, AbortController>;
-  private readonly names: RunNames;
 
   constructor(
     private readonly ctx: Context,
@@ -75,9 +73,8 @@ class ManyRunWatch {
     private readonly view: ManyRenderer,
   ) {
     this.own = new Map(ids.map((id) => [id, new AbortController()]));
-    this.names = new RunNames(api);
-    this.session = new WatchSession(ctx, flags);
-    this.desk = this.session.desk(api, rules, view, (id) => this.stopRun(id, EXIT.gatePending));
+    this.session = new WatchSession(ctx, api, flags);
+    this.desk = this.session.desk(rules, view, (id) => this.stopRun(id, EXIT.gatePending));
   }
 
   async run(knobs: { idleTimeoutMs: number; maxReconnects: number }): Promise<void> {
@@ -98,7 +95,7 @@ class ManyRunWatch {
   /** The run's name into the view (read once; again after `forget`), never failing or holding up the watch. */
   private readName(id: string): void {
     if (this.ctx.io.json) return;
-    void this.names.one(id).then((name) => this.view.named(id, name));
+    void this.session.names.one(id).then((name) => this.view.named(id, name));
   }
 
   private async followOne(id: string, knobs: { idleTimeoutMs: number; maxReconnects: number }): Promise<void> {
@@ -122,7 +119,7 @@ class ManyRunWatch {
     this.view.handle(id, ev);
     if (ev.kind === 'event' && ev.event.type === 'run.gate_resolved') {
       // A decision may carry a spec change (a new name): read the name again.
-      this.names.forget(id);
+      this.session.names.forget(id);
       this.readName(id);
       await this.desk.resolved(id, ev.event.data.gate, ev.event.data.decision);
     }

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { Api } from '../../api/index.js';
-import { RunNames } from '../../api/run-names.js';
+import type { RunNames } from '../../api/run-names.js';
 import { UsageError } from '../../exit/errors.js';
 import { TERMINAL_STATUSES } from '../../contract/events.js';
 import { oneLine, sanitizeLine } from '../../lib/sanitize.js';
@@ -120,21 +120,21 @@ export class Nudges {
   private readonly hooks = new Set<Promise<void>>();
   /** Runs that had ended before the watch began: their end, replayed by the stream, is no news. */
   private readonly endedBefore = new Set<string>();
-  private names: RunNames | undefined;
 
   private constructor(
     private readonly ctx: Context,
     private readonly api: Api,
+    private readonly names: RunNames,
     private readonly channel: Channel | null,
     private readonly bell: boolean,
     private readonly exec: { command: string; timeoutMs: number } | null,
   ) {}
 
   /** The channel chosen once; where --notify cannot tell anyone, it says so once on stderr and the watch goes on. */
-  static start(ctx: Context, api: Api, flags: NudgeFlags): Nudges {
+  static start(ctx: Context, api: Api, names: RunNames, flags: NudgeFlags): Nudges {
     const bell = flags.bell !== false && ctx.io.interactiveOutput;
     const exec = flags.onGateExec ? { command: flags.onGateExec, timeoutMs: hookTimeout(ctx) } : null;
-    if (!flags.notify) return new Nudges(ctx, api, null, bell, exec);
+    if (!flags.notify) return new Nudges(ctx, api, names, null, bell, exec);
     const why = !ctx.io.interactiveOutput
       ? 'not at a terminal (stdout and stderr)'
       : ctx.io.json
@@ -147,7 +147,7 @@ export class Nudges {
         'orc: --notify: nothing here can notify (no terminal known to show notifications, no notify-send or osascript, and --no-bell); the watch goes on',
       );
     // The notification replaces the bell; where there is none, the bell rings at gates as without --notify.
-    return new Nudges(ctx, api, channel, channel ? false : bell, exec);
+    return new Nudges(ctx, api, names, channel, channel ? false : bell, exec);
   }
 
   /** A gate opened that waits for a person: the bell or the notification, and the hook. */
@@ -180,7 +180,6 @@ export class Nudges {
   }
 
   private async nameOf(runId: string): Promise<string | null> {
-    this.names ??= new RunNames(this.api);
     const name = await this.names.one(runId);
     return name === null ? null : oneLine(name);
   }

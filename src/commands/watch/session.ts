@@ -1,6 +1,7 @@
 // What a watch of one run or of many shares while it lasts: the one stop every stream and question listens
 // to, why it stopped (Ctrl-C, --max-wait, a question that failed), and the gate desk wired to it.
 import type { Api } from '../../api/index.js';
+import { RunNames } from '../../api/run-names.js';
 import type { Context } from '../context.js';
 import type { FlagValues } from '../define.js';
 import type { FOLLOW_FLAGS } from './flags.js';
@@ -18,6 +19,8 @@ export class WatchSession {
   timedOut = false;
   private promptError: unknown = null;
   private nudges: Nudges | undefined;
+  /** The runs' names, read once for every part of the watch that shows them (the view, the notifications). */
+  readonly names: RunNames;
   private readonly cancelMaxWait: () => void;
   private readonly onSigint = () => {
     this.interrupted = true;
@@ -26,8 +29,10 @@ export class WatchSession {
 
   constructor(
     private readonly ctx: Context,
+    private readonly api: Api,
     private readonly flags: SessionFlags,
   ) {
+    this.names = new RunNames(api);
     // --max-wait, on the context's clock.
     this.cancelMaxWait =
       flags.maxWait === undefined
@@ -46,13 +51,9 @@ export class WatchSession {
 
   /** The desk deciding this watch's gates: Ctrl-C at a question or a failed question stops the whole watch;
    * `stopAt` says what "stop watching" at one run's question does. */
-  desk(
-    api: Api,
-    rules: { policy: Policy; approve: Set<string> },
-    view: GateView,
-    stopAt: GateHooks['stopAt'],
-  ): GateDesk {
-    this.nudges = Nudges.start(this.ctx, api, this.flags);
+  desk(rules: { policy: Policy; approve: Set<string> }, view: GateView, stopAt: GateHooks['stopAt']): GateDesk {
+    const { api } = this;
+    this.nudges = Nudges.start(this.ctx, api, this.names, this.flags);
     const opts = { ...rules, nudges: this.nudges, signal: this.stop.signal };
     return new GateDesk(this.ctx, api, opts, view, {
       stopAt,
