@@ -7,8 +7,10 @@ import { RunNames } from '../../api/run-names.js';
 
 export default async function get(ctx: Context, [id]: ArgsOf<typeof def>): Promise<number> {
   const api = await ctx.api();
-  // The name for a person, read beside the run (a run without a spec yet has none); --json is the run alone.
-  const name = ctx.io.json ? null : new RunNames(api).one(id);
-  await printRun(ctx, await api.runs.retrieve(id), await name);
+  const run = await api.runs.retrieve(id);
+  // The name for a person, read once the run is found (a run that is not, or a service failing, costs no second
+  // request); a run without a spec yet has none. --json is the run alone.
+  const name = ctx.io.json ? null : await new RunNames(api).one(id);
+  await printRun(ctx, run, name);
   return 0;
 }
