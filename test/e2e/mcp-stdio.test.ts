@@ -95,12 +95,25 @@ describe('orc mcp', () => {
     // its stream open before the run moves, so the progress it tells does not hang on how busy the machine is.
     const own = await startTestSandbox({ stageMs: 3_600_000, ipaMib: 1 });
     const client = await connectMcp(own.url, { cwd: mcpRoot });
-    /** wait_for_run, the run stepped to `to` once the wait's stream is open. */
-    const waitStepping = async (id: string, to: string, extra: Parameters<typeof call>[3] = {}) => {
+    const step = async (id: string, how: { to: string } | { by: string }) =>
+      expect((await own.call('POST', '/_sandbox/clock/advance', { run: id, ...how })).status).toBe(200);
+    /** wait_for_run, the run stepped to `to` once the wait's stream is open; with `told`, first half a stage,
+     * and on to `to` once that progress was told (the stream replays the run's history first, and a gate
+     * in it is checked against the run as it is: had the run already reached `to`, the wait would end there). */
+    const waitStepping = async (
+      id: string,
+      to: string,
+      extra: Parameters<typeof call>[3] = {},
+      told?: () => boolean,
+    ) => {
       await until(() => own.openStreams() === 0, "the last wait's stream to close");
       const waiting = call(client, 'wait_for_run', { run_id: id }, extra);
       await until(() => own.openStreams() > 0, "wait_for_run's stream to open");
-      expect((await own.call('POST', '/_sandbox/clock/advance', { run: id, to })).status).toBe(200);
+      if (told) {
+        await step(id, { by: '30m' });
+        await until(told, 'progress told of the stage stepped into');
+      }
+      await step(id, { to });
       return waiting;
     };
     try {
@@ -149,10 +162,12 @@ describe('orc mcp', () => {
       const onward: Array<{ progress: number; message?: string }> = [];
       const stoodAt = (await own.call('GET', `/v1/runs/${id}`)).body.stage as string;
       const brand = ok(
-        await waitStepping(id, 'gate:brand', {
-          onprogress: (p) => onward.push(p as any),
-          resetTimeoutOnProgress: true,
-        }),
+        await waitStepping(
+          id,
+          'gate:brand',
+          { onprogress: (p) => onward.push(p as any), resetTimeoutOnProgress: true },
+          () => onward.length > 0,
+        ),
       );
       expect(onward.length).toBeGreaterThan(0);
       expect(brand).toMatchObject({ outcome: 'gate_pending', gate: 'brand' });
