@@ -43,6 +43,19 @@ export const JSON_ARTIFACT_KINDS: ReadonlySet<string> = new Set(['metadata', 'sc
 
 export const LOG_LEVELS = ['info', 'warn', 'error'] as const;
 
+/** The stages a run goes through, in order; the service may add others (order them by compareStages). */
+export const STAGES = [
+  '01_intake',
+  '02_concept',
+  '03_brand',
+  '04_design',
+  '05_build',
+  '06_qa',
+  '07_scoring',
+  '08_submission',
+  '09_review',
+] as const;
+
 /** Stage ids are `NN_name`; order them by the number, never by a fixed list (CONTRACT.md, tolerant reader). */
 export function compareStages(a: string, b: string): number {
   const na = Number.parseInt(a, 10);

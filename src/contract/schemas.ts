@@ -3,7 +3,8 @@
 // zod/mini, not classic zod: classic gives every schema instance dozens of methods, which made building
 // these ~45 schemas a cost at every start; mini builds them in a fraction of that (docs/figures.md).
 import * as z from 'zod/mini';
-import { EVENT_KINDS, GATE_DECISIONS, GATE_NAMES, MONETIZATION_VALUES } from './events.js';
+import { ERROR_CODES, ERROR_TYPES } from './errors.js';
+import { EVENT_KINDS, GATE_DECISIONS, GATE_NAMES, LOG_EVENT, MONETIZATION_VALUES, STAGES } from './events.js';
 
 /**
  * A schema built on first use. Building all of these costs milliseconds (docs/figures.md), paid by every
@@ -38,6 +39,22 @@ const knownOr = <const T extends readonly string[]>(values: T) => {
   KNOWN_VALUES.set(schema, values);
   return schema as unknown as z.ZodMiniType<T[number] | (string & {})>;
 };
+/**
+ * Strings the contract keeps a table of, whose type stays `string` (a stage, an event kind, an error code):
+ * contract/unknowns.ts tells a value outside the table as it tells a `knownOr`'s.
+ */
+export const KNOWN_TABLES = new WeakMap<object, readonly string[]>();
+export const TABLES = {
+  stages: STAGES as readonly string[],
+  eventKinds: [...EVENT_KINDS, LOG_EVENT] as readonly string[],
+  errorCodes: Object.keys(ERROR_CODES) as readonly string[],
+  errorTypes: Object.keys(ERROR_TYPES) as readonly string[],
+};
+const tabled = (table: readonly string[]) => {
+  const schema = z.string();
+  KNOWN_TABLES.set(schema, table);
+  return schema;
+};
 const time = z.string();
 const nullableTime = z.nullable(z.string());
 
@@ -48,7 +65,7 @@ export const Run = lazy(() =>
     id: z.string(),
     mode: knownOr(['idea', 'ship']),
     status: knownOr(['running', 'awaiting_approval', 'accepted', 'rejected', 'failed', 'canceled']),
-    stage: z.string(),
+    stage: tabled(TABLES.stages),
     gate_pending: z.nullable(z.string()),
     app_id: z.nullable(z.string()),
     created_at: time,
@@ -211,7 +228,7 @@ export const Delivery = lazy(() =>
   z.looseObject({
     id: z.string(),
     event_id: z.string(),
-    event_type: z.string(),
+    event_type: tabled(TABLES.eventKinds),
     status: knownOr(['pending', 'succeeded', 'failed']),
     attempts: z.number(),
     last_status_code: z.nullable(z.number()),
@@ -226,7 +243,7 @@ export const Deleted = lazy(() => z.looseObject({ id: z.string(), deleted: z.lit
 
 export const EventData = lazy(() =>
   z.looseObject({
-    stage: z.optional(z.string()),
+    stage: z.optional(tabled(TABLES.stages)),
     percent: z.optional(z.number()),
     gate: z.optional(z.string()),
     decision: z.optional(z.string()),
@@ -236,7 +253,7 @@ export const EventData = lazy(() =>
     app_id: z.optional(z.string()),
     app_store_url: z.optional(z.string()),
     reason: z.optional(z.string()),
-    error: z.optional(z.looseObject({ code: z.string(), message: z.string() })),
+    error: z.optional(z.looseObject({ code: tabled(TABLES.errorCodes), message: z.string() })),
     mode: z.optional(z.string()),
     level: z.optional(z.string()),
     message: z.optional(z.string()),
@@ -247,7 +264,7 @@ export const EventData = lazy(() =>
 export const Event = lazy(() =>
   z.looseObject({
     id: z.string(),
-    type: z.string(),
+    type: tabled(TABLES.eventKinds),
     created_at: time,
     run_id: z.string(),
     data: EventData,
@@ -257,7 +274,12 @@ export type Event = z.infer<typeof Event>;
 
 export const ErrorEnvelope = lazy(() =>
   z.object({
-    error: z.looseObject({ type: z.string(), code: z.string(), message: z.string(), field: z.optional(z.string()) }),
+    error: z.looseObject({
+      type: tabled(TABLES.errorTypes),
+      code: tabled(TABLES.errorCodes),
+      message: z.string(),
+      field: z.optional(z.string()),
+    }),
   }),
 );
 

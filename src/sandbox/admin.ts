@@ -19,7 +19,7 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LAST_TIME, type Clock } from '../lib/clock.js';
-import { EVENT_KINDS, GATE_NAMES, TERMINAL_STATUSES } from '../contract/events.js';
+import { EVENT_KINDS, GATE_NAMES, STAGES, TERMINAL_STATUSES } from '../contract/events.js';
 import { parseDuration } from '../lib/duration.js';
 import type {
   AdvanceResult,
@@ -37,7 +37,7 @@ import type { ConsoleDoor } from './console.js';
 import { Failure } from './failure.js';
 import { ManualClock } from './manual-clock.js';
 import type { Route } from './router.js';
-import { STAGES, type SandboxService } from './service.js';
+import type { SandboxService } from './service.js';
 import { checkSnapshot, writeSnapshot, type Snapshot } from './snapshot.js';
 import type { SseHub } from './sse-hub.js';
 import type { Store, RunRecord } from './store.js';

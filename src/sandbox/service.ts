@@ -5,7 +5,7 @@
 import { backoff } from '../lib/backoff.js';
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../lib/clock.js';
-import { GATE_NAMES, TERMINAL_EVENTS, TERMINAL_STATUSES, type GateName } from '../contract/events.js';
+import { GATE_NAMES, STAGES, TERMINAL_EVENTS, TERMINAL_STATUSES, type GateName } from '../contract/events.js';
 import { applyMergePatch } from '../lib/merge-patch.js';
 import { AppSpecInput, type Gate, type RunCreateParams } from '../contract/schemas.js';
 import { describedMeta } from './artifacts.js';
@@ -15,17 +15,6 @@ import { appIdFor, brandFor, initialSpec, listingFor, rejectionReasonFor, screen
 import { reviewRejection, scorecardOf } from './rules.js';
 import type { ArtifactMeta, GateRecord, RunRecord, StoredEvent, Store } from './store.js';
 
-export const STAGES = [
-  '01_intake',
-  '02_concept',
-  '03_brand',
-  '04_design',
-  '05_build',
-  '06_qa',
-  '07_scoring',
-  '08_submission',
-  '09_review',
-] as const;
 const GATE_AFTER: Partial<Record<string, GateName>> = {
   '02_concept': 'idea',
   '03_brand': 'brand',
