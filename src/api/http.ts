@@ -7,7 +7,8 @@
 import type { ZodMiniType } from 'zod/mini';
 import { systemClock, sleep, type Clock } from '../lib/clock.js';
 import { isLoopbackHost, redactKey } from '../contract/keys.js';
-import { isPageOf } from '../contract/shapes.js';
+import { errorEnvelope, isPageOf } from '../contract/shapes.js';
+import type { Unknown } from '../contract/unknowns.js';
 
 type Schemas = typeof import('../contract/schemas.js');
 /** A read shape: a zod schema, or one named from contract/schemas.ts (loaded when first needed). */
@@ -79,6 +80,11 @@ export interface HttpOptions {
   debug?: (line: string) => void;
   /** One line when orc waits before retrying. */
   notice?: (line: string) => void;
+  /**
+   * What the tolerant reader let pass in an answer or event (`where`: its request line), for --debug and
+   * ORC_TELL_UNKNOWN. Without it nothing is walked: the quick checks stay the whole cost of a read.
+   */
+  onUnknown?: (where: string, found: Unknown[]) => void;
   /** Called once when the first connection is refused; true means "try again now" (the sandbox was started). */
   onConnectionRefused?: () => Promise<boolean>;
   /** The environment, for the proxy variables (HTTPS_PROXY, HTTP_PROXY, NO_PROXY); none: no proxy. */
@@ -435,7 +441,7 @@ export class HttpClient {
       this.debugResponse(status, this.clock.now() - started, answer.headers, '');
       return this.consumed(answer, consume, silence, scope);
     }
-    return this.errorAnswer(answer, silence, started);
+    return this.errorAnswer(plan, answer, silence, started);
   }
 
   /** The request sent and its answer's head come, its body's silence timed; or how the connection failed. */
@@ -496,7 +502,12 @@ export class HttpClient {
   }
 
   /** A 4xx or 5xx: its body read (capped) into the error it says, with its Retry-After. */
-  private async errorAnswer(answer: Answer, silence: AttemptTimer, started: number): Promise<ErrorAnswer | Broken> {
+  private async errorAnswer(
+    plan: Plan,
+    answer: Answer,
+    silence: AttemptTimer,
+    started: number,
+  ): Promise<ErrorAnswer | Broken> {
     let text: string;
     try {
       text = await readText(answer.body, MAX_ERROR_BYTES, true);
@@ -507,6 +518,7 @@ export class HttpClient {
     silence.end();
     this.debugResponse(answer.status, this.clock.now() - started, answer.headers, text);
     const error = parseError(answer.status, text, answer.header('content-type'), answer.requestId);
+    if (this.opts.onUnknown) await this.tellUnknownsOfError(`${plan.method} ${plan.url.pathname}`, text);
     return {
       kind: 'error-answer',
       answer,
@@ -514,6 +526,17 @@ export class HttpClient {
       error,
       retryAfterS: parseRetryAfter(answer.header('retry-after'), this.clock.now()),
     };
+  }
+
+  /** An error answer's envelope, walked (see `onUnknown`); a body that is not one has nothing to tell. */
+  private async tellUnknownsOfError(where: string, text: string): Promise<void> {
+    let json: unknown;
+    try {
+      json = parseServiceJson(text);
+    } catch {
+      return;
+    }
+    if (errorEnvelope(json)) await this.tellUnknowns(where, json, (s) => s.ErrorEnvelope);
   }
 
   /** Redirects, one rule for all: same origin, followed; another origin, never with the key. */
@@ -576,6 +599,7 @@ export class HttpClient {
             requestLine(answer.requestId),
           );
         }
+        if (this.opts.onUnknown) await this.tellUnknowns(`${method} ${pathOf(req.target)}`, json, schema);
         if (quick?.(json)) return json;
         const parsed = (named ? named(await loadSchemas()) : (schema as ZodMiniType<T>)).safeParse(json);
         if (!parsed.success) {
@@ -588,6 +612,20 @@ export class HttpClient {
         return parsed.data;
       },
     );
+  }
+
+  /** Whether answers and events are walked for what the contract does not know (see `onUnknown`). */
+  get tellsUnknowns(): boolean {
+    return this.opts.onUnknown !== undefined;
+  }
+
+  /** Tells what `value` holds that `schema` let pass without knowing it (when asked to: `onUnknown`). */
+  async tellUnknowns<T>(where: string, value: unknown, schema: SchemaRef<T>): Promise<void> {
+    const tell = this.opts.onUnknown;
+    if (!tell) return;
+    const [s, { unknownsOf }] = await Promise.all([loadSchemas(), import('../contract/unknowns.js')]);
+    const found = unknownsOf(typeof schema === 'function' ? schema(s) : schema, value);
+    if (found.length > 0) tell(where, found);
   }
 
   /** Every item of a list endpoint, page after page. */
@@ -828,4 +866,9 @@ function truncate(s: string): string {
  * the top it loads some twenty modules of Node's, a few milliseconds at every command. */
 function newIdempotencyKey(): string {
   return (process.getBuiltinModule('node:crypto') as typeof import('node:crypto')).randomUUID();
+}
+
+/** A request's path without its query, for naming it (`GET /v1/runs/run_1`). */
+function pathOf(target: string): string {
+  return new URL(target, 'http://service.invalid').pathname;
 }

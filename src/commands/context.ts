@@ -3,6 +3,7 @@
 // The target and the client are what nearly every command asks for: imported statically (this module is
 // loaded on demand, by the program), which bundles into fewer chunks for Node to load than import()s do.
 import { createApi, type Api } from '../api/index.js';
+import type { Unknown } from '../contract/unknowns.js';
 import { sleep, systemClock, type Clock } from '../lib/clock.js';
 import type { GlobalFlagValues } from './globals.js';
 import { configDir } from '../config/paths.js';
@@ -134,6 +135,7 @@ async function clientFor(ctx: Context, t: Target): Promise<Api> {
     deadlineMs: Math.round((flags.timeout ?? 120) * 1000),
     notice: (line) => tell(io, flags, 'notice', line, `orc: ${line}`),
     ...(flags.debug ? { debug: (line: string) => tell(io, flags, 'debug', line) } : {}),
+    ...(tellsUnknowns(flags, env) ? { onUnknown: unknownsTeller(io) } : {}),
     ...(t.autoStartSandbox ? { onConnectionRefused: () => startLocalSandbox(ctx) } : {}),
   });
 }
@@ -163,6 +165,39 @@ function tell(io: IO, flags: GlobalFlags, kind: 'notice' | 'debug', line: string
   if (kind === 'debug') io.debug(flags.json ? line : shown);
   else io.info(flags.json ? line : shown);
 }
+
+/** --debug or ORC_TELL_UNKNOWN (set, and not 0 or false): tell what the tolerant reader let pass. */
+function tellsUnknowns(flags: GlobalFlags, env: NodeJS.ProcessEnv): boolean {
+  const set = env.ORC_TELL_UNKNOWN;
+  return Boolean(flags.debug) || (set !== undefined && set !== '' && set !== '0' && set !== 'false');
+}
+
+/**
+ * Each unknown field, status, stage, event kind or error code one warning tells, once per command (by kind, path
+ * and value), when first met: a long `watch` says it then, not when it is stopped.
+ */
+function unknownsTeller(io: IO): (where: string, found: Unknown[]) => void {
+  const told = new Set<string>();
+  const fresh = (u: Unknown) => {
+    const key = `${u.kind}\u0000${u.path}\u0000${JSON.stringify(u.value) ?? ''}`;
+    return !told.has(key) && Boolean(told.add(key));
+  };
+  const said = (u: Unknown) =>
+    u.kind === 'field' ? `${u.path} (a field)` : `${u.path} ${shortJson(u.value)} (a value)`;
+  return (where, found) => {
+    const news = found.filter(fresh);
+    if (news.length === 0) return;
+    io.warn(`the service sent what orc does not know (it let it pass): ${where} ${news.map(said).join('; ')}`, {
+      where,
+      unknowns: news,
+    });
+  };
+}
+
+const shortJson = (v: unknown) => {
+  const text = JSON.stringify(v) ?? String(v);
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
+};
 
 /** Whether the sandbox at `url` answers before `ms` have passed, asked every 100 ms. */
 async function answersWithin(url: string, ms: number, clock: Clock): Promise<boolean> {

@@ -19,7 +19,7 @@ export const GLOBAL_FLAGS = {
     default: 120,
     min: 1,
   }),
-  debug: flag.bool('show the HTTP exchange on stderr (keys redacted)'),
+  debug: flag.bool('show the HTTP exchange on stderr (keys redacted) and what the service sent that orc does not know'),
 } as const;
 
 export type GlobalFlagValues = FlagValues<typeof GLOBAL_FLAGS>;

@@ -58,6 +58,11 @@ export const ENVIRONMENT: readonly EnvVar[] = [
     meaning:
       "a PEM file of CA certificates to trust besides the system's (Node reads it at start); a profile's --ca-file does the same for one profile",
   },
+  {
+    name: 'ORC_TELL_UNKNOWN',
+    meaning:
+      'set (not 0 or false): as --debug does, say on stderr each field, status, stage, event kind and error code the service sent that orc does not know and let pass, once per command',
+  },
   { name: 'ORC_NO_KEYCHAIN', meaning: 'set: keep live keys in the 0600 config file even where an OS keychain exists' },
   {
     name: 'ORC_WATCH_IDLE_TIMEOUT',

@@ -111,8 +111,9 @@ export class IO {
     this.streams.stderr.write(`${sanitize(line)}\n`);
   }
 
-  warn(line: string): void {
-    if (this.json) return this.jsonNote('warning', line);
+  /** A warning; under --json `fields` go beside its message (data a script reads, sanitised as the line is). */
+  warn(line: string, fields?: Record<string, unknown>): void {
+    if (this.json) return this.jsonNote('warning', line, fields);
     this.streams.stderr.write(`${ioPaint(this.color).yellow('warning:')} ${sanitize(line)}\n`);
   }
 
@@ -121,8 +122,9 @@ export class IO {
    * `{"notice":{"message"}}`, `{"warning":{…}}`, `{"debug":{…}}`, and a failure the last, `{"error":…}`.
    * A script reads stderr as JSON lines, never a line of prose.
    */
-  private jsonNote(kind: 'notice' | 'warning' | 'debug', line: string): void {
-    this.streams.stderr.write(`${escapeControls(JSON.stringify({ [kind]: { message: sanitize(line) } }))}\n`);
+  private jsonNote(kind: 'notice' | 'warning' | 'debug', line: string, fields?: Record<string, unknown>): void {
+    const note = { message: sanitize(line), ...fields };
+    this.streams.stderr.write(`${escapeControls(JSON.stringify({ [kind]: note }))}\n`);
   }
 
   error(line: string): void {

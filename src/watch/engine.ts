@@ -79,27 +79,23 @@ export async function* watchRunBatched(api: Api, runId: string, options: WatchOp
       for (const m of item.messages) {
         const seq = m.id !== null && /^\d+$/.test(m.id) ? Number(m.id) : null;
         if (seq !== null && seq <= lastSeq) continue; // already seen: never twice
-        let raw: unknown;
-        // Sanitised as it enters (the one boundary for service text); a text that had to change is not passed on.
-        const seen: { dirty?: boolean } = {};
-        try {
-          raw = parseServiceJson(m.data, seen);
-        } catch {
-          continue; // not JSON: nothing a renderer could show
-        }
+        const parsed = jsonOf(m.data);
+        if (!parsed) continue; // not JSON: nothing a renderer could show
+        const { raw, dirty } = parsed;
         // nearly every event is plain; the rest are read by the schema (loaded then)
         const event = isPlainEvent(raw) ? raw : (await loadSchemas()).readEvent(raw);
         if (!event) continue;
+        if (api.http.tellsUnknowns) await api.http.tellUnknowns(`GET /v1/runs/${runId}/events`, raw, (s) => s.Event);
         if (seq !== null) lastSeq = seq;
         if (m.event === LOG_EVENT || event.type === LOG_EVENT) {
-          logs.push({ kind: 'log', seq, event, raw, ...(seen.dirty ? {} : { text: m.data }) });
+          logs.push({ kind: 'log', seq, event, raw, ...(dirty ? {} : { text: m.data }) });
           continue;
         }
         if (logs.length) {
           yield { kind: 'logs', items: logs };
           logs = [];
         }
-        yield { kind: 'event', seq, event, raw, ...(seen.dirty ? {} : { text: m.data }) };
+        yield { kind: 'event', seq, event, raw, ...(dirty ? {} : { text: m.data }) };
         if (event.type === 'run.gate_pending' && event.data.gate)
           yield { kind: 'gate_pending', gate: event.data.gate, event };
         if (TERMINAL_EVENTS.has(event.type)) {
@@ -116,6 +112,17 @@ export async function* watchRunBatched(api: Api, runId: string, options: WatchOp
     if (!(err instanceof NotAnEventStreamError)) throw err;
     yield { kind: 'polling', reason: err.message };
     yield* poll(api, runId, opts);
+  }
+}
+
+/** A message's JSON, sanitised as it enters (the one boundary for service text; `dirty`: it had to change, so
+ * its text is not passed on), or null when it is not JSON. */
+function jsonOf(text: string): { raw: unknown; dirty: boolean } | null {
+  const seen: { dirty?: boolean } = {};
+  try {
+    return { raw: parseServiceJson(text, seen), dirty: Boolean(seen.dirty) };
+  } catch {
+    return null;
   }
 }
 

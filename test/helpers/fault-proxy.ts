@@ -94,6 +94,8 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
           if (fault.kind === 'rewrite') {
             body = fault.rewrite(body);
             headers['content-length'] = String(Buffer.byteLength(body));
+            // A chunked answer (an event stream) goes on whole, with its length: never both.
+            delete headers['transfer-encoding'];
           }
           res.writeHead(upRes.statusCode!, headers);
           res.end(body);
