@@ -14,7 +14,7 @@ function __orc_walk
             continue
         end
         switch $t
-            case --jq --profile --base-url --timeout --mode --pitch --audience --monetization --source --idempotency-key --on-gate --approve --on-gate-exec --max-wait --status --limit --set --unset --file --notes --notes-file --format --field --stage --grep --since --tail --dir --concurrency --url --events --secret --header --payload-file --tolerance --now --forward-to --port --host --public-url --data --tools --root --ca-file --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --journal-size --keep-deliveries --clock --import --by --to --run --gate --error --reason --route --webhook --latency --cut-after --times --probability
+            case --jq --profile --base-url --timeout --mode --pitch --audience --monetization --source --idempotency-key --on-gate --approve --on-gate-exec --max-wait --status --limit --set --unset --file --notes --notes-file --format --field --stage --grep --since --tail --dir --concurrency --url --events --secret --header --payload-file --tolerance --now --forward-to --port --host --public-url --data --oas --tools --root --ca-file --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --journal-size --keep-deliveries --clock --import --by --to --run --gate --error --reason --route --webhook --latency --cut-after --times --probability
                 set skip 1
                 continue
             case '-*'
@@ -482,6 +482,7 @@ complete -c orc -n '__orc_at '\''api'\''' -l header -s H -x -d 'a request header
 complete -c orc -n '__orc_at '\''api'\''' -l paginate -d 'follow next_cursor and print one JSON array of every item of every page'
 complete -c orc -n '__orc_at '\''api'\''' -l include -d 'print the status line and headers on stderr first'
 complete -c orc -n '__orc_at '\''api'\''' -l openapi -d 'print the OpenAPI 3.1 document of the service (made from the contract orc speaks; nothing is sent)'
+complete -c orc -n '__orc_at '\''api'\''' -l oas -x -a '3.1 3.2' -d 'with --openapi: the document'\''s OpenAPI version (3.2 also describes each message of the event stream)'
 complete -c orc -n '__orc_at '\''api'\''' -l json -d 'print one JSON document on stdout (for scripts)'
 complete -c orc -n '__orc_at '\''api'\''' -l jq -x -d 'filter the JSON through jq (implies --json); strings print raw, as jq -r does'
 complete -c orc -n '__orc_at '\''api'\''' -l no-input -d 'never prompt; fail with exit 2 where input is needed'

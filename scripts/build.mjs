@@ -126,15 +126,21 @@ await buildLibrary();
   const { spawnSync } = await import('node:child_process');
   const { mkdtempSync, writeFileSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
-  const out = spawnSync(process.execPath, ['bin/orc.js', 'api', '--openapi'], {
-    encoding: 'utf8',
-    env: { ...process.env, ORC_CONFIG_DIR: mkdtempSync(`${tmpdir()}/orc-build-`) },
-  });
-  if (out.status !== 0) {
-    console.error(`build: orc api --openapi failed: ${out.stderr}`);
-    process.exit(1);
+  // and its 3.2 companion beside it, for tools that take a file and read 3.2's itemSchema of the event stream
+  for (const [oas, file] of [
+    ['3.1', 'dist/openapi.json'],
+    ['3.2', 'dist/openapi-3.2.json'],
+  ]) {
+    const out = spawnSync(process.execPath, ['bin/orc.js', 'api', '--openapi', '--oas', oas], {
+      encoding: 'utf8',
+      env: { ...process.env, ORC_CONFIG_DIR: mkdtempSync(`${tmpdir()}/orc-build-`) },
+    });
+    if (out.status !== 0) {
+      console.error(`build: orc api --openapi --oas ${oas} failed: ${out.stderr}`);
+      process.exit(1);
+    }
+    writeFileSync(file, out.stdout);
   }
-  writeFileSync('dist/openapi.json', out.stdout);
 }
 
 // The web console (src/console): its own bundle for the browser, into dist/console, which only the sandbox

@@ -4,7 +4,7 @@
 export const MAX_DEPTH = 64;
 /** A request body is at most 1 MiB (413 body_too_large past it). */
 export const MAX_BODY_BYTES = 1024 * 1024;
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** How deep arrays and objects nest in JSON text, counted before parsing (strings skipped). */
 export function nestingDepth(text: string): number {

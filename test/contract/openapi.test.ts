@@ -4,11 +4,14 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { validate } from '@readme/openapi-parser';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ARTIFACT_KINDS } from '../../src/contract/events.js';
 import { openApiDocument } from '../../src/contract/openapi.js';
+import { adminRoutes } from '../../src/sandbox/admin.js';
 import { apiRoutes } from '../../src/sandbox/routes.js';
 import { orc } from '../helpers/cli.js';
-import { checkAnswer } from '../helpers/openapi.js';
+import { allowsRequest, checkAnswer, declaredHeaders } from '../helpers/openapi.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 const doc = openApiDocument('test') as {
   paths: Record<string, Record<string, unknown>>;
@@ -22,10 +25,15 @@ describe('the OpenAPI document', () => {
     expect(result.valid ? [] : result.errors).toEqual([]);
   });
 
-  it('has every route the sandbox answers, and no other; a webhook per event kind', () => {
+  it('has every route the sandbox answers (its admin API and files too), and no other; a webhook per event kind', () => {
     const routes = apiRoutes({} as never).map(
       (r) => `${r.method} ${r.pattern.replace(/\{run\}|\{webhook\}/g, '{id}').replace('{delivery}', '{delivery_id}')}`,
     );
+    routes.push(...adminRoutes({} as never).map((r) => `${r.method} ${r.pattern}`));
+    routes.push('GET /files/{run}/{kind}/{name}', 'HEAD /files/{run}/{kind}/{name}');
+    for (const [p, ops] of Object.entries(doc.paths))
+      for (const op of Object.values(ops) as any[])
+        expect(op['x-orc-sandbox-only'] === true, p).toBe(p.startsWith('/_sandbox/'));
     const described = Object.entries(doc.paths).flatMap(([p, ops]) =>
       Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`),
     );
@@ -53,6 +61,17 @@ describe('the OpenAPI document', () => {
       doc.paths,
     );
     expect((await orc(['api', 'GET', '--openapi'])).exitCode).toBe(2);
+    // The 3.2 companion: the same document, and each message of the event stream described
+    const r32 = await orc(['api', '--openapi', '--oas', '3.2']);
+    const doc32 = JSON.parse(r32.stdout);
+    expect(doc32.openapi).toBe('3.2.0');
+    const stream = doc32.paths['/v1/runs/{id}/events'].get.responses['200'].content['text/event-stream'];
+    expect(stream.itemSchema.properties.data.contentSchema).toEqual({ $ref: '#/components/schemas/Event' });
+    expect(JSON.parse(readFileSync(resolve(import.meta.dirname, '../../dist/openapi-3.2.json'), 'utf8'))).toEqual(
+      doc32,
+    );
+    expect(printed.paths['/v1/runs/{id}/events'].get.responses['200'].content['text/event-stream']).toEqual({});
+    expect((await orc(['api', '--oas', '3.2'])).exitCode).toBe(2);
   });
 
   it("describes a gate's history of decisions, and the notes of run.gate_resolved", () => {
@@ -76,5 +95,90 @@ describe('the OpenAPI document', () => {
       /ErrorEnvelope|does not match/,
     );
     expect(() => checkAnswer('GET', '/v1/runs', 200, { data: [], next_cursor: null, has_more: false })).not.toThrow();
+  });
+});
+
+describe('the OpenAPI document against the sandbox', () => {
+  let sb: TestSandbox;
+  beforeAll(async () => {
+    sb = await startTestSandbox({ rateLimit: 1000 });
+  });
+  afterAll(() => sb.close());
+  const idea = { pitch: 'A habit tracker', audience: 'runners', monetization: 'freemium' };
+
+  it('allows a body the sandbox accepts and refuses one it refuses: mode tied to idea or source', async () => {
+    const cases: Array<[unknown, number]> = [
+      [{ mode: 'idea', idea }, 201],
+      [{ mode: 'ship', source: 'https://example.com/app.git' }, 201],
+      [{ mode: 'idea' }, 400],
+      [{ mode: 'ship' }, 400],
+      [{ mode: 'ship', idea }, 400],
+      [{ mode: 'idea', idea, source: 'https://example.com/app.git' }, 400],
+    ];
+    for (const [body, status] of cases) {
+      expect(allowsRequest('POST', '/v1/runs', body), JSON.stringify(body)).toBe(status === 201);
+      expect((await sb.call('POST', '/v1/runs', body)).status, JSON.stringify(body)).toBe(status);
+    }
+  });
+
+  it('takes an Idempotency-Key of 1 to 255 characters, as the sandbox does', async () => {
+    for (const [key, status] of [
+      ['k'.repeat(255), 201],
+      ['k'.repeat(256), 400],
+    ] as const) {
+      const headers = { 'Idempotency-Key': key };
+      expect(allowsRequest('POST', '/v1/runs', { mode: 'idea', idea }, headers), `${key.length}`).toBe(status === 201);
+      expect((await sb.call('POST', '/v1/runs', { mode: 'idea', idea }, headers)).status).toBe(status);
+    }
+  });
+
+  it('refuses __proto__, constructor and prototype in a spec patch, at any depth, as the sandbox does', async () => {
+    const run = await sb.createRun();
+    for (const text of [
+      '{"tagline":"Run daily"}',
+      '{"__proto__":{"x":1}}',
+      '{"brand":{"constructor":"x"}}',
+      '{"screens":[{"prototype":1}]}',
+    ]) {
+      const allowed = allowsRequest('PATCH', `/v1/runs/${run.id}/spec`, JSON.parse(text));
+      const answer = await sb.call('PATCH', `/v1/runs/${run.id}/spec`, text);
+      expect(allowed, text).toBe(answer.status === 200);
+      if (!allowed) expect(answer.body.error.code, text).toBe('invalid_value');
+    }
+  });
+
+  it("names the artifact kinds in the kind parameter, the contract's own", () => {
+    const op = doc.paths['/v1/runs/{id}/artifacts/{kind}']!.get as any;
+    expect(op.parameters.find((p: any) => p.name === 'kind').schema.enum).toEqual([...ARTIFACT_KINDS]);
+  });
+
+  it('declares the headers the sandbox sends: a replay is the original 201 with Idempotent-Replayed', async () => {
+    const transport = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive']);
+    const body = { mode: 'idea', idea };
+    const key = { 'Idempotency-Key': 'same-key' };
+    const answers: Array<[string, string, () => Promise<{ status: number; headers: Headers }>]> = [
+      ['GET', '/v1/runs', () => sb.call('GET', '/v1/runs')],
+      ['POST', '/v1/runs', () => sb.call('POST', '/v1/runs', body, key)],
+      ['POST', '/v1/runs', () => sb.call('POST', '/v1/runs', body, key)],
+      ['GET', '/v1/runs/run_nope', () => sb.call('GET', '/v1/runs/run_nope')],
+      ['GET', '/v1/runs', () => fetch(`${sb.url}/v1/runs`)],
+      ['GET', '/_sandbox/clock', () => sb.call('GET', '/_sandbox/clock')],
+    ];
+    const seen: string[] = [];
+    for (const [method, path, ask] of answers) {
+      const answer = await ask();
+      const sent = [...answer.headers.keys()].filter((n) => !transport.has(n)).sort();
+      const declared = declaredHeaders(method, path, answer.status);
+      expect(
+        sent.filter((n) => !declared.all.includes(n)),
+        `${method} ${path} ${answer.status}`,
+      ).toEqual([]);
+      expect(
+        declared.required.filter((n) => !sent.includes(n)),
+        `${method} ${path} ${answer.status}`,
+      ).toEqual([]);
+      seen.push(`${answer.status} ${answer.headers.get('idempotent-replayed') ?? ''}`);
+    }
+    expect(seen).toEqual(['200 ', '201 ', '201 true', '404 ', '401 ', '200 ']);
   });
 });

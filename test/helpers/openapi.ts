@@ -44,3 +44,31 @@ export function checkAnswer(method: string, rawPath: string, status: number, bod
         .join('; ')}`,
     );
 }
+
+/** Whether the document allows this request: its body against the operation's request schema, and its
+ * header parameters against theirs. (The other half of checkAnswer: what a client may send.) */
+export function allowsRequest(method: string, path: string, body: unknown, headers: Record<string, string> = {}) {
+  doc ??= openApiDocument('test');
+  const t = template(doc.paths, path);
+  const op = t ? doc.paths[t][method.toLowerCase()] : undefined;
+  if (!op) throw new Error(`the document has no ${method} ${path}`);
+  const check = (schema: Json, value: unknown) =>
+    new Validator({ ...schema, components: doc!.components } as never, '2020-12', false).validate(value).valid;
+  const params = (op.parameters ?? []).filter((p: Json) => p.in === 'header');
+  for (const p of params) {
+    const value = Object.entries(headers).find(([k]) => k.toLowerCase() === p.name.toLowerCase())?.[1];
+    if (value === undefined ? p.required : !check(p.schema, value)) return false;
+  }
+  const schema = op.requestBody?.content?.['application/json']?.schema;
+  return schema ? check(schema, body) : true;
+}
+
+/** The headers the document declares for this answer: every one, and the ones it says are always sent. */
+export function declaredHeaders(method: string, path: string, status: number) {
+  doc ??= openApiDocument('test');
+  const op = doc.paths[template(doc.paths, path)!][method.toLowerCase()];
+  const response = op.responses[String(status)] ?? op.responses.default;
+  const resolve = (h: Json) => (h.$ref ? doc!.components.headers[h.$ref.split('/').pop()] : h);
+  const entries = Object.entries((response.headers ?? {}) as Json).map(([n, h]) => [n.toLowerCase(), resolve(h)]);
+  return { all: entries.map(([n]) => n).sort(), required: entries.filter(([, h]) => h.required).map(([n]) => n) };
+}

@@ -8,7 +8,7 @@ export const METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'HEAD'] as cons
 export const api = command({
   name: 'api',
   summary: 'Make any request to the service (with your key, retries and limits) and print the answer',
-  json: 'the answer body as it came; with --paginate, one array of every item; with --openapi, the OpenAPI 3.1 document',
+  json: 'the answer body as it came; with --paginate, one array of every item; with --openapi, the OpenAPI 3.1 document (3.2 with --oas 3.2)',
   args: [arg.optionalWord('method', { complete: METHODS }), arg.optionalWord('path')],
   flags: {
     data: flag.string('json|@file|-', 'the request body: JSON text, @file, or - for stdin', { complete: 'files' }),
@@ -23,6 +23,12 @@ export const api = command({
     openapi: flag.bool(
       'print the OpenAPI 3.1 document of the service (made from the contract orc speaks; nothing is sent)',
     ),
+    oas: flag.choice(
+      'version',
+      ['3.1', '3.2'],
+      "with --openapi: the document's OpenAPI version (3.2 also describes each message of the event stream)",
+      { default: '3.1' },
+    ),
   },
   examples: [
     'orc api /v1/runs',
@@ -31,6 +37,7 @@ export const api = command({
     'orc api PATCH /v1/runs/run_8fJ2kQ/spec --data \'{"tagline":"Run every day"}\'',
     'orc api GET /v1/runs/run_8fJ2kQ --include',
     'orc api --openapi > openapi.json',
+    'orc api --openapi --oas 3.2 > openapi-3.2.json',
   ],
 });
 

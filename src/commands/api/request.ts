@@ -20,11 +20,13 @@ export default async function request(ctx: Context, args: Args, flags: FlagsOf<t
   const io = ctx.io;
   // `orc api /v1/runs`, as `gh api` is typed: a first word that is a path (no method holds a /) is a GET of it.
   const [methodRaw, pathRaw] = args[1] === undefined && args[0]?.includes('/') ? ['GET', args[0]] : args;
+  if (flags.oas !== '3.1' && !flags.openapi)
+    throw new UsageError('--oas chooses the version of --openapi; add --openapi');
   if (flags.openapi) {
     if (methodRaw !== undefined)
       throw new UsageError('--openapi prints the document and sends nothing: it takes no method or path');
     const { openApiDocument } = await import('../../contract/openapi.js');
-    io.writeJson(openApiDocument(ctx.version));
+    io.writeJson(openApiDocument(ctx.version, flags.oas));
     return 0;
   }
   if (methodRaw === undefined || pathRaw === undefined) {
