@@ -1,0 +1,49 @@
+// What `orc verify` finds when it holds a target against the contract: each divergence (an operation, where in
+// the answer, what the contract says, what came), each route it could not read, and the report they make.
+// The read-only checks (checks.ts) and the --write checks (write.ts) both report through a Probe.
+import type { Api } from '../../api/index.js';
+import type { RawAnswer } from '../../api/http.js';
+
+/** One place the target differs from the contract. */
+export interface Divergence {
+  /** The operation as the document names it: `GET /v1/runs/{run}`, `SSE /v1/runs/{run}/events`,
+   * `WEBHOOK run.gate_pending`. */
+  operation: string;
+  /** Where in the answer: a dotted path in the body (`data[].status`), `header X-Request-Id`, `status`,
+   * `stream` (framing), `signature`. */
+  path: string;
+  /** What the contract says, in a few words: `one of running, awaiting_approval, …`, `a string`, `present`. */
+  expected: string;
+  /** What came, in a few words (a value quoted as JSON, cut to 80 characters). */
+  got: string;
+}
+
+/** A route that could not be checked (a 403, a run with no artifacts yet): said per route, and verify goes on. */
+export interface Skipped {
+  operation: string;
+  why: string;
+}
+
+export interface VerifyReport {
+  /** The base URL checked (never the key). */
+  target: string;
+  /** The operations checked, in order. */
+  checked: string[];
+  divergences: Divergence[];
+  skipped: Skipped[];
+  /** Whether --write checks ran. */
+  wrote: boolean;
+}
+
+/** What a check is given: the api (the CLI's own request path) and where to report. */
+export interface Probe {
+  api: Api;
+  baseUrl: string;
+  /** One request whatever its status, read whole: the raw layer (`orc api`'s), no retries of a 4xx. */
+  raw(method: string, path: string, opts?: { body?: unknown; headers?: Record<string, string> }): Promise<RawAnswer>;
+  checked(operation: string): void;
+  diverge(d: Divergence): void;
+  skip(operation: string, why: string): void;
+  /** Progress for a person at a terminal (stderr); nothing piped or under --json. */
+  say(text: string): void;
+}
