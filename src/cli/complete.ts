@@ -3,8 +3,6 @@
 // alone, for bash). It answers within about 300 ms or not at all, keeps recent run ids a short while in the
 // config folder, and never prompts, starts the sandbox, retries, or writes a word to stderr: whatever goes
 // wrong, the shell just gets nothing.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { RunOptions } from './execute.js';
 import type { Api } from '../api/index.js';
 
@@ -24,7 +22,6 @@ interface Item {
 }
 
 interface Cache {
-  base_url: string;
   at: number;
   items: Item[];
 }
@@ -63,8 +60,10 @@ async function itemsOf(source: string | undefined, env: NodeJS.ProcessEnv): Prom
   if (source !== 'runs' && source !== 'gated-runs' && source !== 'webhooks') return [];
   const { resolveTarget } = await import('../config/target.js');
   const target = await resolveTarget({}, env, dir);
-  const cacheFile = join(dir, 'cache', `completion-${source}.json`);
-  const cached = readCache(cacheFile, target.baseUrl);
+  const { readCache, writeCache } = await import('../config/cache.js');
+  const cacheFile = `completion-${source}.json`;
+  const read = readCache<Cache>(dir, cacheFile, target.baseUrl);
+  const cached = read && Array.isArray(read.items) && typeof read.at === 'number' ? read : null;
   if (cached && Date.now() - cached.at < FRESH_MS) return cached.items;
   // The service gets 300 ms from here; then the stale list, or nothing.
   const BUDGET_MS = budgetMs(env);
@@ -92,7 +91,7 @@ async function itemsOf(source: string | undefined, env: NodeJS.ProcessEnv): Prom
       items = page.data.map((w) => ({ value: w.id, description: w.url }));
     }
     void api.http.close();
-    writeCache(dir, cacheFile, { base_url: target.baseUrl, at: Date.now(), items });
+    writeCache(dir, cacheFile, target.baseUrl, { at: Date.now(), items });
     return items;
   } catch (err) {
     // Unreachable or refused: what was seen recently is better than nothing.
@@ -118,25 +117,4 @@ async function runItems(api: Api, source: 'runs' | 'gated-runs', gaveUp: Promise
       .filter(Boolean)
       .join(' · '),
   }));
-}
-
-function readCache(file: string, baseUrl: string): Cache | null {
-  try {
-    const c = JSON.parse(readFileSync(file, 'utf8')) as Cache;
-    return c.base_url === baseUrl && Array.isArray(c.items) && typeof c.at === 'number' ? c : null;
-  } catch {
-    return null;
-  }
-}
-
-function writeCache(dir: string, file: string, cache: Cache): void {
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    mkdirSync(join(dir, 'cache'), { recursive: true, mode: 0o700 });
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(cache), { mode: 0o600 });
-    renameSync(tmp, file);
-  } catch {
-    // a cache that cannot be written is only slower next time
-  }
 }

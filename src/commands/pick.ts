@@ -6,7 +6,7 @@ import { TERMINAL_STATUSES } from '../contract/events.js';
 import { UsageError } from '../exit/errors.js';
 import { relativeTime } from '../ui/format.js';
 import { oneLine } from '../lib/sanitize.js';
-import { RunNames } from '../api/run-names.js';
+import { rememberingNames } from '../config/name-memory.js';
 
 /** Which runs a command can act on. */
 export type Fit = 'moving' | 'gated' | 'ended' | 'any';
@@ -32,7 +32,7 @@ export async function pickRun(ctx: Context, fit: Fit, command: string): Promise<
       'See `orc run list`.',
     );
   const now = ctx.clock.now();
-  const names = await new RunNames(api).of(runs.map((r) => r.id));
+  const names = await (await rememberingNames(api, ctx.configDir)).ofRuns(runs);
   const named = (id: string) => (names.get(id) ? `${oneLine(names.get(id)!)} · ` : '');
   const choices = runs.map((r) => ({
     value: r.id,

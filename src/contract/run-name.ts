@@ -2,6 +2,7 @@
 // (the pitch, as the spec tells it back), and the reader that names runs a few at a time. One rule for every
 // view: the CLI's lists, watch, completion, the console.
 import { Bounded } from '../lib/bounded.js';
+import { TERMINAL_STATUSES } from './events.js';
 
 /** At most this many characters: a name sits beside an id in a row. */
 export const RUN_NAME_MAX = 32;
@@ -34,17 +35,49 @@ const IN_FLIGHT = 6;
 /** How a view reads a run's App Spec: the CLI's api, the console's fetch. */
 export type SpecReader = (runId: string) => Promise<unknown>;
 
+/** Names kept from one command to the next (the CLI's cache folder): only ended runs', whose App Spec is locked
+ * (CONTRACT.md, Spec: 409 spec_locked), so a name kept is never stale. */
+export interface NameMemory {
+  get(runId: string): string | null | undefined;
+  set(runId: string, name: string | null): void;
+  /** The names set since the last save, written. */
+  save(): void;
+}
+
 /** Runs' names read a few at a time and once per run, so a list of a hundred runs costs a bounded number of
  * requests in flight and a view that redraws costs none. Here (not in api/) so the console shares it. */
 export class RunNameReader {
   readonly #readSpec: SpecReader;
   readonly #known = new Map<string, Promise<string | null>>();
   readonly #settled = new Map<string, string | null>();
+  /** Runs whose spec could not be read (a name never fails a view, but a failure is not remembered). */
+  readonly #failed = new Set<string>();
+  readonly #memory: NameMemory | undefined;
   /** The reads in flight, names and whatever else a view reads per run beside them (the inbox's scorecards). */
   readonly reader = new Bounded(IN_FLIGHT);
 
-  constructor(readSpec: SpecReader) {
+  constructor(readSpec: SpecReader, memory?: NameMemory) {
     this.#readSpec = readSpec;
+    this.#memory = memory;
+  }
+
+  /** Each run's name, as `of`; an ended run's from memory when it was read before (and kept once read). */
+  async ofRuns(runs: ReadonlyArray<{ id: string; status: string }>): Promise<Map<string, string | null>> {
+    const memory = this.#memory;
+    const ended = runs.filter((r) => TERMINAL_STATUSES.has(r.status)).map((r) => r.id);
+    for (const id of ended) {
+      const kept = memory?.get(id);
+      if (kept !== undefined && !this.#known.has(id)) {
+        this.#known.set(id, Promise.resolve(kept));
+        this.#settled.set(id, kept);
+      }
+    }
+    const names = await this.of(runs.map((r) => r.id));
+    if (memory) {
+      for (const id of ended) if (!this.#failed.has(id) && memory.get(id) === undefined) memory.set(id, names.get(id)!);
+      memory.save();
+    }
+    return names;
   }
 
   /** Each run's name (null when it has none yet, or its spec could not be read: a name never fails a view). */
@@ -70,6 +103,7 @@ export class RunNameReader {
 
   /** The spec changed (a decision that carried a change, an edit): the next ask reads it again. */
   forget(runId: string): void {
+    this.#failed.delete(runId);
     this.#known.delete(runId);
     this.#settled.delete(runId);
   }
@@ -81,6 +115,7 @@ export class RunNameReader {
       return name;
     } catch {
       // No spec yet (404 before intake), or the read failed: the view shows the id alone.
+      this.#failed.add(runId);
       this.#settled.set(runId, null);
       return null;
     }

@@ -359,6 +359,43 @@ async function benchStartup(): Promise<void> {
   }
 }
 
+/** Runs by name (issue 37): `orc run list` of 20 runs piped, which reads each run's App Spec for its name (six
+ * at a time), beside `--json`, which reads none; and the inbox of 20 gates, which reads names and scorecards. */
+async function benchNames(): Promise<void> {
+  const sb = await startSandbox(['--stage-ms', '3600000']);
+  try {
+    for (let i = 0; i < 20; i++) {
+      const run = await api(sb.url, 'POST', '/v1/runs', { ...idea, idea: { ...idea.idea, pitch: `Tide table ${i}` } });
+      await api(sb.url, 'POST', '/_sandbox/clock/advance', { run: run.id, to: 'gate:final' });
+    }
+    const env = { ORC_BASE_URL: sb.url };
+    const [json, named, inboxJson] = medians(
+      [
+        { args: [ORC, 'run', 'list', '--json'], env },
+        { args: [ORC, 'run', 'list'], env },
+        { args: [ORC, 'gate', 'list', '--json'], env },
+      ],
+      15,
+    ) as [number, number, number];
+    row(
+      'orc run list (20 runs, names)',
+      `${named.toFixed(1)} ms`,
+      '',
+      (named / json).toFixed(2),
+      `orc run list --json, which reads no names: ${json.toFixed(1)} ms (20 spec reads, six at a time)`,
+    );
+    row(
+      'orc gate list --json (the inbox, 20 at final)',
+      `${inboxJson.toFixed(1)} ms`,
+      '',
+      (inboxJson / json).toFixed(2),
+      'against orc run list --json: every page of awaiting_approval, a name and a scorecard a run, six at a time',
+    );
+  } finally {
+    sb.child.kill('SIGTERM');
+  }
+}
+
 /** The library's walk (issue 36): a run from creation to accepted through its three gates on startSandbox's
  * manual clock, in real time, against as many bare fetch requests to the same sandbox. */
 async function benchLibrary(): Promise<void> {
@@ -1713,6 +1750,7 @@ async function benchTimings(): Promise<void> {
 
 if (want('startup')) await benchStartup();
 if (want('library')) await benchLibrary();
+if (want('names')) await benchNames();
 if (want('fanout')) {
   await benchFanout(4000);
   await benchFanout(500);

@@ -212,6 +212,41 @@ describe('runs by name', () => {
     expect(JSON.parse(json.stdout)).toEqual((await api('GET', '/v1/runs?limit=20')).data);
   });
 
+  it("an ended run's name is read once and kept for the target (its spec is locked); a moving run's each time", async () => {
+    const ended = (await manual.client.runs.create({ mode: 'idea', idea: IDEA })).id;
+    await manual.advance({ run: ended, to: 'end' });
+    const moving = (await manual.client.runs.create({ mode: 'idea', idea: IDEA })).id;
+    const configDir = mkdtempSync(join(tmpdir(), 'orc-names-'));
+    const specReads = async (after: number) => {
+      const log = await api('GET', `/_sandbox/logs?after=${after}&limit=1000`);
+      const read = (id: string) =>
+        log.data.filter((e: any) => e.type === 'request' && e.method === 'GET' && e.path === `/v1/runs/${id}/spec`)
+          .length;
+      return { ended: read(ended), moving: read(moving), last: log.last as number };
+    };
+    const start = (await specReads(0)).last;
+    const list = () => orc(['run', 'list', '--limit', '100'], { env: { ...env(), ORC_CONFIG_DIR: configDir } });
+    const first = await list();
+    expect(first.exitCode, first.stderr).toBe(0);
+    const once = await specReads(start);
+    expect([once.ended, once.moving]).toEqual([1, 1]);
+    const second = await list();
+    expect(second.stdout).toBe(first.stdout); // the same names
+    const again = await specReads(once.last);
+    expect([again.ended, again.moving]).toEqual([0, 1]);
+    // Another target's memory is its own.
+    const other = await startSandbox({ clock: 'manual', stageMs: 3_600_000 });
+    try {
+      const r = await orc(['run', 'list'], {
+        env: { ORC_BASE_URL: other.url, ORC_API_KEY: other.apiKey, ORC_CONFIG_DIR: configDir },
+      });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stdout).not.toContain(ended);
+    } finally {
+      await other.stop();
+    }
+  });
+
   it('run get shows the name under the id; --json is the run as it is', async () => {
     const id = (await manual.client.runs.create({ mode: 'idea', idea: IDEA })).id;
     await api('PATCH', `/v1/runs/${id}/spec`, { name: 'Tide Table' });

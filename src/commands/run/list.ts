@@ -8,7 +8,7 @@ import { EXIT, UsageError } from '../../exit/errors.js';
 import type { FlagsOf } from '../define.js';
 import type { list as def } from './command.js';
 import { listLimit } from '../list-flags.js';
-import { RunNames } from '../../api/run-names.js';
+import { rememberingNames } from '../../config/name-memory.js';
 import { oneLine } from '../../lib/sanitize.js';
 
 /** How often `run list --watch` reads the list again. */
@@ -17,14 +17,14 @@ const REDRAW_MS = 2_000;
 export default async function list(ctx: Context, _args: [], flags: FlagsOf<typeof def>): Promise<number> {
   const api = await ctx.api();
   // Read for the rows drawn (a page at a time, a few in flight), once per run however often --watch redraws.
-  const names = new RunNames(api);
+  const names = await rememberingNames(api, ctx.configDir);
   const columns: ListColumn<Run>[] = [
     { header: 'ID', cell: (r) => r.id },
     {
       header: 'NAME',
       flexible: true,
       cell: (r) => oneLine(orDash(names.peek(r.id))),
-      load: (runs) => names.of(runs.map((r) => r.id)),
+      load: (runs) => names.ofRuns(runs),
     },
     { header: 'STATUS', cell: (r) => r.status, status: true },
     { header: 'STAGE', flexible: true, cell: (r) => r.stage },
