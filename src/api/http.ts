@@ -131,6 +131,8 @@ export interface SendOptions {
   wire?: boolean;
   /** Follow a redirect (default). False: a 3xx is an answer like any other (whose /healthz is it, if not ours). */
   redirects?: boolean;
+  /** An event stream, open as long as its run goes: on connections of its own (transport.ts). */
+  longLived?: boolean;
 }
 
 const MAX_REDIRECTS = 5;
@@ -460,6 +462,7 @@ export class HttpClient {
         ...(plan.body ? { body: plan.body.payload } : {}),
         signal: silence.signal,
         ...(req.wire ? { wire: true } : {}),
+        ...(req.longLived ? { longLived: true } : {}),
       });
       const bodyTimeout = plan.bodyTimeoutMs;
       const answer = toAnswer(

@@ -247,6 +247,7 @@ async function connect(
       retries: 0,
       deadline: false,
       bodyTimeoutMs: 0,
+      longLived: true,
     });
   } catch (err) {
     if (caller?.aborted) return null;

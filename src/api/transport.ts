@@ -22,7 +22,14 @@ export interface TransportRequest {
   signal: AbortSignal;
   /** A download: a GET whose body is read straight off the socket (wire.ts), unless it goes by a proxy. */
   wire?: boolean;
+  /** An event stream, open as long as its run goes: on connections of its own, without a cap, so that twenty
+   * runs watched at once neither wait for a place the requests need nor hold one (`watch --all` froze when the
+   * streams took all of a shared pool). */
+  longLived?: boolean;
 }
+
+/** Connections at once for requests (per protocol, per proxy route); event streams have their own, uncapped. */
+export const MAX_SOCKETS = 16;
 
 export interface TransportResponse {
   statusCode: number;
@@ -69,11 +76,13 @@ export class Transport {
     const mod = (
       https ? process.getBuiltinModule('node:https') : process.getBuiltinModule('node:http')
     ) as typeof import('node:http');
-    let agent = this.agents.get(req.url.protocol);
+    const pool = req.longLived ? `${req.url.protocol}long` : req.url.protocol;
+    let agent = this.agents.get(pool);
     if (!agent) {
       const ca = https ? this.trusted() : undefined;
-      agent = new mod.Agent({ keepAlive: true, maxSockets: 16, ...(ca ? { ca } : {}) });
-      this.agents.set(req.url.protocol, agent);
+      const maxSockets = req.longLived ? Infinity : MAX_SOCKETS;
+      agent = new mod.Agent({ keepAlive: true, maxSockets, ...(ca ? { ca } : {}) });
+      this.agents.set(pool, agent);
     }
     const { method, headers, signal } = req;
     return this.send(mod.request(req.url, { method, headers, agent, signal }), req);

@@ -8,6 +8,7 @@ import type { Agent, ClientRequest, ClientRequestArgs, IncomingMessage } from 'n
 import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
 import { redactProxy, type ProxyChoice } from './proxy.js';
+import { MAX_SOCKETS } from './transport.js';
 
 type Http = typeof import('node:http');
 type Tls = typeof import('node:tls');
@@ -17,6 +18,8 @@ export interface ProxiedRequest {
   method: string;
   headers: Record<string, string>;
   signal: AbortSignal;
+  /** An event stream: on connections of its own, uncapped (transport.ts, longLived). */
+  longLived?: boolean;
 }
 
 export interface RouteOptions {
@@ -27,8 +30,8 @@ export interface RouteOptions {
 
 /** The way through one proxy: a keep-alive agent for plain http (to the proxy) and one for https (tunnels). */
 export class ProxyRoute {
-  private plain: Agent | undefined;
-  private tunnels: Agent | undefined;
+  /** Plain and tunnel agents, each for requests (capped) and for event streams (uncapped). */
+  private readonly agents = new Map<string, Agent>();
   private readonly where: string;
 
   constructor(
@@ -40,19 +43,21 @@ export class ProxyRoute {
 
   request(req: ProxiedRequest): ClientRequest {
     const https = builtin<Http>('node:https');
+    const maxSockets = req.longLived ? Infinity : MAX_SOCKETS;
     if (req.url.protocol === 'https:') {
-      this.tunnels ??= this.tunnelAgent();
+      const agent = this.agent(`tunnel:${maxSockets}`, () => this.tunnelAgent(maxSockets));
       const { method, headers, signal } = req;
-      return https.request(req.url, { method, headers, agent: this.tunnels, signal });
+      return https.request(req.url, { method, headers, agent, signal });
     }
     const mod = this.proxy.url.protocol === 'https:' ? https : builtin<Http>('node:http');
-    this.plain ??= new mod.Agent({ keepAlive: true, maxSockets: 16, ...(this.opts.ca ? { ca: this.opts.ca } : {}) });
+    const ca = this.opts.ca ? { ca: this.opts.ca } : {};
+    const agent = this.agent(`plain:${maxSockets}`, () => new mod.Agent({ keepAlive: true, maxSockets, ...ca }));
     return mod.request({
       ...this.proxyAddress(),
       path: req.url.href,
       method: req.method,
       headers: { ...req.headers, host: req.url.host, ...this.credentials() },
-      agent: this.plain,
+      agent,
       signal: req.signal,
     });
   }
@@ -70,8 +75,13 @@ export class ProxyRoute {
   }
 
   close(): void {
-    this.plain?.destroy();
-    this.tunnels?.destroy();
+    for (const agent of this.agents.values()) agent.destroy();
+  }
+
+  private agent(key: string, make: () => Agent): Agent {
+    let agent = this.agents.get(key);
+    if (!agent) this.agents.set(key, (agent = make()));
+    return agent;
   }
 
   private proxyAddress(): { host: string; port: number } {
@@ -87,7 +97,7 @@ export class ProxyRoute {
   }
 
   /** An https agent whose connections are CONNECT tunnels through the proxy, TLS to the service inside. */
-  private tunnelAgent(): Agent {
+  private tunnelAgent(maxSockets: number): Agent {
     const https = builtin<Http>('node:https');
     const tls = builtin<Tls>('node:tls');
     const open = (host: string, port: number) => this.tunnel(host, port);
@@ -102,7 +112,7 @@ export class ProxyRoute {
         return undefined;
       }
     }
-    return new TunnelAgent({ keepAlive: true, maxSockets: 16, ...(this.opts.ca ? { ca: this.opts.ca } : {}) });
+    return new TunnelAgent({ keepAlive: true, maxSockets, ...(this.opts.ca ? { ca: this.opts.ca } : {}) });
   }
 
   /** A socket to host:port through the proxy (CONNECT answered 200), or the proxy's failure. */
