@@ -21,10 +21,12 @@ beforeAll(async () => {
 afterAll(() => sb.stop());
 
 const scratch = () => mkdtempSync(join(tmpdir(), 'orc-nudge-'));
-const atGate = async (gate: string) => {
-  const run = await sb.client.runs.create({ mode: 'idea', idea: IDEA });
-  await sb.advance({ run: run.id, to: `gate:${gate}` });
-  return run.id;
+const created = async () => (await sb.client.runs.create({ mode: 'idea', idea: IDEA })).id;
+/** The run stepped to `gate` once the watch has begun (its header names the run): a gate that was already
+ * pending when the watch began is no news, notified or hooked. */
+const toGateOnceWatched = async (term: TmuxSession, id: string, gate: string) => {
+  await term.waitFor(id);
+  await sb.advance({ run: id, to: `gate:${gate}` });
 };
 const orcIn = (args: string[], env: Record<string, string>, record?: string) =>
   TmuxSession.start([process.execPath, ORC_BIN, ...args], {
@@ -40,12 +42,13 @@ describe.runIf(withTmux)('orc watch --notify at a terminal', () => {
     const seen = join(dir, 'seen');
     writeFileSync(join(dir, 'notify-send'), `#!/bin/sh\nprintf '%s\\n' "$*" >> '${seen}'\n`);
     chmodSync(join(dir, 'notify-send'), 0o755);
-    const id = await atGate('idea');
+    const id = await created();
     const term = orcIn(['watch', id, '--notify', '--on-gate', 'wait'], {
       PATH: `${dir}:${process.env.PATH}`,
       DISPLAY: ':0',
     });
     try {
+      await toGateOnceWatched(term, id, 'idea');
       const lines = () => (existsSync(seen) ? readFileSync(seen, 'utf8').split('\n').filter(Boolean) : []);
       await until(() => lines().length === 1, 'notify-send told of the gate', { seen: () => term.screen() });
       expect(lines()[0]).toMatch(new RegExp(`^--app-name=orc orc ${id} .+ — gate idea waits$`));
@@ -59,9 +62,10 @@ describe.runIf(withTmux)('orc watch --notify at a terminal', () => {
 
   it('in iTerm2 (not in tmux): OSC 9 in the bytes the terminal was sent', async () => {
     const raw = join(scratch(), 'sent');
-    const id = await atGate('brand');
+    const id = await created();
     const term = orcIn(['watch', id, '--notify', '--on-gate', 'wait'], { TMUX: '', TERM_PROGRAM: 'iTerm.app' }, raw);
     try {
+      await toGateOnceWatched(term, id, 'brand');
       const sent = () => (existsSync(raw) ? readFileSync(raw, 'latin1') : '');
       await until(() => sent().includes('gate brand waits\u0007'), 'the OSC 9 sent', { seen: () => term.screen() });
       expect(Buffer.from(sent(), 'latin1').toString('utf8')).toMatch(
@@ -81,9 +85,10 @@ describe.runIf(withTmux)('orc watch --on-gate-exec', () => {
     const dir = scratch();
     const out = join(dir, 'hook');
     const hook = `if [ "$ORC_GATE" = brand ]; then exit 3; fi; if [ "$ORC_GATE" = final ]; then exec sleep 600; fi; { cat; echo "$ORC_RUN_ID $ORC_GATE $ORC_HINT"; } > '${out}'`;
-    const id = await atGate('idea');
+    const id = await created();
     const term = orcIn(['watch', id, '--on-gate', 'wait', '--on-gate-exec', hook], { ORC_HOOK_TIMEOUT_MS: '300' });
     try {
+      await toGateOnceWatched(term, id, 'idea');
       await until(() => existsSync(out) && readFileSync(out, 'utf8').split('\n').length === 3, 'the hook wrote');
       const [json, envLine] = readFileSync(out, 'utf8').split('\n');
       expect(JSON.parse(json!)).toMatchObject({ run_id: id, gate: 'idea', hint: `orc gate approve ${id} idea` });

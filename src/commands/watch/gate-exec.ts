@@ -37,8 +37,20 @@ export function runGateHook(
       cancel();
       done(err.message);
     });
-    child.on('close', (code, signal) => {
+    // On its exit, not when its pipes close: a process it left in the background (`setsid … &`) may hold stderr
+    // open for ever, and is its own business. What it said up to then is read for a short moment more.
+    child.on('exit', (code, signal) => {
       cancel();
+      const grace = setTimeout(() => child.stderr.destroy(), 100);
+      grace.unref();
+      const closed = () => {
+        clearTimeout(grace);
+        settle(code, signal);
+      };
+      if (child.stderr.closed) closed();
+      else child.stderr.once('close', closed);
+    });
+    const settle = (code: number | null, signal: NodeJS.Signals | null) => {
       const last = sanitizeLine(said.trim().split('\n').pop() ?? '').slice(0, 200);
       const why = timedOut
         ? `still running after ${opts.timeoutMs / 1000} s, killed`
@@ -48,7 +60,7 @@ export function runGateHook(
             ? `exit ${code}`
             : null;
       done(why && last ? `${why}: ${last}` : why);
-    });
+    };
     // A hook that never reads its stdin closes it early: that is its business, not a failure.
     child.stdin.on('error', () => {});
     child.stdin.end(`${JSON.stringify(event)}\n`);

@@ -67,7 +67,8 @@ export class GateDesk {
       await approveAsAsked(this.ctx, this.api, runId, gate, (text) => this.view.note(runId, text));
       return undefined;
     }
-    await this.opts.nudges.gateOpened(runId, gate, (text) => this.view.note(runId, text));
+    const round = this.decisionsSeen.get(`${runId}\u0000${gate}`) ?? 0;
+    await this.opts.nudges.gateOpened(runId, gate, round, (text) => this.view.note(runId, text));
     if (this.opts.policy === 'exit') return 'exit';
     if (this.opts.policy === 'wait') {
       const how = `\`orc gate approve ${runId} ${gate}\``;

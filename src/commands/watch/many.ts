@@ -99,10 +99,11 @@ class ManyRunWatch {
   }
 
   private async followOne(id: string, knobs: { idleTimeoutMs: number; maxReconnects: number }): Promise<void> {
-    this.readName(id);
     const signal = AbortSignal.any([this.own.get(id)!.signal, this.session.signal]);
     try {
+      // Where the run stands first (what is no news to --notify), then its name into the view.
       await this.desk.watching(id);
+      this.readName(id);
       for await (const ev of watchRun(this.api, id, { signal, ...knobs })) {
         if (await this.onEvent(id, ev)) return;
       }

@@ -120,6 +120,10 @@ export class Nudges {
   private readonly hooks = new Set<Promise<void>>();
   /** Runs that had ended before the watch began: their end, replayed by the stream, is no news. */
   private readonly endedBefore = new Set<string>();
+  /** The gate each run waited at when the watch began, and its round (the decisions made at it before): that
+   * opening is no news either (a watch restarted over twenty waiting gates must not send twenty messages
+   * again); a later round of it is. */
+  private readonly pendingBefore = new Map<string, { gate: string; round: number }>();
 
   private constructor(
     private readonly ctx: Context,
@@ -151,20 +155,29 @@ export class Nudges {
   }
 
   /** A gate opened that waits for a person: the bell or the notification, and the hook. */
-  async gateOpened(runId: string, gate: string, note: (text: string) => void): Promise<void> {
+  /** `round`: the decisions at this gate the stream has shown before this opening. */
+  async gateOpened(runId: string, gate: string, round: number, note: (text: string) => void): Promise<void> {
     if (this.bell) this.ctx.io.streams.stderr.write('\u0007');
     if (!this.channel && !this.exec) return;
+    const before = this.pendingBefore.get(runId);
+    if (before?.gate === gate && before.round === round) return;
     const name = await this.nameOf(runId);
     const named = name ? `${runId} ${name}` : runId;
     if (this.channel) this.tell(`${named} — gate ${gate} waits`, note);
     if (this.exec) this.startHook(runId, gate, name, note);
   }
 
-  /** Before a run's stream opens: whether it has ended already (asked only when there is someone to notify). */
+  /** Before a run's stream opens: whether it has ended, or waits at a gate, already (asked only when there is
+   * someone to notify or a hook to run). */
   async watching(runId: string): Promise<void> {
-    if (!this.channel) return;
+    if (!this.channel && !this.exec) return;
     const run = await this.api.runs.retrieve(runId).catch(() => null);
     if (run && TERMINAL_STATUSES.has(run.status)) this.endedBefore.add(runId);
+    const gate = run?.status === 'awaiting_approval' ? run.gate_pending : null;
+    if (!gate) return;
+    const gates = await this.api.gates.list(runId).catch(() => []);
+    const round = gates.find((g) => g.name === gate)?.history?.length ?? 0;
+    this.pendingBefore.set(runId, { gate, round });
   }
 
   /** A run ended (accepted, failed, …) while watched: the notification. */

@@ -79,14 +79,22 @@ const env = (more: Record<string, string | undefined> = {}) => ({
 });
 const atTerminal = { stdout: true, stderr: true };
 
+/** The run stepped to `gate` once the watch has begun (it names the run: at a terminal on stdout, piped on
+ * stderr): a gate already pending when a watch begins is no news, notified or hooked. */
+async function gateOnceWatched(said: () => string, runId: string, gate: string): Promise<void> {
+  const name = (await sb.client.spec.retrieve(runId)).name;
+  await until(() => said().includes(name), `the watch to name ${runId}`, { seen: said });
+  await sb.advance({ run: runId, to: `gate:${gate}` });
+}
+
 describe('orc watch --notify', () => {
   it('at an iTerm2 terminal, OSC 9 when the gate opens (id and name) and when the run ends', async () => {
     const run = await sb.client.runs.create({ mode: 'idea', idea: IDEA });
-    await sb.advance({ run: run.id, to: 'gate:idea' });
     const watch = runOrc(['watch', run.id, '--notify', '--on-gate', 'wait'], {
       env: env({ TERM_PROGRAM: 'iTerm.app' }),
       tty: atTerminal,
     });
+    await gateOnceWatched(watch.stdout, run.id, 'idea');
     const gateSeq = new RegExp(`\u001b\\]9;${run.id} (\\S[^\u0007]*) — gate idea waits\u0007`);
     await until(() => gateSeq.test(watch.stderr()), 'the OSC 9 of the idea gate', { seen: watch.stderr });
     expect(gateSeq.exec(watch.stderr())![1]).not.toBe('');
@@ -110,14 +118,14 @@ describe('orc watch --notify', () => {
   });
 
   it('watching several runs (WezTerm): OSC 9 for the gate and the end of each run', async () => {
-    const a = await sb.client.runs.create({ mode: 'idea', idea: IDEA });
-    const b = await sb.client.runs.create({ mode: 'idea', idea: IDEA });
-    await sb.advance({ run: a.id, to: 'gate:idea' });
-    await sb.advance({ run: b.id, to: 'gate:brand' });
+    const a = await sb.client.runs.create({ mode: 'idea', idea: { ...IDEA, pitch: 'Tide clock A' } });
+    const b = await sb.client.runs.create({ mode: 'idea', idea: { ...IDEA, pitch: 'Surf log B' } });
     const watch = runOrc(['watch', a.id, b.id, '--notify', '--on-gate', 'wait'], {
       env: env({ TERM_PROGRAM: 'WezTerm' }),
       tty: atTerminal,
     });
+    await gateOnceWatched(watch.stdout, a.id, 'idea');
+    await gateOnceWatched(watch.stdout, b.id, 'brand');
     const told = (id: string, what: string) => new RegExp(`\u001b\\]9;${id} [^\u0007]+ ${what}\u0007`);
     await until(
       () =>
@@ -168,10 +176,10 @@ describe('orc watch --on-gate-exec', () => {
     const run = await sb.client.runs.create({ mode: 'idea', idea: IDEA });
     await sb.advance({ run: run.id, to: 'gate:idea' });
     await sb.client.gates.approve(run.id, 'idea');
-    await sb.advance({ run: run.id, to: 'gate:brand' });
     const out = join(mkdtempSync(join(tmpdir(), 'orc-hook-')), 'seen');
     const hook = `{ cat; echo "$ORC_RUN_ID|$ORC_GATE|$ORC_HINT"; } >> '${out}'`;
     const watch = runOrc(['watch', run.id, '--on-gate', 'exit', '--on-gate-exec', hook], { env: env() });
+    await gateOnceWatched(watch.stderr, run.id, 'brand');
     const done = await watch;
     expect(done.exitCode, done.stderr).toBe(6);
     // the watch ended at the gate only once the hook had ended
@@ -187,13 +195,33 @@ describe('orc watch --on-gate-exec', () => {
     expect(envLine).toBe(`${run.id}|brand|orc gate approve ${run.id} brand`);
   });
 
-  it('a hook that fails (exit 3) or hangs (killed at ORC_HOOK_TIMEOUT_MS) is said on stderr; the watch goes on', async () => {
+  it('a gate already pending when the watch begins is no news: no hook, no notification; its next opening is', async () => {
     const run = await sb.client.runs.create({ mode: 'idea', idea: IDEA });
     await sb.advance({ run: run.id, to: 'gate:idea' });
+    const out = join(mkdtempSync(join(tmpdir(), 'orc-hook-')), 'seen');
+    const watch = runOrc(
+      ['watch', run.id, '--on-gate', 'wait', '--notify', '--on-gate-exec', `echo "$ORC_GATE" >> '${out}'`],
+      { env: env({ TERM_PROGRAM: 'iTerm.app' }), tty: atTerminal },
+    );
+    const name = (await sb.client.spec.retrieve(run.id)).name;
+    await until(() => watch.stdout().includes(name), 'the watch to name the run', { seen: watch.stdout });
+    await sb.client.gates.reject(run.id, 'idea', { notes: 'Warmer, please' });
+    await sb.advance({ run: run.id, to: 'gate:idea' }); // the idea gate again: news
+    await until(() => existsSync(out), 'the hook of the gate opened again', { seen: watch.stderr });
+    await sb.advance({ run: run.id, to: 'end' });
+    const done = await watch;
+    expect(done.exitCode, done.stderr).toBe(0);
+    expect(readFileSync(out, 'utf8')).toBe('idea\n'); // once: the second opening
+    expect(done.stderr.match(/\u001b\]9;[^\u0007]+ — gate idea waits\u0007/g)).toHaveLength(1);
+  });
+
+  it('a hook that fails (exit 3) or hangs (killed at ORC_HOOK_TIMEOUT_MS) is said on stderr; the watch goes on', async () => {
+    const run = await sb.client.runs.create({ mode: 'idea', idea: IDEA });
     const hook = 'if [ "$ORC_GATE" = idea ]; then echo no webhook >&2; exit 3; fi; exec sleep 600';
     const watch = runOrc(['watch', run.id, '--on-gate', 'wait', '--on-gate-exec', hook], {
       env: env({ ORC_HOOK_TIMEOUT_MS: '300' }),
     });
+    await gateOnceWatched(watch.stderr, run.id, 'idea');
     await until(() => watch.stderr().includes('failed (exit 3: no webhook)'), 'the failing hook said', {
       seen: watch.stderr,
     });
