@@ -46,6 +46,11 @@ export const NOUNS: readonly Noun[] = [
     load: () => import('./doctor/command.js'),
   },
   {
+    name: 'verify',
+    summary: 'Check a target against the contract orc speaks (read-only) and print every place it differs',
+    load: () => import('./verify/command.js'),
+  },
+  {
     name: 'mcp',
     summary: 'Run a Model Context Protocol server on stdio, so agents can drive runs and decide gates',
     load: () => import('./mcp/command.js'),

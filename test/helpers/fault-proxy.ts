@@ -8,8 +8,12 @@ export type Fault =
   | { kind: 'reset-after-forward' }
   | { kind: 'answer'; status: number; headers?: Record<string, string>; body?: string }
   | { kind: 'redirect'; location: string; status?: number }
-  /** Forward, then change the answer's body. */
-  | { kind: 'rewrite'; rewrite: (body: string) => string }
+  /** Forward, then change the answer's body (and, when given, its headers). */
+  | {
+      kind: 'rewrite';
+      rewrite: (body: string) => string;
+      headers?: (headers: IncomingMessage['headers']) => IncomingMessage['headers'];
+    }
   /** Stream the answer through, then after this many body bytes cut the connection, or (stall) go silent. */
   | { kind: 'cut-body'; afterBytes: number; stall?: boolean; ignoreRange?: boolean };
 
@@ -90,7 +94,8 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
             return;
           }
           let body = Buffer.concat(chunks).toString('utf8');
-          const headers = { ...upRes.headers };
+          let headers = { ...upRes.headers };
+          if (fault.kind === 'rewrite' && fault.headers) headers = fault.headers(headers);
           if (fault.kind === 'rewrite') {
             body = fault.rewrite(body);
             headers['content-length'] = String(Buffer.byteLength(body));

@@ -1,6 +1,6 @@
 // What `orc verify` finds when it holds a target against the contract: each divergence (an operation, where in
 // the answer, what the contract says, what came), each route it could not read, and the report they make.
-// The read-only checks (checks.ts) and the --write checks (write.ts) both report through a Probe.
+// The read-only checks (reads.ts, stream.ts) and the --write checks (write.ts) both report through a Probe.
 import type { Api } from '../../api/index.js';
 import type { RawAnswer } from '../../api/http.js';
 

@@ -1,0 +1,107 @@
+// The read-only checks: every list and get reachable from what the target holds, the error envelope, the
+// limits on a list, each held against the contract's read shapes (judge.ts).
+import type { RawAnswer } from '../../api/http.js';
+import { judge, shown, type Schemas } from './judge.js';
+import type { Probe } from './types.js';
+
+interface Found {
+  runs: Array<{ id?: unknown; status?: unknown }>;
+}
+
+const TERMINAL = ['accepted', 'rejected', 'failed', 'canceled'];
+
+/** The run the checks of one run read: a finished one (it has the most to read, and its stream ends). */
+export function pickRun(found: Found): string | null {
+  const ids = (status: (s: unknown) => boolean) =>
+    found.runs.filter((r) => typeof r.id === 'string' && status(r.status)).map((r) => r.id as string);
+  return ids((s) => s === 'accepted')[0] ?? ids((s) => TERMINAL.includes(s as string))[0] ?? ids(() => true)[0] ?? null;
+}
+
+/** The runs list (its first page, already read by the probe), and a walk to its second page. */
+export async function checkRunList(probe: Probe, s: Schemas, first: RawAnswer): Promise<Found> {
+  const firstPage = judge(probe, 'GET /v1/runs', first, s.pageOf(s.Run));
+  const walk = 'GET /v1/runs (the next page)';
+  const one = judge(probe, walk, await probe.raw('GET', '/v1/runs?limit=1'), s.pageOf(s.Run)) as Page | undefined;
+  if (one && typeof one.next_cursor === 'string' && one.has_more) {
+    const next = await probe.raw('GET', `/v1/runs?limit=1&cursor=${encodeURIComponent(one.next_cursor)}`);
+    const page = judge(probe, walk, next, s.pageOf(s.Run)) as Page | undefined;
+    const [a, b] = [one.data?.[0]?.id, page?.data?.[0]?.id];
+    if (page && a !== undefined && a === b)
+      probe.diverge({ operation: walk, path: 'data[].id', expected: 'the next page (another run)', got: shown(b) });
+  } else if (one) probe.skip(walk, 'one run or none: there is no second page to walk to');
+  const runs = (firstPage as Page | undefined)?.data;
+  return { runs: Array.isArray(runs) ? runs : [] };
+}
+
+interface Page {
+  data?: Array<{ id?: unknown; status?: unknown }>;
+  next_cursor?: unknown;
+  has_more?: unknown;
+}
+
+/** A run and what hangs from it: gates, spec, artifacts manifest, scorecard (when ready). */
+export async function checkRun(probe: Probe, s: Schemas, id: string): Promise<void> {
+  const at = `/v1/runs/${encodeURIComponent(id)}`;
+  judge(probe, 'GET /v1/runs/{id}', await probe.raw('GET', at), s.Run);
+  judge(probe, 'GET /v1/runs/{id}/gates', await probe.raw('GET', `${at}/gates`), s.GateList);
+  judge(probe, 'GET /v1/runs/{id}/spec', await probe.raw('GET', `${at}/spec`), s.AppSpec);
+  judge(probe, 'GET /v1/runs/{id}/artifacts', await probe.raw('GET', `${at}/artifacts`), s.ArtifactManifest);
+  const scorecard = await probe.raw('GET', `${at}/scorecard`);
+  const op = 'GET /v1/runs/{id}/scorecard';
+  if (scorecard.status === 404 && scorecard.text.includes('scorecard_not_ready')) {
+    judge(probe, `${op} (not ready)`, scorecard, s.ErrorEnvelope, 404);
+    probe.skip(op, `run ${id} has no scorecard yet`);
+  } else judge(probe, op, scorecard, s.Scorecard);
+}
+
+/** Webhooks: the list, the first one, its deliveries. */
+export async function checkWebhooks(probe: Probe, s: Schemas): Promise<void> {
+  const list = judge(probe, 'GET /v1/webhooks', await probe.raw('GET', '/v1/webhooks'), s.pageOf(s.Webhook)) as
+    | Page
+    | undefined;
+  const id = list?.data?.find((w) => typeof w.id === 'string')?.id as string | undefined;
+  const ops = ['GET /v1/webhooks/{id}', 'GET /v1/webhooks/{id}/deliveries'];
+  if (id === undefined) {
+    if (list) for (const op of ops) probe.skip(op, 'no webhook on this target to read');
+    return;
+  }
+  const at = `/v1/webhooks/${encodeURIComponent(id)}`;
+  judge(probe, ops[0]!, await probe.raw('GET', at), s.Webhook);
+  judge(probe, ops[1]!, await probe.raw('GET', `${at}/deliveries`), s.pageOf(s.Delivery));
+}
+
+/** The error envelope, on ids that cannot exist: 404, `{error:{type,code,message}}`, the right code. */
+export async function checkErrors(probe: Probe, s: Schemas): Promise<void> {
+  const cases = [
+    ['GET /v1/runs/{id} (no such run)', '/v1/runs/run_orc_verify_none', 'run_not_found'],
+    ['GET /v1/webhooks/{id} (no such webhook)', '/v1/webhooks/wh_orc_verify_none', 'webhook_not_found'],
+  ] as const;
+  for (const [op, path, code] of cases) expectError(probe, op, await probe.raw('GET', path), s, 404, code);
+}
+
+/** The limits of a list: `limit` out of 1–100 is a 400 naming `limit`. */
+export async function checkLimits(probe: Probe, s: Schemas): Promise<void> {
+  for (const limit of [0, 101]) {
+    const op = `GET /v1/runs?limit=${limit}`;
+    const error = expectError(probe, op, await probe.raw('GET', `/v1/runs?limit=${limit}`), s, 400, 'invalid_value');
+    if (error && error.field !== 'limit' && !String(error.message).includes('limit'))
+      probe.diverge({ operation: op, path: 'error.field', expected: '"limit"', got: shown(error.field) });
+  }
+}
+
+type ErrorBody = { code?: unknown; field?: unknown; message?: unknown };
+
+function expectError(
+  probe: Probe,
+  op: string,
+  answer: RawAnswer,
+  s: Schemas,
+  status: number,
+  code: string,
+): ErrorBody | undefined {
+  const body = judge(probe, op, answer, s.ErrorEnvelope, status) as { error?: ErrorBody } | undefined;
+  const error = body?.error;
+  if (error && error.code !== code)
+    probe.diverge({ operation: op, path: 'error.code', expected: shown(code), got: shown(error.code) });
+  return error;
+}

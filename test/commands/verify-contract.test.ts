@@ -1,0 +1,187 @@
+// `orc verify` in process against a sandbox on a manual clock: clean against it; each drift a proxy in front of
+// it plants (a renamed field, a new status, a changed type, a dropped header, broken SSE framing) named with
+// exit 3; a target that is not the service (an HTML page, 404 everywhere, nothing listening, a refused key):
+// one line, exit 1 or 4.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type TestSandbox } from '../../src/sdk/testing.js';
+import { startFaultProxy, type Fault, type FaultProxy } from '../helpers/fault-proxy.js';
+import { runOrc } from '../helpers/run.js';
+import { until } from '../helpers/until.js';
+
+const IDEA = { pitch: 'A habit tracker for runners', audience: 'runners', monetization: 'freemium' } as const;
+
+interface Report {
+  target: string;
+  checked: string[];
+  divergences: Array<{ operation: string; path: string; expected: string; got: string }>;
+  skipped: Array<{ operation: string; why: string }>;
+  wrote: boolean;
+}
+
+let sb: TestSandbox;
+let proxy: FaultProxy;
+let receiver: ReturnType<typeof createServer>;
+beforeAll(async () => {
+  sb = await startSandbox({ clock: 'manual', stageMs: 3_600_000, rateLimit: 1000 });
+  receiver = createServer((req, res) => req.resume().on('end', () => res.end('ok')));
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  const hook = await sb.client.webhooks.create({ url, events: ['*'] });
+  await sb.client.runs.create({ mode: 'idea', idea: IDEA });
+  const final = (await sb.client.runs.create({ mode: 'idea', idea: IDEA })).id;
+  await sb.advance({ run: final, to: 'end' });
+  await until(async () => !(await sb.client.webhooks.deliveries(hook.id).next()).done, 'a delivery');
+  proxy = await startFaultProxy(sb.url);
+});
+afterAll(async () => {
+  await proxy.close();
+  receiver.close();
+  await sb.stop();
+});
+
+const verify = (url: string, args: string[] = []) =>
+  runOrc(['verify', ...args], { env: { ORC_BASE_URL: url, ORC_API_KEY: sb.apiKey } });
+
+describe('orc verify, against the sandbox', () => {
+  it('matches the contract: exit 0, no divergence, every operation checked, nothing skipped', async () => {
+    const r = await verify(sb.url, ['--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as Report;
+    expect(report.divergences).toEqual([]);
+    expect(report.skipped).toEqual([]);
+    expect(report).toMatchObject({ target: sb.url, wrote: false });
+    expect(report.checked).toEqual([
+      'GET /v1/runs',
+      'GET /v1/runs (the next page)',
+      'GET /v1/runs/{id} (no such run)',
+      'GET /v1/webhooks/{id} (no such webhook)',
+      'GET /v1/runs?limit=0',
+      'GET /v1/runs?limit=101',
+      'GET /v1/runs/{id}',
+      'GET /v1/runs/{id}/gates',
+      'GET /v1/runs/{id}/spec',
+      'GET /v1/runs/{id}/artifacts',
+      'GET /v1/runs/{id}/scorecard',
+      'GET /v1/webhooks',
+      'GET /v1/webhooks/{id}',
+      'GET /v1/webhooks/{id}/deliveries',
+      'SSE /v1/runs/{id}/events',
+    ]);
+    const text = await verify(sb.url);
+    expect(text.exitCode, text.stderr).toBe(0);
+    expect(text.stdout).toBe('15 checks: matches the contract');
+  });
+});
+
+/** A plan rewriting the answers to requests whose path matches `route`. */
+const rewriting =
+  (route: RegExp, rewrite: (body: string) => string, headers?: Extract<Fault, { kind: 'rewrite' }>['headers']) =>
+  (req: { url: string }): Fault =>
+    route.test(req.url.split('?')[0]!)
+      ? { kind: 'rewrite', rewrite, ...(headers ? { headers } : {}) }
+      : { kind: 'pass' };
+
+const RUN = /^\/v1\/runs\/run_[^/]+$/;
+const drifts: Array<[string, (req: { url: string }) => Fault, Partial<Report['divergences'][number]>[]]> = [
+  [
+    'a field of a run renamed',
+    rewriting(RUN, (b) => b.replace('"status":', '"state":')),
+    [
+      { operation: 'GET /v1/runs/{id}', path: 'status', got: 'nothing' },
+      { operation: 'GET /v1/runs/{id}', path: 'state', got: 'present' },
+    ],
+  ],
+  [
+    'a status the contract does not know',
+    rewriting(RUN, (b) => b.replace('"status":"accepted"', '"status":"launched"')),
+    [{ operation: 'GET /v1/runs/{id}', path: 'status', expected: 'a status the contract knows', got: '"launched"' }],
+  ],
+  [
+    'a number sent as a string',
+    rewriting(/\/artifacts$/, (b) => b.replace(/"files":(\d+)/g, '"files":"$1"')),
+    [{ operation: 'GET /v1/runs/{id}/artifacts', path: 'data[].files', expected: 'a number' }],
+  ],
+  [
+    'X-Request-Id dropped',
+    rewriting(
+      /^\/v1\/webhooks$/,
+      (b) => b,
+      ({ 'x-request-id': _gone, ...rest }) => rest,
+    ),
+    [{ operation: 'GET /v1/webhooks', path: 'header X-Request-Id', got: 'nothing' }],
+  ],
+  [
+    'SSE messages without id:',
+    rewriting(/\/events$/, (b) => b.replace(/^id: .*\n/gm, '')),
+    [{ operation: 'SSE /v1/runs/{id}/events', path: 'id:', got: 'none' }],
+  ],
+  [
+    'SSE data that is not JSON',
+    rewriting(/\/events$/, (b) => b.replace(/^data: \{/gm, 'data: {{')),
+    [{ operation: 'SSE /v1/runs/{id}/events', path: 'data:', expected: 'one line of JSON (an Event)' }],
+  ],
+];
+
+describe('orc verify, against drift', () => {
+  it.each(drifts)('names %s (operation and path), exit 3', async (_what, plan, expected) => {
+    proxy.plan = plan;
+    const r = await verify(proxy.url, ['--json']);
+    expect(r.exitCode, r.stderr).toBe(3);
+    const report = JSON.parse(r.stdout) as Report;
+    for (const d of expected) expect(report.divergences).toContainEqual(expect.objectContaining(d));
+    // the drift alone: nothing else diverges
+    expect(report.divergences).toHaveLength(expected.length);
+  });
+
+  it('prints each divergence under its operation, and the count', async () => {
+    proxy.plan = drifts[1]![1];
+    const r = await verify(proxy.url);
+    expect(r.exitCode).toBe(3);
+    expect(r.stdout).toBe(
+      [
+        'GET /v1/runs/{id}',
+        '  status: the contract says a status the contract knows; came "launched"',
+        '15 checks, 1 divergence',
+      ].join('\n'),
+    );
+  });
+});
+
+describe('orc verify, against what is not the service', () => {
+  const answering = (status: number, type: string, body: string) => () =>
+    ({ kind: 'answer', status, headers: { 'content-type': type }, body }) as Fault;
+
+  it.each([
+    ['an HTML page', answering(200, 'text/html', '<!doctype html><title>Welcome</title>'), /HTTP 200 \(text\/html\)/],
+    ['404 everywhere', answering(404, 'text/plain', 'Not Found'), /HTTP 404 \(text\/plain\)/],
+  ])('%s: one line, exit 1', async (_what, plan, said) => {
+    proxy.plan = plan;
+    const r = await verify(proxy.url);
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toBe('');
+    const lines = r.stderr.trim().split('\n');
+    expect(lines[0]).toContain(`${proxy.url} is not the Run Orchestration Service`);
+    expect(lines[0]).toMatch(said);
+    expect(r.stderr).not.toContain('divergence');
+  });
+
+  it('a refused key: one line, exit 4', async () => {
+    proxy.plan = () => ({ kind: 'pass' });
+    const r = await runOrc(['verify'], { env: { ORC_BASE_URL: sb.url, ORC_API_KEY: 'sk_test_not_the_key_at_all' } });
+    expect(r.exitCode).toBe(4);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('refused the key (HTTP 401');
+  });
+
+  it('nothing listening: exit 1', async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const r = await verify(url);
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toBe('');
+  });
+});
