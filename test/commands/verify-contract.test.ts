@@ -149,6 +149,30 @@ describe('orc verify, against drift', () => {
   });
 });
 
+describe('orc verify, a route it may not read', () => {
+  it('a 403 on one route: skipped with why, the rest checked, exit 0', async () => {
+    const refused = JSON.stringify({ error: { type: 'permission_error', code: 'forbidden', message: 'not for you' } });
+    proxy.plan = (req) =>
+      /\/gates$/.test(req.url)
+        ? {
+            kind: 'answer',
+            status: 403,
+            headers: { 'x-request-id': 'req_403', 'content-type': 'application/json' },
+            body: refused,
+          }
+        : { kind: 'pass' };
+    const r = await verify(proxy.url, ['--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as Report;
+    expect(report.skipped).toEqual([
+      { operation: 'GET /v1/runs/{id}/gates', why: 'the key may not read it (403 forbidden)' },
+    ]);
+    expect(report.checked).not.toContain('GET /v1/runs/{id}/gates');
+    expect(report.checked).toContain('SSE /v1/runs/{id}/events');
+    expect(report.divergences).toEqual([]);
+  });
+});
+
 describe('orc verify, against what is not the service', () => {
   const answering = (status: number, type: string, body: string) => () =>
     ({ kind: 'answer', status, headers: { 'content-type': type }, body }) as Fault;
@@ -173,6 +197,13 @@ describe('orc verify, against what is not the service', () => {
     expect(r.exitCode).toBe(4);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('refused the key (HTTP 401');
+  });
+
+  it('a TLS error (https to a plain http server): one line, no divergence', async () => {
+    const r = await verify(sb.url.replace('http:', 'https:'));
+    expect([1, 4]).toContain(r.exitCode);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 
   it('nothing listening: exit 1', async () => {
