@@ -15,7 +15,7 @@ _orc() {
     case "$w" in -*) continue ;; esac
     case "${COMP_WORDS[i-1]}" in --jq|--profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--on-gate-exec|--max-wait|--status|--limit|--set|--unset|--file|--notes|--notes-file|--format|--field|--stage|--grep|--since|--tail|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--oas|--tools|--root|--ca-file|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--keep-deliveries|--clock|--import|--by|--to|--run|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
     cand="${path:+$path }$w"
-    case "$cand" in 'run'|'run create'|'run get'|'run list'|'run cancel'|'run retry'|'watch'|'gate'|'gate list'|'gate approve'|'gate reject'|'spec'|'spec get'|'spec edit'|'spec diff'|'logs'|'scorecard'|'artifacts'|'artifacts list'|'artifacts pull'|'webhook'|'webhook add'|'webhook list'|'webhook get'|'webhook remove'|'webhook deliveries'|'webhook redeliver'|'webhook verify'|'webhook listen'|'api'|'doctor'|'mcp'|'profile'|'profile add'|'profile list'|'profile use'|'profile show'|'profile remove'|'completion'|'sandbox'|'sandbox start'|'sandbox status'|'sandbox stop'|'sandbox clock'|'sandbox advance'|'sandbox trigger'|'sandbox fault'|'sandbox fault add'|'sandbox fault list'|'sandbox fault remove'|'sandbox fault clear'|'sandbox reset'|'sandbox export'|'sandbox exec'|'sandbox logs'|'sandbox console'|'help') path="$cand" ;; *) break ;; esac
+    case "$cand" in 'run'|'run create'|'run get'|'run list'|'run cancel'|'run retry'|'watch'|'gate'|'gate list'|'gate approve'|'gate reject'|'spec'|'spec get'|'spec edit'|'spec diff'|'logs'|'scorecard'|'artifacts'|'artifacts list'|'artifacts pull'|'webhook'|'webhook add'|'webhook list'|'webhook get'|'webhook remove'|'webhook deliveries'|'webhook redeliver'|'webhook verify'|'webhook listen'|'api'|'doctor'|'verify'|'mcp'|'profile'|'profile add'|'profile list'|'profile use'|'profile show'|'profile remove'|'completion'|'sandbox'|'sandbox start'|'sandbox status'|'sandbox stop'|'sandbox clock'|'sandbox advance'|'sandbox trigger'|'sandbox fault'|'sandbox fault add'|'sandbox fault list'|'sandbox fault remove'|'sandbox fault clear'|'sandbox reset'|'sandbox export'|'sandbox exec'|'sandbox logs'|'sandbox console'|'help') path="$cand" ;; *) break ;; esac
   done
   # The arguments after the command path, so far.
   for (( ; i < COMP_CWORD; i++)); do
@@ -80,6 +80,7 @@ _orc() {
     'api|--oas') COMPREPLY=($(compgen -W '3.1 3.2' -- "$cur")); return ;;
     'api|--profile') _orc_dynamic profiles; return ;;
     'doctor|--profile') _orc_dynamic profiles; return ;;
+    'verify|--profile') _orc_dynamic profiles; return ;;
     'mcp|--profile') _orc_dynamic profiles; return ;;
     'profile|--profile') _orc_dynamic profiles; return ;;
     'profile add|--ca-file') COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -179,7 +180,7 @@ _orc() {
       'sandbox exec|7') COMPREPLY=(); return ;;
       'sandbox exec|8') COMPREPLY=(); return ;;
       'sandbox exec|9') COMPREPLY=(); return ;;
-      'help|0') COMPREPLY=($(compgen -W 'exit-codes environment commands json watching artifacts webhooks profiles steering sandbox run watch gate spec logs scorecard webhook api doctor mcp profile completion' -- "$cur")); return ;;
+      'help|0') COMPREPLY=($(compgen -W 'exit-codes environment commands json watching artifacts webhooks profiles steering sandbox run watch gate spec logs scorecard webhook api doctor verify mcp profile completion' -- "$cur")); return ;;
     esac
   fi
   case "$prev" in
@@ -255,7 +256,7 @@ _orc() {
   esac
   local subs flags
   case "$path" in
-    "") subs='run watch gate spec logs scorecard artifacts webhook api doctor mcp profile completion sandbox help'; flags='--version -V --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
+    "") subs='run watch gate spec logs scorecard artifacts webhook api doctor verify mcp profile completion sandbox help'; flags='--version -V --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'run') subs='create get list cancel retry'; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'run create') subs=''; flags='--mode --pitch --audience --monetization --source --idempotency-key --watch --on-gate --approve --until-gate --no-bell --notify --on-gate-exec --max-wait --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'run get') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
@@ -287,6 +288,7 @@ _orc() {
     'webhook listen') subs=''; flags='--events --forward-to --port --host --public-url --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'api') subs=''; flags='--data --field -f --header -H --paginate --include --openapi --oas --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'doctor') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
+    'verify') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'mcp') subs=''; flags='--read-only --tools --sandbox-tools --root --yes-live-decisions --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'profile') subs='add list use show remove'; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'profile add') subs=''; flags='--base-url --with-key --ca-file --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;

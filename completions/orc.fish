@@ -22,7 +22,7 @@ function __orc_walk
         end
         if test $inpath = 1
             set -l cand (string join " " $path $t)
-            if contains -- "$cand" 'run' 'run create' 'run get' 'run list' 'run cancel' 'run retry' 'watch' 'gate' 'gate list' 'gate approve' 'gate reject' 'spec' 'spec get' 'spec edit' 'spec diff' 'logs' 'scorecard' 'artifacts' 'artifacts list' 'artifacts pull' 'webhook' 'webhook add' 'webhook list' 'webhook get' 'webhook remove' 'webhook deliveries' 'webhook redeliver' 'webhook verify' 'webhook listen' 'api' 'doctor' 'mcp' 'profile' 'profile add' 'profile list' 'profile use' 'profile show' 'profile remove' 'completion' 'sandbox' 'sandbox start' 'sandbox status' 'sandbox stop' 'sandbox clock' 'sandbox advance' 'sandbox trigger' 'sandbox fault' 'sandbox fault add' 'sandbox fault list' 'sandbox fault remove' 'sandbox fault clear' 'sandbox reset' 'sandbox export' 'sandbox exec' 'sandbox logs' 'sandbox console' 'help'
+            if contains -- "$cand" 'run' 'run create' 'run get' 'run list' 'run cancel' 'run retry' 'watch' 'gate' 'gate list' 'gate approve' 'gate reject' 'spec' 'spec get' 'spec edit' 'spec diff' 'logs' 'scorecard' 'artifacts' 'artifacts list' 'artifacts pull' 'webhook' 'webhook add' 'webhook list' 'webhook get' 'webhook remove' 'webhook deliveries' 'webhook redeliver' 'webhook verify' 'webhook listen' 'api' 'doctor' 'verify' 'mcp' 'profile' 'profile add' 'profile list' 'profile use' 'profile show' 'profile remove' 'completion' 'sandbox' 'sandbox start' 'sandbox status' 'sandbox stop' 'sandbox clock' 'sandbox advance' 'sandbox trigger' 'sandbox fault' 'sandbox fault add' 'sandbox fault list' 'sandbox fault remove' 'sandbox fault clear' 'sandbox reset' 'sandbox export' 'sandbox exec' 'sandbox logs' 'sandbox console' 'help'
                 set path $path $t
                 continue
             end
@@ -56,6 +56,7 @@ complete -c orc -n '__orc_at '\'''\''' -a 'artifacts' -d 'List and download what
 complete -c orc -n '__orc_at '\'''\''' -a 'webhook' -d 'Manage webhooks, check their signatures, and listen to them locally'
 complete -c orc -n '__orc_at '\'''\''' -a 'api' -d 'Make any request to the service (with your key, retries and limits) and print the answer'
 complete -c orc -n '__orc_at '\'''\''' -a 'doctor' -d 'Check what orc needs (Node, config, profile and keys, the service, completion, PATH) and say how to fix it'
+complete -c orc -n '__orc_at '\'''\''' -a 'verify' -d 'Check a target against the contract orc speaks (read-only) and print every place it differs'
 complete -c orc -n '__orc_at '\'''\''' -a 'mcp' -d 'Run a Model Context Protocol server on stdio, so agents can drive runs and decide gates'
 complete -c orc -n '__orc_at '\'''\''' -a 'profile' -d 'Manage profiles: a base URL with a test key and a live key'
 complete -c orc -n '__orc_at '\'''\''' -a 'completion' -d 'Print the shell completion script for bash, zsh or fish'
@@ -503,6 +504,16 @@ complete -c orc -n '__orc_at '\''doctor'\''' -l base-url -x -d 'talk to this ser
 complete -c orc -n '__orc_at '\''doctor'\''' -l timeout -x -d 'give up on the service after this long (watch and streams: their own idle rules)'
 complete -c orc -n '__orc_at '\''doctor'\''' -l debug -d 'show the HTTP exchange on stderr (keys redacted) and what the service sent that orc does not know'
 complete -c orc -n '__orc_at '\''doctor'\''' -l help -s h -d 'show help'
+complete -c orc -n '__orc_at '\''verify'\''' -l json -d 'print one JSON document on stdout (for scripts)'
+complete -c orc -n '__orc_at '\''verify'\''' -l jq -x -d 'filter the JSON through jq (implies --json); strings print raw, as jq -r does'
+complete -c orc -n '__orc_at '\''verify'\''' -l no-input -d 'never prompt; fail with exit 2 where input is needed'
+complete -c orc -n '__orc_at '\''verify'\''' -l accessible -d 'for screen readers: nothing redrawn, no spinner, progress every 10%, questions as numbered lines (ORC_ACCESSIBLE=1)'
+complete -c orc -n '__orc_at '\''verify'\''' -l profile -x -a '(command orc __complete profiles 2>/dev/null)' -d 'use this profile (default: ORC_PROFILE, then the active one, then the built-in sandbox)'
+complete -c orc -n '__orc_at '\''verify'\''' -l live -d 'use the live key and the live service (default: the test key)'
+complete -c orc -n '__orc_at '\''verify'\''' -l base-url -x -d 'talk to this service address (default: ORC_BASE_URL, then the profile)'
+complete -c orc -n '__orc_at '\''verify'\''' -l timeout -x -d 'give up on the service after this long (watch and streams: their own idle rules)'
+complete -c orc -n '__orc_at '\''verify'\''' -l debug -d 'show the HTTP exchange on stderr (keys redacted) and what the service sent that orc does not know'
+complete -c orc -n '__orc_at '\''verify'\''' -l help -s h -d 'show help'
 complete -c orc -n '__orc_at '\''mcp'\''' -l read-only -d 'offer only the tools that read (no create, cancel, decide, update or download)'
 complete -c orc -n '__orc_at '\''mcp'\''' -l tools -x -d 'offer only these tools (see the list below)'
 complete -c orc -n '__orc_at '\''mcp'\''' -l sandbox-tools -d 'also offer the sandbox'\''s controls an agent'\''s tests need: advance_clock, trigger_event, reset_sandbox'
@@ -835,7 +846,7 @@ complete -c orc -n '__orc_at '\''sandbox console'\''' -l base-url -x -d 'talk to
 complete -c orc -n '__orc_at '\''sandbox console'\''' -l timeout -x -d 'give up on the service after this long (watch and streams: their own idle rules)'
 complete -c orc -n '__orc_at '\''sandbox console'\''' -l debug -d 'show the HTTP exchange on stderr (keys redacted) and what the service sent that orc does not know'
 complete -c orc -n '__orc_at '\''sandbox console'\''' -l help -s h -d 'show help'
-complete -c orc -n '__orc_at '\''help'\''; and __orc_npos 0' -a 'exit-codes environment commands json watching artifacts webhooks profiles steering sandbox run watch gate spec logs scorecard webhook api doctor mcp profile completion'
+complete -c orc -n '__orc_at '\''help'\''; and __orc_npos 0' -a 'exit-codes environment commands json watching artifacts webhooks profiles steering sandbox run watch gate spec logs scorecard webhook api doctor verify mcp profile completion'
 complete -c orc -n '__orc_at '\''help'\''' -l json -d 'print one JSON document on stdout (for scripts)'
 complete -c orc -n '__orc_at '\''help'\''' -l jq -x -d 'filter the JSON through jq (implies --json); strings print raw, as jq -r does'
 complete -c orc -n '__orc_at '\''help'\''' -l no-input -d 'never prompt; fail with exit 2 where input is needed'
