@@ -21,6 +21,7 @@ export async function checkStream(probe: Probe, s: Schemas, runId: string, ended
     retries: 0,
     deadline: false,
     bodyTimeoutMs: 0,
+    longLived: true,
     anyStatus: true,
   });
   checkHeaders(probe, STREAM_OP, answer);
