@@ -8,10 +8,11 @@ export type Fault =
   | { kind: 'reset-after-forward' }
   | { kind: 'answer'; status: number; headers?: Record<string, string>; body?: string }
   | { kind: 'redirect'; location: string; status?: number }
-  /** Forward, then change the answer's body (and, when given, its headers). */
+  /** Forward, then change the answer's body (and, when given, its status and its headers). */
   | {
       kind: 'rewrite';
       rewrite: (body: string) => string;
+      status?: number;
       headers?: (headers: IncomingMessage['headers']) => IncomingMessage['headers'];
     }
   /** Stream the answer through, then after this many body bytes cut the connection, or (stall) go silent. */
@@ -102,7 +103,7 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
             // A chunked answer (an event stream) goes on whole, with its length: never both.
             delete headers['transfer-encoding'];
           }
-          res.writeHead(upRes.statusCode!, headers);
+          res.writeHead(fault.kind === 'rewrite' ? (fault.status ?? upRes.statusCode!) : upRes.statusCode!, headers);
           res.end(body);
         });
       },

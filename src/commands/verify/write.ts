@@ -1,0 +1,403 @@
+// `orc verify --write`: the checks that change something on the target (a run created, replayed and canceled;
+// a webhook to a listener of verify's own, its signature and retries), everything made undone whatever happens.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { RawAnswer } from '../../api/http.js';
+import { path } from '../../api/path.js';
+import { isLoopbackHost, keyMode } from '../../contract/keys.js';
+import { Event, Run, WebhookWithSecret } from '../../contract/schemas.js';
+import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, verifySignature } from '../../contract/signature.js';
+import { unknownsOf } from '../../contract/unknowns.js';
+import { UsageError } from '../../exit/errors.js';
+import { formatDuration } from '../../lib/duration.js';
+import type { Probe } from './types.js';
+
+export interface WriteOptions {
+  /** The user said `--live --yes`: a live key may be used. */
+  live: boolean;
+  /** Ctrl-C: the waits end at once, and what was made is still undone. */
+  signal?: AbortSignal;
+  /** How long to wait for deliveries and a retry (default 60 s): a service's backoff may be longer. */
+  waitMs?: number;
+}
+
+const DEFAULT_WAIT_MS = 60_000;
+const HOOK_EVENTS = ['run.created', 'run.canceled'];
+const PITCH = 'orc verify --write: a run made to check the service against the contract, canceled at once';
+const IDEA = { pitch: PITCH, audience: 'nobody: it is canceled', monetization: 'free' };
+
+/** Runs the --write checks, reporting through the probe; undoes what it made even when a check throws. */
+export async function writeChecks(probe: Probe, o: WriteOptions): Promise<void> {
+  const { apiKey } = await probe.api.http.ready();
+  if (keyMode(apiKey) === 'live' && !o.live)
+    throw new UsageError(
+      'orc verify --write with a live key creates a run and a webhook on the live service: add --live --yes to mean it',
+    );
+  const undo = new Undo(probe);
+  const listener = await listenerFor(probe);
+  try {
+    const hook = listener ? await registerWebhook(probe, listener, undo) : null;
+    const run = await createChecks(probe, undo);
+    stopIfAsked(o.signal);
+    if (run) await cancelChecks(probe, run, undo);
+    if (hook && listener) await deliveryChecks(probe, { hook, listener, run, o });
+    if (hook) await removeWebhookChecks(probe, hook.id, undo);
+  } finally {
+    await undo.all();
+    await listener?.close();
+  }
+}
+
+function stopIfAsked(signal: AbortSignal | undefined): void {
+  signal?.throwIfAborted();
+}
+
+/** What is still to cancel or remove, undone in the end (a failed check, Ctrl-C) by the raw layer. */
+class Undo {
+  private readonly steps = new Map<string, () => Promise<RawAnswer>>();
+  constructor(private readonly probe: Probe) {}
+
+  add(what: string, step: () => Promise<RawAnswer>): void {
+    this.steps.set(what, step);
+  }
+
+  done(what: string): void {
+    this.steps.delete(what);
+  }
+
+  async all(): Promise<void> {
+    for (const [what, step] of this.steps) {
+      const a = await step().catch((err: Error) => err);
+      if (a instanceof Error || a.status >= 300) {
+        const why = a instanceof Error ? a.message : `status ${a.status}`;
+        this.probe.say(`could not undo ${what} (${why}): remove it yourself`);
+      }
+    }
+    this.steps.clear();
+  }
+}
+
+// ---------- answers ----------
+
+const quote = (v: unknown): string => {
+  const text = v === undefined ? 'nothing' : (JSON.stringify(v) ?? String(v));
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+};
+
+function jsonOf(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function headerOf(headers: IncomingHttpHeaders | RawAnswer['headers'], name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v.join(', ') : v;
+}
+
+/** The status the contract gives; a divergence when another came. */
+function statusIs(probe: Probe, operation: string, a: RawAnswer, want: number): boolean {
+  if (a.status === want) return true;
+  probe.diverge({ operation, path: 'status', expected: String(want), got: `${a.status} ${quote(jsonOf(a.text))}` });
+  return false;
+}
+
+/** The value against its contract shape: what the shape refuses, and what it let pass without knowing it. */
+function shapeIs(probe: Probe, operation: string, schema: unknown, value: unknown, name: string): boolean {
+  const s = schema as { safeParse(v: unknown): { success: boolean; error?: { issues: Issue[] } } };
+  const parsed = s.safeParse(value);
+  for (const issue of parsed.error?.issues.slice(0, 5) ?? []) {
+    const where = issue.path.map(String).join('.');
+    probe.diverge({
+      operation,
+      path: where || '(body)',
+      expected: `${name}: ${issue.message}`,
+      got: quote(at(value, issue.path)),
+    });
+  }
+  for (const u of unknownsOf(schema, value))
+    probe.diverge({
+      operation,
+      path: u.path,
+      expected: u.kind === 'field' ? 'no such field in the contract' : 'a value the contract names',
+      got: u.kind === 'field' ? 'the field' : quote(u.value),
+    });
+  return parsed.success;
+}
+
+interface Issue {
+  path: PropertyKey[];
+  message: string;
+}
+
+function at(value: unknown, keys: PropertyKey[]): unknown {
+  let v = value;
+  for (const k of keys) v = v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined;
+  return v;
+}
+
+/** The error envelope's type and code the contract gives. */
+function errorIs(probe: Probe, operation: string, a: RawAnswer, type: string, code: string): void {
+  const error = (jsonOf(a.text) as { error?: { type?: unknown; code?: unknown } } | undefined)?.error;
+  if (error?.type !== type)
+    probe.diverge({ operation, path: 'error.type', expected: quote(type), got: quote(error?.type) });
+  if (error?.code !== code)
+    probe.diverge({ operation, path: 'error.code', expected: quote(code), got: quote(error?.code) });
+}
+
+// ---------- runs: create, replay, reuse, cancel ----------
+
+const CREATE = 'POST /v1/runs';
+const CANCEL = 'POST /v1/runs/{id}/cancel';
+
+/** Creates a run and replays its create; the run's id, or null when none was made. */
+async function createChecks(probe: Probe, undo: Undo): Promise<string | null> {
+  const key = randomUUID();
+  const body = { mode: 'idea', idea: IDEA };
+  const send = (b: unknown) => probe.raw('POST', '/v1/runs', { body: b, headers: { 'idempotency-key': key } });
+  probe.say('creating a run (idea mode) and replaying its create…');
+  probe.checked(CREATE);
+  const first = await send(body);
+  const run = jsonOf(first.text) as { id?: unknown } | undefined;
+  const id = first.status < 300 && typeof run?.id === 'string' ? run.id : null;
+  if (id) undo.add(`the run ${id}`, () => probe.raw('POST', path`/v1/runs/${id}/cancel`));
+  if (!statusIs(probe, CREATE, first, 201) || !id) return id;
+  shapeIs(probe, CREATE, Run, run, 'a Run');
+  await replayChecks(probe, send(body), id);
+  const reused = await send({ ...body, idea: { ...IDEA, pitch: `${PITCH} (another body, the same key)` } });
+  const op = `${CREATE} (the same Idempotency-Key, another body)`;
+  probe.checked(op);
+  if (statusIs(probe, op, reused, 422)) errorIs(probe, op, reused, 'idempotency_error', 'idempotency_key_reused');
+  return id;
+}
+
+/** The same key and body: the original 201 again, marked replayed, the same run (no second one). */
+async function replayChecks(probe: Probe, answer: Promise<RawAnswer>, id: string): Promise<void> {
+  const op = `${CREATE} (replayed: the same Idempotency-Key and body)`;
+  probe.checked(op);
+  const a = await answer;
+  statusIs(probe, op, a, 201);
+  const replayed = headerOf(a.headers, 'idempotent-replayed');
+  if (replayed !== 'true')
+    probe.diverge({ operation: op, path: 'header Idempotent-Replayed', expected: '"true"', got: quote(replayed) });
+  const again = (jsonOf(a.text) as { id?: unknown } | undefined)?.id;
+  if (again !== id)
+    probe.diverge({ operation: op, path: 'id', expected: `the first run's id ${quote(id)}`, got: quote(again) });
+}
+
+/** Cancels the run, then again: each time the Run, status canceled (a second cancel answers it again). */
+async function cancelChecks(probe: Probe, id: string, undo: Undo): Promise<void> {
+  for (const [op, text] of [
+    [CANCEL, 'canceling it'],
+    [`${CANCEL} (again)`, 'canceling it again'],
+  ] as const) {
+    probe.say(`${text}…`);
+    probe.checked(op);
+    const a = await probe.raw('POST', path`/v1/runs/${id}/cancel`);
+    if (!statusIs(probe, op, a, 200)) continue;
+    undo.done(`the run ${id}`);
+    const run = jsonOf(a.text) as { status?: unknown } | undefined;
+    shapeIs(probe, op, Run, run, 'a Run');
+    if (run?.status !== 'canceled')
+      probe.diverge({ operation: op, path: 'status', expected: '"canceled"', got: quote(run?.status) });
+  }
+}
+
+// ---------- webhooks: register, deliveries, retry, remove ----------
+
+const HOOKS = 'POST /v1/webhooks';
+
+/** A listener on this machine, when the target can reach it (a target on this machine); else the skip said. */
+async function listenerFor(probe: Probe): Promise<Listener | null> {
+  if (isLoopbackHost(new URL(probe.baseUrl).hostname)) return Listener.start();
+  probe.skip(
+    'WEBHOOK',
+    `the target (${new URL(probe.baseUrl).host}) is not on this machine, so it cannot reach a listener here: the webhook's signature and retries are not checked`,
+  );
+  return null;
+}
+
+async function registerWebhook(
+  probe: Probe,
+  listener: Listener,
+  undo: Undo,
+): Promise<{ id: string; secret: string } | null> {
+  probe.say(`registering a webhook to ${listener.url}…`);
+  probe.checked(HOOKS);
+  const a = await probe.raw('POST', '/v1/webhooks', { body: { url: listener.url, events: HOOK_EVENTS } });
+  const hook = jsonOf(a.text) as { id?: unknown; secret?: unknown } | undefined;
+  const id = a.status < 300 && typeof hook?.id === 'string' ? hook.id : null;
+  if (id) undo.add(`the webhook ${id}`, () => probe.raw('DELETE', path`/v1/webhooks/${id}`));
+  if (!statusIs(probe, HOOKS, a, 201) || !id) return null;
+  if (!shapeIs(probe, HOOKS, WebhookWithSecret, hook, 'a webhook with its secret')) return null;
+  const secret = hook!.secret as string;
+  if (!secret.startsWith('whsec_'))
+    probe.diverge({ operation: HOOKS, path: 'secret', expected: 'whsec_…', got: quote(`${secret.slice(0, 6)}…`) });
+  return { id, secret };
+}
+
+/** Removes the webhook, and reads it: gone (404). */
+async function removeWebhookChecks(probe: Probe, id: string, undo: Undo): Promise<void> {
+  const op = 'DELETE /v1/webhooks/{id}';
+  probe.checked(op);
+  const a = await probe.raw('DELETE', path`/v1/webhooks/${id}`);
+  if (!statusIs(probe, op, a, 200)) return;
+  undo.done(`the webhook ${id}`);
+  const body = jsonOf(a.text) as { id?: unknown; deleted?: unknown } | undefined;
+  if (body?.id !== id || body?.deleted !== true)
+    probe.diverge({ operation: op, path: '(body)', expected: `{"id":${quote(id)},"deleted":true}`, got: quote(body) });
+  const gone = 'GET /v1/webhooks/{id} (removed)';
+  probe.checked(gone);
+  const after = await probe.raw('GET', path`/v1/webhooks/${id}`);
+  if (statusIs(probe, gone, after, 404)) errorIs(probe, gone, after, 'not_found_error', 'webhook_not_found');
+}
+
+interface Delivered {
+  headers: IncomingHttpHeaders;
+  raw: Buffer;
+  /** What the listener answered. */
+  status: number;
+}
+
+/** A receiver on 127.0.0.1: the first delivery answered 500 (to see it retried), every other 200. */
+class Listener {
+  readonly got: Delivered[] = [];
+  private readonly told = new Set<() => void>();
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+  ) {}
+
+  static async start(): Promise<Listener> {
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const listener = new Listener(server, `http://127.0.0.1:${port}/orc-verify`);
+    server.on('request', (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const status = listener.got.length === 0 ? 500 : 200;
+        listener.got.push({ headers: req.headers, raw: Buffer.concat(chunks), status });
+        res.writeHead(status).end();
+        for (const tell of listener.told) tell();
+      });
+    });
+    return listener;
+  }
+
+  /** Resolves true once `done` holds, false when `ms` pass (on the api's clock) or the signal aborts first. */
+  until(done: () => boolean, ms: number, timer: (ms: number, fn: () => void) => () => void, signal?: AbortSignal) {
+    return new Promise<boolean>((resolve) => {
+      const finish = (ok: boolean) => {
+        this.told.delete(check);
+        cancel();
+        signal?.removeEventListener('abort', stop);
+        resolve(ok);
+      };
+      const check = () => done() && finish(true);
+      const stop = () => finish(false);
+      const cancel = timer(ms, stop);
+      this.told.add(check);
+      signal?.addEventListener('abort', stop, { once: true });
+      if (signal?.aborted) stop();
+      else check();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+interface DeliveryContext {
+  hook: { id: string; secret: string };
+  listener: Listener;
+  run: string | null;
+  o: WriteOptions;
+}
+
+const eventOf = (d: Delivered) => jsonOf(d.raw.toString('utf8')) as { id?: unknown; type?: unknown; run_id?: unknown };
+
+/** Waits for the run's events and the first delivery's retry, then checks every delivery that came. */
+async function deliveryChecks(probe: Probe, c: DeliveryContext): Promise<void> {
+  const { listener, run, o } = c;
+  const waitMs = o.waitMs ?? DEFAULT_WAIT_MS;
+  const ours = (type: string) => listener.got.some((d) => eventOf(d)?.run_id === run && eventOf(d)?.type === type);
+  const retried = () => {
+    const first = listener.got[0];
+    return !!first && listener.got.slice(1).some((d) => eventOf(d)?.id === eventOf(first)?.id);
+  };
+  probe.say(`waiting for the deliveries (${HOOK_EVENTS.join(', ')}) and a retry of the one answered 500…`);
+  const timer = (ms: number, fn: () => void) => probe.api.http.clock.timer(ms, fn);
+  const all = await listener.until(() => HOOK_EVENTS.every(ours) && retried(), waitMs, timer, o.signal);
+  stopIfAsked(o.signal);
+  if (run)
+    for (const type of HOOK_EVENTS.filter((t) => !ours(t)))
+      probe.diverge({
+        operation: `WEBHOOK ${type}`,
+        path: 'delivery',
+        expected: `delivered within ${formatDuration(waitMs)}`,
+        got: 'none',
+      });
+  checkEachDelivery(probe, c);
+  if (all || retried()) retryChecks(probe, listener);
+  else if (listener.got.length > 0)
+    probe.skip(
+      'WEBHOOK (retry)',
+      `a delivery answered 500 did not come again within ${formatDuration(waitMs)}: its backoff may be longer`,
+    );
+}
+
+/** Each event's first delivery: signed with the secret, the contract's headers, an Event envelope. */
+function checkEachDelivery(probe: Probe, { hook, listener }: DeliveryContext): void {
+  const seen = new Set<unknown>();
+  for (const d of listener.got) {
+    const event = eventOf(d);
+    if (seen.has(event?.id ?? d)) continue;
+    seen.add(event?.id ?? d);
+    const op = `WEBHOOK ${typeof event?.type === 'string' ? event.type : '(not an event)'}`;
+    probe.checked(op);
+    const signed = verifySignature(hook.secret, headerOf(d.headers, SIGNATURE_HEADER), d.raw);
+    if (!signed.ok)
+      probe.diverge({
+        operation: op,
+        path: 'signature',
+        expected: 'X-Service-Signature: t=…,v1=HMAC-SHA256(secret, t.body)',
+        got: signed.message,
+      });
+    const type = headerOf(d.headers, 'content-type') ?? '';
+    if (!type.startsWith('application/json'))
+      probe.diverge({
+        operation: op,
+        path: 'header Content-Type',
+        expected: 'application/json',
+        got: quote(type || undefined),
+      });
+    const delivery = headerOf(d.headers, DELIVERY_ID_HEADER);
+    if (!delivery?.startsWith('dlv_'))
+      probe.diverge({ operation: op, path: 'header X-Service-Delivery-Id', expected: 'dlv_…', got: quote(delivery) });
+    shapeIs(probe, op, Event, event, 'an Event');
+  }
+}
+
+/** The delivery answered 500 came again: the same event, the same delivery id. */
+function retryChecks(probe: Probe, listener: Listener): void {
+  const [first, ...rest] = listener.got;
+  const again = rest.find((d) => eventOf(d)?.id === eventOf(first!)?.id)!;
+  const op = `WEBHOOK ${String(eventOf(first!)?.type)} (retried after a 500)`;
+  probe.checked(op);
+  const was = headerOf(first!.headers, DELIVERY_ID_HEADER);
+  const now = headerOf(again.headers, DELIVERY_ID_HEADER);
+  if (was !== now)
+    probe.diverge({
+      operation: op,
+      path: 'header X-Service-Delivery-Id',
+      expected: `the same delivery ${quote(was)}`,
+      got: quote(now),
+    });
+}
