@@ -23,6 +23,7 @@ export interface WriteOptions {
 }
 
 const DEFAULT_WAIT_MS = 60_000;
+const MAX_DELIVERY_BYTES = 1024 * 1024;
 const HOOK_EVENTS = ['run.created', 'run.canceled'];
 const PITCH = 'orc verify --write: a run made to check the service against the contract, canceled at once';
 const IDEA = { pitch: PITCH, audience: 'nobody: it is canceled', monetization: 'free' };
@@ -278,7 +279,9 @@ class Listener {
     const listener = new Listener(server, `http://127.0.0.1:${port}/orc-verify`);
     server.on('request', (req, res) => {
       const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
+      let size = 0;
+      // An event is small: a delivery past the contract's body limit is not kept (memory stays bounded).
+      req.on('data', (c: Buffer) => ((size += c.length) > MAX_DELIVERY_BYTES ? req.destroy() : chunks.push(c)));
       req.on('end', () => {
         const status = listener.got.length === 0 ? 500 : 200;
         listener.got.push({ headers: req.headers, raw: Buffer.concat(chunks), status });
