@@ -143,11 +143,11 @@ describe('orc run get, list, cancel', () => {
       expect(lines).toHaveLength(3);
       expect(lines[0]!.split('\t')).toEqual([
         ids[24],
-        runNameOf((await local.call('GET', `/v1/runs/${ids[24]}/spec`)).body),
         'running',
         '01_intake',
         '—',
         expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        runNameOf((await local.call('GET', `/v1/runs/${ids[24]}/spec`)).body),
       ]);
       const badStatus = await orc(['run', 'list', '--status', 'paused'], { env });
       expect(badStatus.exitCode).toBe(2);
@@ -204,10 +204,10 @@ describe('runs by name', () => {
     expect(piped.exitCode, piped.stderr).toBe(0);
     const rows = piped.stdout.split('\n').map((l) => l.split('\t'));
     expect(rows.map((r) => r[0])).toEqual([renamed, first]);
-    expect(rows[0]![1]).toBe('Harbour Hours');
-    expect(rows[1]![1]).toBe(runNameOf(await api('GET', `/v1/runs/${first}/spec`)));
-    expect(rows[1]![1]).toMatch(/\w/);
-    expect(rows[0]!.slice(2, 4)).toEqual(['running', '01_intake']);
+    expect(rows[0]![5]).toBe('Harbour Hours');
+    expect(rows[1]![5]).toBe(runNameOf(await api('GET', `/v1/runs/${first}/spec`)));
+    expect(rows[1]![5]).toMatch(/\w/);
+    expect(rows[0]!.slice(1, 3)).toEqual(['running', '01_intake']); // the fields scripts cut before names came
     const json = await orc(['run', 'list', '--json'], { env: env() });
     expect(JSON.parse(json.stdout)).toEqual((await api('GET', '/v1/runs?limit=20')).data);
   });

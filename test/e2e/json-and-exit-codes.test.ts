@@ -21,13 +21,13 @@ describe('--jq', () => {
     expect(JSON.parse(api.stdout)).toEqual({ id, mode: 'idea' });
   });
 
-  it('piped, run list is tab-separated with the run’s name after its id (issue 37); --jq sees no name', async () => {
+  it('piped, run list is tab-separated with the run’s name as its last field (issue 37); --jq sees no name', async () => {
     const id = (await http(manual.url, 'POST', '/v1/runs', idea('Named'))).body.id;
     await http(manual.url, 'PATCH', `/v1/runs/${id}/spec`, { name: 'Harbour Hours' });
     const r = await at(['run', 'list']);
     expect(r.exitCode, r.stderr).toBe(0);
     const row = r.stdout.split('\n').find((l) => l.startsWith(`${id}\t`));
-    expect(row?.split('\t').slice(0, 4)).toEqual([id, 'Harbour Hours', 'running', '01_intake']);
+    expect(row?.split('\t')).toEqual([id, 'running', '01_intake', '—', expect.any(String), 'Harbour Hours']);
     expect((await at(['run', 'list', '--jq', `.[] | select(.id == "${id}") | keys | index("name")`])).stdout).toBe(
       'null',
     );

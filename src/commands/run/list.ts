@@ -20,12 +20,6 @@ export default async function list(ctx: Context, _args: [], flags: FlagsOf<typeo
   const names = await rememberingNames(api, ctx.configDir);
   const columns: ListColumn<Run>[] = [
     { header: 'ID', cell: (r) => r.id },
-    {
-      header: 'NAME',
-      flexible: true,
-      cell: (r) => oneLine(orDash(names.peek(r.id))),
-      load: (runs) => names.ofRuns(runs),
-    },
     { header: 'STATUS', cell: (r) => r.status, status: true },
     { header: 'STAGE', flexible: true, cell: (r) => r.stage },
     { header: 'GATE', cell: (r) => orDash(r.gate_pending) },
@@ -33,6 +27,13 @@ export default async function list(ctx: Context, _args: [], flags: FlagsOf<typeo
       header: 'CREATED',
       flexible: true,
       cell: (r, tty) => (tty ? relativeTime(r.created_at, ctx.clock.now()) : r.created_at),
+    },
+    // Last (as `docker ps` puts NAMES): a script that cut the fields before names came reads the same ones.
+    {
+      header: 'NAME',
+      flexible: true,
+      cell: (r) => oneLine(orDash(names.peek(r.id))),
+      load: (runs) => names.ofRuns(runs),
     },
   ];
   const max = listLimit(flags);
