@@ -127,6 +127,25 @@ function withoutJsonComments(text: string): string {
 export type Parsed = { kind: 'empty' } | { kind: 'spec'; spec: Spec } | { kind: 'problem'; problem: SpecProblem };
 
 /**
+ * YAML the user wrote (an edited spec, a `--file patch.yaml`), read by the one set of rules: a key given twice is
+ * an error, never a silent choice of one of them; an alias bomb (aliases of aliases, a billion laughs) stops as a
+ * problem; the problem is one line (`not valid YAML: …`), without the library's excerpt of the text.
+ */
+export async function readYaml(text: string): Promise<{ value: unknown; empty: boolean } | { problem: string }> {
+  const { parseDocument: parseYaml } = cjs(await import('yaml'));
+  const doc = parseYaml(text, { uniqueKeys: true, prettyErrors: true });
+  const oneLine = (message: string) => `not valid YAML: ${message.split('\n')[0]!.replace(/:$/, '')}`;
+  const err = doc.errors[0];
+  if (err) return { problem: oneLine(err.message) };
+  if (doc.contents === null) return { value: null, empty: true };
+  try {
+    return { value: doc.toJS({ maxAliasCount: 100 }), empty: false };
+  } catch (e) {
+    return { problem: oneLine((e as Error).message) };
+  }
+}
+
+/**
  * Reads an edited document back; an empty document means "cancel". YAML comments are the YAML library's to
  * read: a `#` line inside a block scalar (`# Heading` in a description) is text, not a comment. JSON has no
  * comments, so orc's `//` lines are dropped; a JSON string cannot span lines, so no such line is ever text.
@@ -145,18 +164,10 @@ export async function parseDocument(text: string, format: SpecFormat): Promise<P
       return { kind: 'problem', problem: { message: `not valid JSON: ${(err as Error).message}` } };
     }
   } else {
-    const { parseDocument: parseYaml } = cjs(await import('yaml'));
-    // uniqueKeys: a key given twice is an error, never a silent choice of one of them.
-    const doc = parseYaml(meaningful, { uniqueKeys: true, prettyErrors: true });
-    const err = doc.errors[0];
-    if (err) return { kind: 'problem', problem: { message: `not valid YAML: ${err.message.split('\n')[0]}` } };
-    if (doc.contents === null) return { kind: 'empty' };
-    try {
-      // An alias bomb (aliases of aliases, a billion laughs) stops here, as a problem with the edit kept.
-      value = doc.toJS({ maxAliasCount: 100 });
-    } catch (err) {
-      return { kind: 'problem', problem: { message: `not valid YAML: ${(err as Error).message.split('\n')[0]}` } };
-    }
+    const read = await readYaml(meaningful);
+    if ('problem' in read) return { kind: 'problem', problem: { message: read.problem } };
+    if (read.empty) return { kind: 'empty' };
+    value = read.value;
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     return {

@@ -3,7 +3,6 @@
 import type { Context } from './context.js';
 import { MAX_DEPTH, forbiddenKey, nestingDepth, valueDepth } from '../contract/limits.js';
 import { UsageError } from '../exit/errors.js';
-import { cjs } from '../lib/interop.js';
 
 /** The bytes of `source` (a path, or `-` for stdin); `label` is how errors name it (`--file patch.json`). */
 export async function readInputBytes(ctx: Context, source: string, label: string): Promise<Buffer> {
@@ -38,22 +37,35 @@ export function parseJsonInput(text: string, label: string): unknown {
 }
 
 /**
- * A change or a spec the user wrote as JSON or YAML (`--file patch.yaml`): JSON for a `.json` file or text that
- * opens with `{`, YAML otherwise (`null` or `~` removes a field, as in JSON). Checked as JSON is: nesting,
- * forbidden keys; a key given twice and an alias bomb are errors naming the flag.
+ * A change or a spec the user wrote as JSON or YAML (`--file patch.yaml`): JSON for a `.json` file, YAML for a
+ * `.yaml`/`.yml` one (`null` or `~` removes a field, as in JSON); from stdin or another file, JSON when it opens
+ * with `{` and reads as JSON, else YAML (a flow mapping `{tagline: x}` is YAML). Read by the App Spec editor's
+ * YAML rules (app-spec/document.ts), checked as JSON is: nesting, forbidden keys; errors name the flag (exit 2).
  */
 export async function parseDataInput(text: string, label: string, source: string): Promise<unknown> {
-  if (/\.json$/i.test(source) || /^\s*\{/.test(text)) return parseJsonInput(text, label);
-  const { parseDocument } = cjs(await import('yaml'));
-  const doc = parseDocument(text, { uniqueKeys: true });
-  const err = doc.errors[0];
-  if (err) throw new UsageError(`${label}: not valid YAML (${err.message.split('\n')[0]})`);
-  let value: unknown;
-  try {
-    value = doc.toJS({ maxAliasCount: 100 });
-  } catch (e) {
-    throw new UsageError(`${label}: not valid YAML (${(e as Error).message.split('\n')[0]})`);
+  // (loaded here: the App Spec's module holds its schema, which no command that reads no YAML should load)
+  const { readYaml } = await import('../app-spec/document.js');
+  const yamlFile = /\.ya?ml$/i.test(source);
+  if (/\.json$/i.test(source)) return parseJsonInput(text, label);
+  if (!yamlFile && /^\s*\{/.test(text)) {
+    try {
+      return parseJsonInput(text, label);
+    } catch (err) {
+      // Not JSON: YAML's flow mapping, or the JSON error when YAML cannot read it either.
+      const read = await readYaml(text);
+      if ('problem' in read) throw err;
+      return checkedData(read.value, label);
+    }
   }
+  const read = await readYaml(text);
+  if ('problem' in read) {
+    const flag = /^--\S+/.exec(label)?.[0];
+    throw Object.assign(new UsageError(`${label}: ${read.problem}`), flag ? { field: flag } : {});
+  }
+  return checkedData(read.value, label);
+}
+
+function checkedData(value: unknown, label: string): unknown {
   if (valueDepth(value) > MAX_DEPTH) throw new UsageError(`${label}: the YAML nests deeper than ${MAX_DEPTH} levels`);
   const bad = forbiddenKey(value);
   if (bad) throw new UsageError(`${label}: ${bad.path}: the key ${JSON.stringify(bad.key)} is not allowed`);

@@ -305,12 +305,19 @@ describe('orc spec edit, without an editor', () => {
     expect(fromYaml.exitCode, fromYaml.stderr).toBe(0);
     expect(await specOf(id)).toMatchObject({ name: 'FromYaml', brand: { voice: 'Bold' } });
     expect(await specOf(id)).not.toHaveProperty('features');
+    // A flow mapping is YAML too: in a .yaml file, and on stdin where it does not read as JSON.
+    const flow = join(dir, 'flow.yaml');
+    writeFileSync(flow, '{tagline: Know the sea}\n');
+    expect((await orc(['spec', 'edit', id, '--file', flow])).exitCode).toBe(0);
+    expect((await specOf(id)).tagline).toBe('Know the sea');
+    expect((await orc(['spec', 'edit', id, '--file', '-'], { input: '{tagline: Know the tide}' })).exitCode).toBe(0);
+    expect((await specOf(id)).tagline).toBe('Know the tide');
     const sent = patches().length;
 
     const bad: Array<[string, string]> = [
       ['{"name": ', 'not valid JSON'],
       ['["a"]', 'must be an object (JSON or YAML)'],
-      ['name: A\nname: B\n', 'not valid YAML (Map keys must be unique'],
+      ['name: A\nname: B\n', 'not valid YAML: Map keys must be unique at line 2'],
       [
         'a: &a [1]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n',
         'not valid YAML',
