@@ -52,6 +52,8 @@ export class RunNameReader {
   readonly #settled = new Map<string, string | null>();
   /** Runs whose spec could not be read (a name never fails a view, but a failure is not remembered). */
   readonly #failed = new Set<string>();
+  /** How many times each run's name was forgotten: a read begun before the last time settles nothing. */
+  readonly #forgotten = new Map<string, number>();
   readonly #memory: NameMemory | undefined;
   /** The reads in flight, names and whatever else a view reads per run beside them (the inbox's scorecards). */
   readonly reader = new Bounded(IN_FLIGHT);
@@ -86,7 +88,7 @@ export class RunNameReader {
     return new Map(runIds.map((id, i) => [id, names[i]!]));
   }
 
-  /** One run's name, read once: asked again, the same answer. */
+  /** One run's name, read once: asked again, the same answer (a read that failed is tried again when asked). */
   one(runId: string): Promise<string | null> {
     let name = this.#known.get(runId);
     if (!name) {
@@ -101,22 +103,31 @@ export class RunNameReader {
     return this.#settled.get(runId);
   }
 
-  /** The spec changed (a decision that carried a change, an edit): the next ask reads it again. */
+  /** The spec changed (a decision that carried a change, an edit): the next ask reads it again, and a read in
+   * flight now settles nothing (it may hold the old name). */
   forget(runId: string): void {
+    this.#forgotten.set(runId, (this.#forgotten.get(runId) ?? 0) + 1);
     this.#failed.delete(runId);
     this.#known.delete(runId);
     this.#settled.delete(runId);
   }
 
   async #read(runId: string): Promise<string | null> {
+    // Only a read begun since the last forget() may settle the name.
+    const generation = this.#forgotten.get(runId) ?? 0;
+    const current = () => (this.#forgotten.get(runId) ?? 0) === generation;
     try {
       const name = runNameOf(await this.reader.run(() => this.#readSpec(runId)));
-      this.#settled.set(runId, name);
+      if (current()) this.#settled.set(runId, name);
       return name;
     } catch {
-      // No spec yet (404 before intake), or the read failed: the view shows the id alone.
-      this.#failed.add(runId);
-      this.#settled.set(runId, null);
+      // No spec yet (404 before intake), or the read failed: the view shows the id alone for now, and the next
+      // ask (a run joining a view again, a redraw that asks) reads it again; a failure is never remembered.
+      if (current()) {
+        this.#failed.add(runId);
+        this.#settled.set(runId, null);
+        this.#known.delete(runId);
+      }
       return null;
     }
   }

@@ -58,6 +58,36 @@ describe('RunNames', () => {
     expect(await names.one(ids[0]!)).toBe('Harbour Hours');
   });
 
+  it('a read that failed is tried again when asked; a read begun before forget() settles nothing', async () => {
+    const id = (await sb.createRun('Tide table for retries')).id;
+    const api = createApi({ baseUrl: sb.url, apiKey: KEY, userAgent: 'test' });
+    const read = api.spec.retrieve.bind(api.spec);
+    let fail = true;
+    let hold: (() => void) | undefined;
+    api.spec.retrieve = async (runId: string) => {
+      if (fail) throw new Error('the service was down a moment');
+      if (hold) await new Promise<void>((go) => (hold = go));
+      return read(runId);
+    };
+    const names = new RunNames(api);
+    expect(await names.one(id)).toBeNull();
+    expect(names.peek(id)).toBeNull();
+    fail = false;
+    const name = (await sb.call('GET', `/v1/runs/${id}/spec`)).body.name;
+    expect(await names.one(id)).toBe(name); // not the failure, remembered
+    // A read in flight when the name is forgotten (a decision renamed the app) cannot put the old name back.
+    names.forget(id);
+    hold = () => {};
+    const stale = names.one(id);
+    names.forget(id);
+    await sb.call('PATCH', `/v1/runs/${id}/spec`, { name: 'Harbour Hours' });
+    hold();
+    await stale;
+    expect(names.peek(id)).toBeUndefined();
+    hold = undefined;
+    expect(await names.one(id)).toBe('Harbour Hours');
+  });
+
   it('a run whose spec cannot be read has no name, and the view goes on', async () => {
     const api = createApi({ baseUrl: sb.url, apiKey: KEY, userAgent: 'test' });
     const names = new RunNames(api);
