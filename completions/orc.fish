@@ -242,7 +242,7 @@ complete -c orc -n '__orc_at '\''gate reject'\''' -l debug -d 'show the HTTP exc
 complete -c orc -n '__orc_at '\''gate reject'\''' -l help -s h -d 'show help'
 complete -c orc -n '__orc_at '\''spec'\''' -a 'get' -d 'Print the App Spec of a run (YAML; --format json, or --json)'
 complete -c orc -n '__orc_at '\''spec'\''' -a 'edit' -d 'Edit the App Spec in your editor, or with --set/--unset/--file; sends only what changed'
-complete -c orc -n '__orc_at '\''spec'\''' -a 'diff' -d 'Show what differs between the App Specs of two runs, or of a run and a JSON file (- for stdin)'
+complete -c orc -n '__orc_at '\''spec'\''' -a 'diff' -d 'Show what differs between the App Specs of two runs, or of a run and a JSON or YAML file (- for stdin)'
 complete -c orc -n '__orc_at '\''spec'\''' -l json -d 'print one JSON document on stdout (for scripts)'
 complete -c orc -n '__orc_at '\''spec'\''' -l jq -x -d 'filter the JSON through jq (implies --json); strings print raw, as jq -r does'
 complete -c orc -n '__orc_at '\''spec'\''' -l no-input -d 'never prompt; fail with exit 2 where input is needed'

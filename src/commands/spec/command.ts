@@ -40,7 +40,7 @@ export const edit = command({
 
 export const diff = command({
   name: 'diff',
-  summary: 'Show what differs between the App Specs of two runs, or of a run and a JSON file (- for stdin)',
+  summary: 'Show what differs between the App Specs of two runs, or of a run and a JSON or YAML file (- for stdin)',
   json: 'the JSON Merge Patch (RFC 7396) that turns the first spec into the second; {} when they are the same',
   args: [arg.id('run', { complete: 'runs' }), arg.word('run-or-file', { complete: 'runs' })],
   examples: [

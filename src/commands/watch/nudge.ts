@@ -140,7 +140,7 @@ export class Nudges {
     const exec = flags.onGateExec ? { command: flags.onGateExec, timeoutMs: hookTimeout(ctx) } : null;
     if (!flags.notify) return new Nudges(ctx, api, names, null, bell, exec);
     const why = !ctx.io.interactiveOutput
-      ? 'not at a terminal (stdout and stderr)'
+      ? 'when not at a terminal (stdout and stderr)'
       : ctx.io.json
         ? 'under --json'
         : null;

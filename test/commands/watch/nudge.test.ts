@@ -147,7 +147,7 @@ describe('orc watch --notify', () => {
     const piped = await runOrc(['watch', run.id, '--notify'], { env: env({ TERM_PROGRAM: 'iTerm.app' }) });
     expect(piped.exitCode).toBe(0);
     expect(piped.stderr.split('nothing will be notified').length - 1).toBe(1);
-    expect(piped.stderr).toContain('not at a terminal');
+    expect(piped.stderr).toContain('nothing will be notified when not at a terminal');
     expect(piped.stderr).not.toMatch(/\u001b\]9;|\u0007/);
     const json = await runOrc(['watch', run.id, '--notify', '--json'], {
       env: env({ TERM_PROGRAM: 'iTerm.app' }),
