@@ -262,7 +262,7 @@ _orc() {
     'run get') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'run list') subs=''; flags='--status --limit --all --watch --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'run cancel') subs=''; flags='--yes -y --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
-    'run retry') subs=''; flags='--set --unset --file --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
+    'run retry') subs=''; flags='--set --unset --file --idempotency-key --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'watch') subs=''; flags='--on-gate --approve --until-gate --no-bell --notify --on-gate-exec --max-wait --all --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'gate') subs='list approve reject'; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'gate list') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;

@@ -153,6 +153,7 @@ complete -c orc -n '__orc_at '\''run retry'\''; and __orc_npos 0' -a '(command o
 complete -c orc -n '__orc_at '\''run retry'\''' -l set -x -d 'set a field (dotted path; the value is JSON when it parses, else text); repeatable'
 complete -c orc -n '__orc_at '\''run retry'\''' -l unset -x -d 'remove a field or list item (dotted path); repeatable'
 complete -c orc -n '__orc_at '\''run retry'\''' -l file -r -F -d 'apply a merge patch (YAML or JSON) from a file, or - for stdin'
+complete -c orc -n '__orc_at '\''run retry'\''' -l idempotency-key -x -d 'your own key for this create (default: one made from the run and the spec sent, so the same retry twice makes one run)'
 complete -c orc -n '__orc_at '\''run retry'\''' -l json -d 'print one JSON document on stdout (for scripts)'
 complete -c orc -n '__orc_at '\''run retry'\''' -l jq -x -d 'filter the JSON through jq (implies --json); strings print raw, as jq -r does'
 complete -c orc -n '__orc_at '\''run retry'\''' -l no-input -d 'never prompt; fail with exit 2 where input is needed'

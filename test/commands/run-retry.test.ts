@@ -48,6 +48,21 @@ describe('orc run retry', () => {
     expect(out.id).not.toBe(ended);
   });
 
+  it('the same retry twice makes one run (its key: the run and the spec sent); another change, or --idempotency-key, another', async () => {
+    const before = await runCount();
+    const first = await orc(['run', 'retry', ended, '--set', 'tagline=Twice the same']);
+    const again = await orc(['run', 'retry', ended, '--set', 'tagline=Twice the same', '--json']);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ id: first.stdout, retry_of: ended });
+    expect(again.stderr).toContain(`${first.stdout} was already made from the App Spec of ${ended}`);
+    expect(await runCount()).toBe(before + 1);
+    const other = await orc(['run', 'retry', ended, '--set', 'tagline=Another']);
+    expect(other.stdout).not.toBe(first.stdout);
+    const own = await orc(['run', 'retry', ended, '--set', 'tagline=Twice the same', '--idempotency-key', 'mine-1']);
+    expect(own.stdout).not.toBe(first.stdout);
+    expect(await runCount()).toBe(before + 3);
+  });
+
   // The sandbox makes a spec with every run; a service may not have one yet: its answer, put between orc and the
   // sandbox, is a 404 for the spec, the run itself found.
   it('a run with no App Spec yet is exit 3, saying so, and nothing is created', async () => {

@@ -75,7 +75,13 @@ export const retry = command({
   summary: 'Start a new ship-mode run from the App Spec of a run (changed with --set/--unset/--file); prints its id',
   json: 'the new run, and retry_of: the id of the run it came from',
   args: [arg.id('run', { complete: 'runs' })],
-  flags: changeFlags,
+  flags: {
+    ...changeFlags,
+    idempotencyKey: flag.string(
+      'key',
+      'your own key for this create (default: one made from the run and the spec sent, so the same retry twice makes one run)',
+    ),
+  },
   examples: [
     'orc run retry run_8fJ2kQ',
     'orc run retry run_8fJ2kQ --set tagline="Run every day" --unset keywords',
