@@ -175,12 +175,7 @@ const specPatch = z
  * refused (or the gate not pending), it throws and nothing is changed or decided. */
 async function patchFirst(api: Api, runId: string, gate: string, patch: Record<string, unknown> | undefined) {
   if (!patch || Object.keys(patch).length === 0) return {};
-  const state = (await api.gates.list(runId)).find((g) => g.name === gate)?.state;
-  if (state !== 'pending')
-    throw Object.assign(
-      new Problem(`gate ${gate} of ${runId} is ${state ?? 'not there'}, not pending; the App Spec was not changed`),
-      { code: 'gate_not_pending' },
-    );
+  await api.gates.ensurePending(runId, gate);
   return { spec: await api.spec.update(runId, patch) };
 }
 

@@ -1,7 +1,7 @@
 // `orc gate approve|reject <run> <gate>`: one decision. A gate that is not pending is exit 3 with its actual state.
 // A decision may carry a spec change (--set, --unset, --file): it is sent first, and the gate is decided only
 // once the service has taken it, so a refused change leaves the gate as it was.
-import { ApiError, ConflictError } from '../../api/errors.js';
+import { ApiError } from '../../api/errors.js';
 import type { Api } from '../../api/index.js';
 import { GATE_NAMES, TERMINAL_STATUSES } from '../../contract/events.js';
 import type { Context } from '../context.js';
@@ -73,16 +73,9 @@ async function changeSpec(
   gate: string,
   change: FlagChange,
 ): Promise<PatchChange[]> {
-  const state = (await api.gates.list(runId)).find((g) => g.name === gate)?.state;
-  if (state !== 'pending') {
-    const message = `gate ${gate} is not pending`;
-    const err = new ConflictError({
-      status: 409,
-      type: 'conflict',
-      code: 'gate_not_pending',
-      message,
-      requestId: null,
-    });
+  try {
+    await api.gates.ensurePending(runId, gate);
+  } catch (err) {
     throw await explainNotPending(api, runId, gate, err);
   }
   const { before, patch } = await plannedChange(api, runId, change.apply);
