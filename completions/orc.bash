@@ -288,7 +288,7 @@ _orc() {
     'webhook listen') subs=''; flags='--events --forward-to --port --host --public-url --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'api') subs=''; flags='--data --field -f --header -H --paginate --include --openapi --oas --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'doctor') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
-    'verify') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
+    'verify') subs=''; flags='--write --yes -y --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'mcp') subs=''; flags='--read-only --tools --sandbox-tools --root --yes-live-decisions --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'profile') subs='add list use show remove'; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'profile add') subs=''; flags='--base-url --with-key --ca-file --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;

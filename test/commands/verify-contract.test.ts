@@ -216,3 +216,91 @@ describe('orc verify, against what is not the service', () => {
     expect(r.stdout).toBe('');
   });
 });
+
+describe('orc verify --write', () => {
+  // Time flows here (the sandbox retries a delivery answered 500 after ~20 ms), but no run moves on its own.
+  let wsb: TestSandbox;
+  let wproxy: FaultProxy;
+  beforeAll(async () => {
+    wsb = await startSandbox({ stageMs: 3_600_000, retryBaseMs: 20 });
+    await wsb.client.runs.create({ mode: 'idea', idea: IDEA });
+    wproxy = await startFaultProxy(wsb.url);
+  });
+  afterAll(async () => {
+    await wproxy.close();
+    await wsb.stop();
+  });
+  const writing = (url: string, args: string[] = [], key = wsb.apiKey) =>
+    runOrc(['verify', '--write', ...args], { env: { ORC_BASE_URL: url, ORC_API_KEY: key } });
+  const all = async <T>(items: AsyncIterable<T>) => {
+    const out: T[] = [];
+    for await (const item of items) out.push(item);
+    return out;
+  };
+
+  it('is clean against the sandbox: exit 0, wrote, the write operations checked, nothing left moving', async () => {
+    const before = (await all(wsb.client.runs.list())).map((r) => r.id);
+    const r = await writing(wsb.url, ['--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as Report;
+    expect(report).toMatchObject({ target: wsb.url, wrote: true, divergences: [] });
+    // What this sparse target lacks to read is skipped; nothing of --write is (the webhook checks included).
+    expect(report.skipped.filter((s) => !s.operation.startsWith('GET '))).toEqual([]);
+    expect(report.checked).toEqual(
+      expect.arrayContaining([
+        'GET /v1/runs',
+        'SSE /v1/runs/{id}/events',
+        'POST /v1/webhooks',
+        'POST /v1/runs',
+        'POST /v1/runs (replayed: the same Idempotency-Key and body)',
+        'POST /v1/runs (the same Idempotency-Key, another body)',
+        'POST /v1/runs/{id}/cancel',
+        'WEBHOOK run.created',
+        'WEBHOOK run.canceled',
+        'DELETE /v1/webhooks/{id}',
+        'GET /v1/webhooks/{id} (removed)',
+      ]),
+    );
+    const made = (await all(wsb.client.runs.list())).filter((run) => !before.includes(run.id));
+    expect(made.map((run) => run.status)).toEqual(['canceled']);
+    expect(await all(wsb.client.webhooks.list())).toEqual([]);
+  });
+
+  it('gives each request the whole --timeout: reading the stream and waiting for deliveries outlast it', async () => {
+    // The run here is still going: its stream is read until it has been quiet 2 s, longer than --timeout 2
+    // leaves the requests after it when the command has one deadline.
+    const r = await writing(wsb.url, ['--json', '--timeout', '2']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ wrote: true, divergences: [] });
+    expect(await all(wsb.client.webhooks.list())).toEqual([]);
+  });
+
+  it('with a live key and no --yes: exit 2 naming --live --yes, before anything is sent', async () => {
+    // A live key goes only to a live address: one that cannot answer shows nothing was sent (no network error).
+    const r = await writing('https://orc-verify.invalid', ['--live'], 'sk_live_0123456789abcdef');
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('add --live --yes');
+    expect(r.stderr).not.toMatch(/orc-verify\.invalid (refused|is not)|ENOTFOUND|getaddrinfo/);
+  });
+
+  it('names a replay answered 200 (the original 201 is the contract), exit 3, and undoes what it made', async () => {
+    let creates = 0;
+    wproxy.plan = (req) =>
+      req.method === 'POST' && req.url === '/v1/runs' && ++creates === 2
+        ? { kind: 'rewrite', rewrite: (b) => b, status: 200 }
+        : { kind: 'pass' };
+    const before = (await all(wsb.client.runs.list())).map((r) => r.id);
+    const r = await writing(wproxy.url);
+    expect(r.exitCode, r.stderr).toBe(3);
+    expect(r.stdout).toContain(
+      ['POST /v1/runs (replayed: the same Idempotency-Key and body)', '  status: the contract says 201; came 200'].join(
+        '\n',
+      ),
+    );
+    expect(r.stdout).toMatch(/\d+ checks, 1 divergence$/);
+    const made = (await all(wsb.client.runs.list())).filter((run) => !before.includes(run.id));
+    expect(made.map((run) => run.status)).toEqual(['canceled']);
+    expect(await all(wsb.client.webhooks.list())).toEqual([]);
+  });
+});

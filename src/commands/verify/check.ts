@@ -7,14 +7,22 @@ import { errorEnvelope } from '../../contract/shapes.js';
 import { ConfigError, EXIT, FailedError } from '../../exit/errors.js';
 import { sanitizeLine } from '../../lib/sanitize.js';
 import type { Context } from '../context.js';
+import type { ArgsOf, FlagsOf } from '../define.js';
+import type { verify as def } from './command.js';
 import { loadSchemas } from '../../api/http.js';
 import { checkErrors, checkLimits, checkRun, checkRunList, checkWebhooks, pickRun } from './reads.js';
 import { checkStream, STREAM_OP } from './stream.js';
 import type { Divergence, Probe, VerifyReport } from './types.js';
+import { refuseLiveUnlessMeant, writeChecks } from './write.js';
 
-export default async function verify(ctx: Context): Promise<number> {
+export default async function verify(ctx: Context, _args: ArgsOf<typeof def>, flags: FlagsOf<typeof def>) {
   const target = await ctx.target();
+  // --live already chose the live key: --yes is the second word that means it.
+  const live = target.mode === 'live' && flags.yes === true;
+  if (flags.write) refuseLiveUnlessMeant(target.key, live);
   const api = await ctx.api();
+  // --write waits up to a minute for deliveries: each request gets the whole --timeout, not what is left of it.
+  if (flags.write) api.http.deadlinePerRequest();
   const report: VerifyReport = { target: target.baseUrl, checked: [], divergences: [], skipped: [], wrote: false };
   const probe = probeOf(ctx, api, report);
   const first = await probe.raw('GET', '/v1/runs?limit=100');
@@ -33,6 +41,10 @@ export default async function verify(ctx: Context): Promise<number> {
     );
     await checkStream(probe, s, run, ended);
   } else for (const op of ['GET /v1/runs/{id}', STREAM_OP]) probe.skip(op, 'no run on this target to read');
+  if (flags.write) {
+    await writeChecks(probe, { live, signal: ctx.signal });
+    report.wrote = true;
+  }
   print(ctx, report);
   return report.divergences.length ? EXIT.refused : EXIT.ok;
 }

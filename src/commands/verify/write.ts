@@ -30,11 +30,7 @@ const IDEA = { pitch: PITCH, audience: 'nobody: it is canceled', monetization: '
 
 /** Runs the --write checks, reporting through the probe; undoes what it made even when a check throws. */
 export async function writeChecks(probe: Probe, o: WriteOptions): Promise<void> {
-  const { apiKey } = await probe.api.http.ready();
-  if (keyMode(apiKey) === 'live' && !o.live)
-    throw new UsageError(
-      'orc verify --write with a live key creates a run and a webhook on the live service: add --live --yes to mean it',
-    );
+  refuseLiveUnlessMeant((await probe.api.http.ready()).apiKey, o.live);
   const undo = new Undo(probe);
   const listener = await listenerFor(probe);
   try {
@@ -48,6 +44,15 @@ export async function writeChecks(probe: Probe, o: WriteOptions): Promise<void> 
     await undo.all();
     await listener?.close();
   }
+}
+
+/** A live key writes only when the user said `--live --yes`: the command asks this before anything is sent, and
+ * writeChecks again for any other caller. */
+export function refuseLiveUnlessMeant(apiKey: string, live: boolean): void {
+  if (keyMode(apiKey) === 'live' && !live)
+    throw new UsageError(
+      'orc verify --write with a live key creates a run and a webhook on the live service: add --live --yes to mean it',
+    );
 }
 
 function stopIfAsked(signal: AbortSignal | undefined): void {
