@@ -114,6 +114,25 @@ describe('orc verify --write against the sandbox', () => {
     expect((await runs()).map((r) => r.status)).toEqual(['canceled']);
   });
 
+  it('names a write answer without X-Request-Id, as the read-only checks do (one header check for both)', async () => {
+    proxy = await startFaultProxy(sb.url);
+    proxy.plan = (req) =>
+      req.method === 'DELETE'
+        ? { kind: 'rewrite', rewrite: (b) => b, headers: ({ 'x-request-id': _, ...rest }) => rest }
+        : { kind: 'pass' };
+    const probe = probeOf(proxy.url, sb.apiKey);
+    await writeChecks(probe, { live: false });
+    expect(probe.found.divergences).toEqual([
+      {
+        operation: 'DELETE /v1/webhooks/{id}',
+        path: 'header X-Request-Id',
+        expected: 'present (req_…)',
+        got: 'nothing',
+      },
+    ]);
+    expect(await webhooks()).toEqual([]);
+  });
+
   it('names deliveries that do not verify with the secret the create answered', async () => {
     proxy = await startFaultProxy(sb.url);
     // The service signs with one secret and answers another: to a receiver, a scheme of its own.

@@ -105,6 +105,27 @@ export function judge(probe: Probe, operation: string, answer: RawAnswer, schema
   return body;
 }
 
+type ErrorBody = { type?: unknown; code?: unknown; field?: unknown; message?: unknown };
+
+/** An error answer judged whole (as `judge`), then its envelope's code (and type, when given) as the contract
+ * gives them for this case. The envelope's error when it came. */
+export function judgeError(
+  probe: Probe,
+  operation: string,
+  answer: RawAnswer,
+  s: Schemas,
+  want: { status: number; code: string; type?: string },
+): ErrorBody | undefined {
+  const error = (judge(probe, operation, answer, s.ErrorEnvelope, want.status) as { error?: ErrorBody } | undefined)
+    ?.error;
+  if (!error) return undefined;
+  if (want.type !== undefined && error.type !== want.type)
+    probe.diverge({ operation, path: 'error.type', expected: shown(want.type), got: shown(error.type) });
+  if (error.code !== want.code)
+    probe.diverge({ operation, path: 'error.code', expected: shown(want.code), got: shown(error.code) });
+  return error;
+}
+
 function codeOf(answer: RawAnswer): string {
   try {
     const code = (JSON.parse(answer.text) as { error?: { code?: unknown } }).error?.code;

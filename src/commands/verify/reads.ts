@@ -1,7 +1,7 @@
 // The read-only checks: every list and get reachable from what the target holds, the error envelope, the
 // limits on a list, each held against the contract's read shapes (judge.ts).
 import type { RawAnswer } from '../../api/http.js';
-import { judge, shown, type Schemas } from './judge.js';
+import { judge, judgeError, shown, type Schemas } from './judge.js';
 import type { Probe } from './types.js';
 
 interface Found {
@@ -76,32 +76,16 @@ export async function checkErrors(probe: Probe, s: Schemas): Promise<void> {
     ['GET /v1/runs/{id} (no such run)', '/v1/runs/run_orc_verify_none', 'run_not_found'],
     ['GET /v1/webhooks/{id} (no such webhook)', '/v1/webhooks/wh_orc_verify_none', 'webhook_not_found'],
   ] as const;
-  for (const [op, path, code] of cases) expectError(probe, op, await probe.raw('GET', path), s, 404, code);
+  for (const [op, path, code] of cases) judgeError(probe, op, await probe.raw('GET', path), s, { status: 404, code });
 }
 
 /** The limits of a list: `limit` out of 1–100 is a 400 naming `limit`. */
 export async function checkLimits(probe: Probe, s: Schemas): Promise<void> {
   for (const limit of [0, 101]) {
     const op = `GET /v1/runs?limit=${limit}`;
-    const error = expectError(probe, op, await probe.raw('GET', `/v1/runs?limit=${limit}`), s, 400, 'invalid_value');
+    const answer = await probe.raw('GET', `/v1/runs?limit=${limit}`);
+    const error = judgeError(probe, op, answer, s, { status: 400, code: 'invalid_value' });
     if (error && error.field !== 'limit' && !String(error.message).includes('limit'))
       probe.diverge({ operation: op, path: 'error.field', expected: '"limit"', got: shown(error.field) });
   }
-}
-
-type ErrorBody = { code?: unknown; field?: unknown; message?: unknown };
-
-function expectError(
-  probe: Probe,
-  op: string,
-  answer: RawAnswer,
-  s: Schemas,
-  status: number,
-  code: string,
-): ErrorBody | undefined {
-  const body = judge(probe, op, answer, s.ErrorEnvelope, status) as { error?: ErrorBody } | undefined;
-  const error = body?.error;
-  if (error && error.code !== code)
-    probe.diverge({ operation: op, path: 'error.code', expected: shown(code), got: shown(error.code) });
-  return error;
 }

@@ -6,8 +6,9 @@ import type { RawAnswer } from '../../api/http.js';
 
 /** One place the target differs from the contract. */
 export interface Divergence {
-  /** The operation as the document names it: `GET /v1/runs/{run}`, `SSE /v1/runs/{run}/events`,
-   * `WEBHOOK run.gate_pending`. */
+  /** The operation as the OpenAPI document (contract/openapi.ts) names its path: `GET /v1/runs/{id}`,
+   * `POST /v1/runs/{id}/cancel`, `SSE /v1/runs/{id}/events`, `WEBHOOK run.gate_pending`; a case of it in
+   * parentheses after: `POST /v1/runs (replayed: …)`. Both halves (read-only and --write) use this. */
   operation: string;
   /** Where in the answer: a dotted path in the body (`data[].status`), `header X-Request-Id`, `status`,
    * `stream` (framing), `signature`. */

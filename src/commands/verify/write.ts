@@ -6,11 +6,11 @@ import type { AddressInfo } from 'node:net';
 import type { RawAnswer } from '../../api/http.js';
 import { path } from '../../api/path.js';
 import { isLoopbackHost, keyMode } from '../../contract/keys.js';
-import { Event, Run, WebhookWithSecret } from '../../contract/schemas.js';
+import * as s from '../../contract/schemas.js';
 import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, verifySignature } from '../../contract/signature.js';
-import { unknownsOf } from '../../contract/unknowns.js';
 import { UsageError } from '../../exit/errors.js';
 import { formatDuration } from '../../lib/duration.js';
+import { checkShape, judge, judgeError, shown } from './judge.js';
 import type { Probe } from './types.js';
 
 export interface WriteOptions {
@@ -84,13 +84,9 @@ class Undo {
   }
 }
 
-// ---------- answers ----------
+// ---------- answers: judged by judge.ts, as the read-only checks' ----------
 
-const quote = (v: unknown): string => {
-  const text = v === undefined ? 'nothing' : (JSON.stringify(v) ?? String(v));
-  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
-};
-
+/** A body read for what to undo, or a delivery's: judge.ts's bodyOf judges an answer's. */
 function jsonOf(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
@@ -104,56 +100,6 @@ function headerOf(headers: IncomingHttpHeaders | RawAnswer['headers'], name: str
   return Array.isArray(v) ? v.join(', ') : v;
 }
 
-/** The status the contract gives; a divergence when another came. */
-function statusIs(probe: Probe, operation: string, a: RawAnswer, want: number): boolean {
-  if (a.status === want) return true;
-  probe.diverge({ operation, path: 'status', expected: String(want), got: `${a.status} ${quote(jsonOf(a.text))}` });
-  return false;
-}
-
-/** The value against its contract shape: what the shape refuses, and what it let pass without knowing it. */
-function shapeIs(probe: Probe, operation: string, schema: unknown, value: unknown, name: string): boolean {
-  const s = schema as { safeParse(v: unknown): { success: boolean; error?: { issues: Issue[] } } };
-  const parsed = s.safeParse(value);
-  for (const issue of parsed.error?.issues.slice(0, 5) ?? []) {
-    const where = issue.path.map(String).join('.');
-    probe.diverge({
-      operation,
-      path: where || '(body)',
-      expected: `${name}: ${issue.message}`,
-      got: quote(at(value, issue.path)),
-    });
-  }
-  for (const u of unknownsOf(schema, value))
-    probe.diverge({
-      operation,
-      path: u.path,
-      expected: u.kind === 'field' ? 'no such field in the contract' : 'a value the contract names',
-      got: u.kind === 'field' ? 'the field' : quote(u.value),
-    });
-  return parsed.success;
-}
-
-interface Issue {
-  path: PropertyKey[];
-  message: string;
-}
-
-function at(value: unknown, keys: PropertyKey[]): unknown {
-  let v = value;
-  for (const k of keys) v = v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined;
-  return v;
-}
-
-/** The error envelope's type and code the contract gives. */
-function errorIs(probe: Probe, operation: string, a: RawAnswer, type: string, code: string): void {
-  const error = (jsonOf(a.text) as { error?: { type?: unknown; code?: unknown } } | undefined)?.error;
-  if (error?.type !== type)
-    probe.diverge({ operation, path: 'error.type', expected: quote(type), got: quote(error?.type) });
-  if (error?.code !== code)
-    probe.diverge({ operation, path: 'error.code', expected: quote(code), got: quote(error?.code) });
-}
-
 // ---------- runs: create, replay, reuse, cancel ----------
 
 const CREATE = 'POST /v1/runs';
@@ -165,33 +111,28 @@ async function createChecks(probe: Probe, undo: Undo): Promise<string | null> {
   const body = { mode: 'idea', idea: IDEA };
   const send = (b: unknown) => probe.raw('POST', '/v1/runs', { body: b, headers: { 'idempotency-key': key } });
   probe.say('creating a run (idea mode) and replaying its create…');
-  probe.checked(CREATE);
   const first = await send(body);
-  const run = jsonOf(first.text) as { id?: unknown } | undefined;
-  const id = first.status < 300 && typeof run?.id === 'string' ? run.id : null;
+  // Whatever the status, a run that came is canceled in the end.
+  const made = (jsonOf(first.text) as { id?: unknown } | undefined)?.id;
+  const id = first.status < 300 && typeof made === 'string' ? made : null;
   if (id) undo.add(`the run ${id}`, () => probe.raw('POST', path`/v1/runs/${id}/cancel`));
-  if (!statusIs(probe, CREATE, first, 201) || !id) return id;
-  shapeIs(probe, CREATE, Run, run, 'a Run');
-  await replayChecks(probe, send(body), id);
+  if (!judge(probe, CREATE, first, s.Run, 201) || !id) return id;
+  await replayChecks(probe, await send(body), id);
   const reused = await send({ ...body, idea: { ...IDEA, pitch: `${PITCH} (another body, the same key)` } });
   const op = `${CREATE} (the same Idempotency-Key, another body)`;
-  probe.checked(op);
-  if (statusIs(probe, op, reused, 422)) errorIs(probe, op, reused, 'idempotency_error', 'idempotency_key_reused');
+  judgeError(probe, op, reused, s, { status: 422, type: 'idempotency_error', code: 'idempotency_key_reused' });
   return id;
 }
 
 /** The same key and body: the original 201 again, marked replayed, the same run (no second one). */
-async function replayChecks(probe: Probe, answer: Promise<RawAnswer>, id: string): Promise<void> {
+function replayChecks(probe: Probe, a: RawAnswer, id: string): void {
   const op = `${CREATE} (replayed: the same Idempotency-Key and body)`;
-  probe.checked(op);
-  const a = await answer;
-  statusIs(probe, op, a, 201);
+  const run = judge(probe, op, a, s.Run, 201) as { id?: unknown } | undefined;
   const replayed = headerOf(a.headers, 'idempotent-replayed');
   if (replayed !== 'true')
-    probe.diverge({ operation: op, path: 'header Idempotent-Replayed', expected: '"true"', got: quote(replayed) });
-  const again = (jsonOf(a.text) as { id?: unknown } | undefined)?.id;
-  if (again !== id)
-    probe.diverge({ operation: op, path: 'id', expected: `the first run's id ${quote(id)}`, got: quote(again) });
+    probe.diverge({ operation: op, path: 'header Idempotent-Replayed', expected: '"true"', got: shown(replayed) });
+  if (run && run.id !== id)
+    probe.diverge({ operation: op, path: 'id', expected: `the first run's id ${shown(id)}`, got: shown(run.id) });
 }
 
 /** Cancels the run, then again: each time the Run, status canceled (a second cancel answers it again). */
@@ -201,14 +142,11 @@ async function cancelChecks(probe: Probe, id: string, undo: Undo): Promise<void>
     [`${CANCEL} (again)`, 'canceling it again'],
   ] as const) {
     probe.say(`${text}…`);
-    probe.checked(op);
     const a = await probe.raw('POST', path`/v1/runs/${id}/cancel`);
-    if (!statusIs(probe, op, a, 200)) continue;
-    undo.done(`the run ${id}`);
-    const run = jsonOf(a.text) as { status?: unknown } | undefined;
-    shapeIs(probe, op, Run, run, 'a Run');
-    if (run?.status !== 'canceled')
-      probe.diverge({ operation: op, path: 'status', expected: '"canceled"', got: quote(run?.status) });
+    if (a.status === 200) undo.done(`the run ${id}`);
+    const run = judge(probe, op, a, s.Run) as { status?: unknown } | undefined;
+    if (run && run.status !== 'canceled')
+      probe.diverge({ operation: op, path: 'status', expected: '"canceled"', got: shown(run.status) });
   }
 }
 
@@ -232,33 +170,29 @@ async function registerWebhook(
   undo: Undo,
 ): Promise<{ id: string; secret: string } | null> {
   probe.say(`registering a webhook to ${listener.url}…`);
-  probe.checked(HOOKS);
   const a = await probe.raw('POST', '/v1/webhooks', { body: { url: listener.url, events: HOOK_EVENTS } });
-  const hook = jsonOf(a.text) as { id?: unknown; secret?: unknown } | undefined;
-  const id = a.status < 300 && typeof hook?.id === 'string' ? hook.id : null;
+  // Whatever the status, a webhook that came is removed in the end.
+  const made = (jsonOf(a.text) as { id?: unknown } | undefined)?.id;
+  const id = a.status < 300 && typeof made === 'string' ? made : null;
   if (id) undo.add(`the webhook ${id}`, () => probe.raw('DELETE', path`/v1/webhooks/${id}`));
-  if (!statusIs(probe, HOOKS, a, 201) || !id) return null;
-  if (!shapeIs(probe, HOOKS, WebhookWithSecret, hook, 'a webhook with its secret')) return null;
-  const secret = hook!.secret as string;
-  if (!secret.startsWith('whsec_'))
-    probe.diverge({ operation: HOOKS, path: 'secret', expected: 'whsec_…', got: quote(`${secret.slice(0, 6)}…`) });
-  return { id, secret };
+  const hook = judge(probe, HOOKS, a, s.WebhookWithSecret, 201) as { secret?: unknown } | undefined;
+  if (!id || typeof hook?.secret !== 'string') return null;
+  if (!hook.secret.startsWith('whsec_'))
+    probe.diverge({ operation: HOOKS, path: 'secret', expected: 'whsec_…', got: shown(`${hook.secret.slice(0, 6)}…`) });
+  return { id, secret: hook.secret };
 }
 
 /** Removes the webhook, and reads it: gone (404). */
 async function removeWebhookChecks(probe: Probe, id: string, undo: Undo): Promise<void> {
   const op = 'DELETE /v1/webhooks/{id}';
-  probe.checked(op);
   const a = await probe.raw('DELETE', path`/v1/webhooks/${id}`);
-  if (!statusIs(probe, op, a, 200)) return;
-  undo.done(`the webhook ${id}`);
-  const body = jsonOf(a.text) as { id?: unknown; deleted?: unknown } | undefined;
-  if (body?.id !== id || body?.deleted !== true)
-    probe.diverge({ operation: op, path: '(body)', expected: `{"id":${quote(id)},"deleted":true}`, got: quote(body) });
+  if (a.status === 200) undo.done(`the webhook ${id}`);
+  const body = judge(probe, op, a, s.Deleted) as { id?: unknown } | undefined;
+  if (!body) return;
+  if (body.id !== id) probe.diverge({ operation: op, path: 'id', expected: shown(id), got: shown(body.id) });
   const gone = 'GET /v1/webhooks/{id} (removed)';
-  probe.checked(gone);
   const after = await probe.raw('GET', path`/v1/webhooks/${id}`);
-  if (statusIs(probe, gone, after, 404)) errorIs(probe, gone, after, 'not_found_error', 'webhook_not_found');
+  judgeError(probe, gone, after, s, { status: 404, type: 'not_found_error', code: 'webhook_not_found' });
 }
 
 interface Delivered {
@@ -384,12 +318,12 @@ function checkEachDelivery(probe: Probe, { hook, listener }: DeliveryContext): v
         operation: op,
         path: 'header Content-Type',
         expected: 'application/json',
-        got: quote(type || undefined),
+        got: shown(type || undefined),
       });
     const delivery = headerOf(d.headers, DELIVERY_ID_HEADER);
     if (!delivery?.startsWith('dlv_'))
-      probe.diverge({ operation: op, path: 'header X-Service-Delivery-Id', expected: 'dlv_…', got: quote(delivery) });
-    shapeIs(probe, op, Event, event, 'an Event');
+      probe.diverge({ operation: op, path: 'header X-Service-Delivery-Id', expected: 'dlv_…', got: shown(delivery) });
+    checkShape(probe, op, s.Event, event);
   }
 }
 
@@ -405,7 +339,7 @@ function retryChecks(probe: Probe, listener: Listener): void {
     probe.diverge({
       operation: op,
       path: 'header X-Service-Delivery-Id',
-      expected: `the same delivery ${quote(was)}`,
-      got: quote(now),
+      expected: `the same delivery ${shown(was)}`,
+      got: shown(now),
     });
 }
