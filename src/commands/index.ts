@@ -47,7 +47,8 @@ export const NOUNS: readonly Noun[] = [
   },
   {
     name: 'verify',
-    summary: 'Check a target against the contract orc speaks (read-only) and print every place it differs',
+    summary:
+      'Check a target against the contract orc speaks (read-only unless --write) and print every place it differs',
     load: () => import('./verify/command.js'),
   },
   {

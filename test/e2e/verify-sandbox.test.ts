@@ -47,3 +47,41 @@ describe('orc verify, built', () => {
     expect(report.checked).toContain('SSE /v1/runs/{id}/events');
   });
 });
+
+describe('orc verify --write, built', () => {
+  // A sandbox whose time flows (a delivery answered 500 is retried after ~20 ms), no run moving on its own.
+  let wurl: string;
+  let wproc: OrcProcess;
+  beforeAll(async () => {
+    ({ url: wurl, proc: wproc } = await startSandboxProcess([
+      '--port',
+      '0',
+      '--retry-base-ms',
+      '20',
+      '--stage-ms',
+      '1h',
+    ]));
+  });
+  afterAll(async () => {
+    wproc.kill('SIGTERM');
+    await wproc;
+  });
+
+  it('--write --json is clean against the sandbox: wrote, the write operations checked, exit 0', async () => {
+    const env = { ORC_BASE_URL: wurl };
+    const r = await orc(['verify', '--write', '--json'], { env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report).toMatchObject({ target: wurl, divergences: [], wrote: true });
+    expect(report.checked).toEqual(
+      expect.arrayContaining([
+        'POST /v1/runs',
+        'POST /v1/runs/{id}/cancel',
+        'WEBHOOK run.created',
+        'DELETE /v1/webhooks/{id}',
+      ]),
+    );
+    const hooks = await orc(['api', 'GET', '/v1/webhooks'], { env });
+    expect(JSON.parse(hooks.stdout).data).toEqual([]);
+  });
+});
