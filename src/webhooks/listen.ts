@@ -205,7 +205,7 @@ function refuse(res: ServerResponse, status: number, code: string, message: stri
 }
 
 /** A delivery's body, up to 1 MiB; past that it is answered 413 and dropped (null). */
-async function readBody(req: IncomingMessage, res: ServerResponse): Promise<Buffer | null> {
+export async function readBody(req: IncomingMessage, res: ServerResponse): Promise<Buffer | null> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const c of req as AsyncIterable<Buffer>) {

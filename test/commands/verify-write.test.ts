@@ -15,12 +15,13 @@ interface Found {
   divergences: Divergence[];
   skipped: Skipped[];
   said: string[];
+  warned: string[];
 }
 
 /** A probe as the command builds one: the raw layer, no retries, findings collected. */
 function probeOf(baseUrl: string, apiKey: string, hooks: { raw?: (method: string, path: string) => void } = {}) {
   const api = createApi({ baseUrl, apiKey, userAgent: 'test', maxRetries: 0 });
-  const found: Found = { checked: [], divergences: [], skipped: [], said: [] };
+  const found: Found = { checked: [], divergences: [], skipped: [], said: [], warned: [] };
   const probe: Probe & { found: Found; onSay?: (text: string) => void } = {
     api,
     baseUrl,
@@ -43,6 +44,7 @@ function probeOf(baseUrl: string, apiKey: string, hooks: { raw?: (method: string
       found.said.push(text);
       probe.onSay?.(text);
     },
+    warn: (text) => found.warned.push(text),
   };
   return probe;
 }
@@ -162,6 +164,16 @@ describe('orc verify --write undoes what it made', () => {
     await expect(writeChecks(probe, { live: false })).rejects.toThrow('the network went away');
     expect((await runs()).map((r) => r.status)).toEqual(['canceled']);
     expect(await webhooks()).toEqual([]);
+  });
+
+  it('what could not be undone is said as a warning, whatever the output (a script must know it was left)', async () => {
+    const probe = probeOf(sb.url, sb.apiKey, {
+      raw: (method, path) => {
+        if (method === 'DELETE' && path.startsWith('/v1/webhooks/')) throw new Error('the network went away');
+      },
+    });
+    await writeChecks(probe, { live: false }).catch(() => {});
+    expect(probe.found.warned).toEqual([expect.stringMatching(/^could not undo .*webhook.*remove it yourself$/)]);
   });
 
   it('on Ctrl-C while it waits for deliveries: it stops at once, and the webhook is removed', async () => {

@@ -97,6 +97,7 @@ function probeOf(ctx: Context, api: Api, report: VerifyReport): Probe {
     },
     skip: (operation, why) => void report.skipped.push({ operation, why }),
     say: (text) => progress && ctx.io.info(text),
+    warn: (text) => ctx.io.warn(text),
   };
 }
 

@@ -47,4 +47,7 @@ export interface Probe {
   skip(operation: string, why: string): void;
   /** Progress for a person at a terminal (stderr); nothing piped or under --json. */
   say(text: string): void;
+  /** What the user must know whatever the output (something made that could not be undone): stderr always,
+   * under --json as a warning line. */
+  warn(text: string): void;
 }

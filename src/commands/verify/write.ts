@@ -1,8 +1,7 @@
 // `orc verify --write`: the checks that change something on the target (a run created, replayed and canceled;
 // a webhook to a listener of verify's own, its signature and retries), everything made undone whatever happens.
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { RawAnswer } from '../../api/http.js';
 import { path } from '../../api/path.js';
 import { isLoopbackHost, keyMode } from '../../contract/keys.js';
@@ -11,6 +10,7 @@ import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, verifySignature } from '../../con
 import { UsageError } from '../../exit/errors.js';
 import { formatDuration } from '../../lib/duration.js';
 import { checkShape, judge, judgeError, shown } from './judge.js';
+import { type Delivered, DeliveryCatcher as Listener } from '../../webhooks/catcher.js';
 import type { Probe } from './types.js';
 
 export interface WriteOptions {
@@ -23,7 +23,6 @@ export interface WriteOptions {
 }
 
 const DEFAULT_WAIT_MS = 60_000;
-const MAX_DELIVERY_BYTES = 1024 * 1024;
 const HOOK_EVENTS = ['run.created', 'run.canceled'];
 const PITCH = 'orc verify --write: a run made to check the service against the contract, canceled at once';
 const IDEA = { pitch: PITCH, audience: 'nobody: it is canceled', monetization: 'free' };
@@ -77,7 +76,7 @@ class Undo {
       const a = await step().catch((err: Error) => err);
       if (a instanceof Error || a.status >= 300) {
         const why = a instanceof Error ? a.message : `status ${a.status}`;
-        this.probe.say(`could not undo ${what} (${why}): remove it yourself`);
+        this.probe.warn(`could not undo ${what} (${why}): remove it yourself`);
       }
     }
     this.steps.clear();
@@ -193,67 +192,6 @@ async function removeWebhookChecks(probe: Probe, id: string, undo: Undo): Promis
   const gone = 'GET /v1/webhooks/{id} (removed)';
   const after = await probe.raw('GET', path`/v1/webhooks/${id}`);
   judgeError(probe, gone, after, s, { status: 404, type: 'not_found_error', code: 'webhook_not_found' });
-}
-
-interface Delivered {
-  headers: IncomingHttpHeaders;
-  raw: Buffer;
-  /** What the listener answered. */
-  status: number;
-}
-
-/** A receiver on 127.0.0.1: the first delivery answered 500 (to see it retried), every other 200. */
-class Listener {
-  readonly got: Delivered[] = [];
-  private readonly told = new Set<() => void>();
-  private constructor(
-    private readonly server: Server,
-    readonly url: string,
-  ) {}
-
-  static async start(): Promise<Listener> {
-    const server = createServer();
-    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    const listener = new Listener(server, `http://127.0.0.1:${port}/orc-verify`);
-    server.on('request', (req, res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      // An event is small: a delivery past the contract's body limit is not kept (memory stays bounded).
-      req.on('data', (c: Buffer) => ((size += c.length) > MAX_DELIVERY_BYTES ? req.destroy() : chunks.push(c)));
-      req.on('end', () => {
-        const status = listener.got.length === 0 ? 500 : 200;
-        listener.got.push({ headers: req.headers, raw: Buffer.concat(chunks), status });
-        res.writeHead(status).end();
-        for (const tell of listener.told) tell();
-      });
-    });
-    return listener;
-  }
-
-  /** Resolves true once `done` holds, false when `ms` pass (on the api's clock) or the signal aborts first. */
-  until(done: () => boolean, ms: number, timer: (ms: number, fn: () => void) => () => void, signal?: AbortSignal) {
-    return new Promise<boolean>((resolve) => {
-      const finish = (ok: boolean) => {
-        this.told.delete(check);
-        cancel();
-        signal?.removeEventListener('abort', stop);
-        resolve(ok);
-      };
-      const check = () => done() && finish(true);
-      const stop = () => finish(false);
-      const cancel = timer(ms, stop);
-      this.told.add(check);
-      signal?.addEventListener('abort', stop, { once: true });
-      if (signal?.aborted) stop();
-      else check();
-    });
-  }
-
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
 }
 
 interface DeliveryContext {
