@@ -67,6 +67,11 @@ export function isLoopbackHost(hostname: string): boolean {
   return LOOPBACK.test(hostname);
 }
 
+/** webhookUrlProblem's rule as far as a pattern says it (the OpenAPI document's): https:// and a host without
+ * credentials, or http:// to a loopback host; in lower case, as URLs are written. */
+export const WEBHOOK_URL_PATTERN =
+  '^(https://([^/?#@\\s:\\[\\]]+|\\[[0-9A-Fa-f:.]+\\])|http://(localhost|127(\\.[0-9]{1,3}){3}|\\[::1\\]))(:[0-9]*)?([/?#]\\S*)?$';
+
 /**
  * What is wrong with a webhook's receiving URL for a client to send (CONTRACT.md: https, or http to this
  * machine; no credentials in it, the deliveries are signed instead), in words without the field's name; null

@@ -2,6 +2,10 @@
 // after /files/ is the sandbox's; the service's file URLs are opaque) and the admin API under /_sandbox/
 // (src/sandbox/admin.ts), marked with the tag `sandbox` and `x-orc-sandbox-only: true`.
 import { ARTIFACT_KINDS, EVENT_KINDS, GATE_NAMES, JSON_ARTIFACT_KINDS } from './events.js';
+import { MAX_BODY_BYTES, MAX_DEPTH } from './limits.js';
+
+/** What JSON Schema cannot say of a request body (src/sandbox/body.ts), said in words on every one. */
+export const NESTING = `JSON nested at most ${MAX_DEPTH} levels deep (deeper: 400 invalid_json), at most ${MAX_BODY_BYTES >> 20} MiB (413)`;
 
 type JsonObject = Record<string, unknown>;
 
@@ -183,7 +187,11 @@ export function sandboxPaths(errors: Errors): JsonObject {
     ...SANDBOX,
     ...extra,
   });
-  const body = (name: string) => ({ required: true, content: { 'application/json': { schema: ref(name) } } });
+  const body = (name: string) => ({
+    required: true,
+    description: NESTING,
+    content: { 'application/json': { schema: ref(name) } },
+  });
   const ok = (name: string, description: string, status = '200') => ({
     [status]: json(ref(name), description),
     ...errors(400, 401, 404),

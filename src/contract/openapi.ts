@@ -13,7 +13,7 @@ import * as z from 'zod/mini';
 import { ERROR_CODES, ERROR_TYPES } from './errors.js';
 import { ARTIFACT_KINDS, EVENT_KINDS, GATE_NAMES, RUN_STATUSES } from './events.js';
 import { FORBIDDEN_KEYS } from './limits.js';
-import { filePaths, sandboxPaths, sandboxSchemas } from './openapi-sandbox.js';
+import { filePaths, NESTING, sandboxPaths, sandboxSchemas } from './openapi-sandbox.js';
 import * as S from './schemas.js';
 
 export const OAS_VERSIONS = ['3.1', '3.2'] as const;
@@ -195,6 +195,7 @@ function eventStream(oas: OasVersion): JsonObject {
 
 const body = (schema: JsonObject, contentType = 'application/json', required = true) => ({
   required,
+  description: NESTING,
   content: { [contentType]: { schema } },
 });
 
@@ -247,8 +248,8 @@ export function openApiDocument(version: string, oas: OasVersion = '3.1'): JsonO
             name: 'Idempotency-Key',
             in: 'header',
             required: false,
-            description: 'One per logical create, reused on every retry (kept 24 h)',
-            schema: { type: 'string', minLength: 1, maxLength: 255 },
+            description: 'One per logical create, reused on every retry (kept 24 h); HTTP trims it, so not blank',
+            schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '\\S' },
           },
         ],
         requestBody: body(ref('RunCreateParams')),
@@ -298,6 +299,7 @@ export function openApiDocument(version: string, oas: OasVersion = '3.1'): JsonO
         parameters: [runId],
         requestBody: {
           required: true,
+          description: NESTING,
           content: {
             'application/merge-patch+json': { schema: ref('AppSpecPatch') },
             'application/json': { schema: ref('AppSpecPatch') },
@@ -434,7 +436,7 @@ export function openApiDocument(version: string, oas: OasVersion = '3.1'): JsonO
             schema: { type: 'string' },
           },
         ],
-        requestBody: body(ref('Event')),
+        requestBody: { required: true, content: { 'application/json': { schema: ref('Event') } } },
         responses: {
           '200': {
             description:

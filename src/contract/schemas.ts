@@ -4,6 +4,7 @@
 // these ~45 schemas a cost at every start; mini builds them in a fraction of that (docs/figures.md).
 import * as z from 'zod/mini';
 import { ERROR_CODES, ERROR_TYPES } from './errors.js';
+import { WEBHOOK_URL_PATTERN } from './keys.js';
 import { EVENT_KINDS, GATE_DECISIONS, GATE_NAMES, LOG_EVENT, MONETIZATION_VALUES, STAGES } from './events.js';
 
 /**
@@ -285,7 +286,8 @@ export const ErrorEnvelope = lazy(() =>
 
 // ---------- input shapes (what the service accepts) ----------
 
-const nonEmpty = z.string().check(z.trim(), z.minLength(1));
+// Trimmed before its length is checked: the JSON Schema made from it says the same as a pattern (a non-space).
+const nonEmpty = z.string().check(z.trim(), z.minLength(1)).register(z.globalRegistry, { pattern: '\\S' });
 const hexColor = z.string().check(z.regex(/^#[0-9A-Fa-f]{6}$/, 'a colour as #RRGGBB'));
 export const REPO_URL = /^(https:\/\/\S+|git@[^\s:]+:\S+)$/;
 
@@ -379,7 +381,12 @@ export const ApproveParams = lazy(() => z.object({ notes: z.optional(z.string())
 
 export const WebhookCreateParams = lazy(() =>
   z.object({
-    url: z.url(),
+    // What JSON Schema can say of webhookUrlProblem's rule, for the OpenAPI document; the rule itself is checked
+    // by the sandbox (and orc) after this.
+    url: z.url().register(z.globalRegistry, {
+      pattern: WEBHOOK_URL_PATTERN,
+      description: 'https://, or http:// to this machine (localhost, 127.x.x.x, [::1]); no user name or password',
+    }),
     events: z.union([z.tuple([z.literal('*')]), z.array(z.enum(EVENT_KINDS)).check(z.minLength(1))]),
   }),
 );

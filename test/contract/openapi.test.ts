@@ -106,18 +106,53 @@ describe('the OpenAPI document against the sandbox', () => {
   afterAll(() => sb.close());
   const idea = { pitch: 'A habit tracker', audience: 'runners', monetization: 'freemium' };
 
-  it('allows a body the sandbox accepts and refuses one it refuses: mode tied to idea or source', async () => {
-    const cases: Array<[unknown, number]> = [
-      [{ mode: 'idea', idea }, 201],
-      [{ mode: 'ship', source: 'https://example.com/app.git' }, 201],
-      [{ mode: 'idea' }, 400],
-      [{ mode: 'ship' }, 400],
-      [{ mode: 'ship', idea }, 400],
-      [{ mode: 'idea', idea, source: 'https://example.com/app.git' }, 400],
+  it('allows a body the sandbox accepts and refuses one it refuses: mode, blank text, webhook URLs, keys', async () => {
+    const repo = 'https://example.com/app.git';
+    const hook = (url: string) => ['POST', '/v1/webhooks', { url, events: ['*'] }] as const;
+    const key = (k: string) => ({ 'Idempotency-Key': k });
+    const cases: Array<[string, string, unknown, number, Record<string, string>?]> = [
+      ['POST', '/v1/runs', { mode: 'idea', idea }, 201],
+      ['POST', '/v1/runs', { mode: 'ship', source: repo }, 201],
+      ['POST', '/v1/runs', { mode: 'idea' }, 400],
+      ['POST', '/v1/runs', { mode: 'ship' }, 400],
+      ['POST', '/v1/runs', { mode: 'ship', idea }, 400],
+      ['POST', '/v1/runs', { mode: 'idea', idea, source: repo }, 400],
+      // nonEmpty trims before it counts: blank text is refused, text with spaces around it is not
+      ['POST', '/v1/runs', { mode: 'idea', idea: { ...idea, pitch: ' ' } }, 400],
+      ['POST', '/v1/runs', { mode: 'idea', idea: { ...idea, pitch: ' A tracker ' } }, 201],
+      ['POST', '/v1/runs', { mode: 'ship', source: { name: ' ' } }, 400],
+      ['POST', '/v1/runs', { mode: 'ship', source: { name: 'Tracker' } }, 201],
+      // https:// to a host, or http:// to this machine only
+      [...hook('https://example.com/h'), 201],
+      [...hook('http://127.0.0.1:9/h'), 201],
+      [...hook('http://localhost/h'), 201],
+      [...hook('http://[::1]:9/h'), 201],
+      [...hook('http://example.com/h'), 400],
+      [...hook('https://'), 400],
+      [...hook('https://user:pw@example.com/h'), 400],
+      ['POST', '/v1/runs', { mode: 'idea', idea }, 201, key('a key')],
+      ['POST', '/v1/runs', { mode: 'idea', idea }, 400, key(' ')],
     ];
-    for (const [body, status] of cases) {
-      expect(allowsRequest('POST', '/v1/runs', body), JSON.stringify(body)).toBe(status === 201);
-      expect((await sb.call('POST', '/v1/runs', body)).status, JSON.stringify(body)).toBe(status);
+    for (const [method, path, body, status, headers] of cases) {
+      const what = `${JSON.stringify(body)} ${JSON.stringify(headers ?? {})}`;
+      expect(allowsRequest(method, path, body, headers), what).toBe(status === 201);
+      expect((await sb.call(method, path, body, headers)).status, what).toBe(status);
+    }
+  });
+
+  it('says in every request body that JSON nests at most 64 levels, which the sandbox holds to', async () => {
+    for (const [p, ops] of Object.entries(doc.paths))
+      for (const [m, op] of Object.entries(ops) as Array<[string, any]>)
+        if (op.requestBody) expect(op.requestBody.description, `${m} ${p}`).toMatch(/at most 64 levels/);
+    const nested = (depth: number) => `${'{"a":'.repeat(depth - 1)}{"b":1}${'}'.repeat(depth - 1)}`;
+    const run = await sb.createRun();
+    for (const [depth, status] of [
+      [64, 200],
+      [65, 400],
+    ] as const) {
+      const text = `{"tagline":"x","extra":${nested(depth - 1)}}`;
+      expect(allowsRequest('PATCH', `/v1/runs/${run.id}/spec`, JSON.parse(text)), `${depth}`).toBe(true);
+      expect((await sb.call('PATCH', `/v1/runs/${run.id}/spec`, text)).status, `${depth}`).toBe(status);
     }
   });
 
