@@ -87,6 +87,15 @@ describe('the OpenAPI document', () => {
     ).toThrow(/does not match/);
   });
 
+  it('names each answer shape once: GateList and GateDecision refer to Gate (and Run), not copies of it', () => {
+    const s = doc.components.schemas as any;
+    const gate = { $ref: '#/components/schemas/Gate' };
+    expect(s.GateList.properties.data.items).toEqual(gate);
+    expect(s.GateDecision.properties.gate).toEqual(gate);
+    expect(s.GateDecision.properties.run).toEqual({ $ref: '#/components/schemas/Run' });
+    expect(s.RunPage.properties.data.items).toEqual({ $ref: '#/components/schemas/Run' });
+  });
+
   it('catches an answer that is not what it says (the check the contract tests run is not idle)', () => {
     expect(() => checkAnswer('GET', '/v1/runs/run_x', 200, { id: 'run_x', status: 'running' })).toThrow(
       /does not match the OpenAPI document/,
