@@ -16,6 +16,16 @@ const json = (schema: JsonObject, description: string, headers?: JsonObject) => 
   content: { 'application/json': { schema } },
 });
 const str = { type: 'string' };
+
+/** What every event stream's head carries (src/sandbox/sse-writer.ts). */
+export const STREAM_HEADERS: JsonObject = {
+  'Cache-Control': { description: 'no-cache', required: true, schema: str },
+  'X-Accel-Buffering': {
+    description: 'no: a proxy such as nginx passes each event on at once',
+    required: true,
+    schema: str,
+  },
+};
 const int = { type: 'integer' };
 const obj = (properties: JsonObject, required: string[] = []) => ({
   type: 'object',
@@ -117,7 +127,7 @@ export function sandboxSchemas(): JsonObject {
 type Errors = (...statuses: number[]) => JsonObject;
 const FILE_KINDS = ARTIFACT_KINDS.filter((k) => !JSON_ARTIFACT_KINDS.has(k));
 const SANDBOX = { tags: ['sandbox'], 'x-orc-sandbox-only': true } as const;
-const sse = (description: string) => ({ description, content: { 'text/event-stream': {} } });
+const sse = (description: string) => ({ description, headers: STREAM_HEADERS, content: { 'text/event-stream': {} } });
 
 /** `/files/…`: the signed file URLs an artifact's `files[].url` gives, as the sandbox lays them out. */
 export function filePaths(errors: Errors): JsonObject {
@@ -151,7 +161,7 @@ export function filePaths(errors: Errors): JsonObject {
     'Accept-Ranges': { description: 'bytes', schema: str },
     'Cache-Control': { description: 'private, no-store', schema: str },
     'Content-Disposition': { description: 'attachment, with the file name', schema: str },
-    ...(range ? { 'Content-Range': { description: 'bytes start-end/size', schema: str } } : {}),
+    ...(range ? { 'Content-Range': { $ref: '#/components/headers/Content-Range' } } : {}),
   });
   const bytes = { '*/*': { schema: { description: "The file's bytes, of its manifest content_type" } } };
   const op = (operationId: string, summary: string, body: boolean) => ({
@@ -165,7 +175,10 @@ export function filePaths(errors: Errors): JsonObject {
     responses: {
       '200': { description: 'The file', headers: fileHeaders(false), ...(body ? { content: bytes } : {}) },
       '206': { description: 'The range asked for', headers: fileHeaders(true), ...(body ? { content: bytes } : {}) },
-      '304': { description: 'If-None-Match named this file: nothing to send' },
+      '304': {
+        description: 'If-None-Match named this file: nothing to send',
+        headers: { ETag: fileHeaders(false).ETag, 'Cache-Control': fileHeaders(false)['Cache-Control'] },
+      },
       ...errors(403, 404, 416),
     },
   });
@@ -261,7 +274,11 @@ export function sandboxPaths(errors: Errors): JsonObject {
           })),
           responses: {
             '200': {
-              ...json(ref('SandboxJournalPage'), 'The entries after `after`'),
+              ...json(ref('SandboxJournalPage'), 'The entries after `after`', {
+                // Sent with follow=1 only: the event stream's head.
+                'Cache-Control': { ...(STREAM_HEADERS['Cache-Control'] as JsonObject), required: false },
+                'X-Accel-Buffering': { ...(STREAM_HEADERS['X-Accel-Buffering'] as JsonObject), required: false },
+              }),
               content: {
                 'application/json': { schema: ref('SandboxJournalPage') },
                 'text/event-stream': {},

@@ -13,7 +13,7 @@ import * as z from 'zod/mini';
 import { ERROR_CODES, ERROR_TYPES } from './errors.js';
 import { ARTIFACT_KINDS, EVENT_KINDS, GATE_NAMES, RUN_STATUSES } from './events.js';
 import { FORBIDDEN_KEYS } from './limits.js';
-import { filePaths, NESTING, sandboxPaths, sandboxSchemas } from './openapi-sandbox.js';
+import { filePaths, NESTING, STREAM_HEADERS, sandboxPaths, sandboxSchemas } from './openapi-sandbox.js';
 import * as S from './schemas.js';
 
 export const OAS_VERSIONS = ['3.1', '3.2'] as const;
@@ -111,8 +111,10 @@ const json = (schema: JsonObject, description: string) => ({
 /** Every error answer: the envelope of CONTRACT.md, "Errors". */
 function errors(...statuses: number[]): JsonObject {
   const out: JsonObject = {};
-  // Every route is rate-limited, and any may answer 503 (busy, shutting down, too many streams).
-  for (const s of [...new Set([...statuses, 429, 503])].sort()) {
+  // Every route is rate-limited, and any may answer 503 (busy, shutting down, too many streams). A method the
+  // path does not take is answered 405 with Allow: OpenAPI has no place for an answer to a method not described,
+  // so each of the path's operations declares it.
+  for (const s of [...new Set([...statuses, 405, 429, 503])].sort()) {
     const codes = Object.entries(ERROR_CODES)
       .filter(([, c]) => c.status === s)
       .map(([code]) => code);
@@ -176,6 +178,16 @@ const HEADERS: JsonObject = {
     description: 'true: this is the original answer to this Idempotency-Key and body, replayed (no second run)',
     schema: { type: 'string', enum: ['true'] },
   },
+  Allow: {
+    description: 'The methods this path takes (a 405 answers any other)',
+    required: true,
+    schema: { type: 'string' },
+  },
+  'Content-Range': {
+    description: 'bytes start-end/size on a 206; bytes */size on a 416 (the range was outside the file)',
+    required: true,
+    schema: { type: 'string' },
+  },
   'WWW-Authenticate': {
     description: 'Bearer (no key sent), or Bearer error="invalid_token"',
     required: true,
@@ -191,6 +203,8 @@ function declareHeaders(paths: JsonObject): void {
         const own = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
         if (status === '429' || status === '503') own.push('Retry-After');
         if (status === '401') own.push('WWW-Authenticate');
+        if (status === '405') own.push('Allow');
+        if (status === '416') own.push('Content-Range');
         const headers = (response.headers ?? {}) as JsonObject;
         response.headers = { ...Object.fromEntries(own.map((n) => [n, hdr(n)])), ...headers };
       }
@@ -402,6 +416,7 @@ export function openApiDocument(version: string, oas: OasVersion = '3.1'): JsonO
         responses: {
           '200': {
             description: 'text/event-stream; each data line is an Event',
+            headers: STREAM_HEADERS,
             content: eventStream(oas),
           },
           '204': { description: 'The run has ended and Last-Event-ID is its terminal event: nothing more to send' },

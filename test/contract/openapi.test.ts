@@ -11,7 +11,7 @@ import { adminRoutes } from '../../src/sandbox/admin.js';
 import { apiRoutes } from '../../src/sandbox/routes.js';
 import { orc } from '../helpers/cli.js';
 import { allowsRequest, checkAnswer, declaredHeaders } from '../helpers/openapi.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { driveToEnd, KEY, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 const doc = openApiDocument('test') as {
   paths: Record<string, Record<string, unknown>>;
@@ -196,10 +196,27 @@ describe('the OpenAPI document against the sandbox', () => {
     expect(op.parameters.find((p: any) => p.name === 'kind').schema.enum).toEqual([...ARTIFACT_KINDS]);
   });
 
-  it('declares the headers the sandbox sends: a replay is the original 201 with Idempotent-Replayed', async () => {
-    const transport = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive']);
+  it('declares the headers the sandbox sends: a replay is the original 201 with Idempotent-Replayed; streams, files, 405', async () => {
+    const transport = new Set([
+      'content-type',
+      'content-length',
+      'transfer-encoding',
+      'date',
+      'connection',
+      'keep-alive',
+    ]);
     const body = { mode: 'idea', idea };
     const key = { 'Idempotency-Key': 'same-key' };
+    const done = await driveToEnd(sb, (await sb.createRun()).id);
+    const shot = (await sb.call('GET', `/v1/runs/${done.id}/artifacts/screenshots`)).body.files[0];
+    const file = new URL(shot.url).pathname;
+    const auth = { authorization: `Bearer ${KEY}` };
+    // The head is what is checked: a stream that stays open (the firehose, the journal followed) is let go after it.
+    const stream = (path: string) => async () => {
+      const res = await fetch(`${sb.url}${path}`, { headers: auth });
+      await res.body?.cancel();
+      return res;
+    };
     const answers: Array<[string, string, () => Promise<{ status: number; headers: Headers }>]> = [
       ['GET', '/v1/runs', () => sb.call('GET', '/v1/runs')],
       ['POST', '/v1/runs', () => sb.call('POST', '/v1/runs', body, key)],
@@ -207,6 +224,13 @@ describe('the OpenAPI document against the sandbox', () => {
       ['GET', '/v1/runs/run_nope', () => sb.call('GET', '/v1/runs/run_nope')],
       ['GET', '/v1/runs', () => fetch(`${sb.url}/v1/runs`)],
       ['GET', '/_sandbox/clock', () => sb.call('GET', '/_sandbox/clock')],
+      ['GET', `/v1/runs/${done.id}/events`, stream(`/v1/runs/${done.id}/events`)],
+      ['GET', '/_sandbox/logs', stream('/_sandbox/logs?follow=1')],
+      ['GET', '/_sandbox/events', stream('/_sandbox/events')],
+      ['GET', file, () => fetch(shot.url, { headers: { Range: 'bytes=0-0' } })],
+      ['GET', file, () => fetch(shot.url, { headers: { Range: 'bytes=99999999-' } })],
+      ['GET', file, () => fetch(shot.url, { headers: { 'If-None-Match': `"${shot.sha256}"` } })],
+      ['DELETE', '/v1/runs', () => sb.call('DELETE', '/v1/runs')],
     ];
     const seen: string[] = [];
     for (const [method, path, ask] of answers) {
@@ -223,6 +247,20 @@ describe('the OpenAPI document against the sandbox', () => {
       ).toEqual([]);
       seen.push(`${answer.status} ${answer.headers.get('idempotent-replayed') ?? ''}`);
     }
-    expect(seen).toEqual(['200 ', '201 ', '201 true', '404 ', '401 ', '200 ']);
+    expect(seen).toEqual([
+      '200 ',
+      '201 ',
+      '201 true',
+      '404 ',
+      '401 ',
+      '200 ',
+      '200 ',
+      '200 ',
+      '200 ',
+      '206 ',
+      '416 ',
+      '304 ',
+      '405 ',
+    ]);
   });
 });

@@ -66,7 +66,9 @@ export function allowsRequest(method: string, path: string, body: unknown, heade
 /** The headers the document declares for this answer: every one, and the ones it says are always sent. */
 export function declaredHeaders(method: string, path: string, status: number) {
   doc ??= openApiDocument('test');
-  const op = doc.paths[template(doc.paths, path)!][method.toLowerCase()];
+  const ops = doc.paths[template(doc.paths, path)!];
+  // A 405 answers a method the path does not take: each of the path's operations declares it.
+  const op = ops[method.toLowerCase()] ?? (status === 405 ? Object.values(ops)[0] : undefined);
   const response = op.responses[String(status)] ?? op.responses.default;
   const resolve = (h: Json) => (h.$ref ? doc!.components.headers[h.$ref.split('/').pop()] : h);
   const entries = Object.entries((response.headers ?? {}) as Json).map(([n, h]) => [n.toLowerCase(), resolve(h)]);
