@@ -2,10 +2,10 @@
 // at most 64 levels, and no `__proto__`, `constructor` or `prototype` key anywhere.
 import type { IncomingMessage } from 'node:http';
 import type { Clock } from '../lib/clock.js';
-import { MAX_DEPTH, forbiddenKey, nestingDepth } from '../contract/limits.js';
+import { MAX_BODY_BYTES, MAX_DEPTH, forbiddenKey, nestingDepth } from '../contract/limits.js';
 import { Failure } from './failure.js';
 
-export const MAX_BODY_BYTES = 1024 * 1024;
+export { MAX_BODY_BYTES };
 
 /** The body as JSON (undefined when empty), or a Failure naming what is wrong. Read with plain listeners
  * rather than an async iterator and a raced timer: a small body costs one callback, not a chain of promises. */

@@ -7,7 +7,7 @@ import { isIP } from 'node:net';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { EVENT_KINDS, LOG_EVENT } from '../contract/events.js';
 import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../contract/signature.js';
-import { isLoopbackHost } from '../contract/keys.js';
+import { webhookUrlProblem } from '../contract/keys.js';
 import { WebhookCreateParams, type Delivery, type Webhook } from '../contract/schemas.js';
 import { Poster, type PostTarget } from './deliver.js';
 import { retentionSaid } from './retention.js';
@@ -109,16 +109,10 @@ export function webhookTarget(body: unknown): WebhookCreateParams {
       throw new Failure(f.code, `events: kinds of ${EVENT_KINDS.join(', ')}, or ["*"]`, 'events');
     throw f;
   }
-  const url = new URL(parsed.data.url);
-  if (!(url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))))
-    throw new Failure('invalid_value', 'url must be https://, or http:// to a loopback host', 'url');
-  // Credentials in a URL would be stored, listed and echoed with it: refused, as orc refuses them.
-  if (url.username || url.password)
-    throw new Failure(
-      'invalid_value',
-      'url must not carry a user name or password; put credentials in the receiver, not the URL',
-      'url',
-    );
+  // The one rule, orc's own (contract/keys.ts): https://, or http:// to this machine; no credentials in it (they
+  // would be stored, listed and echoed with it).
+  const problem = webhookUrlProblem(parsed.data.url);
+  if (problem) throw new Failure('invalid_value', `url: ${problem}`, 'url');
   return parsed.data;
 }
 

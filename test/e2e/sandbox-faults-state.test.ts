@@ -212,7 +212,7 @@ describe('state', () => {
       [write('null.json', { runs: [null] }), 'runs[0] must be an object, not null'],
       [
         write('hook.json', { webhooks: [hook] }),
-        'webhooks[0] ("wh_1") url: must be https://, or http:// to a loopback host',
+        'webhooks[0] ("wh_1") url: plain http:// is only for this machine (127.0.0.1, ::1, localhost); use https:// for 203.0.113.9',
       ],
     ] as const) {
       const r = await orc(['sandbox', 'start', '--memory', '--port', '0', '--import', file], {

@@ -299,7 +299,7 @@ describe('a snapshot on import', () => {
     const hook = snap.webhooks[0].id;
     const dlv = snap.deliveries[0].id;
     expect(refused((s) => (s.webhooks[0].url = 'http://example.com/steal'))).toBe(
-      `webhooks[0] ("${hook}") url: must be https://, or http:// to a loopback host`,
+      `webhooks[0] ("${hook}") url: plain http:// is only for this machine (127.0.0.1, ::1, localhost); use https:// for example.com`,
     );
     expect(refused((s) => (s.webhooks[0].events = ['run.exploded']))).toContain(`webhooks[0] ("${hook}") events:`);
     expect(refused((s) => (s.deliveries[0].id = 'dlv_x\r\nX-Evil: 1'))).toBe(
