@@ -8,7 +8,9 @@ import { writeChecks } from '../../src/commands/verify/write.js';
 import { UsageError } from '../../src/exit/errors.js';
 import { startSandbox, type TestSandbox } from '../../src/sdk/testing.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
+import { runOrc } from '../helpers/run.js';
 import { handServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 interface Found {
   checked: string[];
@@ -176,16 +178,18 @@ describe('orc verify --write undoes what it made', () => {
     expect(probe.found.warned).toEqual([expect.stringMatching(/^could not undo .*webhook.*remove it yourself$/)]);
   });
 
-  it('on Ctrl-C while it waits for deliveries: it stops at once, and the webhook is removed', async () => {
-    await sb.stop();
-    // A retry an hour away: only the interrupt ends the wait.
-    sb = await startSandbox({ stageMs: 3_600_000, retryBaseMs: 3_600_000 });
-    const stop = new AbortController();
-    const probe = probeOf(sb.url, sb.apiKey);
-    probe.onSay = (text) => text.startsWith('waiting for the deliveries') && stop.abort(new Error('SIGINT'));
-    await expect(writeChecks(probe, { live: false, signal: stop.signal })).rejects.toThrow('SIGINT');
+  it('on Ctrl-C with a request in flight: exit 130 at once, and the run and webhook are undone all the same', async () => {
+    // The first cancel hangs an hour: only the interrupt ends it; the undo's own cancel is answered at once.
+    await sb.faults.add({ route: 'POST /v1/runs/{run}/cancel', latency_ms: 3_600_000, times: 1 });
+    const r = runOrc(['verify', '--write'], { env: { ORC_BASE_URL: sb.url, ORC_API_KEY: sb.apiKey } });
+    await until(async () => (await sb.faults.list())[0]?.applied === 1, 'the cancel in flight');
+    process.emit('SIGINT', 'SIGINT');
+    const { exitCode, stderr } = await r;
+    expect(exitCode, stderr).toBe(130);
+    expect(stderr).toContain('interrupted');
+    expect(stderr).not.toContain('unexpected');
     expect(await webhooks()).toEqual([]);
-    expect((await runs()).map((r) => r.status)).toEqual(['canceled']);
+    expect((await runs()).map((run) => run.status)).toEqual(['canceled']);
   });
 });
 

@@ -13,7 +13,7 @@ import { loadSchemas } from '../../api/http.js';
 import { checkErrors, checkLimits, checkRun, checkRunList, checkWebhooks, pickRun } from './reads.js';
 import { checkStream, STREAM_OP } from './stream.js';
 import type { Divergence, Probe, VerifyReport } from './types.js';
-import { refuseLiveUnlessMeant, writeChecks } from './write.js';
+import { interrupted, refuseLiveUnlessMeant, type WriteOptions, writeChecks } from './write.js';
 
 export default async function verify(ctx: Context, _args: ArgsOf<typeof def>, flags: FlagsOf<typeof def>) {
   const target = await ctx.target();
@@ -25,10 +25,23 @@ export default async function verify(ctx: Context, _args: ArgsOf<typeof def>, fl
   if (flags.write) api.http.deadlinePerRequest();
   const report: VerifyReport = { target: target.baseUrl, checked: [], divergences: [], skipped: [], wrote: false };
   const probe = probeOf(ctx, api, report);
+  try {
+    await checks(probe, target.baseUrl, flags.write ? { live, signal: ctx.signal } : null);
+    report.wrote = flags.write === true;
+  } catch (err) {
+    // A request cut by Ctrl-C ends as an AbortError: to the user it is the interrupt (exit 130).
+    throw ctx.signal.aborted ? interrupted() : err;
+  }
+  print(ctx, report);
+  return report.divergences.length ? EXIT.refused : EXIT.ok;
+}
+
+/** The read-only checks, then (given `write`) the --write ones, all reported through the probe. */
+async function checks(probe: Probe, baseUrl: string, write: WriteOptions | null): Promise<void> {
   const first = await probe.raw('GET', '/v1/runs?limit=100');
-  assertService(first, target.baseUrl);
+  assertService(first, baseUrl);
   const s = await loadSchemas();
-  probe.say(`checking ${target.baseUrl} against the contract…`);
+  probe.say(`checking ${baseUrl} against the contract…`);
   const found = await checkRunList(probe, s, first);
   await checkErrors(probe, s);
   await checkLimits(probe, s);
@@ -41,12 +54,7 @@ export default async function verify(ctx: Context, _args: ArgsOf<typeof def>, fl
     );
     await checkStream(probe, s, run, ended);
   } else for (const op of ['GET /v1/runs/{id}', STREAM_OP]) probe.skip(op, 'no run on this target to read');
-  if (flags.write) {
-    await writeChecks(probe, { live, signal: ctx.signal });
-    report.wrote = true;
-  }
-  print(ctx, report);
-  return report.divergences.length ? EXIT.refused : EXIT.ok;
+  if (write) await writeChecks(probe, write);
 }
 
 /** Whether the target answers GET /v1/runs with the key as the service does: a JSON list envelope. If not, what
@@ -78,6 +86,7 @@ function probeOf(ctx: Context, api: Api, report: VerifyReport): Probe {
   return {
     api,
     baseUrl: report.target,
+    signal: ctx.signal,
     raw: (method, path, opts = {}) => {
       const [target, query = ''] = path.split('?');
       return api.http.raw({
@@ -88,6 +97,7 @@ function probeOf(ctx: Context, api: Api, report: VerifyReport): Probe {
         ...(opts.body !== undefined ? { body: { json: opts.body } } : {}),
         anyStatus: true,
         retries: 0,
+        ...(opts.undo ? {} : { signal: ctx.signal }),
       });
     },
     checked: (op) => void (report.checked.includes(op) || report.checked.push(op)),

@@ -23,6 +23,7 @@ export async function checkStream(probe: Probe, s: Schemas, runId: string, ended
     bodyTimeoutMs: 0,
     longLived: true,
     anyStatus: true,
+    ...(probe.signal ? { signal: probe.signal } : {}),
   });
   checkHeaders(probe, STREAM_OP, answer);
   if (answer.status === 403) {

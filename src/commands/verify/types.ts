@@ -40,8 +40,15 @@ export interface VerifyReport {
 export interface Probe {
   api: Api;
   baseUrl: string;
-  /** One request whatever its status, read whole: the raw layer (`orc api`'s), no retries of a 4xx. */
-  raw(method: string, path: string, opts?: { body?: unknown; headers?: Record<string, string> }): Promise<RawAnswer>;
+  /** Ctrl-C: every request of a check carries it (one in flight ends at once), clean-up's do not. */
+  signal?: AbortSignal;
+  /** One request whatever its status, read whole: the raw layer (`orc api`'s), no retries of a 4xx. `undo`:
+   * clean-up, which must still go after Ctrl-C, so it is sent without the signal. */
+  raw(
+    method: string,
+    path: string,
+    opts?: { body?: unknown; headers?: Record<string, string>; undo?: boolean },
+  ): Promise<RawAnswer>;
   checked(operation: string): void;
   diverge(d: Divergence): void;
   skip(operation: string, why: string): void;

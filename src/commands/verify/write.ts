@@ -7,7 +7,7 @@ import { path } from '../../api/path.js';
 import { isLoopbackHost, keyMode } from '../../contract/keys.js';
 import * as s from '../../contract/schemas.js';
 import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, verifySignature } from '../../contract/signature.js';
-import { UsageError } from '../../exit/errors.js';
+import { InterruptedError, UsageError } from '../../exit/errors.js';
 import { formatDuration } from '../../lib/duration.js';
 import { checkShape, judge, judgeError, shown } from './judge.js';
 import { type Delivered, DeliveryCatcher as Listener } from '../../webhooks/catcher.js';
@@ -39,6 +39,9 @@ export async function writeChecks(probe: Probe, o: WriteOptions): Promise<void> 
     if (run) await cancelChecks(probe, run, undo);
     if (hook && listener) await deliveryChecks(probe, { hook, listener, run, o });
     if (hook) await removeWebhookChecks(probe, hook.id, undo);
+  } catch (err) {
+    // A request cut by Ctrl-C ends as an AbortError: to the user it is the interrupt (exit 130), after the undo.
+    throw o.signal?.aborted ? interrupted() : err;
   } finally {
     await undo.all();
     await listener?.close();
@@ -55,8 +58,11 @@ export function refuseLiveUnlessMeant(apiKey: string, live: boolean): void {
 }
 
 function stopIfAsked(signal: AbortSignal | undefined): void {
-  signal?.throwIfAborted();
+  if (signal?.aborted) throw interrupted();
 }
+
+/** Ctrl-C as orc says it (exit 130), not the signal's name as an unexpected error. */
+export const interrupted = () => new InterruptedError('interrupted; nothing more was checked');
 
 /** What is still to cancel or remove, undone in the end (a failed check, Ctrl-C) by the raw layer. */
 class Undo {
@@ -114,7 +120,7 @@ async function createChecks(probe: Probe, undo: Undo): Promise<string | null> {
   // Whatever the status, a run that came is canceled in the end.
   const made = (jsonOf(first.text) as { id?: unknown } | undefined)?.id;
   const id = first.status < 300 && typeof made === 'string' ? made : null;
-  if (id) undo.add(`the run ${id}`, () => probe.raw('POST', path`/v1/runs/${id}/cancel`));
+  if (id) undo.add(`the run ${id}`, () => probe.raw('POST', path`/v1/runs/${id}/cancel`, { undo: true }));
   if (!judge(probe, CREATE, first, s.Run, 201) || !id) return id;
   await replayChecks(probe, await send(body), id);
   const reused = await send({ ...body, idea: { ...IDEA, pitch: `${PITCH} (another body, the same key)` } });
@@ -173,7 +179,7 @@ async function registerWebhook(
   // Whatever the status, a webhook that came is removed in the end.
   const made = (jsonOf(a.text) as { id?: unknown } | undefined)?.id;
   const id = a.status < 300 && typeof made === 'string' ? made : null;
-  if (id) undo.add(`the webhook ${id}`, () => probe.raw('DELETE', path`/v1/webhooks/${id}`));
+  if (id) undo.add(`the webhook ${id}`, () => probe.raw('DELETE', path`/v1/webhooks/${id}`, { undo: true }));
   const hook = judge(probe, HOOKS, a, s.WebhookWithSecret, 201) as { secret?: unknown } | undefined;
   if (!id || typeof hook?.secret !== 'string') return null;
   if (!hook.secret.startsWith('whsec_'))
