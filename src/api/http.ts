@@ -119,6 +119,9 @@ export interface SendOptions {
   signal?: AbortSignal;
   /** Retries after the first attempt; default the client's. */
   retries?: number;
+  /** Retry only an answer that says to wait (429, 503), as for a non-idempotent request: a probe that must
+   * see every other status and failure as it came (`orc verify`). */
+  retryLimitsOnly?: boolean;
   /** For a POST: one key per logical request, reused on every retry. */
   idempotencyKey?: string;
   /** Bound by the command's deadline (default). Streams with idle rules of their own say false. */
@@ -155,6 +158,7 @@ interface Plan {
   contentType: string | undefined;
   idempotencyKey: string | undefined;
   idempotent: boolean;
+  limitsOnly: boolean;
   maxRetries: number;
   bodyTimeoutMs: number;
 }
@@ -334,7 +338,7 @@ export class HttpClient {
     }
     const retry = this.retry.afterAnswer(
       { status: answer.status, code: error.code, retryAfterS },
-      plan.idempotent,
+      plan.idempotent && !plan.limitsOnly,
       attempt,
       plan.maxRetries,
     );
@@ -358,7 +362,9 @@ export class HttpClient {
     const refused = failure.code === 'ECONNREFUSED';
     if (refused && (await this.sandboxStarted())) return 'now';
     if (refused && isLoopbackHost(plan.url.hostname)) throw nothingListens(plan.url);
-    const retry = this.retry.afterBroken(failure.code, plan.idempotent, attempt, plan.maxRetries);
+    const retry = plan.limitsOnly
+      ? null
+      : this.retry.afterBroken(failure.code, plan.idempotent, attempt, plan.maxRetries);
     if (retry) return retry;
     throw new ApiConnectionError(
       `cannot reach ${plan.url.origin}: ${failure.message}`,
@@ -390,6 +396,7 @@ export class HttpClient {
       contentType: req.body?.contentType,
       idempotencyKey,
       idempotent: IDEMPOTENT_METHODS.has(method) || idempotencyKey !== undefined,
+      limitsOnly: req.retryLimitsOnly ?? false,
       maxRetries: replayable ? (req.retries ?? this.opts.maxRetries) : 0,
       bodyTimeoutMs: req.bodyTimeoutMs ?? this.opts.attemptTimeoutMs,
     };

@@ -173,6 +173,69 @@ describe('orc verify, a route it may not read', () => {
   });
 });
 
+describe('orc verify, a rate-limited target, and what it could not reach', () => {
+  const answer = (status: number, body: unknown, headers: Record<string, string> = {}): Fault => ({
+    kind: 'answer',
+    status,
+    headers: { 'x-request-id': 'req_proxy', 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  const limitedBody = { error: { type: 'rate_limit_error', code: 'rate_limited', message: 'slow down' } };
+
+  it('a 429 with Retry-After is waited out; one still limited after that is skipped "rate-limited", exit 0', async () => {
+    let webhookLists = 0;
+    proxy.plan = (req) => {
+      const path = req.url.split('?')[0]!;
+      if (/\/gates$/.test(path)) return answer(429, limitedBody, { 'retry-after': '1' });
+      if (path === '/v1/webhooks' && ++webhookLists === 1) return answer(429, limitedBody, { 'retry-after': '1' });
+      return { kind: 'pass' };
+    };
+    const r = await verify(proxy.url, ['--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as Report;
+    expect(report.divergences).toEqual([]);
+    expect(report.skipped).toEqual([
+      { operation: 'GET /v1/runs/{id}/gates', why: expect.stringMatching(/^rate-limited \(429/) },
+    ]);
+    expect(report.checked).toContain('GET /v1/webhooks');
+  });
+
+  it('a webhooks list that failed: the webhook and its deliveries are skipped, saying why', async () => {
+    proxy.plan = (req) =>
+      req.url.split('?')[0] === '/v1/webhooks'
+        ? answer(500, { error: { type: 'api_error', code: 'internal_error', message: 'boom' } })
+        : { kind: 'pass' };
+    const r = await verify(proxy.url, ['--json']);
+    expect(r.exitCode, r.stderr).toBe(3);
+    const report = JSON.parse(r.stdout) as Report;
+    const why = 'the webhooks list could not be read: no webhook to read';
+    expect(report.skipped).toEqual([
+      { operation: 'GET /v1/webhooks/{id}', why },
+      { operation: 'GET /v1/webhooks/{id}/deliveries', why },
+    ]);
+  });
+
+  it('no run on the target: every per-run route is skipped ("no run to read"), not only two', async () => {
+    proxy.plan = (req) =>
+      req.method === 'GET' && req.url.split('?')[0] === '/v1/runs' && !/limit=(0|101)/.test(req.url)
+        ? answer(200, { data: [], has_more: false, next_cursor: null })
+        : { kind: 'pass' };
+    const r = await verify(proxy.url, ['--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as Report;
+    const perRun = report.skipped.filter((s) => s.operation.includes('/v1/runs/{id}'));
+    expect(perRun.map((s) => s.operation)).toEqual([
+      'GET /v1/runs/{id}',
+      'GET /v1/runs/{id}/gates',
+      'GET /v1/runs/{id}/spec',
+      'GET /v1/runs/{id}/artifacts',
+      'GET /v1/runs/{id}/scorecard',
+      'SSE /v1/runs/{id}/events',
+    ]);
+    for (const s of perRun) expect(s.why).toContain('no run');
+  });
+});
+
 describe('orc verify, against what is not the service', () => {
   const answering = (status: number, type: string, body: string) => () =>
     ({ kind: 'answer', status, headers: { 'content-type': type }, body }) as Fault;

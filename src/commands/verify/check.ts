@@ -10,8 +10,8 @@ import type { Context } from '../context.js';
 import type { ArgsOf, FlagsOf } from '../define.js';
 import type { verify as def } from './command.js';
 import { loadSchemas } from '../../api/http.js';
-import { checkErrors, checkLimits, checkRun, checkRunList, checkWebhooks, pickRun } from './reads.js';
-import { checkStream, STREAM_OP } from './stream.js';
+import { checkErrors, checkLimits, checkRun, checkRunList, checkWebhooks, pickRun, skipRunChecks } from './reads.js';
+import { checkStream } from './stream.js';
 import type { Divergence, Probe, VerifyReport } from './types.js';
 import { interrupted, refuseLiveUnlessMeant, type WriteOptions, writeChecks } from './write.js';
 
@@ -53,7 +53,7 @@ async function checks(probe: Probe, baseUrl: string, write: WriteOptions | null)
       String(found.runs.find((r) => r.id === run)?.status),
     );
     await checkStream(probe, s, run, ended);
-  } else for (const op of ['GET /v1/runs/{id}', STREAM_OP]) probe.skip(op, 'no run on this target to read');
+  } else skipRunChecks(probe, found);
   if (write) await writeChecks(probe, write);
 }
 
@@ -96,7 +96,8 @@ function probeOf(ctx: Context, api: Api, report: VerifyReport): Probe {
         headers: { accept: 'application/json', ...opts.headers },
         ...(opts.body !== undefined ? { body: { json: opts.body } } : {}),
         anyStatus: true,
-        retries: 0,
+        // A 429 or 503 says when to come back: waited out as the CLI does, and never a divergence.
+        retryLimitsOnly: true,
         ...(opts.undo ? {} : { signal: ctx.signal }),
       });
     },

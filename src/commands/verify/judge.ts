@@ -94,6 +94,8 @@ const article = (word: string) => (/^[aeiou]/.test(word) ? 'an' : 'a');
 export function judge(probe: Probe, operation: string, answer: RawAnswer, schema: ZodMiniType, status = 200): unknown {
   checkHeaders(probe, operation, answer);
   if (answer.status === 403) return void probe.skip(operation, `the key may not read it (403${codeOf(answer)})`);
+  if (limited(answer))
+    return void probe.skip(operation, `rate-limited (${answer.status}${codeOf(answer)} after waiting)`);
   probe.checked(operation);
   if (answer.status !== status) {
     probe.diverge({ operation, path: 'status', expected: String(status), got: `${answer.status}${codeOf(answer)}` });
@@ -103,6 +105,11 @@ export function judge(probe: Probe, operation: string, answer: RawAnswer, schema
   if (body === undefined) return undefined;
   checkShape(probe, operation, schema, body);
   return body;
+}
+
+/** A 429, or a 503 with Retry-After: the target asks to come back later (the contract's, not a divergence). */
+export function limited(answer: Pick<RawAnswer, 'status' | 'headers'>): boolean {
+  return answer.status === 429 || (answer.status === 503 && answer.headers['retry-after'] !== undefined);
 }
 
 type ErrorBody = { type?: unknown; code?: unknown; field?: unknown; message?: unknown };

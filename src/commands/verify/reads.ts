@@ -6,6 +6,24 @@ import type { Probe } from './types.js';
 
 interface Found {
   runs: Array<{ id?: unknown; status?: unknown }>;
+  /** Whether the runs list came as the contract says (else there is nothing to pick a run from). */
+  listed: boolean;
+}
+
+/** What one run's checks read (checkRun, checkStream): each said skipped when there is no run to read. */
+export const RUN_OPS = [
+  'GET /v1/runs/{id}',
+  'GET /v1/runs/{id}/gates',
+  'GET /v1/runs/{id}/spec',
+  'GET /v1/runs/{id}/artifacts',
+  'GET /v1/runs/{id}/scorecard',
+  'SSE /v1/runs/{id}/events',
+];
+
+/** The run checks skipped, each with why: none listed, or the list could not be read. */
+export function skipRunChecks(probe: Probe, found: Found): void {
+  const why = found.listed ? 'no run on this target to read' : 'the runs list could not be read: no run to read';
+  for (const op of RUN_OPS) probe.skip(op, why);
 }
 
 const TERMINAL = ['accepted', 'rejected', 'failed', 'canceled'];
@@ -30,7 +48,7 @@ export async function checkRunList(probe: Probe, s: Schemas, first: RawAnswer): 
       probe.diverge({ operation: walk, path: 'data[].id', expected: 'the next page (another run)', got: shown(b) });
   } else if (one) probe.skip(walk, 'one run or none: there is no second page to walk to');
   const runs = (firstPage as Page | undefined)?.data;
-  return { runs: Array.isArray(runs) ? runs : [] };
+  return { runs: Array.isArray(runs) ? runs : [], listed: Array.isArray(runs) };
 }
 
 interface Page {
@@ -62,7 +80,8 @@ export async function checkWebhooks(probe: Probe, s: Schemas): Promise<void> {
   const id = list?.data?.find((w) => typeof w.id === 'string')?.id as string | undefined;
   const ops = ['GET /v1/webhooks/{id}', 'GET /v1/webhooks/{id}/deliveries'];
   if (id === undefined) {
-    if (list) for (const op of ops) probe.skip(op, 'no webhook on this target to read');
+    const why = list ? 'no webhook on this target to read' : 'the webhooks list could not be read: no webhook to read';
+    for (const op of ops) probe.skip(op, why);
     return;
   }
   const at = `/v1/webhooks/${encodeURIComponent(id)}`;

@@ -6,7 +6,7 @@ import { SseParser, type SseMessage } from '../../api/sse.js';
 import { LOG_EVENT, LOG_LEVELS } from '../../contract/events.js';
 import { readText } from '../../api/answer.js';
 import { parseServiceJson } from '../../lib/sanitize.js';
-import { checkHeaders, checkShape, shown, type Schemas } from './judge.js';
+import { checkHeaders, checkShape, limited, shown, type Schemas } from './judge.js';
 import type { Divergence, Probe } from './types.js';
 
 export const STREAM_OP = 'SSE /v1/runs/{id}/events';
@@ -18,7 +18,7 @@ export async function checkStream(probe: Probe, s: Schemas, runId: string, ended
     method: 'GET',
     target: `/v1/runs/${encodeURIComponent(runId)}/events`,
     headers: { accept: 'text/event-stream' },
-    retries: 0,
+    retryLimitsOnly: true,
     deadline: false,
     bodyTimeoutMs: 0,
     longLived: true,
@@ -29,6 +29,10 @@ export async function checkStream(probe: Probe, s: Schemas, runId: string, ended
   if (answer.status === 403) {
     answer.body.destroy();
     return probe.skip(STREAM_OP, 'the key may not read it (403)');
+  }
+  if (limited(answer)) {
+    answer.body.destroy();
+    return probe.skip(STREAM_OP, `rate-limited (${answer.status} after waiting)`);
   }
   probe.checked(STREAM_OP);
   const type = answer.header('content-type') ?? '';

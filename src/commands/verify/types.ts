@@ -42,7 +42,8 @@ export interface Probe {
   baseUrl: string;
   /** Ctrl-C: every request of a check carries it (one in flight ends at once), clean-up's do not. */
   signal?: AbortSignal;
-  /** One request whatever its status, read whole: the raw layer (`orc api`'s), no retries of a 4xx. `undo`:
+  /** One request whatever its status, read whole: the raw layer (`orc api`'s), retried only when the target
+   * says to wait (429, 503 with Retry-After), as the CLI's requests are. `undo`:
    * clean-up, which must still go after Ctrl-C, so it is sent without the signal. */
   raw(
     method: string,
