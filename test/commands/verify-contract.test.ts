@@ -2,12 +2,16 @@
 // it plants (a renamed field, a new status, a changed type, a dropped header, broken SSE framing) named with
 // exit 3; a target that is not the service (an HTML page, 404 everywhere, nothing listening, a refused key):
 // one line, exit 1 or 4.
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type TestSandbox } from '../../src/sdk/testing.js';
 import { startFaultProxy, type Fault, type FaultProxy } from '../helpers/fault-proxy.js';
+import { pickRun } from '../../src/commands/verify/reads.js';
+import { CLOSE_MS } from '../../src/commands/verify/stream.js';
+import { FakeClock } from '../helpers/clock.js';
 import { runOrc } from '../helpers/run.js';
+import { handServer, json } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
 
 const IDEA = { pitch: 'A habit tracker for runners', audience: 'runners', monetization: 'freemium' } as const;
@@ -233,6 +237,79 @@ describe('orc verify, a rate-limited target, and what it could not reach', () =>
       'SSE /v1/runs/{id}/events',
     ]);
     for (const s of perRun) expect(s.why).toContain('no run');
+  });
+});
+
+describe('orc verify, an event stream that does not end', () => {
+  it('open after the terminal event: a divergence after a few seconds, and the read stops', async () => {
+    // The accepted run's whole stream goes through, then the connection is held open.
+    proxy.plan = (req) =>
+      /\/events$/.test(req.url.split('?')[0]!) ? { kind: 'cut-body', afterBytes: 1e9 } : { kind: 'pass' };
+    const clock = new FakeClock();
+    const r = runOrc(['verify', '--json'], { env: { ORC_BASE_URL: proxy.url, ORC_API_KEY: sb.apiKey }, clock });
+    await clock.nextTimer((ms) => ms === CLOSE_MS);
+    clock.advance(CLOSE_MS);
+    const { exitCode, stdout, stderr } = await r;
+    expect(exitCode, stderr).toBe(3);
+    expect((JSON.parse(stdout) as Report).divergences).toEqual([
+      {
+        operation: 'SSE /v1/runs/{id}/events',
+        path: 'stream',
+        expected: 'closed after the terminal event',
+        got: 'still open after 3 s',
+      },
+    ]);
+  });
+
+  it('a run that keeps moving: its stream is read a bounded time, and said how long', async () => {
+    let stream: ServerResponse | null = null;
+    const asked: string[] = [];
+    const moving = { id: 'run_moving', status: 'running' };
+    const fake = await handServer((req, res) => {
+      const at = req.url!.split('?')[0]!;
+      if (at === '/v1/runs') return json(res, 200, { data: [moving], has_more: false, next_cursor: null });
+      if (!at.endsWith('/events'))
+        return json(res, 404, { error: { type: 'not_found_error', code: 'x', message: 'x' } });
+      asked.push(at);
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'x-request-id': 'req_sse' }).flushHeaders();
+      stream = res;
+    });
+    try {
+      const clock = new FakeClock();
+      const r = runOrc(['verify'], {
+        env: { ORC_BASE_URL: fake.url, ORC_API_KEY: sb.apiKey },
+        clock,
+        tty: { stderr: true },
+      });
+      await until(() => stream !== null, 'the stream asked for');
+      const quiets = () => clock.requested.filter((ms) => ms === 2_000).length;
+      let finished = false;
+      void r.then(() => (finished = true));
+      // Something new every 1.5 s of the clock: never quiet for 2 s.
+      for (let n = 1; n <= 20 && !finished; n++) {
+        const before = quiets();
+        const data = { id: `evt_${n}`, type: 'log', run_id: moving.id, created_at: '2026-01-01T00:00:00Z', data: {} };
+        stream!.write(`id: ${n}\nevent: log\ndata: ${JSON.stringify(data)}\n\n`);
+        await until(() => quiets() > before || finished, 'the message read');
+        clock.advance(1_500);
+        await new Promise((done) => setImmediate(done));
+      }
+      expect(finished).toBe(true);
+      const { stderr } = await r;
+      expect(asked).toEqual(['/v1/runs/run_moving/events']);
+      expect(stderr).toContain('read the stream of run run_moving, still moving, for 10 s');
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('prefers a finished run, then one waiting at a gate, to a moving one', () => {
+    const runs = [
+      { id: 'run_moving', status: 'running' },
+      { id: 'run_waiting', status: 'awaiting_approval' },
+    ];
+    expect(pickRun({ runs, listed: true })).toBe('run_waiting');
+    expect(pickRun({ runs: [...runs, { id: 'run_failed', status: 'failed' }], listed: true })).toBe('run_failed');
   });
 });
 

@@ -10,7 +10,16 @@ import type { Context } from '../context.js';
 import type { ArgsOf, FlagsOf } from '../define.js';
 import type { verify as def } from './command.js';
 import { loadSchemas } from '../../api/http.js';
-import { checkErrors, checkLimits, checkRun, checkRunList, checkWebhooks, pickRun, skipRunChecks } from './reads.js';
+import {
+  checkErrors,
+  checkLimits,
+  checkRun,
+  checkRunList,
+  checkWebhooks,
+  ended,
+  pickRun,
+  skipRunChecks,
+} from './reads.js';
 import { checkStream } from './stream.js';
 import type { Divergence, Probe, VerifyReport } from './types.js';
 import { interrupted, refuseLiveUnlessMeant, type WriteOptions, writeChecks } from './write.js';
@@ -48,12 +57,8 @@ async function checks(probe: Probe, baseUrl: string, write: WriteOptions | null)
   const run = pickRun(found);
   if (run) await checkRun(probe, s, run);
   await checkWebhooks(probe, s);
-  if (run) {
-    const ended = ['accepted', 'rejected', 'failed', 'canceled'].includes(
-      String(found.runs.find((r) => r.id === run)?.status),
-    );
-    await checkStream(probe, s, run, ended);
-  } else skipRunChecks(probe, found);
+  if (run) await checkStream(probe, s, run, ended(found.runs.find((r) => r.id === run)?.status));
+  else skipRunChecks(probe, found);
   if (write) await writeChecks(probe, write);
 }
 

@@ -1,6 +1,7 @@
 // The read-only checks: every list and get reachable from what the target holds, the error envelope, the
 // limits on a list, each held against the contract's read shapes (judge.ts).
 import type { RawAnswer } from '../../api/http.js';
+import { TERMINAL_STATUSES } from '../../contract/events.js';
 import { judge, judgeError, shown, type Schemas } from './judge.js';
 import type { Probe } from './types.js';
 
@@ -26,13 +27,21 @@ export function skipRunChecks(probe: Probe, found: Found): void {
   for (const op of RUN_OPS) probe.skip(op, why);
 }
 
-const TERMINAL = ['accepted', 'rejected', 'failed', 'canceled'];
+/** Whether a run of this status changes no more (its stream closes after its terminal event). */
+export const ended = (status: unknown) => TERMINAL_STATUSES.has(status as string);
 
-/** The run the checks of one run read: a finished one (it has the most to read, and its stream ends). */
+/** The run the checks of one run read: a finished one (it has the most to read, and its stream ends); else one
+ * waiting at a gate (its stream goes quiet once replayed); a moving one last (its stream is read a bounded time). */
 export function pickRun(found: Found): string | null {
   const ids = (status: (s: unknown) => boolean) =>
     found.runs.filter((r) => typeof r.id === 'string' && status(r.status)).map((r) => r.id as string);
-  return ids((s) => s === 'accepted')[0] ?? ids((s) => TERMINAL.includes(s as string))[0] ?? ids(() => true)[0] ?? null;
+  const [first] = [
+    ...ids((s) => s === 'accepted'),
+    ...ids(ended),
+    ...ids((s) => s === 'awaiting_approval'),
+    ...ids(() => true),
+  ];
+  return first ?? null;
 }
 
 /** The runs list (its first page, already read by the probe), and a walk to its second page. */

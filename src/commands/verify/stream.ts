@@ -3,7 +3,8 @@
 // JSON), each data an Event envelope, each log line's shape.
 import type { Answer } from '../../api/http.js';
 import { SseParser, type SseMessage } from '../../api/sse.js';
-import { LOG_EVENT, LOG_LEVELS } from '../../contract/events.js';
+import { LOG_EVENT, LOG_LEVELS, TERMINAL_EVENTS } from '../../contract/events.js';
+import { formatDuration } from '../../lib/duration.js';
 import { readText } from '../../api/answer.js';
 import { parseServiceJson } from '../../lib/sanitize.js';
 import { checkHeaders, checkShape, limited, shown, type Schemas } from './judge.js';
@@ -12,6 +13,10 @@ import type { Divergence, Probe } from './types.js';
 export const STREAM_OP = 'SSE /v1/runs/{id}/events';
 /** A run still going never ends its stream: its history counts as replayed after this long with nothing new. */
 const QUIET_MS = 2_000;
+/** A moving run's stream is read this long at most, whatever keeps coming (the history and a few seconds). */
+export const MOVING_READ_MS = 10_000;
+/** After the terminal event the stream closes (the contract): this long open after it is a divergence. */
+export const CLOSE_MS = 3_000;
 
 export async function checkStream(probe: Probe, s: Schemas, runId: string, ended: boolean): Promise<void> {
   const answer = await probe.api.http.send({
@@ -46,29 +51,50 @@ export async function checkStream(probe: Probe, s: Schemas, runId: string, ended
     });
   }
   const judge = new StreamJudge(probe, s);
-  const broken = await readMessages(probe, answer, ended, (m) => judge.message(m));
-  if (broken)
-    probe.diverge({ operation: STREAM_OP, path: 'stream', expected: 'whole messages to its end', got: broken });
+  const read = await readMessages(probe, answer, ended, (m) => judge.message(m));
+  if (read.broken)
+    probe.diverge({ operation: STREAM_OP, path: 'stream', expected: 'whole messages to its end', got: read.broken });
+  if (read.stopped === 'open')
+    probe.diverge({
+      operation: STREAM_OP,
+      path: 'stream',
+      expected: 'closed after the terminal event',
+      got: `still open after ${formatDuration(CLOSE_MS)}`,
+    });
+  if (read.stopped === 'cap')
+    probe.say(`read the stream of run ${runId}, still moving, for ${formatDuration(MOVING_READ_MS)}`);
   if (judge.count === 0)
     probe.diverge({ operation: STREAM_OP, path: 'stream', expected: "the run's history replayed", got: 'no message' });
 }
 
-/** Every message until the stream ends (a finished run's closes after its terminal event), or, for a run still
- * going, until it has been quiet for a while. */
+/** Why the read stopped before the stream ended: quiet (a run still going, its history replayed), the cap on a
+ * moving run's read, or a stream left open after its terminal event. */
+type Stopped = 'quiet' | 'cap' | 'open' | null;
+
+/** Every message until the stream ends (a finished run's closes after its terminal event, or is told open), or,
+ * for a run still going, until it has been quiet for a while or read for MOVING_READ_MS in all. */
 async function readMessages(
   probe: Probe,
   answer: Answer,
   ended: boolean,
   message: (m: SseMessage) => void,
-): Promise<string | null> {
-  const parser = new SseParser({ message });
+): Promise<{ broken: string | null; stopped: Stopped }> {
   const clock = probe.api.http.clock;
-  let cancel = () => {};
-  let quiet = false;
+  let stopped: Stopped = null;
+  const stop = (why: Stopped) => () => ((stopped ??= why), answer.body.destroy());
+  let closing: (() => void) | null = null;
+  const parser = new SseParser({
+    message: (m) => {
+      message(m);
+      if (TERMINAL_EVENTS.has(m.event) && !closing) closing = clock.timer(CLOSE_MS, stop('open'));
+    },
+  });
+  let quiet = () => {};
   const arm = () => {
-    cancel();
-    if (!ended) cancel = clock.timer(QUIET_MS, () => ((quiet = true), answer.body.destroy()));
+    quiet();
+    if (!ended && !closing) quiet = clock.timer(QUIET_MS, stop('quiet'));
   };
+  const cap = ended ? () => {} : clock.timer(MOVING_READ_MS, stop('cap'));
   try {
     arm();
     for await (const chunk of answer.body) {
@@ -76,12 +102,12 @@ async function readMessages(
       arm();
     }
   } catch (err) {
-    if (!quiet) return (err as Error).message;
+    if (!stopped) return { broken: (err as Error).message, stopped };
   } finally {
-    cancel();
+    for (const cancel of [quiet, cap, closing ?? (() => {})]) cancel();
     answer.body.destroy();
   }
-  return null;
+  return { broken: null, stopped };
 }
 
 /** Each message judged as it comes; each kind of divergence told once for the stream. */
