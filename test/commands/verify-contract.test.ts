@@ -36,6 +36,8 @@ beforeAll(async () => {
   await sb.client.runs.create({ mode: 'idea', idea: IDEA });
   const final = (await sb.client.runs.create({ mode: 'idea', idea: IDEA })).id;
   await sb.advance({ run: final, to: 'end' });
+  const waiting = (await sb.client.runs.create({ mode: 'idea', idea: IDEA })).id;
+  await sb.advance({ run: waiting, to: 'gate:brand' });
   await until(async () => !(await sb.client.webhooks.deliveries(hook.id).next()).done, 'a delivery');
   proxy = await startFaultProxy(sb.url);
 });
@@ -68,6 +70,8 @@ describe('orc verify, against the sandbox', () => {
       'GET /v1/runs/{id}/spec',
       'GET /v1/runs/{id}/artifacts',
       'GET /v1/runs/{id}/scorecard',
+      'GET /v1/runs/{id}/gates (a run waiting at a gate)',
+      'GET /v1/runs/{id}/spec (a run waiting at a gate)',
       'GET /v1/webhooks',
       'GET /v1/webhooks/{id}',
       'GET /v1/webhooks/{id}/deliveries',
@@ -75,7 +79,7 @@ describe('orc verify, against the sandbox', () => {
     ]);
     const text = await verify(sb.url);
     expect(text.exitCode, text.stderr).toBe(0);
-    expect(text.stdout).toBe('15 checks: matches the contract');
+    expect(text.stdout).toBe('17 checks: matches the contract');
   });
 });
 
@@ -126,6 +130,11 @@ const drifts: Array<[string, (req: { url: string }) => Fault, Partial<Report['di
     rewriting(/\/events$/, (b) => b.replace(/^data: \{/gm, 'data: {{')),
     [{ operation: 'SSE /v1/runs/{id}/events', path: 'data:', expected: 'one line of JSON (an Event)' }],
   ],
+  [
+    'a pending gate said "open" (read on a run waiting at a gate)',
+    rewriting(/\/gates$/, (b) => b.replace('"state":"pending"', '"state":"open"')),
+    [{ operation: 'GET /v1/runs/{id}/gates (a run waiting at a gate)', path: 'data[].state', got: '"open"' }],
+  ],
 ];
 
 describe('orc verify, against drift', () => {
@@ -147,7 +156,7 @@ describe('orc verify, against drift', () => {
       [
         'GET /v1/runs/{id}',
         '  status: the contract says a status the contract knows; came "launched"',
-        '15 checks, 1 divergence',
+        '17 checks, 1 divergence',
       ].join('\n'),
     );
   });
@@ -168,8 +177,10 @@ describe('orc verify, a route it may not read', () => {
     const r = await verify(proxy.url, ['--json']);
     expect(r.exitCode, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout) as Report;
+    const why = 'the key may not read it (403 forbidden)';
     expect(report.skipped).toEqual([
-      { operation: 'GET /v1/runs/{id}/gates', why: 'the key may not read it (403 forbidden)' },
+      { operation: 'GET /v1/runs/{id}/gates', why },
+      { operation: 'GET /v1/runs/{id}/gates (a run waiting at a gate)', why },
     ]);
     expect(report.checked).not.toContain('GET /v1/runs/{id}/gates');
     expect(report.checked).toContain('SSE /v1/runs/{id}/events');
@@ -190,7 +201,7 @@ describe('orc verify, a rate-limited target, and what it could not reach', () =>
     let webhookLists = 0;
     proxy.plan = (req) => {
       const path = req.url.split('?')[0]!;
-      if (/\/gates$/.test(path)) return answer(429, limitedBody, { 'retry-after': '1' });
+      if (/\/artifacts$/.test(path)) return answer(429, limitedBody, { 'retry-after': '1' });
       if (path === '/v1/webhooks' && ++webhookLists === 1) return answer(429, limitedBody, { 'retry-after': '1' });
       return { kind: 'pass' };
     };
@@ -199,7 +210,7 @@ describe('orc verify, a rate-limited target, and what it could not reach', () =>
     const report = JSON.parse(r.stdout) as Report;
     expect(report.divergences).toEqual([]);
     expect(report.skipped).toEqual([
-      { operation: 'GET /v1/runs/{id}/gates', why: expect.stringMatching(/^rate-limited \(429/) },
+      { operation: 'GET /v1/runs/{id}/artifacts', why: expect.stringMatching(/^rate-limited \(429/) },
     ]);
     expect(report.checked).toContain('GET /v1/webhooks');
   });

@@ -15,10 +15,12 @@ import {
   checkLimits,
   checkRun,
   checkRunList,
+  checkWaitingRun,
   checkWebhooks,
   ended,
   pickRun,
   skipRunChecks,
+  waitingRun,
 } from './reads.js';
 import { checkStream } from './stream.js';
 import type { Divergence, Probe, VerifyReport } from './types.js';
@@ -56,6 +58,8 @@ async function checks(probe: Probe, baseUrl: string, write: WriteOptions | null)
   await checkLimits(probe, s);
   const run = pickRun(found);
   if (run) await checkRun(probe, s, run);
+  const waiting = waitingRun(found, run);
+  if (waiting) await checkWaitingRun(probe, s, waiting);
   await checkWebhooks(probe, s);
   if (run) await checkStream(probe, s, run, ended(found.runs.find((r) => r.id === run)?.status));
   else skipRunChecks(probe, found);

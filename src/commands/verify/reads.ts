@@ -44,6 +44,21 @@ export function pickRun(found: Found): string | null {
   return first ?? null;
 }
 
+/** A run waiting at a gate besides the one picked: its gates and spec are read too (a pending gate's shape is
+ * seen only there), or null when there is none. */
+export function waitingRun(found: Found, picked: string | null): string | null {
+  const waiting = found.runs.find((r) => r.status === 'awaiting_approval' && typeof r.id === 'string');
+  return waiting && waiting.id !== picked ? (waiting.id as string) : null;
+}
+
+/** The gates and spec of a run waiting at a gate: a gate pending a decision, and the spec it decides on. */
+export async function checkWaitingRun(probe: Probe, s: Schemas, id: string): Promise<void> {
+  const at = `/v1/runs/${encodeURIComponent(id)}`;
+  const why = ' (a run waiting at a gate)';
+  judge(probe, `GET /v1/runs/{id}/gates${why}`, await probe.raw('GET', `${at}/gates`), s.GateList);
+  judge(probe, `GET /v1/runs/{id}/spec${why}`, await probe.raw('GET', `${at}/spec`), s.AppSpec);
+}
+
 /** The runs list (its first page, already read by the probe), and a walk to its second page. */
 export async function checkRunList(probe: Probe, s: Schemas, first: RawAnswer): Promise<Found> {
   const firstPage = judge(probe, 'GET /v1/runs', first, s.pageOf(s.Run));
