@@ -426,13 +426,21 @@ describe('orc verify --write', () => {
     expect(await all(wsb.client.webhooks.list())).toEqual([]);
   });
 
-  it('with a live key and no --yes: exit 2 naming --live --yes, before anything is sent', async () => {
+  it('with a live key and --live but no --yes: exit 2 naming only --yes, before anything is sent', async () => {
     // A live key goes only to a live address: one that cannot answer shows nothing was sent (no network error).
     const r = await writing('https://orc-verify.invalid', ['--live'], 'sk_live_0123456789abcdef');
     expect(r.exitCode).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain('add --live --yes');
+    expect(r.stderr).toContain('add --yes to mean it');
+    expect(r.stderr).not.toContain('--live --yes');
     expect(r.stderr).not.toMatch(/orc-verify\.invalid (refused|is not)|ENOTFOUND|getaddrinfo/);
+  });
+
+  it('--yes without --write: a usage error (exit 2), nothing checked', async () => {
+    const r = await runOrc(['verify', '--yes'], { env: { ORC_BASE_URL: wsb.url, ORC_API_KEY: wsb.apiKey } });
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('--yes goes with --write');
   });
 
   it('names a replay answered 200 (the original 201 is the contract), exit 3, and undoes what it made', async () => {

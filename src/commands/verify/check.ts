@@ -4,7 +4,7 @@
 import type { Api } from '../../api/index.js';
 import type { RawAnswer } from '../../api/http.js';
 import { errorEnvelope } from '../../contract/shapes.js';
-import { ConfigError, EXIT, FailedError } from '../../exit/errors.js';
+import { ConfigError, EXIT, FailedError, UsageError } from '../../exit/errors.js';
 import { sanitizeLine } from '../../lib/sanitize.js';
 import type { Context } from '../context.js';
 import type { ArgsOf, FlagsOf } from '../define.js';
@@ -27,17 +27,17 @@ import type { Divergence, Probe, VerifyReport } from './types.js';
 import { interrupted, refuseLiveUnlessMeant, type WriteOptions, writeChecks } from './write.js';
 
 export default async function verify(ctx: Context, _args: ArgsOf<typeof def>, flags: FlagsOf<typeof def>) {
+  if (flags.yes && !flags.write) throw new UsageError('--yes goes with --write (it means a live write): add --write');
   const target = await ctx.target();
-  // --live already chose the live key: --yes is the second word that means it.
-  const live = target.mode === 'live' && flags.yes === true;
-  if (flags.write) refuseLiveUnlessMeant(target.key, live);
+  const said = { live: flags.live === true, yes: flags.yes === true };
+  if (flags.write) refuseLiveUnlessMeant(target.key, said);
   const api = await ctx.api();
   // --write waits up to a minute for deliveries: each request gets the whole --timeout, not what is left of it.
   if (flags.write) api.http.deadlinePerRequest();
   const report: VerifyReport = { target: target.baseUrl, checked: [], divergences: [], skipped: [], wrote: false };
   const probe = probeOf(ctx, api, report);
   try {
-    await checks(probe, target.baseUrl, flags.write ? { live, signal: ctx.signal } : null);
+    await checks(probe, target.baseUrl, flags.write ? { ...said, signal: ctx.signal } : null);
     report.wrote = flags.write === true;
   } catch (err) {
     // A request cut by Ctrl-C ends as an AbortError: to the user it is the interrupt (exit 130).

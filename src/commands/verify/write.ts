@@ -14,8 +14,9 @@ import { type Delivered, DeliveryCatcher as Listener } from '../../webhooks/catc
 import type { Probe } from './types.js';
 
 export interface WriteOptions {
-  /** The user said `--live --yes`: a live key may be used. */
+  /** The user said `--live` and `--yes` (each is needed for a live key: refuseLiveUnlessMeant). */
   live: boolean;
+  yes?: boolean;
   /** Ctrl-C: the waits end at once, and what was made is still undone. */
   signal?: AbortSignal;
   /** How long to wait for deliveries and a retry (default 60 s): a service's backoff may be longer. */
@@ -29,7 +30,7 @@ const IDEA = { pitch: PITCH, audience: 'nobody: it is canceled', monetization: '
 
 /** Runs the --write checks, reporting through the probe; undoes what it made even when a check throws. */
 export async function writeChecks(probe: Probe, o: WriteOptions): Promise<void> {
-  refuseLiveUnlessMeant((await probe.api.http.ready()).apiKey, o.live);
+  refuseLiveUnlessMeant((await probe.api.http.ready()).apiKey, o);
   const undo = new Undo(probe);
   const listener = await listenerFor(probe);
   try {
@@ -48,12 +49,13 @@ export async function writeChecks(probe: Probe, o: WriteOptions): Promise<void> 
   }
 }
 
-/** A live key writes only when the user said `--live --yes`: the command asks this before anything is sent, and
- * writeChecks again for any other caller. */
-export function refuseLiveUnlessMeant(apiKey: string, live: boolean): void {
-  if (keyMode(apiKey) === 'live' && !live)
+/** A live key (the key decides, nothing else) writes only when the user said `--live --yes`: the command asks
+ * this before anything is sent, and writeChecks again for any other caller. The refusal names what is missing. */
+export function refuseLiveUnlessMeant(apiKey: string, said: { live: boolean; yes?: boolean }): void {
+  const missing = [said.live ? '' : '--live', said.yes ? '' : '--yes'].filter(Boolean).join(' ');
+  if (keyMode(apiKey) === 'live' && missing)
     throw new UsageError(
-      'orc verify --write with a live key creates a run and a webhook on the live service: add --live --yes to mean it',
+      `orc verify --write with a live key creates a run and a webhook on the live service: add ${missing} to mean it`,
     );
 }
 
