@@ -131,6 +131,18 @@ const drifts: Array<[string, (req: { url: string }) => Fault, Partial<Report['di
     [{ operation: 'SSE /v1/runs/{id}/events', path: 'data:', expected: 'one line of JSON (an Event)' }],
   ],
   [
+    'a control character in a value (the value judged is sanitised: nothing else)',
+    rewriting(RUN, (b) => b.replace('"status":"accepted"', '"status":"accepted\\u001b[2J"')),
+    [
+      {
+        operation: 'GET /v1/runs/{id}',
+        path: 'body',
+        expected: 'text without control characters',
+        got: '"accepted\\u001b[2J"',
+      },
+    ],
+  ],
+  [
     'a pending gate said "open" (read on a run waiting at a gate)',
     rewriting(/\/gates$/, (b) => b.replace('"state":"pending"', '"state":"open"')),
     [{ operation: 'GET /v1/runs/{id}/gates (a run waiting at a gate)', path: 'data[].state', got: '"open"' }],
@@ -159,6 +171,18 @@ describe('orc verify, against drift', () => {
         '17 checks, 1 divergence',
       ].join('\n'),
     );
+  });
+});
+
+describe('orc verify, text with control characters', () => {
+  it('names it escaped, and prints nothing raw', async () => {
+    proxy.plan = rewriting(RUN, (b) => b.replace('"status":"accepted"', '"status":"accepted\\u001b]0;owned\\u0007"'));
+    const r = await verify(proxy.url);
+    expect(r.exitCode, r.stderr).toBe(3);
+    expect(r.stdout).toContain(
+      '  body: the contract says text without control characters; came "accepted\\u001b]0;owned\\u0007"',
+    );
+    expect(r.stdout + r.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/);
   });
 });
 

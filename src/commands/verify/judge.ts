@@ -4,8 +4,8 @@
 import type { ZodMiniType } from 'zod/mini';
 import type { RawAnswer } from '../../api/http.js';
 import { unknownsOf, type Unknown } from '../../contract/unknowns.js';
-import { parseServiceJson } from '../../lib/sanitize.js';
-import type { Probe } from './types.js';
+import { isClean, parseServiceJson } from '../../lib/sanitize.js';
+import type { Divergence, Probe } from './types.js';
 
 export type Schemas = typeof import('../../contract/schemas.js');
 
@@ -38,10 +38,36 @@ export function checkHeaders(probe: Probe, operation: string, answer: Pick<RawAn
   }
 }
 
+/**
+ * Text from the target read as JSON, sanitised as everywhere in orc (what is judged and printed has no control
+ * characters); a string or key that had any is itself a divergence at `path`, shown escaped. Throws when the
+ * text is not JSON.
+ */
+export function parseJudged(text: string, tell: (d: Omit<Divergence, 'operation'>) => void, path = 'body'): unknown {
+  const seen: { dirty?: boolean } = {};
+  const value = parseServiceJson(text, seen);
+  if (seen.dirty) tell({ path, expected: 'text without control characters', got: firstDirty(text) });
+  return value;
+}
+
+/** The first string or key in the JSON text that carries a control, as JSON with every control escaped. */
+function firstDirty(text: string): string {
+  let found = '';
+  JSON.parse(text, (key: string, value: unknown) => {
+    for (const v of [key, value]) if (!found && typeof v === 'string' && !isClean(v)) found = v;
+    return value;
+  });
+  // JSON.stringify escapes C0 controls; C1 and the bidi controls are escaped here.
+  const escaped = [...JSON.stringify(found)]
+    .map((c) => (isClean(c) ? c : `\\u${c.codePointAt(0)!.toString(16).padStart(4, '0')}`))
+    .join('');
+  return escaped.length > 80 ? `${escaped.slice(0, 79)}…` : escaped;
+}
+
 /** The JSON body of an answer, or undefined (said as a divergence) when it is not JSON. */
 export function bodyOf(probe: Probe, operation: string, answer: RawAnswer): unknown {
   try {
-    return parseServiceJson(answer.text);
+    return parseJudged(answer.text, (d) => probe.diverge({ ...d, operation }));
   } catch {
     probe.diverge({ operation, path: 'body', expected: 'JSON', got: shown(answer.text.slice(0, 80)) });
     return undefined;

@@ -6,8 +6,7 @@ import { SseParser, type SseMessage } from '../../api/sse.js';
 import { LOG_EVENT, LOG_LEVELS, TERMINAL_EVENTS } from '../../contract/events.js';
 import { formatDuration } from '../../lib/duration.js';
 import { readText } from '../../api/answer.js';
-import { parseServiceJson } from '../../lib/sanitize.js';
-import { checkHeaders, checkShape, limited, shown, type Schemas } from './judge.js';
+import { checkHeaders, checkShape, limited, parseJudged, shown, type Schemas } from './judge.js';
 import type { Divergence, Probe } from './types.js';
 
 export const STREAM_OP = 'SSE /v1/runs/{id}/events';
@@ -126,7 +125,7 @@ class StreamJudge {
     this.framing(m);
     let data: unknown;
     try {
-      data = parseServiceJson(m.data);
+      data = parseJudged(m.data, (d) => this.tell(d), 'data:');
     } catch {
       return this.tell({ path: 'data:', expected: 'one line of JSON (an Event)', got: shown(m.data.slice(0, 80)) });
     }
