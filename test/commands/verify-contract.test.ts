@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type TestSandbox } from '../../src/sdk/testing.js';
 import { startFaultProxy, type Fault, type FaultProxy } from '../helpers/fault-proxy.js';
 import { pickRun } from '../../src/commands/verify/reads.js';
-import { CLOSE_MS } from '../../src/commands/verify/stream.js';
+import { CLOSE_MS, ENDED_QUIET_MS } from '../../src/commands/verify/stream.js';
 import { FakeClock } from '../helpers/clock.js';
 import { runOrc } from '../helpers/run.js';
 import { handServer, json } from '../helpers/server.js';
@@ -294,6 +294,43 @@ describe('orc verify, an event stream that does not end', () => {
         got: 'still open after 3 s',
       },
     ]);
+  });
+
+  it("an ended run's stream without its terminal event: said, whether it closes or stays open (no hang)", async () => {
+    const ended = { id: 'run_ended', status: 'accepted' };
+    let hold = true;
+    const fake = await handServer((req, res) => {
+      const at = req.url!.split('?')[0]!;
+      if (at === '/v1/runs') return json(res, 200, { data: [ended], has_more: false, next_cursor: null });
+      if (!at.endsWith('/events'))
+        return json(res, 404, { error: { type: 'not_found_error', code: 'x', message: 'x' } });
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'x-request-id': 'req_sse' });
+      const data = { id: 'evt_1', type: 'run.created', run_id: ended.id, created_at: '2026-01-01T00:00:00Z', data: {} };
+      res.write(`id: 1\nevent: run.created\ndata: ${JSON.stringify(data)}\n\n`);
+      if (!hold) res.end();
+    });
+    const streamDivergence = async (clock?: FakeClock) => {
+      const r = runOrc(['verify', '--json'], {
+        env: { ORC_BASE_URL: fake.url, ORC_API_KEY: sb.apiKey },
+        ...(clock ? { clock } : {}),
+      });
+      if (clock) {
+        await clock.nextTimer((ms) => ms === ENDED_QUIET_MS);
+        clock.advance(ENDED_QUIET_MS);
+      }
+      const out = JSON.parse((await r).stdout) as Report;
+      return out.divergences.find((d) => d.operation === 'SSE /v1/runs/{id}/events' && d.path === 'stream');
+    };
+    try {
+      expect(await streamDivergence(new FakeClock())).toMatchObject({
+        expected: 'the terminal event (the run has ended), then the close',
+        got: 'no terminal event, and still open after 5 s of quiet',
+      });
+      hold = false;
+      expect(await streamDivergence()).toMatchObject({ got: 'closed without a terminal event' });
+    } finally {
+      await fake.close();
+    }
   });
 
   it('a run that keeps moving: its stream is read a bounded time, and said how long', async () => {

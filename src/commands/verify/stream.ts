@@ -16,6 +16,8 @@ const QUIET_MS = 2_000;
 export const MOVING_READ_MS = 10_000;
 /** After the terminal event the stream closes (the contract): this long open after it is a divergence. */
 export const CLOSE_MS = 3_000;
+/** How long an ended run's stream may be quiet with no terminal event before verify says so and stops. */
+export const ENDED_QUIET_MS = 5_000;
 
 export async function checkStream(probe: Probe, s: Schemas, runId: string, ended: boolean): Promise<void> {
   const answer = await probe.api.http.send({
@@ -60,6 +62,16 @@ export async function checkStream(probe: Probe, s: Schemas, runId: string, ended
       expected: 'closed after the terminal event',
       got: `still open after ${formatDuration(CLOSE_MS)}`,
     });
+  if (ended && !read.terminal)
+    probe.diverge({
+      operation: STREAM_OP,
+      path: 'stream',
+      expected: 'the terminal event (the run has ended), then the close',
+      got:
+        read.stopped === 'silent'
+          ? `no terminal event, and still open after ${formatDuration(ENDED_QUIET_MS)} of quiet`
+          : 'closed without a terminal event',
+    });
   if (read.stopped === 'cap')
     probe.say(`read the stream of run ${runId}, still moving, for ${formatDuration(MOVING_READ_MS)}`);
   if (judge.count === 0)
@@ -68,7 +80,7 @@ export async function checkStream(probe: Probe, s: Schemas, runId: string, ended
 
 /** Why the read stopped before the stream ended: quiet (a run still going, its history replayed), the cap on a
  * moving run's read, or a stream left open after its terminal event. */
-type Stopped = 'quiet' | 'cap' | 'open' | null;
+type Stopped = 'quiet' | 'cap' | 'open' | 'silent' | null;
 
 /** Every message until the stream ends (a finished run's closes after its terminal event, or is told open), or,
  * for a run still going, until it has been quiet for a while or read for MOVING_READ_MS in all. */
@@ -77,7 +89,7 @@ async function readMessages(
   answer: Answer,
   ended: boolean,
   message: (m: SseMessage) => void,
-): Promise<{ broken: string | null; stopped: Stopped }> {
+): Promise<{ broken: string | null; stopped: Stopped; terminal: boolean }> {
   const clock = probe.api.http.clock;
   let stopped: Stopped = null;
   const stop = (why: Stopped) => () => ((stopped ??= why), answer.body.destroy());
@@ -89,9 +101,11 @@ async function readMessages(
     },
   });
   let quiet = () => {};
+  // A run still going: until its history is replayed (quiet a while). An ended run's stream ends by itself,
+  // after its terminal event; one that neither sends it nor closes is stopped after a longer quiet.
   const arm = () => {
     quiet();
-    if (!ended && !closing) quiet = clock.timer(QUIET_MS, stop('quiet'));
+    if (!closing) quiet = ended ? clock.timer(ENDED_QUIET_MS, stop('silent')) : clock.timer(QUIET_MS, stop('quiet'));
   };
   const cap = ended ? () => {} : clock.timer(MOVING_READ_MS, stop('cap'));
   try {
@@ -101,12 +115,12 @@ async function readMessages(
       arm();
     }
   } catch (err) {
-    if (!stopped) return { broken: (err as Error).message, stopped };
+    if (!stopped) return { broken: (err as Error).message, stopped, terminal: closing !== null };
   } finally {
     for (const cancel of [quiet, cap, closing ?? (() => {})]) cancel();
     answer.body.destroy();
   }
-  return { broken: null, stopped };
+  return { broken: null, stopped, terminal: closing !== null };
 }
 
 /** Each message judged as it comes; each kind of divergence told once for the stream. */
