@@ -239,6 +239,21 @@ describe('orc verify, a rate-limited target, and what it could not reach', () =>
     expect(report.checked).toContain('GET /v1/webhooks');
   });
 
+  it('a Retry-After longer than orc waits out: the route is skipped "rate-limited" at once, verify goes on', async () => {
+    proxy.plan = (req) =>
+      /\/scorecard$/.test(req.url.split('?')[0]!)
+        ? answer(429, limitedBody, { 'retry-after': '3600' })
+        : { kind: 'pass' };
+    const r = await verify(proxy.url, ['--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as Report;
+    expect(report.divergences).toEqual([]);
+    expect(report.skipped).toEqual([
+      { operation: 'GET /v1/runs/{id}/scorecard', why: expect.stringMatching(/^rate-limited \(429/) },
+    ]);
+    expect(report.checked).toContain('GET /v1/webhooks');
+  });
+
   it('a webhooks list that failed: the webhook and its deliveries are skipped, saying why', async () => {
     proxy.plan = (req) =>
       req.url.split('?')[0] === '/v1/webhooks'
