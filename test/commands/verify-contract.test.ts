@@ -254,6 +254,16 @@ describe('orc verify, a rate-limited target, and what it could not reach', () =>
     expect(report.checked).toContain('GET /v1/webhooks');
   });
 
+  it('a target that rate-limits the first request past waiting: one line, exit 1, not "not the service"', async () => {
+    proxy.plan = (req) =>
+      req.url.split('?')[0] === '/v1/runs' ? answer(429, limitedBody, { 'retry-after': '3600' }) : { kind: 'pass' };
+    const r = await verify(proxy.url);
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('is rate-limiting this key (HTTP 429 to GET /v1/runs, after waiting)');
+    expect(r.stderr).not.toContain('not the Run Orchestration Service');
+  });
+
   it('a webhooks list that failed: the webhook and its deliveries are skipped, saying why', async () => {
     proxy.plan = (req) =>
       req.url.split('?')[0] === '/v1/webhooks'

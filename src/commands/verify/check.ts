@@ -23,6 +23,7 @@ import {
   waitingRun,
 } from './reads.js';
 import { checkStream } from './stream.js';
+import { limited } from './judge.js';
 import type { Divergence, Probe, VerifyReport } from './types.js';
 import { interrupted, refuseLiveUnlessMeant, type WriteOptions, writeChecks } from './write.js';
 
@@ -77,6 +78,11 @@ function assertService(first: RawAnswer, baseUrl: string): void {
   }
   const where = `${sanitizeLine(baseUrl)} is not the Run Orchestration Service`;
   const type = String(first.headers['content-type'] ?? 'no content type').split(';')[0] ?? '';
+  if (limited(first))
+    throw new FailedError(
+      `${sanitizeLine(baseUrl)} is rate-limiting this key (HTTP ${first.status} to GET /v1/runs, after waiting): nothing could be checked`,
+      'Try again later, or ask for a higher limit.',
+    );
   if (first.status === 401 || first.status === 403) {
     const code = errorEnvelope(body)?.code;
     throw new ConfigError(`${sanitizeLine(baseUrl)} refused the key (HTTP ${first.status}${code ? ` ${code}` : ''})`);
