@@ -72,11 +72,6 @@ export function notificationText(text: string): string {
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }
 
-/** What the channel is called when the watch says how it will notify. */
-export function channelName(c: Channel): string {
-  return c.kind === 'osc9' || c.kind === 'osc777' ? `the terminal (${c.kind.toUpperCase()})` : c.kind;
-}
-
 /**
  * Tells the person `text` on the channel: sequences and the bell on the terminal (stderr), a notifier as a
  * program given the text as an argument, never through a shell. `failed` hears why a notifier did not run.
