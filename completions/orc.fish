@@ -14,7 +14,7 @@ function __orc_walk
             continue
         end
         switch $t
-            case --jq --profile --base-url --timeout --mode --pitch --audience --monetization --source --idempotency-key --on-gate --approve --on-gate-exec --max-wait --status --limit --set --unset --file --notes --notes-file --format --field --stage --grep --since --tail --dir --concurrency --url --events --secret --header --payload-file --tolerance --now --forward-to --port --host --public-url --data --oas --tools --root --ca-file --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --journal-size --keep-deliveries --clock --import --by --to --run --gate --error --reason --route --webhook --latency --cut-after --times --probability
+            case --jq --profile --base-url --timeout --mode --pitch --audience --monetization --source --idempotency-key --on-gate --approve --on-gate-exec --max-wait --status --limit --set --unset --file --notes --notes-file --format --field --stage --grep --since --tail --dir --concurrency --url --events --secret --header --payload-file --tolerance --now --forward-to --port --host --public-url --data --oas --toolsets --tools --root --ca-file --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --journal-size --keep-deliveries --clock --import --by --to --run --gate --error --reason --route --webhook --latency --cut-after --times --probability
                 set skip 1
                 continue
             case '-*'
@@ -517,9 +517,11 @@ complete -c orc -n '__orc_at '\''verify'\''' -l base-url -x -d 'talk to this ser
 complete -c orc -n '__orc_at '\''verify'\''' -l timeout -x -d 'give up on the service after this long (watch and streams: their own idle rules)'
 complete -c orc -n '__orc_at '\''verify'\''' -l debug -d 'show the HTTP exchange on stderr (keys redacted) and what the service sent that orc does not know'
 complete -c orc -n '__orc_at '\''verify'\''' -l help -s h -d 'show help'
-complete -c orc -n '__orc_at '\''mcp'\''' -l read-only -d 'offer only the tools that read (no create, cancel, decide, update or download)'
-complete -c orc -n '__orc_at '\''mcp'\''' -l tools -x -d 'offer only these tools (see the list below)'
-complete -c orc -n '__orc_at '\''mcp'\''' -l sandbox-tools -d 'also offer the sandbox'\''s controls an agent'\''s tests need: advance_clock, trigger_event, reset_sandbox'
+complete -c orc -n '__orc_at '\''mcp'\''' -l toolsets -x -a 'runs gates spec artifacts webhooks sandbox' -d 'offer the tools of these toolsets (default runs,gates,spec,artifacts; see the list below)'
+complete -c orc -n '__orc_at '\''mcp'\''' -l read-only -d 'offer only the tools that read (no create, cancel, decide, update, download or webhook change)'
+complete -c orc -n '__orc_at '\''mcp'\''' -l tools -x -d 'offer only these tools, of the toolsets offered (see the list below)'
+complete -c orc -n '__orc_at '\''mcp'\''' -l sandbox-tools -d 'the same as adding sandbox to --toolsets: advance_clock, trigger_event, reset_sandbox'
+complete -c orc -n '__orc_at '\''mcp'\''' -l list-tools -d 'print the tools a client would see with these flags, and their size in bytes, then exit (nothing is sent)'
 complete -c orc -n '__orc_at '\''mcp'\''' -l root -x -d 'the folder pull_artifacts may write into, and below (default: the folder the server runs in)'
 complete -c orc -n '__orc_at '\''mcp'\''' -l yes-live-decisions -d 'with --live: let the agent approve and reject gates without asking a person (by default they ask through MCP elicitation, and are refused where the client cannot ask)'
 complete -c orc -n '__orc_at '\''mcp'\''' -l json -d 'print one JSON document on stdout (for scripts)'

@@ -22,6 +22,7 @@ import {
   type RunStatus,
   TERMINAL_STATUSES,
 } from '../contract/events.js';
+import * as contract from '../contract/schemas.js';
 import type { AppSpec, Event, Run, RunCreateParams, Scorecard } from '../contract/schemas.js';
 import { Problem } from '../lib/problem.js';
 import type { ResetDone, TriggerParams, TriggerResult } from '../contract/sandbox-control.js';
@@ -452,6 +453,7 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
       annotations: read,
       run: (a, extra) => waitForRunTool(api, clock, a.run_id, (a.timeout_s ?? 50) * 1000, extra),
     }),
+    ...webhookToolDefs(api),
   ];
 }
 
@@ -516,6 +518,106 @@ async function pullInto(
     .filter(Boolean)
     .join('\n');
   return { text, data: { dir: outcome.dir, files, pending: outcome.pending, failed: outcome.failed } };
+}
+
+/** The webhooks toolset (`orc mcp --toolsets webhooks`): register, list and remove webhooks; their deliveries. */
+// oxlint-disable-next-line max-lines-per-function -- a data table: the webhook tools, their schemas and handlers
+function webhookToolDefs(api: Api): ToolDef[] {
+  const read = { readOnlyHint: true, idempotentHint: true, openWorldHint: false };
+  const webhookId = z.string().min(1).describe('The webhook id, such as wh_4Tq9 (from list_webhooks)');
+  return [
+    defineTool({
+      name: 'list_webhooks',
+      title: 'List webhooks',
+      description: 'The webhooks registered: where each delivers, for which events, and its status. Never a secret.',
+      input: {},
+      output: { webhooks: z.array(contract.Webhook) },
+      annotations: read,
+      run: async () => {
+        const webhooks: contract.Webhook[] = [];
+        for await (const w of api.webhooks.listAll()) webhooks.push(w);
+        const lines = webhooks.map((w) => `${w.id} ${w.status} ${w.url} (${w.events.join(', ')})`);
+        return { text: lines.join('\n') || 'No webhooks.', data: { webhooks } };
+      },
+    }),
+    defineTool({
+      name: 'add_webhook',
+      title: 'Add a webhook',
+      description:
+        'Register a webhook for run events. Its signing secret is in this result only: it is never shown again.',
+      input: {
+        url: z.string().min(1).describe("Where deliveries go: https://…, or http:// to the service's own machine"),
+        events: z
+          .union([z.tuple([z.literal('*')]), z.array(z.enum(EVENT_KINDS)).min(1)])
+          .describe('The event kinds to deliver, or ["*"] for all'),
+      },
+      output: { webhook: contract.WebhookWithSecret },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      run: async (a) => {
+        const webhook = await api.webhooks.create({ url: a.url, events: a.events });
+        return {
+          text: `Added ${webhook.id} for ${webhook.events.join(', ')} to ${webhook.url}. Its signing secret (shown only now): ${webhook.secret}`,
+          data: { webhook },
+        };
+      },
+    }),
+    defineTool({
+      name: 'remove_webhook',
+      title: 'Remove a webhook',
+      description: 'Remove a webhook for good: nothing more is delivered to it.',
+      input: { webhook_id: webhookId },
+      output: { removed: contract.Deleted },
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+      run: async (a) => ({
+        text: `Removed ${a.webhook_id}.`,
+        data: { removed: await api.webhooks.remove(a.webhook_id) },
+      }),
+    }),
+    defineTool({
+      name: 'list_deliveries',
+      title: 'List the deliveries of a webhook',
+      description: "A webhook's deliveries, newest first: event, status, attempts, last status code, next attempt.",
+      input: {
+        webhook_id: webhookId,
+        status: z.enum(['pending', 'succeeded', 'failed']).optional().describe('Only deliveries in this state'),
+        limit: z.number().int().min(1).max(500).optional().describe('At most this many (default 50)'),
+      },
+      output: { deliveries: z.array(contract.Delivery) },
+      annotations: read,
+      run: (a) => listDeliveries(api, a),
+    }),
+    defineTool({
+      name: 'redeliver_delivery',
+      title: 'Deliver again',
+      description: 'Send a delivery again (a failed one, say), as a new attempt.',
+      input: {
+        webhook_id: webhookId,
+        delivery_id: z.string().min(1).describe('The delivery id, such as dlv_8Kx2 (from list_deliveries)'),
+      },
+      output: { delivery: contract.Delivery },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      run: async (a) => {
+        const delivery = await api.webhooks.redeliver(a.webhook_id, a.delivery_id);
+        return { text: `${delivery.id}: ${delivery.status} after ${delivery.attempts} attempts.`, data: { delivery } };
+      },
+    }),
+  ];
+}
+
+/** list_deliveries: the pages walked until `limit` deliveries (of the status asked for) are found. */
+async function listDeliveries(
+  api: Api,
+  a: { webhook_id: string; status?: string | undefined; limit?: number | undefined },
+): ToolAnswer {
+  const deliveries: contract.Delivery[] = [];
+  const limit = a.limit ?? 50;
+  for await (const d of api.webhooks.deliveries(a.webhook_id)) {
+    if (a.status && d.status !== a.status) continue;
+    deliveries.push(d);
+    if (deliveries.length >= limit) break;
+  }
+  const lines = deliveries.map((d) => `${d.id} ${d.event_type} ${d.status} (${d.attempts} attempts)`);
+  return { text: lines.join('\n') || `No deliveries for ${a.webhook_id}.`, data: { deliveries } };
 }
 
 /** The sandbox's controls an agent's tests need (`orc mcp --sandbox-tools`): the admin API under /_sandbox/. */

@@ -1,5 +1,6 @@
 // `orc mcp`: orc as a Model Context Protocol server on stdio, for agents (src/mcp/server.ts).
 import { command, flag, handled } from '../define.js';
+import { DEFAULT_TOOLSETS, TOOLSET_NAMES } from '../../mcp/toolsets.js';
 
 export const MCP_CONFIG = `{
   "mcpServers": {
@@ -10,12 +11,20 @@ export const MCP_CONFIG = `{
 export const mcp = command({
   name: 'mcp',
   summary: 'Run a Model Context Protocol server on stdio, so agents can drive runs and decide gates',
-  json: 'none: stdout carries the MCP protocol',
+  json: 'none when serving (stdout carries the MCP protocol); with --list-tools: { tools: [each as tools/list sends it], bytes: the JSON size of that tools/list result }',
   flags: {
-    readOnly: flag.bool('offer only the tools that read (no create, cancel, decide, update or download)'),
-    tools: flag.string('name,name', 'offer only these tools (see the list below)'),
-    sandboxTools: flag.bool(
-      "also offer the sandbox's controls an agent's tests need: advance_clock, trigger_event, reset_sandbox",
+    toolsets: flag.list(
+      'set,set',
+      TOOLSET_NAMES,
+      `offer the tools of these toolsets (default ${DEFAULT_TOOLSETS.join(',')}; see the list below)`,
+    ),
+    readOnly: flag.bool(
+      'offer only the tools that read (no create, cancel, decide, update, download or webhook change)',
+    ),
+    tools: flag.string('name,name', 'offer only these tools, of the toolsets offered (see the list below)'),
+    sandboxTools: flag.bool('the same as adding sandbox to --toolsets: advance_clock, trigger_event, reset_sandbox'),
+    listTools: flag.bool(
+      'print the tools a client would see with these flags, and their size in bytes, then exit (nothing is sent)',
     ),
     root: flag.string(
       'dir',

@@ -8,7 +8,6 @@ import { EnvironmentError, UsageError } from '../../exit/errors.js';
 import type { ArgsOf, FlagsOf } from '../define.js';
 import type { mcp as def } from './command.js';
 
-const LIVE_GUARDED = ['cancel_run', 'reject_gate'];
 /** The SDK's stdio transport's read buffer (STDIO_DEFAULT_MAX_BUFFER_SIZE). */
 const STDIO_LIMIT_MIB = 10;
 
@@ -17,8 +16,10 @@ export default async function serve(
   _args: ArgsOf<typeof def>,
   flags: FlagsOf<typeof def>,
 ): Promise<number> {
-  const [{ createServer, toolDefs, sandboxToolDefs }, { StdioServerTransport }] = await Promise.all([
+  if (flags.listTools) return (await import('./list-tools.js')).default(ctx, flags);
+  const [{ createServer, toolDefs, sandboxToolDefs }, { pickTools }, { StdioServerTransport }] = await Promise.all([
     import('../../mcp/server.js'),
+    import('../../mcp/toolsets.js'),
     import('@modelcontextprotocol/sdk/server/stdio.js'),
   ]);
   const target = await ctx.target();
@@ -28,8 +29,7 @@ export default async function serve(
   const root = resolve(flags.root ?? '.');
   if (!statSync(root, { throwIfNoEntry: false })?.isDirectory())
     throw new UsageError(`--root: ${root} is not a folder`);
-  const all = [...toolDefs(api, ctx.clock, root), ...(flags.sandboxTools ? sandboxToolDefs(api) : [])];
-  const tools = pickTools(all, flags, target.mode);
+  const tools = pickTools([...toolDefs(api, ctx.clock, root), ...sandboxToolDefs(api)], flags, target.mode);
   if (flags.yesLiveDecisions && target.mode !== 'live')
     throw new UsageError(
       '--yes-live-decisions goes with --live: in test mode the agent decides gates without asking anyway',
@@ -53,39 +53,7 @@ export default async function serve(
   return 0;
 }
 
-type Tool = ReturnType<ServerModule['toolDefs']>[number];
 type ServerModule = typeof import('../../mcp/server.js');
-
-/** The tools offered: those named by --tools (each a tool there is), the reads only with --read-only, and on a
- * live key no cancel or reject unless named. */
-function pickTools(all: Tool[], flags: FlagsOf<typeof def>, mode: string): Tool[] {
-  const names = all.map((t) => t.name);
-  const named =
-    flags.tools === undefined
-      ? null
-      : [
-          ...new Set(
-            flags.tools
-              .split(',')
-              .map((t) => t.trim())
-              .filter(Boolean),
-          ),
-        ];
-  if (named) {
-    const unknown = named.filter((t) => !names.includes(t));
-    if (unknown.length || named.length === 0)
-      throw new UsageError(
-        `--tools: ${unknown.length ? `unknown ${unknown.map((t) => JSON.stringify(t)).join(', ')}` : 'name at least one'}; the tools: ${names.join(', ')}`,
-      );
-  }
-  let tools = named ? all.filter((t) => named.includes(t.name)) : all;
-  if (flags.readOnly) tools = tools.filter((t) => t.annotations.readOnlyHint);
-  // A live server does not cancel or reject unless it was told to, by name.
-  if (mode === 'live') tools = tools.filter((t) => !LIVE_GUARDED.includes(t.name) || named?.includes(t.name));
-  if (tools.length === 0)
-    throw new UsageError('no tools left to offer: --read-only keeps only reads, and none of --tools is one');
-  return tools;
-}
 
 /** Serves until the client closes stdin (or the transport closes); a request too large for the transport is
  * an error, not an end. */
