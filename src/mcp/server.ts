@@ -10,6 +10,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import * as z from 'zod';
+import { pick } from 'zod/mini';
 import { ApiError, type Api } from '../api/index.js';
 import { waitForRun } from '../watch/wait.js';
 import { systemClock, type Clock } from '../lib/clock.js';
@@ -133,44 +134,25 @@ function defineTool<S extends z.ZodRawShape>(
   return def as unknown as ToolDef;
 }
 
-const runId = z.string().min(1).describe('The run id, such as run_8fJ2kQ (from list_runs or create_run)');
+const runId = z.string().min(1).describe('The run id (run_…)');
 const gate = z.enum(GATE_NAMES).describe('The gate: idea, brand or final');
 
-// What tools answer, as structured content: the fields an agent reads, the rest kept (tolerant reader).
-const runOut = z.looseObject({
-  id: z.string(),
-  mode: z.string(),
-  status: z.string(),
-  stage: z.string(),
-  gate_pending: z.string().nullable(),
-});
-const gateOut = z.looseObject({
-  name: z.string(),
-  state: z.string(),
-  decided_at: z.string().nullable(),
-  notes: z.string().nullable(),
-});
-const specOut = z.looseObject({ name: z.string() });
-const checkOut = z.looseObject({ id: z.string(), title: z.string(), status: z.string() });
-const componentOut = z.looseObject({ name: z.string(), value: z.number(), weight: z.number() });
-/** A check or a component with what an agent acts on (the service may leave them out: a tolerant reader). */
-const advised = <T extends z.ZodObject>(o: T) =>
-  o.extend({
-    field: z.string().nullable().optional().describe('The App Spec field it reads, as a dotted path (brand.palette)'),
-    hint: z.string().nullable().optional().describe('What to change, when it fails or warns'),
-    suggestion: z.unknown().optional().describe('A value at field that passes (null when none can be made)'),
-  });
+// What tools answer, as structured content: the contract's read shapes, whole (every field typed, unknown
+// fields kept), the ones the client parses the service's answers with, so a result always fits its schema.
+const runOut = contract.Run;
+const gateOut = contract.Gate;
+const specOut = contract.AppSpec;
+/** The App Spec's fields an idea gate decides (deciding()). */
+const SUMMARY = { name: true, tagline: true, audience: true, monetization: true, features: true } as const;
 const decidedOut = {
-  gate: z.looseObject({ gate: gateOut, run: runOut }),
-  spec: specOut.optional().describe('The App Spec after spec_patch, when one was given'),
+  gate: contract.GateDecision,
+  spec: z.optional(specOut).describe('The App Spec after spec_patch, when one was given'),
 };
 /** A change to the App Spec made before the decision (a JSON Merge Patch); refused, nothing is decided. */
 const specPatch = z
   .record(z.string(), z.unknown())
   .optional()
-  .describe(
-    'Optional: a JSON Merge Patch of the App Spec applied first (as update_spec); if it is refused, nothing is decided',
-  );
+  .describe('A JSON Merge Patch of the App Spec applied first (as update_spec); refused, nothing is decided');
 
 /** The decision's spec change first, when there is one, and only at a gate that waits for the decision:
  * refused (or the gate not pending), it throws and nothing is changed or decided. */
@@ -209,8 +191,7 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
     defineTool({
       name: 'list_runs',
       title: 'List runs',
-      description:
-        'List runs, newest first, one page at a time. Filter by status; pass the next_cursor of a page to get the next one.',
+      description: 'List runs, newest first, a page at a time.',
       input: {
         status: z.enum(RUN_STATUSES).optional().describe('Only runs in this status'),
         limit: z.number().int().min(1).max(100).optional().describe('Runs per page (default 20)'),
@@ -223,7 +204,7 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
     defineTool({
       name: 'get_run',
       title: 'Get a run',
-      description: 'One run: its status, stage, the gate it waits at (if any), its app id, and its three gates.',
+      description: 'A run and its three gates: status, stage, and the gate it waits at.',
       input: { run_id: runId },
       output: { run: runOut, gates: z.array(gateOut) },
       annotations: read,
@@ -239,9 +220,9 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
       name: 'create_run',
       title: 'Create a run',
       description:
-        'Start a run. mode "idea" takes idea {pitch, audience, monetization}; mode "ship" takes source (a repository URL, or an App Spec object). Each call carries an Idempotency-Key (yours, or a new one), so retrying with the same idempotency_key never makes a second run. Follow it with wait_for_run.',
+        'Start a run from an idea or from source, then wait_for_run. Retrying with the same idempotency_key never makes a second run.',
       input: {
-        mode: z.enum(['idea', 'ship']).describe('idea: from a pitch; ship: from existing source'),
+        mode: z.enum(['idea', 'ship']).describe('idea: from idea; ship: from source'),
         idea: z
           .object({ pitch: z.string().min(1), audience: z.string().min(1), monetization: z.enum(MONETIZATION_VALUES) })
           .optional()
@@ -264,7 +245,7 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
     defineTool({
       name: 'cancel_run',
       title: 'Cancel a run',
-      description: 'Cancel a run for good: it cannot be resumed. Only for a run that is still going.',
+      description: 'Cancel a run that is still going, for good.',
       input: { run_id: runId },
       output: { run: runOut },
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
@@ -276,8 +257,7 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
     defineTool({
       name: 'list_gates',
       title: 'List the gates of a run',
-      description:
-        'The three approval gates of a run (idea, brand, final): state (waiting, pending, approved, rejected), when decided, and notes.',
+      description: 'The three gates of a run (idea, brand, final): state, when decided, notes.',
       input: { run_id: runId },
       output: { gates: z.array(gateOut) },
       annotations: read,
@@ -292,8 +272,7 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
     defineTool({
       name: 'approve_gate',
       title: 'Approve a gate',
-      description:
-        'Approve the gate a run waits at (only a pending gate). Read what is being decided first: wait_for_run gives it, or get_spec / get_scorecard.',
+      description: 'Approve the gate a run waits at, once you have read what it decides (wait_for_run gives it).',
       input: {
         run_id: runId,
         gate,
@@ -315,7 +294,7 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
       name: 'reject_gate',
       title: 'Reject a gate',
       description:
-        'Reject the gate a run waits at, with notes saying why and what to change: the run goes back to rework that part and the gate opens again. Change the App Spec first (spec_patch here, or update_spec): the rework reads it as it stands then; a rejected final runs design, build, QA and scoring again, with a new scorecard.',
+        'Reject the gate a run waits at, with notes on what to change: that part is reworked and the gate opens again.',
       input: {
         run_id: runId,
         gate,
@@ -336,8 +315,7 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
     defineTool({
       name: 'get_spec',
       title: 'Get the App Spec',
-      description:
-        'The App Spec of a run: name, tagline, description, platforms, audience, monetization, brand (palette, typeface, voice), screens, features.',
+      description: "A run's App Spec.",
       input: { run_id: runId },
       output: { spec: specOut },
       annotations: read,
@@ -350,12 +328,14 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
       name: 'update_spec',
       title: 'Update the App Spec',
       description:
-        'Change the App Spec with a JSON Merge Patch (RFC 7396): only the fields to change; null removes a field; a list is replaced whole. A failing check\'s suggestion goes at its dotted field: field "brand.palette" with suggestion ["#1A1A2E", "#F5F5F5"] is the patch {"brand": {"palette": ["#1A1A2E", "#F5F5F5"]}}. Refused once the run ended or its final gate was approved.',
+        "Change a run's App Spec (a JSON Merge Patch); refused once the run ended or its final gate was approved.",
       input: {
         run_id: runId,
         patch: z
           .record(z.string(), z.unknown())
-          .describe('A JSON Merge Patch object, such as {"tagline": "Run every day", "brand": {"voice": "Warm"}}'),
+          .describe(
+            'Only the fields to change; null removes one, a list is replaced whole. A suggestion for field "brand.palette" is {"brand": {"palette": […]}}',
+          ),
       },
       output: { spec: specOut },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -368,16 +348,9 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
       name: 'get_scorecard',
       title: 'Get the scorecard',
       description:
-        'How the app scored (beauty, harmony, score out of total, passed), why (components: each part of beauty and harmony), and its pre-flight checks. Failing checks carry field (a dotted App Spec path), hint (what to change) and suggestion (a value at field that passes): set the suggestion at the field with update_spec, then reject_gate final with notes to rework, and wait_for_run to the final gate for the new scorecard. Where every check passes but the score falls short, the components carry field, hint and suggestion the same way. Ready once the run is scored (the run.scored event).',
+        'How the app scored, why (components), and its pre-flight checks. A failing check or low component has field, hint and suggestion: set the suggestion at the field with update_spec, reject_gate final with notes, then wait_for_run.',
       input: { run_id: runId },
-      output: {
-        scorecard: z.looseObject({
-          score: z.looseObject({ beauty: z.number(), harmony: z.number(), score: z.number(), total: z.number() }),
-          passed: z.boolean(),
-          preflight: z.looseObject({ passed: z.boolean(), checks: z.array(advised(checkOut)) }),
-          components: z.array(advised(componentOut)).optional().describe('Each part of beauty and harmony'),
-        }),
-      },
+      output: { scorecard: contract.Scorecard },
       annotations: read,
       run: async (a) => {
         const card = await api.runs.scorecard(a.run_id);
@@ -432,7 +405,7 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
       name: 'wait_for_run',
       title: 'Wait for a run',
       description:
-        'Follow a run until a gate is pending, the run ends, or timeout_s passes, and say what happened. At a gate it also gives what is being decided: the spec summary (idea), the palette, typeface and voice (brand), or the scorecard (final: failing checks carry field, hint and suggestion, as get_scorecard says); then call approve_gate or reject_gate. Sends progress notifications (stage and percent) when the request asks for them.',
+        'Wait until a gate is pending, the run ends, or timeout_s passes. At a gate it gives what is decided; then approve_gate or reject_gate.',
       input: {
         run_id: runId,
         timeout_s: z
@@ -446,9 +419,16 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
         outcome: z.enum(['gate_pending', 'ended', 'timeout']),
         run: runOut,
         waited_ms: z.number(),
-        gate: z.string().optional(),
-        status: z.string().optional(),
-        deciding: z.unknown().optional(),
+        gate: z.enum(GATE_NAMES).optional().describe('With gate_pending'),
+        status: z.string().optional().describe('With ended'),
+        deciding: z
+          .looseObject({
+            summary: z.optional(pick(specOut, SUMMARY)),
+            brand: z.optional(z.nullable(contract.Brand)),
+            scorecard: z.optional(contract.Scorecard),
+          })
+          .optional()
+          .describe('With gate_pending: what it decides (idea: summary; brand: brand; final: scorecard)'),
       },
       annotations: read,
       run: (a, extra) => waitForRunTool(api, clock, a.run_id, (a.timeout_s ?? 50) * 1000, extra),
@@ -629,19 +609,24 @@ export function sandboxToolDefs(api: Api): ToolDef[] {
     defineTool({
       name: 'advance_clock',
       title: 'Advance the sandbox clock',
-      description:
-        'Move time in the sandbox: the whole clock by a duration (by: "90s", "3h", "1d"; the sandbox must run with --clock manual), or one run (run_id) by a duration or to a point (to: a stage such as "05_build", "gate:final", or "end"; gates before it are approved).',
+      description: 'Move time in the sandbox: the whole clock by a duration, or one run by a duration or to a point.',
       input: {
-        by: z.string().optional().describe('How far: 90s, 15m, 3h, 2d'),
+        by: z
+          .string()
+          .optional()
+          .describe('How far: 90s, 15m, 3h, 2d (the whole clock: the sandbox runs --clock manual)'),
         run_id: z.string().optional().describe('Move only this run'),
-        to: z.string().optional().describe('With run_id: a stage, gate:NAME or end'),
+        to: z
+          .string()
+          .optional()
+          .describe('With run_id: a stage (05_build), gate:NAME or end; gates before it approved'),
       },
       output: {
         mode: z.string(),
         now: z.string(),
         next_due: z.string().nullable(),
         runs: z.array(z.looseObject({ id: z.string() })),
-        run: runOut.optional(),
+        run: z.optional(runOut),
       },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       run: (a) => advanceClock(api, a),
@@ -649,15 +634,15 @@ export function sandboxToolDefs(api: Api): ToolDef[] {
     defineTool({
       name: 'trigger_event',
       title: 'Trigger an event in the sandbox',
-      description: `Make the sandbox produce an event for real (stream and signed webhooks): ${EVENT_KINDS.join(', ')}. Without run_id, on a new fixture run driven there. For run.failed: stage and error ("code: message"); run.rejected: reason; run.gate_pending / run.gate_resolved: gate; run.scored: passed false for one that does not pass.`,
+      description: 'Make the sandbox produce an event for real (on the stream and signed webhooks).',
       input: {
         kind: z.enum(EVENT_KINDS),
-        run_id: z.string().optional(),
-        stage: z.string().optional(),
-        gate: gate.optional(),
-        error: z.string().optional(),
-        reason: z.string().optional(),
-        passed: z.boolean().optional(),
+        run_id: z.string().optional().describe('Default: a new fixture run driven there'),
+        stage: z.string().optional().describe('For run.failed'),
+        gate: gate.optional().describe('For run.gate_pending and run.gate_resolved'),
+        error: z.string().optional().describe('For run.failed: "code: message"'),
+        reason: z.string().optional().describe('For run.rejected'),
+        passed: z.boolean().optional().describe('For run.scored: false for one that does not pass'),
       },
       output: { run: runOut, event: z.looseObject({ id: z.string(), type: z.string() }) },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -674,8 +659,7 @@ export function sandboxToolDefs(api: Api): ToolDef[] {
     defineTool({
       name: 'reset_sandbox',
       title: 'Reset the sandbox',
-      description:
-        'Empty the sandbox: every run, webhook, delivery and fault goes; the key and knobs stay. For a known start before a test.',
+      description: 'Empty the sandbox (runs, webhooks, deliveries, faults) for a known start; the key and knobs stay.',
       input: {},
       output: { reset: z.boolean() },
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -948,24 +932,14 @@ class RunWait {
 }
 
 /** What a gate decides, as data: the idea's summary, the brand, or the scorecard. */
-type Deciding =
-  | { scorecard: Scorecard }
-  | { brand: AppSpec['brand'] | null }
-  | { summary: Pick<AppSpec, 'name' | 'tagline' | 'audience' | 'monetization' | 'features'> };
+type Deciding = { scorecard: Scorecard } | { brand: AppSpec['brand'] | null } | { summary: Summary };
+type Summary = Pick<AppSpec, keyof typeof SUMMARY>;
 
 async function deciding(api: Api, id: string, gateName: string): Promise<Deciding> {
   if (gateName === 'final') return { scorecard: await api.runs.scorecard(id) };
   const spec = await api.spec.retrieve(id);
   if (gateName === 'brand') return { brand: spec.brand ?? null };
-  return {
-    summary: {
-      name: spec.name,
-      tagline: spec.tagline,
-      audience: spec.audience,
-      monetization: spec.monetization,
-      features: spec.features,
-    },
-  };
+  return { summary: Object.fromEntries(Object.keys(SUMMARY).map((k) => [k, spec[k]])) as Summary };
 }
 
 type Advice = { field?: string | null; hint?: string | null; detail?: string | null; suggestion?: unknown };
