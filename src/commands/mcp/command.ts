@@ -1,6 +1,6 @@
 // `orc mcp`: orc as a Model Context Protocol server on stdio, for agents (src/mcp/server.ts).
 import { command, flag, handled } from '../define.js';
-import { DEFAULT_TOOLSETS, TOOLSET_NAMES } from '../../mcp/toolsets.js';
+import { DEFAULT_TOOLSETS, TOOLSET_NAMES, TOOLSETS } from '../../mcp/toolsets.js';
 
 export const MCP_CONFIG = `{
   "mcpServers": {
@@ -37,6 +37,7 @@ export const mcp = command({
   examples: [
     'orc mcp',
     'orc mcp --read-only',
+    'orc mcp --toolsets runs,gates,webhooks --list-tools',
     'orc mcp --tools list_runs,get_run,wait_for_run,approve_gate',
     'orc mcp --live --profile prod --tools list_runs,get_run,wait_for_run',
   ],
@@ -51,9 +52,11 @@ and reject_gate only when they are named in --tools, and approve_gate and reject
 through the client (MCP elicitation: the decision and the notes) unless --yes-live-decisions is given;
 a client that cannot ask gets a tool error saying so.
 
-Tools: list_runs, get_run, create_run, cancel_run, list_gates, approve_gate, reject_gate, get_spec,
-update_spec, get_scorecard, list_artifacts, pull_artifacts, wait_for_run.
-With --sandbox-tools (test mode only): advance_clock, trigger_event, reset_sandbox.
+Toolsets (--toolsets, listed in this order whatever the flag's; default ${DEFAULT_TOOLSETS.join(',')}: 13 tools,
+24,562 bytes as tools/list sends them; \`orc mcp --list-tools\` shows what a client would see with your flags):
+${TOOLSET_NAMES.map((set) => `  ${set.padEnd(10)} ${TOOLSETS[set].join(', ')}`).join('\n')}
+sandbox is for test mode only (--sandbox-tools adds it). --read-only leaves only the tools that read, --tools
+narrows by name.
 Resources: orc://runs/{id} (a run and its gates), orc://runs/{id}/spec.
 `,
 });
