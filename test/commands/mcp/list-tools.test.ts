@@ -65,6 +65,16 @@ describe('orc mcp --list-tools', () => {
     expect(r.stderr).toContain('runs, gates, spec, artifacts, webhooks, sandbox');
   });
 
+  it('the sandbox toolset never goes with a live key (exit 2), whichever flag asks for it', async () => {
+    const live = { ORC_BASE_URL: 'https://api.example.invalid', ORC_API_KEY: 'sk_live_listtools_0123456789' };
+    for (const flags of [['--toolsets', 'runs,sandbox'], ['--sandbox-tools']]) {
+      const r = await runOrc(['mcp', '--list-tools', '--live', ...flags], { env: live });
+      expect(r.exitCode, flags.join(' ')).toBe(2);
+      expect(r.stderr).toContain('--toolsets sandbox');
+    }
+    expect(await names(['--toolsets', 'sandbox'])).toEqual(['advance_clock', 'trigger_event', 'reset_sandbox']);
+  });
+
   it('in text: a line a tool (name, toolset, read-only or changes, bytes), then the total', async () => {
     const json = await listed(['--toolsets', 'runs']);
     const r = await runOrc(['mcp', '--list-tools', '--toolsets', 'runs'], { env: ENV });
