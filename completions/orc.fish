@@ -519,7 +519,7 @@ complete -c orc -n '__orc_at '\''verify'\''' -l debug -d 'show the HTTP exchange
 complete -c orc -n '__orc_at '\''verify'\''' -l help -s h -d 'show help'
 complete -c orc -n '__orc_at '\''mcp'\''' -l toolsets -x -a 'runs gates spec artifacts webhooks sandbox' -d 'offer the tools of these toolsets (default runs,gates,spec,artifacts; see the list below)'
 complete -c orc -n '__orc_at '\''mcp'\''' -l read-only -d 'offer only the tools that read (no create, cancel, decide, update, download or webhook change)'
-complete -c orc -n '__orc_at '\''mcp'\''' -l tools -x -d 'offer only these tools, of the toolsets offered (see the list below)'
+complete -c orc -n '__orc_at '\''mcp'\''' -l tools -x -d 'offer only these tools: of every toolset but sandbox, or of --toolsets when given (see the list below)'
 complete -c orc -n '__orc_at '\''mcp'\''' -l sandbox-tools -d 'the same as adding sandbox to --toolsets: advance_clock, trigger_event, reset_sandbox'
 complete -c orc -n '__orc_at '\''mcp'\''' -l list-tools -d 'print the tools a client would see with these flags, and their size in bytes, then exit (nothing is sent)'
 complete -c orc -n '__orc_at '\''mcp'\''' -l root -x -d 'the folder pull_artifacts may write into, and below (default: the folder the server runs in)'

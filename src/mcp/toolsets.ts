@@ -16,6 +16,8 @@ export type Toolset = keyof typeof TOOLSETS;
 export const TOOLSET_NAMES = Object.keys(TOOLSETS) as Toolset[];
 export const DEFAULT_TOOLSETS: readonly Toolset[] = ['runs', 'gates', 'spec', 'artifacts'];
 
+const EVERY_BUT_SANDBOX = TOOLSET_NAMES.filter((s) => s !== 'sandbox');
+
 /** A live key offers these only when --tools names them. */
 const LIVE_GUARDED = ['cancel_run', 'reject_gate'];
 
@@ -32,10 +34,12 @@ export function toolsetOf(name: string): Toolset | undefined {
 }
 
 /** The tools offered, in toolset order: those of the toolsets asked for (--sandbox-tools adds `sandbox`), then
- * narrowed by --tools (each a tool there is) and --read-only; on a live key no sandbox tools, and no cancel or
+ * narrowed by --tools (each a tool there is; --tools alone: of every toolset but sandbox) and --read-only; on a live key no sandbox tools, and no cancel or
  * reject unless named. `all`: every tool there is, sandbox's included. */
 export function pickTools(all: readonly ToolDef[], flags: PickFlags, mode: string): ToolDef[] {
-  const sets = new Set<string>(flags.toolsets ?? DEFAULT_TOOLSETS);
+  // --tools alone picks from every toolset but the sandbox's (naming a tool is asking for it); with --toolsets,
+  // from those.
+  const sets = new Set<string>(flags.toolsets ?? (flags.tools !== undefined ? EVERY_BUT_SANDBOX : DEFAULT_TOOLSETS));
   if (flags.sandboxTools) sets.add('sandbox');
   if (sets.has('sandbox') && mode === 'live')
     throw new UsageError(

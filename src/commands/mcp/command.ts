@@ -21,7 +21,10 @@ export const mcp = command({
     readOnly: flag.bool(
       'offer only the tools that read (no create, cancel, decide, update, download or webhook change)',
     ),
-    tools: flag.string('name,name', 'offer only these tools, of the toolsets offered (see the list below)'),
+    tools: flag.string(
+      'name,name',
+      'offer only these tools: of every toolset but sandbox, or of --toolsets when given (see the list below)',
+    ),
     sandboxTools: flag.bool('the same as adding sandbox to --toolsets: advance_clock, trigger_event, reset_sandbox'),
     listTools: flag.bool(
       'print the tools a client would see with these flags, and their size in bytes, then exit (nothing is sent)',
@@ -55,8 +58,8 @@ a client that cannot ask gets a tool error saying so.
 Toolsets (--toolsets, listed in this order whatever the flag's; default ${DEFAULT_TOOLSETS.join(',')}: 13 tools,
 24,562 bytes as tools/list sends them; \`orc mcp --list-tools\` shows what a client would see with your flags):
 ${TOOLSET_NAMES.map((set) => `  ${set.padEnd(10)} ${TOOLSETS[set].join(', ')}`).join('\n')}
-sandbox is for test mode only (--sandbox-tools adds it). --read-only leaves only the tools that read, --tools
-narrows by name.
+sandbox is for test mode only (--sandbox-tools adds it). --read-only leaves only the tools that read; --tools
+offers only the tools it names (of every toolset but sandbox, or of --toolsets when given).
 Resources: orc://runs/{id} (a run and its gates), orc://runs/{id}/spec.
 `,
 });

@@ -48,9 +48,13 @@ describe('orc mcp --list-tools', () => {
     }
   });
 
-  it('--tools narrows within the toolsets offered', async () => {
+  it('--tools alone picks from every toolset but sandbox; with --toolsets, within those', async () => {
     expect(await names(['--tools', 'get_spec,list_runs'])).toEqual(['list_runs', 'get_spec']);
-    const r = await runOrc(['mcp', '--list-tools', '--tools', 'list_webhooks'], { env: ENV });
+    expect(await names(['--tools', 'list_webhooks,get_run'])).toEqual(['get_run', 'list_webhooks']);
+    const sandbox = await runOrc(['mcp', '--list-tools', '--tools', 'advance_clock'], { env: ENV });
+    expect(sandbox.exitCode).toBe(2);
+    expect(sandbox.stderr).toContain('"advance_clock"');
+    const r = await runOrc(['mcp', '--list-tools', '--toolsets', 'runs', '--tools', 'list_webhooks'], { env: ENV });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('"list_webhooks"');
     expect(r.stderr).toContain('--toolsets');
