@@ -1,13 +1,13 @@
 // Where the CLI speaks HTTP: the client (src/api: the one exchange over node:http/https, raw sockets for
-// downloads, the proxy route), `webhook listen`'s receiver and forwarder (src/webhooks), the sandbox it may
-// run (src/sandbox) and the console's browser code (src/console). Anything else that needs the service asks
+// downloads, the proxy route), `webhook listen`'s receiver and forwarder (src/webhooks), `orc mcp --http`'s
+// server (src/mcp/http.ts), the sandbox it may run (src/sandbox) and the console's browser code (src/console). Anything else that needs the service asks
 // through src/api; no side request of its own (config/sandbox-state.ts once asked /healthz by itself).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { expect, it } from 'vitest';
 
 const SRC = join(import.meta.dirname, '../src');
-const SPEAKS_HTTP = ['api', 'webhooks', 'sandbox', 'console'];
+const SPEAKS_HTTP = ['api', 'webhooks', 'mcp', 'sandbox', 'console'];
 const NETWORK = /'node:(?:http|https|net|tls)'|\bfetch\(/;
 
 function* sources(dir: string): Generator<string> {
@@ -18,7 +18,7 @@ function* sources(dir: string): Generator<string> {
   }
 }
 
-it('only the client, the webhook listener, the sandbox and the console open HTTP connections', () => {
+it('only the client, the webhook listener, the MCP server, the sandbox and the console open HTTP connections', () => {
   const elsewhere: string[] = [];
   for (const file of sources(SRC)) {
     const name = relative(SRC, file);

@@ -702,8 +702,11 @@ export function createServer(o: McpOptions): McpServer {
   const allDefs = new Map(toolDefs(o.api, systemClock).map((t) => [t.name, t]));
   // The person may decide otherwise than the agent asked: then the other tool does it.
   const toolNamed = (name: string) => byName.get(name) ?? allDefs.get(name)!;
+  // A task's wait outlives its request: it ends when the server closes (stdin closed, an HTTP session ended).
+  const closed = new AbortController();
+  server.server.onclose = () => closed.abort();
   for (const t of o.tools) {
-    if (t.name === 'wait_for_run') registerWaitTask(server, t);
+    if (t.name === 'wait_for_run') registerWaitTask(server, t, closed.signal);
     else registerTool(server, t, o.askHuman && DECISIONS.includes(t.name) ? toolNamed : null);
   }
   registerResources(server, o.api);
@@ -780,7 +783,7 @@ function registerResources(server: McpServer, api: Api): void {
 
 /** wait_for_run as a task where the client asks for one (taskSupport optional): the wait runs in the
  * background and its result is stored; a call without a task is answered when the wait ends, as before. */
-function registerWaitTask(server: McpServer, t: ToolDef): void {
+function registerWaitTask(server: McpServer, t: ToolDef, closed: AbortSignal): void {
   server.experimental.tasks.registerToolTask(
     t.name,
     {
@@ -800,7 +803,8 @@ function registerWaitTask(server: McpServer, t: ToolDef): void {
         void (async () => {
           let result: CallToolResult;
           try {
-            const { text, data } = await t.run(args, extra as unknown as Extra);
+            const signal = AbortSignal.any([extra.signal, closed]);
+            const { text, data } = await t.run(args, { ...extra, signal } as unknown as Extra);
             result = { content: [{ type: 'text', text }], structuredContent: data };
           } catch (err) {
             result = toolError(err);

@@ -17,7 +17,7 @@ import { Faults, Journal } from './control.js';
 import { Describer } from './describer.js';
 import { serveFile } from './file-route.js';
 import { DISK_FULL_RETRY_S, Failure, storageFailure } from './failure.js';
-import { ownHosts } from './hosts.js';
+import { ownHosts } from '../lib/hosts.js';
 import { Idempotency, type Reply } from './idempotency.js';
 import { lockDataFolder } from './lock.js';
 import { clockNotBefore } from './manual-clock.js';

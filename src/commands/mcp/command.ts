@@ -36,6 +36,27 @@ export const mcp = command({
     yesLiveDecisions: flag.bool(
       'with --live: let the agent approve and reject gates without asking a person (by default they ask through MCP elicitation, and are refused where the client cannot ask)',
     ),
+    http: flag.bool(
+      'serve over Streamable HTTP at /mcp instead of stdio: the URL, then the token (unless ORC_MCP_TOKEN), on stdout',
+    ),
+    host: flag.string(
+      'host',
+      'with --http: the address to listen on (default 127.0.0.1; another than loopback needs --tls)',
+    ),
+    port: flag.int('port', 'with --http: the port (default 0: a free one, said in the URL)', { min: 0, max: 65535 }),
+    tls: flag.bool(
+      "with --http: serve https with a certificate signed by orc's private CA (its path printed; trust it with NODE_EXTRA_CA_CERTS)",
+    ),
+    insecurePlainHttp: flag.bool(
+      'with --http on a host other than loopback: serve plain http anyway, the token readable by anyone on the path',
+    ),
+    maxSessions: flag.int('n', 'with --http: sessions held at once (default 32); an initialize beyond them gets 503', {
+      min: 1,
+      max: 10_000,
+    }),
+    idleTimeout: flag.int('ms', 'with --http: a session with no request open this long is closed (default 30m)', {
+      min: 1000,
+    }),
   },
   examples: [
     'orc mcp',

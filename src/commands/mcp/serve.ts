@@ -1,5 +1,6 @@
 // `orc mcp`: picks the tools (--read-only, --tools, the live rule), then serves on stdin/stdout until the
-// client closes them. stdout is the protocol's alone: every message of orc's goes to stderr.
+// client closes them (stdout is the protocol's alone: every message of orc's goes to stderr), or with --http
+// over Streamable HTTP (serve-http.ts).
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Transform } from 'node:stream';
@@ -8,8 +9,8 @@ import { EnvironmentError, UsageError } from '../../exit/errors.js';
 import type { ArgsOf, FlagsOf } from '../define.js';
 import type { mcp as def } from './command.js';
 
-/** The SDK's stdio transport's read buffer (STDIO_DEFAULT_MAX_BUFFER_SIZE). */
-const STDIO_LIMIT_MIB = 10;
+/** The SDK's stdio transport's read buffer (STDIO_DEFAULT_MAX_BUFFER_SIZE); --http's body bound too. */
+export const STDIO_LIMIT_MIB = 10;
 
 export default async function serve(
   ctx: Context,
@@ -34,23 +35,32 @@ export default async function serve(
     throw new UsageError(
       '--yes-live-decisions goes with --live: in test mode the agent decides gates without asking anyway',
     );
-  const server = createServer({
-    api,
-    version: ctx.version,
-    tools,
-    askHuman: target.mode === 'live' && !flags.yesLiveDecisions,
-  });
+  const newServer = () =>
+    createServer({ api, version: ctx.version, tools, askHuman: target.mode === 'live' && !flags.yesLiveDecisions });
+  const serving = `${tools.length} tools (${target.mode} key, ${target.baseUrl})`;
+  if (flags.http) return (await import('./serve-http.js')).serveHttp(ctx, flags, newServer, serving);
+  httpFlagsOnlyWithHttp(flags);
+  const server = newServer();
   const input = wholeLines(ctx.io.streams.stdin, STDIO_LIMIT_MIB << 20);
   const transport = new StdioServerTransport(
     input as unknown as NodeJS.ReadStream,
     ctx.io.streams.stdout as NodeJS.WriteStream,
   );
   await serveUntilClosed(input, server, transport, () =>
-    ctx.io.info(
-      `orc mcp: serving ${tools.length} tools on stdio (${target.mode} key, ${target.baseUrl}); stop with Ctrl-C or by closing stdin`,
-    ),
+    ctx.io.info(`orc mcp: serving ${serving} on stdio; stop with Ctrl-C or by closing stdin`),
   );
   return 0;
+}
+
+/** The flags of --http mean nothing on stdio: said rather than ignored. */
+function httpFlagsOnlyWithHttp(flags: FlagsOf<typeof def>): void {
+  const given = (['host', 'port', 'tls', 'insecurePlainHttp', 'maxSessions', 'idleTimeout'] as const).filter(
+    (k) => flags[k] !== undefined && flags[k] !== false,
+  );
+  if (given.length)
+    throw new UsageError(
+      `${given.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} go with --http`,
+    );
 }
 
 type ServerModule = typeof import('../../mcp/server.js');

@@ -1,5 +1,5 @@
-// The Host names a sandbox answers to, for the API and the console alike: a DNS-rebinding page, or anything
-// reaching the sandbox by a name that is not its own, is refused before any key or cookie is looked at.
+// The Host names a server of orc's answers to (the sandbox, its console, `orc mcp --http`): a DNS-rebinding page,
+// or anything reaching it by a name that is not its own, is refused before any key or cookie is looked at.
 import { X509Certificate } from 'node:crypto';
 import { hostname, networkInterfaces } from 'node:os';
 

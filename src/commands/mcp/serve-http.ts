@@ -1,0 +1,79 @@
+// `orc mcp --http`: the MCP server over Streamable HTTP (src/mcp/http.ts) until SIGINT or SIGTERM; loopback by
+// default, anything else only with --tls or --insecure-plain-http; a bearer token generated or from ORC_MCP_TOKEN.
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Context } from '../context.js';
+import { InterruptedError, UsageError } from '../../exit/errors.js';
+import type { FlagsOf } from '../define.js';
+import type { mcp as def } from './command.js';
+import { STDIO_LIMIT_MIB } from './serve.js';
+
+const MAX_SESSIONS = 32;
+const IDLE_MS = 30 * 60_000;
+/** Requests one session may hold open at once (each a response, most an event stream). */
+const MAX_STREAMS = 16;
+
+export async function serveHttp(
+  ctx: Context,
+  flags: FlagsOf<typeof def>,
+  newServer: () => McpServer,
+  serving: string,
+): Promise<number> {
+  const host = flags.host ?? '127.0.0.1';
+  if (!isLoopback(host) && !flags.tls && !flags.insecurePlainHttp)
+    throw new UsageError(
+      `--host ${host} is reachable from other machines: add --tls (https), or --insecure-plain-http to send the token in the clear`,
+    );
+  const fromEnv = ctx.env.ORC_MCP_TOKEN?.trim();
+  const token = fromEnv || randomBytes(32).toString('base64url');
+  const tls = flags.tls ? await certificate(ctx, host) : undefined;
+  const { serveMcpHttp } = await import('../../mcp/http.js');
+  // Listen for the signals before saying the URL: a script may send one as soon as it reads it.
+  const stopped = new Promise<void>((done) => ctx.signal.addEventListener('abort', () => done(), { once: true }));
+  const server = await serveMcpHttp({
+    host,
+    port: flags.port ?? 0,
+    token,
+    ...(tls ? { tls } : {}),
+    clock: ctx.clock,
+    newServer,
+    maxSessions: flags.maxSessions ?? MAX_SESSIONS,
+    idleMs: flags.idleTimeout ?? IDLE_MS,
+    maxStreams: MAX_STREAMS,
+    maxBodyBytes: STDIO_LIMIT_MIB << 20,
+  });
+  announce(ctx, server.url, fromEnv ? undefined : token, tls?.caFile);
+  ctx.io.info(`orc mcp: serving ${serving} at ${server.url}; stop with Ctrl-C`);
+  await stopped;
+  const open = server.sessions();
+  await server.close();
+  throw new InterruptedError(`${String(ctx.signal.reason)}: orc mcp stopped; ${open} session(s) closed`);
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/** The URL (and a generated token, shown this once) on stdout; how a client uses them on stderr. */
+function announce(ctx: Context, url: string, token: string | undefined, caFile: string | undefined): void {
+  if (ctx.io.json)
+    ctx.io.streams.stdout.write(
+      ctx.io.jsonLine({ url, ...(token ? { token } : {}), ...(caFile ? { ca_file: caFile } : {}) }),
+    );
+  else {
+    ctx.io.out(url);
+    if (token) ctx.io.out(token);
+  }
+  ctx.io.info(
+    `a client sends every request to ${url} with the header Authorization: Bearer <${token ? 'the token above' : 'ORC_MCP_TOKEN'}>`,
+  );
+  if (caFile) ctx.io.info(`https with orc's private CA: trust ${caFile} (NODE_EXTRA_CA_CERTS=${caFile})`);
+}
+
+/** A certificate for `host` and loopback, signed by the private CA `orc sandbox start --tls` makes, kept in
+ * the config folder's mcp/tls. */
+async function certificate(ctx: Context, host: string) {
+  const { sandboxTls } = await import('../../sandbox/index.js');
+  return sandboxTls(join(ctx.configDir, 'mcp', 'tls'), [host], ctx.clock.now());
+}
