@@ -13,7 +13,7 @@ _orc() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in -*) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --jq|--profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--on-gate-exec|--max-wait|--status|--limit|--set|--unset|--file|--notes|--notes-file|--format|--field|--stage|--grep|--since|--tail|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--oas|--toolsets|--tools|--root|--ca-file|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--keep-deliveries|--clock|--import|--by|--to|--run|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --jq|--profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--on-gate-exec|--max-wait|--status|--limit|--set|--unset|--file|--notes|--notes-file|--format|--field|--stage|--grep|--since|--tail|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--oas|--toolsets|--tools|--root|--max-sessions|--idle-timeout|--ca-file|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--keep-deliveries|--clock|--import|--by|--to|--run|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
     cand="${path:+$path }$w"
     case "$cand" in 'run'|'run create'|'run get'|'run list'|'run cancel'|'run retry'|'watch'|'gate'|'gate list'|'gate approve'|'gate reject'|'spec'|'spec get'|'spec edit'|'spec diff'|'logs'|'scorecard'|'artifacts'|'artifacts list'|'artifacts pull'|'webhook'|'webhook add'|'webhook list'|'webhook get'|'webhook remove'|'webhook deliveries'|'webhook redeliver'|'webhook verify'|'webhook listen'|'api'|'doctor'|'verify'|'mcp'|'profile'|'profile add'|'profile list'|'profile use'|'profile show'|'profile remove'|'completion'|'sandbox'|'sandbox start'|'sandbox status'|'sandbox stop'|'sandbox clock'|'sandbox advance'|'sandbox trigger'|'sandbox fault'|'sandbox fault add'|'sandbox fault list'|'sandbox fault remove'|'sandbox fault clear'|'sandbox reset'|'sandbox export'|'sandbox exec'|'sandbox logs'|'sandbox console'|'help') path="$cand" ;; *) break ;; esac
   done
@@ -21,7 +21,7 @@ _orc() {
   for (( ; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     case "$w" in -*) continue ;; esac
-    case "${COMP_WORDS[i-1]}" in --jq|--profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--on-gate-exec|--max-wait|--status|--limit|--set|--unset|--file|--notes|--notes-file|--format|--field|--stage|--grep|--since|--tail|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--oas|--toolsets|--tools|--root|--ca-file|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--keep-deliveries|--clock|--import|--by|--to|--run|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
+    case "${COMP_WORDS[i-1]}" in --jq|--profile|--base-url|--timeout|--mode|--pitch|--audience|--monetization|--source|--idempotency-key|--on-gate|--approve|--on-gate-exec|--max-wait|--status|--limit|--set|--unset|--file|--notes|--notes-file|--format|--field|--stage|--grep|--since|--tail|--dir|--concurrency|--url|--events|--secret|--header|--payload-file|--tolerance|--now|--forward-to|--port|--host|--public-url|--data|--oas|--toolsets|--tools|--root|--max-sessions|--idle-timeout|--ca-file|--api-key|--stage-ms|--signed-url-ttl|--retry-base-ms|--rate-limit|--seed|--ipa-mib|--data-dir|--journal-size|--keep-deliveries|--clock|--import|--by|--to|--run|--gate|--error|--reason|--route|--webhook|--latency|--cut-after|--times|--probability) continue ;; esac
     npos=$((npos + 1))
   done
   case "$path|$prev" in
@@ -230,6 +230,8 @@ _orc() {
     --toolsets) COMPREPLY=($(compgen -W 'runs gates spec artifacts webhooks sandbox' -- "$cur")); return ;;
     --tools) COMPREPLY=(); return ;;
     --root) COMPREPLY=(); return ;;
+    --max-sessions) COMPREPLY=(); return ;;
+    --idle-timeout) COMPREPLY=(); return ;;
     --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --api-key) COMPREPLY=(); return ;;
     --stage-ms) COMPREPLY=(); return ;;
@@ -291,7 +293,7 @@ _orc() {
     'api') subs=''; flags='--data --field -f --header -H --paginate --include --openapi --oas --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'doctor') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'verify') subs=''; flags='--write --yes -y --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
-    'mcp') subs=''; flags='--toolsets --read-only --tools --sandbox-tools --list-tools --root --yes-live-decisions --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
+    'mcp') subs=''; flags='--toolsets --read-only --tools --sandbox-tools --list-tools --root --yes-live-decisions --http --host --port --tls --insecure-plain-http --max-sessions --idle-timeout --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'profile') subs='add list use show remove'; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'profile add') subs=''; flags='--base-url --with-key --ca-file --json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;
     'profile list') subs=''; flags='--json --jq --no-input --accessible --profile --live --base-url --timeout --debug --help -h' ;;

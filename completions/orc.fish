@@ -14,7 +14,7 @@ function __orc_walk
             continue
         end
         switch $t
-            case --jq --profile --base-url --timeout --mode --pitch --audience --monetization --source --idempotency-key --on-gate --approve --on-gate-exec --max-wait --status --limit --set --unset --file --notes --notes-file --format --field --stage --grep --since --tail --dir --concurrency --url --events --secret --header --payload-file --tolerance --now --forward-to --port --host --public-url --data --oas --toolsets --tools --root --ca-file --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --journal-size --keep-deliveries --clock --import --by --to --run --gate --error --reason --route --webhook --latency --cut-after --times --probability
+            case --jq --profile --base-url --timeout --mode --pitch --audience --monetization --source --idempotency-key --on-gate --approve --on-gate-exec --max-wait --status --limit --set --unset --file --notes --notes-file --format --field --stage --grep --since --tail --dir --concurrency --url --events --secret --header --payload-file --tolerance --now --forward-to --port --host --public-url --data --oas --toolsets --tools --root --max-sessions --idle-timeout --ca-file --api-key --stage-ms --signed-url-ttl --retry-base-ms --rate-limit --seed --ipa-mib --data-dir --journal-size --keep-deliveries --clock --import --by --to --run --gate --error --reason --route --webhook --latency --cut-after --times --probability
                 set skip 1
                 continue
             case '-*'
@@ -57,7 +57,7 @@ complete -c orc -n '__orc_at '\'''\''' -a 'webhook' -d 'Manage webhooks, check t
 complete -c orc -n '__orc_at '\'''\''' -a 'api' -d 'Make any request to the service (with your key, retries and limits) and print the answer'
 complete -c orc -n '__orc_at '\'''\''' -a 'doctor' -d 'Check what orc needs (Node, config, profile and keys, the service, completion, PATH) and say how to fix it'
 complete -c orc -n '__orc_at '\'''\''' -a 'verify' -d 'Check a target against the contract orc speaks (read-only unless --write) and print every place it differs'
-complete -c orc -n '__orc_at '\'''\''' -a 'mcp' -d 'Run a Model Context Protocol server on stdio, so agents can drive runs and decide gates'
+complete -c orc -n '__orc_at '\'''\''' -a 'mcp' -d 'Run a Model Context Protocol server (stdio, or --http), so agents can drive runs and decide gates'
 complete -c orc -n '__orc_at '\'''\''' -a 'profile' -d 'Manage profiles: a base URL with a test key and a live key'
 complete -c orc -n '__orc_at '\'''\''' -a 'completion' -d 'Print the shell completion script for bash, zsh or fish'
 complete -c orc -n '__orc_at '\'''\''' -a 'sandbox' -d 'Run the local emulator of the Run Orchestration Service'
@@ -524,6 +524,13 @@ complete -c orc -n '__orc_at '\''mcp'\''' -l sandbox-tools -d 'the same as addin
 complete -c orc -n '__orc_at '\''mcp'\''' -l list-tools -d 'print the tools a client would see with these flags, and their size in bytes, then exit (nothing is sent)'
 complete -c orc -n '__orc_at '\''mcp'\''' -l root -x -d 'the folder pull_artifacts may write into, and below (default: the folder the server runs in)'
 complete -c orc -n '__orc_at '\''mcp'\''' -l yes-live-decisions -d 'with --live: let the agent approve and reject gates without asking a person (by default they ask through MCP elicitation, and are refused where the client cannot ask)'
+complete -c orc -n '__orc_at '\''mcp'\''' -l http -d 'serve over Streamable HTTP at /mcp instead of stdio: the URL, then the token (unless ORC_MCP_TOKEN), on stdout'
+complete -c orc -n '__orc_at '\''mcp'\''' -l host -x -d 'with --http: the address to listen on (default 127.0.0.1; another than loopback needs --tls)'
+complete -c orc -n '__orc_at '\''mcp'\''' -l port -x -d 'with --http: the port (default 0: a free one, said in the URL)'
+complete -c orc -n '__orc_at '\''mcp'\''' -l tls -d 'with --http: serve https with a certificate signed by orc'\''s private CA (its path printed; trust it with NODE_EXTRA_CA_CERTS)'
+complete -c orc -n '__orc_at '\''mcp'\''' -l insecure-plain-http -d 'with --http on a host other than loopback: serve plain http anyway, the token readable by anyone on the path'
+complete -c orc -n '__orc_at '\''mcp'\''' -l max-sessions -x -d 'with --http: sessions held at once (default 32); an initialize beyond them gets 503'
+complete -c orc -n '__orc_at '\''mcp'\''' -l idle-timeout -x -d 'with --http: a session with no request open this long is closed (default 30m)'
 complete -c orc -n '__orc_at '\''mcp'\''' -l json -d 'print one JSON document on stdout (for scripts)'
 complete -c orc -n '__orc_at '\''mcp'\''' -l jq -x -d 'filter the JSON through jq (implies --json); strings print raw, as jq -r does'
 complete -c orc -n '__orc_at '\''mcp'\''' -l no-input -d 'never prompt; fail with exit 2 where input is needed'

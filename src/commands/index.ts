@@ -53,7 +53,7 @@ export const NOUNS: readonly Noun[] = [
   },
   {
     name: 'mcp',
-    summary: 'Run a Model Context Protocol server on stdio, so agents can drive runs and decide gates',
+    summary: 'Run a Model Context Protocol server (stdio, or --http), so agents can drive runs and decide gates',
     load: () => import('./mcp/command.js'),
   },
   {

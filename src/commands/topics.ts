@@ -39,6 +39,11 @@ export const ENVIRONMENT: readonly EnvVar[] = [
       '`orc sandbox start --tls --stand-in-live`: the live key the stand-in for the live service accepts (in the environment, never in argv)',
   },
   {
+    name: 'ORC_MCP_TOKEN',
+    meaning:
+      '`orc mcp --http`: the bearer token its clients send, instead of one made and printed at each start (then printed nowhere)',
+  },
+  {
     name: 'HTTPS_PROXY',
     meaning:
       'the proxy for https requests (https_proxy wins; HTTP_PROXY when unset); tunnelled with CONNECT, so the proxy never sees the key; for this machine only a proxy on this machine is used',

@@ -1,4 +1,4 @@
-// `orc mcp`: orc as a Model Context Protocol server on stdio, for agents (src/mcp/server.ts).
+// `orc mcp`: orc as a Model Context Protocol server on stdio or over HTTP, for agents (src/mcp/server.ts).
 import { command, flag, handled } from '../define.js';
 import { DEFAULT_TOOLSETS, TOOLSET_NAMES, TOOLSETS } from '../../mcp/toolsets.js';
 
@@ -10,8 +10,8 @@ export const MCP_CONFIG = `{
 
 export const mcp = command({
   name: 'mcp',
-  summary: 'Run a Model Context Protocol server on stdio, so agents can drive runs and decide gates',
-  json: 'none when serving (stdout carries the MCP protocol); with --list-tools: { tools: [each as tools/list sends it], bytes: the JSON size of that tools/list result }',
+  summary: 'Run a Model Context Protocol server (stdio, or --http), so agents can drive runs and decide gates',
+  json: 'none on stdio (stdout carries the MCP protocol); with --http one line { url, token? (unless ORC_MCP_TOKEN), ca_file? (--tls) }; with --list-tools: { tools: [each as tools/list sends it], bytes: the JSON size of that tools/list result }',
   flags: {
     toolsets: flag.list(
       'set,set',
@@ -64,6 +64,8 @@ export const mcp = command({
     'orc mcp --toolsets runs,gates,webhooks --list-tools',
     'orc mcp --tools list_runs,get_run,wait_for_run,approve_gate',
     'orc mcp --live --profile prod --tools list_runs,get_run,wait_for_run',
+    'orc mcp --http --port 8931',
+    'ORC_MCP_TOKEN=… orc mcp --http --host 0.0.0.0 --tls --port 8931',
   ],
   more: `Add orc to an MCP client (Claude Desktop, Cursor, VS Code…) in its configuration:
 
@@ -82,6 +84,15 @@ ${TOOLSET_NAMES.map((set) => `  ${set.padEnd(10)} ${TOOLSETS[set].join(', ')}`).
 sandbox is for test mode only (--sandbox-tools adds it). --read-only leaves only the tools that read; --tools
 offers only the tools it names (of every toolset but sandbox, or of --toolsets when given).
 Resources: orc://runs/{id} (a run and its gates), orc://runs/{id}/spec.
+
+Over HTTP (--http): the same tools at http://127.0.0.1:<port>/mcp, for an agent on another machine or in
+another container. stdout gets the URL, then a token printed this once (or set ORC_MCP_TOKEN: then it is
+printed nowhere); a client sends "Authorization: Bearer <token>" on every request, as
+"headers": { "Authorization": "Bearer …" } beside "url" in its configuration. A request without it gets
+401; a Host or Origin that is not loopback's or --host's gets 403. Only loopback unless --tls (https, orc's
+private CA, its path printed) or --insecure-plain-http. Bodies over 10 MiB get 413; at most --max-sessions
+sessions (default 32), each closed after --idle-timeout (default 30m) with no request open. Ctrl-C or
+SIGTERM closes it (exit 130).
 `,
 });
 
