@@ -89,6 +89,8 @@ export interface PullOptions {
   /** Never replace a file already there that differs (MCP's pull_artifacts: the folder may hold the user's own
    * files): it fails, kept as it is. By default a pull refreshes the files it pulls. */
   keep?: boolean;
+  /** Only the files of these names (an MCP resource read takes one file of a kind); default all of them. */
+  names?: readonly string[];
 }
 
 export interface PullOutcome {
@@ -257,7 +259,10 @@ class Pull {
 
   /** The files of a binary kind, each with a safe path in the kind's folder (the others failed, saying why). */
   private async listFiles(kind: string): Promise<Job[]> {
-    const list = filesOf(await this.api.artifacts.retrieve(this.runId, kind));
+    const names = this.o.names;
+    const list = filesOf(await this.api.artifacts.retrieve(this.runId, kind)).filter(
+      (f) => !names || names.includes(f.name),
+    );
     const kindDir = join(this.dir, kind);
     if (list.length && !(await ownDir(kindDir))) {
       const error = `${kindDir} is not a folder (a file or a link of yours stands there); it was left as it is and the files of ${kind} were not written`;

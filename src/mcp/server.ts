@@ -5,13 +5,19 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  CallToolResult,
+  ResourceLink,
+  ServerNotification,
+  ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import * as z from 'zod';
 import { pick } from 'zod/mini';
 import { ApiError, type Api } from '../api/index.js';
+import { ARTIFACT_URI, artifactOut, getArtifact, readArtifact } from './artifacts.js';
 import { waitForRun } from '../watch/wait.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import {
@@ -43,8 +49,11 @@ export interface ToolDef {
   /** The shape of its structured result (every tool declares one; the client checks the result against it). */
   output: z.ZodRawShape;
   annotations: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
-  run(args: Record<string, unknown>, extra: Extra): Promise<{ text: string; data: Record<string, unknown> }>;
+  run(args: Record<string, unknown>, extra: Extra): ToolAnswer;
 }
+
+/** What a tool answers: text for the model, its structured result, and files as links (never their bytes). */
+type ToolAnswer = Promise<{ text: string; data: Record<string, unknown>; links?: ResourceLink[] }>;
 
 export interface McpOptions {
   api: Api;
@@ -54,6 +63,8 @@ export interface McpOptions {
   /** A live target without --yes-live-decisions: approve_gate and reject_gate ask the human through MCP
    * elicitation, and are refused where the client cannot ask. */
   askHuman?: boolean;
+  /** The clock of resource reads' downloads (their retries); the system's by default. */
+  clock?: Clock;
 }
 
 const DECISIONS = ['approve_gate', 'reject_gate'];
@@ -128,7 +139,7 @@ async function loadValidator(): Promise<void> {
 function defineTool<S extends z.ZodRawShape>(
   def: Omit<ToolDef, 'input' | 'run'> & {
     input: S;
-    run(args: z.infer<z.ZodObject<S>>, extra: Extra): Promise<{ text: string; data: Record<string, unknown> }>;
+    run(args: z.infer<z.ZodObject<S>>, extra: Extra): ToolAnswer;
   },
 ): ToolDef {
   return def as unknown as ToolDef;
@@ -363,7 +374,7 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
     defineTool({
       name: 'list_artifacts',
       title: 'List the artifacts',
-      description: `What a run produced, by kind (${ARTIFACT_KINDS.join(', ')}): status (pending or ready), size, files and sha256.`,
+      description: `What a run produced, by kind (${ARTIFACT_KINDS.join(', ')}): status (pending or ready), size, files and sha256. get_artifact gives one ready kind.`,
       input: { run_id: runId },
       output: {
         artifacts: z.array(z.looseObject({ kind: z.string(), status: z.string(), size: z.number().nullable() })),
@@ -376,6 +387,16 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
           data: { artifacts },
         };
       },
+    }),
+    defineTool({
+      name: 'get_artifact',
+      title: 'Get an artifact',
+      description:
+        'One ready kind of a run: a JSON kind (metadata, scorecard, preflight, spec) inline; screenshots or ipa as resource links (size, sha256) to read with resources/read (up to 8 MiB) or pull_artifacts.',
+      input: { run_id: runId, kind: z.enum(ARTIFACT_KINDS).describe('The kind, as list_artifacts names it') },
+      output: artifactOut,
+      annotations: read,
+      run: (a) => getArtifact(api, a.run_id, a.kind),
     }),
     defineTool({
       name: 'pull_artifacts',
@@ -436,8 +457,6 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
     ...webhookToolDefs(api),
   ];
 }
-
-type ToolAnswer = Promise<{ text: string; data: Record<string, unknown> }>;
 
 /** list_runs: one page, a line per run. */
 async function listRuns(
@@ -709,7 +728,7 @@ export function createServer(o: McpOptions): McpServer {
     if (t.name === 'wait_for_run') registerWaitTask(server, t, closed.signal);
     else registerTool(server, t, o.askHuman && DECISIONS.includes(t.name) ? toolNamed : null);
   }
-  registerResources(server, o.api);
+  registerResources(server, o.api, o.clock ?? systemClock);
   return server;
 }
 
@@ -733,8 +752,7 @@ function registerTool(server: McpServer, t: ToolDef, decidedBy: ((name: string) 
           tool = decidedBy(decided as string);
           args = answered;
         }
-        const { text, data } = await tool.run(args, extra);
-        return { content: [{ type: 'text', text }], structuredContent: data };
+        return answered(await tool.run(args, extra));
       } catch (err) {
         return toolError(err);
       }
@@ -742,8 +760,19 @@ function registerTool(server: McpServer, t: ToolDef, decidedBy: ((name: string) 
   );
 }
 
-/** Each run, and its spec, as resources an agent (or its user) can read. */
-function registerResources(server: McpServer, api: Api): void {
+/** A tool's answer as MCP gives it: the text first, then any links, and the structured result. */
+function answered({ text, data, links }: Awaited<ToolAnswer>): CallToolResult {
+  return { content: [{ type: 'text', text }, ...(links ?? [])], structuredContent: data };
+}
+
+/** Each run, its spec, and its artifacts' files as resources an agent (or its user) can read. */
+function registerResources(server: McpServer, api: Api, clock: Clock): void {
+  server.registerResource(
+    'artifact',
+    new ResourceTemplate(ARTIFACT_URI, { list: undefined }),
+    { title: "A file of a run's artifacts (screenshots, ipa), up to 8 MiB" },
+    (uri, vars, extra) => readArtifact(api, clock, uri, vars, extra.signal),
+  );
   server.registerResource(
     'run',
     new ResourceTemplate('orc://runs/{id}', {
@@ -804,8 +833,7 @@ function registerWaitTask(server: McpServer, t: ToolDef, closed: AbortSignal): v
           let result: CallToolResult;
           try {
             const signal = AbortSignal.any([extra.signal, closed]);
-            const { text, data } = await t.run(args, { ...extra, signal } as unknown as Extra);
-            result = { content: [{ type: 'text', text }], structuredContent: data };
+            result = answered(await t.run(args, { ...extra, signal } as unknown as Extra));
           } catch (err) {
             result = toolError(err);
           }

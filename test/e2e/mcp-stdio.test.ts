@@ -51,6 +51,7 @@ describe('orc mcp', () => {
         'approve_gate',
         'cancel_run',
         'create_run',
+        'get_artifact',
         'get_run',
         'get_scorecard',
         'get_spec',
@@ -76,6 +77,7 @@ describe('orc mcp', () => {
         'get_spec',
         'get_scorecard',
         'list_artifacts',
+        'get_artifact',
         'wait_for_run',
       ])
         expect(byName[name]!.annotations, name).toMatchObject({ readOnlyHint: true });
@@ -282,6 +284,7 @@ describe('orc mcp', () => {
     try {
       const names = (await ro.listTools()).tools.map((t) => t.name).sort();
       expect(names).toEqual([
+        'get_artifact',
         'get_run',
         'get_scorecard',
         'get_spec',

@@ -1,0 +1,107 @@
+// Artifacts as an agent gets them through MCP: a JSON kind inline, screenshots and the ipa as resource links
+// (size and sha256 as the manifest says) that read back as the very bytes, and a file past the read cap
+// refused with a message naming pull_artifacts. The server in process, the SDK's client, a sandbox on a
+// manual clock (a run driven to its end).
+import { createHash } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApi } from '../../src/api/index.js';
+import { systemClock } from '../../src/lib/clock.js';
+import { createServer, toolDefs } from '../../src/mcp/server.js';
+import { startSandbox, type TestSandbox } from '../../src/sdk/testing.js';
+
+const IDEA = { pitch: 'A habit tracker for runners', audience: 'runners', monetization: 'freemium' } as const;
+type Link = { type: string; uri: string; name: string; mimeType: string; size: number; _meta?: { sha256?: string } };
+type Result = {
+  isError?: boolean;
+  content: Array<{ type: string; text?: string } & Partial<Link>>;
+  structuredContent?: any;
+};
+
+/** A sandbox with a run at its end, and an SDK client connected to orc's MCP server aimed at it. */
+async function ended(ipaMib: number) {
+  const sb = await startSandbox({ clock: 'manual', stageMs: 3_600_000, ipaMib });
+  const run = (await sb.client.runs.create({ mode: 'idea', idea: IDEA })).id;
+  await sb.advance({ run, to: 'end' });
+  const api = createApi({ baseUrl: sb.url, apiKey: sb.apiKey, userAgent: 'test' });
+  const server = createServer({ api, version: 'test', tools: toolDefs(api, systemClock) });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(a);
+  const client = new Client({ name: 'test', version: '1' });
+  await client.connect(b);
+  const close = async () => {
+    await Promise.all([client.close(), server.close()]);
+    await sb.stop();
+  };
+  return { sb, run, client, close };
+}
+
+let big: Awaited<ReturnType<typeof ended>>;
+let small: Awaited<ReturnType<typeof ended>>;
+beforeAll(async () => {
+  [big, small] = await Promise.all([ended(9), ended(1)]);
+});
+afterAll(() => Promise.all([big?.close(), small?.close()]));
+
+const call = async (c: Client, name: string, args: Record<string, unknown>) => {
+  const r = (await c.callTool({ name, arguments: args })) as Result;
+  expect(r.isError, r.content[0]?.text).toBeFalsy();
+  return r;
+};
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+const manifestOf = async (t: typeof big, kind: string) =>
+  (await t.sb.client.artifacts.list(t.run)).find((e: { kind: string }) => e.kind === kind)!;
+
+describe('get_artifact and the artifact resource', () => {
+  it('gives screenshots as resource links whose size and sha256 are the manifest’s, and no bytes', async () => {
+    const r = await call(big.client, 'get_artifact', { run_id: big.run, kind: 'screenshots' });
+    const links = r.content.filter((c) => c.type === 'resource_link') as Link[];
+    expect(links.length).toBeGreaterThan(0);
+    expect(r.content.every((c) => c.type === 'text' || c.type === 'resource_link')).toBe(true);
+    const listed = (await big.sb.client.artifacts.retrieve(big.run, 'screenshots')) as { files: any[] };
+    expect(links.map((l) => [l.name, l.size, l._meta?.sha256, l.mimeType])).toEqual(
+      listed.files.map((f) => [f.name, f.size, f.sha256, f.content_type]),
+    );
+    const entry = await manifestOf(big, 'screenshots');
+    expect(links.reduce((n, l) => n + l.size, 0)).toBe(entry.size);
+    expect(links[0]!.uri).toBe(`orc://runs/${big.run}/artifacts/screenshots/${encodeURIComponent(links[0]!.name)}`);
+    expect(r.structuredContent.files.map((f: any) => f.uri)).toEqual(links.map((l) => l.uri));
+  });
+
+  it('reads a screenshot link as a blob whose sha256 is the link’s', async () => {
+    const r = await call(big.client, 'get_artifact', { run_id: big.run, kind: 'screenshots' });
+    const link = r.content.find((c) => c.type === 'resource_link') as Link;
+    const read = await big.client.readResource({ uri: link.uri });
+    const got = read.contents[0] as { blob: string; mimeType: string; uri: string };
+    expect(got.mimeType).toBe('image/png');
+    const bytes = Buffer.from(got.blob, 'base64');
+    expect(bytes.length).toBe(link.size);
+    expect(sha256(bytes)).toBe(link._meta!.sha256);
+  });
+
+  it('gives a JSON kind inline, as structured content and text', async () => {
+    const r = await call(big.client, 'get_artifact', { run_id: big.run, kind: 'scorecard' });
+    expect(r.content.map((c) => c.type)).toEqual(['text']);
+    const served = (await big.sb.client.artifacts.retrieve(big.run, 'scorecard')) as { content: unknown };
+    expect(r.structuredContent).toEqual({
+      kind: 'scorecard',
+      content_type: 'application/json',
+      content: served.content,
+    });
+    expect(JSON.parse(r.content[0]!.text!)).toEqual(served.content);
+  });
+
+  it('refuses to read an ipa above 8 MiB, naming pull_artifacts; reads a small one whole', async () => {
+    const bigIpa = (await call(big.client, 'get_artifact', { run_id: big.run, kind: 'ipa' })).content.find(
+      (c) => c.type === 'resource_link',
+    ) as Link;
+    expect(bigIpa.size).toBe((await manifestOf(big, 'ipa')).size);
+    await expect(big.client.readResource({ uri: bigIpa.uri })).rejects.toThrow(/more than the 8 MiB.*pull_artifacts/);
+    const ipa = (await call(small.client, 'get_artifact', { run_id: small.run, kind: 'ipa' })).content.find(
+      (c) => c.type === 'resource_link',
+    ) as Link;
+    const got = (await small.client.readResource({ uri: ipa.uri })).contents[0] as { blob: string };
+    expect(sha256(Buffer.from(got.blob, 'base64'))).toBe((await manifestOf(small, 'ipa')).sha256);
+  });
+});
