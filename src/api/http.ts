@@ -46,6 +46,7 @@ import { PageWalk } from './pages.js';
 import { parseServiceJson } from '../lib/sanitize.js';
 import { IDEMPOTENT_METHODS, RETRYABLE_NETWORK, RetryPolicy, parseRetryAfter, type Retry } from './retry.js';
 import { Transport } from './transport.js';
+import { traceHeaders, type TraceContext } from './trace.js';
 
 export { MAX_JSON_BYTES, readText, type Answer, type ResponseBody } from './answer.js';
 import { STATUS_TEXT } from '../lib/http1.js';
@@ -91,6 +92,9 @@ export interface HttpOptions {
   env?: NodeJS.ProcessEnv;
   /** A PEM file of CA certificates to trust besides the system's (a profile's --ca-file). */
   caFile?: string;
+  /** The W3C trace context every request carries (a command's TRACEPARENT), unless one is being handled
+   * (withTrace: an MCP request's). */
+  trace?: TraceContext | null;
 }
 
 /** A client whose target is found when it first sends (the library's `new Orc()`: env and profiles read
@@ -411,13 +415,16 @@ export class HttpClient {
     return this.deadlineAt;
   }
 
-  /** The headers of one attempt: the key (never to a signed URL), the body's type, the retry count. */
+  /** The headers of one attempt: the key (never to a signed URL), the body's type, the trace, the retry count. */
   private headers(plan: Plan, req: SendOptions, attempt: number): Record<string, string> {
+    const trace = traceHeaders(this.opts.trace);
+    if (trace.dropped) this.opts.debug?.(trace.dropped);
     const headers: Record<string, string> = {
       'user-agent': this.opts.userAgent,
       accept: 'application/json',
       ...(plan.auth ? { authorization: `Bearer ${this.target!.apiKey}` } : {}),
       ...(plan.body ? { 'content-type': plan.contentType ?? plan.body.contentType } : {}),
+      ...trace.headers,
       ...lower(req.headers),
       ...(plan.idempotencyKey ? { 'idempotency-key': plan.idempotencyKey } : {}),
       ...(attempt > 0 ? { 'x-orc-retry-count': String(attempt) } : {}),

@@ -3,6 +3,7 @@
 // The target and the client are what nearly every command asks for: imported statically (this module is
 // loaded on demand, by the program), which bundles into fewer chunks for Node to load than import()s do.
 import { createApi, type Api } from '../api/index.js';
+import { traceFrom } from '../api/trace.js';
 import type { Unknown } from '../contract/unknowns.js';
 import { sleep, systemClock, type Clock } from '../lib/clock.js';
 import type { GlobalFlagValues } from './globals.js';
@@ -132,6 +133,7 @@ async function clientFor(ctx: Context, t: Target): Promise<Api> {
     clock: ctx.clock,
     env,
     ...(t.caFile ? { caFile: t.caFile } : {}),
+    trace: traceFrom(env.TRACEPARENT, env.TRACESTATE),
     deadlineMs: Math.round((flags.timeout ?? 120) * 1000),
     notice: (line) => tell(io, flags, 'notice', line, `orc: ${line}`),
     ...(flags.debug ? { debug: (line: string) => tell(io, flags, 'debug', line) } : {}),

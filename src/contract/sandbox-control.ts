@@ -58,6 +58,8 @@ export type JournalEntry =
       ms: number;
       request_id: string;
       idempotency_key: string | null;
+      /** The trace id of the request's W3C traceparent, when it carried a well-formed one. */
+      trace_id: string | null;
       fault: string | null;
     }
   | {

@@ -17,6 +17,7 @@ import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import * as z from 'zod';
 import { pick } from 'zod/mini';
 import { ApiError, type Api } from '../api/index.js';
+import { traceFrom, withTrace } from '../api/trace.js';
 import { ARTIFACT_URI, artifactOut, getArtifact, readArtifact } from './artifacts.js';
 import { waitForRun } from '../watch/wait.js';
 import { systemClock, type Clock } from '../lib/clock.js';
@@ -744,20 +745,27 @@ function registerTool(server: McpServer, t: ToolDef, decidedBy: ((name: string) 
       outputSchema: z.looseObject(t.output),
       annotations: t.annotations,
     },
-    async (args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {
-      try {
-        let tool = t;
-        if (decidedBy) {
-          const { tool: decided, ...answered } = await askHuman(server, t.name, args);
-          tool = decidedBy(decided as string);
-          args = answered;
+    (args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> =>
+      traced(extra, async () => {
+        try {
+          let tool = t;
+          if (decidedBy) {
+            const { tool: decided, ...answered } = await askHuman(server, t.name, args);
+            tool = decidedBy(decided as string);
+            args = answered;
+          }
+          return answered(await tool.run(args, extra));
+        } catch (err) {
+          return toolError(err);
         }
-        return answered(await tool.run(args, extra));
-      } catch (err) {
-        return toolError(err);
-      }
-    },
+      }),
   );
+}
+
+/** `fn` with the trace context its MCP request's _meta carries (traceparent, tracestate), passed on to every
+ * request to the service made for it (a task's wait too: it starts inside). */
+function traced<T>(extra: { _meta?: Record<string, unknown> | undefined }, fn: () => T): T {
+  return withTrace(traceFrom(extra._meta?.traceparent, extra._meta?.tracestate), fn);
 }
 
 /** A tool's answer as MCP gives it: the text first, then any links, and the structured result. */
@@ -771,42 +779,45 @@ function registerResources(server: McpServer, api: Api, clock: Clock): void {
     'artifact',
     new ResourceTemplate(ARTIFACT_URI, { list: undefined }),
     { title: "A file of a run's artifacts (screenshots, ipa), up to 8 MiB" },
-    (uri, vars, extra) => readArtifact(api, clock, uri, vars, extra.signal),
+    (uri, vars, extra) => traced(extra, () => readArtifact(api, clock, uri, vars, extra.signal)),
   );
   server.registerResource(
     'run',
     new ResourceTemplate('orc://runs/{id}', {
-      list: async () => ({
-        resources: (await api.runs.list({ limit: 20 })).data.map((r) => ({
-          uri: `orc://runs/${r.id}`,
-          name: r.id,
-          description: `${r.status} at ${r.stage}`,
-          mimeType: 'application/json',
+      list: (extra) =>
+        traced(extra, async () => ({
+          resources: (await api.runs.list({ limit: 20 })).data.map((r) => ({
+            uri: `orc://runs/${r.id}`,
+            name: r.id,
+            description: `${r.status} at ${r.stage}`,
+            mimeType: 'application/json',
+          })),
         })),
-      }),
     }),
     { title: 'A run and its gates', mimeType: 'application/json' },
-    async (uri, vars) => {
-      const id = String(vars.id);
-      const [run, gates] = await Promise.all([api.runs.retrieve(id), api.gates.list(id)]);
-      return {
-        contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify({ run, gates }, null, 2) }],
-      };
-    },
+    (uri, vars, extra) =>
+      traced(extra, async () => {
+        const id = String(vars.id);
+        const [run, gates] = await Promise.all([api.runs.retrieve(id), api.gates.list(id)]);
+        return {
+          contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify({ run, gates }, null, 2) }],
+        };
+      }),
   );
   server.registerResource(
     'spec',
     new ResourceTemplate('orc://runs/{id}/spec', { list: undefined }),
     { title: 'The App Spec of a run', mimeType: 'application/json' },
-    async (uri, vars) => ({
-      contents: [
-        {
-          uri: uri.href,
-          mimeType: 'application/json',
-          text: JSON.stringify(await api.spec.retrieve(String(vars.id)), null, 2),
-        },
-      ],
-    }),
+    (uri, vars, extra) =>
+      traced(extra, async () => ({
+        contents: [
+          {
+            uri: uri.href,
+            mimeType: 'application/json',
+            text: JSON.stringify(await api.spec.retrieve(String(vars.id)), null, 2),
+          },
+        ],
+      })),
   );
 }
 
@@ -824,25 +835,26 @@ function registerWaitTask(server: McpServer, t: ToolDef, closed: AbortSignal): v
       execution: { taskSupport: 'optional' },
     },
     {
-      createTask: async (args: Record<string, unknown>, extra) => {
-        const task = await extra.taskStore.createTask({
-          ttl: extra.taskRequestedTtl ?? 60 * 60_000,
-          pollInterval: 100,
-        });
-        void (async () => {
-          let result: CallToolResult;
-          try {
-            const signal = AbortSignal.any([extra.signal, closed]);
-            result = answered(await t.run(args, { ...extra, signal } as unknown as Extra));
-          } catch (err) {
-            result = toolError(err);
-          }
-          await extra.taskStore
-            .storeTaskResult(task.taskId, result.isError ? 'failed' : 'completed', result)
-            .catch(() => {});
-        })();
-        return { task };
-      },
+      createTask: (args: Record<string, unknown>, extra) =>
+        traced(extra, async () => {
+          const task = await extra.taskStore.createTask({
+            ttl: extra.taskRequestedTtl ?? 60 * 60_000,
+            pollInterval: 100,
+          });
+          void (async () => {
+            let result: CallToolResult;
+            try {
+              const signal = AbortSignal.any([extra.signal, closed]);
+              result = answered(await t.run(args, { ...extra, signal } as unknown as Extra));
+            } catch (err) {
+              result = toolError(err);
+            }
+            await extra.taskStore
+              .storeTaskResult(task.taskId, result.isError ? 'failed' : 'completed', result)
+              .catch(() => {});
+          })();
+          return { task };
+        }),
       getTask: async (_args, extra) => (await extra.taskStore.getTask(extra.taskId))!,
       getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
     },

@@ -8,6 +8,7 @@ import { sleep, systemClock, type Clock } from '../lib/clock.js';
 import { SANDBOX_DEFAULT_KEY, redactKey } from '../contract/keys.js';
 import { useEnglishMessages } from '../lib/zod-messages.js';
 import { KNOBS } from '../contract/sandbox-knobs.js';
+import { traceIdOf } from '../contract/trace.js';
 import { Retention } from './retention.js';
 import { Artifacts } from './artifacts.js';
 import { readJsonBody } from './body.js';
@@ -429,6 +430,7 @@ class Front {
         ms: wallClock.now() - started,
         request_id: x.headers[1]!,
         idempotency_key: (x.req.headers['idempotency-key'] as string | undefined) ?? null,
+        trace_id: traceIdOf(x.req.headers.traceparent as string | undefined),
         fault: x.faultId,
       }),
     );

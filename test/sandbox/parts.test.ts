@@ -126,6 +126,7 @@ describe('the request journal', () => {
     ms: 1,
     request_id: `req_${n}`,
     idempotency_key: null,
+    trace_id: null,
     fault: null,
   });
 

@@ -11,7 +11,10 @@ import type { logs as def } from './command.js';
 export function entryLine(e: Entry): string {
   const [what, extra] =
     e.type === 'request'
-      ? [`${e.method} ${e.path}`, [e.request_id, e.idempotency_key ? `key ${e.idempotency_key}` : '']]
+      ? [
+          `${e.method} ${e.path}`,
+          [e.request_id, e.idempotency_key ? `key ${e.idempotency_key}` : '', e.trace_id ? `trace ${e.trace_id}` : ''],
+        ]
       : [`deliver ${e.webhook_id} ${e.url}`, [e.error ?? '']];
   const tail = [...extra, e.fault ? `fault ${e.fault}` : ''].filter(Boolean).join(' ');
   return oneLine(`${e.at}  ${what}  ${e.status ?? 'ERR'}  ${Math.round(e.ms)} ms${tail ? `  ${tail}` : ''}`);
