@@ -68,6 +68,15 @@ export const ENVIRONMENT: readonly EnvVar[] = [
     meaning:
       'set (not 0 or false): as --debug does, say on stderr each field, status, stage, event kind and error code the service sent that orc does not know and let pass, once per command',
   },
+  {
+    name: 'TRACEPARENT',
+    meaning:
+      'a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>) sent as the traceparent header on every request of the command; a malformed one is not sent (--debug says why)',
+  },
+  {
+    name: 'TRACESTATE',
+    meaning: 'sent as the tracestate header beside TRACEPARENT (printable, at most 512 characters)',
+  },
   { name: 'ORC_NO_KEYCHAIN', meaning: 'set: keep live keys in the 0600 config file even where an OS keychain exists' },
   {
     name: 'ORC_WATCH_IDLE_TIMEOUT',

@@ -54,4 +54,11 @@ describe('TRACEPARENT from the environment', () => {
     expect(sent(got.stderr, 'tracestate')).toEqual([]);
     expect(got.stderr).toContain(`traceparent ${JSON.stringify(value)} not sent`);
   });
+
+  it('is documented where a user looks for variables: orc help environment', async () => {
+    const help = await orc(['help', 'environment']);
+    expect(help.exitCode, help.stderr).toBe(0);
+    expect(help.stdout).toMatch(/TRACEPARENT\s+a W3C traceparent/);
+    expect(help.stdout).toContain('TRACESTATE');
+  });
 });
