@@ -378,7 +378,17 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
       description: `What a run produced, by kind (${ARTIFACT_KINDS.join(', ')}): status (pending or ready), size, files and sha256. get_artifact gives one ready kind.`,
       input: { run_id: runId },
       output: {
-        artifacts: z.array(z.looseObject({ kind: z.string(), status: z.string(), size: z.number().nullable() })),
+        artifacts: z.array(
+          z.looseObject({
+            kind: z.string(),
+            status: z.string().describe('pending or ready'),
+            content_type: z.string(),
+            size: z.number().nullable().describe('Bytes, all files together; null while pending'),
+            sha256: z.string().nullable(),
+            files: z.number(),
+            updated_at: z.string(),
+          }),
+        ),
       },
       annotations: read,
       run: async (a) => {
@@ -416,9 +426,20 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
       },
       output: {
         dir: z.string(),
-        files: z.array(z.looseObject({ kind: z.string(), name: z.string(), path: z.string() })),
-        pending: z.array(z.string()),
-        failed: z.array(z.looseObject({ kind: z.string(), name: z.string(), error: z.string() })),
+        files: z.array(
+          z.looseObject({
+            kind: z.string(),
+            name: z.string(),
+            path: z.string(),
+            size: z.number(),
+            sha256: z.string(),
+            state: z.enum(['downloaded', 'resumed', 'present']),
+          }),
+        ),
+        pending: z.array(z.string()).describe('Kinds not ready yet'),
+        failed: z.array(
+          z.looseObject({ kind: z.string(), name: z.string(), path: z.string().nullable(), error: z.string() }),
+        ),
       },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       run: (a, extra) => pullInto(api, clock, folderInside(root, a.dir), a, extra),

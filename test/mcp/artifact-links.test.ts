@@ -104,4 +104,19 @@ describe('get_artifact and the artifact resource', () => {
     const got = (await small.client.readResource({ uri: ipa.uri })).contents[0] as { blob: string };
     expect(sha256(Buffer.from(got.blob, 'base64'))).toBe((await manifestOf(small, 'ipa')).sha256);
   });
+
+  it('declares whole output schemas: the manifest’s fields, a pulled file’s, a link’s', async () => {
+    const { tools } = await small.client.listTools();
+    const out = (name: string) => tools.find((t) => t.name === name)!.outputSchema as any;
+    const fields = (o: any) => Object.keys(o.items.properties).sort();
+    expect(fields(out('list_artifacts').properties.artifacts)).toEqual(
+      ['content_type', 'files', 'kind', 'sha256', 'size', 'status', 'updated_at'].sort(),
+    );
+    expect(fields(out('pull_artifacts').properties.files)).toEqual(
+      ['kind', 'name', 'path', 'sha256', 'size', 'state'].sort(),
+    );
+    expect(fields(out('get_artifact').properties.files)).toEqual(
+      ['content_type', 'name', 'sha256', 'size', 'uri'].sort(),
+    );
+  });
 });
