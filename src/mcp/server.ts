@@ -413,7 +413,7 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
       name: 'pull_artifacts',
       title: 'Download artifacts',
       description:
-        "Download a run's artifacts into a folder on this machine, inside the folder the server writes into (where it runs, or its --root): files of ipa and screenshots to <dir>/<kind>/<name>, the JSON kinds to <dir>/<kind>.json. Checked by sha256, resumed where a download stopped; a file already there is never replaced (the same one is reported present, another one failed). No kinds: every ready kind.",
+        "Download a run's artifacts into a folder under the server's root, each checked by sha256; a file already there is never replaced.",
       input: {
         run_id: runId,
         kinds: z.array(z.enum(ARTIFACT_KINDS)).optional().describe('The kinds to pull; default every ready kind'),
@@ -421,7 +421,7 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
           .string()
           .min(1)
           .describe(
-            'The folder to write into (made if missing), relative to the folder the server writes into, or an absolute path inside it',
+            'The folder (made if missing), relative to the server root or inside it: files to <dir>/<kind>/<name>, JSON kinds to <dir>/<kind>.json',
           ),
       },
       output: {

@@ -78,8 +78,8 @@ and reject_gate only when they are named in --tools, and approve_gate and reject
 through the client (MCP elicitation: the decision and the notes) unless --yes-live-decisions is given;
 a client that cannot ask gets a tool error saying so.
 
-Toolsets (--toolsets, listed in this order whatever the flag's; default ${DEFAULT_TOOLSETS.join(',')}: 13 tools,
-24,562 bytes as tools/list sends them; \`orc mcp --list-tools\` shows what a client would see with your flags):
+Toolsets (--toolsets, listed in this order whatever the flag's; default ${DEFAULT_TOOLSETS.join(',')}: 14 tools,
+26,349 bytes as tools/list sends them; \`orc mcp --list-tools\` shows what a client would see with your flags):
 ${TOOLSET_NAMES.map((set) => `  ${set.padEnd(10)} ${TOOLSETS[set].join(', ')}`).join('\n')}
 sandbox is for test mode only (--sandbox-tools adds it). --read-only leaves only the tools that read; --tools
 offers only the tools it names (of every toolset but sandbox, or of --toolsets when given).
