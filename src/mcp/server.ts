@@ -4,7 +4,7 @@
 // runs and their specs. Service errors are tool errors with the service's code, never a crash.
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer, type RegisteredTool, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type {
   CallToolResult,
   ResourceLink,
@@ -12,12 +12,13 @@ import type {
   ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import * as z from 'zod';
 import { pick } from 'zod/mini';
 import { ApiError, type Api } from '../api/index.js';
 import { traceFrom, withTrace } from '../api/trace.js';
+import { listLean } from './listing.js';
+import { WaitTasks } from './tasks.js';
 import { ARTIFACT_URI, artifactOut, getArtifact, readArtifact } from './artifacts.js';
 import { waitForRun } from '../watch/wait.js';
 import { systemClock, type Clock } from '../lib/clock.js';
@@ -729,11 +730,12 @@ async function advanceClock(
 export function createServer(o: McpOptions): McpServer {
   // wait_for_run may run as an MCP task (a client that supports tasks gets its result when it asks, however
   // long the wait); others call it as any tool. The tasks live in memory, as long as the server.
+  const tasks = new WaitTasks();
   const server = new McpServer(
     { name: 'orc', version: o.version },
     {
       capabilities: { tasks: { requests: { tools: { call: {} } } } },
-      taskStore: new InMemoryTaskStore(),
+      taskStore: tasks,
       jsonSchemaValidator: lazyValidator,
       instructions:
         'orc drives runs on the Run Orchestration Service: an app idea (or source) becomes a shipped app through stages and three approval gates (idea, brand, final). Create a run, wait_for_run to the next gate, read what is being decided, then approve_gate or reject_gate with notes. At final, a scorecard that does not pass names its failing checks with field, hint and suggestion: set each suggestion at its field with update_spec, reject_gate final with notes, and wait_for_run for the rework.',
@@ -743,21 +745,27 @@ export function createServer(o: McpOptions): McpServer {
   const allDefs = new Map(toolDefs(o.api, systemClock).map((t) => [t.name, t]));
   // The person may decide otherwise than the agent asked: then the other tool does it.
   const toolNamed = (name: string) => byName.get(name) ?? allDefs.get(name)!;
-  // A task's wait outlives its request: it ends when the server closes (stdin closed, an HTTP session ended).
-  const closed = new AbortController();
-  server.server.onclose = () => closed.abort();
-  for (const t of o.tools) {
-    if (t.name === 'wait_for_run') registerWaitTask(server, t, closed.signal);
-    else registerTool(server, t, o.askHuman && DECISIONS.includes(t.name) ? toolNamed : null);
-  }
+  // A task's wait outlives its request: it ends when the server closes (stdin closed, an HTTP session ended),
+  // and the tasks' expiry timers go with it.
+  server.server.onclose = () => tasks.cleanup();
+  const registered = o.tools.map(
+    (t) =>
+      [
+        t.name,
+        t.name === 'wait_for_run'
+          ? registerWaitTask(server, t, tasks)
+          : registerTool(server, t, o.askHuman && DECISIONS.includes(t.name) ? toolNamed : null),
+      ] as const,
+  );
+  listLean(server, registered);
   registerResources(server, o.api, o.clock ?? systemClock);
   return server;
 }
 
 /** A tool as it is called; with `decidedBy`, a gate decision a person makes first (askHuman), and the tool of
  * the decision they made does it. */
-function registerTool(server: McpServer, t: ToolDef, decidedBy: ((name: string) => ToolDef) | null): void {
-  server.registerTool(
+function registerTool(server: McpServer, t: ToolDef, decidedBy: ((name: string) => ToolDef) | null): RegisteredTool {
+  return server.registerTool(
     t.name,
     {
       title: t.title,
@@ -844,8 +852,8 @@ function registerResources(server: McpServer, api: Api, clock: Clock): void {
 
 /** wait_for_run as a task where the client asks for one (taskSupport optional): the wait runs in the
  * background and its result is stored; a call without a task is answered when the wait ends, as before. */
-function registerWaitTask(server: McpServer, t: ToolDef, closed: AbortSignal): void {
-  server.experimental.tasks.registerToolTask(
+function registerWaitTask(server: McpServer, t: ToolDef, tasks: WaitTasks): RegisteredTool {
+  return server.experimental.tasks.registerToolTask(
     t.name,
     {
       title: t.title,
@@ -865,10 +873,12 @@ function registerWaitTask(server: McpServer, t: ToolDef, closed: AbortSignal): v
           void (async () => {
             let result: CallToolResult;
             try {
-              const signal = AbortSignal.any([extra.signal, closed]);
+              const signal = AbortSignal.any([extra.signal, tasks.signalFor(task.taskId)]);
               result = answered(await t.run(args, { ...extra, signal } as unknown as Extra));
             } catch (err) {
               result = toolError(err);
+            } finally {
+              tasks.forget(task.taskId);
             }
             await extra.taskStore
               .storeTaskResult(task.taskId, result.isError ? 'failed' : 'completed', result)
