@@ -1,9 +1,11 @@
 // `orc mcp --http`'s server in process (src/mcp/http.ts, given createServer as the command gives it), the sandbox
 // as the service: the SDK's client over Streamable HTTP, the token, Host and Origin, malformed bodies, the
-// session cap and idle expiry on a fake clock, and clients that vanish mid-wait_for_run leaving nothing open.
+// session cap and idle expiry on a fake clock, clients that vanish mid-wait_for_run leaving nothing open, and a
+// live gate decision asked of the person through elicitation (or refused, needs_human, where the client cannot ask).
 import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApi } from '../../src/api/index.js';
 import { systemClock } from '../../src/lib/clock.js';
@@ -276,5 +278,69 @@ describe('orc mcp --http', () => {
     await until(() => sb.openStreams() === 0 && mcp.sessions() === 0, 'the tasks to end with their sessions', {
       seen: () => `${sb.openStreams()} streams, ${mcp.sessions()} sessions`,
     });
+  });
+});
+
+describe('orc mcp --http: live gate decisions ask the person (elicitation)', () => {
+  /** What a live key without --yes-live-decisions serves: approve_gate and reject_gate ask the client's person. */
+  const startAsking = () => {
+    const api = createApi({ baseUrl: sb.url, apiKey: KEY, userAgent: 'test' });
+    const tools = toolDefs(api, systemClock);
+    return start({ newServer: () => createServer({ api, version: 'test', tools, askHuman: true }) });
+  };
+  const atBrand = async (pitch: string) => {
+    const run = await sb.createRun(pitch);
+    const moved = await sb.call('POST', '/_sandbox/clock/advance', { run: run.id, to: 'gate:brand' });
+    expect(moved.body.run).toMatchObject({ status: 'awaiting_approval', gate_pending: 'brand' });
+    return run.id as string;
+  };
+  const brandGate = async (runId: string) =>
+    (await sb.call('GET', `/v1/runs/${runId}/gates`)).body.data.find((g: any) => g.name === 'brand');
+
+  it("the person's answer is the decision made: approve_gate asked, they reject with notes, it is rejected", async () => {
+    const mcp = await startAsking();
+    const runId = await atBrand('Asked over HTTP');
+    const client = new Client({ name: 'asking', version: '1' }, { capabilities: { elicitation: {} } });
+    const asked: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (req) => {
+      asked.push(req.params.message);
+      return { action: 'accept', content: { decision: 'reject', notes: 'darker palette' } };
+    });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(mcp.url), {
+        requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+      }),
+    );
+    try {
+      const r = (await client.callTool({ name: 'approve_gate', arguments: { run_id: runId, gate: 'brand' } })) as any;
+      expect(r.isError, r.content[0]?.text).toBeFalsy();
+      expect(asked).toHaveLength(1);
+      expect(asked[0]).toContain(`approve gate brand of ${runId}`);
+      expect(r.structuredContent.gate.gate).toMatchObject({
+        name: 'brand',
+        state: 'rejected',
+        notes: 'darker palette',
+      });
+      expect(await brandGate(runId)).toMatchObject({ state: 'rejected', notes: 'darker palette' });
+      expect((await sb.call('GET', `/v1/runs/${runId}`)).body).toMatchObject({ status: 'running', stage: '03_brand' });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a client that cannot ask (no elicitation) gets the tool error needs_human; the gate stays pending', async () => {
+    const mcp = await startAsking();
+    const runId = await atBrand('Nobody to ask');
+    const { client } = await connect(mcp.url);
+    try {
+      const r = (await client.callTool({ name: 'approve_gate', arguments: { run_id: runId, gate: 'brand' } })) as any;
+      expect(r.isError).toBe(true);
+      expect(r.content[0].text).toMatch(/^needs_human: /);
+      expect(r.content[0].text).toContain(`orc gate approve ${runId} brand --live`);
+      expect(await brandGate(runId)).toMatchObject({ state: 'pending', decided_at: null });
+      expect((await sb.call('GET', `/v1/runs/${runId}`)).body.gate_pending).toBe('brand');
+    } finally {
+      await client.close();
+    }
   });
 });
