@@ -870,15 +870,18 @@ function registerWaitTask(server: McpServer, t: ToolDef, tasks: WaitTasks): Regi
             ttl: extra.taskRequestedTtl ?? 60 * 60_000,
             pollInterval: 100,
           });
+          // (counted and taken with no await between: two calls at once cannot both take the last place)
+          const stop = tasks.begin(task.taskId);
           void (async () => {
             let result: CallToolResult;
             try {
-              const signal = AbortSignal.any([extra.signal, tasks.signalFor(task.taskId)]);
+              if (!stop) throw tooManyWaits(tasks.max);
+              const signal = AbortSignal.any([extra.signal, stop]);
               result = answered(await t.run(args, { ...extra, signal } as unknown as Extra));
             } catch (err) {
               result = toolError(err);
             } finally {
-              tasks.forget(task.taskId);
+              tasks.end(task.taskId);
             }
             await extra.taskStore
               .storeTaskResult(task.taskId, result.isError ? 'failed' : 'completed', result)
@@ -889,6 +892,16 @@ function registerWaitTask(server: McpServer, t: ToolDef, tasks: WaitTasks): Regi
       getTask: async (_args, extra) => (await extra.taskStore.getTask(extra.taskId))!,
       getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
     },
+  );
+}
+
+/** A wait refused for the waits this server holds (its task fails with this, as a plain call's result). */
+function tooManyWaits(max: number): Problem {
+  return Object.assign(
+    new Problem(
+      `this client holds ${max} wait_for_run waits open, the most one may; wait for one to end, or cancel one (tasks/cancel)`,
+    ),
+    { code: 'too_many_waits' },
   );
 }
 

@@ -1,11 +1,13 @@
 // wait_for_run as an MCP task (src/mcp/tasks.ts): a task the client cancels ends its wait and closes its event
-// stream to the service at once, as a server closing ends all of them; the store alone only marked it.
+// stream to the service at once, as a server closing ends all of them (the store alone only marked it); one
+// client holds a bounded number of waits.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createApi } from '../../src/api/index.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { createServer, toolDefs } from '../../src/mcp/server.js';
+import { MAX_WAITS } from '../../src/mcp/tasks.js';
 import { KEY, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { until } from '../helpers/until.js';
 
@@ -71,4 +73,32 @@ it('a server that closes ends every task’s wait', async () => {
   await until(() => sb.openStreams() === before, 'the waits to close their streams', {
     seen: () => `${sb.openStreams()} open`,
   });
+});
+
+it('one client holds at most MAX_WAITS waits: one more is a tool error (too_many_waits) until one ends', async () => {
+  const { client, server } = await connect();
+  try {
+    const run = await sb.createRun('Waited on by many');
+    const before = sb.openStreams();
+    const ids: string[] = [];
+    for (let i = 0; i < MAX_WAITS; i++) ids.push(await waitAsTask(client, run.id));
+    await until(() => sb.openStreams() === before + MAX_WAITS, 'every wait to open its stream', {
+      seen: () => `${sb.openStreams() - before} open`,
+    });
+    const refused = (await client.callTool({ name: 'wait_for_run', arguments: { run_id: run.id } })) as {
+      isError?: boolean;
+      content: Array<{ text?: string }>;
+    };
+    expect(refused.isError).toBe(true);
+    expect(refused.content[0]!.text).toMatch(/^too_many_waits: .*16 wait_for_run waits/);
+    expect(sb.openStreams()).toBe(before + MAX_WAITS);
+    await client.experimental.tasks.cancelTask(ids[0]!);
+    await waitAsTask(client, run.id); // (the cancelled task's place is free once tasks/cancel is answered)
+    await until(() => sb.openStreams() === before + MAX_WAITS, 'a new wait in the place it left', {
+      seen: () => `${sb.openStreams() - before} open`,
+    });
+  } finally {
+    await Promise.all([client.close(), server.close()]);
+  }
+  await until(() => sb.openStreams() === 0, 'every wait to end with the server');
 });
