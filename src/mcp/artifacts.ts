@@ -12,8 +12,9 @@ import type { Clock } from '../lib/clock.js';
 
 /** The resource template a file's link points at. */
 export const ARTIFACT_URI = 'orc://runs/{id}/artifacts/{kind}/{name}';
-/** The most a resource read returns (base64 makes it a third larger on the wire); past it, pull_artifacts. */
-export const READ_CAP_BYTES = 8 << 20;
+/** The most a resource read returns; past it, pull_artifacts. Base64 makes it a third larger on the wire, and an
+ * MCP client over stdio reads a message of at most 10 MiB (the SDK's bound): 7 MiB is 9.3 MiB encoded. */
+export const READ_CAP_BYTES = 7 << 20;
 
 /** get_artifact's structured result: one kind, its content inline or its files as links. */
 export const artifactOut = {
@@ -27,7 +28,7 @@ export const artifactOut = {
         content_type: z.string(),
         size: z.number(),
         sha256: z.string().nullable(),
-        uri: z.string().describe('The resource to read (resources/read), at most 8 MiB'),
+        uri: z.string().describe('The resource to read (resources/read), at most 7 MiB'),
       }),
     )
     .optional()

@@ -404,7 +404,7 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
       name: 'get_artifact',
       title: 'Get an artifact',
       description:
-        'One ready kind of a run: a JSON kind (metadata, scorecard, preflight, spec) inline; screenshots or ipa as resource links (size, sha256) to read with resources/read (up to 8 MiB) or pull_artifacts.',
+        'One ready kind of a run: a JSON kind (metadata, scorecard, preflight, spec) inline; screenshots or ipa as resource links (size, sha256) to read with resources/read (up to 7 MiB) or pull_artifacts.',
       input: { run_id: runId, kind: z.enum(ARTIFACT_KINDS).describe('The kind, as list_artifacts names it') },
       output: artifactOut,
       annotations: read,
@@ -807,7 +807,7 @@ function registerResources(server: McpServer, api: Api, clock: Clock): void {
   server.registerResource(
     'artifact',
     new ResourceTemplate(ARTIFACT_URI, { list: undefined }),
-    { title: "A file of a run's artifacts (screenshots, ipa), up to 8 MiB" },
+    { title: "A file of a run's artifacts (screenshots, ipa), up to 7 MiB" },
     (uri, vars, extra) => traced(extra, () => readArtifact(api, clock, uri, vars, extra.signal)),
   );
   server.registerResource(

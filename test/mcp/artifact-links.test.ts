@@ -8,6 +8,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApi } from '../../src/api/index.js';
 import { systemClock } from '../../src/lib/clock.js';
+import { READ_CAP_BYTES } from '../../src/mcp/artifacts.js';
 import { createServer, toolDefs } from '../../src/mcp/server.js';
 import { startSandbox, type TestSandbox } from '../../src/sdk/testing.js';
 
@@ -92,17 +93,23 @@ describe('get_artifact and the artifact resource', () => {
     expect(JSON.parse(r.content[0]!.text!)).toEqual(served.content);
   });
 
-  it('refuses to read an ipa above 8 MiB, naming pull_artifacts; reads a small one whole', async () => {
+  it('refuses to read an ipa above 7 MiB, naming pull_artifacts; reads a small one whole', async () => {
     const bigIpa = (await call(big.client, 'get_artifact', { run_id: big.run, kind: 'ipa' })).content.find(
       (c) => c.type === 'resource_link',
     ) as Link;
     expect(bigIpa.size).toBe((await manifestOf(big, 'ipa')).size);
-    await expect(big.client.readResource({ uri: bigIpa.uri })).rejects.toThrow(/more than the 8 MiB.*pull_artifacts/);
+    await expect(big.client.readResource({ uri: bigIpa.uri })).rejects.toThrow(/more than the 7 MiB.*pull_artifacts/);
     const ipa = (await call(small.client, 'get_artifact', { run_id: small.run, kind: 'ipa' })).content.find(
       (c) => c.type === 'resource_link',
     ) as Link;
     const got = (await small.client.readResource({ uri: ipa.uri })).contents[0] as { blob: string };
     expect(sha256(Buffer.from(got.blob, 'base64'))).toBe((await manifestOf(small, 'ipa')).sha256);
+  });
+
+  it('reads at most what an MCP client over stdio takes in one message (10 MiB; base64 is a third larger)', () => {
+    const STDIO_MESSAGE_BYTES = 10 << 20; // the SDK's stdio reader's bound (STDIO_DEFAULT_MAX_BUFFER_SIZE)
+    const encoded = Math.ceil(READ_CAP_BYTES / 3) * 4;
+    expect(encoded + 4096).toBeLessThan(STDIO_MESSAGE_BYTES);
   });
 
   it('declares whole output schemas: the manifest’s fields, a pulled file’s, a link’s', async () => {

@@ -84,7 +84,7 @@ ${TOOLSET_NAMES.map((set) => `  ${set.padEnd(10)} ${TOOLSETS[set].join(', ')}`).
 sandbox is for test mode only (--sandbox-tools adds it). --read-only leaves only the tools that read; --tools
 offers only the tools it names (of every toolset but sandbox, or of --toolsets when given).
 Resources: orc://runs/{id} (a run and its gates), orc://runs/{id}/spec, and
-orc://runs/{id}/artifacts/{kind}/{name} (a file get_artifact links to, read whole up to 8 MiB).
+orc://runs/{id}/artifacts/{kind}/{name} (a file get_artifact links to, read whole up to 7 MiB).
 
 Over HTTP (--http): the same tools at http://127.0.0.1:<port>/mcp, for an agent on another machine or in
 another container. stdout gets the URL, then a token printed this once (or set ORC_MCP_TOKEN: then it is
