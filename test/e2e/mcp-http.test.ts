@@ -66,7 +66,7 @@ describe('orc mcp --http', () => {
     expect(r.stdout).toBe('');
     const stdio = await orc(['mcp', '--port', '4000'], { env: { ORC_BASE_URL: sb.url, ORC_NO_KEYCHAIN: '1' } });
     expect(stdio.exitCode).toBe(2);
-    expect(stdio.stderr).toContain('--port go with --http');
+    expect(stdio.stderr).toContain('--port goes with --http');
   });
 
   it('--tls serves https on loopback with a certificate its printed CA vouches for', async () => {

@@ -17,6 +17,7 @@ export default async function serve(
   _args: ArgsOf<typeof def>,
   flags: FlagsOf<typeof def>,
 ): Promise<number> {
+  if (!flags.http) httpFlagsOnlyWithHttp(flags);
   if (flags.listTools) return (await import('./list-tools.js')).default(ctx, flags);
   const [{ createServer, toolDefs, sandboxToolDefs }, { pickTools }, { StdioServerTransport }] = await Promise.all([
     import('../../mcp/server.js'),
@@ -24,8 +25,6 @@ export default async function serve(
     import('@modelcontextprotocol/sdk/server/stdio.js'),
   ]);
   const target = await ctx.target();
-  if (flags.sandboxTools && target.mode === 'live')
-    throw new UsageError('--sandbox-tools steer the sandbox (test mode); they never go with --live');
   const api = await ctx.api(); // (no request yet: the client is made, nothing is sent)
   const root = resolve(flags.root ?? '.');
   if (!statSync(root, { throwIfNoEntry: false })?.isDirectory())
@@ -39,7 +38,6 @@ export default async function serve(
     createServer({ api, version: ctx.version, tools, askHuman: target.mode === 'live' && !flags.yesLiveDecisions });
   const serving = `${tools.length} tools (${target.mode} key, ${target.baseUrl})`;
   if (flags.http) return (await import('./serve-http.js')).serveHttp(ctx, flags, newServer, serving);
-  httpFlagsOnlyWithHttp(flags);
   const server = newServer();
   const input = wholeLines(ctx.io.streams.stdin, STDIO_LIMIT_MIB << 20);
   const transport = new StdioServerTransport(
@@ -59,7 +57,7 @@ function httpFlagsOnlyWithHttp(flags: FlagsOf<typeof def>): void {
   );
   if (given.length)
     throw new UsageError(
-      `${given.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} go with --http`,
+      `${given.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} ${given.length === 1 ? 'goes' : 'go'} with --http`,
     );
 }
 

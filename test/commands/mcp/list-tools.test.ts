@@ -60,6 +60,13 @@ describe('orc mcp --list-tools', () => {
     expect(r.stderr).toContain('--toolsets');
   });
 
+  it("says --http's flags mean nothing to it rather than ignoring them (exit 2)", async () => {
+    const r = await runOrc(['mcp', '--list-tools', '--port', '8931', '--max-sessions', '4'], { env: ENV });
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('--port, --max-sessions go with --http');
+  });
+
   it('an unknown toolset is a usage error naming --toolsets and the valid ones (exit 2)', async () => {
     const r = await runOrc(['mcp', '--list-tools', '--toolsets', 'runs,repos'], { env: ENV });
     expect(r.exitCode).toBe(2);
