@@ -5,11 +5,13 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { McpServer, type RegisteredTool, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type {
-  CallToolResult,
-  ResourceLink,
-  ServerNotification,
-  ServerRequest,
+import {
+  type CallToolResult,
+  ErrorCode,
+  McpError,
+  type ResourceLink,
+  type ServerNotification,
+  type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
@@ -808,7 +810,7 @@ function registerResources(server: McpServer, api: Api, clock: Clock): void {
     'artifact',
     new ResourceTemplate(ARTIFACT_URI, { list: undefined }),
     { title: "A file of a run's artifacts (screenshots, ipa), up to 7 MiB" },
-    (uri, vars, extra) => traced(extra, () => readArtifact(api, clock, uri, vars, extra.signal)),
+    (uri, vars, extra) => traced(extra, () => reading(() => readArtifact(api, clock, uri, vars, extra.signal))),
   );
   server.registerResource(
     'run',
@@ -825,28 +827,32 @@ function registerResources(server: McpServer, api: Api, clock: Clock): void {
     }),
     { title: 'A run and its gates', mimeType: 'application/json' },
     (uri, vars, extra) =>
-      traced(extra, async () => {
-        const id = String(vars.id);
-        const [run, gates] = await Promise.all([api.runs.retrieve(id), api.gates.list(id)]);
-        return {
-          contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify({ run, gates }, null, 2) }],
-        };
-      }),
+      traced(extra, () =>
+        reading(async () => {
+          const id = String(vars.id);
+          const [run, gates] = await Promise.all([api.runs.retrieve(id), api.gates.list(id)]);
+          return {
+            contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify({ run, gates }, null, 2) }],
+          };
+        }),
+      ),
   );
   server.registerResource(
     'spec',
     new ResourceTemplate('orc://runs/{id}/spec', { list: undefined }),
     { title: 'The App Spec of a run', mimeType: 'application/json' },
     (uri, vars, extra) =>
-      traced(extra, async () => ({
-        contents: [
-          {
-            uri: uri.href,
-            mimeType: 'application/json',
-            text: JSON.stringify(await api.spec.retrieve(String(vars.id)), null, 2),
-          },
-        ],
-      })),
+      traced(extra, () =>
+        reading(async () => ({
+          contents: [
+            {
+              uri: uri.href,
+              mimeType: 'application/json',
+              text: JSON.stringify(await api.spec.retrieve(String(vars.id)), null, 2),
+            },
+          ],
+        })),
+      ),
   );
 }
 
@@ -894,6 +900,25 @@ function registerWaitTask(server: McpServer, t: ToolDef, tasks: WaitTasks): Regi
     },
   );
 }
+
+/** A resource read whose failure is the JSON-RPC error MCP gives: a run or file the service does not have is
+ * -32002 (resource not found), another service error -32603 with its code; the message said once (an
+ * McpError's own message starts "MCP error <code>:", which the client's adds again). */
+async function reading<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    if (err instanceof McpError)
+      throw Object.assign(new Error(err.message.replace(/^MCP error -?\d+: /, '')), { code: err.code, data: err.data });
+    if (err instanceof ApiError) {
+      const said = `${err.code}: ${err.message}${err.requestId ? ` [request ${err.requestId}]` : ''}`;
+      throw Object.assign(new Error(said), { code: err.status === 404 ? RESOURCE_NOT_FOUND : ErrorCode.InternalError });
+    }
+    throw err;
+  }
+}
+/** MCP's code for a resource that is not there (the spec's, not among the SDK's ErrorCode). */
+const RESOURCE_NOT_FOUND = -32002;
 
 /** A wait refused for the waits this server holds (its task fails with this, as a plain call's result). */
 function tooManyWaits(max: number): Problem {

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApi } from '../../src/api/index.js';
 import { systemClock } from '../../src/lib/clock.js';
@@ -104,6 +105,21 @@ describe('get_artifact and the artifact resource', () => {
     ) as Link;
     const got = (await small.client.readResource({ uri: ipa.uri })).contents[0] as { blob: string };
     expect(sha256(Buffer.from(got.blob, 'base64'))).toBe((await manifestOf(small, 'ipa')).sha256);
+  });
+
+  it('a resource of a run or file the service does not have is -32002, its reason said once', async () => {
+    const gone = 'run_00000000000000000000';
+    for (const uri of [`orc://runs/${gone}`, `orc://runs/${gone}/spec`, `orc://runs/${gone}/artifacts/ipa/app.ipa`]) {
+      const err = (await small.client.readResource({ uri }).catch((e: unknown) => e)) as McpError;
+      expect(err, uri).toBeInstanceOf(McpError);
+      expect(err.code, uri).toBe(-32002);
+      expect(err.message.match(/MCP error/g), uri).toHaveLength(1);
+      expect(err.message, uri).toContain('run_not_found');
+    }
+    const wrong = `orc://runs/${small.run}/artifacts/screenshots/nothing.png`;
+    const err = (await small.client.readResource({ uri: wrong }).catch((e: unknown) => e)) as McpError;
+    expect(err.code).toBe(-32602);
+    expect(err.message).toBe(`MCP error -32602: screenshots/nothing.png is not a file of ${small.run}`);
   });
 
   it('reads at most what an MCP client over stdio takes in one message (10 MiB; base64 is a third larger)', () => {
