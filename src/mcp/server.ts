@@ -149,7 +149,10 @@ function defineTool<S extends z.ZodRawShape>(
   return def as unknown as ToolDef;
 }
 
-const runId = z.string().min(1).describe('The run id (run_…)');
+/** An id the service made: far shorter than this, which keeps an agent's mistake (a whole document pasted as an
+ * id) from becoming a URL of megabytes. */
+export const ID_MAX = 255;
+const runId = z.string().min(1).max(ID_MAX).describe('The run id (run_…)');
 const gate = z.enum(GATE_NAMES).describe('The gate: idea, brand or final');
 
 // What tools answer, as structured content: the contract's read shapes, whole (every field typed, unknown
@@ -548,7 +551,7 @@ async function pullInto(
 // oxlint-disable-next-line max-lines-per-function -- a data table: the webhook tools, their schemas and handlers
 function webhookToolDefs(api: Api): ToolDef[] {
   const read = { readOnlyHint: true, idempotentHint: true, openWorldHint: false };
-  const webhookId = z.string().min(1).describe('The webhook id, such as wh_4Tq9 (from list_webhooks)');
+  const webhookId = z.string().min(1).max(ID_MAX).describe('The webhook id, such as wh_4Tq9 (from list_webhooks)');
   return [
     defineTool({
       name: 'list_webhooks',
@@ -616,7 +619,7 @@ function webhookToolDefs(api: Api): ToolDef[] {
       description: 'Send a delivery again (a failed one, say), as a new attempt.',
       input: {
         webhook_id: webhookId,
-        delivery_id: z.string().min(1).describe('The delivery id, such as dlv_8Kx2 (from list_deliveries)'),
+        delivery_id: z.string().min(1).max(ID_MAX).describe('The delivery id, such as dlv_8Kx2 (from list_deliveries)'),
       },
       output: { delivery: contract.Delivery },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -659,7 +662,7 @@ export function sandboxToolDefs(api: Api): ToolDef[] {
           .string()
           .optional()
           .describe('How far: 90s, 15m, 3h, 2d (the whole clock: the sandbox runs --clock manual)'),
-        run_id: z.string().optional().describe('Move only this run'),
+        run_id: z.string().min(1).max(ID_MAX).optional().describe('Move only this run'),
         to: z
           .string()
           .optional()
@@ -681,7 +684,7 @@ export function sandboxToolDefs(api: Api): ToolDef[] {
       description: 'Make the sandbox produce an event for real (on the stream and signed webhooks).',
       input: {
         kind: z.enum(EVENT_KINDS),
-        run_id: z.string().optional().describe('Default: a new fixture run driven there'),
+        run_id: z.string().min(1).max(ID_MAX).optional().describe('Default: a new fixture run driven there'),
         stage: z.string().optional().describe('For run.failed'),
         gate: gate.optional().describe('For run.gate_pending and run.gate_resolved'),
         error: z.string().optional().describe('For run.failed: "code: message"'),

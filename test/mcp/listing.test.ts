@@ -1,5 +1,6 @@
 // tools/list as orc sends it (src/mcp/listing.ts): lean — no "$schema", no `additionalProperties: {}`, no
-// `execution` for a tool that cannot run as a task — and still what the SDK's client checks results against.
+// `execution` for a tool that cannot run as a task — and still what the SDK's client checks results against; the
+// ids the input schemas take are bounded.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -71,6 +72,22 @@ it("is what the client checks a result against: a run's fields beyond the contra
     };
     expect(got.isError).toBeFalsy();
     expect(got.structuredContent!.run).toMatchObject({ id: run.id, status: 'running' });
+  } finally {
+    await close();
+  }
+});
+
+it('refuses an id longer than any the service makes before anything is sent (a pasted document is no URL)', async () => {
+  const { client, close } = await connect();
+  try {
+    const r = (await client.callTool({ name: 'get_run', arguments: { run_id: `run_${'x'.repeat(1 << 20)}` } })) as {
+      isError?: boolean;
+      content: Array<{ text?: string }>;
+    };
+    expect(r.isError).toBe(true);
+    expect(r.content[0]!.text).toMatch(/run_id/);
+    const logs = JSON.stringify((await sb.call('GET', '/_sandbox/logs')).body);
+    expect(logs).not.toContain('x'.repeat(64));
   } finally {
     await close();
   }
