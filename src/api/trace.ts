@@ -2,7 +2,7 @@
 // _meta), held for everything done while handling it; else the client's own (a command's TRACEPARENT).
 // The one request path (http.ts) asks here for every attempt, so a stream, a retry or a download carries it too.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { traceparentProblem, tracestateProblem } from '../contract/trace.js';
+import { readTraceparent, tracestateProblem } from '../contract/trace.js';
 
 export interface TraceContext {
   traceparent: string;
@@ -29,9 +29,10 @@ export function traceHeaders(own: TraceContext | null | undefined): {
 } {
   const trace = handling.getStore() ?? own;
   if (!trace) return { headers: {}, dropped: null };
-  const bad = traceparentProblem(trace.traceparent);
-  if (bad) return { headers: {}, dropped: `traceparent ${JSON.stringify(trace.traceparent)} not sent: ${bad}` };
-  const headers: Record<string, string> = { traceparent: trace.traceparent };
+  const read = readTraceparent(trace.traceparent);
+  if ('problem' in read)
+    return { headers: {}, dropped: `traceparent ${JSON.stringify(trace.traceparent)} not sent: ${read.problem}` };
+  const headers: Record<string, string> = { traceparent: read.traceparent };
   const state = trace.tracestate;
   const badState = state === undefined ? null : tracestateProblem(state);
   if (state !== undefined && !badState) headers.tracestate = state;

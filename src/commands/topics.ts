@@ -71,7 +71,7 @@ export const ENVIRONMENT: readonly EnvVar[] = [
   {
     name: 'TRACEPARENT',
     meaning:
-      'a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>) sent as the traceparent header on every request of the command; a malformed one is not sent (--debug says why)',
+      'a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>; a later version is sent as 00) sent as the traceparent header on every request of the command; a malformed one is not sent (--debug says why)',
   },
   {
     name: 'TRACESTATE',

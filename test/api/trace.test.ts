@@ -47,12 +47,25 @@ describe('TRACEPARENT from the environment', () => {
     ['uppercase hex', PARENT.toUpperCase()],
     ['an all-zero trace id', `00-${'0'.repeat(32)}-00f067aa0ba902b7-01`],
     ['an all-zero parent id', `00-${TRACE}-${'0'.repeat(16)}-01`],
+    ['version ff, which is never valid', `ff-${TRACE}-00f067aa0ba902b7-01`],
+    ['a later version with a fifth field not after a dash', `01-${TRACE}-00f067aa0ba902b7-01x`],
   ])('is not sent when malformed (%s), and --debug says why', async (_why, value) => {
     const got = await orc(['run', 'get', run, '--debug'], { TRACEPARENT: value, TRACESTATE: 'vendor=abc' });
     expect(got.exitCode, got.stderr).toBe(0);
     expect(sent(got.stderr, 'traceparent')).toEqual([]);
     expect(sent(got.stderr, 'tracestate')).toEqual([]);
     expect(got.stderr).toContain(`traceparent ${JSON.stringify(value)} not sent`);
+  });
+
+  it.each([
+    ['a later version', `01-${TRACE}-00f067aa0ba902b7-01`],
+    ['a later version with more fields', `cc-${TRACE}-00f067aa0ba902b7-01-what-comes-later`],
+  ])('of %s is read by its first four fields and sent as version 00', async (_why, value) => {
+    const got = await orc(['run', 'get', run, '--debug'], { TRACEPARENT: value });
+    expect(got.exitCode, got.stderr).toBe(0);
+    const parents = sent(got.stderr, 'traceparent');
+    expect(parents.length).toBeGreaterThan(0);
+    expect(new Set(parents)).toEqual(new Set([PARENT]));
   });
 
   it('is documented where a user looks for variables: orc help environment', async () => {
