@@ -39,6 +39,8 @@ interface Session {
   transport: StreamableHTTPServerTransport;
   server: McpServer;
   open: number;
+  /** When a request of it last began or ended (the clock's ms): the least recent idle one gives way at the cap. */
+  last: number;
   disarm: () => void;
 }
 
@@ -127,9 +129,24 @@ class Sessions {
     if (body === undefined) return;
     if (session) return this.through(session, req, res, body);
     if (id !== undefined || !messages(body).some((m) => m.method === 'initialize')) return noSession(res, id);
-    if (this.all.size >= this.o.maxSessions)
-      return rpcError(res, 503, -32000, `orc mcp holds ${this.o.maxSessions} sessions, its most (--max-sessions)`);
+    if (this.all.size >= this.o.maxSessions && !this.makeRoom())
+      return rpcError(
+        res,
+        503,
+        -32000,
+        `orc mcp holds ${this.o.maxSessions} sessions, its most (--max-sessions), each with a request open`,
+      );
     return this.open(req, res, body);
+  }
+
+  /** At the cap, the least recently active session with no request open is closed for a new one: a client
+   * may go without a DELETE (the SDK's close() sends none), and its session would hold its place until idle.
+   * False when every session has a request open. */
+  private makeRoom(): boolean {
+    let oldest: Session | undefined;
+    for (const s of this.all) if (s.open === 0 && (!oldest || s.last < oldest.last)) oldest = s;
+    if (oldest) void this.end(oldest);
+    return oldest !== undefined;
   }
 
   private async open(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
@@ -138,7 +155,7 @@ class Sessions {
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => void this.byId.set(id, s),
     });
-    const s: Session = { transport, server, open: 0, disarm: () => {} };
+    const s: Session = { transport, server, open: 0, last: this.o.clock.now(), disarm: () => {} };
     transport.onclose = () => this.forget(s);
     this.all.add(s);
     await server.connect(transport);
@@ -152,9 +169,11 @@ class Sessions {
     if (s.open >= this.o.maxStreams)
       return rpcError(res, 429, -32000, `this session holds ${this.o.maxStreams} requests open, its most`);
     s.open++;
+    s.last = this.o.clock.now();
     s.disarm();
     res.once('close', () => {
       s.open--;
+      s.last = this.o.clock.now();
       if (!res.writableFinished) for (const m of messages(body)) cancel(s, m);
       this.arm(s);
     });

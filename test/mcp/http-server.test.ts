@@ -206,16 +206,45 @@ describe('orc mcp --http', () => {
     await client.close();
   });
 
-  it('holds --max-sessions at once: a new initialize beyond them gets 503; a session that ends frees its place', async () => {
-    const mcp = await start({ maxSessions: 2 });
-    const a = await connect(mcp.url);
-    await connect(mcp.url);
+  it('at --max-sessions a new initialize closes the least recently active idle session: ten clients in a row', async () => {
+    // The SDK client's close() sends no DELETE: without this, closed clients would hold every place.
+    const mcp = await start({ maxSessions: 4 });
+    for (let i = 0; i < 10; i++) {
+      const { client } = await connect(mcp.url);
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toContain('get_run');
+      expect(mcp.sessions()).toBeLessThanOrEqual(4);
+      await client.close();
+    }
+    expect(mcp.sessions()).toBe(4);
+  });
+
+  it('at --max-sessions with a request open in every session, a new initialize gets 503; one ended frees a place', async () => {
+    const mcp = await start({ maxSessions: 4 });
+    const run = await sb.createRun('Holds its session');
+    const wait = {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'wait_for_run', arguments: { run_id: run.id } },
+    };
+    const held: Array<() => void> = [];
+    for (let i = 0; i < 4; i++) {
+      const sid = await rawSession(mcp.url);
+      await new Promise<void>((opened) =>
+        raw(mcp.url, { headers: { 'mcp-session-id': sid }, body: wait, held: (_r, d) => opened(void held.push(d)) }),
+      );
+    }
+    await until(() => sb.openStreams() === 4, 'every wait to open its stream');
     const r = await raw(mcp.url, { body: initialize() });
     expect(r.status).toBe(503);
     expect(r.body.error.message).toContain('--max-sessions');
-    await a.transport.terminateSession();
-    expect(mcp.sessions()).toBe(1);
+    expect(mcp.sessions()).toBe(4);
+    held[2]!();
+    await until(() => sb.openStreams() === 3, 'the vanished wait to end');
     expect((await raw(mcp.url, { body: initialize() })).status).toBe(200);
+    expect(mcp.sessions()).toBe(4);
+    for (const destroy of held) destroy();
   });
 
   it('closes a session idle for idleMs on its clock; one with a request open stays', async () => {

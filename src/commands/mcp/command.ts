@@ -50,10 +50,14 @@ export const mcp = command({
     insecurePlainHttp: flag.bool(
       'with --http on a host other than loopback: serve plain http anyway, the token readable by anyone on the path',
     ),
-    maxSessions: flag.int('n', 'with --http: sessions held at once (default 32); an initialize beyond them gets 503', {
-      min: 1,
-      max: 10_000,
-    }),
+    maxSessions: flag.int(
+      'n',
+      'with --http: sessions held at once (default 32); at the cap the least recently active idle one gives way (503 when every one has a request open)',
+      {
+        min: 1,
+        max: 10_000,
+      },
+    ),
     idleTimeout: flag.int('ms', 'with --http: a session with no request open this long is closed (default 30m)', {
       min: 1000,
     }),
@@ -92,8 +96,9 @@ printed nowhere); a client sends "Authorization: Bearer <token>" on every reques
 "headers": { "Authorization": "Bearer …" } beside "url" in its configuration. A request without it gets
 401; a Host or Origin that is not loopback's or --host's gets 403. Only loopback unless --tls (https, orc's
 private CA, its path printed) or --insecure-plain-http. Bodies over 10 MiB get 413; at most --max-sessions
-sessions (default 32), each closed after --idle-timeout (default 30m) with no request open. Ctrl-C or
-SIGTERM closes it (exit 130).
+sessions (default 32: at the cap the least recently active one with no request open gives way to a new one,
+else 503), each closed after --idle-timeout (default 30m) with no request open. Ctrl-C or SIGTERM closes it
+(exit 130).
 `,
 });
 
