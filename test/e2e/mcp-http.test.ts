@@ -2,6 +2,7 @@
 // token, --json and ORC_MCP_TOKEN, --tls, a host beyond loopback refused without --tls, and SIGTERM.
 import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
+import { createServer } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,6 +68,30 @@ describe('orc mcp --http', () => {
     const stdio = await orc(['mcp', '--port', '4000'], { env: { ORC_BASE_URL: sb.url, ORC_NO_KEYCHAIN: '1' } });
     expect(stdio.exitCode).toBe(2);
     expect(stdio.stderr).toContain('--port goes with --http');
+  });
+
+  it('says why it cannot listen, naming the port or the host and the flag (exit 1, no stack, nothing on stdout)', async () => {
+    const env = { ORC_BASE_URL: sb.url, ORC_NO_KEYCHAIN: '1' };
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    try {
+      const port = String((blocker.address() as { port: number }).port);
+      const r = await orc(['mcp', '--http', '--port', port], { env });
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toContain(`port ${port} on 127.0.0.1 is already in use`);
+      expect(r.stderr).toContain('--port');
+      expect(r.stderr).not.toMatch(/unexpected error|\n\s+at /);
+      expect(r.stdout).toBe('');
+    } finally {
+      blocker.close();
+    }
+    // 192.0.2.1 (TEST-NET-1, RFC 5737) is no address of this machine.
+    const r = await orc(['mcp', '--http', '--host', '192.0.2.1', '--insecure-plain-http'], { env });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain('cannot listen on 192.0.2.1');
+    expect(r.stderr).toContain('--host');
+    expect(r.stderr).not.toMatch(/unexpected error|\n\s+at /);
+    expect(r.stdout).toBe('');
   });
 
   it('--tls serves https on loopback with a certificate its printed CA vouches for', async () => {

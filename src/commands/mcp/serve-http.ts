@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Context } from '../context.js';
-import { InterruptedError, UsageError } from '../../exit/errors.js';
+import { EnvironmentError, InterruptedError, UsageError } from '../../exit/errors.js';
 import type { FlagsOf } from '../define.js';
 import type { mcp as def } from './command.js';
 import { STDIO_LIMIT_MIB } from './serve.js';
@@ -31,9 +31,10 @@ export async function serveHttp(
   const { serveMcpHttp } = await import('../../mcp/http.js');
   // Listen for the signals before saying the URL: a script may send one as soon as it reads it.
   const stopped = new Promise<void>((done) => ctx.signal.addEventListener('abort', () => done(), { once: true }));
+  const port = flags.port ?? 0;
   const server = await serveMcpHttp({
     host,
-    port: flags.port ?? 0,
+    port,
     token,
     ...(tls ? { tls } : {}),
     clock: ctx.clock,
@@ -42,13 +43,32 @@ export async function serveHttp(
     idleMs: flags.idleTimeout ?? IDLE_MS,
     maxStreams: MAX_STREAMS,
     maxBodyBytes: STDIO_LIMIT_MIB << 20,
-  });
+  }).catch((err: unknown) => explainListenError(err, host, port));
   announce(ctx, server.url, fromEnv ? undefined : token, tls?.caFile);
   ctx.io.info(`orc mcp: serving ${serving} at ${server.url}; stop with Ctrl-C`);
   await stopped;
   const open = server.sessions();
   await server.close();
   throw new InterruptedError(`${String(ctx.signal.reason)}: orc mcp stopped; ${open} session(s) closed`);
+}
+
+/** Why it could not listen, as `orc sandbox start` says it (the sandbox's listenProblem, loaded only then),
+ * naming the flag at fault; anything else as it came. */
+async function explainListenError(err: unknown, host: string, port: number): Promise<never> {
+  const { listenProblem } = await import('../../sandbox/index.js');
+  const listen = listenProblem(err, { host, port });
+  if (!listen) throw err;
+  const hints: Record<string, string> = {
+    EADDRINUSE: 'Pick another with --port (0 picks a free one).',
+    EACCES: 'Ports below 1024 need privileges; pick another with --port.',
+  };
+  const code = (err as NodeJS.ErrnoException).code ?? '';
+  const problem = new EnvironmentError(
+    listen.message,
+    hints[code] ?? 'Give --host an address of this machine, or leave it out (127.0.0.1).',
+  );
+  problem.field = `--${listen.option}`;
+  throw problem;
 }
 
 function isLoopback(host: string): boolean {
