@@ -13,19 +13,32 @@ export function ownHosts(
   cert?: string,
 ): (host: string | undefined, anyPort?: boolean) => boolean {
   const names = new Set(LOOPBACK);
-  const wildcard = listen === '0.0.0.0' || listen === '::';
-  if (!wildcard) names.add(listen);
+  for (const n of isWildcard(listen) ? machineNames() : [listen]) names.add(n);
   if (cert) for (const n of certNames(cert)) names.add(n);
-  if (wildcard) {
-    names.add(hostname());
-    for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) names.add(a.address);
-  }
   const allowed = new Set([...names].map((n) => (n.includes(':') ? `[${n}]` : n).toLowerCase()));
   return (host, anyPort = false) => {
     if (!host) return false;
     const m = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(host.toLowerCase());
     return m !== null && (anyPort || Number(m[2]) === port()) && allowed.has(m[1]!);
   };
+}
+
+/** 0.0.0.0 or ::, a listener on every interface. */
+export function isWildcard(host: string): boolean {
+  return host === '0.0.0.0' || host === '::';
+}
+
+/** What a listener on every interface answers to beyond loopback: this machine's name and its addresses. */
+export function machineNames(): string[] {
+  const addresses = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((a) => a.address));
+  return [hostname(), ...addresses];
+}
+
+/** The host of a URL to a server listening on `listen`: this machine's name for every interface (0.0.0.0 is no
+ * address to send to, and no name the Host check or a certificate knows), an IPv6 address in brackets. */
+export function urlHost(listen: string): string {
+  if (isWildcard(listen)) return hostname();
+  return listen.includes(':') ? `[${listen}]` : listen;
 }
 
 function certNames(cert: string): string[] {

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Clock } from '../lib/clock.js';
-import { ownHosts } from '../lib/hosts.js';
+import { ownHosts, urlHost } from '../lib/hosts.js';
 
 export interface McpHttpOptions {
   host: string;
@@ -62,9 +62,8 @@ export async function serveMcpHttp(o: McpHttpOptions): Promise<McpHttp> {
     listener.listen(o.port, o.host, () => resolve());
   });
   const { port } = listener.address() as AddressInfo;
-  const host = o.host.includes(':') ? `[${o.host}]` : o.host;
   return {
-    url: `${o.tls ? 'https' : 'http'}://${host}:${port}/mcp`,
+    url: `${o.tls ? 'https' : 'http'}://${urlHost(o.host)}:${port}/mcp`,
     sessions: () => sessions.count(),
     async close() {
       const closed = new Promise<void>((resolve) => listener.close(() => resolve()));

@@ -1,8 +1,11 @@
 // The built `orc mcp --http` against a sandbox on port 0: what it prints, the SDK's client over HTTP with the
 // token, --json and ORC_MCP_TOKEN, --tls, a host beyond loopback refused without --tls, and SIGTERM.
 import { readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { request } from 'node:https';
 import { createServer } from 'node:net';
+import { hostname, networkInterfaces } from 'node:os';
+import { connect as tlsConnect } from 'node:tls';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +26,33 @@ async function connect(url: string, token: string) {
   const client = new Client({ name: 'e2e', version: '1' });
   await client.connect(transport);
   return client;
+}
+
+/** An initialize to `url` with the token (and the CA, for https): its status. */
+function initialize(url: string, token: string, ca?: Buffer): Promise<number> {
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'e2e', version: '1' } },
+  });
+  const headers = {
+    authorization: `Bearer ${token}`,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+  };
+  return new Promise<number>((resolve, reject) => {
+    const req = (url.startsWith('https:') ? request : httpRequest)(
+      url,
+      { method: 'POST', headers, ...(ca ? { ca } : {}) },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 describe('orc mcp --http', () => {
@@ -92,6 +122,47 @@ describe('orc mcp --http', () => {
     expect(r.stderr).toContain('--host');
     expect(r.stderr).not.toMatch(/unexpected error|\n\s+at /);
     expect(r.stdout).toBe('');
+  });
+
+  it('on every interface (--host 0.0.0.0) prints a URL with the machine name that works, and says so', async () => {
+    const { url, token, proc } = await startMcpHttp(sb.url, ['--host', '0.0.0.0', '--insecure-plain-http']);
+    try {
+      expect(url).toMatch(new RegExp(`^http://${hostname()}:\\d+/mcp$`));
+      expect(await initialize(url, token!)).toBe(200);
+    } finally {
+      proc.kill('SIGTERM');
+    }
+    const done = await proc;
+    expect(done.stderr).toContain('every interface');
+  });
+
+  it('on every interface with --tls, the certificate names an address of this machine and its name', async () => {
+    const { url, token, caFile, proc } = await startMcpHttp(sb.url, ['--host', '0.0.0.0', '--tls', '--json']);
+    try {
+      const ca = readFileSync(caFile!);
+      const port = Number(new URL(url).port);
+      const names = await new Promise<string>((resolve, reject) => {
+        const socket = tlsConnect({ host: '127.0.0.1', port, ca }, () => {
+          resolve(socket.getPeerX509Certificate()?.subjectAltName ?? '');
+          socket.end();
+        });
+        socket.on('error', reject);
+      });
+      const external = Object.values(networkInterfaces())
+        .flat()
+        .filter((a) => a && !a.internal)
+        .map((a) => a!.address);
+      expect(external.length).toBeGreaterThan(0);
+      // (an IPv6 address as the URL parser writes it, whatever form the certificate's text has)
+      const canonical = (ip: string) => (ip.includes(':') ? new URL(`http://[${ip}]`).hostname : ip);
+      const named = names.split(', ').map((n) => (n.startsWith('IP Address:') ? canonical(n.slice(11)) : n));
+      for (const a of external) expect(named).toContain(canonical(a));
+      expect(named).toContain(`DNS:${hostname()}`);
+      expect(await initialize(url, token!, ca)).toBe(200);
+    } finally {
+      proc.kill('SIGTERM');
+      await proc;
+    }
   });
 
   it('--tls serves https on loopback with a certificate its printed CA vouches for', async () => {

@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { isWildcard, machineNames } from '../../lib/hosts.js';
 import type { Context } from '../context.js';
 import { EnvironmentError, InterruptedError, UsageError } from '../../exit/errors.js';
 import type { FlagsOf } from '../define.js';
@@ -46,6 +47,7 @@ export async function serveHttp(
   }).catch((err: unknown) => explainListenError(err, host, port));
   announce(ctx, server.url, fromEnv ? undefined : token, tls?.caFile);
   ctx.io.info(`orc mcp: serving ${serving} at ${server.url}; stop with Ctrl-C`);
+  if (isWildcard(host)) ctx.io.info(`orc mcp: listening on every interface of this machine (--host ${host})`);
   await stopped;
   const open = server.sessions();
   await server.close();
@@ -91,9 +93,11 @@ function announce(ctx: Context, url: string, token: string | undefined, caFile: 
   if (caFile) ctx.io.info(`https with orc's private CA: trust ${caFile} (NODE_EXTRA_CA_CERTS=${caFile})`);
 }
 
-/** A certificate for `host` and loopback, signed by the private CA `orc sandbox start --tls` makes, kept in
- * the config folder's mcp/tls. */
+/** A certificate for `host` and loopback (on every interface: this machine's addresses too, as a client on
+ * another machine reaches it by one), signed by the private CA `orc sandbox start --tls` makes, kept in the
+ * config folder's mcp/tls. */
 async function certificate(ctx: Context, host: string) {
   const { sandboxTls } = await import('../../sandbox/index.js');
-  return sandboxTls(join(ctx.configDir, 'mcp', 'tls'), [host], ctx.clock.now());
+  const names = isWildcard(host) ? machineNames() : [host];
+  return sandboxTls(join(ctx.configDir, 'mcp', 'tls'), names, ctx.clock.now());
 }
