@@ -23,6 +23,18 @@ export function ownHosts(
   };
 }
 
+const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)$/;
+const NAME = /^(?=.{1,253}$)[a-z\d](?:[a-z\d-]{0,61}[a-z\d])?(?:\.[a-z\d](?:[a-z\d-]{0,61}[a-z\d])?)*\.?$/i;
+
+/** A host to listen on as given (`[::1]` as a URL writes an IPv6 address: ::1), or null when it is neither an
+ * IP address nor a host name. */
+export function listenHost(given: string): string | null {
+  const host = /^\[(.*)\]$/.exec(given)?.[1] ?? given;
+  // (the URL parser as the judge of an IPv6 address: this folder opens no socket, so no node:net)
+  if (host.includes(':')) return URL.canParse(`http://[${host}]/`) ? host : null;
+  return host === given && (IPV4.test(host) || NAME.test(host)) ? host : null;
+}
+
 /** 0.0.0.0 or ::, a listener on every interface. */
 export function isWildcard(host: string): boolean {
   return host === '0.0.0.0' || host === '::';

@@ -120,7 +120,10 @@ class Sessions {
     const id = req.headers['mcp-session-id'];
     const session = typeof id === 'string' ? this.byId.get(id) : undefined;
     if (req.method !== 'POST') {
-      if (req.method !== 'GET' && req.method !== 'DELETE') return answer(res, 405, {}, { Allow: 'GET, POST, DELETE' });
+      if (req.method !== 'GET' && req.method !== 'DELETE') {
+        const message = `orc mcp answers POST, GET and DELETE at /mcp, not ${req.method}`;
+        return answer(res, 405, { error: 'method_not_allowed', message }, { Allow: 'GET, POST, DELETE' });
+      }
       if (!session) return noSession(res, id);
       return this.through(session, req, res);
     }

@@ -165,6 +165,23 @@ describe('orc mcp --http', () => {
     }
   });
 
+  it('takes loopback in brackets (--host [::1]) as loopback, and refuses what is not a host (exit 2)', async () => {
+    const { url, token, proc } = await startMcpHttp(sb.url, ['--host', '[::1]']);
+    try {
+      expect(url).toMatch(/^http:\/\/\[::1\]:\d+\/mcp$/);
+      expect(await initialize(url, token!)).toBe(200);
+    } finally {
+      proc.kill('SIGTERM');
+      await proc;
+    }
+    const r = await orc(['mcp', '--http', '--host', 'bad host!', '--tls'], {
+      env: { ORC_BASE_URL: sb.url, ORC_NO_KEYCHAIN: '1' },
+    });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('--host "bad host!" is not a host name or an IP address');
+    expect(r.stdout).toBe('');
+  });
+
   it('--tls serves https on loopback with a certificate its printed CA vouches for', async () => {
     const { url, token, caFile, proc } = await startMcpHttp(sb.url, ['--tls', '--json']);
     try {

@@ -187,6 +187,17 @@ describe('orc mcp --http', () => {
     expect(mcp.sessions()).toBe(2);
   });
 
+  it('answers a method it does not serve with 405, Allow and a body that names the methods', async () => {
+    const mcp = await start();
+    const r = await raw(mcp.url, { method: 'PUT', body: initialize() });
+    expect(r.status).toBe(405);
+    expect(r.headers.allow).toBe('GET, POST, DELETE');
+    expect(r.body).toEqual({
+      error: 'method_not_allowed',
+      message: 'orc mcp answers POST, GET and DELETE at /mcp, not PUT',
+    });
+  });
+
   it('answers a malformed body with the JSON-RPC error and 400 (413 past the bound), and goes on serving', async () => {
     const mcp = await start({ maxBodyBytes: 4096 });
     const { client, transport } = await connect(mcp.url);

@@ -3,7 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { isWildcard, machineNames } from '../../lib/hosts.js';
+import { isLoopbackHost } from '../../contract/keys.js';
+import { isWildcard, listenHost, machineNames } from '../../lib/hosts.js';
 import type { Context } from '../context.js';
 import { EnvironmentError, InterruptedError, UsageError } from '../../exit/errors.js';
 import type { FlagsOf } from '../define.js';
@@ -21,8 +22,13 @@ export async function serveHttp(
   newServer: () => McpServer,
   serving: string,
 ): Promise<number> {
-  const host = flags.host ?? '127.0.0.1';
-  if (!isLoopback(host) && !flags.tls && !flags.insecurePlainHttp)
+  const host = listenHost(flags.host ?? '127.0.0.1');
+  if (host === null) {
+    const problem = new UsageError(`--host ${JSON.stringify(flags.host)} is not a host name or an IP address`);
+    problem.field = '--host';
+    throw problem;
+  }
+  if (!isLoopbackHost(host) && !flags.tls && !flags.insecurePlainHttp)
     throw new UsageError(
       `--host ${host} is reachable from other machines: add --tls (https), or --insecure-plain-http to send the token in the clear`,
     );
@@ -71,10 +77,6 @@ async function explainListenError(err: unknown, host: string, port: number): Pro
   );
   problem.field = `--${listen.option}`;
   throw problem;
-}
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
 /** The URL (and a generated token, shown this once) on stdout; how a client uses them on stderr. */
