@@ -182,6 +182,27 @@ describe('orc mcp --http', () => {
     expect(r.stdout).toBe('');
   });
 
+  it('refuses an ORC_MCP_TOKEN no client could send (short, whitespace, control characters): exit 2, nothing listens', async () => {
+    const cases: Array<[string, string]> = [
+      ['short-token-15c', 'shorter than 16 characters'],
+      ['a token with spaces 0123456789', 'whitespace or control characters'],
+      [' leading-space-0123456789abcdef', 'whitespace or control characters'],
+      ['a-bell-\u0007-in-it-0123456789', 'whitespace or control characters'],
+    ];
+    for (const [token, why] of cases) {
+      // (were it to listen, it would hold until this timeout: the test fails)
+      const r = await orc(['mcp', '--http'], {
+        env: { ORC_BASE_URL: sb.url, ORC_NO_KEYCHAIN: '1', ORC_MCP_TOKEN: token },
+        timeout: 20_000,
+      });
+      expect(r.exitCode, token).toBe(2);
+      expect(r.stderr).toContain('ORC_MCP_TOKEN');
+      expect(r.stderr).toContain(why);
+      expect(r.stderr).not.toContain(token.trim());
+      expect(r.stdout).toBe('');
+    }
+  });
+
   it('--tls serves https on loopback with a certificate its printed CA vouches for', async () => {
     const { url, token, caFile, proc } = await startMcpHttp(sb.url, ['--tls', '--json']);
     try {

@@ -32,7 +32,7 @@ export async function serveHttp(
     throw new UsageError(
       `--host ${host} is reachable from other machines: add --tls (https), or --insecure-plain-http to send the token in the clear`,
     );
-  const fromEnv = ctx.env.ORC_MCP_TOKEN?.trim();
+  const fromEnv = givenToken(ctx.env.ORC_MCP_TOKEN);
   const token = fromEnv || randomBytes(32).toString('base64url');
   const tls = flags.tls ? await certificate(ctx, host) : undefined;
   const { serveMcpHttp } = await import('../../mcp/http.js');
@@ -58,6 +58,20 @@ export async function serveHttp(
   const open = server.sessions();
   await server.close();
   throw new InterruptedError(`${String(ctx.signal.reason)}: orc mcp stopped; ${open} session(s) closed`);
+}
+
+/** ORC_MCP_TOKEN as given (undefined when unset or empty), refused when no client could send it as
+ * `Authorization: Bearer <token>` (whitespace or a control character) or when it is too short to be a secret. */
+function givenToken(token: string | undefined): string | undefined {
+  if (!token) return undefined;
+  let why: string | undefined;
+  if (/[\s\x00-\x1f\x7f]/.test(token))
+    why = 'it has whitespace or control characters, which a Bearer header cannot carry';
+  else if (token.length < 16) why = `it is shorter than 16 characters (${token.length})`;
+  if (!why) return token;
+  const problem = new UsageError(`ORC_MCP_TOKEN will not do: ${why}`, 'Set a random one: openssl rand -hex 32');
+  problem.field = 'ORC_MCP_TOKEN';
+  throw problem;
 }
 
 /** Why it could not listen, as `orc sandbox start` says it (the sandbox's listenProblem, loaded only then),
