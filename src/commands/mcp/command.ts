@@ -83,7 +83,7 @@ through the client (MCP elicitation: the decision and the notes) unless --yes-li
 a client that cannot ask gets a tool error saying so.
 
 Toolsets (--toolsets, listed in this order whatever the flag's; default ${DEFAULT_TOOLSETS.join(',')}: 14 tools,
-22,605 bytes as tools/list sends them; \`orc mcp --list-tools\` shows what a client would see with your flags):
+22,797 bytes as tools/list sends them; \`orc mcp --list-tools\` shows what a client would see with your flags):
 ${TOOLSET_NAMES.map((set) => `  ${set.padEnd(10)} ${TOOLSETS[set].join(', ')}`).join('\n')}
 sandbox is for test mode only (--sandbox-tools adds it). --read-only leaves only the tools that read; --tools
 offers only the tools it names (of every toolset but sandbox, or of --toolsets when given).
