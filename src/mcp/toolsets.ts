@@ -1,6 +1,7 @@
 // Which MCP tools `orc mcp` offers: the toolsets (--toolsets, --sandbox-tools), --read-only, --tools and the live
 // rules, in one fixed order whatever the flags' order, so a client's tool list (and its cache) is stable.
 import { UsageError } from '../exit/errors.js';
+import { commaList } from '../lib/comma-list.js';
 import type { ToolDef } from './server.js';
 
 /** Every toolset, in the order its tools are listed. A name absent from the tool table is passed over. */
@@ -62,14 +63,7 @@ export function pickTools(all: readonly ToolDef[], flags: PickFlags, mode: strin
 /** --tools as a list of names, each a tool of the toolsets offered (null: not given). */
 function namedTools(flag: string | undefined, offered: readonly ToolDef[]): string[] | null {
   if (flag === undefined) return null;
-  const named = [
-    ...new Set(
-      flag
-        .split(',')
-        .map((t) => t.trim())
-        .filter(Boolean),
-    ),
-  ];
+  const named = commaList(flag);
   const names = offered.map((t) => t.name);
   const unknown = named.filter((t) => !names.includes(t));
   if (unknown.length || named.length === 0)

@@ -4,6 +4,7 @@ import { EVENT_KINDS } from '../contract/events.js';
 import type { WebhookCreateParams } from '../contract/schemas.js';
 import { webhookUrlProblem } from '../contract/keys.js';
 import { UsageError } from '../exit/errors.js';
+import { commaList } from '../lib/comma-list.js';
 import { closest } from '../lib/suggest.js';
 
 export function checkWebhookUrl(text: string, flag = '--url'): string {
@@ -14,14 +15,7 @@ export function checkWebhookUrl(text: string, flag = '--url'): string {
 
 /** `run.accepted,run.failed` or `*` → the list to send. */
 export function checkEventKinds(text: string, flag = '--events'): WebhookCreateParams['events'] {
-  const items = [
-    ...new Set(
-      text
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean),
-    ),
-  ];
+  const items = commaList(text);
   if (items.length === 0)
     throw new UsageError(
       `${flag} needs one or more event kinds, comma-separated, or * for all: ${EVENT_KINDS.join(', ')}`,

@@ -3,15 +3,12 @@
 // refused with a message naming pull_artifacts. The server in process, the SDK's client, a sandbox on a
 // manual clock (a run driven to its end).
 import { createHash } from 'node:crypto';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApi } from '../../src/api/index.js';
-import { systemClock } from '../../src/lib/clock.js';
 import { READ_CAP_BYTES } from '../../src/mcp/artifacts.js';
-import { createServer, toolDefs } from '../../src/mcp/server.js';
-import { startSandbox, type TestSandbox } from '../../src/sdk/testing.js';
+import { startSandbox } from '../../src/sdk/testing.js';
+import { inProcessMcp } from '../helpers/mcp.js';
 
 const IDEA = { pitch: 'A habit tracker for runners', audience: 'runners', monetization: 'freemium' } as const;
 type Link = { type: string; uri: string; name: string; mimeType: string; size: number; _meta?: { sha256?: string } };
@@ -26,14 +23,10 @@ async function ended(ipaMib: number) {
   const sb = await startSandbox({ clock: 'manual', stageMs: 3_600_000, ipaMib });
   const run = (await sb.client.runs.create({ mode: 'idea', idea: IDEA })).id;
   await sb.advance({ run, to: 'end' });
-  const api = createApi({ baseUrl: sb.url, apiKey: sb.apiKey, userAgent: 'test' });
-  const server = createServer({ api, version: 'test', tools: toolDefs(api, systemClock) });
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await server.connect(a);
-  const client = new Client({ name: 'test', version: '1' });
-  await client.connect(b);
+  const mcp = await inProcessMcp({ baseUrl: sb.url, apiKey: sb.apiKey });
+  const client = mcp.client;
   const close = async () => {
-    await Promise.all([client.close(), server.close()]);
+    await mcp.close();
     await sb.stop();
   };
   return { sb, run, client, close };

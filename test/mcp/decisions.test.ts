@@ -1,13 +1,9 @@
 // Gate decisions through `orc mcp` on a live target, and wait_for_run as a task: the person is asked through MCP elicitation (and their
 // answer is what is done); a client that cannot ask gets a tool error, never a silent decision. The server
 // in process (as `orc mcp --live` builds it), the SDK's own client, the sandbox as the service.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApi } from '../../src/api/index.js';
-import { systemClock } from '../../src/lib/clock.js';
-import { createServer, toolDefs } from '../../src/mcp/server.js';
+import { inProcessMcp } from '../helpers/mcp.js';
 import { KEY, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
@@ -18,19 +14,20 @@ afterAll(() => sb.close());
 
 /** A client connected to a server that asks the person (askHuman), answering elicitations with `answer`. */
 async function connect(answer: ((message: string) => ElicitResult) | null, askHuman = true) {
-  const api = createApi({ baseUrl: sb.url, apiKey: KEY, userAgent: 'test' });
-  const server = createServer({ api, version: 'test', tools: toolDefs(api, systemClock), askHuman });
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await server.connect(a);
   const asked: string[] = [];
-  const client = new Client({ name: 'test', version: '1' }, { capabilities: answer ? { elicitation: {} } : {} });
-  if (answer)
-    client.setRequestHandler(ElicitRequestSchema, async (req) => {
-      asked.push(req.params.message);
-      return answer(req.params.message);
-    });
-  await client.connect(b);
-  return { client, asked, close: () => Promise.all([client.close(), server.close()]) };
+  const elicit = answer
+    ? (message: string) => {
+        asked.push(message);
+        return answer(message);
+      }
+    : undefined;
+  const { client, close } = await inProcessMcp({
+    baseUrl: sb.url,
+    apiKey: KEY,
+    askHuman,
+    ...(elicit ? { elicit } : {}),
+  });
+  return { client, asked, close };
 }
 
 async function atIdeaGate(): Promise<string> {
@@ -143,15 +140,7 @@ describe('approve_gate and reject_gate with a spec_patch', () => {
 
 describe('wait_for_run as an MCP task', () => {
   it('a client that supports tasks gets a task at once, then the wait’s result when it ends', async () => {
-    const api = createApi({ baseUrl: sb.url, apiKey: KEY, userAgent: 'test' });
-    const server = createServer({ api, version: 'test', tools: toolDefs(api, systemClock) });
-    const [a, b] = InMemoryTransport.createLinkedPair();
-    await server.connect(a);
-    const client = new Client(
-      { name: 'test', version: '1' },
-      { capabilities: { tasks: { requests: { tools: { call: {} } } } } as never },
-    );
-    await client.connect(b);
+    const { client, close } = await inProcessMcp({ baseUrl: sb.url, apiKey: KEY, tasks: true });
     try {
       const { tools } = await client.listTools();
       expect(tools.find((t) => t.name === 'wait_for_run')!.execution).toMatchObject({ taskSupport: 'optional' });
@@ -171,7 +160,7 @@ describe('wait_for_run as an MCP task', () => {
       expect(seen.at(-1)).toBe('result');
       expect(result.structuredContent).toMatchObject({ outcome: 'gate_pending', gate: 'idea', run: { id: run.id } });
     } finally {
-      await Promise.all([client.close(), server.close()]);
+      await close();
     }
   });
 });

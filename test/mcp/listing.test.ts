@@ -1,13 +1,9 @@
 // tools/list as orc sends it (src/mcp/listing.ts): lean — no "$schema", no `additionalProperties: {}`, no
 // `execution` for a tool that cannot run as a task — and still what the SDK's client checks results against; the
 // ids the input schemas take are bounded.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createApi } from '../../src/api/index.js';
-import { systemClock } from '../../src/lib/clock.js';
-import { createServer, sandboxToolDefs, toolDefs } from '../../src/mcp/server.js';
-import { KEY, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { inProcessMcp } from '../helpers/mcp.js';
+import { startTestSandbox, KEY, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
 beforeAll(async () => {
@@ -15,19 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => sb.close());
 
-async function connect() {
-  const api = createApi({ baseUrl: sb.url, apiKey: KEY, userAgent: 'test' });
-  const server = createServer({
-    api,
-    version: 'test',
-    tools: [...toolDefs(api, systemClock), ...sandboxToolDefs(api)],
-  });
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await server.connect(a);
-  const client = new Client({ name: 'test', version: '1' });
-  await client.connect(b);
-  return { client, close: () => Promise.all([client.close(), server.close()]) };
-}
+const connect = () => inProcessMcp({ baseUrl: sb.url, apiKey: KEY, tools: (all) => all });
 
 /** Every place in `v` where `test` holds, as a path. */
 function where(v: unknown, test: (key: string, value: unknown) => boolean, at = ''): string[] {

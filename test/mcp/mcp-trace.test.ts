@@ -1,14 +1,12 @@
 // A traceparent in an MCP request's _meta goes on to the service as the W3C header on every request made for
 // it (create_run's POST, a task-mode wait_for_run's event stream), as the sandbox's request journal shows;
 // each MCP request its own. The server in process, the SDK's client, a sandbox on a manual clock.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApi } from '../../src/api/index.js';
+import type { Api } from '../../src/api/index.js';
 import type { JournalEntry } from '../../src/contract/sandbox-control.js';
-import { systemClock } from '../../src/lib/clock.js';
-import { createServer, toolDefs } from '../../src/mcp/server.js';
 import { startSandbox, type TestSandbox } from '../../src/sdk/testing.js';
+import { inProcessMcp } from '../helpers/mcp.js';
 import { until } from '../helpers/until.js';
 
 const IDEA = { pitch: 'A habit tracker for runners', audience: 'runners', monetization: 'freemium' } as const;
@@ -19,18 +17,10 @@ const traceparent = (t: typeof CREATE) => `00-${t.trace}-${t.parent}-01`;
 let sb: TestSandbox;
 let client: Client;
 let close: () => Promise<unknown>;
-const api = () => createApi({ baseUrl: sb.url, apiKey: sb.apiKey, userAgent: 'test' });
+let api: Api;
 beforeAll(async () => {
   sb = await startSandbox({ clock: 'manual', stageMs: 3_600_000 });
-  const server = createServer({ api: api(), version: 'test', tools: toolDefs(api(), systemClock) });
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await server.connect(a);
-  client = new Client(
-    { name: 'test', version: '1' },
-    { capabilities: { tasks: { requests: { tools: { call: {} } } } } as never },
-  );
-  await client.connect(b);
-  close = () => Promise.all([client.close(), server.close()]);
+  ({ client, close, api } = await inProcessMcp({ baseUrl: sb.url, apiKey: sb.apiKey, tasks: true }));
 });
 afterAll(async () => {
   await close?.();
@@ -44,7 +34,7 @@ const logged = async (match: (e: Request) => boolean) => {
   return found.length ? found : null;
 };
 const journal = async () =>
-  (await api().sandbox.call<{ data: JournalEntry[] }>('GET', '/_sandbox/logs')).data.filter(
+  (await api.sandbox.call<{ data: JournalEntry[] }>('GET', '/_sandbox/logs')).data.filter(
     (e): e is Request => e.type === 'request',
   );
 

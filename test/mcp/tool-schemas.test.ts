@@ -1,26 +1,21 @@
 // What a client reads of each tool in tools/list: a short description (what it does, when to call it) and an
 // output schema with every field the tool answers, typed as the contract gives it.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { beforeAll, expect, it } from 'vitest';
-import { createApi } from '../../src/api/index.js';
 import * as contract from '../../src/contract/schemas.js';
-import { systemClock } from '../../src/lib/clock.js';
-import { createServer, sandboxToolDefs, toolDefs } from '../../src/mcp/server.js';
 import { TOOLSET_NAMES, pickTools } from '../../src/mcp/toolsets.js';
+import { inProcessMcp } from '../helpers/mcp.js';
 
 type Listed = Awaited<ReturnType<Client['listTools']>>['tools'];
 let tools: Listed;
 beforeAll(async () => {
-  const api = createApi({ baseUrl: 'http://127.0.0.1:9', apiKey: 'sk_test_schemas_0123456789', userAgent: 'test' });
-  const all = pickTools([...toolDefs(api, systemClock), ...sandboxToolDefs(api)], { toolsets: TOOLSET_NAMES }, 'test');
-  const server = createServer({ api, version: 'test', tools: all });
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await server.connect(a);
-  const client = new Client({ name: 'test', version: '1' });
-  await client.connect(b);
+  const { client, close } = await inProcessMcp({
+    baseUrl: 'http://127.0.0.1:9',
+    apiKey: 'sk_test_schemas_0123456789',
+    tools: (all) => pickTools(all, { toolsets: TOOLSET_NAMES }, 'test'),
+  });
   tools = (await client.listTools()).tools;
-  await client.close();
+  await close();
 });
 const tool = (name: string) => tools.find((t) => t.name === name)!;
 // biome-ignore lint/suspicious/noExplicitAny: a JSON Schema read by path

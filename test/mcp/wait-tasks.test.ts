@@ -1,13 +1,11 @@
 // wait_for_run as an MCP task (src/mcp/tasks.ts): a task the client cancels ends its wait and closes its event
 // stream to the service at once, as a server closing ends all of them (the store alone only marked it); one
 // client holds a bounded number of waits.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createApi } from '../../src/api/index.js';
-import { systemClock } from '../../src/lib/clock.js';
-import { createServer, toolDefs } from '../../src/mcp/server.js';
 import { MAX_WAITS } from '../../src/mcp/tasks.js';
+import { inProcessMcp } from '../helpers/mcp.js';
 import { KEY, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { until } from '../helpers/until.js';
 
@@ -18,18 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => sb.close());
 
-async function connect() {
-  const api = createApi({ baseUrl: sb.url, apiKey: KEY, userAgent: 'test' });
-  const server = createServer({ api, version: 'test', tools: toolDefs(api, systemClock) });
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await server.connect(a);
-  const client = new Client(
-    { name: 'test', version: '1' },
-    { capabilities: { tasks: { requests: { tools: { call: {} } } } } as never },
-  );
-  await client.connect(b);
-  return { client, server };
-}
+const connect = () => inProcessMcp({ baseUrl: sb.url, apiKey: KEY, tasks: true });
 
 /** Starts a task-mode wait_for_run of an hour on a run that does not move; resolves with its task id. */
 async function waitAsTask(client: Client, runId: string): Promise<string> {
@@ -38,15 +25,13 @@ async function waitAsTask(client: Client, runId: string): Promise<string> {
       method: 'tools/call',
       params: { name: 'wait_for_run', arguments: { run_id: runId, timeout_s: 3600 }, task: { ttl: 600_000 } },
     },
-    (
-      await import('@modelcontextprotocol/sdk/types.js')
-    ).CreateTaskResultSchema,
+    CreateTaskResultSchema,
   )) as { task: { taskId: string } };
   return created.task.taskId;
 }
 
 it('a cancelled task ends its wait: its event stream to the service closes, and the task says cancelled', async () => {
-  const { client, server } = await connect();
+  const { client, close } = await connect();
   try {
     const run = await sb.createRun('Waited, then let go');
     const before = sb.openStreams();
@@ -58,25 +43,25 @@ it('a cancelled task ends its wait: its event stream to the service closes, and 
     });
     expect((await client.experimental.tasks.getTask(taskId)).status).toBe('cancelled');
   } finally {
-    await Promise.all([client.close(), server.close()]);
+    await close();
   }
 });
 
 it('a server that closes ends every task’s wait', async () => {
-  const { client, server } = await connect();
+  const { client, close } = await connect();
   const run = await sb.createRun('Waited, then the server went');
   const before = sb.openStreams();
   await waitAsTask(client, run.id);
   await waitAsTask(client, run.id);
   await until(() => sb.openStreams() === before + 2, 'both waits to open their streams');
-  await Promise.all([client.close(), server.close()]);
+  await close();
   await until(() => sb.openStreams() === before, 'the waits to close their streams', {
     seen: () => `${sb.openStreams()} open`,
   });
 });
 
 it('one client holds at most MAX_WAITS waits: one more is a tool error (too_many_waits) until one ends', async () => {
-  const { client, server } = await connect();
+  const { client, close } = await connect();
   try {
     const run = await sb.createRun('Waited on by many');
     const before = sb.openStreams();
@@ -98,7 +83,7 @@ it('one client holds at most MAX_WAITS waits: one more is a tool error (too_many
       seen: () => `${sb.openStreams() - before} open`,
     });
   } finally {
-    await Promise.all([client.close(), server.close()]);
+    await close();
   }
   await until(() => sb.openStreams() === 0, 'every wait to end with the server');
 });

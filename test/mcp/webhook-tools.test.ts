@@ -1,31 +1,24 @@
 // The webhooks toolset through an MCP client (the SDK's, over its in-memory transport) against an in-process
 // sandbox: add (its secret once), list (no secret), deliveries, redeliver, remove.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createApi } from '../../src/api/index.js';
-import { systemClock } from '../../src/lib/clock.js';
-import { createServer, sandboxToolDefs, toolDefs } from '../../src/mcp/server.js';
 import { pickTools } from '../../src/mcp/toolsets.js';
 import { startSandbox, type TestSandbox } from '../../src/sdk/testing.js';
+import { inProcessMcp } from '../helpers/mcp.js';
 import { until } from '../helpers/until.js';
 
 const IDEA = { pitch: 'A habit tracker for runners', audience: 'runners', monetization: 'freemium' } as const;
 
 let sb: TestSandbox;
 let client: Client;
+let close: () => Promise<void>;
 beforeAll(async () => {
   sb = await startSandbox({ clock: 'manual', stageMs: 3_600_000 });
-  const api = createApi({ baseUrl: sb.url, apiKey: sb.apiKey, userAgent: 'test' });
-  const all = [...toolDefs(api, systemClock), ...sandboxToolDefs(api)];
-  const server = createServer({ api, version: 'test', tools: pickTools(all, { toolsets: ['webhooks'] }, 'test') });
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await server.connect(a);
-  client = new Client({ name: 'test', version: '1' });
-  await client.connect(b);
+  const tools = (all: Parameters<typeof pickTools>[0]) => pickTools(all, { toolsets: ['webhooks'] }, 'test');
+  ({ client, close } = await inProcessMcp({ baseUrl: sb.url, apiKey: sb.apiKey, tools }));
 });
 afterAll(async () => {
-  await client?.close();
+  await close?.();
   await sb?.stop();
 });
 
