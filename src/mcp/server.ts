@@ -732,6 +732,13 @@ async function advanceClock(
   };
 }
 
+const WAITS = new WeakMap<McpServer, WaitTasks>();
+/** The wait_for_run waits a server holds now (each an event stream to the service): a session with one is at
+ * work, though no request of its is open. */
+export function liveWaits(server: McpServer): number {
+  return WAITS.get(server)?.size ?? 0;
+}
+
 export function createServer(o: McpOptions): McpServer {
   // wait_for_run may run as an MCP task (a client that supports tasks gets its result when it asks, however
   // long the wait); others call it as any tool. The tasks live in memory, as long as the server.
@@ -763,6 +770,7 @@ export function createServer(o: McpOptions): McpServer {
       ] as const,
   );
   listLean(server, registered);
+  WAITS.set(server, tasks);
   registerResources(server, o.api, o.clock ?? systemClock);
   return server;
 }
