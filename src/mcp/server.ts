@@ -740,6 +740,9 @@ export function liveWaits(server: McpServer): number {
 }
 
 export function createServer(o: McpOptions): McpServer {
+  // A server lives as long as its client (hours, days): each request gets the whole --timeout, as watch's do,
+  // not what is left of one deadline counted from its first request (which, after 120 s, refused every one).
+  o.api.http.deadlinePerRequest();
   // wait_for_run may run as an MCP task (a client that supports tasks gets its result when it asks, however
   // long the wait); others call it as any tool. The tasks live in memory, as long as the server.
   const tasks = new WaitTasks();

@@ -6,7 +6,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { type Api, createApi } from '../../src/api/index.js';
-import { systemClock } from '../../src/lib/clock.js';
+import { type Clock, systemClock } from '../../src/lib/clock.js';
 import { createServer, sandboxToolDefs, type ToolDef, toolDefs } from '../../src/mcp/server.js';
 import { freshConfigDir, ORC_BIN } from './cli.js';
 
@@ -37,7 +37,7 @@ export async function connectMcp(
  * orc's MCP server in this process, as `orc mcp` builds it, with the SDK's client over its in-memory transport:
  * aimed at `baseUrl` with `apiKey`; `tools` picks from every tool there is (default: toolDefs, as the stdio
  * server's default toolsets and webhooks); `tasks` makes a client that supports tasks; `askHuman` and `elicit`
- * a live server whose gate decisions the client answers.
+ * a live server whose gate decisions the client answers; `clock` the client's and the tools' clock.
  */
 export async function inProcessMcp(o: {
   baseUrl: string;
@@ -46,10 +46,12 @@ export async function inProcessMcp(o: {
   tasks?: boolean;
   askHuman?: boolean;
   elicit?: (message: string) => ElicitResult;
+  clock?: Clock;
 }): Promise<{ client: Client; api: Api; close: () => Promise<void> }> {
-  const api = createApi({ baseUrl: o.baseUrl, apiKey: o.apiKey, userAgent: 'test' });
-  const all = [...toolDefs(api, systemClock), ...sandboxToolDefs(api)];
-  const tools = o.tools ? o.tools(all) : toolDefs(api, systemClock);
+  const clock = o.clock ?? systemClock;
+  const api = createApi({ baseUrl: o.baseUrl, apiKey: o.apiKey, userAgent: 'test', clock });
+  const all = [...toolDefs(api, clock), ...sandboxToolDefs(api)];
+  const tools = o.tools ? o.tools(all) : toolDefs(api, clock);
   const server = createServer({ api, version: 'test', tools, ...(o.askHuman ? { askHuman: true } : {}) });
   const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
