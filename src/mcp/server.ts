@@ -149,6 +149,9 @@ function defineTool<S extends z.ZodRawShape>(
   return def as unknown as ToolDef;
 }
 
+/** How long wait_for_run waits when not told (timeout_s). */
+const WAIT_S = 50;
+
 /** An id the service made: far shorter than this, which keeps an agent's mistake (a whole document pasted as an
  * id) from becoming a URL of megabytes. */
 export const ID_MAX = 255;
@@ -462,7 +465,7 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
           .min(1)
           .max(3600)
           .optional()
-          .describe('Give up waiting after this many seconds (default 50); the run goes on'),
+          .describe(`Give up waiting after this many seconds (default ${WAIT_S}); the run goes on`),
       },
       output: {
         outcome: z.enum(['gate_pending', 'ended', 'timeout']),
@@ -480,7 +483,7 @@ export function toolDefs(api: Api, clock: Clock, root: string = process.cwd()): 
           .describe('With gate_pending: what it decides (idea: summary; brand: brand; final: scorecard)'),
       },
       annotations: read,
-      run: (a, extra) => waitForRunTool(api, clock, a.run_id, (a.timeout_s ?? 50) * 1000, extra),
+      run: (a, extra) => waitForRunTool(api, clock, a.run_id, (a.timeout_s ?? WAIT_S) * 1000, extra),
     }),
     ...webhookToolDefs(api),
   ];
@@ -886,8 +889,11 @@ function registerWaitTask(server: McpServer, t: ToolDef, tasks: WaitTasks): Regi
     {
       createTask: (args: Record<string, unknown>, extra) =>
         traced(extra, async () => {
+          // A task is kept at least as long as its wait, and a minute after to fetch its result: one the store
+          // forgot earlier would hold its wait's place and stream with nothing left to cancel.
+          const waitMs = (typeof args.timeout_s === 'number' ? args.timeout_s : WAIT_S) * 1000;
           const task = await extra.taskStore.createTask({
-            ttl: extra.taskRequestedTtl ?? 60 * 60_000,
+            ttl: Math.max(extra.taskRequestedTtl ?? 60 * 60_000, waitMs + 60_000),
             pollInterval: 100,
           });
           // (counted and taken with no await between: two calls at once cannot both take the last place)

@@ -4,7 +4,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { MAX_WAITS } from '../../src/mcp/tasks.js';
+import { MAX_WAITS, WaitTasks } from '../../src/mcp/tasks.js';
 import { inProcessMcp } from '../helpers/mcp.js';
 import { KEY, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { until } from '../helpers/until.js';
@@ -86,4 +86,34 @@ it('one client holds at most MAX_WAITS waits: one more is a tool error (too_many
     await close();
   }
   await until(() => sb.openStreams() === 0, 'every wait to end with the server');
+});
+
+it('keeps a task at least as long as its wait: a shorter ttl asked for is raised, so a wait is never left uncancellable', async () => {
+  const { client, close } = await connect();
+  try {
+    const run = await sb.createRun('Waited longer than asked to keep');
+    const created = (await client.request(
+      {
+        method: 'tools/call',
+        params: { name: 'wait_for_run', arguments: { run_id: run.id, timeout_s: 600 }, task: { ttl: 1000 } },
+      },
+      CreateTaskResultSchema,
+    )) as { task: { taskId: string; ttl: number } };
+    expect(created.task.ttl).toBeGreaterThanOrEqual(600_000);
+    await client.experimental.tasks.cancelTask(created.task.taskId);
+  } finally {
+    await close();
+  }
+});
+
+it('frees a cancelled task’s place when the cancel is stored, before its wait has wound down', async () => {
+  const store = new WaitTasks(1);
+  const call = { method: 'tools/call', params: { name: 'wait_for_run' } };
+  const [a, b] = [await store.createTask({ ttl: 60_000 }, 1, call), await store.createTask({ ttl: 60_000 }, 2, call)];
+  const signal = store.begin(a.taskId)!;
+  expect(store.begin(b.taskId)).toBeNull();
+  await store.updateTaskStatus(a.taskId, 'cancelled');
+  expect(signal.aborted).toBe(true);
+  expect(store.begin(b.taskId)).not.toBeNull();
+  store.cleanup();
 });
