@@ -12,6 +12,8 @@ import type { Clock } from '../lib/clock.js';
 
 /** The resource template a file's link points at. */
 export const ARTIFACT_URI = 'orc://runs/{id}/artifacts/{kind}/{name}';
+/** MCP's code for a resource that is not there (the spec's, not among the SDK's ErrorCode). */
+export const RESOURCE_NOT_FOUND = -32002;
 /** The most a resource read returns; past it, pull_artifacts. Base64 makes it a third larger on the wire, and an
  * MCP client over stdio reads a message of at most 10 MiB (the SDK's bound): 7 MiB is 9.3 MiB encoded. */
 export const READ_CAP_BYTES = 7 << 20;
@@ -93,7 +95,7 @@ export async function readArtifact(
     throw new McpError(ErrorCode.InvalidParams, `${kind} is a JSON kind: get_artifact gives it inline`);
   const art = (await api.artifacts.retrieve(runId, kind)) as { files?: FileEntry[] };
   const f = art.files?.find((x) => x.name === name);
-  if (!f) throw new McpError(ErrorCode.InvalidParams, `${kind}/${name} is not a file of ${runId}`);
+  if (!f) throw new McpError(RESOURCE_NOT_FOUND, `${kind}/${name} is not a file of ${runId}`);
   if (f.size > READ_CAP_BYTES)
     throw new McpError(
       ErrorCode.InvalidParams,

@@ -21,7 +21,7 @@ import { ApiError, type Api } from '../api/index.js';
 import { traceFrom, withTrace } from '../api/trace.js';
 import { listLean } from './listing.js';
 import { WaitTasks } from './tasks.js';
-import { ARTIFACT_URI, artifactOut, getArtifact, readArtifact } from './artifacts.js';
+import { RESOURCE_NOT_FOUND, ARTIFACT_URI, artifactOut, getArtifact, readArtifact } from './artifacts.js';
 import { waitForRun } from '../watch/wait.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import {
@@ -827,7 +827,7 @@ function registerResources(server: McpServer, api: Api, clock: Clock): void {
     'artifact',
     new ResourceTemplate(ARTIFACT_URI, { list: undefined }),
     { title: "A file of a run's artifacts (screenshots, ipa), up to 7 MiB" },
-    (uri, vars, extra) => traced(extra, () => reading(() => readArtifact(api, clock, uri, vars, extra.signal))),
+    (uri, vars, extra) => traced(extra, () => reading(vars, () => readArtifact(api, clock, uri, vars, extra.signal))),
   );
   server.registerResource(
     'run',
@@ -845,7 +845,7 @@ function registerResources(server: McpServer, api: Api, clock: Clock): void {
     { title: 'A run and its gates', mimeType: 'application/json' },
     (uri, vars, extra) =>
       traced(extra, () =>
-        reading(async () => {
+        reading(vars, async () => {
           const id = String(vars.id);
           const [run, gates] = await Promise.all([api.runs.retrieve(id), api.gates.list(id)]);
           return {
@@ -860,7 +860,7 @@ function registerResources(server: McpServer, api: Api, clock: Clock): void {
     { title: 'The App Spec of a run', mimeType: 'application/json' },
     (uri, vars, extra) =>
       traced(extra, () =>
-        reading(async () => ({
+        reading(vars, async () => ({
           contents: [
             {
               uri: uri.href,
@@ -921,10 +921,17 @@ function registerWaitTask(server: McpServer, t: ToolDef, tasks: WaitTasks): Regi
   );
 }
 
-/** A resource read whose failure is the JSON-RPC error MCP gives: a run or file the service does not have is
+/** A resource read of a URI whose parts (`vars`) are each at most ID_MAX, whose failure is the JSON-RPC error MCP
+ * gives: a run or file the service does not have is
  * -32002 (resource not found), another service error -32603 with its code; the message said once (an
  * McpError's own message starts "MCP error <code>:", which the client's adds again). */
-async function reading<T>(read: () => Promise<T>): Promise<T> {
+async function reading<T>(vars: Record<string, string | string[]>, read: () => Promise<T>): Promise<T> {
+  // (as the tools' ids: nothing longer than any id the service makes goes into a URL)
+  for (const [name, v] of Object.entries(vars))
+    if (String(v).length > ID_MAX)
+      throw Object.assign(new Error(`${name} is longer than ${ID_MAX} characters, more than any the service makes`), {
+        code: ErrorCode.InvalidParams,
+      });
   try {
     return await read();
   } catch (err) {
@@ -937,8 +944,6 @@ async function reading<T>(read: () => Promise<T>): Promise<T> {
     throw err;
   }
 }
-/** MCP's code for a resource that is not there (the spec's, not among the SDK's ErrorCode). */
-const RESOURCE_NOT_FOUND = -32002;
 
 /** A wait refused for the waits this server holds (its task fails with this, as a plain call's result). */
 function tooManyWaits(max: number): Problem {

@@ -4,6 +4,7 @@
 // manual clock (a run driven to its end).
 import { createHash } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READ_CAP_BYTES } from '../../src/mcp/artifacts.js';
@@ -100,7 +101,7 @@ describe('get_artifact and the artifact resource', () => {
     expect(sha256(Buffer.from(got.blob, 'base64'))).toBe((await manifestOf(small, 'ipa')).sha256);
   });
 
-  it('a resource of a run or file the service does not have is -32002, its reason said once', async () => {
+  it('a resource of a run or file the service does not have is -32002, its reason said once; a too long id -32602', async () => {
     const gone = 'run_00000000000000000000';
     for (const uri of [`orc://runs/${gone}`, `orc://runs/${gone}/spec`, `orc://runs/${gone}/artifacts/ipa/app.ipa`]) {
       const err = (await small.client.readResource({ uri }).catch((e: unknown) => e)) as McpError;
@@ -111,14 +112,17 @@ describe('get_artifact and the artifact resource', () => {
     }
     const wrong = `orc://runs/${small.run}/artifacts/screenshots/nothing.png`;
     const err = (await small.client.readResource({ uri: wrong }).catch((e: unknown) => e)) as McpError;
-    expect(err.code).toBe(-32602);
-    expect(err.message).toBe(`MCP error -32602: screenshots/nothing.png is not a file of ${small.run}`);
+    expect(err.code).toBe(-32002);
+    expect(err.message).toBe(`MCP error -32002: screenshots/nothing.png is not a file of ${small.run}`);
+    const long = `orc://runs/run_${'x'.repeat(20_000)}`;
+    const tooLong = (await small.client.readResource({ uri: long }).catch((e: unknown) => e)) as McpError;
+    expect(tooLong.code).toBe(-32602);
+    expect(tooLong.message).toBe('MCP error -32602: id is longer than 255 characters, more than any the service makes');
   });
 
   it('reads at most what an MCP client over stdio takes in one message (10 MiB; base64 is a third larger)', () => {
-    const STDIO_MESSAGE_BYTES = 10 << 20; // the SDK's stdio reader's bound (STDIO_DEFAULT_MAX_BUFFER_SIZE)
     const encoded = Math.ceil(READ_CAP_BYTES / 3) * 4;
-    expect(encoded + 4096).toBeLessThan(STDIO_MESSAGE_BYTES);
+    expect(encoded + 4096).toBeLessThan(STDIO_DEFAULT_MAX_BUFFER_SIZE);
   });
 
   it('declares whole output schemas: the manifest’s fields, a pulled file’s, a link’s', async () => {
