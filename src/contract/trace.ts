@@ -6,7 +6,7 @@ const ZEROS = /^0+$/;
 /**
  * A traceparent as orc passes it on, or why it is not one to send. Version 00 is read whole; a later version
  * (not ff) by its first four fields, as the W3C says a participant that knows 00 does, and passed on as 00 (the
- * version orc speaks) with the same trace id, parent id and flags. Lowercase hex; neither id all zeros.
+ * version orc speaks) with the same trace id and parent id, and of its flags the one 00 knows (sampled). Lowercase hex; neither id all zeros.
  */
 export function readTraceparent(value: string): { traceparent: string } | { problem: string } {
   const version = value.slice(0, 2);
@@ -16,7 +16,9 @@ export function readTraceparent(value: string): { traceparent: string } | { prob
     return { problem: 'it is not <version>-<32 hex>-<16 hex>-<2 hex> (version 00, or a later one but ff)' };
   if (ZEROS.test(m[2]!)) return { problem: 'its trace id is all zeros' };
   if (ZEROS.test(m[3]!)) return { problem: 'its parent id is all zeros' };
-  return { traceparent: `00-${m[2]}-${m[3]}-${m[4]}` };
+  // Version 00 knows one flag, sampled: a later version's other flags are not passed on as 00's (reserved there).
+  const flags = version === '00' ? m[4] : (Number.parseInt(m[4]!, 16) & 1).toString(16).padStart(2, '0');
+  return { traceparent: `00-${m[2]}-${m[3]}-${flags}` };
 }
 
 /** The trace id of a well-formed traceparent, else null. */

@@ -60,7 +60,8 @@ describe('TRACEPARENT from the environment', () => {
   it.each([
     ['a later version', `01-${TRACE}-00f067aa0ba902b7-01`],
     ['a later version with more fields', `cc-${TRACE}-00f067aa0ba902b7-01-what-comes-later`],
-  ])('of %s is read by its first four fields and sent as version 00', async (_why, value) => {
+    ['a later version with flags 00 does not know', `02-${TRACE}-00f067aa0ba902b7-ff`],
+  ])('of %s is read by its first four fields and sent as version 00 (sampled kept)', async (_why, value) => {
     const got = await orc(['run', 'get', run, '--debug'], { TRACEPARENT: value });
     expect(got.exitCode, got.stderr).toBe(0);
     const parents = sent(got.stderr, 'traceparent');

@@ -17,8 +17,12 @@ export default async function serve(
   _args: ArgsOf<typeof def>,
   flags: FlagsOf<typeof def>,
 ): Promise<number> {
+  if (flags.listTools) {
+    if (flags.http) throw new UsageError('--list-tools prints the tools and exits; --http serves them: give one');
+    httpFlagsOnlyWithHttp(flags);
+    return (await import('./list-tools.js')).default(ctx, flags);
+  }
   if (!flags.http) httpFlagsOnlyWithHttp(flags);
-  if (flags.listTools) return (await import('./list-tools.js')).default(ctx, flags);
   const [{ createServer, toolDefs, sandboxToolDefs }, { pickTools }, { StdioServerTransport }] = await Promise.all([
     import('../../mcp/server.js'),
     import('../../mcp/toolsets.js'),

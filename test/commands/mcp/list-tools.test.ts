@@ -65,6 +65,10 @@ describe('orc mcp --list-tools', () => {
     expect(r.exitCode).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('--port, --max-sessions go with --http');
+    const both = await runOrc(['mcp', '--list-tools', '--http', '--port', '8931'], { env: ENV });
+    expect(both.exitCode).toBe(2);
+    expect(both.stdout).toBe('');
+    expect(both.stderr).toContain('--list-tools prints the tools and exits; --http serves them');
   });
 
   it('an unknown toolset is a usage error naming --toolsets and the valid ones (exit 2)', async () => {
