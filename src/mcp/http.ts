@@ -10,6 +10,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Clock } from '../lib/clock.js';
 import { ownHosts, urlHost } from '../lib/hosts.js';
+import { liveWaits } from './server.js';
 
 export interface McpHttpOptions {
   host: string;
@@ -136,17 +137,18 @@ class Sessions {
         res,
         503,
         -32000,
-        `orc mcp holds ${this.o.maxSessions} sessions, its most (--max-sessions), each with a request open`,
+        `orc mcp holds ${this.o.maxSessions} sessions, its most (--max-sessions), each with a request open or a wait running`,
       );
     return this.open(req, res, body);
   }
 
-  /** At the cap, the least recently active session with no request open is closed for a new one: a client
-   * may go without a DELETE (the SDK's close() sends none), and its session would hold its place until idle.
-   * False when every session has a request open. */
+  /** At the cap, the least recently active session with no request open and no wait_for_run running (a task's
+   * wait works with no request open) is closed for a new one: a client may go without a DELETE (the SDK's
+   * close() sends none), and its session would hold its place until idle. False when there is none. */
   private makeRoom(): boolean {
     let oldest: Session | undefined;
-    for (const s of this.all) if (s.open === 0 && (!oldest || s.last < oldest.last)) oldest = s;
+    for (const s of this.all)
+      if (s.open === 0 && liveWaits(s.server) === 0 && (!oldest || s.last < oldest.last)) oldest = s;
     if (oldest) void this.end(oldest);
     return oldest !== undefined;
   }

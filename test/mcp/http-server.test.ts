@@ -4,13 +4,14 @@
 // live gate decision asked of the person through elicitation (or refused, needs_human, where the client cannot ask).
 import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApi } from '../../src/api/index.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { type McpHttp, type McpHttpOptions, serveMcpHttp } from '../../src/mcp/http.js';
-import { createServer, toolDefs } from '../../src/mcp/server.js';
+import { createServer, liveWaits, toolDefs } from '../../src/mcp/server.js';
 import { FakeClock } from '../helpers/clock.js';
 import { KEY, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { until } from '../helpers/until.js';
@@ -231,7 +232,11 @@ describe('orc mcp --http', () => {
   });
 
   it('at --max-sessions with a request open in every session, a new initialize gets 503; one ended frees a place', async () => {
-    const mcp = await start({ maxSessions: 4 });
+    const api = createApi({ baseUrl: sb.url, apiKey: KEY, userAgent: 'test' });
+    const tools = toolDefs(api, systemClock);
+    const servers: McpServer[] = [];
+    const newServer = () => servers[servers.push(createServer({ api, version: 'test', tools })) - 1]!;
+    const mcp = await start({ maxSessions: 4, newServer });
     const run = await sb.createRun('Holds its session');
     const wait = {
       jsonrpc: '2.0',
@@ -252,10 +257,41 @@ describe('orc mcp --http', () => {
     expect(r.body.error.message).toContain('--max-sessions');
     expect(mcp.sessions()).toBe(4);
     held[2]!();
-    await until(() => sb.openStreams() === 3, 'the vanished wait to end');
+    // (orc's end of the wait, which frees its session's place, may come a moment after the service's)
+    const waits = () => servers.reduce((n, s) => n + liveWaits(s), 0);
+    await until(() => sb.openStreams() === 3 && waits() === 3, 'the vanished wait to end, at the service and in orc');
     expect((await raw(mcp.url, { body: initialize() })).status).toBe(200);
     expect(mcp.sessions()).toBe(4);
     for (const destroy of held) destroy();
+  });
+
+  it('at --max-sessions a new initialize evicts the idle session, not one whose wait_for_run task is running', async () => {
+    const mcp = await start({ maxSessions: 2 });
+    const run = await sb.createRun('Waited on in the background');
+    const a = await rawSession(mcp.url);
+    const wait = {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'wait_for_run', arguments: { run_id: run.id }, task: { ttl: 600_000 } },
+    };
+    const created = await raw(mcp.url, { headers: { 'mcp-session-id': a }, body: wait });
+    expect(created.status).toBe(200);
+    const taskId = /"taskId":"([^"]+)"/.exec(created.body)?.[1];
+    expect(taskId).toBeDefined();
+    await until(() => sb.openStreams() === 1, 'the task wait to open its stream');
+    // B is active after A, so A is the least recently active: only its wait keeps it.
+    mcp.clock.advance(1_000);
+    const b = await rawSession(mcp.url);
+    expect((await raw(mcp.url, { body: initialize() })).status).toBe(200);
+    expect(mcp.sessions()).toBe(2);
+    const ping = { jsonrpc: '2.0', id: 3, method: 'ping' };
+    expect((await raw(mcp.url, { headers: { 'mcp-session-id': b }, body: ping })).status).toBe(404);
+    const get = { jsonrpc: '2.0', id: 4, method: 'tasks/get', params: { taskId } };
+    const got = await raw(mcp.url, { headers: { 'mcp-session-id': a }, body: get });
+    expect(got.status).toBe(200);
+    expect(got.body).toContain('"status":"working"');
+    expect(sb.openStreams()).toBe(1);
   });
 
   it('closes a session idle for idleMs on its clock; one with a request open stays', async () => {
