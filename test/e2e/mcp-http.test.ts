@@ -9,7 +9,7 @@ import { connect as tlsConnect } from 'node:tls';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { orc } from '../helpers/cli.js';
+import { freshConfigDir, orc } from '../helpers/cli.js';
 import { startMcpHttp } from '../helpers/mcp-http.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
@@ -203,8 +203,15 @@ describe('orc mcp --http', () => {
     }
   });
 
-  it('--tls serves https on loopback with a certificate its printed CA vouches for', async () => {
-    const { url, token, caFile, proc } = await startMcpHttp(sb.url, ['--tls', '--json']);
+  it('--tls serves https on loopback with a certificate its printed CA vouches for; a new CA is said on stderr', async () => {
+    const configDir = freshConfigDir();
+    const first = await startMcpHttp(sb.url, ['--tls', '--json'], { ORC_CONFIG_DIR: configDir });
+    first.proc.kill('SIGTERM');
+    const made = await first.proc;
+    expect(made.stderr).toContain(`a new CA was made for this server's names (${first.caFile})`);
+    expect(JSON.parse(made.stdout)).toEqual({ url: first.url, token: first.token, ca_file: first.caFile });
+    const { url, token, caFile, proc } = await startMcpHttp(sb.url, ['--tls', '--json'], { ORC_CONFIG_DIR: configDir });
+    expect(caFile).toBe(first.caFile);
     try {
       expect(url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/mcp$/);
       const status = await new Promise<number>((resolve, reject) => {
@@ -222,7 +229,8 @@ describe('orc mcp --http', () => {
       expect(status).toBe(400); // through TLS to the JSON-RPC parse error: the certificate was trusted
     } finally {
       proc.kill('SIGTERM');
-      await proc;
     }
+    // The CA kept from the first start: nothing to trust anew.
+    expect((await proc).stderr).not.toContain('a new CA');
   });
 });

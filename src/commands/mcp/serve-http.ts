@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { SandboxTls } from '../../sandbox/index.js';
 import { isLoopbackHost } from '../../contract/keys.js';
 import { isWildcard, listenHost, machineNames } from '../../lib/hosts.js';
 import type { Context } from '../context.js';
@@ -51,7 +52,7 @@ export async function serveHttp(
     maxStreams: MAX_STREAMS,
     maxBodyBytes: STDIO_LIMIT_MIB << 20,
   }).catch((err: unknown) => explainListenError(err, host, port));
-  announce(ctx, server.url, fromEnv ? undefined : token, tls?.caFile);
+  announce(ctx, server.url, fromEnv ? undefined : token, tls);
   ctx.io.info(`orc mcp: serving ${serving} at ${server.url}; stop with Ctrl-C`);
   if (isWildcard(host)) ctx.io.info(`orc mcp: listening on every interface of this machine (--host ${host})`);
   await stopped;
@@ -94,7 +95,8 @@ async function explainListenError(err: unknown, host: string, port: number): Pro
 }
 
 /** The URL (and a generated token, shown this once) on stdout; how a client uses them on stderr. */
-function announce(ctx: Context, url: string, token: string | undefined, caFile: string | undefined): void {
+function announce(ctx: Context, url: string, token: string | undefined, tls: SandboxTls | undefined): void {
+  const caFile = tls?.caFile;
   if (ctx.io.json)
     ctx.io.streams.stdout.write(
       ctx.io.jsonLine({ url, ...(token ? { token } : {}), ...(caFile ? { ca_file: caFile } : {}) }),
@@ -106,6 +108,11 @@ function announce(ctx: Context, url: string, token: string | undefined, caFile: 
   ctx.io.info(
     `a client sends every request to ${url} with the header Authorization: Bearer <${token ? 'the token above' : 'ORC_MCP_TOKEN'}>`,
   );
+  // (a CA made anew, as when this machine's addresses changed, breaks every client that trusted the last one)
+  if (tls?.newCa)
+    ctx.io.info(
+      `a new CA was made for this server's names (${caFile}): a client that trusted the one before trusts this one anew`,
+    );
   if (caFile) ctx.io.info(`https with orc's private CA: trust ${caFile} (NODE_EXTRA_CA_CERTS=${caFile})`);
 }
 
