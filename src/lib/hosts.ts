@@ -46,6 +46,12 @@ export function machineNames(): string[] {
   return [hostname(), ...addresses];
 }
 
+/** An IPv6 link-local address (fe80::/10, its first group fe80 to febf), with or without a zone id: no name for a
+ * certificate, as it changes with the interface and is reached only through one. */
+export function isLinkLocal(address: string): boolean {
+  return /^fe[89ab][\da-f]:/i.test(address);
+}
+
 /** The host of a URL to a server listening on `listen`: this machine's name for every interface (0.0.0.0 is no
  * address to send to, and no name the Host check or a certificate knows), an IPv6 address in brackets. */
 export function urlHost(listen: string): string {

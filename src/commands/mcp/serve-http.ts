@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { SandboxTls } from '../../sandbox/index.js';
 import { isLoopbackHost } from '../../contract/keys.js';
-import { isWildcard, listenHost, machineNames } from '../../lib/hosts.js';
+import { isLinkLocal, isWildcard, listenHost, machineNames } from '../../lib/hosts.js';
 import type { Context } from '../context.js';
 import { EnvironmentError, InterruptedError, UsageError } from '../../exit/errors.js';
 import type { FlagsOf } from '../define.js';
@@ -117,10 +117,11 @@ function announce(ctx: Context, url: string, token: string | undefined, tls: San
 }
 
 /** A certificate for `host` and loopback (on every interface: this machine's addresses too, as a client on
- * another machine reaches it by one), signed by the private CA `orc sandbox start --tls` makes, kept in the
+ * another machine reaches it by one, but for IPv6 link-local ones: a name the certificate had not makes a new
+ * CA, and they come and go with the interface), signed by the private CA `orc sandbox start --tls` makes, kept in the
  * config folder's mcp/tls. */
 async function certificate(ctx: Context, host: string) {
   const { sandboxTls } = await import('../../sandbox/index.js');
-  const names = isWildcard(host) ? machineNames() : [host];
+  const names = isWildcard(host) ? machineNames().filter((n) => !isLinkLocal(n)) : [host];
   return sandboxTls(join(ctx.configDir, 'mcp', 'tls'), names, ctx.clock.now());
 }
