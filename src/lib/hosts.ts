@@ -52,11 +52,17 @@ export function isLinkLocal(address: string): boolean {
   return /^fe[89ab][\da-f]:/i.test(address);
 }
 
-/** The host of a URL to a server listening on `listen`: this machine's name for every interface (0.0.0.0 is no
- * address to send to, and no name the Host check or a certificate knows), an IPv6 address in brackets. */
-export function urlHost(listen: string): string {
-  if (isWildcard(listen)) return hostname();
-  return listen.includes(':') ? `[${listen}]` : listen;
+/** The host of a URL to a server listening on `listen`, an IPv6 address in brackets. For every interface (0.0.0.0
+ * is no address to send to), this machine's first external IPv4 address, else its first external IPv6 one but
+ * link-local: an address needs no name resolution, and the Host check and a certificate know it; the host name
+ * only when it has neither. */
+export function urlHost(listen: string, interfaces = networkInterfaces()): string {
+  if (!isWildcard(listen)) return listen.includes(':') ? `[${listen}]` : listen;
+  const external = Object.values(interfaces).flatMap((list) => (list ?? []).filter((a) => !a.internal));
+  const v4 = external.find((a) => a.family === 'IPv4');
+  if (v4) return v4.address;
+  const v6 = external.find((a) => a.family === 'IPv6' && !isLinkLocal(a.address));
+  return v6 ? `[${v6.address}]` : hostname();
 }
 
 function certNames(cert: string): string[] {

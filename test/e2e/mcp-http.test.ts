@@ -125,10 +125,17 @@ describe('orc mcp --http', () => {
     expect(r.stdout).toBe('');
   });
 
-  it('on every interface (--host 0.0.0.0) prints a URL with the machine name that works, and says so', async () => {
+  it('on every interface (--host 0.0.0.0) prints a URL with an external address of the machine that works, and says so', async () => {
     const { url, token, proc } = await startMcpHttp(sb.url, ['--host', '0.0.0.0', '--insecure-plain-http']);
     try {
-      expect(url).toMatch(new RegExp(`^http://${hostname()}:\\d+/mcp$`));
+      // An address, not the host name, which this machine's resolver may not know: IPv4 where it has one.
+      const external = Object.values(networkInterfaces())
+        .flat()
+        .filter((a) => a && !a.internal && !isLinkLocal(a.address));
+      const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+      expect(url).toMatch(/^http:\/\/[^/]+:\d+\/mcp$/);
+      const family = external.some((a) => a!.family === 'IPv4') ? 'IPv4' : 'IPv6';
+      expect(external.filter((a) => a!.family === family).map((a) => a!.address)).toContain(host);
       expect(await initialize(url, token!)).toBe(200);
     } finally {
       proc.kill('SIGTERM');
