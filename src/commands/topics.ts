@@ -41,7 +41,7 @@ export const ENVIRONMENT: readonly EnvVar[] = [
   {
     name: 'ORC_MCP_TOKEN',
     meaning:
-      '`orc mcp --http`: the bearer token its clients send, instead of one made and printed at each start (then printed nowhere); 16 characters or more, no whitespace or control characters (else exit 2)',
+      '`orc mcp --http`: the bearer token its clients send, instead of one made and printed at each start (then printed nowhere); 16 characters or more, visible ASCII only (no whitespace, control characters, é or €; else exit 2)',
   },
   {
     name: 'HTTPS_PROXY',

@@ -191,12 +191,14 @@ describe('orc mcp --http', () => {
     expect(r.stdout).toBe('');
   });
 
-  it('refuses an ORC_MCP_TOKEN no client could send (short, whitespace, control characters): exit 2, nothing listens', async () => {
+  it('refuses an ORC_MCP_TOKEN no client could send (short, or not visible ASCII: whitespace, control, €): exit 2, nothing listens', async () => {
     const cases: Array<[string, string]> = [
       ['short-token-15c', 'shorter than 16 characters'],
-      ['a token with spaces 0123456789', 'whitespace or control characters'],
-      [' leading-space-0123456789abcdef', 'whitespace or control characters'],
-      ['a-bell-\u0007-in-it-0123456789', 'whitespace or control characters'],
+      ['a token with spaces 0123456789', 'not visible ASCII'],
+      [' leading-space-0123456789abcdef', 'not visible ASCII'],
+      ['a-bell-\u0007-in-it-0123456789', 'not visible ASCII'],
+      ['a-euro-€-in-it-0123456789abcdef', 'not visible ASCII'],
+      ['ein-tokën-mit-umlaut-0123456789', 'not visible ASCII'],
     ];
     for (const [token, why] of cases) {
       // (were it to listen, it would hold until this timeout: the test fails)

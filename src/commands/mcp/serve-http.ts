@@ -62,12 +62,14 @@ export async function serveHttp(
 }
 
 /** ORC_MCP_TOKEN as given (undefined when unset or empty), refused when no client could send it as
- * `Authorization: Bearer <token>` (whitespace or a control character) or when it is too short to be a secret. */
+ * `Authorization: Bearer <token>` (a character not visible ASCII: whitespace, a control character, `€`; the
+ * header's token68 is a subset) or when it is too short to be a secret. */
 function givenToken(token: string | undefined): string | undefined {
   if (!token) return undefined;
   let why: string | undefined;
-  if (/[\s\x00-\x1f\x7f]/.test(token))
-    why = 'it has whitespace or control characters, which a Bearer header cannot carry';
+  if (/[^\x21-\x7e]/.test(token))
+    why =
+      'it has a character that is not visible ASCII (whitespace, a control character, é, €…), which a Bearer header cannot carry';
   else if (token.length < 16) why = `it is shorter than 16 characters (${token.length})`;
   if (!why) return token;
   const problem = new UsageError(`ORC_MCP_TOKEN will not do: ${why}`, 'Set a random one: openssl rand -hex 32');
