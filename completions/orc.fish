@@ -529,7 +529,7 @@ complete -c orc -n '__orc_at '\''mcp'\''' -l host -x -d 'with --http: the addres
 complete -c orc -n '__orc_at '\''mcp'\''' -l port -x -d 'with --http: the port (default 0: a free one, said in the URL)'
 complete -c orc -n '__orc_at '\''mcp'\''' -l tls -d 'with --http: serve https with a certificate signed by orc'\''s private CA (its path printed; trust it with NODE_EXTRA_CA_CERTS)'
 complete -c orc -n '__orc_at '\''mcp'\''' -l insecure-plain-http -d 'with --http on a host other than loopback: serve plain http anyway, the token readable by anyone on the path'
-complete -c orc -n '__orc_at '\''mcp'\''' -l max-sessions -x -d 'with --http: sessions held at once (default 32); at the cap the least recently active idle one gives way (503 when every one has a request open)'
+complete -c orc -n '__orc_at '\''mcp'\''' -l max-sessions -x -d 'with --http: sessions held at once (default 32); at the cap the least recently active idle one gives way (503 when every one has a request open or a wait running)'
 complete -c orc -n '__orc_at '\''mcp'\''' -l idle-timeout -x -d 'with --http: a session with no request open this long is closed (default 30m)'
 complete -c orc -n '__orc_at '\''mcp'\''' -l json -d 'print one JSON document on stdout (for scripts)'
 complete -c orc -n '__orc_at '\''mcp'\''' -l jq -x -d 'filter the JSON through jq (implies --json); strings print raw, as jq -r does'

@@ -16,13 +16,13 @@ export class WaitTasks extends InMemoryTaskStore {
     super();
   }
 
-  /** Task `taskId`'s wait begins: a signal that aborts when the task is cancelled or the store cleaned up; null
-   * when `max` waits are live already. `end` it once the wait has ended. */
   /** Waits live now. */
   get size(): number {
     return this.live.size;
   }
 
+  /** Task `taskId`'s wait begins: a signal that aborts when the task is cancelled or the store cleaned up; null
+   * when `max` waits are live already. `end` it once the wait has ended. */
   begin(taskId: string): AbortSignal | null {
     if (this.live.size >= this.max) return null;
     const stop = new AbortController();

@@ -52,7 +52,7 @@ export const mcp = command({
     ),
     maxSessions: flag.int(
       'n',
-      'with --http: sessions held at once (default 32); at the cap the least recently active idle one gives way (503 when every one has a request open)',
+      'with --http: sessions held at once (default 32); at the cap the least recently active idle one gives way (503 when every one has a request open or a wait running)',
       {
         min: 1,
         max: 10_000,
@@ -96,7 +96,7 @@ printed nowhere); a client sends "Authorization: Bearer <token>" on every reques
 "headers": { "Authorization": "Bearer …" } beside "url" in its configuration. A request without it gets
 401; a Host or Origin that is not loopback's or --host's gets 403. Only loopback unless --tls (https, orc's
 private CA, its path printed) or --insecure-plain-http. Bodies over 10 MiB get 413; at most --max-sessions
-sessions (default 32: at the cap the least recently active one with no request open gives way to a new one,
+sessions (default 32: at the cap the least recently active one with no request open and no wait running gives way to a new one,
 else 503), each closed after --idle-timeout (default 30m) with no request open. Ctrl-C or SIGTERM closes it
 (exit 130).
 `,
