@@ -141,12 +141,26 @@ type Entry =
 export function listenProblem(
   err: unknown,
   { host, port }: { host: string; port: number },
-): { option: 'port' | 'host'; message: string } | null {
+): { option: 'port' | 'host'; message: string; hint: string } | null {
   const code = (err as NodeJS.ErrnoException)?.code;
-  if (code === 'EADDRINUSE') return { option: 'port', message: `port ${port} on ${host} is already in use` };
-  if (code === 'EACCES') return { option: 'port', message: `not allowed to listen on ${host}:${port}` };
+  if (code === 'EADDRINUSE')
+    return {
+      option: 'port',
+      message: `port ${port} on ${host} is already in use`,
+      hint: 'Pick another with --port (0 picks a free one).',
+    };
+  if (code === 'EACCES')
+    return {
+      option: 'port',
+      message: `not allowed to listen on ${host}:${port}`,
+      hint: 'Ports below 1024 need privileges; pick another with --port.',
+    };
   if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
-    return { option: 'host', message: `cannot listen on ${host}: no such local address` };
+    return {
+      option: 'host',
+      message: `cannot listen on ${host}: no such local address`,
+      hint: 'Give --host an address of this machine, or leave it out (127.0.0.1).',
+    };
   return null;
 }
 

@@ -83,15 +83,7 @@ async function explainListenError(err: unknown, host: string, port: number): Pro
   const { listenProblem } = await import('../../sandbox/index.js');
   const listen = listenProblem(err, { host, port });
   if (!listen) throw err;
-  const hints: Record<string, string> = {
-    EADDRINUSE: 'Pick another with --port (0 picks a free one).',
-    EACCES: 'Ports below 1024 need privileges; pick another with --port.',
-  };
-  const code = (err as NodeJS.ErrnoException).code ?? '';
-  const problem = new EnvironmentError(
-    listen.message,
-    hints[code] ?? 'Give --host an address of this machine, or leave it out (127.0.0.1).',
-  );
+  const problem = new EnvironmentError(listen.message, listen.hint);
   problem.field = `--${listen.option}`;
   throw problem;
 }

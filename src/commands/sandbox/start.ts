@@ -252,14 +252,11 @@ function explainStartError(
       'Use the Node that `npm install` put in node_modules/.bin (npx orc …), or any Node 22.13+.',
     );
   const listen = listenProblem(err, opts);
-  if (listen) {
-    const hints: Record<string, string | undefined> = {
-      EADDRINUSE:
-        'Is a sandbox already running? See `orc sandbox status`, or pick another with --port (0 picks a free one).',
-      EACCES: 'Ports below 1024 need privileges; pick another with --port.',
-    };
-    return new EnvironmentError(listen.message, hints[code ?? '']);
-  }
+  if (listen)
+    return new EnvironmentError(
+      listen.message,
+      code === 'EADDRINUSE' ? `Is a sandbox already running? See \`orc sandbox status\`. ${listen.hint}` : listen.hint,
+    );
   if (code?.startsWith('ERR_SQLITE') || /sqlite|database/i.test((err as Error).message))
     return new EnvironmentError(
       `cannot open the sandbox database ${opts.dataPath}: ${(err as Error).message}`,
