@@ -760,9 +760,11 @@ export function createServer(o: McpOptions): McpServer {
     },
   );
   const byName = new Map(o.tools.map((t) => [t.name, t]));
-  const allDefs = new Map(toolDefs(o.api, systemClock).map((t) => [t.name, t]));
+  // (the whole table only when a person decides otherwise than asked: a server is made for every HTTP session)
+  let allDefs: Map<string, ToolDef> | undefined;
   // The person may decide otherwise than the agent asked: then the other tool does it.
-  const toolNamed = (name: string) => byName.get(name) ?? allDefs.get(name)!;
+  const toolNamed = (name: string) =>
+    byName.get(name) ?? (allDefs ??= new Map(toolDefs(o.api, systemClock).map((t) => [t.name, t]))).get(name)!;
   // A task's wait outlives its request: it ends when the server closes (stdin closed, an HTTP session ended),
   // and the tasks' expiry timers go with it.
   server.server.onclose = () => tasks.cleanup();
